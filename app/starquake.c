@@ -1,0 +1,34 @@
+/** @file starquake.c  Command-line entry point. */
+#include <string.h>
+
+#include "sq_app.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+static void usage(void) {
+  printf("starquake %s: ADER-DG earthquake simulation on StarPU\n\n"
+         "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--quiet] [--verbose]\n"
+         "       starquake verify planewave --order O [--precision single|double] [--json]\n"
+         "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
+         "       starquake --help | --version\n\n"
+         "The configuration keys are documented in docs/CONFIG.md.  StarPU reads its usual environment\n"
+         "variables (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ...).\n",
+         PACKAGE_VERSION);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage();
+    return argc < 2 ? 1 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("starquake %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  int ierr;
+  if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
+  else ierr = sq_cmd_run(argc - 1, argv + 1);
+  return ierr ? 1 : 0;
+}

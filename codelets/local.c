@@ -1,0 +1,37 @@
+/** @file local.c  Codelet "local": volume and local-flux update of one tile (thesis eq. 4.1). */
+#include "sq_codelets.h"
+
+static void local_cpu(void *buffers[], void *cl_arg) {
+  const sq_step_args *a = cl_arg;
+  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const void *tint = (const void *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  const void *star = (const void *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  const void *flux = (const void *)STARPU_VECTOR_GET_PTR(buffers[3]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[4]);
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[4]);
+  sq_kernel_local(a->precision, a->order, n, pack, tint, star, flux, dofs);
+}
+
+static struct starpu_perfmodel local_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_local"};
+
+static struct starpu_codelet local_cl = {
+    .cpu_funcs = {local_cpu},
+    .cpu_funcs_name = {"local_cpu"},
+    .nbuffers = 5,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW},
+    .model = &local_model,
+    .name = "sq_local",
+};
+
+int sq_insert_local(sq_runtime *rt, int tile, int priority) {
+  sq_step_args *a = malloc(sizeof(*a));
+  SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
+  a->precision = rt->disc->opt.precision;
+  a->order = rt->disc->opt.order;
+  a->dt = 0.0;
+  int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_R, rt->pack,
+                               STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
+                               STARPU_RW, rt->dofs[tile], 0);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);
+  return SQ_SUCCESS;
+}

@@ -1,0 +1,65 @@
+/** @file runtime.c  Registration of the solver's arrays with StarPU, tile by tile. */
+#include "sq_codelets.h"
+
+static void register_block(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t elem_bytes) {
+  starpu_vector_data_register(h, STARPU_MAIN_RAM, (uintptr_t)((char *)base + (size_t)begin * elem_bytes), (uint32_t)n,
+                              elem_bytes);
+}
+
+int sq_runtime_create(sq_disc *d, sq_runtime **out) {
+  sq_runtime *rt;
+  SQ_CALL(SQ_CALLOC(rt, 1));
+  rt->disc = d;
+  const int nt = d->ntile;
+  SQ_CALL(SQ_CALLOC(rt->dofs, nt));
+  SQ_CALL(SQ_CALLOC(rt->tint, nt));
+  SQ_CALL(SQ_CALLOC(rt->star, nt));
+  SQ_CALL(SQ_CALLOC(rt->flux_local, nt));
+  SQ_CALL(SQ_CALLOC(rt->flux_nb, nt));
+  SQ_CALL(SQ_CALLOC(rt->link, nt));
+  const size_t rs = sq_real_size(d->opt.precision), eb = sq_disc_elem_bytes(d);
+  starpu_vector_data_register(&rt->pack, STARPU_MAIN_RAM, (uintptr_t)d->pack, 1, d->pack_bytes);
+  for (int t = 0; t < nt; ++t) {
+    const int64_t b = d->tile[t].begin, n = d->tile[t].end - b;
+    register_block(&rt->dofs[t], d->dofs, b, n, eb);
+    register_block(&rt->tint[t], d->tint, b, n, eb);
+    register_block(&rt->star[t], d->star, b, n, 243 * rs);
+    register_block(&rt->flux_local[t], d->flux_local, b, n, 324 * rs);
+    register_block(&rt->flux_nb[t], d->flux_nb, b, n, 324 * rs);
+    register_block(&rt->link[t], d->link, b, n, 4 * sizeof(sq_face_link));
+  }
+  *out = rt;
+  return SQ_SUCCESS;
+}
+
+int sq_runtime_sync(sq_runtime *rt) {
+  int ret = starpu_task_wait_for_all();
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    ret = starpu_data_acquire(rt->dofs[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
+    starpu_data_release(rt->dofs[t]);
+  }
+  return SQ_SUCCESS;
+}
+
+void sq_runtime_destroy(sq_runtime *rt) {
+  if (!rt) return;
+  starpu_task_wait_for_all();
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    starpu_data_unregister(rt->dofs[t]);
+    starpu_data_unregister(rt->tint[t]);
+    starpu_data_unregister(rt->star[t]);
+    starpu_data_unregister(rt->flux_local[t]);
+    starpu_data_unregister(rt->flux_nb[t]);
+    starpu_data_unregister(rt->link[t]);
+  }
+  starpu_data_unregister(rt->pack);
+  SQ_FREE(rt->dofs);
+  SQ_FREE(rt->tint);
+  SQ_FREE(rt->star);
+  SQ_FREE(rt->flux_local);
+  SQ_FREE(rt->flux_nb);
+  SQ_FREE(rt->link);
+  SQ_FREE(rt);
+}

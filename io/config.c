@@ -1,0 +1,1583 @@
+/**
+ * @file config.c  YAML run configuration: libyaml events -> small node tree -> schema walk -> sq_config.
+ *
+ * The schema is a set of static tables (sq_cfg_key rows), one per mapping.  A row names a key, its
+ * type, whether it is required, its range and where the value goes (an offset into the struct that
+ * the enclosing mapping fills), or a handler for values that need more than a store (material
+ * rules, refinement zones, wave modes).  A new section is a new table plus a row in the root table;
+ * docs/CONFIG.md documents every row.
+ *
+ * Error policy: the first problem found stops the load and is reported exactly once, as
+ * "FILE:LINE: key 'section.key': what is wrong and what to do".  The tree is built completely
+ * before the walk, so YAML syntax errors are reported before schema errors.  The walk visits keys in
+ * table order (not file order); unknown and duplicate keys of a mapping are checked, in file order,
+ * before any of its values.  On failure the caller's struct holds the defaults, never half a file.
+ */
+#include "sq_config.h"
+#include "sq_ref.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/** Deepest nesting accepted (the schema needs 5; the limit keeps the recursive walk bounded). */
+#define SQ_CFG_MAX_DEPTH 32
+/** Largest config file read. */
+#define SQ_CFG_MAX_BYTES ((size_t)16 << 20)
+/** Most keys one schema table may have. */
+#define SQ_CFG_MAX_KEYS 32
+/** Size of key-path buffers ("materials.layers[3].rho"). */
+#define SQ_CFG_PATH 256
+/** Characters of user text echoed in a message before it is cut with "...". */
+#define SQ_CFG_SHOW 60
+
+_Static_assert(sizeof(((sq_config *)0)->mesh_kind) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(((sq_config *)0)->ic_kind) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(((sq_config *)0)->ic_profile) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(sq_precision) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(((sq_wave_mode *)0)->type) == sizeof(int), "enum fields are stored as int");
+
+/* ============================================================================================== */
+/* Node tree                                                                                      */
+/* ============================================================================================== */
+
+typedef enum { SQ_NODE_SCALAR, SQ_NODE_MAP, SQ_NODE_SEQ } sq_node_kind;
+
+/** One YAML node.  Mappings keep their pairs in file order (keys[i] -> items[i]). */
+typedef struct sq_node {
+  sq_node_kind kind;
+  int line;            /**< 1-based line where the node starts */
+  char *text;          /**< scalar: the value, NUL-terminated (it may also contain NULs) */
+  size_t len;          /**< scalar: length of text in bytes */
+  int quoted;          /**< scalar: written in quotes or as a block scalar, i.e. a string */
+  size_t n, cap;       /**< map: pairs, seq: items */
+  struct sq_node **keys;  /**< map: key scalars */
+  struct sq_node **items; /**< map: values, seq: items */
+} sq_node;
+
+/** State of one load. */
+typedef struct sq_cfg_parse {
+  const char *name; /**< config name used in messages */
+  const char *dir;  /**< folder of the config file, "" or ending in '/' */
+  const unsigned char *buf;
+  size_t len;
+} sq_cfg_parse;
+
+static void sq_node_free(sq_node *node) {
+  if (!node) return;
+  for (size_t i = 0; i < node->n; ++i) {
+    if (node->keys) sq_node_free(node->keys[i]);
+    sq_node_free(node->items[i]);
+  }
+  free(node->keys);
+  free(node->items);
+  free(node->text);
+  free(node);
+}
+
+static sq_node *sq_node_new(sq_node_kind kind, int line) {
+  sq_node *node = calloc(1, sizeof(*node));
+  if (node) {
+    node->kind = kind;
+    node->line = line;
+  }
+  return node;
+}
+
+/** Append a pair (map) or an item (seq, @p key NULL); takes ownership of both on success. */
+static int sq_node_push(sq_node *node, sq_node *key, sq_node *item) {
+  if (node->n == node->cap) {
+    size_t cap = node->cap ? 2 * node->cap : 8;
+    sq_node **items = realloc(node->items, cap * sizeof(*items));
+    if (!items) return SQ_ERR_MEMORY;
+    node->items = items;
+    if (node->kind == SQ_NODE_MAP) {
+      sq_node **keys = realloc(node->keys, cap * sizeof(*keys));
+      if (!keys) return SQ_ERR_MEMORY;
+      node->keys = keys;
+    }
+    node->cap = cap;
+  }
+  if (node->kind == SQ_NODE_MAP) node->keys[node->n] = key;
+  node->items[node->n++] = item;
+  return SQ_SUCCESS;
+}
+
+static int sq_node_is_null(const sq_node *node) {
+  if (!node || node->kind != SQ_NODE_SCALAR || node->quoted) return 0;
+  const char *t = node->text;
+  return !strcmp(t, "") || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") ||
+         !strcmp(t, "NULL");
+}
+
+/** Does the scalar @p key spell @p name exactly? */
+static int sq_node_is(const sq_node *key, const char *name) {
+  return key->kind == SQ_NODE_SCALAR && key->len == strlen(name) && !memcmp(key->text, name, key->len);
+}
+
+/** Pair index of @p name in mapping @p map, or -1 (also for a NULL map). */
+static long sq_node_find(const sq_node *map, const char *name) {
+  if (!map || map->kind != SQ_NODE_MAP) return -1;
+  for (size_t i = 0; i < map->n; ++i)
+    if (sq_node_is(map->keys[i], name)) return (long)i;
+  return -1;
+}
+
+/** Line of key @p name in @p map, or @p fallback. */
+static int sq_node_key_line(const sq_node *map, const char *name, int fallback) {
+  long i = sq_node_find(map, name);
+  return i < 0 ? fallback : map->keys[i]->line;
+}
+
+/* ============================================================================================== */
+/* Messages                                                                                       */
+/* ============================================================================================== */
+
+/** Copy user text for a message: control bytes escaped, cut after SQ_CFG_SHOW characters. */
+static void sq_cfg_show(char *out, size_t size, const char *text, size_t len) {
+  size_t o = 0;
+  for (size_t i = 0; i < len; ++i) {
+    unsigned char c = (unsigned char)text[i];
+    if (i >= SQ_CFG_SHOW || o + 8 >= size) {
+      /* do not leave half a UTF-8 character before the "..." */
+      size_t j = o;
+      while (j > 0 && ((unsigned char)out[j - 1] & 0xC0) == 0x80) --j;
+      if (j > 0 && ((unsigned char)out[j - 1] & 0x80)) {
+        unsigned char lead = (unsigned char)out[j - 1];
+        size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        if (o - (j - 1) < need) o = j - 1;
+      }
+      memcpy(out + o, "...", 3);
+      o += 3;
+      break;
+    }
+    if (c < 0x20 || c == 0x7F)
+      o += (size_t)snprintf(out + o, size - o, "\\x%02X", c);
+    else
+      out[o++] = (char)c;
+  }
+  out[o] = '\0';
+}
+
+/** Describe what the file holds where a value was expected: "'abc'", "a sequence of 2 items", ... */
+static const char *sq_cfg_found(const sq_node *node, char *out, size_t size) {
+  char shown[4 * SQ_CFG_SHOW + 16];
+  if (node->kind == SQ_NODE_MAP)
+    snprintf(out, size, "a mapping");
+  else if (node->kind == SQ_NODE_SEQ)
+    snprintf(out, size, "a sequence of %zu item%s", node->n, node->n == 1 ? "" : "s");
+  else if (sq_node_is_null(node))
+    snprintf(out, size, "an empty value");
+  else {
+    sq_cfg_show(shown, sizeof(shown), node->text, node->len);
+    if (node->quoted)
+      snprintf(out, size, "the quoted string \"%s\"", shown);
+    else
+      snprintf(out, size, "'%s'", shown);
+  }
+  return out;
+}
+
+/** Mark a cut path buffer with a trailing "..." (paths are bounded; user keys are cut earlier). */
+static void sq_cfg_path_done(char *out, size_t size, int written) {
+  if (written < 0 || (size_t)written >= size) memcpy(out + size - 4, "...", 4);
+}
+
+/** "a.b" from @p path and @p key (user text is made printable). */
+static void sq_cfg_join(char *out, size_t size, const char *path, const char *key, size_t keylen) {
+  char shown[4 * SQ_CFG_SHOW + 16];
+  sq_cfg_show(shown, sizeof(shown), key, keylen);
+  sq_cfg_path_done(out, size, snprintf(out, size, "%s%s%s", path, path[0] ? "." : "", shown));
+}
+
+/**
+ * Report one input error.  @p path NULL gives "FILE:LINE: msg", otherwise
+ * "FILE:LINE: key 'path': msg".  Returns SQ_ERR_INPUT.
+ */
+static int sq_cfg_fail(int src_line, const sq_cfg_parse *p, int line, const char *path,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int sq_cfg_fail(int src_line, const sq_cfg_parse *p, int line, const char *path,
+                       const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (!path) return sq_error(SQ_ERR_INPUT, __FILE__, src_line, "%s:%d: %s", p->name, line, msg);
+  return sq_error(SQ_ERR_INPUT, __FILE__, src_line, "%s:%d: key '%s': %s", p->name, line, path, msg);
+}
+#define SQ_CFG_FAIL(p, line, path, ...) sq_cfg_fail(__LINE__, (p), (line), (path), __VA_ARGS__)
+
+/** Report a missing required key @p key of the mapping @p section (given at @p line, or absent). */
+static int sq_cfg_missing(int src_line, const sq_cfg_parse *p, int given, int line,
+                          const char *section, const char *key, const char *hint) {
+  char path[SQ_CFG_PATH];
+  sq_cfg_join(path, sizeof(path), section, key, strlen(key));
+  if (!section[0])
+    return sq_cfg_fail(src_line, p, line, path, "required section is missing; add a '%s:' section%s",
+                       key, hint);
+  if (given)
+    return sq_cfg_fail(src_line, p, line, path,
+                       "required key is missing from section '%s' (line %d); add '%s: ...'%s",
+                       section, line, key, hint);
+  return sq_cfg_fail(src_line, p, line, path,
+                     "required key is missing: section '%s' is not in the file; add it with '%s: ...'%s",
+                     section, key, hint);
+}
+#define SQ_CFG_MISSING(p, given, line, section, key, hint)                                         \
+  sq_cfg_missing(__LINE__, (p), (given), (line), (section), (key), (hint))
+
+/* ============================================================================================== */
+/* Levenshtein distance and suggestions                                                           */
+/* ============================================================================================== */
+
+int sq_edit_distance(const char *a, const char *b) {
+  if (!a) a = "";
+  if (!b) b = "";
+  size_t la = strlen(a), lb = strlen(b);
+  if (la < lb) { /* keep the row as short as possible */
+    const char *t = a;
+    a = b;
+    b = t;
+    size_t tl = la;
+    la = lb;
+    lb = tl;
+  }
+  if (la > INT_MAX) return INT_MAX;
+  if (lb == 0) return (int)la;
+  int stack_row[64];
+  int *row = lb < 64 ? stack_row : malloc((lb + 1) * sizeof(int));
+  if (!row) return (int)la; /* an upper bound: good enough for suggestions */
+  for (size_t j = 0; j <= lb; ++j) row[j] = (int)j;
+  for (size_t i = 1; i <= la; ++i) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; ++j) {
+      int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  int d = row[lb];
+  if (row != stack_row) free(row);
+  return d;
+}
+
+/** Suggestion state: the nearest candidate so far. */
+typedef struct sq_cfg_near {
+  const char *given;
+  const char *best;
+  int dist;
+} sq_cfg_near;
+
+static void sq_cfg_near_consider(sq_cfg_near *near, const char *cand) {
+  size_t lg = strlen(near->given), lc = strlen(cand);
+  size_t diff = lg > lc ? lg - lc : lc - lg;
+  if (near->best && diff >= (size_t)near->dist) return; /* cannot be nearer */
+  int d = sq_edit_distance(near->given, cand);
+  if (!near->best || d < near->dist) {
+    near->best = cand;
+    near->dist = d;
+  }
+}
+
+/**
+ * The nearest candidate if it is near enough: distance <= max(2, len/3), and not a complete
+ * rewrite (distance below the longer length), so that "xy" does not suggest "lo".
+ */
+static const char *sq_cfg_near_result(const sq_cfg_near *near) {
+  if (!near->best || !near->best[0]) return NULL;
+  size_t lg = strlen(near->given), lc = strlen(near->best);
+  size_t limit = lg / 3 > 2 ? lg / 3 : 2;
+  size_t longer = lg > lc ? lg : lc;
+  if ((size_t)near->dist <= limit && (size_t)near->dist < longer) return near->best;
+  return NULL;
+}
+
+/* ============================================================================================== */
+/* Schema                                                                                         */
+/* ============================================================================================== */
+
+typedef enum {
+  SQ_KEY_INT,    /**< int */
+  SQ_KEY_FLOAT,  /**< double, finite; integers accepted */
+  SQ_KEY_BOOL,   /**< int 0/1 */
+  SQ_KEY_STRING, /**< char[size]; optionally restricted to words */
+  SQ_KEY_ENUM,   /**< int, from words */
+  SQ_KEY_FLOAT3, /**< double[3] */
+  SQ_KEY_INT3,   /**< int[3] */
+  SQ_KEY_MAP,    /**< nested mapping: sub schema at offset, or the item handler */
+  SQ_KEY_SEQ     /**< sequence of mappings: the item handler is called per item */
+} sq_cfg_type;
+
+/** Range flags: which bounds apply and whether they are inclusive. */
+enum { SQ_MIN_GE = 1, SQ_MIN_GT = 2, SQ_MAX_LE = 4, SQ_MAX_LT = 8 };
+
+/** One allowed word of an enum (or restricted string) and the value it stores. */
+typedef struct sq_cfg_word {
+  const char *word;
+  int value;
+} sq_cfg_word;
+
+typedef struct sq_cfg_schema sq_cfg_schema;
+
+/**
+ * Handler of a mapping (index -1) or of one sequence item: parse @p node, store into @p base.
+ * @p line is where the mapping is introduced (its key's line, or the item's line).
+ */
+typedef int (*sq_cfg_item_fn)(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                              int index, void *base);
+/** Extra check of one stored value (@p field points at it). */
+typedef int (*sq_cfg_value_fn)(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
+/** Cross-key check of a whole mapping (@p map NULL when the mapping is absent or empty). */
+typedef int (*sq_cfg_check_fn)(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                               void *base);
+
+/** One row of a schema table. */
+typedef struct sq_cfg_key {
+  const char *name;
+  sq_cfg_type type;
+  int required;
+  int range; /**< SQ_MIN_* | SQ_MAX_* (numbers, per component for triples) */
+  double min, max;
+  size_t offset;              /**< where the value goes in the base struct */
+  size_t size;                /**< SQ_KEY_STRING: buffer size */
+  const sq_cfg_word *words;   /**< SQ_KEY_ENUM / SQ_KEY_STRING: allowed words, NULL-terminated */
+  const sq_cfg_schema *sub;   /**< SQ_KEY_MAP: nested schema (base + offset) */
+  sq_cfg_item_fn item;        /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
+  int min_items, max_items;   /**< SQ_KEY_SEQ */
+  sq_cfg_value_fn validate;   /**< optional extra check after the store */
+} sq_cfg_key;
+
+/** A mapping: its keys (terminated by a row with name NULL) and an optional cross-key check. */
+struct sq_cfg_schema {
+  const sq_cfg_key *keys;
+  sq_cfg_check_fn check;
+};
+
+static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                      const sq_cfg_schema *schema, void *base);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Scalars                                                                                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+/** YAML 1.2 core integer: [-+]?[0-9]+ */
+static int sq_cfg_int_syntax(const char *s) {
+  if (*s == '+' || *s == '-') ++s;
+  if (!*s) return 0;
+  for (; *s; ++s)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/** YAML 1.2 core float: [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+static int sq_cfg_float_syntax(const char *s) {
+  int digits = 0;
+  if (*s == '+' || *s == '-') ++s;
+  while (*s >= '0' && *s <= '9') ++s, ++digits;
+  if (*s == '.') {
+    ++s;
+    while (*s >= '0' && *s <= '9') ++s, ++digits;
+  }
+  if (!digits) return 0;
+  if (*s == 'e' || *s == 'E') {
+    ++s;
+    if (*s == '+' || *s == '-') ++s;
+    if (*s < '0' || *s > '9') return 0;
+    while (*s >= '0' && *s <= '9') ++s;
+  }
+  return *s == '\0';
+}
+
+static int sq_cfg_lower_eq(const char *a, const char *b) {
+  for (; *a && *b; ++a, ++b) {
+    char ca = (*a >= 'A' && *a <= 'Z') ? (char)(*a - 'A' + 'a') : *a;
+    if (ca != *b) return 0;
+  }
+  return *a == *b;
+}
+
+/** .nan, .inf, -.Inf, nan, infinity, ... */
+static int sq_cfg_nonfinite_word(const char *s) {
+  if (*s == '+' || *s == '-') ++s;
+  if (*s == '.') ++s;
+  return sq_cfg_lower_eq(s, "nan") || sq_cfg_lower_eq(s, "inf") || sq_cfg_lower_eq(s, "infinity");
+}
+
+/** A plain scalar usable as a number or a bool: no quotes, not null, no embedded NUL. */
+static int sq_cfg_plain(const sq_node *node) {
+  return node->kind == SQ_NODE_SCALAR && !node->quoted && !sq_node_is_null(node) &&
+         strlen(node->text) == node->len;
+}
+
+/** "; remove the quotes" when a quoted scalar would have been valid unquoted. */
+static const char *sq_cfg_quote_hint(const sq_node *node, int (*valid)(const char *)) {
+  if (node->kind == SQ_NODE_SCALAR && node->quoted && strlen(node->text) == node->len &&
+      valid(node->text))
+    return "; remove the quotes";
+  return "";
+}
+
+static void sq_cfg_range_text(const sq_cfg_key *key, int is_int, char *out, size_t size) {
+  int lo = key->range & (SQ_MIN_GE | SQ_MIN_GT), hi = key->range & (SQ_MAX_LE | SQ_MAX_LT);
+  if (lo && hi && is_int && (key->range & SQ_MIN_GE) && (key->range & SQ_MAX_LE))
+    snprintf(out, size, "in the range %g..%g", key->min, key->max);
+  else if (lo && hi)
+    snprintf(out, size, "in %c%g, %g%c", (key->range & SQ_MIN_GE) ? '[' : '(', key->min, key->max,
+             (key->range & SQ_MAX_LE) ? ']' : ')');
+  else if (lo)
+    snprintf(out, size, "%s %g", (key->range & SQ_MIN_GE) ? ">=" : ">", key->min);
+  else
+    snprintf(out, size, "%s %g", (key->range & SQ_MAX_LE) ? "<=" : "<", key->max);
+}
+
+static int sq_cfg_check_range(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                              const char *path, double x, int is_int) {
+  int ok = 1;
+  if ((key->range & SQ_MIN_GE) && !(x >= key->min)) ok = 0;
+  if ((key->range & SQ_MIN_GT) && !(x > key->min)) ok = 0;
+  if ((key->range & SQ_MAX_LE) && !(x <= key->max)) ok = 0;
+  if ((key->range & SQ_MAX_LT) && !(x < key->max)) ok = 0;
+  if (ok) return SQ_SUCCESS;
+  char range[128], found[4 * SQ_CFG_SHOW + 64];
+  sq_cfg_range_text(key, is_int, range, sizeof(range));
+  return SQ_CFG_FAIL(p, node->line, path, "out of range: must be %s (found %s)", range,
+                     sq_cfg_found(node, found, sizeof(found)));
+}
+
+static int sq_cfg_get_int(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                          const char *path, int *out) {
+  char found[4 * SQ_CFG_SHOW + 64];
+  if (!sq_cfg_plain(node) || !sq_cfg_int_syntax(node->text))
+    return SQ_CFG_FAIL(p, node->line, path, "expected an integer, found %s%s",
+                       sq_cfg_found(node, found, sizeof(found)),
+                       sq_cfg_quote_hint(node, sq_cfg_int_syntax));
+  errno = 0;
+  long long x = strtoll(node->text, NULL, 10);
+  if (errno == ERANGE || x < INT_MIN || x > INT_MAX) {
+    double huge = node->text[0] == '-' ? -INFINITY : INFINITY;
+    if (key->range) SQ_CALL(sq_cfg_check_range(p, key, node, path, huge, 1));
+    return SQ_CFG_FAIL(p, node->line, path, "%s is too large for an integer",
+                       sq_cfg_found(node, found, sizeof(found)));
+  }
+  SQ_CALL(sq_cfg_check_range(p, key, node, path, (double)x, 1));
+  *out = (int)x;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_get_float(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                            const char *path, double *out) {
+  char found[4 * SQ_CFG_SHOW + 64];
+  if (sq_cfg_plain(node) && sq_cfg_nonfinite_word(node->text))
+    return SQ_CFG_FAIL(p, node->line, path,
+                       "expected a finite number, found %s; NaN and infinity are not allowed",
+                       sq_cfg_found(node, found, sizeof(found)));
+  if (!sq_cfg_plain(node) || !sq_cfg_float_syntax(node->text))
+    return SQ_CFG_FAIL(p, node->line, path, "expected a number, found %s%s",
+                       sq_cfg_found(node, found, sizeof(found)),
+                       sq_cfg_quote_hint(node, sq_cfg_float_syntax));
+  double x = strtod(node->text, NULL);
+  if (!isfinite(x))
+    return SQ_CFG_FAIL(p, node->line, path, "%s is too large for a double-precision number",
+                       sq_cfg_found(node, found, sizeof(found)));
+  SQ_CALL(sq_cfg_check_range(p, key, node, path, x, 0));
+  *out = x;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_bool_word(const char *s) {
+  static const char *const words[] = {"true", "false", "yes", "no", "on", "off"};
+  for (int i = 0; i < 6; ++i)
+    if (sq_cfg_lower_eq(s, words[i])) return i % 2 == 0 ? 1 : 0;
+  return -1;
+}
+
+static int sq_cfg_is_bool_word(const char *s) { return sq_cfg_bool_word(s) >= 0; }
+
+static int sq_cfg_get_bool(sq_cfg_parse *p, const sq_node *node, const char *path, int *out) {
+  char found[4 * SQ_CFG_SHOW + 64];
+  int b = sq_cfg_plain(node) ? sq_cfg_bool_word(node->text) : -1;
+  if (b < 0)
+    return SQ_CFG_FAIL(p, node->line, path, "expected true or false, found %s%s",
+                       sq_cfg_found(node, found, sizeof(found)),
+                       sq_cfg_quote_hint(node, sq_cfg_is_bool_word));
+  *out = b;
+  return SQ_SUCCESS;
+}
+
+/** "box, gmsh, puml" */
+static void sq_cfg_word_list(const sq_cfg_word *words, char *out, size_t size) {
+  size_t o = 0;
+  out[0] = '\0';
+  for (int i = 0; words[i].word && o < size; ++i)
+    o += (size_t)snprintf(out + o, size - o, "%s%s", i ? ", " : "",
+                          words[i].word[0] ? words[i].word : "\"\"");
+}
+
+/** Index of the word @p node spells, or an error listing the allowed words. */
+static int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                           const char *path, int *index) {
+  char found[4 * SQ_CFG_SHOW + 64], list[512];
+  if (node->kind == SQ_NODE_SCALAR && strlen(node->text) == node->len &&
+      (node->quoted || !sq_node_is_null(node)))
+    for (int i = 0; key->words[i].word; ++i)
+      if (!strcmp(node->text, key->words[i].word)) {
+        *index = i;
+        return SQ_SUCCESS;
+      }
+  sq_cfg_word_list(key->words, list, sizeof(list));
+  const char *suggestion = NULL;
+  if (node->kind == SQ_NODE_SCALAR && node->len) {
+    sq_cfg_near near = {.given = node->text};
+    for (int i = 0; key->words[i].word; ++i) sq_cfg_near_consider(&near, key->words[i].word);
+    suggestion = sq_cfg_near_result(&near);
+  }
+  return SQ_CFG_FAIL(p, node->line, path, "expected one of: %s; found %s%s%s%s", list,
+                     sq_cfg_found(node, found, sizeof(found)), suggestion ? "; did you mean '" : "",
+                     suggestion ? suggestion : "", suggestion ? "'?" : "");
+}
+
+static int sq_cfg_get_string(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                             const char *path, char *out) {
+  char found[4 * SQ_CFG_SHOW + 64];
+  if (node->kind != SQ_NODE_SCALAR || (!node->quoted && sq_node_is_null(node)))
+    return SQ_CFG_FAIL(p, node->line, path, "expected a string, found %s%s",
+                       sq_cfg_found(node, found, sizeof(found)),
+                       node->kind == SQ_NODE_SCALAR ? " (write \"\" for an empty string)" : "");
+  if (strlen(node->text) != node->len)
+    return SQ_CFG_FAIL(p, node->line, path, "the string contains a NUL character");
+  if (node->len >= key->size)
+    return SQ_CFG_FAIL(p, node->line, path, "the string is too long (%zu bytes, at most %zu)",
+                       node->len, key->size - 1);
+  if (key->words) {
+    int index;
+    SQ_CALL(sq_cfg_get_word(p, key, node, path, &index));
+  }
+  memcpy(out, node->text, node->len + 1);
+  return SQ_SUCCESS;
+}
+
+/** [x, y, z] of ints or floats; the key's range applies to every component. */
+static int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                             const char *path, void *field) {
+  char found[4 * SQ_CFG_SHOW + 64], elem[SQ_CFG_PATH];
+  const char *what = key->type == SQ_KEY_INT3 ? "integers" : "numbers";
+  if (node->kind != SQ_NODE_SEQ)
+    return SQ_CFG_FAIL(p, node->line, path, "expected a sequence of 3 %s [x, y, z], found %s", what,
+                       sq_cfg_found(node, found, sizeof(found)));
+  if (node->n != 3)
+    return SQ_CFG_FAIL(p, node->line, path, "expected exactly 3 %s [x, y, z], found %s", what,
+                       sq_cfg_found(node, found, sizeof(found)));
+  int ints[3];
+  double reals[3];
+  for (int i = 0; i < 3; ++i) {
+    sq_cfg_path_done(elem, sizeof(elem), snprintf(elem, sizeof(elem), "%s[%d]", path, i));
+    if (key->type == SQ_KEY_INT3)
+      SQ_CALL(sq_cfg_get_int(p, key, node->items[i], elem, &ints[i]));
+    else
+      SQ_CALL(sq_cfg_get_float(p, key, node->items[i], elem, &reals[i]));
+  }
+  if (key->type == SQ_KEY_INT3)
+    memcpy(field, ints, sizeof(ints));
+  else
+    memcpy(field, reals, sizeof(reals));
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
+                          const char *path, void *base) {
+  char found[4 * SQ_CFG_SHOW + 64], item[SQ_CFG_PATH];
+  size_t n = 0;
+  if (node->kind == SQ_NODE_SEQ)
+    n = node->n;
+  else if (!sq_node_is_null(node))
+    return SQ_CFG_FAIL(p, node->line, path,
+                       "expected a sequence of mappings ('- key: value' items or [{...}, ...]), "
+                       "found %s",
+                       sq_cfg_found(node, found, sizeof(found)));
+  if (n > (size_t)key->max_items)
+    return SQ_CFG_FAIL(p, node->line, path, "too many items: at most %d, found %zu", key->max_items,
+                       n);
+  if (n < (size_t)key->min_items)
+    return SQ_CFG_FAIL(p, node->line, path, "needs at least %d item%s, found %zu", key->min_items,
+                       key->min_items == 1 ? "" : "s", n);
+  for (size_t i = 0; i < n; ++i) {
+    sq_cfg_path_done(item, sizeof(item), snprintf(item, sizeof(item), "%s[%zu]", path, i));
+    SQ_CALL(key->item(p, node->items[i], node->items[i]->line, item, (int)i, base));
+  }
+  return SQ_SUCCESS;
+}
+
+/** Parse the value @p node of @p key (written on line @p key_line) and store it into @p base. */
+static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, int key_line,
+                        const char *path, void *base) {
+  void *field = (char *)base + key->offset;
+  switch (key->type) {
+  case SQ_KEY_INT: {
+    int x = 0;
+    SQ_CALL(sq_cfg_get_int(p, key, node, path, &x));
+    memcpy(field, &x, sizeof(x));
+    break;
+  }
+  case SQ_KEY_FLOAT: {
+    double x = 0.0;
+    SQ_CALL(sq_cfg_get_float(p, key, node, path, &x));
+    memcpy(field, &x, sizeof(x));
+    break;
+  }
+  case SQ_KEY_BOOL: {
+    int x = 0;
+    SQ_CALL(sq_cfg_get_bool(p, node, path, &x));
+    memcpy(field, &x, sizeof(x));
+    break;
+  }
+  case SQ_KEY_STRING:
+    SQ_CALL(sq_cfg_get_string(p, key, node, path, field));
+    break;
+  case SQ_KEY_ENUM: {
+    int index = 0;
+    SQ_CALL(sq_cfg_get_word(p, key, node, path, &index));
+    memcpy(field, &key->words[index].value, sizeof(int));
+    break;
+  }
+  case SQ_KEY_FLOAT3:
+  case SQ_KEY_INT3:
+    SQ_CALL(sq_cfg_get_triple(p, key, node, path, field));
+    break;
+  case SQ_KEY_MAP:
+    if (key->item)
+      SQ_CALL(key->item(p, node, key_line, path, -1, base));
+    else
+      SQ_CALL(sq_cfg_map(p, node, key_line, path, key->sub, field));
+    break;
+  case SQ_KEY_SEQ:
+    SQ_CALL(sq_cfg_get_seq(p, key, node, path, base));
+    break;
+  }
+  if (key->validate) SQ_CALL(key->validate(p, node, path, field));
+  return SQ_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Mappings                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+static int sq_cfg_nkeys(const sq_cfg_schema *schema) {
+  int n = 0;
+  while (schema->keys[n].name) ++n;
+  return n;
+}
+
+/** Error for a key of @p map that @p schema does not know, with the nearest valid key. */
+static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
+                          const sq_cfg_schema *schema) {
+  char keypath[SQ_CFG_PATH], list[1024], where[SQ_CFG_PATH];
+  const char *what = path[0] ? "key" : "section";
+  sq_cfg_join(keypath, sizeof(keypath), path, key->text, key->len);
+  if (key->kind != SQ_NODE_SCALAR || !key->len || sq_node_is_null(key))
+    return SQ_CFG_FAIL(p, key->line, keypath, "a key must be a plain word");
+  sq_cfg_near near = {.given = key->text};
+  for (const sq_cfg_key *k = schema->keys; k->name; ++k) sq_cfg_near_consider(&near, k->name);
+  const char *suggestion = sq_cfg_near_result(&near);
+  if (suggestion)
+    return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; did you mean '%s'?", what, suggestion);
+  /* a key of a nested mapping written one level too high ("order" at the top level) */
+  for (const sq_cfg_key *s = schema->keys; s->name; ++s)
+    if (s->type == SQ_KEY_MAP && s->sub)
+      for (const sq_cfg_key *k = s->sub->keys; k->name; ++k)
+        if (sq_node_is(key, k->name)) {
+          char inner[SQ_CFG_PATH];
+          sq_cfg_join(inner, sizeof(inner), path, s->name, strlen(s->name));
+          return SQ_CFG_FAIL(p, key->line, keypath,
+                             "unknown %s; did you mean '%s.%s'? (move it into '%s')", what, inner,
+                             k->name, inner);
+        }
+  size_t o = 0;
+  for (const sq_cfg_key *k = schema->keys; k->name && o < sizeof(list); ++k)
+    o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k == schema->keys ? "" : ", ", k->name);
+  if (path[0])
+    snprintf(where, sizeof(where), "in '%s'", path);
+  else
+    snprintf(where, sizeof(where), "at the top level");
+  return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; valid %ss %s are: %s", what, what, where,
+                     list);
+}
+
+/**
+ * Walk mapping @p map (NULL: absent; a null scalar: empty) against @p schema, storing into @p base.
+ * @p line is where the mapping is introduced (its key's line; the parent's line when absent): the
+ * line that messages about missing keys name.
+ */
+static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                      const sq_cfg_schema *schema, void *base) {
+  char found[4 * SQ_CFG_SHOW + 64], keypath[SQ_CFG_PATH];
+  int nkeys = sq_cfg_nkeys(schema);
+  if (nkeys > SQ_CFG_MAX_KEYS)
+    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "config schema '%s' has %d keys, max %d",
+                    path, nkeys, SQ_CFG_MAX_KEYS);
+  const sq_node *pairs = NULL;
+  int given = map != NULL;
+  if (map) {
+    if (map->kind == SQ_NODE_MAP)
+      pairs = map;
+    else if (!sq_node_is_null(map))
+      return SQ_CFG_FAIL(p, map->line, path,
+                         "expected a mapping ('key: value' lines or {key: value, ...}), found %s",
+                         sq_cfg_found(map, found, sizeof(found)));
+  }
+  size_t first[SQ_CFG_MAX_KEYS];
+  int seen[SQ_CFG_MAX_KEYS] = {0};
+  for (size_t i = 0; pairs && i < pairs->n; ++i) {
+    const sq_node *key = pairs->keys[i];
+    int j = 0;
+    while (j < nkeys && !sq_node_is(key, schema->keys[j].name)) ++j;
+    if (j == nkeys) return sq_cfg_unknown(p, key, path, schema);
+    if (seen[j]) {
+      sq_cfg_join(keypath, sizeof(keypath), path, key->text, key->len);
+      return SQ_CFG_FAIL(p, key->line, keypath,
+                         "duplicate key (first given on line %d); give each key once",
+                         pairs->keys[first[j]]->line);
+    }
+    seen[j] = 1;
+    first[j] = i;
+  }
+  for (int j = 0; j < nkeys; ++j) {
+    const sq_cfg_key *key = &schema->keys[j];
+    sq_cfg_join(keypath, sizeof(keypath), path, key->name, strlen(key->name));
+    if (seen[j]) {
+      SQ_CALL(sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
+    } else if (key->required) {
+      return SQ_CFG_MISSING(p, given, line, path, key->name, "");
+    } else if (key->type == SQ_KEY_MAP && !key->item) {
+      /* an absent section still gets its required keys and checks */
+      SQ_CALL(sq_cfg_map(p, NULL, line, keypath, key->sub, (char *)base + key->offset));
+    }
+  }
+  if (schema->check) SQ_CALL(schema->check(p, pairs, line, path, base));
+  return SQ_SUCCESS;
+}
+
+/* ============================================================================================== */
+/* The tables and their handlers                                                                  */
+/* ============================================================================================== */
+
+/* ---- shared checks ---------------------------------------------------------------------------- */
+
+static int sq_cfg_nonempty(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
+  if (!((const char *)field)[0]) return SQ_CFG_FAIL(p, node->line, path, "must not be empty");
+  return SQ_SUCCESS;
+}
+
+/** hi > lo on every axis; the error points at 'hi' (or 'lo', or the mapping). */
+static int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                  const double lo[3], const double hi[3]) {
+  static const char axes[] = "xyz";
+  char keypath[SQ_CFG_PATH];
+  for (int d = 0; d < 3; ++d)
+    if (!(hi[d] > lo[d])) {
+      int at = sq_node_key_line(map, "hi", sq_node_key_line(map, "lo", line));
+      sq_cfg_join(keypath, sizeof(keypath), path, "hi", 2);
+      return SQ_CFG_FAIL(p, at, keypath,
+                         "must be greater than lo on every axis; on the %c axis lo = %g, hi = %g",
+                         axes[d], lo[d], hi[d]);
+    }
+  return SQ_SUCCESS;
+}
+
+/* ---- mesh.box.boundary ------------------------------------------------------------------------ */
+
+static const sq_cfg_word sq_cfg_bc_words[] = {
+    {"periodic", SQ_BC_PERIODIC}, {"free_surface", SQ_BC_FREE}, {"absorbing", SQ_BC_ABSORB}, {NULL, 0}};
+
+static const char *sq_cfg_bc_word(int bc) {
+  for (int i = 0; sq_cfg_bc_words[i].word; ++i)
+    if (sq_cfg_bc_words[i].value == bc) return sq_cfg_bc_words[i].word;
+  return "?";
+}
+
+static const char *const sq_cfg_side_names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+
+/** Periodic faces come in pairs: both sides of an axis periodic, or neither. */
+static int sq_cfg_check_boundary(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                 void *base) {
+  const int *bc = base;
+  char keypath[SQ_CFG_PATH];
+  for (int axis = 0; axis < 3; ++axis) {
+    int a = 2 * axis, b = 2 * axis + 1;
+    if ((bc[a] == SQ_BC_PERIODIC) == (bc[b] == SQ_BC_PERIODIC)) continue;
+    /* point at a side the file names (the other may be the default) */
+    int side = sq_node_find(map, sq_cfg_side_names[a]) >= 0 ? a : b;
+    int other = side == a ? b : a;
+    int given_other = sq_node_find(map, sq_cfg_side_names[other]) >= 0;
+    sq_cfg_join(keypath, sizeof(keypath), path, sq_cfg_side_names[side],
+                strlen(sq_cfg_side_names[side]));
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, sq_cfg_side_names[side], line), keypath,
+                       "the %c axis would be periodic on one side only (%s is %s, %s is %s%s); "
+                       "make both %s and %s periodic, or neither",
+                       "xyz"[axis], sq_cfg_side_names[side], sq_cfg_bc_word(bc[side]),
+                       sq_cfg_side_names[other], sq_cfg_bc_word(bc[other]),
+                       given_other ? "" : ", the default", sq_cfg_side_names[a],
+                       sq_cfg_side_names[b]);
+  }
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_key sq_cfg_boundary_keys[] = {
+    {.name = "xmin", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 0 * sizeof(int)},
+    {.name = "xmax", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 1 * sizeof(int)},
+    {.name = "ymin", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 2 * sizeof(int)},
+    {.name = "ymax", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 3 * sizeof(int)},
+    {.name = "zmin", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 4 * sizeof(int)},
+    {.name = "zmax", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 5 * sizeof(int)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_boundary_schema = {sq_cfg_boundary_keys, sq_cfg_check_boundary};
+
+/* ---- mesh.box.refine[i] ----------------------------------------------------------------------- */
+
+typedef struct sq_cfg_zone {
+  double lo[3], hi[3];
+  int factor;
+} sq_cfg_zone;
+
+static int sq_cfg_check_zone(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                             void *base) {
+  const sq_cfg_zone *zone = base;
+  return sq_cfg_check_box_order(p, map, line, path, zone->lo, zone->hi);
+}
+
+static const sq_cfg_key sq_cfg_zone_keys[] = {
+    {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_zone, lo)},
+    {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_zone, hi)},
+    {.name = "factor", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 2, .max = 16,
+     .offset = offsetof(sq_cfg_zone, factor)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_zone_schema = {sq_cfg_zone_keys, sq_cfg_check_zone};
+
+static int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                            int index, void *base) {
+  sq_box_params *box = base;
+  sq_cfg_zone zone = {.factor = 2};
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_zone_schema, &zone));
+  memcpy(box->zone_lo[index], zone.lo, sizeof(zone.lo));
+  memcpy(box->zone_hi[index], zone.hi, sizeof(zone.hi));
+  box->zone_factor[index] = zone.factor;
+  box->nzones = index + 1;
+  return SQ_SUCCESS;
+}
+
+/* ---- mesh.box --------------------------------------------------------------------------------- */
+
+static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                            void *base) {
+  const sq_box_params *box = base;
+  return sq_cfg_check_box_order(p, map, line, path, box->lo, box->hi);
+}
+
+static const sq_cfg_key sq_cfg_box_keys[] = {
+    {.name = "cells", .type = SQ_KEY_INT3, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 100000,
+     .offset = offsetof(sq_box_params, n)},
+    {.name = "lo", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_box_params, lo)},
+    {.name = "hi", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_box_params, hi)},
+    {.name = "tets_per_cube", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 5, .max = 6,
+     .offset = offsetof(sq_box_params, tets_per_cube)},
+    {.name = "boundary", .type = SQ_KEY_MAP, .sub = &sq_cfg_boundary_schema,
+     .offset = offsetof(sq_box_params, bc)},
+    {.name = "refine", .type = SQ_KEY_SEQ, .item = sq_cfg_zone_item, .min_items = 0, .max_items = 4},
+    {.name = "jitter", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 0.25,
+     .offset = offsetof(sq_box_params, jitter)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_box_schema = {sq_cfg_box_keys, sq_cfg_check_box};
+
+/* ---- mesh ------------------------------------------------------------------------------------- */
+
+static const sq_cfg_word sq_cfg_mesh_words[] = {
+    {"box", SQ_MESH_BOX}, {"gmsh", SQ_MESH_GMSH}, {"puml", SQ_MESH_PUML}, {NULL, 0}};
+
+/** file only with gmsh/puml (then required, resolved against the config's folder), box only with box. */
+static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                             void *base) {
+  sq_config *cfg = base;
+  char keypath[SQ_CFG_PATH];
+  const char *type = cfg->mesh_kind == SQ_MESH_GMSH ? "gmsh" : cfg->mesh_kind == SQ_MESH_PUML ? "puml" : "box";
+  if (cfg->mesh_kind == SQ_MESH_BOX) {
+    if (sq_node_find(map, "file") >= 0) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "file", 4);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "file", line), keypath,
+                         "only used with mesh.type gmsh or puml (mesh.type is box); remove it or "
+                         "set mesh.type");
+    }
+    return SQ_SUCCESS;
+  }
+  if (sq_node_find(map, "box") >= 0) {
+    sq_cfg_join(keypath, sizeof(keypath), path, "box", 3);
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "box", line), keypath,
+                       "only used with mesh.type box (mesh.type is %s); remove it", type);
+  }
+  if (sq_node_find(map, "file") < 0)
+    return SQ_CFG_MISSING(p, map != NULL, line, path, "file", " (mesh.type gmsh and puml read a file)");
+  if (cfg->mesh_file[0] != '/' && p->dir[0]) {
+    size_t ld = strlen(p->dir), lf = strlen(cfg->mesh_file);
+    if (ld + lf >= SQ_PATH_MAX) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "file", 4);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "file", line), keypath,
+                         "the path relative to the config's folder '%s' is longer than %d bytes",
+                         p->dir, SQ_PATH_MAX - 1);
+    }
+    memmove(cfg->mesh_file + ld, cfg->mesh_file, lf + 1);
+    memcpy(cfg->mesh_file, p->dir, ld);
+  }
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_key sq_cfg_mesh_keys[] = {
+    {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_mesh_words,
+     .offset = offsetof(sq_config, mesh_kind)},
+    {.name = "file", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, mesh_file), .validate = sq_cfg_nonempty},
+    {.name = "box", .type = SQ_KEY_MAP, .sub = &sq_cfg_box_schema, .offset = offsetof(sq_config, box)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_mesh_schema = {sq_cfg_mesh_keys, sq_cfg_check_mesh};
+
+/* ---- materials -------------------------------------------------------------------------------- */
+
+/** Everything a material entry may hold; which keys apply depends on the list. */
+typedef struct sq_cfg_rule_in {
+  double z_top, z_bottom;
+  double lo[3], hi[3];
+  int group;
+  double rho, lambda, mu, vp, vs;
+} sq_cfg_rule_in;
+
+#define SQ_CFG_MATERIAL_KEYS                                                                       \
+  {.name = "rho", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,               \
+   .offset = offsetof(sq_cfg_rule_in, rho)},                                                       \
+  {.name = "lambda", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_cfg_rule_in, lambda)},             \
+  {.name = "mu", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                                 \
+   .offset = offsetof(sq_cfg_rule_in, mu)},                                                        \
+  {.name = "vp", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,                                \
+   .offset = offsetof(sq_cfg_rule_in, vp)},                                                        \
+  {.name = "vs", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                                \
+   .offset = offsetof(sq_cfg_rule_in, vs)}
+
+static const sq_cfg_key sq_cfg_material_keys[] = {SQ_CFG_MATERIAL_KEYS, {.name = NULL}};
+static const sq_cfg_key sq_cfg_layer_keys[] = {
+    {.name = "z_top", .type = SQ_KEY_FLOAT, .required = 1, .offset = offsetof(sq_cfg_rule_in, z_top)},
+    {.name = "z_bottom", .type = SQ_KEY_FLOAT, .required = 1,
+     .offset = offsetof(sq_cfg_rule_in, z_bottom)},
+    SQ_CFG_MATERIAL_KEYS,
+    {.name = NULL}};
+static const sq_cfg_key sq_cfg_region_keys[] = {
+    {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_rule_in, lo)},
+    {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_rule_in, hi)},
+    SQ_CFG_MATERIAL_KEYS,
+    {.name = NULL}};
+static const sq_cfg_key sq_cfg_group_keys[] = {
+    {.name = "group", .type = SQ_KEY_INT, .required = 1, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_cfg_rule_in, group)},
+    SQ_CFG_MATERIAL_KEYS,
+    {.name = NULL}};
+
+/**
+ * (rho, lambda, mu) or (rho, vp, vs), not a mix; vp/vs become mu = rho vs^2, lambda = rho vp^2 - 2 mu.
+ * Requires a positive bulk modulus lambda + 2 mu / 3 for the first form and vp > vs >= 0 for the second.
+ */
+static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                 void *base) {
+  const sq_cfg_rule_in *in = base;
+  char keypath[SQ_CFG_PATH];
+  int has_l = sq_node_find(map, "lambda") >= 0, has_m = sq_node_find(map, "mu") >= 0;
+  int has_p = sq_node_find(map, "vp") >= 0, has_s = sq_node_find(map, "vs") >= 0;
+  if ((has_l || has_m) && (has_p || has_s)) {
+    const char *k = has_p ? "vp" : "vs";
+    sq_cfg_join(keypath, sizeof(keypath), path, k, 2);
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, k, line), keypath,
+                       "give either lambda and mu, or vp and vs, not both kinds");
+  }
+  if (has_l || has_m) {
+    if (!has_l) return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
+    if (!has_m) return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
+    if (!(in->lambda + 2.0 * in->mu / 3.0 > 0.0)) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "lambda", 6);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "lambda", line), keypath,
+                         "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)",
+                         in->lambda, in->mu);
+    }
+    return SQ_SUCCESS;
+  }
+  if (has_p || has_s) {
+    if (!has_p) return SQ_CFG_MISSING(p, map != NULL, line, path, "vp", " ('vs' needs 'vp' too)");
+    if (!has_s) return SQ_CFG_MISSING(p, map != NULL, line, path, "vs", " ('vp' needs 'vs' too)");
+    if (!(in->vp > in->vs)) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "vp", 2);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "vp", line), keypath,
+                         "must be greater than vs (found vp = %g, vs = %g)", in->vp, in->vs);
+    }
+    return SQ_SUCCESS;
+  }
+  return SQ_CFG_FAIL(p, line, path,
+                     "no elastic moduli; give lambda and mu, or vp and vs, next to rho");
+}
+
+static const sq_cfg_schema sq_cfg_material_schema = {sq_cfg_material_keys, sq_cfg_material_check};
+static const sq_cfg_schema sq_cfg_layer_schema = {sq_cfg_layer_keys, sq_cfg_material_check};
+static const sq_cfg_schema sq_cfg_region_schema = {sq_cfg_region_keys, sq_cfg_material_check};
+static const sq_cfg_schema sq_cfg_group_schema = {sq_cfg_group_keys, sq_cfg_material_check};
+
+static sq_material sq_cfg_material_of(const sq_node *map, const sq_cfg_rule_in *in) {
+  sq_material m = {.rho = in->rho, .lambda = in->lambda, .mu = in->mu};
+  if (sq_node_find(map, "vp") >= 0) {
+    m.mu = in->rho * in->vs * in->vs;
+    m.lambda = in->rho * in->vp * in->vp - 2.0 * m.mu;
+  }
+  return m;
+}
+
+static int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                                   int index, void *base) {
+  sq_config *cfg = base;
+  sq_cfg_rule_in in = {0};
+  (void)index;
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_material_schema, &in));
+  cfg->material_default = sq_cfg_material_of(node->kind == SQ_NODE_MAP ? node : NULL, &in);
+  return SQ_SUCCESS;
+}
+
+/** Parse one rule of @p kind with @p schema and append it to cfg->rules. */
+static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                       sq_config *cfg, int kind, const sq_cfg_schema *schema) {
+  sq_cfg_rule_in in = {0};
+  SQ_CALL(sq_cfg_map(p, node, line, path, schema, &in));
+  const sq_node *map = node->kind == SQ_NODE_MAP ? node : NULL;
+  if (kind == SQ_MAT_LAYER && !(in.z_top > in.z_bottom)) {
+    char keypath[SQ_CFG_PATH];
+    sq_cfg_join(keypath, sizeof(keypath), path, "z_top", 5);
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "z_top", line), keypath,
+                       "must be greater than z_bottom (found z_top = %g, z_bottom = %g)", in.z_top,
+                       in.z_bottom);
+  }
+  if (kind == SQ_MAT_REGION) SQ_CALL(sq_cfg_check_box_order(p, map, line, path, in.lo, in.hi));
+  if (cfg->nrules >= SQ_MAX_MATERIALS)
+    return SQ_CFG_FAIL(p, line, path,
+                       "too many material rules: at most %d layers, regions and groups in total",
+                       SQ_MAX_MATERIALS);
+  sq_material_rule *rule = &cfg->rules[cfg->nrules++];
+  memset(rule, 0, sizeof(*rule));
+  rule->kind = kind;
+  rule->z_top = in.z_top;
+  rule->z_bottom = in.z_bottom;
+  memcpy(rule->lo, in.lo, sizeof(in.lo));
+  memcpy(rule->hi, in.hi, sizeof(in.hi));
+  rule->group = in.group;
+  rule->mat = sq_cfg_material_of(map, &in);
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_layer_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                             int index, void *base) {
+  (void)index;
+  return sq_cfg_rule(p, node, line, path, base, SQ_MAT_LAYER, &sq_cfg_layer_schema);
+}
+static int sq_cfg_region_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                              int index, void *base) {
+  (void)index;
+  return sq_cfg_rule(p, node, line, path, base, SQ_MAT_REGION, &sq_cfg_region_schema);
+}
+static int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                             int index, void *base) {
+  (void)index;
+  return sq_cfg_rule(p, node, line, path, base, SQ_MAT_GROUP, &sq_cfg_group_schema);
+}
+
+/* Table order is rule order: layers, then regions, then groups. */
+static const sq_cfg_key sq_cfg_materials_keys[] = {
+    {.name = "default", .type = SQ_KEY_MAP, .required = 1, .item = sq_cfg_material_default},
+    {.name = "layers", .type = SQ_KEY_SEQ, .item = sq_cfg_layer_item, .max_items = SQ_MAX_MATERIALS},
+    {.name = "regions", .type = SQ_KEY_SEQ, .item = sq_cfg_region_item, .max_items = SQ_MAX_MATERIALS},
+    {.name = "groups", .type = SQ_KEY_SEQ, .item = sq_cfg_group_item, .max_items = SQ_MAX_MATERIALS},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_materials_schema = {sq_cfg_materials_keys, NULL};
+
+/* ---- initial_condition ------------------------------------------------------------------------ */
+
+static const sq_cfg_word sq_cfg_ic_words[] = {{"zero", SQ_IC_ZERO}, {"planewave", SQ_IC_PLANEWAVE}, {NULL, 0}};
+static const sq_cfg_word sq_cfg_profile_words[] = {
+    {"sine", SQ_PROFILE_SINE}, {"gaussian", SQ_PROFILE_GAUSSIAN}, {NULL, 0}};
+static const sq_cfg_word sq_cfg_mode_words[] = {
+    {"p", SQ_MODE_P}, {"s1", SQ_MODE_S1}, {"s2", SQ_MODE_S2}, {NULL, 0}};
+
+static int sq_cfg_direction(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
+  int d;
+  memcpy(&d, field, sizeof(d));
+  if (d != 1 && d != -1)
+    return SQ_CFG_FAIL(p, node->line, path, "must be 1 (along +k) or -1 (along -k), found %d", d);
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_key sq_cfg_mode_keys[] = {
+    {.name = "type", .type = SQ_KEY_ENUM, .required = 1, .words = sq_cfg_mode_words,
+     .offset = offsetof(sq_wave_mode, type)},
+    {.name = "amplitude", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_wave_mode, amplitude)},
+    {.name = "direction", .type = SQ_KEY_INT, .offset = offsetof(sq_wave_mode, direction),
+     .validate = sq_cfg_direction},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_mode_schema = {sq_cfg_mode_keys, NULL};
+
+static int sq_cfg_mode_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                            int index, void *base) {
+  sq_config *cfg = base;
+  sq_wave_mode mode = {.type = SQ_MODE_P, .amplitude = 1.0, .direction = 1};
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_mode_schema, &mode));
+  cfg->ic_modes[index] = mode;
+  cfg->ic_nmodes = index + 1;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_nonzero3(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
+  double k[3];
+  memcpy(k, field, sizeof(k));
+  if (k[0] == 0.0 && k[1] == 0.0 && k[2] == 0.0)
+    return SQ_CFG_FAIL(p, node->line, path, "must not be the zero vector");
+  return SQ_SUCCESS;
+}
+
+/** Keys that the chosen type/profile does not use are errors; planewave needs wave_vector and modes. */
+static int sq_cfg_check_ic(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                           void *base) {
+  static const char *const planewave_only[] = {"wave_vector", "profile", "center", "width", "modes"};
+  static const char *const gaussian_only[] = {"center", "width"};
+  const sq_config *cfg = base;
+  char keypath[SQ_CFG_PATH];
+  if (cfg->ic_kind == SQ_IC_ZERO) {
+    for (int i = 0; i < 5; ++i)
+      if (sq_node_find(map, planewave_only[i]) >= 0) {
+        sq_cfg_join(keypath, sizeof(keypath), path, planewave_only[i], strlen(planewave_only[i]));
+        return SQ_CFG_FAIL(p, sq_node_key_line(map, planewave_only[i], line), keypath,
+                           "only used with type: planewave (type is zero); remove it or set type");
+      }
+    return SQ_SUCCESS;
+  }
+  if (sq_node_find(map, "wave_vector") < 0)
+    return SQ_CFG_MISSING(p, map != NULL, line, path, "wave_vector", " (type planewave needs it)");
+  if (sq_node_find(map, "modes") < 0)
+    return SQ_CFG_MISSING(p, map != NULL, line, path, "modes", " (type planewave needs it)");
+  if (cfg->ic_profile == SQ_PROFILE_SINE)
+    for (int i = 0; i < 2; ++i)
+      if (sq_node_find(map, gaussian_only[i]) >= 0) {
+        sq_cfg_join(keypath, sizeof(keypath), path, gaussian_only[i], strlen(gaussian_only[i]));
+        return SQ_CFG_FAIL(p, sq_node_key_line(map, gaussian_only[i], line), keypath,
+                           "only used with profile: gaussian (profile is sine); remove it or set "
+                           "profile");
+      }
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_key sq_cfg_ic_keys[] = {
+    {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_ic_words, .offset = offsetof(sq_config, ic_kind)},
+    {.name = "wave_vector", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_config, ic_wave_vector),
+     .validate = sq_cfg_nonzero3},
+    {.name = "profile", .type = SQ_KEY_ENUM, .words = sq_cfg_profile_words,
+     .offset = offsetof(sq_config, ic_profile)},
+    {.name = "center", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_config, ic_center)},
+    {.name = "width", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_config, ic_width)},
+    {.name = "modes", .type = SQ_KEY_SEQ, .item = sq_cfg_mode_item, .min_items = 1,
+     .max_items = SQ_MAX_MODES},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_ic_schema = {sq_cfg_ic_keys, sq_cfg_check_ic};
+
+/* ---- equations -------------------------------------------------------------------------------- */
+
+static const sq_cfg_word sq_cfg_precision_words[] = {{"double", SQ_F64}, {"single", SQ_F32}, {NULL, 0}};
+
+static const sq_cfg_key sq_cfg_lts_keys[] = {
+    {.name = "rate", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1, .offset = offsetof(sq_config, lts_rate)},
+    {.name = "max_clusters", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_config, lts_max_clusters)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_lts_schema = {sq_cfg_lts_keys, NULL};
+
+static const sq_cfg_key sq_cfg_equations_keys[] = {
+    {.name = "order", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = SQ_ORDER_MIN,
+     .max = SQ_ORDER_MAX, .offset = offsetof(sq_config, order)},
+    {.name = "precision", .type = SQ_KEY_ENUM, .words = sq_cfg_precision_words,
+     .offset = offsetof(sq_config, precision)},
+    {.name = "cfl", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT | SQ_MAX_LE, .min = 0, .max = 1,
+     .offset = offsetof(sq_config, cfl)},
+    {.name = "end_time", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_config, end_time)},
+    {.name = "lts", .type = SQ_KEY_MAP, .sub = &sq_cfg_lts_schema, .offset = 0},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_equations_schema = {sq_cfg_equations_keys, NULL};
+
+/* ---- output ----------------------------------------------------------------------------------- */
+
+static int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
+  const char *s = field;
+  if (!s[0]) return SQ_CFG_FAIL(p, node->line, path, "must not be empty");
+  for (const char *c = s; *c; ++c) {
+    int ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '.' || *c == '-';
+    if (!ok) {
+      /* echo the whole (UTF-8) character */
+      unsigned char lead = (unsigned char)*c;
+      size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      if (n > strlen(c)) n = strlen(c);
+      char shown[32];
+      sq_cfg_show(shown, sizeof(shown), c, n);
+      return SQ_CFG_FAIL(p, node->line, path,
+                         "character '%s' is not allowed; use only letters, digits, '_', '.' and '-'",
+                         shown);
+    }
+  }
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_key sq_cfg_output_keys[] = {
+    {.name = "directory", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, output_dir), .validate = sq_cfg_nonempty},
+    {.name = "prefix", .type = SQ_KEY_STRING, .size = sizeof(((sq_config *)0)->output_prefix),
+     .offset = offsetof(sq_config, output_prefix), .validate = sq_cfg_prefix},
+    {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_config, output_interval)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, NULL};
+
+/* ---- runtime ---------------------------------------------------------------------------------- */
+
+static const sq_cfg_word sq_cfg_scheduler_words[] = {
+    {"", 0},      {"eager", 0}, {"prio", 0},  {"random", 0},     {"ws", 0},    {"lws", 0},
+    {"dm", 0},    {"dmda", 0},  {"dmdar", 0}, {"dmdas", 0},      {"dmdasd", 0}, {"heteroprio", 0},
+    {"pheft", 0}, {"peager", 0}, {NULL, 0}};
+
+static const sq_cfg_key sq_cfg_runtime_keys[] = {
+    {.name = "tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_config, tile_size)},
+    {.name = "scheduler", .type = SQ_KEY_STRING, .size = sizeof(((sq_config *)0)->scheduler),
+     .words = sq_cfg_scheduler_words, .offset = offsetof(sq_config, scheduler)},
+    {.name = "merge_neighbor_clusters", .type = SQ_KEY_BOOL,
+     .offset = offsetof(sq_config, merge_neighbor_clusters)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, NULL};
+
+/* ---- top level -------------------------------------------------------------------------------- */
+
+static const sq_cfg_key sq_cfg_root_keys[] = {
+    {.name = "mesh", .type = SQ_KEY_MAP, .required = 1, .sub = &sq_cfg_mesh_schema},
+    {.name = "materials", .type = SQ_KEY_MAP, .required = 1, .sub = &sq_cfg_materials_schema},
+    {.name = "initial_condition", .type = SQ_KEY_MAP, .sub = &sq_cfg_ic_schema},
+    {.name = "equations", .type = SQ_KEY_MAP, .sub = &sq_cfg_equations_schema},
+    {.name = "output", .type = SQ_KEY_MAP, .sub = &sq_cfg_output_schema},
+    {.name = "runtime", .type = SQ_KEY_MAP, .sub = &sq_cfg_runtime_schema},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, NULL};
+
+/* ============================================================================================== */
+/* libyaml -> node tree                                                                           */
+/* ============================================================================================== */
+
+static int sq_cfg_mark_line(yaml_mark_t mark) {
+  return mark.line >= (size_t)INT_MAX ? INT_MAX : (int)mark.line + 1;
+}
+
+static int sq_cfg_yaml_error(const sq_cfg_parse *p, const yaml_parser_t *yp) {
+  switch (yp->error) {
+  case YAML_MEMORY_ERROR:
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "%s: out of memory while reading YAML", p->name);
+  case YAML_READER_ERROR: {
+    int line = 1;
+    for (size_t i = 0; i < yp->problem_offset && i < p->len; ++i) line += p->buf[i] == '\n';
+    return SQ_CFG_FAIL(p, line, NULL,
+                       "not valid YAML text: %s (byte offset %zu); the file must be UTF-8 text",
+                       yp->problem ? yp->problem : "unreadable input", yp->problem_offset);
+  }
+  case YAML_SCANNER_ERROR:
+  case YAML_PARSER_ERROR: {
+    char context[256] = "";
+    size_t at = yp->problem_mark.index;
+    if (at < p->len && p->buf[at] == '\t')
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d:%zu: YAML syntax error: a tab character; YAML indents with spaces only",
+                      p->name, sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1);
+    if (yp->context)
+      snprintf(context, sizeof(context), " (%s, line %d column %zu)", yp->context,
+               sq_cfg_mark_line(yp->context_mark), yp->context_mark.column + 1);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d:%zu: YAML syntax error: %s%s; check indentation, brackets and quotes",
+                    p->name, sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1,
+                    yp->problem ? yp->problem : "invalid YAML", context);
+  }
+  default:
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: cannot parse YAML (libyaml error %d)",
+                    p->name, (int)yp->error);
+  }
+}
+
+static int sq_cfg_next(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event) {
+  if (!yaml_parser_parse(yp, event)) return sq_cfg_yaml_error(p, yp);
+  return SQ_SUCCESS;
+}
+
+/** Build the node starting with @p event (consumed) and everything below it. */
+static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event, int depth,
+                            sq_node **out) {
+  int line = sq_cfg_mark_line(event->start_mark);
+  *out = NULL;
+  if (depth > SQ_CFG_MAX_DEPTH) {
+    yaml_event_delete(event);
+    return SQ_CFG_FAIL(p, line, NULL, "nested deeper than %d levels", SQ_CFG_MAX_DEPTH);
+  }
+  switch (event->type) {
+  case YAML_SCALAR_EVENT: {
+    sq_node *node = sq_node_new(SQ_NODE_SCALAR, line);
+    char *text = malloc(event->data.scalar.length + 1);
+    if (!node || !text) {
+      free(node);
+      free(text);
+      yaml_event_delete(event);
+      return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
+    }
+    memcpy(text, event->data.scalar.value, event->data.scalar.length);
+    text[event->data.scalar.length] = '\0';
+    node->text = text;
+    node->len = event->data.scalar.length;
+    node->quoted = event->data.scalar.style != YAML_PLAIN_SCALAR_STYLE &&
+                   event->data.scalar.style != YAML_ANY_SCALAR_STYLE;
+    yaml_event_delete(event);
+    *out = node;
+    return SQ_SUCCESS;
+  }
+  case YAML_ALIAS_EVENT:
+    yaml_event_delete(event);
+    return SQ_CFG_FAIL(p, line, NULL, "YAML aliases (*name) are not supported; write the value out");
+  case YAML_SEQUENCE_START_EVENT:
+  case YAML_MAPPING_START_EVENT: {
+    int is_map = event->type == YAML_MAPPING_START_EVENT;
+    yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+    yaml_event_delete(event);
+    sq_node *node = sq_node_new(is_map ? SQ_NODE_MAP : SQ_NODE_SEQ, line);
+    if (!node) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
+    for (;;) {
+      yaml_event_t next;
+      sq_node *key = NULL, *item = NULL;
+      int rc = sq_cfg_next(p, yp, &next);
+      if (!rc && next.type == end) {
+        yaml_event_delete(&next);
+        break;
+      }
+      if (!rc && is_map) {
+        rc = sq_cfg_read_node(p, yp, &next, depth + 1, &key);
+        if (!rc && key->kind != SQ_NODE_SCALAR)
+          rc = SQ_CFG_FAIL(p, key->line, NULL, "a key must be a plain word, not a %s",
+                           key->kind == SQ_NODE_MAP ? "mapping" : "sequence");
+        if (!rc) rc = sq_cfg_next(p, yp, &next);
+      }
+      if (!rc) rc = sq_cfg_read_node(p, yp, &next, depth + 1, &item);
+      if (!rc && sq_node_push(node, key, item))
+        rc = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
+      if (rc) {
+        sq_node_free(key);
+        sq_node_free(item);
+        sq_node_free(node);
+        return rc;
+      }
+    }
+    *out = node;
+    return SQ_SUCCESS;
+  }
+  default: {
+    int type = (int)event->type;
+    yaml_event_delete(event);
+    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "%s:%d: unexpected YAML event %d", p->name,
+                    line, type);
+  }
+  }
+}
+
+static int sq_cfg_empty(const sq_cfg_parse *p, int line) {
+  return SQ_CFG_FAIL(p, line, NULL,
+                     "the configuration is empty; it needs at least the sections 'mesh', "
+                     "'materials' and 'equations' (with end_time)");
+}
+
+/** Read the single document of the input into a tree whose root is a mapping. */
+static int sq_cfg_read_tree(const sq_cfg_parse *p, sq_node **root) {
+  yaml_parser_t yp;
+  yaml_event_t event;
+  int rc;
+  *root = NULL;
+  if (!yaml_parser_initialize(&yp))
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "cannot initialise libyaml");
+  yaml_parser_set_input_string(&yp, p->buf, p->len);
+  rc = sq_cfg_next(p, &yp, &event); /* STREAM-START */
+  if (!rc) {
+    yaml_event_delete(&event);
+    rc = sq_cfg_next(p, &yp, &event); /* DOCUMENT-START or STREAM-END */
+  }
+  if (!rc && event.type == YAML_STREAM_END_EVENT) {
+    yaml_event_delete(&event);
+    rc = sq_cfg_empty(p, 1);
+  } else if (!rc) {
+    yaml_event_delete(&event); /* DOCUMENT-START */
+    rc = sq_cfg_next(p, &yp, &event);
+    if (!rc) rc = sq_cfg_read_node(p, &yp, &event, 0, root);
+    if (!rc) rc = sq_cfg_next(p, &yp, &event); /* DOCUMENT-END */
+    if (!rc) {
+      yaml_event_delete(&event);
+      rc = sq_cfg_next(p, &yp, &event); /* STREAM-END or a second document */
+    }
+    if (!rc) {
+      int line = sq_cfg_mark_line(event.start_mark);
+      int second = event.type != YAML_STREAM_END_EVENT;
+      yaml_event_delete(&event);
+      if (second)
+        rc = SQ_CFG_FAIL(p, line, NULL,
+                         "a second YAML document starts here; put the whole configuration in one");
+    }
+    if (!rc && sq_node_is_null(*root)) {
+      rc = sq_cfg_empty(p, 1);
+    } else if (!rc && (*root)->kind != SQ_NODE_MAP) {
+      char found[4 * SQ_CFG_SHOW + 64];
+      rc = SQ_CFG_FAIL(p, (*root)->line, NULL,
+                       "the top level must be a mapping of sections (mesh:, materials:, ...), found %s",
+                       sq_cfg_found(*root, found, sizeof(found)));
+    }
+  }
+  yaml_parser_delete(&yp);
+  if (rc) {
+    sq_node_free(*root);
+    *root = NULL;
+  }
+  return rc;
+}
+
+/* ============================================================================================== */
+/* Public API                                                                                     */
+/* ============================================================================================== */
+
+void sq_config_default(sq_config *cfg) {
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->mesh_kind = SQ_MESH_BOX;
+  sq_box_params_default(&cfg->box);
+  cfg->material_default = (sq_material){.rho = 1.0, .lambda = 2.0, .mu = 1.0};
+  cfg->ic_kind = SQ_IC_ZERO;
+  cfg->ic_profile = SQ_PROFILE_SINE;
+  cfg->ic_center = 0.0;
+  cfg->ic_width = 0.1;
+  cfg->order = 4;
+  cfg->precision = SQ_F64;
+  cfg->cfl = 0.5;
+  cfg->end_time = 0.0; /* must be given */
+  cfg->lts_rate = 1;
+  cfg->lts_max_clusters = 20;
+  snprintf(cfg->output_dir, sizeof(cfg->output_dir), "output");
+  snprintf(cfg->output_prefix, sizeof(cfg->output_prefix), "starquake");
+  cfg->output_interval = 0.0;
+  cfg->tile_size = 256;
+  cfg->scheduler[0] = '\0';
+  cfg->merge_neighbor_clusters = 0;
+}
+
+/** Parse @p len bytes of YAML into @p cfg; mesh.file is resolved against @p dir. */
+static int sq_cfg_load(const char *text, size_t len, const char *name, const char *dir,
+                       sq_config *cfg) {
+  sq_cfg_parse p = {.name = name, .dir = dir, .buf = (const unsigned char *)text, .len = len};
+  sq_config *tmp = malloc(sizeof(*tmp));
+  if (!tmp) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory loading %s", name);
+  sq_config_default(tmp);
+  snprintf(tmp->path, sizeof(tmp->path), "%s", name);
+  sq_node *root = NULL;
+  int rc = sq_cfg_read_tree(&p, &root);
+  if (!rc) rc = sq_cfg_map(&p, root, root->line, "", &sq_cfg_root_schema, tmp);
+  if (!rc) *cfg = *tmp;
+  sq_node_free(root);
+  free(tmp);
+  return rc;
+}
+
+int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg) {
+  SQ_CHECK(cfg, SQ_ERR_INTERNAL, "sq_config_load_string: cfg is NULL");
+  sq_config_default(cfg);
+  if (!name) name = "<string>";
+  SQ_CHECK(yaml, SQ_ERR_INTERNAL, "sq_config_load_string: yaml is NULL (%s)", name);
+  return sq_cfg_load(yaml, strlen(yaml), name, "", cfg);
+}
+
+int sq_config_load(const char *path, sq_config *cfg) {
+  SQ_CHECK(cfg, SQ_ERR_INTERNAL, "sq_config_load: cfg is NULL");
+  sq_config_default(cfg);
+  SQ_CHECK(path, SQ_ERR_INTERNAL, "sq_config_load: path is NULL");
+  SQ_CHECK(path[0], SQ_ERR_IO, "config file path is empty");
+  SQ_CHECK(strlen(path) < SQ_PATH_MAX, SQ_ERR_INPUT, "config file path is longer than %d bytes: %.60s...",
+           SQ_PATH_MAX - 1, path);
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open config file '%s': %s", path,
+                    strerror(errno));
+  size_t len = 0, cap = 0;
+  char *buf = NULL;
+  int rc = SQ_SUCCESS;
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      size_t ncap = cap ? 2 * cap : 16384;
+      char *nbuf = realloc(buf, ncap);
+      if (!nbuf) {
+        rc = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+        break;
+      }
+      buf = nbuf;
+      cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len - 1, file);
+    len += got;
+    if (got == 0) {
+      if (ferror(file))
+        rc = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot read config file '%s': %s", path,
+                      strerror(errno));
+      break;
+    }
+    if (len > SQ_CFG_MAX_BYTES) {
+      rc = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "config file '%s' is larger than %zu MiB",
+                    path, SQ_CFG_MAX_BYTES >> 20);
+      break;
+    }
+  }
+  fclose(file);
+  if (!rc) {
+    buf[len] = '\0';
+    char dir[SQ_PATH_MAX] = "";
+    const char *slash = strrchr(path, '/');
+    if (slash) {
+      size_t ld = (size_t)(slash - path) + 1;
+      memcpy(dir, path, ld);
+      dir[ld] = '\0';
+    }
+    rc = sq_cfg_load(buf, len, path, dir, cfg);
+  }
+  free(buf);
+  return rc;
+}
+
+sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group) {
+  sq_material mat = cfg->material_default;
+  for (int i = 0; i < cfg->nrules; ++i) {
+    const sq_material_rule *rule = &cfg->rules[i];
+    int hit = 0;
+    if (rule->kind == SQ_MAT_LAYER)
+      hit = x[2] >= rule->z_bottom && x[2] < rule->z_top;
+    else if (rule->kind == SQ_MAT_REGION)
+      hit = x[0] >= rule->lo[0] && x[0] <= rule->hi[0] && x[1] >= rule->lo[1] &&
+            x[1] <= rule->hi[1] && x[2] >= rule->lo[2] && x[2] <= rule->hi[2];
+    else
+      hit = group == rule->group;
+    if (hit) mat = rule->mat;
+  }
+  return mat;
+}

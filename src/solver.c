@@ -1,0 +1,368 @@
+/** @file solver.c  Discretisation set-up: ordering, clusters, tiles, operators; projection and norms. */
+#include "sq_solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t sq_disc_elem_bytes(const sq_disc *disc) {
+  return (size_t)disc->nbasis * SQ_NQ * sq_real_size(disc->opt.precision);
+}
+
+/* Per-element CFL time step dt_e = CFL d_e / ((2N+1) c_p) (eq. 3.36) and LTS clusters (eq. 3.38-3.39),
+ * normalised so that face neighbours differ by at most one cluster and rupture faces share one. */
+static void assign_clusters(sq_disc *d) {
+  const sq_mesh *m = d->mesh;
+  const int N = d->opt.order - 1;
+  d->dt_min = INFINITY;
+  for (int64_t c = 0; c < m->ncell; ++c) {
+    d->dt_stable[c] = d->opt.cfl * m->insphere[c] / ((2.0 * N + 1.0) * sq_material_vp(&d->material[c]));
+    d->dt_min = fmin(d->dt_min, d->dt_stable[c]);
+  }
+  const int rate = d->opt.lts_rate;
+  int maxc = 0;
+  for (int64_t c = 0; c < m->ncell; ++c) {
+    int l = 0;
+    if (rate > 1) {
+      double dtl = d->dt_min * rate;
+      while (dtl <= d->dt_stable[c] * (1.0 + 1e-12) && l + 1 < d->opt.max_clusters) {
+        ++l;
+        dtl *= rate;
+      }
+    }
+    d->cluster[c] = l;
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int64_t c = 0; c < m->ncell; ++c)
+      for (int f = 0; f < 4; ++f) {
+        const int64_t nb = m->face_neighbor[c * 4 + f];
+        if (nb < 0) continue;
+        const int limit = m->face_bc[c * 4 + f] == SQ_BC_RUPTURE ? d->cluster[nb] : d->cluster[nb] + 1;
+        if (d->cluster[c] > limit) {
+          d->cluster[c] = limit;
+          changed = 1;
+        }
+      }
+  }
+  for (int64_t c = 0; c < m->ncell; ++c) maxc = d->cluster[c] > maxc ? d->cluster[c] : maxc;
+  d->ncluster = maxc + 1;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int build_tiles(sq_disc *d) {
+  const sq_mesh *m = d->mesh;
+  /* order: by cluster, then mesh order (one rank: every element is interior) */
+  int64_t pos = 0;
+  for (int l = 0; l < d->ncluster; ++l)
+    for (int64_t c = 0; c < m->ncell; ++c)
+      if (d->cluster[c] == l) d->cell_of[pos++] = c;
+  for (int64_t e = 0; e < d->nelem; ++e) d->elem_of[d->cell_of[e]] = e;
+  int ntile = 0;
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t cnt = 0;
+    for (int64_t c = 0; c < m->ncell; ++c) cnt += d->cluster[c] == l;
+    ntile += (int)((cnt + d->opt.tile_size - 1) / d->opt.tile_size);
+  }
+  SQ_CALL(SQ_CALLOC(d->tile, ntile));
+  d->ntile = 0;
+  int64_t begin = 0;
+  while (begin < d->nelem) {
+    const int l = d->cluster[d->cell_of[begin]];
+    int64_t end = begin;
+    while (end < d->nelem && end - begin < d->opt.tile_size && d->cluster[d->cell_of[end]] == l) ++end;
+    sq_tile *t = &d->tile[d->ntile++];
+    t->begin = begin;
+    t->end = end;
+    t->cluster = l;
+    t->layer = SQ_LAYER_INTERIOR;
+    begin = end;
+  }
+  /* tile of each element, then each tile's neighbour-tile list */
+  int *tile_of;
+  SQ_CALL(SQ_CALLOC(tile_of, d->nelem));
+  for (int t = 0; t < d->ntile; ++t)
+    for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) tile_of[e] = t;
+  int64_t *buf;
+  SQ_CALL(SQ_CALLOC(buf, 4 * (size_t)d->opt.tile_size));
+  for (int t = 0; t < d->ntile; ++t) {
+    sq_tile *tl = &d->tile[t];
+    int64_t n = 0;
+    for (int64_t e = tl->begin; e < tl->end; ++e)
+      for (int f = 0; f < 4; ++f) {
+        const int64_t nb = m->face_neighbor[d->cell_of[e] * 4 + f];
+        if (nb >= 0) buf[n++] = tile_of[d->elem_of[nb]];
+      }
+    qsort(buf, n, sizeof(int64_t), cmp_i64);
+    int64_t u = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (u == 0 || buf[u - 1] != buf[i]) buf[u++] = buf[i];
+    tl->nneighbor = (int)u;
+    SQ_CALL(SQ_CALLOC(tl->neighbor, u > 0 ? u : 1));
+    for (int64_t i = 0; i < u; ++i) tl->neighbor[i] = (int)buf[i];
+    for (int64_t e = tl->begin; e < tl->end; ++e)
+      for (int f = 0; f < 4; ++f) {
+        sq_face_link *ln = &d->link[e * 4 + f];
+        const int64_t cell = d->cell_of[e];
+        const int64_t nb = m->face_neighbor[cell * 4 + f];
+        if (nb < 0) {
+          ln->kind = SQ_LINK_NONE;
+          continue;
+        }
+        const int64_t enb = d->elem_of[nb];
+        const int tn = tile_of[enb];
+        int slot = 0;
+        while (tl->neighbor[slot] != tn) ++slot;
+        ln->kind = SQ_LINK_TINT;
+        ln->flux = sq_ref_flux_index(f, m->face_nbface[cell * 4 + f], m->face_orient[cell * 4 + f]);
+        ln->slot = slot;
+        ln->index = (int32_t)(enb - d->tile[tn].begin);
+      }
+  }
+  SQ_FREE(buf);
+  SQ_FREE(tile_of);
+  return SQ_SUCCESS;
+}
+
+/* Store a row-major 9x9 double matrix, scaled, in the working precision. */
+static void store81(sq_precision p, void *base, size_t idx, const double *a, double scale) {
+  if (p == SQ_F64) {
+    double *o = (double *)base + idx * 81;
+    for (int i = 0; i < 81; ++i) o[i] = a[i] * scale;
+  } else {
+    float *o = (float *)base + idx * 81;
+    for (int i = 0; i < 81; ++i) o[i] = (float)(a[i] * scale);
+  }
+}
+
+static int build_operators(sq_disc *d) {
+  const sq_mesh *m = d->mesh;
+  const sq_precision p = d->opt.precision;
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    const int64_t c = d->cell_of[e];
+    const sq_material *mat = &d->material[c];
+    double star[3][81];
+    sq_star_matrices(mat, &m->jac_inv[c * 9], star);
+    for (int k = 0; k < 3; ++k) store81(p, d->star, (size_t)e * 3 + k, star[k], 1.0);
+    for (int f = 0; f < 4; ++f) {
+      const int64_t nb = m->face_neighbor[c * 4 + f];
+      const int bc = m->face_bc[c * 4 + f];
+      sq_flux_kind kind = SQ_FLUX_REGULAR;
+      if (nb < 0) kind = bc == SQ_BC_FREE ? SQ_FLUX_FREE : SQ_FLUX_ABSORB;
+      double loc[81], nbm[81];
+      int ierr = sq_flux_solvers(mat, nb >= 0 ? &d->material[nb] : mat, &m->face_normal[(c * 4 + f) * 3], kind, loc, nbm);
+      SQ_CHECK(!ierr, SQ_ERR_INPUT, "%s: cell %lld face %d: cannot build the flux solver (rho %g, lambda %g, mu %g)",
+               m->source, (long long)c, f, mat->rho, mat->lambda, mat->mu);
+      const double scale = 2.0 * m->face_area[c * 4 + f] / (6.0 * m->volume[c]); /* |S_j| / |J| */
+      store81(p, d->flux_local, (size_t)e * 4 + f, loc, scale);
+      store81(p, d->flux_nb, (size_t)e * 4 + f, nbm, scale);
+    }
+  }
+  return SQ_SUCCESS;
+}
+
+int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, sq_disc **disc) {
+  SQ_CHECK(opt->tile_size >= 1, SQ_ERR_INPUT, "tile size must be >= 1 (got %d)", opt->tile_size);
+  SQ_CHECK(opt->cfl > 0 && opt->cfl <= 1, SQ_ERR_INPUT, "CFL must be in (0, 1] (got %g)", opt->cfl);
+  for (int64_t c = 0; c < mesh->ncell; ++c) {
+    const sq_material *mt = &cell_material[c];
+    SQ_CHECK(isfinite(mt->rho) && isfinite(mt->lambda) && isfinite(mt->mu) && mt->rho > 0 && mt->mu > 0 &&
+                 mt->lambda + 2.0 / 3.0 * mt->mu > 0,
+             SQ_ERR_INPUT,
+             "%s: cell %lld (centroid %g %g %g) has a non-physical material rho=%g lambda=%g mu=%g "
+             "(need rho > 0, mu > 0, lambda + 2mu/3 > 0)",
+             mesh->source, (long long)c, mesh->centroid[c * 3], mesh->centroid[c * 3 + 1], mesh->centroid[c * 3 + 2],
+             mt->rho, mt->lambda, mt->mu);
+  }
+  sq_disc *d;
+  SQ_CALL(SQ_CALLOC(d, 1));
+  *disc = d;
+  d->opt = *opt;
+  if (d->opt.lts_rate < 1) d->opt.lts_rate = 1;
+  if (d->opt.max_clusters < 1) d->opt.max_clusters = 1;
+  d->mesh = mesh;
+  d->nelem = mesh->ncell;
+  SQ_CALL(sq_ref_create(opt->order, &d->ref));
+  d->nbasis = d->ref->nbasis;
+  SQ_CALL(SQ_CALLOC(d->cell_of, d->nelem));
+  SQ_CALL(SQ_CALLOC(d->elem_of, d->nelem));
+  SQ_CALL(SQ_CALLOC(d->material, d->nelem));
+  memcpy(d->material, cell_material, (size_t)d->nelem * sizeof(sq_material));
+  SQ_CALL(SQ_CALLOC(d->dt_stable, d->nelem));
+  SQ_CALL(SQ_CALLOC(d->cluster, d->nelem));
+  assign_clusters(d);
+  SQ_CALL(SQ_CALLOC(d->cluster_dt, d->ncluster));
+  for (int l = 0; l < d->ncluster; ++l) d->cluster_dt[l] = d->dt_min * pow(d->opt.lts_rate, l);
+  const size_t rs = sq_real_size(opt->precision), nq = (size_t)d->nbasis * SQ_NQ;
+  SQ_CALL(sq_calloc_aligned(&d->dofs, d->nelem * nq, rs));
+  SQ_CALL(sq_calloc_aligned(&d->tint, d->nelem * nq, rs));
+  SQ_CALL(sq_calloc_aligned(&d->star, d->nelem * 243, rs));
+  SQ_CALL(sq_calloc_aligned(&d->flux_local, d->nelem * 324, rs));
+  SQ_CALL(sq_calloc_aligned(&d->flux_nb, d->nelem * 324, rs));
+  SQ_CALL(SQ_CALLOC(d->link, d->nelem * 4));
+  SQ_CALL(build_tiles(d));
+  SQ_CALL(build_operators(d));
+  SQ_CALL(sq_kernel_pack(d->ref, opt->precision, &d->pack, &d->pack_bytes));
+  return SQ_SUCCESS;
+}
+
+void sq_disc_destroy(sq_disc *d) {
+  if (!d) return;
+  for (int t = 0; t < d->ntile; ++t) SQ_FREE(d->tile[t].neighbor);
+  SQ_FREE(d->tile);
+  SQ_FREE(d->cell_of);
+  SQ_FREE(d->elem_of);
+  SQ_FREE(d->material);
+  SQ_FREE(d->dt_stable);
+  SQ_FREE(d->cluster);
+  SQ_FREE(d->cluster_dt);
+  SQ_FREE(d->dofs);
+  SQ_FREE(d->tint);
+  SQ_FREE(d->star);
+  SQ_FREE(d->flux_local);
+  SQ_FREE(d->flux_nb);
+  SQ_FREE(d->link);
+  SQ_FREE(d->pack);
+  sq_ref_destroy(d->ref);
+  SQ_FREE(d);
+}
+
+static void ref_to_phys(const sq_mesh *m, int64_t c, const double xi[3], double x[3]) {
+  const int64_t *v = &m->cell_vert[c * 4];
+  const double *p0 = &m->vert[v[0] * 3];
+  for (int d = 0; d < 3; ++d) {
+    x[d] = p0[d];
+    for (int k = 1; k < 4; ++k) x[d] += xi[k - 1] * (m->vert[v[k] * 3 + d] - p0[d]);
+  }
+}
+
+static double get_real(const sq_disc *d, const void *base, size_t i) {
+  return d->opt.precision == SQ_F64 ? ((const double *)base)[i] : (double)((const float *)base)[i];
+}
+
+void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
+  const sq_ref *r = d->ref;
+  const int B = d->nbasis;
+  double *phi = malloc(sizeof(double) * B), acc[84 * 9];
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    const int64_t c = d->cell_of[e];
+    memset(acc, 0, sizeof(acc));
+    for (int iq = 0; iq < r->nvol; ++iq) {
+      double x[3], q[9];
+      ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
+      fn(ctx, x, t, q);
+      sq_basis_eval(d->opt.order, &r->vol_point[iq * 3], phi);
+      for (int p = 0; p < 9; ++p)
+        for (int k = 0; k < B; ++k) acc[k + p * B] += r->vol_weight[iq] * phi[k] * q[p];
+    }
+    for (int p = 0; p < 9; ++p)
+      for (int k = 0; k < B; ++k) {
+        const double v = acc[k + p * B] / r->mass[k];
+        const size_t i = (size_t)e * B * 9 + k + p * B;
+        if (d->opt.precision == SQ_F64) ((double *)d->dofs)[i] = v;
+        else ((float *)d->dofs)[i] = (float)v;
+      }
+  }
+  free(phi);
+}
+
+void sq_disc_eval(const sq_disc *d, int64_t e, const double xi[3], double q[9]) {
+  const int B = d->nbasis;
+  double phi[84];
+  sq_basis_eval(d->opt.order, xi, phi);
+  for (int p = 0; p < 9; ++p) {
+    double s = 0.0;
+    for (int k = 0; k < B; ++k) s += phi[k] * get_real(d, d->dofs, (size_t)e * B * 9 + k + p * B);
+    q[p] = s;
+  }
+}
+
+void sq_disc_l2_error(const sq_disc *d, sq_field_fn fn, const void *ctx, double t, double *err, double *norm) {
+  const sq_ref *r = d->ref;
+  double e2 = 0.0, n2 = 0.0;
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    const int64_t c = d->cell_of[e];
+    const double jac = 6.0 * d->mesh->volume[c];
+    for (int iq = 0; iq < r->nvol; ++iq) {
+      double x[3], q[9], qh[9];
+      ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
+      fn(ctx, x, t, q);
+      sq_disc_eval(d, e, &r->vol_point[iq * 3], qh);
+      for (int p = 0; p < 9; ++p) {
+        e2 += jac * r->vol_weight[iq] * (qh[p] - q[p]) * (qh[p] - q[p]);
+        n2 += jac * r->vol_weight[iq] * q[p] * q[p];
+      }
+    }
+  }
+  *err = sqrt(e2);
+  *norm = sqrt(n2);
+}
+
+double sq_disc_energy(const sq_disc *d) {
+  const sq_ref *r = d->ref;
+  double total = 0.0;
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    const int64_t c = d->cell_of[e];
+    const double jac = 6.0 * d->mesh->volume[c];
+    for (int iq = 0; iq < r->nvol; ++iq) {
+      double qh[9];
+      sq_disc_eval(d, e, &r->vol_point[iq * 3], qh);
+      total += jac * r->vol_weight[iq] * sq_energy_density(&d->material[c], qh);
+    }
+  }
+  return total;
+}
+
+int64_t sq_disc_find_nonfinite(const sq_disc *d) {
+  const size_t nq = (size_t)d->nbasis * 9;
+  for (int64_t e = 0; e < d->nelem; ++e)
+    for (size_t i = 0; i < nq; ++i)
+      if (!isfinite(get_real(d, d->dofs, e * nq + i))) return e;
+  return -1;
+}
+
+uint64_t sq_disc_hash(const sq_disc *d) {
+  uint64_t h = 1469598103934665603ULL;
+  const size_t eb = sq_disc_elem_bytes(d);
+  for (int64_t c = 0; c < d->mesh->ncell; ++c) {
+    const unsigned char *p = (const unsigned char *)d->dofs + (size_t)d->elem_of[c] * eb;
+    for (size_t i = 0; i < eb; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ULL;
+    }
+  }
+  return h;
+}
+
+void *sq_disc_elem_ptr(const sq_disc *d, void *base, int64_t e) {
+  return (char *)base + (size_t)e * sq_disc_elem_bytes(d);
+}
+
+void sq_disc_step_serial(sq_disc *d, double dt) {
+  const sq_precision p = d->opt.precision;
+  const int O = d->opt.order;
+  const size_t rs = sq_real_size(p);
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    sq_kernel_ader(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
+                   (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin), NULL);
+  }
+  int maxnb = 1;
+  for (int t = 0; t < d->ntile; ++t) maxnb = d->tile[t].nneighbor > maxnb ? d->tile[t].nneighbor : maxnb;
+  const void **nb = malloc(sizeof(void *) * maxnb);
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    const int64_t n = tl->end - tl->begin;
+    sq_kernel_local(p, O, n, d->pack, sq_disc_elem_ptr(d, d->tint, tl->begin),
+                    (char *)d->star + (size_t)tl->begin * 243 * rs, (char *)d->flux_local + (size_t)tl->begin * 324 * rs,
+                    sq_disc_elem_ptr(d, d->dofs, tl->begin));
+    for (int s = 0; s < tl->nneighbor; ++s) nb[s] = sq_disc_elem_ptr(d, d->tint, d->tile[tl->neighbor[s]].begin);
+    sq_kernel_neighbor(p, O, n, d->pack, d->link + tl->begin * 4, (char *)d->flux_nb + (size_t)tl->begin * 324 * rs, nb,
+                       NULL, NULL, sq_disc_elem_ptr(d, d->dofs, tl->begin));
+  }
+  free(nb);
+}

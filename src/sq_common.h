@@ -1,0 +1,60 @@
+/** @file sq_common.h  Error handling, precision tags and small utilities shared by every module. */
+#ifndef SQ_COMMON_H
+#define SQ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** Error codes returned by every host function (0 = success). */
+enum sq_error_code {
+  SQ_SUCCESS = 0,
+  SQ_ERR_INPUT = 1,   /**< bad user input: config, mesh, files */
+  SQ_ERR_IO = 2,      /**< a file could not be read or written */
+  SQ_ERR_MEMORY = 3,  /**< allocation failed */
+  SQ_ERR_NUMERIC = 4, /**< blow-up, singular matrix, failed convergence */
+  SQ_ERR_RUNTIME = 5, /**< StarPU / MPI / CUDA failure */
+  SQ_ERR_INTERNAL = 6 /**< a bug: an invariant did not hold */
+};
+
+/** Working precision of the solution arrays and kernels. */
+typedef enum { SQ_F64 = 0, SQ_F32 = 1 } sq_precision;
+
+/** Size in bytes of one real in precision @p p. */
+static inline size_t sq_real_size(sq_precision p) { return p == SQ_F64 ? sizeof(double) : sizeof(float); }
+
+/**
+ * @brief Record an error message (printf-style) with the source location; printed to stderr.
+ * @return @p code, so that it can be returned directly.
+ */
+int sq_error(int code, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** Check a condition; on failure report the message and return @p code from the calling function. */
+#define SQ_CHECK(cond, code, ...)                                                                  \
+  do {                                                                                             \
+    if (!(cond)) return sq_error((code), __FILE__, __LINE__, __VA_ARGS__);                         \
+  } while (0)
+
+/** Call a function returning an int error code and propagate a failure. */
+#define SQ_CALL(expr)                                                                              \
+  do {                                                                                             \
+    int sq_call_ierr_ = (expr);                                                                    \
+    if (sq_call_ierr_) return sq_call_ierr_;                                                       \
+  } while (0)
+
+/** Allocate zeroed memory for @p n objects of @p *ptr's type, 64-byte aligned; returns SQ_ERR_MEMORY on failure. */
+#define SQ_CALLOC(ptr, n) sq_calloc_aligned((void **)&(ptr), (size_t)(n), sizeof(*(ptr)))
+int sq_calloc_aligned(void **ptr, size_t n, size_t size);
+/** Free memory from SQ_CALLOC (NULL is fine) and set the pointer to NULL. */
+#define SQ_FREE(ptr)                                                                               \
+  do {                                                                                             \
+    sq_free_aligned(ptr);                                                                          \
+    (ptr) = NULL;                                                                                  \
+  } while (0)
+void sq_free_aligned(void *ptr);
+
+/** Verbosity of progress and diagnostic messages (0 quiet, 1 normal, 2 verbose). Set once at start-up. */
+extern int sq_verbosity;
+
+#endif

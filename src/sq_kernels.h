@@ -1,0 +1,73 @@
+/**
+ * @file sq_kernels.h  Element kernels of the ADER-DG update (thesis eq. 3.33-3.35, 4.1-4.2), for a
+ * contiguous block of elements, in single or double precision from one source (kernels_impl.h).
+ *
+ * Data layout, per element (all in the working precision):
+ * - dofs, tint:  B x 9 column-major (basis index fastest): entry (k, p) at [k + p*B];
+ * - derivs:      O blocks of B x 9 (time derivatives D^0..D^N, eq. 3.33), only where LTS needs them;
+ * - star:        3 x 81, A*_e row-major (eq. 3.16);
+ * - flux_local:  4 x 81, local flux solver of face j, scaled by |S_j|/|J| (eq. 3.11);
+ * - flux_nb:     4 x 81, neighbour flux solver of face j, scaled by |S_j|/|J|.
+ * A row-major 9x9 matrix A read column-major is A^T, so "X . Q . A^T" is one right-multiplication.
+ */
+#ifndef SQ_KERNELS_H
+#define SQ_KERNELS_H
+
+#include "sq_common.h"
+#include "sq_ref.h"
+
+/** Reference matrices packed in one buffer (order of SQ_PACK_* offsets, each B x B column-major). */
+enum {
+  SQ_PACK_KDER = 0,   /**< 3: M^-1 (int psi_l dpsi_k/dxi_e): time derivatives (eq. 3.33) */
+  SQ_PACK_KVOL = 3,   /**< 3: M^-1 (int dpsi_l/dxi_e psi_k): volume term */
+  SQ_PACK_FLOCAL = 6, /**< 4: M^-1 F^-_j */
+  SQ_PACK_FNB = 10,   /**< 48: M^-1 F^+_{j,i,h}, index sq_ref_flux_index(j,i,h) */
+  SQ_PACK_NMAT = 58
+};
+
+/** How a face reads its neighbour's data (LTS, thesis §3.5). */
+enum sq_link_kind {
+  SQ_LINK_NONE = 0,    /**< boundary face without neighbour */
+  SQ_LINK_TINT = 1,    /**< neighbour's time-integrated DOFs over our own step (same cluster / accumulated buffer) */
+  SQ_LINK_DERIVS = 2   /**< neighbour's derivatives: integrate over our sub-interval (slower neighbour) */
+};
+
+/** Per element and face: where the neighbour's data lives within the task's buffers. */
+typedef struct sq_face_link {
+  int32_t kind;  /**< enum sq_link_kind */
+  int32_t flux;  /**< sq_ref_flux_index(j, i, h) of F^+ */
+  int32_t slot;  /**< which neighbour buffer of the task */
+  int32_t index; /**< element index within that buffer */
+} sq_face_link;
+
+/** @brief Pack the reference matrices of @p ref into a new buffer in precision @p prec. */
+int sq_kernel_pack(const sq_ref *ref, sq_precision prec, void **pack, size_t *bytes);
+
+/**
+ * @brief ADER predictor: time derivatives by Cauchy-Kovalevski (eq. 3.33) and the time integral over
+ * [0, dt] (eq. 3.34) for @p n elements.  @p derivs may be NULL; if given it receives D^0..D^N.
+ */
+void sq_kernel_ader(sq_precision prec, int order, int64_t n, const void *pack, const void *dofs, const void *star,
+                    double dt, void *tint, void *derivs);
+
+/**
+ * @brief Volume and local-flux update: dofs += sum_e Kvol_e I A*_e^T - sum_j Flocal_j I Alocal_j^T.
+ */
+void sq_kernel_local(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
+                     const void *flux_local, void *dofs);
+
+/**
+ * @brief Neighbour-flux update: dofs -= sum_j Fnb_{j,i,h} I_nb Anb_j^T.
+ * @param links  n x 4 face links; slot/index address @p nb_data
+ * @param nb_data  per slot: base pointer of a neighbour buffer (tint, or derivs for SQ_LINK_DERIVS)
+ * @param nb_t0, nb_t1 for SQ_LINK_DERIVS: integrate the neighbour's Taylor series over [nb_t0, nb_t1]
+ *        measured from the neighbour's expansion time (one interval per slot)
+ */
+void sq_kernel_neighbor(sq_precision prec, int order, int64_t n, const void *pack, const sq_face_link *links,
+                        const void *flux_nb, const void *const *nb_data, const double *nb_t0, const double *nb_t1,
+                        void *dofs);
+
+/** @brief Time integral over [t0, t1] of the Taylor series with derivatives D^0..D^N (eq. 3.34, 3.40). */
+void sq_kernel_taylor(sq_precision prec, int order, int64_t n, const void *derivs, double t0, double t1, void *tint);
+
+#endif

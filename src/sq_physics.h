@@ -1,0 +1,74 @@
+/**
+ * @file sq_physics.h  Linear elasticity (thesis §2.1): Jacobians, star matrices (eq. 3.16), the
+ * rotation to face-aligned frames (eq. 3.2), Godunov flux solvers for heterogeneous materials
+ * (eq. 3.11) with free-surface (eq. 3.43) and absorbing (eq. 3.41) boundaries, and plane-wave
+ * eigenvectors for analytic solutions.
+ *
+ * Quantities are ordered (s_xx, s_yy, s_zz, s_xy, s_yz, s_xz, u, v, w): stresses, then particle
+ * velocities.  The system is dq/dt + A dq/dx + B dq/dy + C dq/dz = 0.  All 9x9 matrices are row-major.
+ */
+#ifndef SQ_PHYSICS_H
+#define SQ_PHYSICS_H
+
+#include "sq_common.h"
+
+/** Number of elastic quantities. */
+#define SQ_NQ 9
+
+/** Isotropic elastic material (Lame parameters and density). */
+typedef struct sq_material {
+  double rho, lambda, mu;
+} sq_material;
+
+/** P-wave speed sqrt((lambda + 2 mu) / rho). */
+double sq_material_vp(const sq_material *m);
+/** S-wave speed sqrt(mu / rho). */
+double sq_material_vs(const sq_material *m);
+
+/** @brief Jacobian n_x A + n_y B + n_z C of the elastic system along direction @p n (eq. 2.8). */
+void sq_jacobian(const sq_material *m, const double n[3], double jac[81]);
+
+/**
+ * @brief Star matrices A*_e = sum_d A_d d(xi_e)/d(x_d) (eq. 3.16), e = 0,1,2.
+ * @param jac_inv d(xi_e)/d(x_d) at [e*3+d] (sq_mesh.jac_inv)
+ */
+void sq_star_matrices(const sq_material *m, const double jac_inv[9], double star[3][81]);
+
+/**
+ * @brief Rotation T from the face-aligned frame (x' along @p n) to the global frame and its inverse
+ * (eq. 3.2): q_global = T q_aligned.  The tangents are any orthonormal completion of n.
+ */
+void sq_rotation(const double n[3], double T[81], double Tinv[81]);
+
+/** Face kinds seen by the flux solver. */
+typedef enum { SQ_FLUX_REGULAR, SQ_FLUX_FREE, SQ_FLUX_ABSORB } sq_flux_kind;
+
+/**
+ * @brief Godunov flux solvers of one face (eq. 3.11): the normal flux through the face with outward
+ * normal @p n is  F = local * q_minus + neighbor * q_plus.
+ * For SQ_FLUX_FREE the mirrored ghost state is folded into @p local and @p neighbor is zero;
+ * for SQ_FLUX_ABSORB the incoming waves are dropped (neighbor zero).
+ * @return SQ_ERR_NUMERIC if the eigenvector matrix is singular (e.g. rho <= 0).
+ */
+int sq_flux_solvers(const sq_material *minus, const sq_material *plus, const double n[3], sq_flux_kind kind,
+                    double local[81], double neighbor[81]);
+
+/** Plane-wave modes. */
+typedef enum { SQ_WAVE_P = 0, SQ_WAVE_S1 = 1, SQ_WAVE_S2 = 2 } sq_wave_kind;
+
+/**
+ * @brief Eigenvector r of the Jacobian along unit direction @p k for a wave of kind @p kind moving
+ * along +k (direction = +1) or -k (-1): q(x,t) = r f(k.x - speed t) solves the system.
+ * Normalised so that the velocity part has unit length.  S1/S2 use the tangents of sq_rotation(k).
+ * @param speed set to +c or -c
+ */
+void sq_plane_wave_eigenvector(const sq_material *m, const double k[3], sq_wave_kind kind, int direction,
+                               double r[9], double *speed);
+
+/** @brief Elastic + kinetic energy density of state @p q: (1/2) rho |v|^2 + (1/2) sigma : eps. */
+double sq_energy_density(const sq_material *m, const double q[9]);
+
+/** @brief Solve the dense n x n system A x = b (row-major, partial pivoting); A and b are overwritten. */
+int sq_solve_dense(int n, double *A, double *b);
+
+#endif

@@ -1,0 +1,120 @@
+/**
+ * @file sq_solver.h  The discretisation of one rank's mesh: element ordering by LTS cluster and layer,
+ * tiles (the unit of a task), per-element operators (star matrices, flux solvers), face links, the
+ * solution arrays, and projection / error / energy evaluation.  No StarPU here: the runtime layer
+ * registers these arrays tile by tile.
+ */
+#ifndef SQ_SOLVER_H
+#define SQ_SOLVER_H
+
+#include "sq_kernels.h"
+#include "sq_mesh.h"
+#include "sq_physics.h"
+
+/** Layers of a cluster (thesis §4.4): interior elements, copy elements (read by other ranks), ghosts. */
+enum sq_layer { SQ_LAYER_INTERIOR = 0, SQ_LAYER_COPY = 1, SQ_LAYER_GHOST = 2, SQ_NLAYERS = 3 };
+
+/** A tile: a contiguous block of elements of one cluster and layer; the unit of one task. */
+typedef struct sq_tile {
+  int64_t begin, end; /**< element range [begin, end) in local ordering */
+  int cluster, layer;
+  int nneighbor;      /**< number of tiles this tile's faces read from (itself included if needed) */
+  int *neighbor;      /**< their indices, ascending; the face links' slot indexes this list */
+} sq_tile;
+
+/** Options for sq_disc_create. */
+typedef struct sq_disc_options {
+  int order;
+  sq_precision precision;
+  double cfl;
+  int tile_size;
+  int lts_rate;      /**< 1 = GTS */
+  int max_clusters;
+} sq_disc_options;
+
+/** The discretisation (owns everything but the mesh). */
+typedef struct sq_disc {
+  sq_disc_options opt;
+  int nbasis;
+  const sq_mesh *mesh;
+  sq_ref *ref;
+  int64_t nelem;
+  int64_t *cell_of;      /**< local element -> mesh cell */
+  int64_t *elem_of;      /**< mesh cell -> local element */
+  sq_material *material; /**< per mesh cell */
+  double *dt_stable;     /**< per element CFL time step (eq. 3.36) */
+  int *cluster;          /**< per element LTS cluster */
+  int ncluster;
+  double *cluster_dt;    /**< per cluster time step */
+  double dt_min;         /**< smallest element time step */
+  int ntile;
+  sq_tile *tile;
+  /* working-precision arrays, contiguous per tile */
+  void *pack;            /**< reference matrices (sq_kernel_pack) */
+  size_t pack_bytes;
+  void *dofs, *tint;     /**< nelem x B x 9 */
+  void *star;            /**< nelem x 3 x 81 */
+  void *flux_local;      /**< nelem x 4 x 81 */
+  void *flux_nb;         /**< nelem x 4 x 81 */
+  sq_face_link *link;    /**< nelem x 4 */
+} sq_disc;
+
+/** An analytic field q(x, t) used for initial conditions and errors. */
+typedef void (*sq_field_fn)(const void *ctx, const double x[3], double t, double q[9]);
+
+/**
+ * @brief Build the discretisation of @p mesh with per-cell materials @p cell_material.
+ * Elements are ordered by cluster, then layer, then mesh order, and cut into tiles of at most
+ * opt->tile_size elements.  Fails with a message naming the cell for a non-physical material.
+ */
+int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, sq_disc **disc);
+/** Free everything (NULL is fine). */
+void sq_disc_destroy(sq_disc *disc);
+
+/** Bytes of one element's B x 9 block in the working precision. */
+size_t sq_disc_elem_bytes(const sq_disc *disc);
+
+/** @brief dofs := L2 projection of @p fn at time @p t. */
+void sq_disc_project(sq_disc *disc, sq_field_fn fn, const void *ctx, double t);
+/**
+ * @brief L2 error of the dofs against @p fn at time @p t, over all 9 quantities:
+ * @p err = ||q_h - q||, @p norm = ||q||.
+ */
+void sq_disc_l2_error(const sq_disc *disc, sq_field_fn fn, const void *ctx, double t, double *err, double *norm);
+/** @brief Total elastic + kinetic energy of the dofs. */
+double sq_disc_energy(const sq_disc *disc);
+/** @brief Index of the first element whose dofs hold a NaN/Inf, or -1. */
+int64_t sq_disc_find_nonfinite(const sq_disc *disc);
+/** @brief Evaluate the numerical solution of local element @p e at reference point @p xi. */
+void sq_disc_eval(const sq_disc *disc, int64_t e, const double xi[3], double q[9]);
+/** @brief 64-bit FNV-1a hash of the dofs in mesh-cell order (bitwise reproducibility checks). */
+uint64_t sq_disc_hash(const sq_disc *disc);
+
+/**
+ * @brief One global time step of size @p dt without any runtime system: ader on every tile, then
+ * local and neighbour updates tile by tile.  Per element it performs exactly the floating-point
+ * operations of the task graph, so task-based runs must match it bitwise.
+ */
+void sq_disc_step_serial(sq_disc *disc, double dt);
+
+/** Pointer to element @p e of a B x 9 per-element array in the working precision. */
+void *sq_disc_elem_ptr(const sq_disc *disc, void *base, int64_t e);
+
+/** Plane-wave (or Gaussian packet) superposition in a homogeneous material. */
+typedef struct sq_planewave {
+  double k[3];      /**< wave vector (rad per length unit) */
+  int gaussian;     /**< 0: sin(|k| s), 1: exp(-(s - center)^2 / width^2) with s = khat.x - c t */
+  double center, width;
+  int nmode;
+  double r[8][9];   /**< eigenvector times amplitude per mode */
+  double speed[8];  /**< signed speed per mode */
+} sq_planewave;
+
+/** @brief Set up a plane wave of @p nmode modes (kinds, directions, amplitudes) in material @p m. */
+void sq_planewave_init(sq_planewave *pw, const sq_material *m, const double k[3], int gaussian, double center,
+                       double width, int nmode, const sq_wave_kind *kind, const int *direction,
+                       const double *amplitude);
+/** sq_field_fn for an sq_planewave context. */
+void sq_planewave_eval(const void *ctx, const double x[3], double t, double q[9]);
+
+#endif
