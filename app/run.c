@@ -70,16 +70,18 @@ static int check_finite(const sq_sim *s) {
 }
 
 static void usage_run(void) {
-  printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--quiet] [--verbose]\n");
+  printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] "
+         "[--verbose]\n");
 }
 
 int sq_cmd_run(int argc, char **argv) {
-  const char *path = NULL, *sched = NULL;
+  const char *path = NULL, *sched = NULL, *outdir = NULL;
   int serial = 0, tile = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) serial = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) tile = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
+    else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (argv[i][0] == '-') {
@@ -96,6 +98,7 @@ int sq_cmd_run(int argc, char **argv) {
   SQ_CALL(sq_config_load(path, &cfg));
   if (tile > 0) cfg.tile_size = tile;
   if (sched) snprintf(cfg.scheduler, sizeof(cfg.scheduler), "%s", sched);
+  if (outdir) snprintf(cfg.output_dir, sizeof(cfg.output_dir), "%s", outdir);
   SQ_CALL(make_dir(cfg.output_dir));
 
   const double w0 = wall_now();

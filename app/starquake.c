@@ -9,7 +9,7 @@
 
 static void usage(void) {
   printf("starquake %s: ADER-DG earthquake simulation on StarPU\n\n"
-         "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--quiet] [--verbose]\n"
+         "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] [--verbose]\n"
          "       starquake verify planewave --order O [--precision single|double] [--json]\n"
          "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
          "       starquake --help | --version\n\n"

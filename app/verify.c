@@ -140,10 +140,11 @@ static int verify_planewave(int argc, char **argv) {
 
 /* ------------------------------------------------------ 1D packets: interface, free surface, absorbing */
 
-/** Analytic solution made of Gaussian packets along x: amplitude * r * exp(-((x - centre(t)) / w)^2) on [xlo, xhi). */
+/** Analytic solution made of Gaussian packets along x: r * exp(-((x - centre(t)) / w)^2) on [xlo, xhi).
+ *  A packet transmitted into a medium of speed c2 from one of speed c1 has its width scaled by c2/c1. */
 typedef struct packet_set {
   int n;
-  double r[4][9], x0[4], speed[4], t0[4], xlo[4], xhi[4], w;
+  double r[4][9], x0[4], speed[4], t0[4], xlo[4], xhi[4], w[4];
 } packet_set;
 
 static void packets_eval(const void *ctx, const double x[3], double t, double q[9]) {
@@ -152,7 +153,7 @@ static void packets_eval(const void *ctx, const double x[3], double t, double q[
   for (int i = 0; i < ps->n; ++i) {
     if (x[0] < ps->xlo[i] || x[0] >= ps->xhi[i]) continue;
     const double c = ps->x0[i] + ps->speed[i] * (t - ps->t0[i]);
-    const double g = exp(-(x[0] - c) * (x[0] - c) / (ps->w * ps->w));
+    const double g = exp(-(x[0] - c) * (x[0] - c) / (ps->w[i] * ps->w[i]));
     for (int p = 0; p < 9; ++p) q[p] += ps->r[i][p] * g;
   }
 }
@@ -167,6 +168,7 @@ static double fit_amplitude(const sq_disc *d, const packet_set *ps, int i, doubl
   one.t0[0] = ps->t0[i];
   one.xlo[0] = ps->xlo[i];
   one.xhi[0] = ps->xhi[i];
+  one.w[0] = ps->w[i];
   const sq_ref *r = d->ref;
   double num = 0.0, den = 0.0;
   for (int64_t e = 0; e < d->nelem; ++e) {
@@ -225,7 +227,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   sq_plane_wave_eigenvector(&m2, k, o.wave, 1, rtr, &c2);
   int it, iv;
   wave_components(o.wave, &it, &iv);
-  packet_set ps = {.w = width};
+  packet_set ps = {.w = {width, width, width, width}};
   const double xb = ex == EXP_INTERFACE ? 1.0 : L; /* where the packet hits */
   const double thit = (xb - x0) / c1;
   double Rc = 0.0, Tc = 0.0;
@@ -243,7 +245,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   for (int p = 0; p < 9; ++p) ps.r[1][p] = Rc * rre[p];
   ps.x0[1] = xb, ps.speed[1] = c1r, ps.t0[1] = thit, ps.xlo[1] = -1e9, ps.xhi[1] = ex == EXP_INTERFACE ? 1.0 : 1e9;
   for (int p = 0; p < 9; ++p) ps.r[2][p] = Tc * rtr[p];
-  ps.x0[2] = xb, ps.speed[2] = c2, ps.t0[2] = thit, ps.xlo[2] = 1.0, ps.xhi[2] = 1e9;
+  ps.x0[2] = xb, ps.speed[2] = c2, ps.t0[2] = thit, ps.xlo[2] = 1.0, ps.xhi[2] = 1e9, ps.w[2] = width * c2 / c1;
   /* run until the packets are separated from the boundary/interface by 2.5 widths */
   double t_end = o.end_time;
   if (t_end <= 0) t_end = ex == EXP_ABSORB ? thit + (3.0 * width) / c1 : thit + 2.5 * width / fmin(c1, c2);

@@ -1,5 +1,5 @@
 /**
- * @file config.c  YAML run configuration: libyaml events -> small node tree -> schema walk -> sq_config.
+ * @file config.c  YAML run configuration: libyaml events -> node tree -> schema walk -> sq_config.
  *
  * The schema is a set of static tables (sq_cfg_key rows), one per mapping.  A row names a key, its
  * type, whether it is required, its range and where the value goes (an offset into the struct that
@@ -9,9 +9,10 @@
  *
  * Error policy: the first problem found stops the load and is reported exactly once, as
  * "FILE:LINE: key 'section.key': what is wrong and what to do".  The tree is built completely
- * before the walk, so YAML syntax errors are reported before schema errors.  The walk visits keys in
- * table order (not file order); unknown and duplicate keys of a mapping are checked, in file order,
- * before any of its values.  On failure the caller's struct holds the defaults, never half a file.
+ * before the walk, so YAML syntax errors are reported before schema errors.  The walk visits keys
+ * in table order (not file order); unknown and duplicate keys of a mapping are checked, in file
+ * order, before any of its values.  On failure the caller's struct holds the defaults, never half a
+ * file.
  */
 #include "sq_config.h"
 #include "sq_ref.h"
@@ -37,7 +38,8 @@
 
 _Static_assert(sizeof(((sq_config *)0)->mesh_kind) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(((sq_config *)0)->ic_kind) == sizeof(int), "enum fields are stored as int");
-_Static_assert(sizeof(((sq_config *)0)->ic_profile) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(((sq_config *)0)->ic_profile) == sizeof(int),
+               "enum fields are stored as int");
 _Static_assert(sizeof(sq_precision) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(((sq_wave_mode *)0)->type) == sizeof(int), "enum fields are stored as int");
 
@@ -50,11 +52,11 @@ typedef enum { SQ_NODE_SCALAR, SQ_NODE_MAP, SQ_NODE_SEQ } sq_node_kind;
 /** One YAML node.  Mappings keep their pairs in file order (keys[i] -> items[i]). */
 typedef struct sq_node {
   sq_node_kind kind;
-  int line;            /**< 1-based line where the node starts */
-  char *text;          /**< scalar: the value, NUL-terminated (it may also contain NULs) */
-  size_t len;          /**< scalar: length of text in bytes */
-  int quoted;          /**< scalar: written in quotes or as a block scalar, i.e. a string */
-  size_t n, cap;       /**< map: pairs, seq: items */
+  int line;               /**< 1-based line where the node starts */
+  char *text;             /**< scalar: the value, NUL-terminated (it may also contain NULs) */
+  size_t len;             /**< scalar: length of text in bytes */
+  int quoted;             /**< scalar: written in quotes or as a block scalar, i.e. a string */
+  size_t n, cap;          /**< map: pairs, seq: items */
   struct sq_node **keys;  /**< map: key scalars */
   struct sq_node **items; /**< map: values, seq: items */
 } sq_node;
@@ -116,7 +118,8 @@ static int sq_node_is_null(const sq_node *node) {
 
 /** Does the scalar @p key spell @p name exactly? */
 static int sq_node_is(const sq_node *key, const char *name) {
-  return key->kind == SQ_NODE_SCALAR && key->len == strlen(name) && !memcmp(key->text, name, key->len);
+  return key->kind == SQ_NODE_SCALAR && key->len == strlen(name) &&
+         !memcmp(key->text, name, key->len);
 }
 
 /** Pair index of @p name in mapping @p map, or -1 (also for a NULL map). */
@@ -163,7 +166,7 @@ static void sq_cfg_show(char *out, size_t size, const char *text, size_t len) {
   out[o] = '\0';
 }
 
-/** Describe what the file holds where a value was expected: "'abc'", "a sequence of 2 items", ... */
+/** What the file holds where a value was expected: "'abc'", "a sequence of 2 items", ... */
 static const char *sq_cfg_found(const sq_node *node, char *out, size_t size) {
   char shown[4 * SQ_CFG_SHOW + 16];
   if (node->kind == SQ_NODE_MAP)
@@ -208,7 +211,8 @@ static int sq_cfg_fail(int src_line, const sq_cfg_parse *p, int line, const char
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   if (!path) return sq_error(SQ_ERR_INPUT, __FILE__, src_line, "%s:%d: %s", p->name, line, msg);
-  return sq_error(SQ_ERR_INPUT, __FILE__, src_line, "%s:%d: key '%s': %s", p->name, line, path, msg);
+  return sq_error(SQ_ERR_INPUT, __FILE__, src_line, "%s:%d: key '%s': %s", p->name, line, path,
+                  msg);
 }
 #define SQ_CFG_FAIL(p, line, path, ...) sq_cfg_fail(__LINE__, (p), (line), (path), __VA_ARGS__)
 
@@ -218,15 +222,16 @@ static int sq_cfg_missing(int src_line, const sq_cfg_parse *p, int given, int li
   char path[SQ_CFG_PATH];
   sq_cfg_join(path, sizeof(path), section, key, strlen(key));
   if (!section[0])
-    return sq_cfg_fail(src_line, p, line, path, "required section is missing; add a '%s:' section%s",
-                       key, hint);
+    return sq_cfg_fail(src_line, p, line, path,
+                       "required section is missing; add a '%s:' section%s", key, hint);
   if (given)
     return sq_cfg_fail(src_line, p, line, path,
                        "required key is missing from section '%s' (line %d); add '%s: ...'%s",
                        section, line, key, hint);
-  return sq_cfg_fail(src_line, p, line, path,
-                     "required key is missing: section '%s' is not in the file; add it with '%s: ...'%s",
-                     section, key, hint);
+  return sq_cfg_fail(
+      src_line, p, line, path,
+      "required key is missing: section '%s' is not in the file; add it with '%s: ...'%s", section,
+      key, hint);
 }
 #define SQ_CFG_MISSING(p, given, line, section, key, hint)                                         \
   sq_cfg_missing(__LINE__, (p), (given), (line), (section), (key), (hint))
@@ -347,13 +352,13 @@ typedef struct sq_cfg_key {
   int required;
   int range; /**< SQ_MIN_* | SQ_MAX_* (numbers, per component for triples) */
   double min, max;
-  size_t offset;              /**< where the value goes in the base struct */
-  size_t size;                /**< SQ_KEY_STRING: buffer size */
-  const sq_cfg_word *words;   /**< SQ_KEY_ENUM / SQ_KEY_STRING: allowed words, NULL-terminated */
-  const sq_cfg_schema *sub;   /**< SQ_KEY_MAP: nested schema (base + offset) */
-  sq_cfg_item_fn item;        /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
-  int min_items, max_items;   /**< SQ_KEY_SEQ */
-  sq_cfg_value_fn validate;   /**< optional extra check after the store */
+  size_t offset;            /**< where the value goes in the base struct */
+  size_t size;              /**< SQ_KEY_STRING: buffer size */
+  const sq_cfg_word *words; /**< SQ_KEY_ENUM / SQ_KEY_STRING: allowed words, NULL-terminated */
+  const sq_cfg_schema *sub; /**< SQ_KEY_MAP: nested schema (base + offset) */
+  sq_cfg_item_fn item;      /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
+  int min_items, max_items; /**< SQ_KEY_SEQ */
+  sq_cfg_value_fn validate; /**< optional extra check after the store */
 } sq_cfg_key;
 
 /** A mapping: its keys (terminated by a row with name NULL) and an optional cross-key check. */
@@ -365,9 +370,7 @@ struct sq_cfg_schema {
 static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
                       const sq_cfg_schema *schema, void *base);
 
-/* ---------------------------------------------------------------------------------------------- */
-/* Scalars                                                                                         */
-/* ---------------------------------------------------------------------------------------------- */
+/* ---- Scalars --------------------------------------------------------------------------------- */
 
 /** YAML 1.2 core integer: [-+]?[0-9]+ */
 static int sq_cfg_int_syntax(const char *s) {
@@ -500,7 +503,9 @@ static int sq_cfg_bool_word(const char *s) {
   return -1;
 }
 
-static int sq_cfg_is_bool_word(const char *s) { return sq_cfg_bool_word(s) >= 0; }
+static int sq_cfg_is_bool_word(const char *s) {
+  return sq_cfg_bool_word(s) >= 0;
+}
 
 static int sq_cfg_get_bool(sq_cfg_parse *p, const sq_node *node, const char *path, int *out) {
   char found[4 * SQ_CFG_SHOW + 64];
@@ -593,7 +598,7 @@ static int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_no
 }
 
 static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                          const char *path, void *base) {
+                          int key_line, const char *path, void *base) {
   char found[4 * SQ_CFG_SHOW + 64], item[SQ_CFG_PATH];
   size_t n = 0;
   if (node->kind == SQ_NODE_SEQ)
@@ -604,10 +609,9 @@ static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node 
                        "found %s",
                        sq_cfg_found(node, found, sizeof(found)));
   if (n > (size_t)key->max_items)
-    return SQ_CFG_FAIL(p, node->line, path, "too many items: at most %d, found %zu", key->max_items,
-                       n);
+    return SQ_CFG_FAIL(p, key_line, path, "too many items: at most %d, found %zu", key->max_items, n);
   if (n < (size_t)key->min_items)
-    return SQ_CFG_FAIL(p, node->line, path, "needs at least %d item%s, found %zu", key->min_items,
+    return SQ_CFG_FAIL(p, key_line, path, "needs at least %d item%s, found %zu", key->min_items,
                        key->min_items == 1 ? "" : "s", n);
   for (size_t i = 0; i < n; ++i) {
     sq_cfg_path_done(item, sizeof(item), snprintf(item, sizeof(item), "%s[%zu]", path, i));
@@ -659,16 +663,14 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
       SQ_CALL(sq_cfg_map(p, node, key_line, path, key->sub, field));
     break;
   case SQ_KEY_SEQ:
-    SQ_CALL(sq_cfg_get_seq(p, key, node, path, base));
+    SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base));
     break;
   }
   if (key->validate) SQ_CALL(key->validate(p, node, path, field));
   return SQ_SUCCESS;
 }
 
-/* ---------------------------------------------------------------------------------------------- */
-/* Mappings                                                                                        */
-/* ---------------------------------------------------------------------------------------------- */
+/* ---- Mappings -------------------------------------------------------------------------------- */
 
 static int sq_cfg_nkeys(const sq_cfg_schema *schema) {
   int n = 0;
@@ -702,7 +704,8 @@ static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
         }
   size_t o = 0;
   for (const sq_cfg_key *k = schema->keys; k->name && o < sizeof(list); ++k)
-    o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k == schema->keys ? "" : ", ", k->name);
+    o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k == schema->keys ? "" : ", ",
+                          k->name);
   if (path[0])
     snprintf(where, sizeof(where), "in '%s'", path);
   else
@@ -753,7 +756,8 @@ static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char 
     const sq_cfg_key *key = &schema->keys[j];
     sq_cfg_join(keypath, sizeof(keypath), path, key->name, strlen(key->name));
     if (seen[j]) {
-      SQ_CALL(sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
+      SQ_CALL(
+          sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
     } else if (key->required) {
       return SQ_CFG_MISSING(p, given, line, path, key->name, "");
     } else if (key->type == SQ_KEY_MAP && !key->item) {
@@ -769,7 +773,7 @@ static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char 
 /* The tables and their handlers                                                                  */
 /* ============================================================================================== */
 
-/* ---- shared checks ---------------------------------------------------------------------------- */
+/* ---- shared checks --------------------------------------------------------------------------- */
 
 static int sq_cfg_nonempty(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
   if (!((const char *)field)[0]) return SQ_CFG_FAIL(p, node->line, path, "must not be empty");
@@ -792,10 +796,13 @@ static int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line,
   return SQ_SUCCESS;
 }
 
-/* ---- mesh.box.boundary ------------------------------------------------------------------------ */
+/* ---- mesh.box.boundary ----------------------------------------------------------------------- */
 
+/* clang-format off */
 static const sq_cfg_word sq_cfg_bc_words[] = {
-    {"periodic", SQ_BC_PERIODIC}, {"free_surface", SQ_BC_FREE}, {"absorbing", SQ_BC_ABSORB}, {NULL, 0}};
+    {"periodic", SQ_BC_PERIODIC}, {"free_surface", SQ_BC_FREE}, {"absorbing", SQ_BC_ABSORB},
+    {NULL, 0}};
+/* clang-format on */
 
 static const char *sq_cfg_bc_word(int bc) {
   for (int i = 0; sq_cfg_bc_words[i].word; ++i)
@@ -830,6 +837,7 @@ static int sq_cfg_check_boundary(sq_cfg_parse *p, const sq_node *map, int line, 
   return SQ_SUCCESS;
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_boundary_keys[] = {
     {.name = "xmin", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 0 * sizeof(int)},
     {.name = "xmax", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 1 * sizeof(int)},
@@ -838,9 +846,10 @@ static const sq_cfg_key sq_cfg_boundary_keys[] = {
     {.name = "zmin", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 4 * sizeof(int)},
     {.name = "zmax", .type = SQ_KEY_ENUM, .words = sq_cfg_bc_words, .offset = 5 * sizeof(int)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_boundary_schema = {sq_cfg_boundary_keys, sq_cfg_check_boundary};
 
-/* ---- mesh.box.refine[i] ----------------------------------------------------------------------- */
+/* ---- mesh.box.refine[i] ---------------------------------------------------------------------- */
 
 typedef struct sq_cfg_zone {
   double lo[3], hi[3];
@@ -853,12 +862,14 @@ static int sq_cfg_check_zone(sq_cfg_parse *p, const sq_node *map, int line, cons
   return sq_cfg_check_box_order(p, map, line, path, zone->lo, zone->hi);
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_zone_keys[] = {
     {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_zone, lo)},
     {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_zone, hi)},
     {.name = "factor", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 2, .max = 16,
      .offset = offsetof(sq_cfg_zone, factor)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_zone_schema = {sq_cfg_zone_keys, sq_cfg_check_zone};
 
 static int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
@@ -873,7 +884,7 @@ static int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, cons
   return SQ_SUCCESS;
 }
 
-/* ---- mesh.box --------------------------------------------------------------------------------- */
+/* ---- mesh.box -------------------------------------------------------------------------------- */
 
 static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
                             void *base) {
@@ -881,32 +892,41 @@ static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const
   return sq_cfg_check_box_order(p, map, line, path, box->lo, box->hi);
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_box_keys[] = {
     {.name = "cells", .type = SQ_KEY_INT3, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 100000,
      .offset = offsetof(sq_box_params, n)},
     {.name = "lo", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_box_params, lo)},
     {.name = "hi", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_box_params, hi)},
-    {.name = "tets_per_cube", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 5, .max = 6,
+    {.name = "tets_per_cube", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE,
+     .min = 5, .max = 6,
      .offset = offsetof(sq_box_params, tets_per_cube)},
     {.name = "boundary", .type = SQ_KEY_MAP, .sub = &sq_cfg_boundary_schema,
      .offset = offsetof(sq_box_params, bc)},
-    {.name = "refine", .type = SQ_KEY_SEQ, .item = sq_cfg_zone_item, .min_items = 0, .max_items = 4},
+    {.name = "refine", .type = SQ_KEY_SEQ, .item = sq_cfg_zone_item,
+     .min_items = 0, .max_items = 4},
     {.name = "jitter", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 0.25,
      .offset = offsetof(sq_box_params, jitter)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_box_schema = {sq_cfg_box_keys, sq_cfg_check_box};
 
-/* ---- mesh ------------------------------------------------------------------------------------- */
+/* ---- mesh ------------------------------------------------------------------------------------ */
 
+/* clang-format off */
 static const sq_cfg_word sq_cfg_mesh_words[] = {
     {"box", SQ_MESH_BOX}, {"gmsh", SQ_MESH_GMSH}, {"puml", SQ_MESH_PUML}, {NULL, 0}};
+/* clang-format on */
 
-/** file only with gmsh/puml (then required, resolved against the config's folder), box only with box. */
+/** file only with gmsh/puml (then required, resolved against the config's folder), box only with
+ * box. */
 static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
                              void *base) {
   sq_config *cfg = base;
   char keypath[SQ_CFG_PATH];
-  const char *type = cfg->mesh_kind == SQ_MESH_GMSH ? "gmsh" : cfg->mesh_kind == SQ_MESH_PUML ? "puml" : "box";
+  const char *type = cfg->mesh_kind == SQ_MESH_GMSH   ? "gmsh"
+                     : cfg->mesh_kind == SQ_MESH_PUML ? "puml"
+                                                      : "box";
   if (cfg->mesh_kind == SQ_MESH_BOX) {
     if (sq_node_find(map, "file") >= 0) {
       sq_cfg_join(keypath, sizeof(keypath), path, "file", 4);
@@ -922,7 +942,8 @@ static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, cons
                        "only used with mesh.type box (mesh.type is %s); remove it", type);
   }
   if (sq_node_find(map, "file") < 0)
-    return SQ_CFG_MISSING(p, map != NULL, line, path, "file", " (mesh.type gmsh and puml read a file)");
+    return SQ_CFG_MISSING(p, map != NULL, line, path, "file",
+                          " (mesh.type gmsh and puml read a file)");
   if (cfg->mesh_file[0] != '/' && p->dir[0]) {
     size_t ld = strlen(p->dir), lf = strlen(cfg->mesh_file);
     if (ld + lf >= SQ_PATH_MAX) {
@@ -937,16 +958,19 @@ static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, cons
   return SQ_SUCCESS;
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_mesh_keys[] = {
     {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_mesh_words,
      .offset = offsetof(sq_config, mesh_kind)},
     {.name = "file", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
      .offset = offsetof(sq_config, mesh_file), .validate = sq_cfg_nonempty},
-    {.name = "box", .type = SQ_KEY_MAP, .sub = &sq_cfg_box_schema, .offset = offsetof(sq_config, box)},
+    {.name = "box", .type = SQ_KEY_MAP, .sub = &sq_cfg_box_schema,
+     .offset = offsetof(sq_config, box)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_mesh_schema = {sq_cfg_mesh_keys, sq_cfg_check_mesh};
 
-/* ---- materials -------------------------------------------------------------------------------- */
+/* ---- materials ------------------------------------------------------------------------------- */
 
 /** Everything a material entry may hold; which keys apply depends on the list. */
 typedef struct sq_cfg_rule_in {
@@ -956,38 +980,50 @@ typedef struct sq_cfg_rule_in {
   double rho, lambda, mu, vp, vs;
 } sq_cfg_rule_in;
 
+/* clang-format off */
 #define SQ_CFG_MATERIAL_KEYS                                                                       \
   {.name = "rho", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,               \
    .offset = offsetof(sq_cfg_rule_in, rho)},                                                       \
-  {.name = "lambda", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_cfg_rule_in, lambda)},             \
-  {.name = "mu", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                                 \
+  {.name = "lambda", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_cfg_rule_in, lambda)},            \
+  {.name = "mu", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                               \
    .offset = offsetof(sq_cfg_rule_in, mu)},                                                        \
-  {.name = "vp", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,                                \
+  {.name = "vp", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,                               \
    .offset = offsetof(sq_cfg_rule_in, vp)},                                                        \
-  {.name = "vs", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                                \
+  {.name = "vs", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                               \
    .offset = offsetof(sq_cfg_rule_in, vs)}
+/* clang-format on */
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_material_keys[] = {SQ_CFG_MATERIAL_KEYS, {.name = NULL}};
+/* clang-format on */
+/* clang-format off */
 static const sq_cfg_key sq_cfg_layer_keys[] = {
-    {.name = "z_top", .type = SQ_KEY_FLOAT, .required = 1, .offset = offsetof(sq_cfg_rule_in, z_top)},
+    {.name = "z_top", .type = SQ_KEY_FLOAT, .required = 1,
+     .offset = offsetof(sq_cfg_rule_in, z_top)},
     {.name = "z_bottom", .type = SQ_KEY_FLOAT, .required = 1,
      .offset = offsetof(sq_cfg_rule_in, z_bottom)},
     SQ_CFG_MATERIAL_KEYS,
     {.name = NULL}};
+/* clang-format on */
+/* clang-format off */
 static const sq_cfg_key sq_cfg_region_keys[] = {
     {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_rule_in, lo)},
     {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_cfg_rule_in, hi)},
     SQ_CFG_MATERIAL_KEYS,
     {.name = NULL}};
+/* clang-format on */
+/* clang-format off */
 static const sq_cfg_key sq_cfg_group_keys[] = {
     {.name = "group", .type = SQ_KEY_INT, .required = 1, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_cfg_rule_in, group)},
     SQ_CFG_MATERIAL_KEYS,
     {.name = NULL}};
+/* clang-format on */
 
 /**
- * (rho, lambda, mu) or (rho, vp, vs), not a mix; vp/vs become mu = rho vs^2, lambda = rho vp^2 - 2 mu.
- * Requires a positive bulk modulus lambda + 2 mu / 3 for the first form and vp > vs >= 0 for the second.
+ * (rho, lambda, mu) or (rho, vp, vs), not a mix; vp/vs become mu = rho vs^2, lambda = rho vp^2 - 2
+ * mu. Requires a positive bulk modulus lambda + 2 mu / 3 for the first form and vp > vs >= 0 for
+ * the second.
  */
 static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
                                  void *base) {
@@ -1002,13 +1038,16 @@ static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, 
                        "give either lambda and mu, or vp and vs, not both kinds");
   }
   if (has_l || has_m) {
-    if (!has_l) return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
-    if (!has_m) return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
+    if (!has_l)
+      return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
+    if (!has_m)
+      return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
     if (!(in->lambda + 2.0 * in->mu / 3.0 > 0.0)) {
       sq_cfg_join(keypath, sizeof(keypath), path, "lambda", 6);
-      return SQ_CFG_FAIL(p, sq_node_key_line(map, "lambda", line), keypath,
-                         "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)",
-                         in->lambda, in->mu);
+      return SQ_CFG_FAIL(
+          p, sq_node_key_line(map, "lambda", line), keypath,
+          "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)", in->lambda,
+          in->mu);
     }
     return SQ_SUCCESS;
   }
@@ -1097,21 +1136,33 @@ static int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, con
 }
 
 /* Table order is rule order: layers, then regions, then groups. */
+/* clang-format off */
 static const sq_cfg_key sq_cfg_materials_keys[] = {
     {.name = "default", .type = SQ_KEY_MAP, .required = 1, .item = sq_cfg_material_default},
-    {.name = "layers", .type = SQ_KEY_SEQ, .item = sq_cfg_layer_item, .max_items = SQ_MAX_MATERIALS},
-    {.name = "regions", .type = SQ_KEY_SEQ, .item = sq_cfg_region_item, .max_items = SQ_MAX_MATERIALS},
-    {.name = "groups", .type = SQ_KEY_SEQ, .item = sq_cfg_group_item, .max_items = SQ_MAX_MATERIALS},
+    {.name = "layers", .type = SQ_KEY_SEQ, .item = sq_cfg_layer_item,
+     .max_items = SQ_MAX_MATERIALS},
+    {.name = "regions", .type = SQ_KEY_SEQ, .item = sq_cfg_region_item,
+     .max_items = SQ_MAX_MATERIALS},
+    {.name = "groups", .type = SQ_KEY_SEQ, .item = sq_cfg_group_item,
+     .max_items = SQ_MAX_MATERIALS},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_materials_schema = {sq_cfg_materials_keys, NULL};
 
-/* ---- initial_condition ------------------------------------------------------------------------ */
+/* ---- initial_condition ----------------------------------------------------------------------- */
 
-static const sq_cfg_word sq_cfg_ic_words[] = {{"zero", SQ_IC_ZERO}, {"planewave", SQ_IC_PLANEWAVE}, {NULL, 0}};
+/* clang-format off */
+static const sq_cfg_word sq_cfg_ic_words[] = {
+    {"zero", SQ_IC_ZERO}, {"planewave", SQ_IC_PLANEWAVE}, {NULL, 0}};
+/* clang-format on */
+/* clang-format off */
 static const sq_cfg_word sq_cfg_profile_words[] = {
     {"sine", SQ_PROFILE_SINE}, {"gaussian", SQ_PROFILE_GAUSSIAN}, {NULL, 0}};
+/* clang-format on */
+/* clang-format off */
 static const sq_cfg_word sq_cfg_mode_words[] = {
     {"p", SQ_MODE_P}, {"s1", SQ_MODE_S1}, {"s2", SQ_MODE_S2}, {NULL, 0}};
+/* clang-format on */
 
 static int sq_cfg_direction(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
   int d;
@@ -1121,6 +1172,7 @@ static int sq_cfg_direction(sq_cfg_parse *p, const sq_node *node, const char *pa
   return SQ_SUCCESS;
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_mode_keys[] = {
     {.name = "type", .type = SQ_KEY_ENUM, .required = 1, .words = sq_cfg_mode_words,
      .offset = offsetof(sq_wave_mode, type)},
@@ -1128,6 +1180,7 @@ static const sq_cfg_key sq_cfg_mode_keys[] = {
     {.name = "direction", .type = SQ_KEY_INT, .offset = offsetof(sq_wave_mode, direction),
      .validate = sq_cfg_direction},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_mode_schema = {sq_cfg_mode_keys, NULL};
 
 static int sq_cfg_mode_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
@@ -1148,10 +1201,12 @@ static int sq_cfg_nonzero3(sq_cfg_parse *p, const sq_node *node, const char *pat
   return SQ_SUCCESS;
 }
 
-/** Keys that the chosen type/profile does not use are errors; planewave needs wave_vector and modes. */
+/** Keys that the chosen type/profile does not use are errors; planewave needs wave_vector and
+ * modes. */
 static int sq_cfg_check_ic(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
                            void *base) {
-  static const char *const planewave_only[] = {"wave_vector", "profile", "center", "width", "modes"};
+  static const char *const planewave_only[] = {"wave_vector", "profile", "center", "width",
+                                               "modes"};
   static const char *const gaussian_only[] = {"center", "width"};
   const sq_config *cfg = base;
   char keypath[SQ_CFG_PATH];
@@ -1179,8 +1234,10 @@ static int sq_cfg_check_ic(sq_cfg_parse *p, const sq_node *map, int line, const 
   return SQ_SUCCESS;
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_ic_keys[] = {
-    {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_ic_words, .offset = offsetof(sq_config, ic_kind)},
+    {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_ic_words,
+     .offset = offsetof(sq_config, ic_kind)},
     {.name = "wave_vector", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_config, ic_wave_vector),
      .validate = sq_cfg_nonzero3},
     {.name = "profile", .type = SQ_KEY_ENUM, .words = sq_cfg_profile_words,
@@ -1191,19 +1248,27 @@ static const sq_cfg_key sq_cfg_ic_keys[] = {
     {.name = "modes", .type = SQ_KEY_SEQ, .item = sq_cfg_mode_item, .min_items = 1,
      .max_items = SQ_MAX_MODES},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_ic_schema = {sq_cfg_ic_keys, sq_cfg_check_ic};
 
-/* ---- equations -------------------------------------------------------------------------------- */
+/* ---- equations ------------------------------------------------------------------------------- */
 
-static const sq_cfg_word sq_cfg_precision_words[] = {{"double", SQ_F64}, {"single", SQ_F32}, {NULL, 0}};
+/* clang-format off */
+static const sq_cfg_word sq_cfg_precision_words[] = {
+    {"double", SQ_F64}, {"single", SQ_F32}, {NULL, 0}};
+/* clang-format on */
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_lts_keys[] = {
-    {.name = "rate", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1, .offset = offsetof(sq_config, lts_rate)},
+    {.name = "rate", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_config, lts_rate)},
     {.name = "max_clusters", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
      .offset = offsetof(sq_config, lts_max_clusters)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_lts_schema = {sq_cfg_lts_keys, NULL};
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_equations_keys[] = {
     {.name = "order", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = SQ_ORDER_MIN,
      .max = SQ_ORDER_MAX, .offset = offsetof(sq_config, order)},
@@ -1215,9 +1280,10 @@ static const sq_cfg_key sq_cfg_equations_keys[] = {
      .offset = offsetof(sq_config, end_time)},
     {.name = "lts", .type = SQ_KEY_MAP, .sub = &sq_cfg_lts_schema, .offset = 0},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_equations_schema = {sq_cfg_equations_keys, NULL};
 
-/* ---- output ----------------------------------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 static int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
   const char *s = field;
@@ -1232,14 +1298,15 @@ static int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path,
       if (n > strlen(c)) n = strlen(c);
       char shown[32];
       sq_cfg_show(shown, sizeof(shown), c, n);
-      return SQ_CFG_FAIL(p, node->line, path,
-                         "character '%s' is not allowed; use only letters, digits, '_', '.' and '-'",
-                         shown);
+      return SQ_CFG_FAIL(
+          p, node->line, path,
+          "character '%s' is not allowed; use only letters, digits, '_', '.' and '-'", shown);
     }
   }
   return SQ_SUCCESS;
 }
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "directory", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
      .offset = offsetof(sq_config, output_dir), .validate = sq_cfg_nonempty},
@@ -1248,15 +1315,19 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_config, output_interval)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, NULL};
 
-/* ---- runtime ---------------------------------------------------------------------------------- */
+/* ---- runtime --------------------------------------------------------------------------------- */
 
+/* clang-format off */
 static const sq_cfg_word sq_cfg_scheduler_words[] = {
     {"", 0},      {"eager", 0}, {"prio", 0},  {"random", 0},     {"ws", 0},    {"lws", 0},
     {"dm", 0},    {"dmda", 0},  {"dmdar", 0}, {"dmdas", 0},      {"dmdasd", 0}, {"heteroprio", 0},
     {"pheft", 0}, {"peager", 0}, {NULL, 0}};
+/* clang-format on */
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
      .offset = offsetof(sq_config, tile_size)},
@@ -1265,10 +1336,12 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "merge_neighbor_clusters", .type = SQ_KEY_BOOL,
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, NULL};
 
-/* ---- top level -------------------------------------------------------------------------------- */
+/* ---- top level ------------------------------------------------------------------------------- */
 
+/* clang-format off */
 static const sq_cfg_key sq_cfg_root_keys[] = {
     {.name = "mesh", .type = SQ_KEY_MAP, .required = 1, .sub = &sq_cfg_mesh_schema},
     {.name = "materials", .type = SQ_KEY_MAP, .required = 1, .sub = &sq_cfg_materials_schema},
@@ -1277,6 +1350,7 @@ static const sq_cfg_key sq_cfg_root_keys[] = {
     {.name = "output", .type = SQ_KEY_MAP, .sub = &sq_cfg_output_schema},
     {.name = "runtime", .type = SQ_KEY_MAP, .sub = &sq_cfg_runtime_schema},
     {.name = NULL}};
+/* clang-format on */
 static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, NULL};
 
 /* ============================================================================================== */
@@ -1290,7 +1364,8 @@ static int sq_cfg_mark_line(yaml_mark_t mark) {
 static int sq_cfg_yaml_error(const sq_cfg_parse *p, const yaml_parser_t *yp) {
   switch (yp->error) {
   case YAML_MEMORY_ERROR:
-    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "%s: out of memory while reading YAML", p->name);
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "%s: out of memory while reading YAML",
+                    p->name);
   case YAML_READER_ERROR: {
     int line = 1;
     for (size_t i = 0; i < yp->problem_offset && i < p->len; ++i) line += p->buf[i] == '\n';
@@ -1303,9 +1378,10 @@ static int sq_cfg_yaml_error(const sq_cfg_parse *p, const yaml_parser_t *yp) {
     char context[256] = "";
     size_t at = yp->problem_mark.index;
     if (at < p->len && p->buf[at] == '\t')
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "%s:%d:%zu: YAML syntax error: a tab character; YAML indents with spaces only",
-                      p->name, sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1);
+      return sq_error(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "%s:%d:%zu: YAML syntax error: a tab character; YAML indents with spaces only", p->name,
+          sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1);
     if (yp->context)
       snprintf(context, sizeof(context), " (%s, line %d column %zu)", yp->context,
                sq_cfg_mark_line(yp->context_mark), yp->context_mark.column + 1);
@@ -1326,8 +1402,8 @@ static int sq_cfg_next(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *e
 }
 
 /** Build the node starting with @p event (consumed) and everything below it. */
-static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event, int depth,
-                            sq_node **out) {
+static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event,
+                            int depth, sq_node **out) {
   int line = sq_cfg_mark_line(event->start_mark);
   *out = NULL;
   if (depth > SQ_CFG_MAX_DEPTH) {
@@ -1356,14 +1432,16 @@ static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event
   }
   case YAML_ALIAS_EVENT:
     yaml_event_delete(event);
-    return SQ_CFG_FAIL(p, line, NULL, "YAML aliases (*name) are not supported; write the value out");
+    return SQ_CFG_FAIL(p, line, NULL,
+                       "YAML aliases (*name) are not supported; write the value out");
   case YAML_SEQUENCE_START_EVENT:
   case YAML_MAPPING_START_EVENT: {
     int is_map = event->type == YAML_MAPPING_START_EVENT;
     yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
     yaml_event_delete(event);
     sq_node *node = sq_node_new(is_map ? SQ_NODE_MAP : SQ_NODE_SEQ, line);
-    if (!node) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
+    if (!node)
+      return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
     for (;;) {
       yaml_event_t next;
       sq_node *key = NULL, *item = NULL;
@@ -1445,9 +1523,10 @@ static int sq_cfg_read_tree(const sq_cfg_parse *p, sq_node **root) {
       rc = sq_cfg_empty(p, 1);
     } else if (!rc && (*root)->kind != SQ_NODE_MAP) {
       char found[4 * SQ_CFG_SHOW + 64];
-      rc = SQ_CFG_FAIL(p, (*root)->line, NULL,
-                       "the top level must be a mapping of sections (mesh:, materials:, ...), found %s",
-                       sq_cfg_found(*root, found, sizeof(found)));
+      rc = SQ_CFG_FAIL(
+          p, (*root)->line, NULL,
+          "the top level must be a mapping of sections (mesh:, materials:, ...), found %s",
+          sq_cfg_found(*root, found, sizeof(found)));
     }
   }
   yaml_parser_delete(&yp);
@@ -1515,8 +1594,8 @@ int sq_config_load(const char *path, sq_config *cfg) {
   sq_config_default(cfg);
   SQ_CHECK(path, SQ_ERR_INTERNAL, "sq_config_load: path is NULL");
   SQ_CHECK(path[0], SQ_ERR_IO, "config file path is empty");
-  SQ_CHECK(strlen(path) < SQ_PATH_MAX, SQ_ERR_INPUT, "config file path is longer than %d bytes: %.60s...",
-           SQ_PATH_MAX - 1, path);
+  SQ_CHECK(strlen(path) < SQ_PATH_MAX, SQ_ERR_INPUT,
+           "config file path is longer than %d bytes: %.60s...", SQ_PATH_MAX - 1, path);
   FILE *file = fopen(path, "rb");
   if (!file)
     return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open config file '%s': %s", path,

@@ -38,7 +38,7 @@ typedef struct sq_config {
 
   /* mesh: */
   enum { SQ_MESH_BOX, SQ_MESH_GMSH, SQ_MESH_PUML } mesh_kind;
-  char mesh_file[SQ_PATH_MAX]; /**< GMSH / PUML: path relative to the config file's folder */
+  char mesh_file[SQ_PATH_MAX]; /**< GMSH / PUML: mesh.file resolved against the config's folder */
   sq_box_params box;           /**< BOX */
 
   /* materials: */
