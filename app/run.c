@@ -34,6 +34,7 @@ static int make_dir(const char *path) {
 /** Progress on stderr: a bar on a terminal, plain lines otherwise. */
 typedef struct progress {
   double t_end, wall0, last;
+  double updates_per_sync; /**< element updates actually done per sync interval (LTS work) */
   int tty;
 } progress;
 
@@ -43,7 +44,7 @@ static void progress_show(progress *p, const sq_sim *s, int final) {
   p->last = now;
   const double frac = p->t_end > 0 ? s->time / p->t_end : 1.0;
   const double eta = frac > 0 ? el * (1.0 - frac) / frac : 0.0;
-  const double rate = el > 0 ? (double)s->steps * s->disc->nelem / el : 0.0;
+  const double rate = el > 0 ? (double)s->steps * p->updates_per_sync / el : 0.0;
   if (sq_verbosity < 1) return;
   if (p->tty) {
     char bar[31];
@@ -118,9 +119,10 @@ int sq_cmd_run(int argc, char **argv) {
     printf("  order      %d (%d basis functions), %s precision\n", cfg.order, d->nbasis,
            cfg.precision == SQ_F64 ? "double" : "single");
     printf("  tiles      %d of <= %d elements\n", d->ntile, cfg.tile_size);
-    printf("  dt         %.6g (CFL %.3g), end time %.6g\n", d->dt_min, cfg.cfl, cfg.end_time);
+    printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg.cfl, cfg.end_time);
     printf("  memory     about %.1f MiB on the host for the solution and operators\n", bytes / 1048576.0);
     printf("  runtime    %s\n", serial ? "serial reference (no StarPU)" : "StarPU");
+    sq_disc_print_clusters(d, stdout);
     fflush(stdout);
   }
 
@@ -140,7 +142,9 @@ int sq_cmd_run(int argc, char **argv) {
   sq_sim_plan(s, cfg.end_time, &dt, &nsteps);
   const int64_t out_every =
       cfg.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg.output_interval / dt + 0.5)) : nsteps;
-  progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .tty = isatty(2)};
+  double lts_work, gts_work;
+  sq_disc_lts_work(d, &lts_work, &gts_work);
+  progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = lts_work, .tty = isatty(2)};
   const double t_loop = wall_now();
   int64_t done = 0, chunk = 1;
   while (done < nsteps && !ierr) {
@@ -168,12 +172,14 @@ int sq_cmd_run(int argc, char **argv) {
     else {
       double err = NAN, norm = NAN;
       if (s->has_analytic) sq_disc_l2_error(d, sq_planewave_eval, &s->pw, s->time, &err, &norm);
-      const double ups = (double)nsteps * d->nelem / t_steps;
-      fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsteps: %lld\ndt: %.10e\nend_time: %.10e\n",
+      const double ups = (double)nsteps * lts_work / t_steps;
+      fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
               cfg.path, (long long)d->nelem, cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
               (long long)nsteps, dt, s->time);
-      fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\nenergy: %.10e\n", t_steps, ups,
-              sq_disc_energy(d));
+      fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
+      fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
+              (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
+      fprintf(fs, "energy: %.10e\n", sq_disc_energy(d));
       if (s->has_analytic) fprintf(fs, "l2_error_relative: %.6e\n", err / norm);
       fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)sq_disc_hash(d));
       fclose(fs);

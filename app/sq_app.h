@@ -27,9 +27,9 @@ void sq_app_starpu_stop(void);
 
 /** @brief Build the mesh, materials, discretisation and initial condition of @p cfg. */
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **sim);
-/** @brief Advance by @p nsteps global steps of @p dt and wait for the result (host dofs valid). */
+/** @brief Advance by @p nsteps sync intervals of @p dt (one GTS step each without LTS) and wait for the result. */
 int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt);
-/** @brief The GTS step that reaches @p t_end in a whole number of steps: sets @p dt and @p nsteps. */
+/** @brief The sync interval (slowest cluster's step) that reaches @p t_end in a whole number: sets @p dt, @p nsteps. */
 void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
 /** Free the simulation (unregisters StarPU data first). */
 void sq_sim_destroy(sq_sim *sim);
@@ -38,5 +38,7 @@ void sq_sim_destroy(sq_sim *sim);
 int sq_cmd_run(int argc, char **argv);
 /** @brief `starquake verify ...` */
 int sq_cmd_verify(int argc, char **argv);
+/** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */
+int sq_cmd_mesh(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static void usage(void) {
          "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] [--verbose]\n"
          "       starquake verify planewave --order O [--precision single|double] [--json]\n"
          "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
+         "       starquake mesh info FILE | starquake mesh convert IN OUT   (.msh Gmsh, .puml.h5 PUML)\n"
          "       starquake --help | --version\n\n"
          "The configuration keys are documented in docs/CONFIG.md.  StarPU reads its usual environment\n"
          "variables (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ...).\n",
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   }
   int ierr;
   if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
+  else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);
   else ierr = sq_cmd_run(argc - 1, argv + 1);
   return ierr ? 1 : 0;
 }

@@ -23,6 +23,9 @@ typedef struct verify_opts {
   sq_wave_kind wave;
   int cells;       /**< 1D experiments: cells along x */
   int tile_size;
+  int lts_rate;    /**< planewave: LTS rate (1 = GTS) */
+  int graded;      /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
+  int merge;       /**< merged neighbour-cluster tasks */
 } verify_opts;
 
 static int parse_opts(int argc, char **argv, verify_opts *o) {
@@ -40,6 +43,9 @@ static int parse_opts(int argc, char **argv, verify_opts *o) {
     else if (!strcmp(a, "--end-time") && more) o->end_time = atof(argv[++i]);
     else if (!strcmp(a, "--cells") && more) o->cells = atoi(argv[++i]);
     else if (!strcmp(a, "--tile-size") && more) o->tile_size = atoi(argv[++i]);
+    else if (!strcmp(a, "--lts-rate") && more) o->lts_rate = atoi(argv[++i]);
+    else if (!strcmp(a, "--graded")) o->graded = 1;
+    else if (!strcmp(a, "--merge")) o->merge = 1;
     else if (!strcmp(a, "--wave") && more) {
       const char *w = argv[++i];
       SQ_CHECK(!strcmp(w, "p") || !strcmp(w, "s"), SQ_ERR_INPUT, "--wave must be 'p' or 's' (got '%s')", w);
@@ -70,6 +76,9 @@ static void base_config(sq_config *c, const verify_opts *o) {
   c->material_default = (sq_material){.rho = 1.0, .lambda = 2.0, .mu = 1.0};
   c->nrules = 0;
   c->tile_size = o->tile_size > 0 ? o->tile_size : 64;
+  c->lts_rate = o->lts_rate > 0 ? o->lts_rate : 1;
+  c->lts_max_clusters = 20;
+  c->merge_neighbor_clusters = o->merge;
 }
 
 /* ---------------------------------------------------------------- plane wave convergence */
@@ -77,23 +86,38 @@ static void base_config(sq_config *c, const verify_opts *o) {
 static int verify_planewave(int argc, char **argv) {
   verify_opts o = {.order = 3, .precision = SQ_F64, .end_time = 0.1};
   SQ_CALL(parse_opts(argc, argv, &o));
+  if (o.graded)
+    for (int m = 0; m < o.nmesh; ++m)
+      SQ_CHECK(o.mesh[m] % 4 == 0, SQ_ERR_INPUT, "verify: --graded needs mesh sizes divisible by 4 (got %d)",
+               o.mesh[m]);
   if (o.nmesh == 0) { /* defaults: coarse enough to stay above round-off, fine enough to be asymptotic */
     static const int defaults[8][3] = {{0}, {0}, {4, 8, 16}, {4, 8, 16}, {2, 4, 8}, {2, 4, 8}, {2, 4, 6}, {2, 3, 4}};
     o.nmesh = 3;
     for (int i = 0; i < 3; ++i) o.mesh[i] = defaults[o.order][i];
   }
   double h[8], err[8], rate[8];
+  int ncl[8];
   for (int m = 0; m < o.nmesh; ++m) {
     sq_config c;
     base_config(&c, &o);
     c.end_time = o.end_time;
     sq_box_params_default(&c.box);
     for (int d = 0; d < 3; ++d) c.box.n[d] = o.mesh[m];
-    c.ic_kind = SQ_IC_PLANEWAVE;
     const double twopi = 2.0 * M_PI;
     c.ic_wave_vector[0] = twopi;
     c.ic_wave_vector[1] = twopi;
     c.ic_wave_vector[2] = twopi;
+    if (o.graded) { /* one cell thick in z, slab x in [1/4, 1/2] refined 16x along x: three LTS clusters */
+      c.box.n[2] = 1;
+      c.box.hi[2] = 1.0 / o.mesh[m];
+      c.box.nzones = 1;
+      c.box.zone_factor[0] = 16;
+      for (int d = 0; d < 3; ++d) c.box.zone_lo[0][d] = 0.0, c.box.zone_hi[0][d] = c.box.hi[d];
+      c.box.zone_lo[0][0] = 0.25;
+      c.box.zone_hi[0][0] = 0.5;
+      c.ic_wave_vector[2] = 0.0;
+    }
+    c.ic_kind = SQ_IC_PLANEWAVE;
     c.ic_profile = SQ_PROFILE_SINE;
     c.ic_nmodes = 3;
     c.ic_modes[0] = (sq_wave_mode){.type = SQ_MODE_P, .amplitude = 1.0, .direction = 1};
@@ -116,15 +140,19 @@ static int verify_planewave(int argc, char **argv) {
     sq_disc_l2_error(s->disc, sq_planewave_eval, &s->pw, s->time, &e, &norm);
     h[m] = 1.0 / o.mesh[m];
     err[m] = e / norm;
+    ncl[m] = s->disc->ncluster;
     rate[m] = m > 0 ? log(err[m - 1] / err[m]) / log(h[m - 1] / h[m]) : NAN;
     if (!o.json)
-      printf("  mesh %3d^3 x 6 tets  h=%.4f  steps=%5lld  rel. L2 error %.4e  rate %s%.2f\n", o.mesh[m], h[m],
-             (long long)n, err[m], m ? "" : "  -", m ? rate[m] : 0.0);
+      printf("  mesh %3d^%d x 6 tets  h=%.4f  clusters=%d  sync steps=%5lld  rel. L2 error %.4e  rate %s%.2f\n",
+             o.mesh[m], o.graded ? 2 : 3, h[m], ncl[m], (long long)n, err[m], m ? "" : "  -", m ? rate[m] : 0.0);
     sq_sim_destroy(s);
   }
   sq_app_starpu_stop();
   if (o.json) {
-    printf("{\"order\": %d, \"precision\": \"%s\", \"h\": [", o.order, o.precision == SQ_F64 ? "double" : "single");
+    printf("{\"order\": %d, \"precision\": \"%s\", \"lts_rate\": %d, \"graded\": %s, \"clusters\": [", o.order,
+           o.precision == SQ_F64 ? "double" : "single", o.lts_rate > 0 ? o.lts_rate : 1, o.graded ? "true" : "false");
+    for (int m = 0; m < o.nmesh; ++m) printf("%s%d", m ? ", " : "", ncl[m]);
+    printf("], \"h\": [");
     for (int m = 0; m < o.nmesh; ++m) printf("%s%.10g", m ? ", " : "", h[m]);
     printf("], \"errors\": [");
     for (int m = 0; m < o.nmesh; ++m) printf("%s%.6e", m ? ", " : "", err[m]);
@@ -319,6 +347,7 @@ int sq_cmd_verify(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "--help")) {
     printf("usage: starquake verify planewave --order O [--precision single|double] [--json] [--meshes n1,n2,...]\n"
            "                                  [--end-time T] [--serial] [--tile-size N]\n"
+           "                                  [--lts-rate R] [--graded] [--merge]\n"
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }

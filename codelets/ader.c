@@ -1,14 +1,24 @@
-/** @file ader.c  Codelet "ader": the ADER time predictor of one tile (thesis eq. 3.33-3.34). */
+/**
+ * @file ader.c  Codelet "ader": the ADER time predictor of one tile (thesis eq. 3.33-3.34), with the
+ * local-time-stepping extras of §3.5: the time derivatives kept for faster neighbours and the
+ * buffer of time-integrated DOFs accumulated for slower ones (eq. 3.40).
+ */
 #include "sq_codelets.h"
+
+/* Buffers: fixed ones, then the optional derivatives and LTS buffer. */
+enum { ADER_PACK, ADER_DOFS, ADER_STAR, ADER_TINT, ADER_FIRST_OPTIONAL };
 
 static void ader_cpu(void *buffers[], void *cl_arg) {
   const sq_step_args *a = cl_arg;
-  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  const void *dofs = (const void *)STARPU_VECTOR_GET_PTR(buffers[1]);
-  const void *star = (const void *)STARPU_VECTOR_GET_PTR(buffers[2]);
-  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[3]);
-  const int64_t n = STARPU_VECTOR_GET_NX(buffers[1]);
-  sq_kernel_ader(a->precision, a->order, n, pack, dofs, star, a->dt, tint, NULL);
+  int next = ADER_FIRST_OPTIONAL;
+  void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *buffer = a->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[ADER_DOFS]);
+  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_TINT]);
+  sq_kernel_ader(a->precision, a->order, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_PACK]),
+                 (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_DOFS]),
+                 (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_STAR]), a->dt, tint, derivs);
+  if (buffer) sq_kernel_accumulate(a->precision, a->order, n, tint, a->buffer == SQ_BUFFER_RESET, buffer);
 }
 
 static struct starpu_perfmodel ader_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_ader"};
@@ -16,20 +26,33 @@ static struct starpu_perfmodel ader_model = {.type = STARPU_HISTORY_BASED, .symb
 static struct starpu_codelet ader_cl = {
     .cpu_funcs = {ader_cpu},
     .cpu_funcs_name = {"ader_cpu"},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &ader_model,
     .name = "sq_ader",
 };
 
-int sq_insert_ader(sq_runtime *rt, int tile, double dt, int priority) {
+int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mode, int priority) {
+  const sq_tile *tl = &rt->disc->tile[tile];
+  SQ_CHECK(buffer_mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);
   sq_step_args *a = malloc(sizeof(*a));
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  a->precision = rt->disc->opt.precision;
-  a->order = rt->disc->opt.order;
-  a->dt = dt;
-  int ret = starpu_task_insert(&ader_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_R, rt->pack,
-                               STARPU_R, rt->dofs[tile], STARPU_R, rt->star[tile], STARPU_W, rt->tint[tile], 0);
+  *a = (sq_step_args){.precision = rt->disc->opt.precision,
+                      .order = rt->disc->opt.order,
+                      .dt = dt,
+                      .store_derivs = tl->needs_derivs,
+                      .buffer = buffer_mode};
+  struct starpu_data_descr descr[ADER_FIRST_OPTIONAL + 2] = {
+      [ADER_PACK] = {rt->pack, STARPU_R},
+      [ADER_DOFS] = {rt->dofs[tile], STARPU_R},
+      [ADER_STAR] = {rt->star[tile], STARPU_R},
+      [ADER_TINT] = {rt->tint[tile], STARPU_W},
+  };
+  int nbuf = ADER_FIRST_OPTIONAL;
+  if (a->store_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
+  if (buffer_mode != SQ_BUFFER_NONE)
+    descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], buffer_mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
+  int ret = starpu_task_insert(&ader_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
+                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting ader task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

@@ -26,9 +26,7 @@ static struct starpu_codelet local_cl = {
 int sq_insert_local(sq_runtime *rt, int tile, int priority) {
   sq_step_args *a = malloc(sizeof(*a));
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  a->precision = rt->disc->opt.precision;
-  a->order = rt->disc->opt.order;
-  a->dt = 0.0;
+  *a = (sq_step_args){.precision = rt->disc->opt.precision, .order = rt->disc->opt.order};
   int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_R, rt->pack,
                                STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
                                STARPU_RW, rt->dofs[tile], 0);

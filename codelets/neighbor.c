@@ -1,22 +1,35 @@
 /**
  * @file neighbor.c  Codelet "neighbor": neighbour-flux update of one tile (thesis eq. 4.2).  The task
- * reads the time-integrated DOFs of every tile its faces touch; that read list is what lets StarPU
- * order it after those tiles' predictors, with no explicit barrier.
+ * reads the data of every tile its faces touch -- the time-integrated DOFs of same-cluster tiles,
+ * the accumulated buffers of faster ones, the derivatives of slower ones (§3.5) -- and that read
+ * list is what lets StarPU order it after their predictors, with no explicit barrier.
  */
 #include "sq_codelets.h"
 
 /* Fixed buffers before the variable list of neighbour tiles. */
 enum { NB_PACK, NB_FLUX, NB_LINK, NB_DOFS, NB_FIRST };
 
+/** Arguments: the step args plus, per neighbour slot, the integration interval for derivatives. */
+typedef struct neighbor_args {
+  sq_step_args step;
+  int nslot;
+  double interval[]; /* nslot x {t0, t1} */
+} neighbor_args;
+
 static void neighbor_cpu(void *buffers[], void *cl_arg) {
-  const sq_step_args *a = cl_arg;
+  const neighbor_args *a = cl_arg;
   const unsigned nbuf = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
   const void *nb_data[nbuf];
-  for (unsigned s = NB_FIRST; s < nbuf; ++s) nb_data[s - NB_FIRST] = (const void *)STARPU_VECTOR_GET_PTR(buffers[s]);
-  sq_kernel_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[NB_DOFS]),
+  double t0[nbuf], t1[nbuf];
+  for (unsigned s = NB_FIRST; s < nbuf; ++s) {
+    nb_data[s - NB_FIRST] = (const void *)STARPU_VECTOR_GET_PTR(buffers[s]);
+    t0[s - NB_FIRST] = a->interval[2 * (s - NB_FIRST)];
+    t1[s - NB_FIRST] = a->interval[2 * (s - NB_FIRST) + 1];
+  }
+  sq_kernel_neighbor(a->step.precision, a->step.order, STARPU_VECTOR_GET_NX(buffers[NB_DOFS]),
                      (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_PACK]),
                      (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[NB_LINK]),
-                     (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_FLUX]), nb_data, NULL, NULL,
+                     (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_FLUX]), nb_data, t0, t1,
                      (void *)STARPU_VECTOR_GET_PTR(buffers[NB_DOFS]));
 }
 
@@ -30,22 +43,34 @@ static struct starpu_codelet neighbor_cl = {
     .name = "sq_neighbor",
 };
 
-int sq_insert_neighbor(sq_runtime *rt, int tile, int priority) {
-  const sq_tile *tl = &rt->disc->tile[tile];
+int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int priority) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
   const int nbuf = NB_FIRST + tl->nneighbor;
+  const size_t args_size = sizeof(neighbor_args) + 2 * sizeof(double) * tl->nneighbor;
   struct starpu_data_descr *descr = malloc(sizeof(*descr) * nbuf);
-  sq_step_args *a = malloc(sizeof(*a));
+  neighbor_args *a = malloc(args_size);
   SQ_CHECK(descr && a, SQ_ERR_MEMORY, "out of memory");
-  a->precision = rt->disc->opt.precision;
-  a->order = rt->disc->opt.order;
-  a->dt = 0.0;
-  descr[NB_PACK] = (struct starpu_data_descr){.handle = rt->pack, .mode = STARPU_R};
-  descr[NB_FLUX] = (struct starpu_data_descr){.handle = rt->flux_nb[tile], .mode = STARPU_R};
-  descr[NB_LINK] = (struct starpu_data_descr){.handle = rt->link[tile], .mode = STARPU_R};
-  descr[NB_DOFS] = (struct starpu_data_descr){.handle = rt->dofs[tile], .mode = STARPU_RW};
-  for (int s = 0; s < tl->nneighbor; ++s)
-    descr[NB_FIRST + s] = (struct starpu_data_descr){.handle = rt->tint[tl->neighbor[s]], .mode = STARPU_R};
-  int ret = starpu_task_insert(&neighbor_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
+  a->step = (sq_step_args){.precision = d->opt.precision, .order = d->opt.order, .dt = dt};
+  a->nslot = tl->nneighbor;
+  descr[NB_PACK] = (struct starpu_data_descr){rt->pack, STARPU_R};
+  descr[NB_FLUX] = (struct starpu_data_descr){rt->flux_nb[tile], STARPU_R};
+  descr[NB_LINK] = (struct starpu_data_descr){rt->link[tile], STARPU_R};
+  descr[NB_DOFS] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
+  for (int s = 0; s < tl->nneighbor; ++s) {
+    const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
+    starpu_data_handle_t h = rt->tint[nt];
+    a->interval[2 * s] = a->interval[2 * s + 1] = 0.0;
+    if (lnb < tl->cluster) h = rt->buffer[nt]; /* faster: its tint accumulated over our step */
+    if (lnb > tl->cluster) {                   /* slower: its derivatives over our sub-interval */
+      h = rt->derivs[nt];
+      a->interval[2 * s] = substep * dt;
+      a->interval[2 * s + 1] = (substep + 1) * dt;
+    }
+    SQ_CHECK(h, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its LTS data", tile, nt);
+    descr[NB_FIRST + s] = (struct starpu_data_descr){h, STARPU_R};
+  }
+  int ret = starpu_task_insert(&neighbor_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting neighbor task for tile %d failed (%d)", tile, ret);

@@ -17,6 +17,8 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
   SQ_CALL(SQ_CALLOC(rt->flux_local, nt));
   SQ_CALL(SQ_CALLOC(rt->flux_nb, nt));
   SQ_CALL(SQ_CALLOC(rt->link, nt));
+  SQ_CALL(SQ_CALLOC(rt->derivs, nt));
+  SQ_CALL(SQ_CALLOC(rt->buffer, nt));
   const size_t rs = sq_real_size(d->opt.precision), eb = sq_disc_elem_bytes(d);
   starpu_vector_data_register(&rt->pack, STARPU_MAIN_RAM, (uintptr_t)d->pack, 1, d->pack_bytes);
   for (int t = 0; t < nt; ++t) {
@@ -27,6 +29,8 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
     register_block(&rt->flux_local[t], d->flux_local, b, n, 324 * rs);
     register_block(&rt->flux_nb[t], d->flux_nb, b, n, 324 * rs);
     register_block(&rt->link[t], d->link, b, n, 4 * sizeof(sq_face_link));
+    if (d->tile[t].needs_derivs) register_block(&rt->derivs[t], d->derivs, b, n, eb * d->opt.order);
+    if (d->tile[t].needs_buffer) register_block(&rt->buffer[t], d->buffer, b, n, eb);
   }
   *out = rt;
   return SQ_SUCCESS;
@@ -53,6 +57,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
     starpu_data_unregister(rt->flux_local[t]);
     starpu_data_unregister(rt->flux_nb[t]);
     starpu_data_unregister(rt->link[t]);
+    if (rt->derivs[t]) starpu_data_unregister(rt->derivs[t]);
+    if (rt->buffer[t]) starpu_data_unregister(rt->buffer[t]);
   }
   starpu_data_unregister(rt->pack);
   SQ_FREE(rt->dofs);
@@ -61,5 +67,7 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt->flux_local);
   SQ_FREE(rt->flux_nb);
   SQ_FREE(rt->link);
+  SQ_FREE(rt->derivs);
+  SQ_FREE(rt->buffer);
   SQ_FREE(rt);
 }

@@ -20,7 +20,16 @@ typedef struct sq_runtime {
   starpu_data_handle_t *flux_local; /**< per tile, read-only */
   starpu_data_handle_t *flux_nb;    /**< per tile, read-only */
   starpu_data_handle_t *link;       /**< per tile, read-only face links */
+  starpu_data_handle_t *derivs;     /**< per tile with needs_derivs (LTS), else NULL entries */
+  starpu_data_handle_t *buffer;     /**< per tile with needs_buffer (LTS), else NULL entries */
 } sq_runtime;
+
+/** What the predictor does with the LTS buffer of a tile whose elements have slower neighbours. */
+typedef enum {
+  SQ_BUFFER_NONE = 0,      /**< no slower neighbour: no buffer */
+  SQ_BUFFER_RESET = 1,     /**< first sub-step of the slower cluster's step: buffer = tint */
+  SQ_BUFFER_ACCUMULATE = 2 /**< later sub-steps: buffer += tint (eq. 3.40) */
+} sq_buffer_mode;
 
 /** @brief Register every tile's data of @p disc with StarPU (starpu_init must have been called). */
 int sq_runtime_create(sq_disc *disc, sq_runtime **rt);
@@ -29,18 +38,35 @@ int sq_runtime_sync(sq_runtime *rt);
 /** @brief Unregister everything (data returns to the host arrays) and free @p rt. */
 void sq_runtime_destroy(sq_runtime *rt);
 
-/** @brief Insert the ADER predictor of @p tile over a step @p dt (reads dofs, writes tint). */
-int sq_insert_ader(sq_runtime *rt, int tile, double dt, int priority);
+/**
+ * @brief Insert the ADER predictor of @p tile over a step @p dt: reads dofs, writes tint, and where
+ * LTS needs them the derivatives and the buffer (@p buffer_mode).
+ */
+int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mode, int priority);
 /** @brief Insert the volume + local-flux update of @p tile (reads tint, updates dofs). */
 int sq_insert_local(sq_runtime *rt, int tile, int priority);
-/** @brief Insert the neighbour-flux update of @p tile (reads the neighbour tiles' tint, updates dofs). */
-int sq_insert_neighbor(sq_runtime *rt, int tile, int priority);
+/**
+ * @brief Insert the neighbour-flux update of @p tile over its step [t, t + dt], which is sub-step
+ * @p substep of the slower cluster's step: reads the same-cluster neighbours' tint, the faster
+ * neighbours' buffers and the slower neighbours' derivatives (integrated over
+ * [substep dt, (substep + 1) dt] from their expansion time); updates dofs.
+ */
+int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int priority);
+
+/**
+ * @brief Insert one task doing ader + local for several tiles, tile @p tiles[i] with step @p dt[i]
+ * and LTS buffer mode @p buffer_mode[i] (merged neighbour-cluster tasks, thesis §6.5.3).
+ */
+int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
+                             const sq_buffer_mode *buffer_mode, int priority);
 
 /** Arguments shared by the step codelets. */
 typedef struct sq_step_args {
   sq_precision precision;
   int order;
   double dt;
+  int store_derivs;         /**< ader: a derivatives buffer follows tint */
+  sq_buffer_mode buffer;    /**< ader: an LTS buffer follows */
 } sq_step_args;
 
 #endif

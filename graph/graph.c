@@ -1,14 +1,102 @@
-/** @file graph.c  Global time stepping as a task graph (thesis eq. 3.35, 4.1-4.2). */
+/**
+ * @file graph.c  Clustered local time stepping as a task graph (thesis §3.5, eq. 3.35, 3.40, 4.1-4.2).
+ *
+ * The walk is the sequential LTS algorithm: a step of cluster l over [T, T + dt_l] predicts cluster
+ * l (ader + local), then lets the faster cluster l-1 take its `rate` sub-steps inside [T, T + dt_l]
+ * -- those read l's derivatives and fill their buffer for l -- and finally corrects cluster l with
+ * the neighbour fluxes.  StarPU turns the data accesses into the DAG, so independent clusters and
+ * tiles overlap freely.
+ */
 #include "sq_graph.h"
 
 int sq_graph_layer_priority(int layer) { return layer == SQ_LAYER_COPY ? 1 : 0; }
 
-int sq_graph_gts_step(sq_runtime *rt, double dt) {
-  const sq_disc *d = rt->disc;
-  /* predictor of every tile: time-integrated DOFs over [t, t + dt] */
-  for (int t = 0; t < d->ntile; ++t) SQ_CALL(sq_insert_ader(rt, t, dt, sq_graph_layer_priority(d->tile[t].layer)));
-  /* element-local update, then the fluxes from the neighbours' predictions */
-  for (int t = 0; t < d->ntile; ++t) SQ_CALL(sq_insert_local(rt, t, sq_graph_layer_priority(d->tile[t].layer)));
-  for (int t = 0; t < d->ntile; ++t) SQ_CALL(sq_insert_neighbor(rt, t, sq_graph_layer_priority(d->tile[t].layer)));
+typedef struct lts_walk {
+  sq_runtime *rt;
+  const sq_graph_options *opt;
+  const double *dt; /* per cluster */
+} lts_walk;
+
+/* Buffer mode of cluster l's predictor at sub-step k of the slower cluster's step. */
+static sq_buffer_mode buffer_mode(const sq_tile *t, int substep) {
+  if (!t->needs_buffer) return SQ_BUFFER_NONE;
+  return substep == 0 ? SQ_BUFFER_RESET : SQ_BUFFER_ACCUMULATE;
+}
+
+/* ader + local of every tile of cluster l. */
+static int predict(const lts_walk *w, int l, int substep) {
+  const sq_disc *d = w->rt->disc;
+  if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++;
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    if (tl->cluster != l) continue;
+    SQ_CALL(sq_insert_ader(w->rt, t, w->dt[l], buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
+    SQ_CALL(sq_insert_local(w->rt, t, sq_graph_layer_priority(tl->layer)));
+  }
   return SQ_SUCCESS;
+}
+
+/* neighbour fluxes of every tile of cluster l. */
+static int correct(const lts_walk *w, int l, int substep) {
+  const sq_disc *d = w->rt->disc;
+  if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++;
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    if (tl->cluster != l) continue;
+    SQ_CALL(sq_insert_neighbor(w->rt, t, w->dt[l], substep, sq_graph_layer_priority(tl->layer)));
+  }
+  return SQ_SUCCESS;
+}
+
+/*
+ * Merged neighbour-cluster predictors (thesis §6.5.3): cluster l at sub-step `substep` and cluster
+ * l-1 at its sub-step 0 start together, so their ader + local work is independent; submit it as
+ * tasks that each take one tile of both clusters (leftover tiles alone).
+ */
+static int predict_merged(const lts_walk *w, int l, int substep) {
+  const sq_disc *d = w->rt->disc;
+  if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++, w->opt->count_predict[l - 1]++;
+  int ia = 0, ib = 0;
+  for (;;) {
+    while (ia < d->ntile && d->tile[ia].cluster != l) ++ia;
+    while (ib < d->ntile && d->tile[ib].cluster != l - 1) ++ib;
+    if (ia >= d->ntile && ib >= d->ntile) break;
+    int tiles[2], n = 0, prio = 0;
+    double dt[2];
+    sq_buffer_mode mode[2];
+    if (ia < d->ntile) {
+      tiles[n] = ia, dt[n] = w->dt[l], mode[n] = buffer_mode(&d->tile[ia], substep), ++n;
+      prio = sq_graph_layer_priority(d->tile[ia].layer);
+      ++ia;
+    }
+    if (ib < d->ntile) {
+      tiles[n] = ib, dt[n] = w->dt[l - 1], mode[n] = buffer_mode(&d->tile[ib], 0), ++n;
+      const int pb = sq_graph_layer_priority(d->tile[ib].layer);
+      prio = pb > prio ? pb : prio;
+      ++ib;
+    }
+    SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
+  }
+  return SQ_SUCCESS;
+}
+
+/* One step of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when a
+ * merged task already did this step's predictor. */
+static int cluster_step(const lts_walk *w, int l, int substep, int predicted) {
+  const int merge = w->opt && w->opt->merge_neighbor_clusters && l > 0 && !predicted;
+  if (merge) SQ_CALL(predict_merged(w, l, substep));
+  else if (!predicted) SQ_CALL(predict(w, l, substep));
+
+  if (l > 0)
+    for (int k = 0; k < w->rt->disc->opt.lts_rate; ++k) SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0));
+  return correct(w, l, substep);
+}
+
+int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_options *opt) {
+  const sq_disc *d = rt->disc;
+  double dt[64];
+  SQ_CHECK(d->ncluster <= 64, SQ_ERR_INPUT, "at most 64 LTS clusters are supported (got %d)", d->ncluster);
+  for (int l = d->ncluster - 1; l >= 0; --l) dt[l] = l == d->ncluster - 1 ? dt_sync : dt[l + 1] / d->opt.lts_rate;
+  const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
+  return cluster_step(&w, d->ncluster - 1, 0, 0);
 }

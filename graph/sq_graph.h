@@ -1,6 +1,6 @@
 /**
  * @file sq_graph.h  The time-stepping algorithm expressed as task insertions.  StarPU derives every
- * dependency from the access modes; nothing here waits inside a step.
+ * dependency from the access modes; nothing here waits inside a sync interval.
  */
 #ifndef SQ_GRAPH_H
 #define SQ_GRAPH_H
@@ -10,10 +10,18 @@
 /** Task priority of a layer: copy-layer work first, so that halo sends can start early. */
 int sq_graph_layer_priority(int layer);
 
+/** Options of the task graph. */
+typedef struct sq_graph_options {
+  int merge_neighbor_clusters; /**< submit the predictors of clusters l+1 and l that start together as one task */
+  int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
+  int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
+} sq_graph_options;
+
 /**
- * @brief Submit one global time step (GTS) of size @p dt: every tile's predictor, then its local
- * and neighbour updates.  Returns as soon as the tasks are submitted.
+ * @brief Submit one sync interval of clustered local time stepping (thesis §3.5, §4.4): the
+ * slowest cluster takes one step of @p dt_sync, cluster l takes rate^(L-1-l) steps of dt_sync /
+ * rate^(L-1-l).  With one cluster this is one global time step.  Returns once submitted.
  */
-int sq_graph_gts_step(sq_runtime *rt, double dt);
+int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_options *opt);
 
 #endif

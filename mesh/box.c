@@ -91,6 +91,8 @@ static void box_template_init(box_template *t, int ntet, const int (*tets)[4]) {
 /*
  * Node coordinates along one axis.  Base cell i spans [lo + i h, lo + (i+1) h]; it is split into
  * f_i cells, f_i the largest factor of the zones containing it along this axis (1 if none).
+ * A zone that spans the whole box along an axis does not refine that axis: refining every cell of
+ * an axis is what a larger n does, and this lets a zone describe a refined slab (graded meshes).
  */
 static int box_axis_nodes(const sq_box_params *p, int axis, double **nodes, int *ncells) {
   const int nbase = p->n[axis];
@@ -103,6 +105,10 @@ static int box_axis_nodes(const sq_box_params *p, int axis, double **nodes, int 
     double x0 = lo + (hi - lo) * i / nbase, x1 = lo + (hi - lo) * (i + 1) / nbase;
     factor[i] = 1;
     for (int z = 0; z < p->nzones; z++) {
+      if (p->zone_lo[z][axis] <= lo + eps && p->zone_hi[z][axis] >= hi - eps) {
+        covered[z] = 1; /* whole axis: not refined along it */
+        continue;
+      }
       if (x0 >= p->zone_lo[z][axis] - eps && x1 <= p->zone_hi[z][axis] + eps) {
         covered[z] = 1;
         if (p->zone_factor[z] > factor[i]) factor[i] = p->zone_factor[z];

@@ -39,19 +39,37 @@ static herr_t h5_innermost(unsigned n, const H5E_error2_t *err, void *data) {
   return 0;
 }
 
-/* Report "PUML file PATH: <what> (HDF5: <innermost error>)" and clear the HDF5 error stack. */
-static int h5_error(int code, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int h5_error(int code, const char *path, const char *fmt, ...) {
-  char what[512], detail[256] = "";
+/* Take the innermost description of HDF5's error stack into @p detail (256 bytes) and clear the stack.
+ * Call it right after the failing call: any later successful HDF5 call clears the stack. */
+static void h5_take_detail(char *detail) {
+  detail[0] = '\0';
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_innermost, detail);
+  H5Eclear2(H5E_DEFAULT);
+}
+
+/* Report "PUML file PATH: <what> (HDF5: <detail>)". */
+static int h5_report(int code, const char *path, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int h5_report(int code, const char *path, const char *detail, const char *fmt, ...) {
+  char what[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_innermost, detail);
-  H5Eclear2(H5E_DEFAULT);
-  if (detail[0])
-    return sq_error(code, __FILE__, __LINE__, "PUML file %s: %s (HDF5: %s)", path, what, detail);
+  if (detail[0]) return sq_error(code, __FILE__, __LINE__, "PUML file %s: %s (HDF5: %s)", path, what, detail);
   return sq_error(code, __FILE__, __LINE__, "PUML file %s: %s", path, what);
+}
+
+/* h5_report with the current error stack: call it right after the failing HDF5 call. */
+static int h5_error(int code, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int h5_error(int code, const char *path, const char *fmt, ...) {
+  char what[512], detail[256];
+  h5_take_detail(detail);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return h5_report(code, path, detail, "%s", what);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -146,13 +164,15 @@ static int h5_read_rows(const char *path, const h5_dset *d, hid_t memtype, int64
   hid_t fspace = H5Dget_space(d->id);
   hid_t mspace = H5Screate_simple(d->rank, count, NULL);
   herr_t status = -1;
+  char detail[256] = "";
   if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
     status = H5Dread(d->id, memtype, mspace, fspace, H5P_DEFAULT, buf);
+  if (status < 0) h5_take_detail(detail); /* before the closes below clear the error stack */
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
   if (status < 0)
-    return h5_error(SQ_ERR_IO, path, "cannot read rows %lld..%lld of dataset %s", (long long)row0,
-                    (long long)(row0 + nrows - 1), d->name);
+    return h5_report(SQ_ERR_IO, path, detail, "cannot read rows %lld..%lld of dataset %s", (long long)row0,
+                     (long long)(row0 + nrows - 1), d->name);
   return SQ_SUCCESS;
 }
 
@@ -485,9 +505,14 @@ static int h5_write_dataset(const char *path, hid_t file, const char *name, hid_
   hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL);
   hid_t dset = space >= 0 ? H5Dcreate2(file, name, filetype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
   herr_t status = dset >= 0 ? H5Dwrite(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : -1;
-  if (dset >= 0 && H5Dclose(dset) < 0) status = -1;
+  char detail[256] = "";
+  if (status < 0) h5_take_detail(detail);
+  if (dset >= 0 && H5Dclose(dset) < 0 && status >= 0) {
+    status = -1;
+    h5_take_detail(detail);
+  }
   if (space >= 0) H5Sclose(space);
-  if (status < 0) return h5_error(SQ_ERR_IO, path, "cannot write dataset %s", name);
+  if (status < 0) return h5_report(SQ_ERR_IO, path, detail, "cannot write dataset %s", name);
   return SQ_SUCCESS;
 }
 
@@ -495,6 +520,7 @@ static int h5_write_string_attr(const char *path, hid_t file, const char *name, 
   hid_t type = H5Tcopy(H5T_C_S1);
   hid_t space = H5Screate(H5S_SCALAR);
   herr_t status = -1;
+  char detail[256] = "";
   if (type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0) {
     hid_t attr = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
     if (attr >= 0) {
@@ -502,9 +528,10 @@ static int h5_write_string_attr(const char *path, hid_t file, const char *name, 
       if (H5Aclose(attr) < 0) status = -1;
     }
   }
+  if (status < 0) h5_take_detail(detail);
   if (space >= 0) H5Sclose(space);
   if (type >= 0) H5Tclose(type);
-  if (status < 0) return h5_error(SQ_ERR_IO, path, "cannot write the attribute %s", name);
+  if (status < 0) return h5_report(SQ_ERR_IO, path, detail, "cannot write the attribute %s", name);
   return SQ_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ void sq_internal_neighbor_f32_entry(int, int64_t, const void *, const sq_face_li
                                     const void *const *, const double *, const double *, void *);
 void sq_internal_taylor_f32_entry(int, int64_t, const void *, double, double, void *);
 void sq_internal_pack_f32_entry(const sq_ref *, void *);
+void sq_internal_accumulate_f32_entry(int, int64_t, const void *, int, void *);
 
 void sq_internal_ader_f32_entry(int order, int64_t n, const void *pack, const void *dofs, const void *star, double dt,
                                 void *tint, void *derivs) {
@@ -30,3 +31,6 @@ void sq_internal_taylor_f32_entry(int order, int64_t n, const void *derivs, doub
   sq_internal_taylor_f32(order, n, derivs, t0, t1, tint);
 }
 void sq_internal_pack_f32_entry(const sq_ref *ref, void *out) { sq_internal_pack_f32(ref, out); }
+void sq_internal_accumulate_f32_entry(int order, int64_t n, const void *tint, int reset, void *buffer) {
+  sq_internal_accumulate_f32(order, n, tint, reset, buffer);
+}

@@ -15,6 +15,7 @@ void sq_internal_neighbor_f32_entry(int, int64_t, const void *, const sq_face_li
                                     const void *const *, const double *, const double *, void *);
 void sq_internal_taylor_f32_entry(int, int64_t, const void *, double, double, void *);
 void sq_internal_pack_f32_entry(const sq_ref *, void *);
+void sq_internal_accumulate_f32_entry(int, int64_t, const void *, int, void *);
 
 int sq_kernel_pack(const sq_ref *ref, sq_precision prec, void **pack, size_t *bytes) {
   const size_t nb = (size_t)SQ_PACK_NMAT * ref->nbasis * ref->nbasis;
@@ -49,4 +50,9 @@ void sq_kernel_neighbor(sq_precision prec, int order, int64_t n, const void *pac
 void sq_kernel_taylor(sq_precision prec, int order, int64_t n, const void *derivs, double t0, double t1, void *tint) {
   if (prec == SQ_F64) sq_internal_taylor_f64(order, n, derivs, t0, t1, tint);
   else sq_internal_taylor_f32_entry(order, n, derivs, t0, t1, tint);
+}
+
+void sq_kernel_accumulate(sq_precision prec, int order, int64_t n, const void *tint, int reset, void *buffer) {
+  if (prec == SQ_F64) sq_internal_accumulate_f64(order, n, tint, reset, buffer);
+  else sq_internal_accumulate_f32_entry(order, n, tint, reset, buffer);
 }

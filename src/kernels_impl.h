@@ -145,3 +145,10 @@ static void SQ_FN(pack)(const sq_ref *ref, sq_real_t *out) {
       for (int k = 0; k < B; ++k)
         out[(SQ_PACK_FNB + f) * BB + l + k * B] = (sq_real_t)(ref->flux_neighbor[f][l + k * B] / ref->mass[l]);
 }
+
+static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int reset, sq_real_t *buffer) {
+  const int64_t len = n * sq_nbasis(order) * 9;
+  if (reset) memcpy(buffer, tint, len * sizeof(sq_real_t));
+  else
+    for (int64_t i = 0; i < len; ++i) buffer[i] += tint[i];
+}

@@ -117,7 +117,11 @@ static int build_tiles(sq_disc *d) {
         const int tn = tile_of[enb];
         int slot = 0;
         while (tl->neighbor[slot] != tn) ++slot;
-        ln->kind = SQ_LINK_TINT;
+        /* thesis §3.5: a slower neighbour lends its derivatives, a faster one its accumulated buffer */
+        const int lnb = d->cluster[nb], lown = d->cluster[cell];
+        ln->kind = lnb > lown ? SQ_LINK_DERIVS : SQ_LINK_TINT;
+        if (lnb > lown) tl->needs_buffer = 1;
+        if (lnb < lown) tl->needs_derivs = 1;
         ln->flux = sq_ref_flux_index(f, m->face_nbface[cell * 4 + f], m->face_orient[cell * 4 + f]);
         ln->slot = slot;
         ln->index = (int32_t)(enb - d->tile[tn].begin);
@@ -204,6 +208,10 @@ int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const 
   SQ_CALL(sq_calloc_aligned(&d->flux_local, d->nelem * 324, rs));
   SQ_CALL(sq_calloc_aligned(&d->flux_nb, d->nelem * 324, rs));
   SQ_CALL(SQ_CALLOC(d->link, d->nelem * 4));
+  if (d->ncluster > 1) {
+    SQ_CALL(sq_calloc_aligned(&d->derivs, d->nelem * nq * opt->order, rs));
+    SQ_CALL(sq_calloc_aligned(&d->buffer, d->nelem * nq, rs));
+  }
   SQ_CALL(build_tiles(d));
   SQ_CALL(build_operators(d));
   SQ_CALL(sq_kernel_pack(d->ref, opt->precision, &d->pack, &d->pack_bytes));
@@ -222,6 +230,8 @@ void sq_disc_destroy(sq_disc *d) {
   SQ_FREE(d->cluster_dt);
   SQ_FREE(d->dofs);
   SQ_FREE(d->tint);
+  SQ_FREE(d->derivs);
+  SQ_FREE(d->buffer);
   SQ_FREE(d->star);
   SQ_FREE(d->flux_local);
   SQ_FREE(d->flux_nb);
@@ -365,4 +375,32 @@ void sq_disc_step_serial(sq_disc *d, double dt) {
                        NULL, NULL, sq_disc_elem_ptr(d, d->dofs, tl->begin));
   }
   free(nb);
+}
+
+int64_t sq_disc_cluster_steps(const sq_disc *d, int l) {
+  int64_t n = 1;
+  for (int k = l + 1; k < d->ncluster; ++k) n *= d->opt.lts_rate;
+  return n;
+}
+
+void sq_disc_lts_work(const sq_disc *d, double *lts, double *gts) {
+  *lts = 0.0;
+  for (int64_t c = 0; c < d->nelem; ++c) *lts += (double)sq_disc_cluster_steps(d, d->cluster[c]);
+  *gts = (double)d->nelem * (double)sq_disc_cluster_steps(d, 0);
+}
+
+void sq_disc_print_clusters(const sq_disc *d, FILE *out) {
+  double lts, gts;
+  sq_disc_lts_work(d, &lts, &gts);
+  fprintf(out, "  clusters   %d (rate %d)\n", d->ncluster, d->opt.lts_rate);
+  fprintf(out, "    cluster   elements          dt   steps/sync   updates/sync\n");
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t n = 0;
+    for (int64_t c = 0; c < d->nelem; ++c) n += d->cluster[c] == l;
+    fprintf(out, "    %7d %10lld %11.4e %12lld %14.4e\n", l, (long long)n, d->cluster_dt[l],
+            (long long)sq_disc_cluster_steps(d, l), (double)n * sq_disc_cluster_steps(d, l));
+  }
+  fprintf(out, "    work per sync interval: LTS %.4e, GTS %.4e element updates; LTS/GTS work ratio %.4f "
+               "(speed-up %.2fx)\n",
+          lts, gts, lts / gts, gts / lts);
 }

@@ -67,6 +67,9 @@ void sq_kernel_neighbor(sq_precision prec, int order, int64_t n, const void *pac
                         const void *flux_nb, const void *const *nb_data, const double *nb_t0, const double *nb_t1,
                         void *dofs);
 
+/** @brief LTS buffer (eq. 3.40): buffer = tint (@p reset) or buffer += tint, for @p n elements. */
+void sq_kernel_accumulate(sq_precision prec, int order, int64_t n, const void *tint, int reset, void *buffer);
+
 /** @brief Time integral over [t0, t1] of the Taylor series with derivatives D^0..D^N (eq. 3.34, 3.40). */
 void sq_kernel_taylor(sq_precision prec, int order, int64_t n, const void *derivs, double t0, double t1, void *tint);
 

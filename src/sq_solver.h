@@ -20,6 +20,8 @@ typedef struct sq_tile {
   int cluster, layer;
   int nneighbor;      /**< number of tiles this tile's faces read from (itself included if needed) */
   int *neighbor;      /**< their indices, ascending; the face links' slot indexes this list */
+  int needs_derivs;   /**< some element has a neighbour in a faster cluster: keep the time derivatives */
+  int needs_buffer;   /**< some element has a neighbour in a slower cluster: accumulate tint (eq. 3.40) */
 } sq_tile;
 
 /** Options for sq_disc_create. */
@@ -53,6 +55,8 @@ typedef struct sq_disc {
   void *pack;            /**< reference matrices (sq_kernel_pack) */
   size_t pack_bytes;
   void *dofs, *tint;     /**< nelem x B x 9 */
+  void *derivs;          /**< nelem x O x B x 9 time derivatives (LTS only, else NULL) */
+  void *buffer;          /**< nelem x B x 9 accumulated tint for slower neighbours (LTS only, else NULL) */
   void *star;            /**< nelem x 3 x 81 */
   void *flux_local;      /**< nelem x 4 x 81 */
   void *flux_nb;         /**< nelem x 4 x 81 */
@@ -96,6 +100,13 @@ uint64_t sq_disc_hash(const sq_disc *disc);
  * operations of the task graph, so task-based runs must match it bitwise.
  */
 void sq_disc_step_serial(sq_disc *disc, double dt);
+
+/** @brief Work of one sync interval (largest cluster step): element updates with LTS and with GTS. */
+void sq_disc_lts_work(const sq_disc *disc, double *lts_updates, double *gts_updates);
+/** @brief Number of steps cluster @p l takes per sync interval: rate^(L-1-l). */
+int64_t sq_disc_cluster_steps(const sq_disc *disc, int l);
+/** @brief Print the cluster table (elements, dt, updates per sync interval, LTS/GTS work ratio). */
+void sq_disc_print_clusters(const sq_disc *disc, FILE *out);
 
 /** Pointer to element @p e of a B x 9 per-element array in the working precision. */
 void *sq_disc_elem_ptr(const sq_disc *disc, void *base, int64_t e);

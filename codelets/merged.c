@@ -1,0 +1,92 @@
+/**
+ * @file merged.c  Codelet "merged": the predictor (ader) and local update of tiles from neighbouring
+ * LTS clusters that start a step at the same time, run as one task (thesis §6.5.3).  Each segment
+ * has its own time step; per element the arithmetic is exactly that of the separate ader and local
+ * tasks, so merged and unmerged runs agree bitwise.  Fewer, larger tasks pay off where clusters are
+ * small (launch and scheduling overhead dominate).
+ */
+#include "sq_codelets.h"
+
+/* Per segment: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
+enum { SEG_DOFS, SEG_STAR, SEG_FLUX, SEG_TINT, SEG_FIXED };
+
+typedef struct merged_segment {
+  double dt;
+  int store_derivs;
+  sq_buffer_mode buffer;
+  int nbuf; /* buffers of this segment */
+} merged_segment;
+
+typedef struct merged_args {
+  sq_precision precision;
+  int order;
+  int nseg;
+  merged_segment seg[];
+} merged_args;
+
+static void merged_cpu(void *buffers[], void *cl_arg) {
+  const merged_args *a = cl_arg;
+  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  int b = 1;
+  for (int s = 0; s < a->nseg; ++s) {
+    const merged_segment *sg = &a->seg[s];
+    void **buf = buffers + b;
+    const int64_t n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]);
+    void *dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]);
+    const void *star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]);
+    void *tint = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]);
+    int next = SEG_FIXED;
+    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    sq_kernel_ader(a->precision, a->order, n, pack, dofs, star, sg->dt, tint, derivs);
+    if (lts_buffer) sq_kernel_accumulate(a->precision, a->order, n, tint, sg->buffer == SQ_BUFFER_RESET, lts_buffer);
+    sq_kernel_local(a->precision, a->order, n, pack, tint, star, (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
+                    dofs);
+    b += sg->nbuf;
+  }
+}
+
+static struct starpu_perfmodel merged_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_merged"};
+
+static struct starpu_codelet merged_cl = {
+    .cpu_funcs = {merged_cpu},
+    .cpu_funcs_name = {"merged_cpu"},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &merged_model,
+    .name = "sq_merged",
+};
+
+int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
+                             const sq_buffer_mode *buffer_mode, int priority) {
+  const sq_disc *d = rt->disc;
+  const size_t args_size = sizeof(merged_args) + sizeof(merged_segment) * ntile;
+  merged_args *a = malloc(args_size);
+  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (1 + (SEG_FIXED + 2) * ntile));
+  SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
+  a->precision = d->opt.precision;
+  a->order = d->opt.order;
+  a->nseg = ntile;
+  int nbuf = 0;
+  descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
+  for (int s = 0; s < ntile; ++s) {
+    const int t = tiles[s];
+    const sq_tile *tl = &d->tile[t];
+    SQ_CHECK(buffer_mode[s] == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", t);
+    const int first = nbuf;
+    descr[nbuf++] = (struct starpu_data_descr){rt->dofs[t], STARPU_RW};
+    descr[nbuf++] = (struct starpu_data_descr){rt->star[t], STARPU_R};
+    descr[nbuf++] = (struct starpu_data_descr){rt->flux_local[t], STARPU_R};
+    descr[nbuf++] = (struct starpu_data_descr){rt->tint[t], STARPU_W};
+    if (tl->needs_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[t], STARPU_W};
+    if (buffer_mode[s] != SQ_BUFFER_NONE)
+      descr[nbuf++] =
+          (struct starpu_data_descr){rt->buffer[t], buffer_mode[s] == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
+    a->seg[s] = (merged_segment){
+        .dt = dt[s], .store_derivs = tl->needs_derivs, .buffer = buffer_mode[s], .nbuf = nbuf - first};
+  }
+  int ret = starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  free(descr);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting merged predictor task failed (%d)", ret);
+  return SQ_SUCCESS;
+}

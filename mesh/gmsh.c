@@ -1,0 +1,1179 @@
+/**
+ * @file gmsh.c  Gmsh `.msh` files: reader for formats 2.2 and 4.1 (ASCII and binary), writer for 4.1
+ * ASCII, and the extension dispatch of sq_mesh_read()/sq_mesh_write().  Conventions: sq_mesh_io.h.
+ *
+ * The reader works in two passes: parsing collects nodes, tetrahedra and tagged triangles with their
+ * Gmsh tags and file positions; building maps node tags to indices, fixes orientation, matches
+ * triangles to tetrahedron faces and checks what it can name by Gmsh element (degenerate elements,
+ * faces of more than two elements, untagged boundary faces) before sq_mesh_finalize() runs.
+ */
+#include "sq_mesh_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Extension dispatch                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  if (k > n) return 0;
+  for (size_t i = 0; i < k; i++)
+    if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i])) return 0;
+  return 1;
+}
+
+sq_mesh_format sq_mesh_format_from_path(const char *path) {
+  if (!path) return SQ_MESH_FORMAT_UNKNOWN;
+  if (ends_with(path, ".msh")) return SQ_MESH_FORMAT_GMSH;
+  if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return SQ_MESH_FORMAT_PUML;
+  return SQ_MESH_FORMAT_UNKNOWN;
+}
+
+int sq_mesh_read(const char *path, sq_mesh **mesh) {
+  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_read: NULL argument");
+  switch (sq_mesh_format_from_path(path)) {
+  case SQ_MESH_FORMAT_GMSH: return sq_mesh_read_gmsh(path, mesh);
+  case SQ_MESH_FORMAT_PUML: return sq_mesh_read_puml(path, mesh);
+  default:
+    *mesh = NULL;
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
+                    "for PUML)", path);
+  }
+}
+
+int sq_mesh_write(const char *path, const sq_mesh *mesh) {
+  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_write: NULL argument");
+  switch (sq_mesh_format_from_path(path)) {
+  case SQ_MESH_FORMAT_GMSH: return sq_mesh_write_gmsh(path, mesh);
+  case SQ_MESH_FORMAT_PUML: return sq_mesh_write_puml(path, mesh);
+  default:
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
+                    "for PUML)", path);
+  }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Growable arrays and hash tables                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct vec {
+  char *data;
+  size_t n, cap, elem; /* elements used, allocated, and the element size */
+} vec;
+
+static int vec_push(vec *v, const void *x, size_t count) {
+  if (v->n + count > v->cap) {
+    size_t cap = v->cap ? v->cap : 256;
+    while (cap < v->n + count) cap *= 2;
+    char *p = realloc(v->data, cap * v->elem);
+    if (!p) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading a Gmsh file (%zu bytes)",
+                            cap * v->elem);
+    v->data = p;
+    v->cap = cap;
+  }
+  memcpy(v->data + v->n * v->elem, x, count * v->elem);
+  v->n += count;
+  return SQ_SUCCESS;
+}
+
+static void vec_free(vec *v) {
+  free(v->data);
+  v->data = NULL;
+  v->n = v->cap = 0;
+}
+
+#define VEC_AT(v, type, i) (((type *)(v).data)[i])
+
+static inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* Power of two above @p n (so that a table with at most n entries always has a free slot). */
+static uint64_t capacity_above(uint64_t n) {
+  uint64_t cap = 16;
+  while (cap <= n) cap *= 2;
+  return cap;
+}
+
+/* Map of Gmsh tags (node or element tags) to indices; open addressing, key INT64_MIN = empty. */
+typedef struct tag_map {
+  int64_t *key, *val;
+  uint64_t mask;
+} tag_map;
+
+static int tag_map_create(tag_map *t, size_t n) {
+  uint64_t cap = capacity_above(2 * (uint64_t)n);
+  t->mask = cap - 1;
+  t->val = NULL;
+  SQ_CALL(SQ_CALLOC(t->key, cap));
+  int ierr = SQ_CALLOC(t->val, cap);
+  if (ierr) {
+    SQ_FREE(t->key);
+    return ierr;
+  }
+  for (uint64_t s = 0; s < cap; s++) t->key[s] = INT64_MIN;
+  return SQ_SUCCESS;
+}
+
+static void tag_map_free(tag_map *t) {
+  SQ_FREE(t->key);
+  SQ_FREE(t->val);
+}
+
+/* Slot of @p key: holds it, or is the empty slot where it belongs. */
+static uint64_t tag_map_slot(const tag_map *t, int64_t key) {
+  uint64_t s = mix64((uint64_t)key) & t->mask;
+  while (t->key[s] != INT64_MIN && t->key[s] != key) s = (s + 1) & t->mask;
+  return s;
+}
+
+/* Index of @p key, or -1. */
+static int64_t tag_map_get(const tag_map *t, int64_t key) {
+  uint64_t s = tag_map_slot(t, key);
+  return t->key[s] == key ? t->val[s] : -1;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Element types                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+enum { GMSH_LINE = 1, GMSH_TRIANGLE = 2, GMSH_TETRAHEDRON = 4, GMSH_POINT = 15 };
+
+/* Nodes per element of Gmsh element types 1..31 (0: unknown). */
+static int gmsh_type_nodes(int64_t type) {
+  static const int nodes[32] = {0, 2, 3,  4,  4,  8,  6,  5,  3,  6,  9, 10, 27, 18, 14, 1,
+                                8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4,  5,  6,  20, 35, 56};
+  return type >= 1 && type <= 31 ? nodes[type] : 0;
+}
+
+static const char *gmsh_type_name(int64_t type) {
+  static const char *names[32] = {"?", "2-node line", "3-node triangle", "4-node quadrangle",
+                                  "4-node tetrahedron", "8-node hexahedron", "6-node prism", "5-node pyramid",
+                                  "3-node second-order line", "6-node second-order triangle",
+                                  "9-node second-order quadrangle", "10-node second-order tetrahedron",
+                                  "27-node second-order hexahedron", "18-node second-order prism",
+                                  "14-node second-order pyramid", "1-node point", "8-node second-order quadrangle",
+                                  "20-node second-order hexahedron", "15-node second-order prism",
+                                  "13-node second-order pyramid", "9-node third-order triangle",
+                                  "10-node third-order triangle", "12-node fourth-order triangle",
+                                  "15-node fourth-order triangle", "15-node fifth-order triangle",
+                                  "21-node fifth-order triangle", "4-node third-order line",
+                                  "5-node fourth-order line", "6-node fifth-order line",
+                                  "20-node third-order tetrahedron", "35-node fourth-order tetrahedron",
+                                  "56-node fifth-order tetrahedron"};
+  return type >= 1 && type <= 31 ? names[type] : "unknown element type";
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reader state and low-level input                                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct gmsh_reader {
+  const char *path;
+  FILE *fp;
+  long line;        /* line of the next character (ASCII parts) */
+  long tok_line;    /* line where the last token started */
+  int binary;
+  int version;      /* 22 or 41 */
+  int size_t_bytes; /* the data-size field (bytes of a size_t in 4.1 binary files) */
+  const char *section;   /* current section, for messages */
+  char section_name[80];
+  /* nodes: tags and coordinates, in file order */
+  vec node_tag, node_xyz;
+  /* tetrahedra: node tags (4 each), element tags, positions, groups */
+  vec tet_nodes, tet_tag, tet_where, tet_group;
+  /* triangles of physical surfaces: node tags (3 each), element tags, positions, codes, physical tags */
+  vec tri_nodes, tri_tag, tri_where, tri_code, tri_phys;
+  /* 4.1 entities of dimension 2 and 3: dim, tag, first physical tag index, count; physical tags */
+  vec ent_dim, ent_tag, ent_first, ent_count, ent_phys;
+} gmsh_reader;
+
+static void gmsh_reader_free(gmsh_reader *r) {
+  vec *all[] = {&r->node_tag, &r->node_xyz, &r->tet_nodes, &r->tet_tag, &r->tet_where, &r->tet_group,
+                &r->tri_nodes, &r->tri_tag, &r->tri_where, &r->tri_code, &r->tri_phys, &r->ent_dim,
+                &r->ent_tag, &r->ent_first, &r->ent_count, &r->ent_phys};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) vec_free(all[k]);
+}
+
+/* Position for messages: the current token's line (ASCII) or byte offset (binary). */
+static int64_t rd_where(const gmsh_reader *r) { return r->binary ? (int64_t)ftell(r->fp) : (int64_t)r->tok_line; }
+
+/* "line 12" or "byte 3456" */
+static const char *where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len) {
+  snprintf(buf, len, "%s %lld", r->binary ? "byte" : "line", (long long)where);
+  return buf;
+}
+
+static int rd_getc(gmsh_reader *r) {
+  int c = getc(r->fp);
+  if (c == '\n') r->line++;
+  return c;
+}
+
+static void rd_ungetc(gmsh_reader *r, int c) {
+  if (c == EOF) return;
+  if (c == '\n') r->line--;
+  ungetc(c, r->fp);
+}
+
+/* Next whitespace-separated token into @p buf (cut at len-1 characters); 0 at end of file. */
+static int rd_token(gmsh_reader *r, char *buf, size_t len) {
+  int c;
+  do c = rd_getc(r);
+  while (c != EOF && isspace(c));
+  if (c == EOF) return 0;
+  r->tok_line = r->line;
+  size_t k = 0;
+  while (c != EOF && !isspace(c)) {
+    if (k + 1 < len) buf[k++] = (char)c;
+    c = rd_getc(r);
+  }
+  buf[k] = '\0';
+  rd_ungetc(r, c);
+  return 1;
+}
+
+/* Skip the rest of the current line, newline included (before binary data). */
+static void rd_skip_line(gmsh_reader *r) {
+  int c;
+  do c = rd_getc(r);
+  while (c != EOF && c != '\n');
+}
+
+static int rd_truncated(const gmsh_reader *r, const char *what) {
+  if (r->binary)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s: the file ends inside section $%s (byte %ld) while reading %s; the file is "
+                    "truncated",
+                    r->path, r->section, ftell(r->fp), what);
+  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                  "Gmsh file %s: the file ends inside section $%s (after line %ld) while reading %s; the file is "
+                  "truncated",
+                  r->path, r->section, r->line, what);
+}
+
+static int rd_int(gmsh_reader *r, const char *what, int64_t *out) {
+  char tok[64], *end;
+  if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, what);
+  errno = 0;
+  long long v = strtoll(tok, &end, 10);
+  SQ_CHECK(end != tok && *end == '\0' && errno == 0, SQ_ERR_INPUT,
+           "Gmsh file %s, line %ld (section $%s): expected %s (an integer), found '%s'", r->path, r->tok_line,
+           r->section, what, tok);
+  *out = v;
+  return SQ_SUCCESS;
+}
+
+static int rd_double(gmsh_reader *r, const char *what, double *out) {
+  char tok[128], *end;
+  if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, what);
+  errno = 0;
+  double v = strtod(tok, &end);
+  SQ_CHECK(end != tok && *end == '\0' && errno != ERANGE, SQ_ERR_INPUT,
+           "Gmsh file %s, line %ld (section $%s): expected %s (a number), found '%s'", r->path, r->tok_line,
+           r->section, what, tok);
+  *out = v;
+  return SQ_SUCCESS;
+}
+
+static int rd_bytes(gmsh_reader *r, void *buf, size_t size, size_t count, const char *what) {
+  if (count && fread(buf, size, count, r->fp) != count) return rd_truncated(r, what);
+  return SQ_SUCCESS;
+}
+
+/* Binary `int` (4 bytes). */
+static int rd_bin_int(gmsh_reader *r, const char *what, int64_t *out) {
+  int32_t v;
+  SQ_CALL(rd_bytes(r, &v, sizeof v, 1, what));
+  *out = v;
+  return SQ_SUCCESS;
+}
+
+/* Binary `size_t` of the file's data size (4 or 8 bytes). */
+static int rd_bin_size(gmsh_reader *r, const char *what, int64_t *out) {
+  if (r->size_t_bytes == 4) {
+    uint32_t v;
+    SQ_CALL(rd_bytes(r, &v, sizeof v, 1, what));
+    *out = v;
+  } else {
+    uint64_t v;
+    SQ_CALL(rd_bytes(r, &v, sizeof v, 1, what));
+    SQ_CHECK(v <= (uint64_t)INT64_MAX, SQ_ERR_INPUT, "Gmsh file %s, byte %ld (section $%s): %s is out of range",
+             r->path, ftell(r->fp), r->section, what);
+    *out = (int64_t)v;
+  }
+  return SQ_SUCCESS;
+}
+
+/* An integer of 4.1 headers and tag lists: size_t in binary files, text in ASCII ones. */
+static int rd_size41(gmsh_reader *r, const char *what, int64_t *out) {
+  return r->binary ? rd_bin_size(r, what, out) : rd_int(r, what, out);
+}
+
+/* An `int` field of 4.1 (entity dimension, tags, element types). */
+static int rd_int41(gmsh_reader *r, const char *what, int64_t *out) {
+  return r->binary ? rd_bin_int(r, what, out) : rd_int(r, what, out);
+}
+
+static int rd_double_any(gmsh_reader *r, const char *what, double *out) {
+  return r->binary ? rd_bytes(r, out, sizeof *out, 1, what) : rd_double(r, what, out);
+}
+
+/* Expect the line `$End<section>` (after binary data Gmsh writes a newline first). */
+static int rd_expect_end(gmsh_reader *r) {
+  char tok[64], want[64];
+  snprintf(want, sizeof want, "$End%s", r->section);
+  if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, want);
+  SQ_CHECK(!strcmp(tok, want), SQ_ERR_INPUT,
+           "Gmsh file %s, line %ld: expected %s, found '%s' (the counts in section $%s do not match its content)",
+           r->path, r->tok_line, want, tok, r->section);
+  return SQ_SUCCESS;
+}
+
+/* Check a count read from the file. */
+static int rd_check_count(const gmsh_reader *r, int64_t n, const char *what) {
+  SQ_CHECK(n >= 0, SQ_ERR_INPUT, "Gmsh file %s, %s %ld (section $%s): %s is negative (%lld)", r->path,
+           r->binary ? "byte" : "line", r->binary ? ftell(r->fp) : r->tok_line, r->section, what, (long long)n);
+  return SQ_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sections                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int parse_format(gmsh_reader *r) {
+  char tok[64];
+  int64_t file_type, data_size;
+  if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, "the format version");
+  if (!strcmp(tok, "4.1")) r->version = 41;
+  else if (!strcmp(tok, "2.2") || !strcmp(tok, "2.1") || !strcmp(tok, "2") || !strcmp(tok, "2.0")) r->version = 22;
+  else
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s, line %ld: format version %s is not supported; starquake reads versions 2.2 and "
+                    "4.1 (save with `gmsh -format msh41` or `-format msh22`)",
+                    r->path, r->tok_line, tok);
+  SQ_CALL(rd_int(r, "the file type", &file_type));
+  SQ_CALL(rd_int(r, "the data size", &data_size));
+  SQ_CHECK(file_type == 0 || file_type == 1, SQ_ERR_INPUT,
+           "Gmsh file %s, line %ld: file type %lld is neither 0 (ASCII) nor 1 (binary)", r->path, r->tok_line,
+           (long long)file_type);
+  r->binary = (int)file_type;
+  if (r->binary) {
+    SQ_CHECK(data_size == 8 || (r->version == 41 && data_size == 4), SQ_ERR_INPUT,
+             "Gmsh file %s, line %ld: binary data size %lld is not supported (expected 8)", r->path, r->tok_line,
+             (long long)data_size);
+    r->size_t_bytes = (int)data_size;
+    rd_skip_line(r);
+    int32_t one;
+    SQ_CALL(rd_bytes(r, &one, sizeof one, 1, "the binary endianness marker"));
+    SQ_CHECK(one == 1, SQ_ERR_INPUT,
+             "Gmsh file %s: the binary endianness marker reads %d instead of 1; files written on a machine of the "
+             "other byte order are not supported (convert with gmsh to ASCII first)",
+             r->path, (int)one);
+  }
+  return rd_expect_end(r);
+}
+
+/* Skip a section we do not need, up to its `$End` line (works on binary content too). */
+static int skip_section(gmsh_reader *r, const char *name) {
+  char want[96], line[96];
+  snprintf(want, sizeof want, "$End%s", name);
+  size_t k = 0, wlen = strlen(want);
+  int overflow = 0;
+  for (;;) {
+    int c = rd_getc(r);
+    if (c == EOF || c == '\n' || c == '\r') {
+      if (!overflow && k == wlen && !memcmp(line, want, wlen)) return SQ_SUCCESS;
+      if (c == EOF) return rd_truncated(r, want);
+      k = 0;
+      overflow = 0;
+      continue;
+    }
+    if (k < sizeof line) line[k++] = (char)c;
+    else overflow = 1;
+  }
+}
+
+static int add_node(gmsh_reader *r, int64_t tag, const double x[3]) {
+  SQ_CALL(vec_push(&r->node_tag, &tag, 1));
+  return vec_push(&r->node_xyz, x, 3);
+}
+
+static int parse_nodes22(gmsh_reader *r) {
+  int64_t n;
+  SQ_CALL(rd_int(r, "the number of nodes", &n));
+  SQ_CALL(rd_check_count(r, n, "the number of nodes"));
+  if (r->binary) rd_skip_line(r);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t tag;
+    double x[3];
+    if (r->binary) {
+      SQ_CALL(rd_bin_int(r, "a node tag", &tag));
+      SQ_CALL(rd_bytes(r, x, sizeof(double), 3, "node coordinates"));
+    } else {
+      SQ_CALL(rd_int(r, "a node tag", &tag));
+      for (int d = 0; d < 3; d++) SQ_CALL(rd_double(r, "a node coordinate", &x[d]));
+    }
+    SQ_CALL(add_node(r, tag, x));
+  }
+  return rd_expect_end(r);
+}
+
+static int parse_nodes41(gmsh_reader *r) {
+  int64_t nblocks, nnodes, tmin, tmax;
+  SQ_CALL(rd_size41(r, "the number of node blocks", &nblocks));
+  SQ_CALL(rd_size41(r, "the number of nodes", &nnodes));
+  SQ_CALL(rd_size41(r, "the minimum node tag", &tmin));
+  SQ_CALL(rd_size41(r, "the maximum node tag", &tmax));
+  SQ_CALL(rd_check_count(r, nblocks, "the number of node blocks"));
+  int64_t total = 0;
+  vec tags = {.elem = sizeof(int64_t)};
+  int ierr = SQ_SUCCESS;
+  for (int64_t b = 0; b < nblocks && !ierr; b++) {
+    int64_t dim, etag, parametric, count;
+    if ((ierr = rd_int41(r, "the entity dimension of a node block", &dim))) break;
+    if ((ierr = rd_int41(r, "the entity tag of a node block", &etag))) break;
+    if ((ierr = rd_int41(r, "the parametric flag of a node block", &parametric))) break;
+    if ((ierr = rd_size41(r, "the number of nodes in a block", &count))) break;
+    if ((ierr = rd_check_count(r, count, "the number of nodes in a block"))) break;
+    int extra = parametric ? (int)dim : 0; /* u (curves), u v (surfaces), u v w (volumes) */
+    if (extra < 0 || extra > 3) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s (section $Nodes): node block of entity "
+                      "dimension %lld", r->path, (long long)dim);
+      break;
+    }
+    tags.n = 0;
+    for (int64_t i = 0; i < count && !ierr; i++) {
+      int64_t tag;
+      if (!(ierr = rd_size41(r, "a node tag", &tag))) ierr = vec_push(&tags, &tag, 1);
+    }
+    for (int64_t i = 0; i < count && !ierr; i++) {
+      double x[6];
+      for (int d = 0; d < 3 + extra && !ierr; d++) ierr = rd_double_any(r, "a node coordinate", &x[d]);
+      if (!ierr) ierr = add_node(r, VEC_AT(tags, int64_t, i), x);
+    }
+    total += count;
+  }
+  vec_free(&tags);
+  SQ_CALL(ierr);
+  SQ_CHECK(total == nnodes, SQ_ERR_INPUT,
+           "Gmsh file %s (section $Nodes): the header announces %lld nodes but the blocks hold %lld", r->path,
+           (long long)nnodes, (long long)total);
+  return rd_expect_end(r);
+}
+
+/* 4.1 $Entities: keep the physical tags of surfaces and volumes. */
+static int parse_entities(gmsh_reader *r) {
+  int64_t count[4];
+  for (int d = 0; d < 4; d++) {
+    SQ_CALL(rd_size41(r, "the number of entities", &count[d]));
+    SQ_CALL(rd_check_count(r, count[d], "the number of entities"));
+  }
+  for (int dim = 0; dim < 4; dim++) {
+    for (int64_t e = 0; e < count[dim]; e++) {
+      int64_t tag, nphys, nbound, v;
+      double box[6];
+      SQ_CALL(rd_int41(r, "an entity tag", &tag));
+      for (int k = 0; k < (dim == 0 ? 3 : 6); k++) SQ_CALL(rd_double_any(r, "an entity coordinate", &box[k]));
+      SQ_CALL(rd_size41(r, "the number of physical tags of an entity", &nphys));
+      SQ_CALL(rd_check_count(r, nphys, "the number of physical tags of an entity"));
+      int64_t first = (int64_t)r->ent_phys.n;
+      for (int64_t k = 0; k < nphys; k++) {
+        SQ_CALL(rd_int41(r, "a physical tag", &v));
+        int32_t p = (int32_t)v;
+        SQ_CALL(vec_push(&r->ent_phys, &p, 1));
+      }
+      if (dim >= 2) {
+        int32_t d32 = dim;
+        SQ_CALL(vec_push(&r->ent_dim, &d32, 1));
+        SQ_CALL(vec_push(&r->ent_tag, &tag, 1));
+        SQ_CALL(vec_push(&r->ent_first, &first, 1));
+        SQ_CALL(vec_push(&r->ent_count, &nphys, 1));
+      }
+      if (dim >= 1) {
+        SQ_CALL(rd_size41(r, "the number of bounding entities", &nbound));
+        SQ_CALL(rd_check_count(r, nbound, "the number of bounding entities"));
+        for (int64_t k = 0; k < nbound; k++) SQ_CALL(rd_int41(r, "a bounding entity tag", &v));
+      }
+    }
+  }
+  return rd_expect_end(r);
+}
+
+/* Physical tags of entity (dim, tag) from $Entities; none if the entity is not listed. */
+static void entity_physicals(const gmsh_reader *r, int64_t dim, int64_t tag, const int32_t **phys, int64_t *n) {
+  *phys = NULL;
+  *n = 0;
+  for (size_t e = 0; e < r->ent_tag.n; e++) {
+    if (VEC_AT(r->ent_dim, int32_t, e) == dim && VEC_AT(r->ent_tag, int64_t, e) == tag) {
+      *phys = &VEC_AT(r->ent_phys, int32_t, VEC_AT(r->ent_first, int64_t, e));
+      *n = VEC_AT(r->ent_count, int64_t, e);
+      return;
+    }
+  }
+}
+
+/* Boundary code of a triangle from its physical tags (0: none, the triangle carries no boundary tag). */
+static int triangle_code(const gmsh_reader *r, int64_t tag, int64_t where, const int32_t *phys, int64_t nphys,
+                         int *code, int32_t *phys_used) {
+  char ws[40];
+  *code = 0;
+  *phys_used = 0;
+  for (int64_t k = 0; k < nphys; k++) {
+    int p = phys[k], c = p - 100;
+    SQ_CHECK(c == SQ_BC_FREE || c == SQ_BC_RUPTURE || c == SQ_BC_ABSORB || c == SQ_BC_PERIODIC, SQ_ERR_INPUT,
+             "Gmsh file %s, %s: triangle element %lld belongs to physical surface %d, which is not a boundary "
+             "code; starquake knows 101 (free surface), 103 (dynamic rupture), 105 (absorbing) and 106 (periodic)",
+             r->path, where_str(r, where, ws, sizeof ws), (long long)tag, p);
+    SQ_CHECK(*code == 0 || *code == c, SQ_ERR_INPUT,
+             "Gmsh file %s, %s: triangle element %lld belongs to two physical surfaces, %d and %d; a face takes "
+             "one boundary code",
+             r->path, where_str(r, where, ws, sizeof ws), (long long)tag, *phys_used, p);
+    *code = c;
+    *phys_used = p;
+  }
+  return SQ_SUCCESS;
+}
+
+/* Classify one element; keep tetrahedra and tagged triangles, ignore points and lines. */
+static int add_element(gmsh_reader *r, int64_t type, int64_t tag, const int64_t *nodes, const int32_t *phys,
+                       int64_t nphys, int64_t where) {
+  char ws[40];
+  if (type == GMSH_TETRAHEDRON) {
+    int32_t group = nphys > 0 ? phys[0] : 0;
+    SQ_CALL(vec_push(&r->tet_nodes, nodes, 4));
+    SQ_CALL(vec_push(&r->tet_tag, &tag, 1));
+    SQ_CALL(vec_push(&r->tet_where, &where, 1));
+    return vec_push(&r->tet_group, &group, 1);
+  }
+  if (type == GMSH_TRIANGLE) {
+    int code;
+    int32_t p;
+    SQ_CALL(triangle_code(r, tag, where, phys, nphys, &code, &p));
+    if (!code) return SQ_SUCCESS;
+    int8_t c8 = (int8_t)code;
+    SQ_CALL(vec_push(&r->tri_nodes, nodes, 3));
+    SQ_CALL(vec_push(&r->tri_tag, &tag, 1));
+    SQ_CALL(vec_push(&r->tri_where, &where, 1));
+    SQ_CALL(vec_push(&r->tri_code, &c8, 1));
+    return vec_push(&r->tri_phys, &p, 1);
+  }
+  if (type == GMSH_POINT || type == GMSH_LINE) return SQ_SUCCESS;
+  /* Second- and higher-order types: 8..14 and 16..31. */
+  if (type >= 8 && type <= 31 && type != GMSH_POINT)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s, %s: element %lld is a %s (element type %lld); starquake reads first-order meshes "
+                    "only (4-node tetrahedra and 3-node triangles): mesh with Mesh.ElementOrder = 1 (`gmsh -order 1`)",
+                    r->path, where_str(r, where, ws, sizeof ws), (long long)tag, gmsh_type_name(type), (long long)type);
+  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                  "Gmsh file %s, %s: element %lld has element type %lld (%s); starquake needs a tetrahedral mesh "
+                  "(element type 4, with type-2 triangles on tagged surfaces)",
+                  r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)type, gmsh_type_name(type));
+}
+
+/* Element type check before reading its nodes (binary files cannot skip an unknown type). */
+static int check_type(gmsh_reader *r, int64_t type, int64_t where) {
+  char ws[40];
+  SQ_CHECK(gmsh_type_nodes(type) > 0, SQ_ERR_INPUT,
+           "Gmsh file %s, %s (section $Elements): unknown element type %lld; starquake needs 4-node tetrahedra "
+           "(type 4) and 3-node triangles (type 2)",
+           r->path, where_str(r, where, ws, sizeof ws), (long long)type);
+  return SQ_SUCCESS;
+}
+
+static int parse_elements22(gmsh_reader *r) {
+  int64_t n;
+  SQ_CALL(rd_int(r, "the number of elements", &n));
+  SQ_CALL(rd_check_count(r, n, "the number of elements"));
+  int64_t nodes[64], tags[64];
+  int32_t phys;
+  if (!r->binary) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t tag, type, ntags;
+      SQ_CALL(rd_int(r, "an element tag", &tag));
+      int64_t where = r->tok_line;
+      SQ_CALL(rd_int(r, "an element type", &type));
+      SQ_CALL(check_type(r, type, where));
+      SQ_CALL(rd_int(r, "the number of element tags", &ntags));
+      SQ_CHECK(ntags >= 0 && ntags <= 64, SQ_ERR_INPUT, "Gmsh file %s, line %ld: element %lld has %lld tags",
+               r->path, r->tok_line, (long long)tag, (long long)ntags);
+      for (int64_t k = 0; k < ntags; k++) SQ_CALL(rd_int(r, "an element tag (physical or entity)", &tags[k]));
+      for (int k = 0; k < gmsh_type_nodes(type); k++) SQ_CALL(rd_int(r, "an element node tag", &nodes[k]));
+      phys = ntags > 0 ? (int32_t)tags[0] : 0;
+      SQ_CALL(add_element(r, type, tag, nodes, &phys, ntags > 0 && phys != 0, where));
+    }
+  } else {
+    rd_skip_line(r);
+    for (int64_t i = 0; i < n;) {
+      int64_t type, follow, ntags;
+      int64_t where = rd_where(r);
+      SQ_CALL(rd_bin_int(r, "an element-block type", &type));
+      SQ_CALL(rd_bin_int(r, "an element-block count", &follow));
+      SQ_CALL(rd_bin_int(r, "an element-block tag count", &ntags));
+      SQ_CALL(check_type(r, type, where));
+      SQ_CHECK(follow > 0 && follow <= n - i && ntags >= 0 && ntags <= 64, SQ_ERR_INPUT,
+               "Gmsh file %s, byte %lld (section $Elements): corrupt element block header (%lld elements, %lld tags)",
+               r->path, (long long)where, (long long)follow, (long long)ntags);
+      int nn = gmsh_type_nodes(type);
+      for (int64_t e = 0; e < follow; e++) {
+        int32_t buf[1 + 64 + 64];
+        where = rd_where(r);
+        SQ_CALL(rd_bytes(r, buf, sizeof(int32_t), (size_t)(1 + ntags + nn), "an element"));
+        for (int k = 0; k < nn; k++) nodes[k] = buf[1 + ntags + k];
+        phys = ntags > 0 ? buf[1] : 0;
+        SQ_CALL(add_element(r, type, buf[0], nodes, &phys, ntags > 0 && phys != 0, where));
+      }
+      i += follow;
+    }
+  }
+  return rd_expect_end(r);
+}
+
+static int parse_elements41(gmsh_reader *r) {
+  int64_t nblocks, nelem, tmin, tmax, total = 0;
+  SQ_CALL(rd_size41(r, "the number of element blocks", &nblocks));
+  SQ_CALL(rd_size41(r, "the number of elements", &nelem));
+  SQ_CALL(rd_size41(r, "the minimum element tag", &tmin));
+  SQ_CALL(rd_size41(r, "the maximum element tag", &tmax));
+  SQ_CALL(rd_check_count(r, nblocks, "the number of element blocks"));
+  for (int64_t b = 0; b < nblocks; b++) {
+    int64_t dim, etag, type, count;
+    SQ_CALL(rd_int41(r, "the entity dimension of an element block", &dim));
+    int64_t where = rd_where(r);
+    SQ_CALL(rd_int41(r, "the entity tag of an element block", &etag));
+    SQ_CALL(rd_int41(r, "the element type of an element block", &type));
+    SQ_CALL(rd_size41(r, "the number of elements in a block", &count));
+    SQ_CALL(rd_check_count(r, count, "the number of elements in a block"));
+    SQ_CALL(check_type(r, type, where));
+    const int32_t *phys;
+    int64_t nphys;
+    entity_physicals(r, dim, etag, &phys, &nphys);
+    int nn = gmsh_type_nodes(type);
+    for (int64_t e = 0; e < count; e++) {
+      int64_t tag, nodes[64];
+      SQ_CALL(rd_size41(r, "an element tag", &tag));
+      where = rd_where(r);
+      for (int k = 0; k < nn; k++) SQ_CALL(rd_size41(r, "an element node tag", &nodes[k]));
+      SQ_CALL(add_element(r, type, tag, nodes, phys, nphys, where));
+    }
+    total += count;
+  }
+  SQ_CHECK(total == nelem, SQ_ERR_INPUT,
+           "Gmsh file %s (section $Elements): the header announces %lld elements but the blocks hold %lld", r->path,
+           (long long)nelem, (long long)total);
+  return rd_expect_end(r);
+}
+
+/* Parse the whole file into @p r. */
+static int parse_file(gmsh_reader *r) {
+  char tok[80];
+  int seen_format = 0, seen_nodes = 0, seen_elements = 0;
+  r->section = "MeshFormat";
+  if (!rd_token(r, tok, sizeof tok) || strcmp(tok, "$MeshFormat"))
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s: not a Gmsh mesh file (it does not start with $MeshFormat)", r->path);
+  do {
+    SQ_CHECK(tok[0] == '$' && strncmp(tok, "$End", 4), SQ_ERR_INPUT,
+             "Gmsh file %s, line %ld: expected a section header such as $Nodes, found '%s'", r->path, r->tok_line,
+             tok);
+    char *name = r->section_name;
+    snprintf(name, sizeof r->section_name, "%s", tok + 1);
+    r->section = name;
+    if (r->binary) rd_skip_line(r); /* binary data starts on the next line */
+    if (!strcmp(name, "MeshFormat")) {
+      SQ_CALL(parse_format(r));
+      seen_format = 1;
+      continue;
+    }
+    SQ_CHECK(seen_format, SQ_ERR_INPUT, "Gmsh file %s, line %ld: section $%s comes before $MeshFormat", r->path,
+             r->tok_line, name);
+    if (!strcmp(name, "Nodes")) {
+      SQ_CHECK(!seen_nodes, SQ_ERR_INPUT, "Gmsh file %s, line %ld: a second $Nodes section", r->path, r->tok_line);
+      SQ_CALL(r->version == 41 ? parse_nodes41(r) : parse_nodes22(r));
+      seen_nodes = 1;
+    } else if (!strcmp(name, "Elements")) {
+      SQ_CHECK(!seen_elements, SQ_ERR_INPUT, "Gmsh file %s, line %ld: a second $Elements section", r->path,
+               r->tok_line);
+      SQ_CALL(r->version == 41 ? parse_elements41(r) : parse_elements22(r));
+      seen_elements = 1;
+    } else if (!strcmp(name, "Entities") && r->version == 41) {
+      SQ_CALL(parse_entities(r));
+    } else if (!strcmp(name, "PartitionedEntities")) {
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, line %ld: partitioned Gmsh files are not supported; save the mesh without "
+                      "partitions (starquake partitions it itself)",
+                      r->path, r->tok_line);
+    } else {
+      SQ_CALL(skip_section(r, name));
+    }
+  } while (rd_token(r, tok, sizeof tok));
+  r->section = "(end of file)";
+  SQ_CHECK(seen_nodes && seen_elements, SQ_ERR_INPUT,
+           "Gmsh file %s: the file ends before section %s (truncated?)", r->path, seen_nodes ? "$Elements" : "$Nodes");
+  return SQ_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Building the mesh                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Face vertices of our reference numbering (sq_ref.h), repeated to keep mesh/ independent of src/ref.c. */
+static const int gmsh_face_vertices[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+
+static inline void sort3(int64_t k[3]) {
+  int64_t t;
+  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+  if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
+  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+}
+
+static void face_key(const sq_mesh *m, int64_t cf, int64_t key[3]) {
+  for (int k = 0; k < 3; k++) key[k] = m->cell_vert[4 * (cf / 4) + gmsh_face_vertices[cf % 4][k]];
+  sort3(key);
+}
+
+static inline uint64_t hash3(const int64_t k[3]) {
+  return mix64((uint64_t)k[0] * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)k[1] + 0x632BE59BD9B4E019ULL) ^
+               ((uint64_t)k[2] * 0xC2B2AE3D27D4EB4FULL));
+}
+
+/* Faces by sorted vertex triple: each slot holds the first cell-face seen (or -1); twin[] links the second. */
+typedef struct face_index {
+  int64_t *slot;
+  uint64_t mask;
+  int64_t *twin; /* 4 ncell: the other cell-face of a shared face, or -1 */
+} face_index;
+
+static int64_t *face_index_find(const face_index *fi, const sq_mesh *m, const int64_t key[3]) {
+  uint64_t s = hash3(key) & fi->mask;
+  for (;;) {
+    int64_t cf = fi->slot[s];
+    if (cf < 0) return &fi->slot[s];
+    int64_t other[3];
+    face_key(m, cf, other);
+    if (other[0] == key[0] && other[1] == key[1] && other[2] == key[2]) return &fi->slot[s];
+    s = (s + 1) & fi->mask;
+  }
+}
+
+static const char *node_str(const gmsh_reader *r, const sq_mesh *m, int64_t v, char *buf, size_t len) {
+  const double *x = &m->vert[3 * v];
+  snprintf(buf, len, "node %lld (%.9g, %.9g, %.9g)", (long long)VEC_AT(r->node_tag, int64_t, v), x[0], x[1], x[2]);
+  return buf;
+}
+
+/* Tetrahedra: node indices, duplicates (2.2 writes an element once per physical group) dropped,
+ * orientation fixed, degenerate ones reported.  Fills cell_vert/group; @p keep[c] = index in tet arrays. */
+static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, int64_t *keep, int64_t *nswapped) {
+  char ws[40];
+  int64_t ncell = 0;
+  tag_map seen;
+  SQ_CALL(tag_map_create(&seen, r->tet_tag.n));
+  int ierr = SQ_SUCCESS;
+  *nswapped = 0;
+  for (size_t t = 0; t < r->tet_tag.n && !ierr; t++) {
+    int64_t tag = VEC_AT(r->tet_tag, int64_t, t), where = VEC_AT(r->tet_where, int64_t, t);
+    uint64_t s = tag_map_slot(&seen, tag);
+    if (seen.key[s] == tag) continue;
+    seen.key[s] = tag;
+    int64_t *cv = &m->cell_vert[4 * ncell];
+    for (int k = 0; k < 4 && !ierr; k++) {
+      int64_t ntag = VEC_AT(r->tet_nodes, int64_t, 4 * t + k);
+      cv[k] = tag_map_get(nodes, ntag);
+      if (cv[k] < 0)
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
+                        "define",
+                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+    }
+    if (ierr) break;
+    const double *p[4];
+    for (int k = 0; k < 4; k++) p[k] = &m->vert[3 * cv[k]];
+    double a[3], b[3], c[3], longest = 0;
+    for (int d = 0; d < 3; d++) {
+      a[d] = p[1][d] - p[0][d];
+      b[d] = p[2][d] - p[0][d];
+      c[d] = p[3][d] - p[0][d];
+    }
+    double vol = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                  a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    for (int i = 0; i < 4; i++)
+      for (int j = i + 1; j < 4; j++) {
+        double e2 = 0;
+        for (int d = 0; d < 3; d++) e2 += (p[j][d] - p[i][d]) * (p[j][d] - p[i][d]);
+        longest = fmax(longest, sqrt(e2));
+      }
+    /* Same criterion as sq_mesh_finalize: |V| < 1e-12 (longest edge)^3 is degenerate. */
+    if (!(fabs(vol) >= 1e-12 * longest * longest * longest)) {
+      char v[4][112];
+      for (int k = 0; k < 4; k++) node_str(r, m, cv[k], v[k], sizeof v[k]);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
+                      "edge %.6g; its nodes are %s, %s, %s, %s",
+                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol, longest,
+                      v[0], v[1], v[2], v[3]);
+      break;
+    }
+    if (vol < 0) { /* Gmsh promises no orientation: swapping vertices 1 and 2 makes det > 0 */
+      int64_t tmp = cv[1];
+      cv[1] = cv[2];
+      cv[2] = tmp;
+      (*nswapped)++;
+    }
+    m->group[ncell] = VEC_AT(r->tet_group, int32_t, t);
+    keep[ncell++] = (int64_t)t;
+  }
+  tag_map_free(&seen);
+  m->ncell = ncell;
+  return ierr;
+}
+
+/* Describe face @p cf of cell for messages: element tag, position, cell, nodes. */
+static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t *keep, int64_t cf, char *buf,
+                          size_t len) {
+  char ws[40], v[3][112];
+  int64_t cell = cf / 4, t = keep[cell];
+  for (int k = 0; k < 3; k++)
+    node_str(r, m, m->cell_vert[4 * cell + gmsh_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
+  snprintf(buf, len, "face %d of tetrahedron element %lld (%s; cell %lld), with %s, %s, %s", (int)(cf % 4),
+           (long long)VEC_AT(r->tet_tag, int64_t, t), where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws),
+           (long long)cell, v[0], v[1], v[2]);
+}
+
+/* Faces: shared by at most two cells; triangles tag faces; every boundary face tagged. */
+static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, const int64_t *keep) {
+  char ws[40], desc[600];
+  face_index fi = {NULL, 0, NULL};
+  int32_t *face_tri = NULL;
+  uint64_t cap = capacity_above(4 * (uint64_t)m->ncell);
+  fi.mask = cap - 1;
+  int ierr = SQ_CALLOC(fi.slot, cap);
+  if (!ierr) ierr = SQ_CALLOC(fi.twin, 4 * m->ncell);
+  if (!ierr) ierr = SQ_CALLOC(face_tri, 4 * m->ncell);
+  if (ierr) goto done;
+  for (uint64_t s = 0; s < cap; s++) fi.slot[s] = -1;
+  for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
+    fi.twin[cf] = -1;
+    face_tri[cf] = -1;
+  }
+  for (int64_t cf = 0; cf < 4 * m->ncell && !ierr; cf++) {
+    int64_t key[3];
+    face_key(m, cf, key);
+    int64_t *slot = face_index_find(&fi, m, key);
+    if (*slot < 0) {
+      *slot = cf;
+    } else if (fi.twin[*slot] < 0) {
+      fi.twin[*slot] = cf;
+      fi.twin[cf] = *slot;
+    } else {
+      int64_t t0 = keep[*slot / 4], t1 = keep[fi.twin[*slot] / 4], t2 = keep[cf / 4];
+      char v[3][112];
+      for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s: the face with %s, %s, %s belongs to three tetrahedra, elements %lld, %lld and "
+                      "%lld (cells %lld, %lld, %lld): the mesh is not manifold (overlapping or duplicated elements)",
+                      r->path, v[0], v[1], v[2], (long long)VEC_AT(r->tet_tag, int64_t, t0),
+                      (long long)VEC_AT(r->tet_tag, int64_t, t1), (long long)VEC_AT(r->tet_tag, int64_t, t2),
+                      (long long)(*slot / 4), (long long)(fi.twin[*slot] / 4), (long long)(cf / 4));
+    }
+  }
+  /* Triangles of physical surfaces tag the faces they cover (both sides of an interior face). */
+  for (size_t t = 0; t < r->tri_tag.n && !ierr; t++) {
+    int64_t tag = VEC_AT(r->tri_tag, int64_t, t), where = VEC_AT(r->tri_where, int64_t, t), key[3];
+    int code = VEC_AT(r->tri_code, int8_t, t);
+    for (int k = 0; k < 3 && !ierr; k++) {
+      int64_t ntag = VEC_AT(r->tri_nodes, int64_t, 3 * t + k);
+      key[k] = tag_map_get(nodes, ntag);
+      if (key[k] < 0)
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
+                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+    }
+    if (ierr) break;
+    sort3(key);
+    int64_t cf = *face_index_find(&fi, m, key);
+    if (cf < 0) {
+      char v[3][112];
+      for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
+                      "of any tetrahedron",
+                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
+                      v[0], v[1], v[2]);
+      break;
+    }
+    int64_t sides[2] = {cf, fi.twin[cf]};
+    if (sides[1] < 0 && code == SQ_BC_RUPTURE) {
+      describe_face(r, m, keep, cf, desc, sizeof desc);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
+                      "boundary (%s); rupture faces must be interior faces, with cells on both sides",
+                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, desc);
+      break;
+    }
+    if (sides[1] >= 0 && code != SQ_BC_RUPTURE) {
+      describe_face(r, m, keep, cf, desc, sizeof desc);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
+                      "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
+                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
+                      desc, (long long)(sides[1] / 4));
+      break;
+    }
+    for (int s = 0; s < 2 && sides[s] >= 0 && !ierr; s++) {
+      int64_t f = sides[s];
+      if (m->face_bc[f] != SQ_BC_REGULAR && m->face_bc[f] != code) {
+        int32_t t0 = face_tri[f];
+        char ws0[40];
+        describe_face(r, m, keep, f, desc, sizeof desc);
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
+                        "(triangle element %lld, %s)",
+                        r->path, desc, VEC_AT(r->tri_phys, int32_t, t0),
+                        (long long)VEC_AT(r->tri_tag, int64_t, t0),
+                        where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
+                        VEC_AT(r->tri_phys, int32_t, t), (long long)tag, where_str(r, where, ws, sizeof ws));
+      }
+      m->face_bc[f] = (int8_t)code;
+      face_tri[f] = (int32_t)t;
+    }
+  }
+  /* Every boundary face needs a boundary code. */
+  if (!ierr) {
+    int64_t nuntagged = 0, first = -1;
+    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
+      if (fi.twin[cf] < 0 && m->face_bc[cf] == SQ_BC_REGULAR) {
+        if (nuntagged++ == 0) first = cf;
+      }
+    }
+    if (nuntagged) {
+      describe_face(r, m, keep, first, desc, sizeof desc);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s: %s lies on the boundary but no triangle of a physical surface tags it (%lld "
+                      "boundary faces in all are untagged); every boundary face needs a physical surface 101 (free "
+                      "surface), 105 (absorbing) or 106 (periodic), e.g. `Physical Surface(105) = {...};` in the .geo "
+                      "file",
+                      r->path, desc, (long long)nuntagged);
+    }
+  }
+done:
+  SQ_FREE(fi.slot);
+  SQ_FREE(fi.twin);
+  SQ_FREE(face_tri);
+  return ierr;
+}
+
+static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
+  int64_t nnode = (int64_t)r->node_tag.n, ntet = (int64_t)r->tet_tag.n;
+  SQ_CHECK(ntet > 0, SQ_ERR_INPUT,
+           "Gmsh file %s: the file has no tetrahedra (element type 4); was the mesh generated in 3D (`gmsh -3`), and "
+           "do all volumes have a physical group?",
+           r->path);
+  tag_map nodes;
+  SQ_CALL(tag_map_create(&nodes, (size_t)nnode));
+  sq_mesh *m = NULL;
+  int64_t *keep = NULL, nswapped = 0;
+  int ierr = sq_mesh_alloc(nnode, ntet, &m);
+  if (!ierr) ierr = SQ_CALLOC(keep, ntet);
+  if (!ierr) {
+    snprintf(m->source, sizeof m->source, "%s", r->path);
+    if (nnode) memcpy(m->vert, r->node_xyz.data, (size_t)nnode * 3 * sizeof(double));
+    for (int64_t v = 0; v < nnode && !ierr; v++) {
+      int64_t tag = VEC_AT(r->node_tag, int64_t, v);
+      uint64_t s = tag_map_slot(&nodes, tag);
+      if (nodes.key[s] == tag)
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s (section $Nodes): node tag %lld is defined twice", r->path, (long long)tag);
+      nodes.key[s] = tag;
+      nodes.val[s] = v;
+    }
+  }
+  if (!ierr) ierr = build_cells(r, &nodes, m, keep, &nswapped);
+  if (!ierr) ierr = build_faces(r, &nodes, m, keep);
+  if (!ierr && nswapped && sq_verbosity >= 2)
+    fprintf(stderr, "starquake: note: Gmsh file %s: %lld of %lld tetrahedra were negatively oriented; their "
+            "vertices 1 and 2 were swapped\n", r->path, (long long)nswapped, (long long)m->ncell);
+  if (!ierr) {
+    ierr = sq_mesh_finalize(m);
+    if (ierr)
+      fprintf(stderr, "starquake: note: cell numbers above count the tetrahedra of %s from 0 in file order (cell 0 is "
+              "element %lld)\n", r->path, (long long)VEC_AT(r->tet_tag, int64_t, keep[0]));
+  }
+  tag_map_free(&nodes);
+  SQ_FREE(keep);
+  if (ierr) {
+    sq_mesh_destroy(m);
+    return ierr;
+  }
+  *mesh = m;
+  return SQ_SUCCESS;
+}
+
+int sq_mesh_read_gmsh(const char *path, sq_mesh **mesh) {
+  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_read_gmsh: NULL argument");
+  *mesh = NULL;
+  gmsh_reader r = {.path = path, .line = 1, .section = "MeshFormat"};
+  r.node_tag.elem = sizeof(int64_t);
+  r.node_xyz.elem = sizeof(double);
+  r.tet_nodes.elem = r.tet_tag.elem = r.tet_where.elem = sizeof(int64_t);
+  r.tet_group.elem = sizeof(int32_t);
+  r.tri_nodes.elem = r.tri_tag.elem = r.tri_where.elem = sizeof(int64_t);
+  r.tri_code.elem = sizeof(int8_t);
+  r.tri_phys.elem = sizeof(int32_t);
+  r.ent_dim.elem = sizeof(int32_t);
+  r.ent_tag.elem = r.ent_first.elem = r.ent_count.elem = sizeof(int64_t);
+  r.ent_phys.elem = sizeof(int32_t);
+  r.fp = fopen(path, "rb");
+  SQ_CHECK(r.fp, SQ_ERR_IO, "Gmsh file %s: cannot open it: %s", path, strerror(errno));
+  int ierr = parse_file(&r);
+  if (!ierr && ferror(r.fp)) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: read error", path);
+  fclose(r.fp);
+  if (!ierr) ierr = build_mesh(&r, mesh);
+  gmsh_reader_free(&r);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Writer (4.1 ASCII)                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+static int cmp_int32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Is cell-face @p cf written as a triangle?  Tagged faces are; a rupture face shared by two cells once. */
+static int writes_triangle(const sq_mesh *m, int64_t cf, int code) {
+  if (m->face_bc[cf] != code) return 0;
+  if (code != SQ_BC_RUPTURE || !m->face_neighbor) return 1;
+  int64_t nb = m->face_neighbor[cf];
+  return nb < 0 || cf / 4 < nb || (cf / 4 == nb && cf % 4 < m->face_nbface[cf]);
+}
+
+static int write_gmsh_body(FILE *fp, const sq_mesh *m, const int32_t *groups, int64_t ngroups) {
+  static const int codes[4] = {SQ_BC_FREE, SQ_BC_RUPTURE, SQ_BC_ABSORB, SQ_BC_PERIODIC};
+  static const char *code_names[4] = {"free surface", "dynamic rupture", "absorbing", "periodic"};
+  int64_t ntri[4] = {0, 0, 0, 0}, nsurf = 0, ntri_all = 0;
+  for (int k = 0; k < 4; k++) {
+    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) ntri[k] += writes_triangle(m, cf, codes[k]);
+    nsurf += ntri[k] > 0;
+    ntri_all += ntri[k];
+  }
+  double lo[3], hi[3];
+  for (int d = 0; d < 3; d++) {
+    lo[d] = m->nvert ? m->vert[d] : 0;
+    hi[d] = lo[d];
+  }
+  for (int64_t v = 0; v < m->nvert; v++)
+    for (int d = 0; d < 3; d++) {
+      lo[d] = fmin(lo[d], m->vert[3 * v + d]);
+      hi[d] = fmax(hi[d], m->vert[3 * v + d]);
+    }
+  int64_t nphys = nsurf;
+  for (int64_t g = 0; g < ngroups; g++) nphys += groups[g] > 0;
+  fprintf(fp, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
+  fprintf(fp, "$PhysicalNames\n%lld\n", (long long)nphys);
+  for (int k = 0; k < 4; k++)
+    if (ntri[k]) fprintf(fp, "2 %d \"%s\"\n", 100 + codes[k], code_names[k]);
+  for (int64_t g = 0; g < ngroups; g++)
+    if (groups[g] > 0) fprintf(fp, "3 %d \"group %d\"\n", groups[g], groups[g]);
+  fprintf(fp, "$EndPhysicalNames\n");
+  /* Entities: surface s+1 per boundary code present, volume g+1 per group. */
+  fprintf(fp, "$Entities\n0 0 %lld %lld\n", (long long)nsurf, (long long)ngroups);
+  int64_t stag = 0;
+  for (int k = 0; k < 4; k++)
+    if (ntri[k])
+      fprintf(fp, "%lld %.17g %.17g %.17g %.17g %.17g %.17g 1 %d 0\n", (long long)++stag, lo[0], lo[1], lo[2], hi[0],
+              hi[1], hi[2], 100 + codes[k]);
+  for (int64_t g = 0; g < ngroups; g++) {
+    fprintf(fp, "%lld %.17g %.17g %.17g %.17g %.17g %.17g ", (long long)(g + 1), lo[0], lo[1], lo[2], hi[0], hi[1],
+            hi[2]);
+    if (groups[g] > 0) fprintf(fp, "1 %d 0\n", groups[g]);
+    else fprintf(fp, "0 0\n");
+  }
+  fprintf(fp, "$EndEntities\n");
+  /* All nodes on volume entity 1, tags 1..nvert. */
+  fprintf(fp, "$Nodes\n1 %lld 1 %lld\n3 1 0 %lld\n", (long long)m->nvert, (long long)m->nvert, (long long)m->nvert);
+  for (int64_t v = 0; v < m->nvert; v++) fprintf(fp, "%lld\n", (long long)(v + 1));
+  for (int64_t v = 0; v < m->nvert; v++)
+    fprintf(fp, "%.17g %.17g %.17g\n", m->vert[3 * v], m->vert[3 * v + 1], m->vert[3 * v + 2]);
+  fprintf(fp, "$EndNodes\n");
+  /* Tetrahedra in mesh order: one block per run of equal groups, so that element tags follow cells. */
+  int64_t nruns = 0;
+  for (int64_t c = 0; c < m->ncell; c++) nruns += c == 0 || m->group[c] != m->group[c - 1];
+  int64_t nelem = m->ncell + ntri_all;
+  fprintf(fp, "$Elements\n%lld %lld 1 %lld\n", (long long)(nruns + nsurf), (long long)nelem, (long long)nelem);
+  for (int64_t c = 0; c < m->ncell;) {
+    int64_t end = c;
+    while (end < m->ncell && m->group[end] == m->group[c]) end++;
+    const int32_t *g = bsearch(&m->group[c], groups, (size_t)ngroups, sizeof *groups, cmp_int32);
+    fprintf(fp, "3 %lld 4 %lld\n", (long long)(g - groups + 1), (long long)(end - c));
+    for (; c < end; c++)
+      fprintf(fp, "%lld %lld %lld %lld %lld\n", (long long)(c + 1), (long long)(m->cell_vert[4 * c] + 1),
+              (long long)(m->cell_vert[4 * c + 1] + 1), (long long)(m->cell_vert[4 * c + 2] + 1),
+              (long long)(m->cell_vert[4 * c + 3] + 1));
+  }
+  int64_t tag = m->ncell;
+  stag = 0;
+  for (int k = 0; k < 4; k++) {
+    if (!ntri[k]) continue;
+    fprintf(fp, "2 %lld 2 %lld\n", (long long)++stag, (long long)ntri[k]);
+    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
+      if (!writes_triangle(m, cf, codes[k])) continue;
+      const int64_t *cv = &m->cell_vert[4 * (cf / 4)];
+      const int *fv = gmsh_face_vertices[cf % 4];
+      fprintf(fp, "%lld %lld %lld %lld\n", (long long)++tag, (long long)(cv[fv[0]] + 1), (long long)(cv[fv[1]] + 1),
+              (long long)(cv[fv[2]] + 1));
+    }
+  }
+  fprintf(fp, "$EndElements\n");
+  return SQ_SUCCESS;
+}
+
+int sq_mesh_write_gmsh(const char *path, const sq_mesh *m) {
+  SQ_CHECK(path && m && m->vert && m->cell_vert && m->group && m->face_bc, SQ_ERR_INTERNAL,
+           "sq_mesh_write_gmsh: NULL argument or incomplete mesh");
+  for (int64_t c = 0; c < m->ncell; c++)
+    SQ_CHECK(m->group[c] >= 0, SQ_ERR_INPUT,
+             "Gmsh file %s: cell %lld has group %d; Gmsh physical tags must be positive (0: no physical volume)",
+             path, (long long)c, m->group[c]);
+  for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
+    int tag = m->face_bc[cf];
+    SQ_CHECK(tag == SQ_BC_REGULAR || tag == SQ_BC_FREE || tag == SQ_BC_RUPTURE || tag == SQ_BC_ABSORB ||
+                 tag == SQ_BC_PERIODIC,
+             SQ_ERR_INPUT, "Gmsh file %s: face %d of cell %lld has boundary tag %d, which has no physical surface",
+             path, (int)(cf % 4), (long long)(cf / 4), tag);
+  }
+  /* Distinct groups, ascending: volume entity g+1 holds group groups[g]. */
+  int32_t *groups = NULL;
+  SQ_CALL(SQ_CALLOC(groups, m->ncell));
+  memcpy(groups, m->group, (size_t)m->ncell * sizeof *groups);
+  qsort(groups, (size_t)m->ncell, sizeof *groups, cmp_int32);
+  int64_t ngroups = 0;
+  for (int64_t c = 0; c < m->ncell; c++)
+    if (ngroups == 0 || groups[c] != groups[ngroups - 1]) groups[ngroups++] = groups[c];
+  FILE *fp = fopen(path, "w");
+  int ierr = SQ_SUCCESS;
+  if (!fp) {
+    ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: cannot create it: %s", path, strerror(errno));
+  } else {
+    ierr = write_gmsh_body(fp, m, groups, ngroups);
+    int bad = ferror(fp);
+    if (fclose(fp) != 0 || bad)
+      if (!ierr) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: write error (disk full?)", path);
+  }
+  SQ_FREE(groups);
+  return ierr;
+}

@@ -1,0 +1,164 @@
+/** @file test_lts.c  Check suite for local time stepping: clustering, the schedule, buffers, merging. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_graph.h"
+
+static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
+
+/* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2. */
+static sq_disc *make_disc(int rate, int tile, sq_mesh **mesh) {
+  sq_box_params bp;
+  sq_box_params_default(&bp);
+  bp.n[0] = bp.n[1] = bp.n[2] = 4;
+  bp.jitter = 0.15;
+  ck_assert_int_eq(sq_mesh_box(&bp, mesh), 0);
+  sq_material *m = malloc(sizeof(sq_material) * (*mesh)->ncell);
+  for (int64_t c = 0; c < (*mesh)->ncell; ++c) {
+    const double *x = &(*mesh)->centroid[c * 3];
+    const double s = 1.0 + 15.0 * exp(-20.0 * ((x[0] - 0.5) * (x[0] - 0.5) + (x[1] - 0.4) * (x[1] - 0.4)));
+    m[c] = base;
+    m[c].lambda *= s * s; /* speeds scale with s */
+    m[c].mu *= s * s;
+  }
+  sq_disc_options opt = {.order = 3, .precision = SQ_F64, .cfl = 0.5, .tile_size = tile, .lts_rate = rate,
+                         .max_clusters = 20};
+  sq_disc *d;
+  ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
+  free(m);
+  return d;
+}
+
+START_TEST(cluster_invariants) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(2, 32, &mesh);
+  ck_assert_int_ge(d->ncluster, 3);
+  for (int64_t c = 0; c < mesh->ncell; ++c) {
+    /* stable: the cluster's step never exceeds the element's CFL step */
+    ck_assert(d->cluster_dt[d->cluster[c]] <= d->dt_stable[c] * (1 + 1e-12));
+    for (int f = 0; f < 4; ++f) {
+      const int64_t nb = mesh->face_neighbor[c * 4 + f];
+      if (nb >= 0) ck_assert_int_le(abs(d->cluster[c] - d->cluster[nb]), 1);
+    }
+  }
+  for (int l = 0; l < d->ncluster; ++l) ck_assert_double_eq_tol(d->cluster_dt[l], d->dt_min * pow(2, l), 1e-18);
+  /* tiles hold one cluster each, and the links point at the right kind of data */
+  for (int t = 0; t < d->ntile; ++t)
+    for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) {
+      ck_assert_int_eq(d->cluster[d->cell_of[e]], d->tile[t].cluster);
+      for (int f = 0; f < 4; ++f) {
+        const sq_face_link *ln = &d->link[e * 4 + f];
+        const int nt = d->tile[t].neighbor[ln->slot];
+        if (ln->kind == SQ_LINK_DERIVS) ck_assert_int_eq(d->tile[nt].cluster, d->tile[t].cluster + 1);
+        if (ln->kind == SQ_LINK_TINT) ck_assert_int_le(d->tile[nt].cluster, d->tile[t].cluster);
+      }
+    }
+  /* rate 1 is GTS */
+  sq_mesh *m2;
+  sq_disc *g = make_disc(1, 32, &m2);
+  ck_assert_int_eq(g->ncluster, 1);
+  double lts, gts;
+  sq_disc_lts_work(d, &lts, &gts);
+  ck_assert(lts < gts);
+  sq_disc_destroy(d);
+  sq_disc_destroy(g);
+  sq_mesh_destroy(mesh);
+  sq_mesh_destroy(m2);
+}
+END_TEST
+
+START_TEST(taylor_additivity_and_buffer) {
+  /* The integral of a Taylor series over [0, dt] is the sum over r sub-intervals (what a faster
+   * neighbour's buffer relies on), and the predictor's tint is that integral. */
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(2, 64, &mesh);
+  const int B = d->nbasis, O = d->opt.order;
+  const int64_t n = d->nelem, len = n * B * 9;
+  double *q = d->dofs;
+  for (int64_t i = 0; i < len; ++i) q[i] = sin(0.37 * i);
+  double *derivs = calloc(len * O, sizeof(double)), *tint = calloc(len, sizeof(double));
+  double *part = calloc(len, sizeof(double)), *buf = calloc(len, sizeof(double));
+  const double dt = 0.01;
+  sq_kernel_ader(SQ_F64, O, n, d->pack, d->dofs, d->star, dt, tint, derivs);
+  for (int k = 0; k < 4; ++k) {
+    sq_kernel_taylor(SQ_F64, O, n, derivs, k * dt / 4, (k + 1) * dt / 4, part);
+    sq_kernel_accumulate(SQ_F64, O, n, part, k == 0, buf);
+  }
+  double maxdiff = 0, maxval = 0;
+  for (int64_t i = 0; i < len; ++i) maxdiff = fmax(maxdiff, fabs(buf[i] - tint[i])), maxval = fmax(maxval, fabs(tint[i]));
+  ck_assert(maxval > 0);
+  ck_assert(maxdiff <= 1e-13 * maxval);
+  /* the derivative of order 0 is the state itself */
+  for (int64_t i = 0; i < B * 9; ++i) ck_assert_double_eq(derivs[i], q[i]);
+  free(derivs), free(tint), free(part), free(buf);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+END_TEST
+
+static uint64_t run_lts(int merge, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(2, tile, &mesh);
+  sq_planewave pw;
+  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
+  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
+  const int dirs[1] = {1};
+  const double amp[1] = {1.0};
+  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
+  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  sq_graph_options opt = {.merge_neighbor_clusters = merge, .count_predict = npred, .count_correct = ncorr};
+  for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+  ck_assert_int_eq(sq_runtime_sync(rt), 0);
+  sq_runtime_destroy(rt);
+  ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
+  const uint64_t h = sq_disc_hash(d);
+  *ncluster = d->ncluster;
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  return h;
+}
+
+START_TEST(schedule_counts_and_merge) {
+  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0};
+  int L;
+  const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
+  const uint64_t h1 = run_lts(1, 32, p1, c1, &L);
+  const uint64_t h2 = run_lts(0, 5, p1 + 32, c1 + 32, &L); /* another tile size */
+  ck_assert_int_ge(L, 3);
+  for (int l = 0; l < L; ++l) {
+    const int64_t expect = 2 * (int64_t)pow(2, L - 1 - l); /* two sync intervals, rate 2 */
+    ck_assert_int_eq(p0[l], expect);
+    ck_assert_int_eq(c0[l], expect);
+    ck_assert_int_eq(p1[l], expect); /* merged tasks still predict every cluster step once */
+    ck_assert_int_eq(c1[l], expect);
+  }
+  ck_assert_uint_eq(h0, h1); /* merge on/off: bitwise equal */
+  ck_assert_uint_eq(h0, h2); /* tile size: bitwise equal */
+}
+END_TEST
+
+int main(void) {
+  setenv("STARPU_SILENT", "1", 0);
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  conf.sched_policy_name = "lws";
+  if (starpu_init(&conf) != 0) return 1;
+  Suite *s = suite_create("lts");
+  TCase *tc = tcase_create("lts");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, cluster_invariants);
+  tcase_add_test(tc, taylor_additivity_and_buffer);
+  tcase_add_test(tc, schedule_counts_and_merge);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  starpu_shutdown();
+  return failed ? 1 : 0;
+}
