@@ -1,13 +1,17 @@
 /** @file run.c  `starquake CONFIG.yaml`: run a simulation with progress, energies and a summary. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <mpi.h>
+
 #include "sq_app.h"
+#include "sq_outputs.h"
 
 static double wall_now(void) {
   struct timespec ts;
@@ -31,10 +35,20 @@ static int make_dir(const char *path) {
   return SQ_SUCCESS;
 }
 
+/*
+ * SIGTERM / SIGUSR1 ask for a checkpoint and a clean stop.  The handler only records the signal
+ * (the one piece of global state: a handler cannot reach the sq_sim); the run loop acts on it at
+ * the next sync-interval boundary, i.e. after the chunk of steps in flight (about 0.5 s of wall time).
+ */
+static volatile sig_atomic_t sq_run_stop_signal = 0;
+
+static void on_stop_signal(int sig) { sq_run_stop_signal = sig; }
+
 /** Progress on stderr: a bar on a terminal, plain lines otherwise. */
 typedef struct progress {
   double t_end, wall0, last;
   double updates_per_sync; /**< element updates actually done per sync interval (LTS work) */
+  int64_t steps0;          /**< steps done before this process started (restart) */
   int tty;
 } progress;
 
@@ -44,7 +58,7 @@ static void progress_show(progress *p, const sq_sim *s, int final) {
   p->last = now;
   const double frac = p->t_end > 0 ? s->time / p->t_end : 1.0;
   const double eta = frac > 0 ? el * (1.0 - frac) / frac : 0.0;
-  const double rate = el > 0 ? (double)s->steps * p->updates_per_sync / el : 0.0;
+  const double rate = el > 0 ? (double)(s->steps - p->steps0) * p->updates_per_sync / el : 0.0;
   if (sq_verbosity < 1) return;
   if (p->tty) {
     char bar[31];
@@ -71,18 +85,20 @@ static int check_finite(const sq_sim *s) {
 }
 
 static void usage_run(void) {
-  printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] "
-         "[--verbose]\n");
+  printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
+         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--quiet] [--verbose]\n");
 }
 
 int sq_cmd_run(int argc, char **argv) {
-  const char *path = NULL, *sched = NULL, *outdir = NULL;
+  const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL, *restart = NULL;
   int serial = 0, tile = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) serial = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) tile = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
+    else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
+    else if (!strcmp(argv[i], "--restart") && i + 1 < argc) restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (argv[i][0] == '-') {
@@ -100,7 +116,14 @@ int sq_cmd_run(int argc, char **argv) {
   if (tile > 0) cfg.tile_size = tile;
   if (sched) snprintf(cfg.scheduler, sizeof(cfg.scheduler), "%s", sched);
   if (outdir) snprintf(cfg.output_dir, sizeof(cfg.output_dir), "%s", outdir);
-  SQ_CALL(make_dir(cfg.output_dir));
+  if (partition) {
+    const sq_part_weights all[3] = {SQ_PART_BW, SQ_PART_BWM, SQ_PART_ENCODED};
+    int found = 0;
+    for (int k = 0; k < 3; ++k)
+      if (!strcmp(partition, sq_part_weights_name(all[k]))) cfg.partition = all[k], found = 1;
+    SQ_CHECK(found, SQ_ERR_INPUT, "--partition must be bw, bwm or encoded (got '%s')", partition);
+  }
+  if (sq_app_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
 
   const double w0 = wall_now();
   sq_sim *s = NULL;
@@ -111,7 +134,25 @@ int sq_cmd_run(int argc, char **argv) {
     return ierr;
   }
   const sq_disc *d = s->disc;
-  const size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(cfg.precision));
+  const int root = s->rank == 0;
+  sq_checkpoint_info ck;
+  if (restart) ierr = sq_outputs_restart(s, restart, &ck);
+  if (ierr) {
+    sq_sim_destroy(s);
+    sq_app_starpu_stop();
+    return ierr;
+  }
+  /* dofs, tint; star, flux matrices; face links; kept derivatives and LTS buffers; sources, receivers */
+  size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(cfg.precision) +
+                                     4 * sizeof(sq_face_link)) + d->pack_bytes;
+  for (int t = 0; t < d->ntile; ++t) {
+    const size_t n = (size_t)(d->tile[t].end - d->tile[t].begin);
+    if (d->tile[t].needs_derivs) bytes += n * sq_disc_elem_bytes(d) * d->opt.order;
+    if (d->tile[t].needs_buffer) bytes += n * sq_disc_elem_bytes(d);
+  }
+  if (s->source_set) bytes += (size_t)s->source_set->n * sizeof(sq_source_point);
+  if (s->receivers) bytes += (size_t)s->receivers->n * sizeof(sq_receiver_point);
+  if (!root) sq_verbosity = 0; /* rank 0 speaks for everyone */
   if (sq_verbosity >= 1) {
     printf("starquake: %s\n", cfg.path);
     printf("  mesh       %s: %lld cells, %lld vertices\n", s->mesh->source, (long long)s->mesh->ncell,
@@ -120,74 +161,115 @@ int sq_cmd_run(int argc, char **argv) {
            cfg.precision == SQ_F64 ? "double" : "single");
     printf("  tiles      %d of <= %d elements\n", d->ntile, cfg.tile_size);
     printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg.cfl, cfg.end_time);
-    printf("  memory     about %.1f MiB on the host for the solution and operators\n", bytes / 1048576.0);
+    printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n",
+           bytes / 1048576.0);
+    if (!serial && starpu_cuda_worker_get_count() > 0)
+      printf("             about %.1f MiB on each GPU if it holds the whole working set (%u CUDA workers)\n",
+             bytes / 1048576.0, starpu_cuda_worker_get_count());
     printf("  runtime    %s\n", serial ? "serial reference (no StarPU)" : "StarPU");
+    if (s->nranks > 1)
+      printf("  partition  %d ranks, METIS weights %s: work imbalance %.3f, memory imbalance %.3f, edge cut %lld faces\n"
+             "             (rank 0 holds %lld elements: owned + ghost; tables below are rank 0's share)\n",
+             s->nranks, sq_part_weights_name(cfg.partition), s->part_stats.work_imbalance,
+             s->part_stats.memory_imbalance, (long long)s->part_stats.edge_cut, (long long)d->nelem);
     sq_disc_print_clusters(d, stdout);
     fflush(stdout);
   }
 
   char fname[SQ_PATH_MAX + 300];
-  snprintf(fname, sizeof(fname), "%s/%s-energy.csv", cfg.output_dir, cfg.output_prefix);
-  FILE *fe = fopen(fname, "w");
-  if (!fe) {
-    sq_sim_destroy(s);
-    sq_app_starpu_stop();
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", fname, strerror(errno));
-  }
-  fprintf(fe, "time,energy\n%.10e,%.10e\n", 0.0, sq_disc_energy(d));
-  fflush(fe);
-
   double dt;
   int64_t nsteps;
-  sq_sim_plan(s, cfg.end_time, &dt, &nsteps);
-  const int64_t out_every =
-      cfg.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg.output_interval / dt + 0.5)) : nsteps;
-  double lts_work, gts_work;
-  sq_disc_lts_work(d, &lts_work, &gts_work);
-  progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = lts_work, .tty = isatty(2)};
+  if (restart) { /* the interrupted run's step size and count, not a new plan */
+    dt = ck.dt;
+    nsteps = ck.nsteps;
+  } else {
+    sq_sim_plan(s, cfg.end_time, &dt, &nsteps);
+  }
+  sq_outputs *outs = NULL;
+  ierr = sq_outputs_open(s, nsteps, dt, restart ? &ck : NULL, &outs);
+  if (ierr) {
+    sq_outputs_close(outs);
+    sq_sim_destroy(s);
+    sq_app_starpu_stop();
+    return ierr;
+  }
+  if (restart && sq_verbosity >= 1)
+    printf("  restart    %s: t=%.6g, step %lld of %lld (dt %.10e)\n", restart, s->time, (long long)s->steps,
+           (long long)nsteps, dt);
+  double work[2], lts_work, gts_work;
+  sq_disc_lts_work(d, &work[0], &work[1]);
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, work, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  lts_work = work[0], gts_work = work[1];
+  progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = lts_work,
+                 .steps0 = s->steps, .tty = isatty(2)};
+  struct sigaction sa, old_term, old_usr1;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sq_run_stop_signal = 0;
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGUSR1, &sa, &old_usr1);
   const double t_loop = wall_now();
-  int64_t done = 0, chunk = 1;
+  const int64_t first_step = s->steps;
+  int64_t done = s->steps, chunk = 1;
   while (done < nsteps && !ierr) {
-    const int64_t to_out = out_every - done % out_every;
-    int64_t n = chunk < to_out ? chunk : to_out;
+    const int64_t to_event = sq_outputs_steps_to_event(outs, done);
+    int64_t n = chunk < to_event ? chunk : to_event;
     if (n > nsteps - done) n = nsteps - done;
     const double c0 = wall_now();
-    ierr = sq_sim_advance(s, n, dt);
+    ierr = sq_outputs_prepare(outs, done, n);
+    if (!ierr) ierr = sq_sim_advance(s, n, dt);
     done += n;
     if (!ierr) ierr = check_finite(s);
     const double per_step = (wall_now() - c0) / n;
     chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
-    if (!ierr && (done % out_every == 0 || done == nsteps)) {
-      fprintf(fe, "%.10e,%.10e\n", s->time, sq_disc_energy(d));
-      fflush(fe);
-    }
+    int stop = sq_run_stop_signal;
+    if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const char *ckpt = NULL;
+    if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
     progress_show(&pr, s, done == nsteps);
+    if (!ierr && stop && done < nsteps) {
+      if (pr.tty && sq_verbosity >= 1) fputc('\n', stderr);
+      ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
+                      "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with: "
+                      "starquake %s --restart %s",
+                      stop == SIGTERM ? "SIGTERM" : stop == SIGUSR1 ? "SIGUSR1" : "a signal", s->time,
+                      (long long)done, (long long)nsteps, ckpt ? ckpt : "?", cfg.path, ckpt ? ckpt : "?");
+    }
   }
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGUSR1, &old_usr1, NULL);
+  sq_outputs_close(outs);
+  nsteps -= first_step; /* what this process ran, for the rates below */
   const double t_steps = wall_now() - t_loop;
-  fclose(fe);
-  if (!ierr) {
+  double err = NAN, norm = NAN, e_end = 0;
+  uint64_t hash = 0;
+  if (!ierr) { /* collective: every rank takes part */
+    if (s->has_analytic) sq_sim_l2_error(s, &err, &norm);
+    e_end = sq_sim_energy(s);
+    hash = sq_sim_hash(s);
+  }
+  if (!ierr && root) {
     snprintf(fname, sizeof(fname), "%s/%s-summary.txt", cfg.output_dir, cfg.output_prefix);
     FILE *fs = fopen(fname, "w");
     if (!fs) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", fname, strerror(errno));
     else {
-      double err = NAN, norm = NAN;
-      if (s->has_analytic) sq_disc_l2_error(d, sq_planewave_eval, &s->pw, s->time, &err, &norm);
       const double ups = (double)nsteps * lts_work / t_steps;
       fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
-              cfg.path, (long long)d->nelem, cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
+              cfg.path, (long long)s->mesh->ncell, cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
               (long long)nsteps, dt, s->time);
       fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
-      fprintf(fs, "energy: %.10e\n", sq_disc_energy(d));
+      fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);
       if (s->has_analytic) fprintf(fs, "l2_error_relative: %.6e\n", err / norm);
-      fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)sq_disc_hash(d));
+      fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)hash);
       fclose(fs);
       if (sq_verbosity >= 1) {
         printf("done: %lld steps in %.2f s (%.3g element updates/s), total %.2f s\n", (long long)nsteps, t_steps, ups,
                wall_now() - w0);
         if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
-        printf("dofs hash: %016llx\n", (unsigned long long)sq_disc_hash(d));
+        printf("dofs hash: %016llx\n", (unsigned long long)hash);
         printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg.output_dir, cfg.output_prefix,
                cfg.output_prefix);
       }

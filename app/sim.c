@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <starpu_mpi.h>
+
 #include "sq_app.h"
+#include "sq_mesh_io.h"
 
 static int starpu_started = 0;
 
@@ -14,15 +17,100 @@ int sq_app_starpu_start(const char *sched) {
   if (sq_verbosity < 2) setenv("STARPU_SILENT", "1", 0);
   if (!getenv("STARPU_SCHED") && sched && sched[0]) conf.sched_policy_name = sched;
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
-  int ret = starpu_init(&conf);
-  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_init failed (%d): check STARPU_* environment variables", ret);
+  /* MPI was initialised by main(); StarPU-MPI drives the halo messages */
+  int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_mpi_init_conf failed (%d): check STARPU_* environment variables", ret);
   starpu_started = 1;
   return SQ_SUCCESS;
 }
 
 void sq_app_starpu_stop(void) {
-  if (starpu_started) starpu_shutdown();
+  if (starpu_started) starpu_mpi_shutdown();
   starpu_started = 0;
+}
+
+int sq_app_rank(void) {
+  int r = 0, init = 0;
+  MPI_Initialized(&init);
+  if (init) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int sq_app_nranks(void) {
+  int n = 1, init = 0;
+  MPI_Initialized(&init);
+  if (init) MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+double sq_sim_energy(const sq_sim *s) {
+  double local = sq_disc_energy(s->disc), total = local;
+  if (s->nranks > 1) MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
+void sq_sim_l2_error(const sq_sim *s, double *err, double *norm) {
+  double loc[2], tot[2];
+  sq_disc_l2_error(s->disc, sq_planewave_eval, &s->pw, s->time, &loc[0], &loc[1]);
+  loc[0] *= loc[0], loc[1] *= loc[1];
+  tot[0] = loc[0], tot[1] = loc[1];
+  if (s->nranks > 1) MPI_Allreduce(loc, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  *err = sqrt(tot[0]);
+  *norm = sqrt(tot[1]);
+}
+
+uint64_t sq_sim_hash(const sq_sim *s) {
+  const sq_disc *d = s->disc;
+  if (s->nranks == 1) return sq_disc_hash(d);
+  /* gather every rank's owned dofs on rank 0 and hash them in global cell order */
+  const size_t eb = sq_disc_elem_bytes(d);
+  int64_t nown = 0;
+  for (int64_t e = 0; e < d->nelem; ++e) nown += !d->is_ghost[e];
+  int64_t *ids = malloc(sizeof(int64_t) * (nown + 1));
+  char *data = malloc(eb * (nown + 1));
+  int64_t k = 0;
+  for (int64_t e = 0; e < d->nelem; ++e)
+    if (!d->is_ghost[e]) {
+      ids[k] = d->cell_of[e];
+      memcpy(data + k * eb, (const char *)d->dofs + e * eb, eb);
+      ++k;
+    }
+  int n = (int)nown, *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
+  int64_t *all_ids = NULL;
+  char *all = NULL;
+  if (s->rank == 0) {
+    counts = calloc(s->nranks, sizeof(int)), displs = calloc(s->nranks, sizeof(int));
+    bcounts = calloc(s->nranks, sizeof(int)), bdispls = calloc(s->nranks, sizeof(int));
+  }
+  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (s->rank == 0) {
+    int total = 0;
+    for (int r = 0; r < s->nranks; ++r) {
+      displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
+      total += counts[r];
+    }
+    all_ids = malloc(sizeof(int64_t) * (total + 1));
+    all = malloc(eb * (total + 1));
+  }
+  MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
+  uint64_t h = 1469598103934665603ULL;
+  if (s->rank == 0) {
+    const int64_t ncell = s->mesh->ncell;
+    int64_t *where = malloc(sizeof(int64_t) * ncell);
+    for (int64_t c = 0; c < ncell; ++c) where[c] = -1;
+    int total = displs[s->nranks - 1] + counts[s->nranks - 1];
+    for (int i = 0; i < total; ++i) where[all_ids[i]] = i;
+    for (int64_t c = 0; c < ncell; ++c) {
+      if (where[c] < 0) continue;
+      const unsigned char *p = (const unsigned char *)all + where[c] * eb;
+      for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    free(where), free(all), free(all_ids), free(counts), free(displs), free(bcounts), free(bdispls);
+  }
+  MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  free(ids), free(data);
+  return h;
 }
 
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
@@ -31,22 +119,33 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   *out = s;
   s->cfg = *cfg;
   s->serial = serial;
-  switch (cfg->mesh_kind) {
-  case SQ_MESH_BOX: SQ_CALL(sq_mesh_box(&cfg->box, &s->mesh)); break;
-  default:
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s: mesh type '%s' is not supported by this version; use mesh.type: box", cfg->path,
-                    cfg->mesh_kind == SQ_MESH_GMSH ? "gmsh" : "puml");
-  }
+  if (cfg->mesh_kind == SQ_MESH_BOX) SQ_CALL(sq_mesh_box(&cfg->box, &s->mesh));
+  else SQ_CALL(sq_mesh_read(cfg->mesh_file, &s->mesh)); /* Gmsh .msh or PUML .h5, by extension */
   SQ_CALL(SQ_CALLOC(s->cell_material, s->mesh->ncell));
   for (int64_t c = 0; c < s->mesh->ncell; ++c)
     s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
+  s->rank = serial ? 0 : sq_app_rank();
+  s->nranks = serial ? 1 : sq_app_nranks();
+  SQ_CHECK(!serial || sq_app_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
                          .tile_size = cfg->tile_size,
                          .lts_rate = cfg->lts_rate,
-                         .max_clusters = cfg->lts_max_clusters};
+                         .max_clusters = cfg->lts_max_clusters,
+                         .rank = s->rank,
+                         .nranks = s->nranks};
+  if (s->nranks > 1) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
+    int *cluster, ncluster;
+    SQ_CALL(SQ_CALLOC(cluster, s->mesh->ncell));
+    SQ_CALL(SQ_CALLOC(s->cell_rank, s->mesh->ncell));
+    SQ_CALL(sq_disc_clusters(s->mesh, s->cell_material, &opt, cluster, &ncluster));
+    const int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks,
+                                  cfg->partition, NULL, s->cell_rank, &s->part_stats);
+    SQ_FREE(cluster);
+    SQ_CALL(ierr);
+    opt.cell_rank = s->cell_rank;
+  }
   SQ_CALL(sq_disc_create(s->mesh, s->cell_material, &opt, &s->disc));
   SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
            "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
@@ -65,9 +164,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
     s->has_analytic = cfg->nrules == 0; /* a plane wave is exact only in a homogeneous medium */
   }
+  SQ_CALL(sq_sim_points_create(s));
   if (!serial) {
     SQ_CALL(sq_app_starpu_start(cfg->scheduler));
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
+    SQ_CALL(sq_sim_points_attach(s));
   }
   return SQ_SUCCESS;
 }
@@ -81,23 +182,36 @@ void sq_sim_plan(const sq_sim *s, double t_end, double *dt, int64_t *nsteps) {
   *dt = remaining / (double)n;
 }
 
+double sq_sim_time_at(const sq_sim *s, int64_t k) {
+  return k == s->plan_step0 ? s->plan_t0 : s->plan_t0 + (double)(k - s->plan_step0) * s->plan_dt;
+}
+
 int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt) {
-  const sq_graph_options gopt = {.merge_neighbor_clusters = s->cfg.merge_neighbor_clusters};
+  sq_graph_options gopt = {.merge_neighbor_clusters = s->cfg.merge_neighbor_clusters};
+  if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
+    s->plan_t0 = s->time;
+    s->plan_step0 = s->steps;
+    s->plan_dt = dt;
+  }
   for (int64_t i = 0; i < nsteps; ++i) {
+    gopt.t_begin = sq_sim_time_at(s, s->steps + i);
+    gopt.t_end = sq_sim_time_at(s, s->steps + i + 1);
     if (s->serial) sq_disc_step_serial(s->disc, dt);
     else SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
   }
   if (!s->serial) SQ_CALL(sq_runtime_sync(s->rt));
-  s->time += nsteps * dt;
   s->steps += nsteps;
+  s->time = sq_sim_time_at(s, s->steps);
   return SQ_SUCCESS;
 }
 
 void sq_sim_destroy(sq_sim *s) {
   if (!s) return;
   sq_runtime_destroy(s->rt);
+  sq_sim_points_destroy(s);
   sq_disc_destroy(s->disc);
   sq_mesh_destroy(s->mesh);
   SQ_FREE(s->cell_material);
+  SQ_FREE(s->cell_rank);
   SQ_FREE(s);
 }

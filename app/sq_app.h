@@ -4,7 +4,9 @@
 
 #include "sq_config.h"
 #include "sq_graph.h"
+#include "sq_receiver.h"
 #include "sq_solver.h"
+#include "sq_source.h"
 
 /** One simulation: configuration, mesh, discretisation and (unless serial) its StarPU handles. */
 typedef struct sq_sim {
@@ -18,7 +20,28 @@ typedef struct sq_sim {
   int64_t steps;    /**< time steps done */
   sq_planewave pw;  /**< analytic solution when the initial condition is a plane wave */
   int has_analytic;
+  int rank, nranks; /**< MPI */
+  int *cell_rank;   /**< owner of every mesh cell (NULL on one rank) */
+  sq_partition_stats part_stats;
+  /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
+   * every run, so that a restarted run evaluates sources and samples receivers at identical times */
+  double plan_t0, plan_dt;
+  int64_t plan_step0;
+  sq_source_list sources;        /**< point sources of the configuration (app/points.c) */
+  sq_source_set *source_set;     /**< the sources located in this rank's elements */
+  sq_receiver_set *receivers;    /**< receivers (NULL: none) */
 } sq_sim;
+
+/** This process's MPI rank (0 without MPI). */
+int sq_app_rank(void);
+/** Number of MPI ranks (1 without MPI). */
+int sq_app_nranks(void);
+/** @brief Total energy over all ranks. */
+double sq_sim_energy(const sq_sim *sim);
+/** @brief L2 error and norm against the plane wave, over all ranks. */
+void sq_sim_l2_error(const sq_sim *sim, double *err, double *norm);
+/** @brief Hash of all ranks' dofs in global cell order (equal to the one-rank hash). */
+uint64_t sq_sim_hash(const sq_sim *sim);
 
 /** @brief Start StarPU with scheduler @p sched (NULL/"" : STARPU_SCHED or our default). */
 int sq_app_starpu_start(const char *sched);
@@ -34,10 +57,24 @@ void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
 /** Free the simulation (unregisters StarPU data first). */
 void sq_sim_destroy(sq_sim *sim);
 
+/**
+ * @brief Read and locate the sources and receivers of sim->cfg (app/points.c).  Called by
+ * sq_sim_create before the runtime registers the data (receiver tiles keep their derivatives).
+ */
+int sq_sim_points_create(sq_sim *sim);
+/** @brief Register the sources and receivers with the runtime (after sq_runtime_create). */
+int sq_sim_points_attach(sq_sim *sim);
+/** Free the sources and receivers (after sq_runtime_destroy). */
+void sq_sim_points_destroy(sq_sim *sim);
+/** @brief Time of sync-interval boundary @p k under the current plan (see sq_sim). */
+double sq_sim_time_at(const sq_sim *sim, int64_t k);
+
 /** @brief `starquake CONFIG` */
 int sq_cmd_run(int argc, char **argv);
 /** @brief `starquake verify ...` */
 int sq_cmd_verify(int argc, char **argv);
+/** @brief `starquake verify pointsource ...` (app/verify_source.c) */
+int sq_cmd_verify_pointsource(int argc, char **argv);
 /** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */
 int sq_cmd_mesh(int argc, char **argv);
 

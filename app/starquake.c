@@ -1,4 +1,5 @@
 /** @file starquake.c  Command-line entry point. */
+#include <mpi.h>
 #include <string.h>
 
 #include "sq_app.h"
@@ -28,9 +29,13 @@ int main(int argc, char **argv) {
     printf("starquake %s\n", PACKAGE_VERSION);
     return 0;
   }
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int ierr;
   if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);
   else ierr = sq_cmd_run(argc - 1, argv + 1);
+  if (ierr && sq_app_nranks() > 1) MPI_Abort(MPI_COMM_WORLD, 1); /* never leave other ranks waiting */
+  MPI_Finalize();
   return ierr ? 1 : 0;
 }

@@ -4,6 +4,9 @@
  * buffer of time-integrated DOFs accumulated for slower ones (eq. 3.40).
  */
 #include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 
 /* Buffers: fixed ones, then the optional derivatives and LTS buffer. */
 enum { ADER_PACK, ADER_DOFS, ADER_STAR, ADER_TINT, ADER_FIRST_OPTIONAL };
@@ -21,11 +24,31 @@ static void ader_cpu(void *buffers[], void *cl_arg) {
   if (buffer) sq_kernel_accumulate(a->precision, a->order, n, tint, a->buffer == SQ_BUFFER_RESET, buffer);
 }
 
+#ifdef SQ_USE_CUDA
+/* One fused kernel: predictor, derivatives and LTS buffer (ader_cuda.cu), on the worker's stream. */
+static void ader_cuda(void *buffers[], void *cl_arg) {
+  const sq_step_args *a = cl_arg;
+  int next = ADER_FIRST_OPTIONAL;
+  void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *buffer = a->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  sq_cuda_ader(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[ADER_DOFS]),
+               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_PACK]),
+               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_DOFS]),
+               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_STAR]), a->dt,
+               (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_TINT]), derivs, buffer, a->buffer == SQ_BUFFER_RESET,
+               starpu_cuda_get_local_stream());
+}
+#endif
+
 static struct starpu_perfmodel ader_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_ader"};
 
 static struct starpu_codelet ader_cl = {
     .cpu_funcs = {ader_cpu},
     .cpu_funcs_name = {"ader_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {ader_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &ader_model,
     .name = "sq_ader",

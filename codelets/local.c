@@ -1,5 +1,8 @@
 /** @file local.c  Codelet "local": volume and local-flux update of one tile (thesis eq. 4.1). */
 #include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 
 static void local_cpu(void *buffers[], void *cl_arg) {
   const sq_step_args *a = cl_arg;
@@ -12,11 +15,25 @@ static void local_cpu(void *buffers[], void *cl_arg) {
   sq_kernel_local(a->precision, a->order, n, pack, tint, star, flux, dofs);
 }
 
+#ifdef SQ_USE_CUDA
+static void local_cuda(void *buffers[], void *cl_arg) {
+  const sq_step_args *a = cl_arg;
+  sq_cuda_local(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[4]), (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (void *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                starpu_cuda_get_local_stream());
+}
+#endif
+
 static struct starpu_perfmodel local_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_local"};
 
 static struct starpu_codelet local_cl = {
     .cpu_funcs = {local_cpu},
     .cpu_funcs_name = {"local_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {local_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = 5,
     .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW},
     .model = &local_model,

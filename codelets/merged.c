@@ -6,6 +6,9 @@
  * small (launch and scheduling overhead dominate).
  */
 #include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 
 /* Per segment: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
 enum { SEG_DOFS, SEG_STAR, SEG_FLUX, SEG_TINT, SEG_FIXED };
@@ -46,11 +49,37 @@ static void merged_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
+#ifdef SQ_USE_CUDA
+/* One fused predictor kernel (ader + LTS buffer + local, merged_cuda.cu) per segment, all on the worker's stream. */
+static void merged_cuda(void *buffers[], void *cl_arg) {
+  const merged_args *a = cl_arg;
+  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  int b = 1;
+  for (int s = 0; s < a->nseg; ++s) {
+    const merged_segment *sg = &a->seg[s];
+    void **buf = buffers + b;
+    int next = SEG_FIXED;
+    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    sq_cuda_predict(a->precision, a->order, STARPU_VECTOR_GET_NX(buf[SEG_DOFS]), pack,
+                    (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]), (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]),
+                    (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]), sg->dt,
+                    (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]), derivs, lts_buffer, sg->buffer == SQ_BUFFER_RESET,
+                    starpu_cuda_get_local_stream());
+    b += sg->nbuf;
+  }
+}
+#endif
+
 static struct starpu_perfmodel merged_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_merged"};
 
 static struct starpu_codelet merged_cl = {
     .cpu_funcs = {merged_cpu},
     .cpu_funcs_name = {"merged_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {merged_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &merged_model,
     .name = "sq_merged",

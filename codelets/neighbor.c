@@ -5,6 +5,9 @@
  * list is what lets StarPU order it after their predictors, with no explicit barrier.
  */
 #include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 
 /* Fixed buffers before the variable list of neighbour tiles. */
 enum { NB_PACK, NB_FLUX, NB_LINK, NB_DOFS, NB_FIRST };
@@ -33,11 +36,47 @@ static void neighbor_cpu(void *buffers[], void *cl_arg) {
                      (void *)STARPU_VECTOR_GET_PTR(buffers[NB_DOFS]));
 }
 
+#ifdef SQ_USE_CUDA
+/*
+ * The slot table (device pointer and interval per neighbour tile) travels by value in the kernel's
+ * parameters, so it holds at most SQ_CUDA_MAX_SLOTS entries: a task with more neighbour tiles is
+ * refused by neighbor_can_execute on CUDA workers and runs on a CPU worker.
+ */
+static void neighbor_cuda(void *buffers[], void *cl_arg) {
+  const neighbor_args *a = cl_arg;
+  const unsigned nbuf = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
+  sq_cuda_slots slots;
+  slots.nslot = (int)(nbuf - NB_FIRST);
+  STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "neighbor task with %d slots on a CUDA worker", slots.nslot);
+  for (int s = 0; s < slots.nslot; ++s) {
+    slots.data[s] = (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_FIRST + s]);
+    slots.t0[s] = a->interval[2 * s];
+    slots.t1[s] = a->interval[2 * s + 1];
+  }
+  sq_cuda_neighbor(a->step.precision, a->step.order, STARPU_VECTOR_GET_NX(buffers[NB_DOFS]),
+                   (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_PACK]),
+                   (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[NB_LINK]),
+                   (const void *)STARPU_VECTOR_GET_PTR(buffers[NB_FLUX]), &slots,
+                   (void *)STARPU_VECTOR_GET_PTR(buffers[NB_DOFS]), starpu_cuda_get_local_stream());
+}
+
+static int neighbor_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) return 1;
+  return (int)STARPU_TASK_GET_NBUFFERS(task) - NB_FIRST <= SQ_CUDA_MAX_SLOTS;
+}
+#endif
+
 static struct starpu_perfmodel neighbor_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor"};
 
 static struct starpu_codelet neighbor_cl = {
     .cpu_funcs = {neighbor_cpu},
     .cpu_funcs_name = {"neighbor_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {neighbor_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+    .can_execute = neighbor_can_execute,
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &neighbor_model,
     .name = "sq_neighbor",

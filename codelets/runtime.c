@@ -1,4 +1,6 @@
 /** @file runtime.c  Registration of the solver's arrays with StarPU, tile by tile. */
+#include <starpu_mpi.h>
+
 #include "sq_codelets.h"
 
 static void register_block(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t elem_bytes) {
@@ -20,6 +22,7 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
   SQ_CALL(SQ_CALLOC(rt->derivs, nt));
   SQ_CALL(SQ_CALLOC(rt->buffer, nt));
   const size_t rs = sq_real_size(d->opt.precision), eb = sq_disc_elem_bytes(d);
+  SQ_CALL(sq_halo_create(rt)); /* first: it may ask copy tiles to keep more LTS data */
   starpu_vector_data_register(&rt->pack, STARPU_MAIN_RAM, (uintptr_t)d->pack, 1, d->pack_bytes);
   for (int t = 0; t < nt; ++t) {
     const int64_t b = d->tile[t].begin, n = d->tile[t].end - b;
@@ -37,9 +40,10 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
 }
 
 int sq_runtime_sync(sq_runtime *rt) {
-  int ret = starpu_task_wait_for_all();
+  int ret = rt->disc->opt.nranks > 1 ? starpu_mpi_wait_for_all(MPI_COMM_WORLD) : starpu_task_wait_for_all();
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);
   for (int t = 0; t < rt->disc->ntile; ++t) {
+    if (rt->disc->tile[t].layer == SQ_LAYER_GHOST) continue;
     ret = starpu_data_acquire(rt->dofs[t], STARPU_R);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
     starpu_data_release(rt->dofs[t]);
@@ -50,6 +54,9 @@ int sq_runtime_sync(sq_runtime *rt) {
 void sq_runtime_destroy(sq_runtime *rt) {
   if (!rt) return;
   starpu_task_wait_for_all();
+  sq_halo_destroy(rt);
+  sq_runtime_detach_sources(rt);
+  sq_runtime_detach_receivers(rt);
   for (int t = 0; t < rt->disc->ntile; ++t) {
     starpu_data_unregister(rt->dofs[t]);
     starpu_data_unregister(rt->tint[t]);

@@ -22,7 +22,26 @@ typedef struct sq_runtime {
   starpu_data_handle_t *link;       /**< per tile, read-only face links */
   starpu_data_handle_t *derivs;     /**< per tile with needs_derivs (LTS), else NULL entries */
   starpu_data_handle_t *buffer;     /**< per tile with needs_buffer (LTS), else NULL entries */
+  struct sq_halo *halo;             /**< MPI send plan (halo.c) */
+  const struct sq_source_set *sources;  /**< point sources (source.c), NULL: none */
+  starpu_data_handle_t *source_points;  /**< per tile with sources: its sq_source_point block, else NULL */
+  struct sq_receiver_set *receivers;    /**< receivers (receivers.c), NULL: none */
+  starpu_data_handle_t *receiver_points;/**< per tile with receivers: its sq_receiver_point block, else NULL */
 } sq_runtime;
+
+/**
+ * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create
+ * before the tiles are registered: copy tiles that hold part of a message keep every data kind
+ * (derivatives, buffer) the peer reads.
+ */
+int sq_halo_create(sq_runtime *rt);
+/** Free the halo plan. */
+void sq_halo_destroy(sq_runtime *rt);
+/**
+ * @brief Post the halo exchange of cluster @p cluster for the data kinds @p kinds (SQ_GHOST_* mask):
+ * pack + isend of our copy data that other ranks read, irecv into our ghost tiles.
+ */
+int sq_halo_exchange(sq_runtime *rt, int cluster, int kinds);
 
 /** What the predictor does with the LTS buffer of a tile whose elements have slower neighbours. */
 typedef enum {
@@ -68,5 +87,32 @@ typedef struct sq_step_args {
   int store_derivs;         /**< ader: a derivatives buffer follows tint */
   sq_buffer_mode buffer;    /**< ader: an LTS buffer follows */
 } sq_step_args;
+
+
+/* ---- point sources and receivers (source.c, receivers.c) ---------------------------------------- */
+
+/** @brief Register the per-tile source blocks of @p set (after sq_runtime_create; NULL: none). */
+int sq_runtime_attach_sources(sq_runtime *rt, const struct sq_source_set *set);
+/** @brief Register the per-tile receiver blocks of @p set; their tiles must keep derivatives. */
+int sq_runtime_attach_receivers(sq_runtime *rt, struct sq_receiver_set *set);
+/** Unregister the source blocks (sq_runtime_destroy calls it). */
+void sq_runtime_detach_sources(sq_runtime *rt);
+/** Unregister the receiver blocks (sq_runtime_destroy calls it). */
+void sq_runtime_detach_receivers(sq_runtime *rt);
+/** Does tile @p tile hold point sources? */
+int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
+/** Does tile @p tile hold receivers? */
+int sq_runtime_tile_has_receivers(const sq_runtime *rt, int tile);
+/**
+ * @brief Insert the point sources of @p tile over its step [t0, t0 + dt] (after the tile's ader and
+ * local tasks): updates dofs, tint and, where kept, derivatives and the LTS buffer (@p buffer_mode
+ * as for the step's ader).
+ */
+int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode, int priority);
+/**
+ * @brief Insert the sampling of @p tile's receivers at the sample times in [t0, t1), the tile's step
+ * (after the step's ader and source tasks).  Nothing is inserted when no sample time falls inside.
+ */
+int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int priority);
 
 #endif

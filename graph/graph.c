@@ -23,8 +23,22 @@ static sq_buffer_mode buffer_mode(const sq_tile *t, int substep) {
   return substep == 0 ? SQ_BUFFER_RESET : SQ_BUFFER_ACCUMULATE;
 }
 
-/* ader + local of every tile of cluster l. */
-static int predict(const lts_walk *w, int l, int substep) {
+/* Sub-step k of [t0, t1] in steps of dt: consecutive sub-steps share their boundary exactly. */
+static void substep_interval(double t0, double t1, int k, int rate, double dt, double *a, double *b) {
+  *a = k == 0 ? t0 : t0 + k * dt;
+  *b = k + 1 == rate ? t1 : t0 + (k + 1) * dt;
+}
+
+/* Point sources and receivers of tile t in its step [t0, t1) of size dt, after its predictor. */
+static int point_tasks(const lts_walk *w, int t, double t0, double t1, double dt, sq_buffer_mode mode) {
+  const int prio = sq_graph_layer_priority(w->rt->disc->tile[t].layer);
+  if (sq_runtime_tile_has_sources(w->rt, t)) SQ_CALL(sq_insert_source(w->rt, t, t0, dt, mode, prio));
+  if (sq_runtime_tile_has_receivers(w->rt, t)) SQ_CALL(sq_insert_receivers(w->rt, t, t0, t1, prio));
+  return SQ_SUCCESS;
+}
+
+/* ader + local (+ sources, receivers) of every tile of cluster l over its step [t0, t1). */
+static int predict(const lts_walk *w, int l, int substep, double t0, double t1) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++;
   for (int t = 0; t < d->ntile; ++t) {
@@ -32,6 +46,7 @@ static int predict(const lts_walk *w, int l, int substep) {
     if (tl->cluster != l) continue;
     SQ_CALL(sq_insert_ader(w->rt, t, w->dt[l], buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
     SQ_CALL(sq_insert_local(w->rt, t, sq_graph_layer_priority(tl->layer)));
+    SQ_CALL(point_tasks(w, t, t0, t1, w->dt[l], buffer_mode(tl, substep)));
   }
   return SQ_SUCCESS;
 }
@@ -53,7 +68,9 @@ static int correct(const lts_walk *w, int l, int substep) {
  * l-1 at its sub-step 0 start together, so their ader + local work is independent; submit it as
  * tasks that each take one tile of both clusters (leftover tiles alone).
  */
-static int predict_merged(const lts_walk *w, int l, int substep) {
+static int predict_merged(const lts_walk *w, int l, int substep, double t0, double t1) {
+  double t0_fast, t1_fast; /* cluster l-1's first sub-step */
+  substep_interval(t0, t1, 0, w->rt->disc->opt.lts_rate, w->dt[l - 1], &t0_fast, &t1_fast);
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++, w->opt->count_predict[l - 1]++;
   int ia = 0, ib = 0;
@@ -76,19 +93,31 @@ static int predict_merged(const lts_walk *w, int l, int substep) {
       ++ib;
     }
     SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
+    for (int i = 0; i < n; ++i) {
+      const int fast = d->tile[tiles[i]].cluster == l - 1;
+      SQ_CALL(point_tasks(w, tiles[i], fast ? t0_fast : t0, fast ? t1_fast : t1, dt[i], mode[i]));
+    }
   }
   return SQ_SUCCESS;
 }
 
-/* One step of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when a
- * merged task already did this step's predictor. */
-static int cluster_step(const lts_walk *w, int l, int substep, int predicted) {
+/* One step [t0, t1) of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when
+ * a merged task already did this step's predictor. */
+static int cluster_step(const lts_walk *w, int l, int substep, int predicted, double t0, double t1) {
   const int merge = w->opt && w->opt->merge_neighbor_clusters && l > 0 && !predicted;
-  if (merge) SQ_CALL(predict_merged(w, l, substep));
-  else if (!predicted) SQ_CALL(predict(w, l, substep));
+  if (merge) SQ_CALL(predict_merged(w, l, substep, t0, t1));
+  else if (!predicted) SQ_CALL(predict(w, l, substep, t0, t1));
+  /* other ranks' neighbours of this cluster need its new prediction, and its derivatives; its
+   * buffer is complete after the last sub-step of the slower cluster's step */
+  const int last = substep == w->rt->disc->opt.lts_rate - 1;
+  SQ_CALL(sq_halo_exchange(w->rt, l, SQ_GHOST_TINT | SQ_GHOST_DERIVS | (last ? SQ_GHOST_BUFFER : 0)));
 
   if (l > 0)
-    for (int k = 0; k < w->rt->disc->opt.lts_rate; ++k) SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0));
+    for (int k = 0; k < w->rt->disc->opt.lts_rate; ++k) {
+      double a, b;
+      substep_interval(t0, t1, k, w->rt->disc->opt.lts_rate, w->dt[l - 1], &a, &b);
+      SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0, a, b));
+    }
   return correct(w, l, substep);
 }
 
@@ -98,5 +127,5 @@ int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_option
   SQ_CHECK(d->ncluster <= 64, SQ_ERR_INPUT, "at most 64 LTS clusters are supported (got %d)", d->ncluster);
   for (int l = d->ncluster - 1; l >= 0; --l) dt[l] = l == d->ncluster - 1 ? dt_sync : dt[l + 1] / d->opt.lts_rate;
   const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
-  return cluster_step(&w, d->ncluster - 1, 0, 0);
+  return cluster_step(&w, d->ncluster - 1, 0, 0, opt ? opt->t_begin : 0.0, opt ? opt->t_end : dt_sync);
 }

@@ -15,6 +15,8 @@ typedef struct sq_graph_options {
   int merge_neighbor_clusters; /**< submit the predictors of clusters l+1 and l that start together as one task */
   int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
   int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
+  double t_begin, t_end;       /**< the sync interval's time span (point sources and receivers use it);
+                                    consecutive intervals must share the boundary value exactly */
 } sq_graph_options;
 
 /**

@@ -1306,6 +1306,31 @@ static int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path,
   return SQ_SUCCESS;
 }
 
+/* ---- output.fields (issue 6) ------------------------------------------------------------------ */
+
+/* clang-format off */
+static const sq_cfg_word sq_cfg_quantity_words[] = {
+    {"s_xx", 0}, {"s_yy", 1}, {"s_zz", 2}, {"s_xy", 3}, {"s_yz", 4}, {"s_xz", 5},
+    {"v1", 6},   {"v2", 7},   {"v3", 8},   {NULL, 0}};
+static const sq_cfg_word sq_cfg_format_words[] = {
+    {"xdmf", SQ_OUTPUT_XDMF}, {"none", SQ_OUTPUT_NONE}, {NULL, 0}};
+/* clang-format on */
+
+static int sq_cfg_field_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                             int index, void *base) {
+  sq_config *cfg = base;
+  const sq_cfg_key key = {.name = "fields", .type = SQ_KEY_ENUM, .words = sq_cfg_quantity_words};
+  int i = 0;
+  (void)line;
+  (void)index;
+  SQ_CALL(sq_cfg_get_word(p, &key, node, path, &i));
+  const int bit = 1 << sq_cfg_quantity_words[i].value;
+  if (cfg->output_fields & bit)
+    return SQ_CFG_FAIL(p, node->line, path, "'%s' is listed twice", sq_cfg_quantity_words[i].word);
+  cfg->output_fields |= bit;
+  return SQ_SUCCESS;
+}
+
 /* clang-format off */
 static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "directory", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
@@ -1314,6 +1339,11 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
      .offset = offsetof(sq_config, output_prefix), .validate = sq_cfg_prefix},
     {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_config, output_interval)},
+    {.name = "fields", .type = SQ_KEY_SEQ, .item = sq_cfg_field_item, .max_items = 9},
+    {.name = "vertex_values", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_vertex)},
+    {.name = "surface", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface)},
+    {.name = "format", .type = SQ_KEY_ENUM, .words = sq_cfg_format_words,
+     .offset = offsetof(sq_config, output_format)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, NULL};
@@ -1327,6 +1357,9 @@ static const sq_cfg_word sq_cfg_scheduler_words[] = {
     {"pheft", 0}, {"peager", 0}, {NULL, 0}};
 /* clang-format on */
 
+static const sq_cfg_word sq_cfg_partition_words[] = {
+    {"bw", SQ_PART_BW}, {"bwm", SQ_PART_BWM}, {"encoded", SQ_PART_ENCODED}, {NULL, 0}};
+
 /* clang-format off */
 static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
@@ -1335,9 +1368,233 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .words = sq_cfg_scheduler_words, .offset = offsetof(sq_config, scheduler)},
     {.name = "merge_neighbor_clusters", .type = SQ_KEY_BOOL,
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
+    {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
+     .offset = offsetof(sq_config, partition)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, NULL};
+
+/* ---- sources, receivers, checkpoint (issue 6) ------------------------------------------------ */
+
+/** Resolve the string key @p key of @p map (stored in @p file) against the config's folder. */
+static int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                          const char *key, char *file) {
+  if (!file[0] || file[0] == '/' || !p->dir[0]) return SQ_SUCCESS;
+  size_t ld = strlen(p->dir), lf = strlen(file);
+  if (ld + lf >= SQ_PATH_MAX) {
+    char keypath[SQ_CFG_PATH];
+    sq_cfg_join(keypath, sizeof(keypath), path, key, strlen(key));
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, key, line), keypath,
+                       "the path relative to the config's folder '%s' is longer than %d bytes", p->dir,
+                       SQ_PATH_MAX - 1);
+  }
+  memmove(file + ld, file, lf + 1);
+  memcpy(file, p->dir, ld);
+  return SQ_SUCCESS;
+}
+
+/**
+ * Keys of @p map that type @p type_name does not use are errors; keys it needs are required.
+ * @p keys lists every optional key of the mapping; @p needed and @p allowed are NULL-terminated.
+ */
+static int sq_cfg_keys_for_type(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                const char *const *keys, const char *const *needed,
+                                const char *const *allowed, const char *type_name,
+                                const char *what) {
+  char keypath[SQ_CFG_PATH];
+  for (const char *const *k = keys; *k; ++k) {
+    int ok = 0;
+    for (const char *const *a = needed; *a && !ok; ++a) ok = !strcmp(*a, *k);
+    for (const char *const *a = allowed; *a && !ok; ++a) ok = !strcmp(*a, *k);
+    if (!ok && sq_node_find(map, *k) >= 0) {
+      sq_cfg_join(keypath, sizeof(keypath), path, *k, strlen(*k));
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, *k, line), keypath,
+                         "not used by %s '%s'; remove it or change the type", what, type_name);
+    }
+  }
+  for (const char *const *k = needed; *k; ++k)
+    if (sq_node_find(map, *k) < 0) {
+      char hint[128];
+      snprintf(hint, sizeof(hint), " (%s '%s' needs it)", what, type_name);
+      return SQ_CFG_MISSING(p, map != NULL, line, path, *k, hint);
+    }
+  return SQ_SUCCESS;
+}
+
+/* clang-format off */
+static const sq_cfg_word sq_cfg_stf_words[] = {
+    {"gaussian", SQ_STFCFG_GAUSSIAN}, {"ricker", SQ_STFCFG_RICKER}, {"brune", SQ_STFCFG_BRUNE},
+    {"loh1", SQ_STFCFG_LOH1}, {"table", SQ_STFCFG_TABLE}, {NULL, 0}};
+/* clang-format on */
+
+static int sq_cfg_check_stf(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                            void *base) {
+  static const char *const keys[] = {"delay", "width", "frequency", "corner_frequency", "period",
+                                     "file", NULL};
+  static const char *const need[5][2] = {
+      {"width", NULL}, {"frequency", NULL}, {"corner_frequency", NULL}, {"period", NULL}, {"file", NULL}};
+  static const char *const delay[] = {"delay", NULL}, *const none[] = {NULL};
+  sq_stf_config *stf = base;
+  if (!map) return SQ_SUCCESS; /* absent: the source's check decides whether it is needed */
+  if (sq_node_find(map, "type") < 0)
+    return SQ_CFG_MISSING(p, 1, line, path, "type",
+                          " (one of gaussian, ricker, brune, loh1, table)");
+  const int k = stf->kind;
+  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[k],
+                               k <= SQ_STFCFG_RICKER ? delay : none, sq_cfg_stf_words[k].word,
+                               "time function type"));
+  return sq_cfg_resolve(p, map, line, path, "file", stf->file);
+}
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_stf_keys[] = {
+    {.name = "type", .type = SQ_KEY_ENUM, .words = sq_cfg_stf_words,
+     .offset = offsetof(sq_stf_config, kind)},
+    {.name = "delay", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_stf_config, delay)},
+    {.name = "width", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_stf_config, width)},
+    {.name = "frequency", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_stf_config, frequency)},
+    {.name = "corner_frequency", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_stf_config, corner_frequency)},
+    {.name = "period", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_stf_config, period)},
+    {.name = "file", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_stf_config, file), .validate = sq_cfg_nonempty},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_stf_schema = {sq_cfg_stf_keys, sq_cfg_check_stf};
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_tensor_keys[] = {
+    {.name = "xx", .type = SQ_KEY_FLOAT, .offset = 0 * sizeof(double)},
+    {.name = "yy", .type = SQ_KEY_FLOAT, .offset = 1 * sizeof(double)},
+    {.name = "zz", .type = SQ_KEY_FLOAT, .offset = 2 * sizeof(double)},
+    {.name = "xy", .type = SQ_KEY_FLOAT, .offset = 3 * sizeof(double)},
+    {.name = "yz", .type = SQ_KEY_FLOAT, .offset = 4 * sizeof(double)},
+    {.name = "xz", .type = SQ_KEY_FLOAT, .offset = 5 * sizeof(double)},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_tensor_schema = {sq_cfg_tensor_keys, NULL};
+
+/* clang-format off */
+static const sq_cfg_word sq_cfg_source_words[] = {
+    {"moment_tensor", SQ_SRCCFG_MOMENT_TENSOR}, {"double_couple", SQ_SRCCFG_DOUBLE_COUPLE},
+    {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {NULL, 0}};
+/* clang-format on */
+
+static int sq_cfg_check_source(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                               void *base) {
+  static const char *const keys[] = {"location", "moment_tensor", "strike", "dip", "rake", "m0",
+                                     "force", "onset", "time_function", "file", NULL};
+  static const char *const need[4][7] = {
+      {"location", "moment_tensor", "time_function", NULL},
+      {"location", "strike", "dip", "rake", "m0", "time_function", NULL},
+      {"location", "force", "time_function", NULL},
+      {"file", NULL}};
+  static const char *const onset[] = {"onset", NULL}, *const none[] = {NULL};
+  sq_source_config *src = base;
+  char keypath[SQ_CFG_PATH];
+  const int t = src->type;
+  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[t],
+                               t == SQ_SRCCFG_FINITE ? none : onset, sq_cfg_source_words[t].word,
+                               "source type"));
+  if (t == SQ_SRCCFG_MOMENT_TENSOR) {
+    int nonzero = 0;
+    for (int k = 0; k < 6; ++k) nonzero |= src->moment_tensor[k] != 0.0;
+    if (!nonzero) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "moment_tensor", 13);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "moment_tensor", line), keypath,
+                         "all components are zero; give at least one of xx, yy, zz, xy, yz, xz");
+    }
+  }
+  if (t == SQ_SRCCFG_FORCE && src->force[0] == 0.0 && src->force[1] == 0.0 && src->force[2] == 0.0) {
+    sq_cfg_join(keypath, sizeof(keypath), path, "force", 5);
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "force", line), keypath, "must not be the zero vector");
+  }
+  return sq_cfg_resolve(p, map, line, path, "file", src->file);
+}
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_source_keys[] = {
+    {.name = "type", .type = SQ_KEY_ENUM, .required = 1, .words = sq_cfg_source_words,
+     .offset = offsetof(sq_source_config, type)},
+    {.name = "location", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_source_config, location)},
+    {.name = "moment_tensor", .type = SQ_KEY_MAP, .sub = &sq_cfg_tensor_schema,
+     .offset = offsetof(sq_source_config, moment_tensor)},
+    {.name = "strike", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_source_config, strike)},
+    {.name = "dip", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 90,
+     .offset = offsetof(sq_source_config, dip)},
+    {.name = "rake", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_source_config, rake)},
+    {.name = "m0", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_source_config, m0)},
+    {.name = "force", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_source_config, force)},
+    {.name = "onset", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_source_config, onset)},
+    {.name = "time_function", .type = SQ_KEY_MAP, .sub = &sq_cfg_stf_schema,
+     .offset = offsetof(sq_source_config, stf)},
+    {.name = "file", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_source_config, file), .validate = sq_cfg_nonempty},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_source_schema = {sq_cfg_source_keys, sq_cfg_check_source};
+
+static int sq_cfg_source_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                              int index, void *base) {
+  sq_config *cfg = base;
+  sq_source_config *src = &cfg->sources[index];
+  memset(src, 0, sizeof(*src));
+  src->line = line;
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_source_schema, src));
+  cfg->nsources = index + 1;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
+                                int index, void *base) {
+  sq_config *cfg = base;
+  const sq_cfg_key key = {.name = "points", .type = SQ_KEY_FLOAT3};
+  SQ_CALL(sq_cfg_get_triple(p, &key, node, path, cfg->receiver_points[index]));
+  cfg->receiver_line[index] = line;
+  cfg->nreceivers = index + 1;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_check_receivers(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                  void *base) {
+  sq_config *cfg = base;
+  if (!map) return SQ_SUCCESS;
+  const int has_points = sq_node_find(map, "points") >= 0, has_file = sq_node_find(map, "file") >= 0;
+  if (!has_points && !has_file)
+    return SQ_CFG_FAIL(p, line, path, "no receivers; give 'points: [[x, y, z], ...]' or 'file: NAME'");
+  if (sq_node_find(map, "interval") < 0)
+    return SQ_CFG_MISSING(p, 1, line, path, "interval", " (the sampling interval of the receivers)");
+  return sq_cfg_resolve(p, map, line, path, "file", cfg->receiver_file);
+}
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_receivers_keys[] = {
+    {.name = "points", .type = SQ_KEY_SEQ, .item = sq_cfg_receiver_item,
+     .max_items = SQ_MAX_RECEIVER_POINTS},
+    {.name = "file", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, receiver_file), .validate = sq_cfg_nonempty},
+    {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_config, receiver_interval)},
+    {.name = "flush_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_config, receiver_flush)},
+    {.name = "hdf5", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, receiver_hdf5)},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_receivers_schema = {sq_cfg_receivers_keys, sq_cfg_check_receivers};
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_checkpoint_keys[] = {
+    {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_config, checkpoint_interval)},
+    {.name = "directory", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, checkpoint_dir), .validate = sq_cfg_nonempty},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_checkpoint_schema = {sq_cfg_checkpoint_keys, NULL};
 
 /* ---- top level ------------------------------------------------------------------------------- */
 
@@ -1349,6 +1606,10 @@ static const sq_cfg_key sq_cfg_root_keys[] = {
     {.name = "equations", .type = SQ_KEY_MAP, .sub = &sq_cfg_equations_schema},
     {.name = "output", .type = SQ_KEY_MAP, .sub = &sq_cfg_output_schema},
     {.name = "runtime", .type = SQ_KEY_MAP, .sub = &sq_cfg_runtime_schema},
+    {.name = "sources", .type = SQ_KEY_SEQ, .item = sq_cfg_source_item,
+     .max_items = SQ_MAX_SOURCES},
+    {.name = "receivers", .type = SQ_KEY_MAP, .sub = &sq_cfg_receivers_schema},
+    {.name = "checkpoint", .type = SQ_KEY_MAP, .sub = &sq_cfg_checkpoint_schema},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, NULL};
@@ -1562,6 +1823,9 @@ void sq_config_default(sq_config *cfg) {
   cfg->tile_size = 256;
   cfg->scheduler[0] = '\0';
   cfg->merge_neighbor_clusters = 0;
+  cfg->receiver_hdf5 = 1;
+  cfg->output_format = SQ_OUTPUT_XDMF;
+  cfg->partition = SQ_PART_BW;
 }
 
 /** Parse @p len bytes of YAML into @p cfg; mesh.file is resolved against @p dir. */

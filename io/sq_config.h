@@ -10,6 +10,7 @@
 
 #include "sq_common.h"
 #include "sq_mesh.h"
+#include "sq_partition.h"
 #include "sq_physics.h"
 
 #define SQ_PATH_MAX 1024
@@ -31,6 +32,33 @@ typedef struct sq_wave_mode {
   double amplitude;
   int direction; /**< +1: travels along +k, -1: along -k */
 } sq_wave_mode;
+
+#define SQ_MAX_SOURCES 16
+#define SQ_MAX_RECEIVER_POINTS 256
+
+/** Time function of a configured point source (the shapes of sq_source.h). */
+typedef struct sq_stf_config {
+  enum { SQ_STFCFG_GAUSSIAN, SQ_STFCFG_RICKER, SQ_STFCFG_BRUNE, SQ_STFCFG_LOH1, SQ_STFCFG_TABLE } kind;
+  double delay;            /**< gaussian, ricker: centre time */
+  double width;            /**< gaussian: 1/e half width */
+  double frequency;        /**< ricker: peak frequency */
+  double corner_frequency; /**< brune: f_c, T = 1 / (2 pi f_c) */
+  double period;           /**< loh1: T */
+  char file[SQ_PATH_MAX];  /**< table: "time value" file, resolved against the config's folder */
+} sq_stf_config;
+
+/** One item of the `sources` list. */
+typedef struct sq_source_config {
+  enum { SQ_SRCCFG_MOMENT_TENSOR, SQ_SRCCFG_DOUBLE_COUPLE, SQ_SRCCFG_FORCE, SQ_SRCCFG_FINITE } type;
+  int line;                /**< line of the item in the config file (for messages) */
+  double location[3];
+  double moment_tensor[6]; /**< xx, yy, zz, xy, yz, xz (N m) */
+  double strike, dip, rake, m0;
+  double force[3];         /**< N */
+  double onset;            /**< time shift of the time function */
+  sq_stf_config stf;
+  char file[SQ_PATH_MAX];  /**< finite: finite-source file, resolved against the config's folder */
+} sq_source_config;
 
 /** The whole run configuration. */
 typedef struct sq_config {
@@ -72,6 +100,30 @@ typedef struct sq_config {
   int tile_size;          /**< elements per task tile */
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
+  sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
+
+  /* sources: */
+  int nsources;
+  sq_source_config sources[SQ_MAX_SOURCES];
+
+  /* receivers: */
+  int nreceivers;                                     /**< points given in the config */
+  double receiver_points[SQ_MAX_RECEIVER_POINTS][3];
+  int receiver_line[SQ_MAX_RECEIVER_POINTS];          /**< their lines */
+  char receiver_file[SQ_PATH_MAX];                    /**< "x y z" file, "" = none (resolved) */
+  double receiver_interval;                           /**< sampling interval (> 0 when receivers exist) */
+  double receiver_flush;                              /**< simulated time between writes; 0 = checkpoints and end */
+  int receiver_hdf5;                                  /**< bool: also write PREFIX-receivers.h5 */
+
+  /* output (snapshots): */
+  int output_fields;        /**< bit p set: quantity p (sq_physics.h order) in the wavefield snapshots */
+  int output_vertex;        /**< bool: vertex-interpolated instead of cell-average values */
+  int output_surface;       /**< bool: free-surface snapshots */
+  enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
+
+  /* checkpoint: */
+  double checkpoint_interval;       /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
+  char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */
 } sq_config;
 
 /** @brief Fill @p cfg with defaults (order 4, double, CFL 0.5, GTS, box default, ...). */

@@ -237,7 +237,7 @@ static int puml_boundary_format(const char *path, const h5_dset *b, int64_t ncel
              "attribute boundary-format = \"%s\" names (i32: N 4-byte integers; i64: N 8-byte integers; "
              "i32x4: N x 4 4-byte integers)",
              path, b->rank == 1 ? "1-D" : "2-D", b->size, class_name(b->cls), shape, attr);
-    snprintf(fmt, len, "%s", attr);
+    snprintf(fmt, len, "%s", inferred); /* == attr */
   } else {
     SQ_CHECK(inferred, SQ_ERR_INPUT,
              "PUML file %s: dataset /boundary (%zu-byte %s values, shape %s) is in no known layout, and the "
@@ -426,7 +426,7 @@ static int puml_read_part(const char *path, hid_t file, int64_t begin, int64_t e
   }
 
   /* Boundary codes. */
-  char attr[32];
+  char attr[64];
   if ((ierr = puml_read_format_attr(path, file, attr, sizeof attr))) goto done;
   if ((ierr = h5_dset_open(path, file, "/boundary", 1, &boundary))) goto done;
   if ((ierr = puml_boundary_format(path, &boundary, p->ncell_global, attr, p->boundary_format,

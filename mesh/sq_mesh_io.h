@@ -88,7 +88,8 @@ typedef struct sq_puml_part {
   /**
    * Not finalized (a part is not a closed mesh): vert holds the vertices used by the cells, ascending
    * by global id; cell_vert refers to them by local index; group and face_bc (our face numbering) are
-   * filled; source is the path.
+   * filled as stored (a rupture face tagged on one side only is completed by sq_mesh_finalize());
+   * source is the path.
    */
   sq_mesh *mesh;
   int64_t *vert_global;  /**< mesh->nvert: row of /geometry of each local vertex (ascending) */

@@ -11,26 +11,25 @@ size_t sq_disc_elem_bytes(const sq_disc *disc) {
 
 /* Per-element CFL time step dt_e = CFL d_e / ((2N+1) c_p) (eq. 3.36) and LTS clusters (eq. 3.38-3.39),
  * normalised so that face neighbours differ by at most one cluster and rupture faces share one. */
-static void assign_clusters(sq_disc *d) {
-  const sq_mesh *m = d->mesh;
-  const int N = d->opt.order - 1;
-  d->dt_min = INFINITY;
+static void assign_clusters(const sq_mesh *m, const sq_material *mat, const sq_disc_options *opt, double *dt_stable,
+                            int *cluster, double *dt_min, int *ncluster) {
+  const int N = opt->order - 1;
+  *dt_min = INFINITY;
   for (int64_t c = 0; c < m->ncell; ++c) {
-    d->dt_stable[c] = d->opt.cfl * m->insphere[c] / ((2.0 * N + 1.0) * sq_material_vp(&d->material[c]));
-    d->dt_min = fmin(d->dt_min, d->dt_stable[c]);
+    dt_stable[c] = opt->cfl * m->insphere[c] / ((2.0 * N + 1.0) * sq_material_vp(&mat[c]));
+    *dt_min = fmin(*dt_min, dt_stable[c]);
   }
-  const int rate = d->opt.lts_rate;
-  int maxc = 0;
+  const int rate = opt->lts_rate;
   for (int64_t c = 0; c < m->ncell; ++c) {
     int l = 0;
     if (rate > 1) {
-      double dtl = d->dt_min * rate;
-      while (dtl <= d->dt_stable[c] * (1.0 + 1e-12) && l + 1 < d->opt.max_clusters) {
+      double dtl = *dt_min * rate;
+      while (dtl <= dt_stable[c] * (1.0 + 1e-12) && l + 1 < opt->max_clusters) {
         ++l;
         dtl *= rate;
       }
     }
-    d->cluster[c] = l;
+    cluster[c] = l;
   }
   for (int changed = 1; changed;) {
     changed = 0;
@@ -38,15 +37,28 @@ static void assign_clusters(sq_disc *d) {
       for (int f = 0; f < 4; ++f) {
         const int64_t nb = m->face_neighbor[c * 4 + f];
         if (nb < 0) continue;
-        const int limit = m->face_bc[c * 4 + f] == SQ_BC_RUPTURE ? d->cluster[nb] : d->cluster[nb] + 1;
-        if (d->cluster[c] > limit) {
-          d->cluster[c] = limit;
+        const int limit = m->face_bc[c * 4 + f] == SQ_BC_RUPTURE ? cluster[nb] : cluster[nb] + 1;
+        if (cluster[c] > limit) {
+          cluster[c] = limit;
           changed = 1;
         }
       }
   }
-  for (int64_t c = 0; c < m->ncell; ++c) maxc = d->cluster[c] > maxc ? d->cluster[c] : maxc;
-  d->ncluster = maxc + 1;
+  int maxc = 0;
+  for (int64_t c = 0; c < m->ncell; ++c) maxc = cluster[c] > maxc ? cluster[c] : maxc;
+  *ncluster = maxc + 1;
+}
+
+int sq_disc_clusters(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, int *cluster,
+                     int *ncluster) {
+  double *dt_stable, dt_min;
+  SQ_CALL(SQ_CALLOC(dt_stable, mesh->ncell));
+  sq_disc_options o = *opt;
+  if (o.lts_rate < 1) o.lts_rate = 1;
+  if (o.max_clusters < 1) o.max_clusters = 1;
+  assign_clusters(mesh, cell_material, &o, dt_stable, cluster, &dt_min, ncluster);
+  SQ_FREE(dt_stable);
+  return SQ_SUCCESS;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -54,43 +66,82 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int owner(const sq_disc *d, int64_t cell) { return d->opt.cell_rank ? d->opt.cell_rank[cell] : 0; }
+
+/* Append tiles of at most tile_size elements over local elements [begin, end). */
+static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer) {
+  for (int64_t b = begin; b < end; b += d->opt.tile_size) {
+    sq_tile *t = &d->tile[d->ntile++];
+    t->begin = b;
+    t->end = b + d->opt.tile_size < end ? b + d->opt.tile_size : end;
+    t->cluster = cluster;
+    t->layer = layer;
+    t->peer = peer;
+  }
+}
+
+/*
+ * Local ordering (thesis §4.4): per cluster, the interior elements, then the copy elements (owned,
+ * with a face neighbour on another rank), then the ghost elements (other ranks' cells next to ours)
+ * grouped by owner rank and sorted by global cell id -- the order in which the owner sends them.
+ */
 static int build_tiles(sq_disc *d) {
   const sq_mesh *m = d->mesh;
-  /* order: by cluster, then mesh order (one rank: every element is interior) */
-  int64_t pos = 0;
-  for (int l = 0; l < d->ncluster; ++l)
-    for (int64_t c = 0; c < m->ncell; ++c)
-      if (d->cluster[c] == l) d->cell_of[pos++] = c;
-  for (int64_t e = 0; e < d->nelem; ++e) d->elem_of[d->cell_of[e]] = e;
-  int ntile = 0;
-  for (int l = 0; l < d->ncluster; ++l) {
-    int64_t cnt = 0;
-    for (int64_t c = 0; c < m->ncell; ++c) cnt += d->cluster[c] == l;
-    ntile += (int)((cnt + d->opt.tile_size - 1) / d->opt.tile_size);
+  const int me = d->opt.rank;
+  int8_t *role; /* 0 not local, 1 interior, 2 copy, 3 ghost */
+  SQ_CALL(SQ_CALLOC(role, m->ncell));
+  for (int64_t c = 0; c < m->ncell; ++c) {
+    if (owner(d, c) != me) continue;
+    role[c] = 1;
+    for (int f = 0; f < 4; ++f) {
+      const int64_t nb = m->face_neighbor[c * 4 + f];
+      if (nb >= 0 && owner(d, nb) != me) role[c] = 2;
+    }
   }
-  SQ_CALL(SQ_CALLOC(d->tile, ntile));
+  for (int64_t c = 0; c < m->ncell; ++c)
+    if (role[c] == 2)
+      for (int f = 0; f < 4; ++f) {
+        const int64_t nb = m->face_neighbor[c * 4 + f];
+        if (nb >= 0 && owner(d, nb) != me) role[nb] = 3;
+      }
+  int64_t nlocal = 0, maxtiles = 0;
+  for (int64_t c = 0; c < m->ncell; ++c) nlocal += role[c] != 0;
+  d->nelem = nlocal;
+  SQ_CALL(SQ_CALLOC(d->cell_of, nlocal > 0 ? nlocal : 1));
+  SQ_CALL(SQ_CALLOC(d->link, 4 * (nlocal > 0 ? nlocal : 1)));
+  SQ_CALL(SQ_CALLOC(d->is_ghost, nlocal > 0 ? nlocal : 1));
+  for (int64_t c = 0; c < m->ncell; ++c) d->elem_of[c] = -1;
+  /* worst case: every (cluster, layer, peer) group adds one partial tile */
+  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + d->opt.nranks) + 1;
+  SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;
-  int64_t begin = 0;
-  while (begin < d->nelem) {
-    const int l = d->cluster[d->cell_of[begin]];
-    int64_t end = begin;
-    while (end < d->nelem && end - begin < d->opt.tile_size && d->cluster[d->cell_of[end]] == l) ++end;
-    sq_tile *t = &d->tile[d->ntile++];
-    t->begin = begin;
-    t->end = end;
-    t->cluster = l;
-    t->layer = SQ_LAYER_INTERIOR;
-    begin = end;
+  int64_t pos = 0;
+  for (int l = 0; l < d->ncluster; ++l) {
+    for (int layer = 1; layer <= 2; ++layer) {
+      const int64_t begin = pos;
+      for (int64_t c = 0; c < m->ncell; ++c)
+        if (role[c] == layer && d->cluster[c] == l) d->cell_of[pos++] = c;
+      cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1);
+    }
+    for (int peer = 0; peer < d->opt.nranks; ++peer) {
+      const int64_t begin = pos;
+      for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
+        if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer) d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
+      cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer);
+    }
   }
-  /* tile of each element, then each tile's neighbour-tile list */
+  SQ_FREE(role);
+  for (int64_t e = 0; e < d->nelem; ++e) d->elem_of[d->cell_of[e]] = e;
+  /* tile of each element, then each computed tile's neighbour-tile list and face links */
   int *tile_of;
-  SQ_CALL(SQ_CALLOC(tile_of, d->nelem));
+  SQ_CALL(SQ_CALLOC(tile_of, d->nelem > 0 ? d->nelem : 1));
   for (int t = 0; t < d->ntile; ++t)
     for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) tile_of[e] = t;
   int64_t *buf;
   SQ_CALL(SQ_CALLOC(buf, 4 * (size_t)d->opt.tile_size));
   for (int t = 0; t < d->ntile; ++t) {
     sq_tile *tl = &d->tile[t];
+    if (tl->layer == SQ_LAYER_GHOST) continue;
     int64_t n = 0;
     for (int64_t e = tl->begin; e < tl->end; ++e)
       for (int f = 0; f < 4; ++f) {
@@ -120,11 +171,14 @@ static int build_tiles(sq_disc *d) {
         /* thesis §3.5: a slower neighbour lends its derivatives, a faster one its accumulated buffer */
         const int lnb = d->cluster[nb], lown = d->cluster[cell];
         ln->kind = lnb > lown ? SQ_LINK_DERIVS : SQ_LINK_TINT;
-        if (lnb > lown) tl->needs_buffer = 1;
-        if (lnb < lown) tl->needs_derivs = 1;
         ln->flux = sq_ref_flux_index(f, m->face_nbface[cell * 4 + f], m->face_orient[cell * 4 + f]);
         ln->slot = slot;
         ln->index = (int32_t)(enb - d->tile[tn].begin);
+        sq_tile *nt = &d->tile[tn];
+        if (lnb > lown) tl->needs_buffer = 1, nt->needs_derivs = 1;
+        if (lnb < lown) tl->needs_derivs = 1, nt->needs_buffer = 1;
+        if (nt->layer == SQ_LAYER_GHOST)
+          nt->ghost_kinds |= lnb > lown ? SQ_GHOST_DERIVS : lnb < lown ? SQ_GHOST_BUFFER : SQ_GHOST_TINT;
       }
   }
   SQ_FREE(buf);
@@ -188,17 +242,17 @@ int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const 
   d->opt = *opt;
   if (d->opt.lts_rate < 1) d->opt.lts_rate = 1;
   if (d->opt.max_clusters < 1) d->opt.max_clusters = 1;
+  if (d->opt.nranks < 1) d->opt.nranks = 1;
   d->mesh = mesh;
-  d->nelem = mesh->ncell;
   SQ_CALL(sq_ref_create(opt->order, &d->ref));
   d->nbasis = d->ref->nbasis;
-  SQ_CALL(SQ_CALLOC(d->cell_of, d->nelem));
-  SQ_CALL(SQ_CALLOC(d->elem_of, d->nelem));
-  SQ_CALL(SQ_CALLOC(d->material, d->nelem));
-  memcpy(d->material, cell_material, (size_t)d->nelem * sizeof(sq_material));
-  SQ_CALL(SQ_CALLOC(d->dt_stable, d->nelem));
-  SQ_CALL(SQ_CALLOC(d->cluster, d->nelem));
-  assign_clusters(d);
+  SQ_CALL(SQ_CALLOC(d->elem_of, mesh->ncell));
+  SQ_CALL(SQ_CALLOC(d->material, mesh->ncell));
+  memcpy(d->material, cell_material, (size_t)mesh->ncell * sizeof(sq_material));
+  SQ_CALL(SQ_CALLOC(d->dt_stable, mesh->ncell));
+  SQ_CALL(SQ_CALLOC(d->cluster, mesh->ncell));
+  assign_clusters(mesh, d->material, &d->opt, d->dt_stable, d->cluster, &d->dt_min, &d->ncluster);
+  SQ_CALL(build_tiles(d)); /* sets nelem: owned + ghost elements */
   SQ_CALL(SQ_CALLOC(d->cluster_dt, d->ncluster));
   for (int l = 0; l < d->ncluster; ++l) d->cluster_dt[l] = d->dt_min * pow(d->opt.lts_rate, l);
   const size_t rs = sq_real_size(opt->precision), nq = (size_t)d->nbasis * SQ_NQ;
@@ -207,12 +261,10 @@ int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const 
   SQ_CALL(sq_calloc_aligned(&d->star, d->nelem * 243, rs));
   SQ_CALL(sq_calloc_aligned(&d->flux_local, d->nelem * 324, rs));
   SQ_CALL(sq_calloc_aligned(&d->flux_nb, d->nelem * 324, rs));
-  SQ_CALL(SQ_CALLOC(d->link, d->nelem * 4));
   if (d->ncluster > 1) {
     SQ_CALL(sq_calloc_aligned(&d->derivs, d->nelem * nq * opt->order, rs));
     SQ_CALL(sq_calloc_aligned(&d->buffer, d->nelem * nq, rs));
   }
-  SQ_CALL(build_tiles(d));
   SQ_CALL(build_operators(d));
   SQ_CALL(sq_kernel_pack(d->ref, opt->precision, &d->pack, &d->pack_bytes));
   return SQ_SUCCESS;
@@ -223,6 +275,7 @@ void sq_disc_destroy(sq_disc *d) {
   for (int t = 0; t < d->ntile; ++t) SQ_FREE(d->tile[t].neighbor);
   SQ_FREE(d->tile);
   SQ_FREE(d->cell_of);
+  SQ_FREE(d->is_ghost);
   SQ_FREE(d->elem_of);
   SQ_FREE(d->material);
   SQ_FREE(d->dt_stable);
@@ -295,6 +348,7 @@ void sq_disc_l2_error(const sq_disc *d, sq_field_fn fn, const void *ctx, double 
   const sq_ref *r = d->ref;
   double e2 = 0.0, n2 = 0.0;
   for (int64_t e = 0; e < d->nelem; ++e) {
+    if (d->is_ghost[e]) continue;
     const int64_t c = d->cell_of[e];
     const double jac = 6.0 * d->mesh->volume[c];
     for (int iq = 0; iq < r->nvol; ++iq) {
@@ -316,6 +370,7 @@ double sq_disc_energy(const sq_disc *d) {
   const sq_ref *r = d->ref;
   double total = 0.0;
   for (int64_t e = 0; e < d->nelem; ++e) {
+    if (d->is_ghost[e]) continue;
     const int64_t c = d->cell_of[e];
     const double jac = 6.0 * d->mesh->volume[c];
     for (int iq = 0; iq < r->nvol; ++iq) {
@@ -330,7 +385,7 @@ double sq_disc_energy(const sq_disc *d) {
 int64_t sq_disc_find_nonfinite(const sq_disc *d) {
   const size_t nq = (size_t)d->nbasis * 9;
   for (int64_t e = 0; e < d->nelem; ++e)
-    for (size_t i = 0; i < nq; ++i)
+    for (size_t i = 0; i < nq && !d->is_ghost[e]; ++i)
       if (!isfinite(get_real(d, d->dofs, e * nq + i))) return e;
   return -1;
 }
@@ -339,6 +394,7 @@ uint64_t sq_disc_hash(const sq_disc *d) {
   uint64_t h = 1469598103934665603ULL;
   const size_t eb = sq_disc_elem_bytes(d);
   for (int64_t c = 0; c < d->mesh->ncell; ++c) {
+    if (d->elem_of[c] < 0 || d->is_ghost[d->elem_of[c]]) continue; /* not ours */
     const unsigned char *p = (const unsigned char *)d->dofs + (size_t)d->elem_of[c] * eb;
     for (size_t i = 0; i < eb; ++i) {
       h ^= p[i];
@@ -384,9 +440,12 @@ int64_t sq_disc_cluster_steps(const sq_disc *d, int l) {
 }
 
 void sq_disc_lts_work(const sq_disc *d, double *lts, double *gts) {
-  *lts = 0.0;
-  for (int64_t c = 0; c < d->nelem; ++c) *lts += (double)sq_disc_cluster_steps(d, d->cluster[c]);
-  *gts = (double)d->nelem * (double)sq_disc_cluster_steps(d, 0);
+  *lts = *gts = 0.0;
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    if (d->is_ghost[e]) continue;
+    *lts += (double)sq_disc_cluster_steps(d, d->cluster[d->cell_of[e]]);
+    *gts += (double)sq_disc_cluster_steps(d, 0);
+  }
 }
 
 void sq_disc_print_clusters(const sq_disc *d, FILE *out) {
@@ -396,7 +455,7 @@ void sq_disc_print_clusters(const sq_disc *d, FILE *out) {
   fprintf(out, "    cluster   elements          dt   steps/sync   updates/sync\n");
   for (int l = 0; l < d->ncluster; ++l) {
     int64_t n = 0;
-    for (int64_t c = 0; c < d->nelem; ++c) n += d->cluster[c] == l;
+    for (int64_t e = 0; e < d->nelem; ++e) n += !d->is_ghost[e] && d->cluster[d->cell_of[e]] == l;
     fprintf(out, "    %7d %10lld %11.4e %12lld %14.4e\n", l, (long long)n, d->cluster_dt[l],
             (long long)sq_disc_cluster_steps(d, l), (double)n * sq_disc_cluster_steps(d, l));
   }

@@ -14,12 +14,17 @@
 /** Layers of a cluster (thesis §4.4): interior elements, copy elements (read by other ranks), ghosts. */
 enum sq_layer { SQ_LAYER_INTERIOR = 0, SQ_LAYER_COPY = 1, SQ_LAYER_GHOST = 2, SQ_NLAYERS = 3 };
 
+/** Data a ghost tile receives (bit mask). */
+enum { SQ_GHOST_TINT = 1, SQ_GHOST_BUFFER = 2, SQ_GHOST_DERIVS = 4 };
+
 /** A tile: a contiguous block of elements of one cluster and layer; the unit of one task. */
 typedef struct sq_tile {
   int64_t begin, end; /**< element range [begin, end) in local ordering */
   int cluster, layer;
   int nneighbor;      /**< number of tiles this tile's faces read from (itself included if needed) */
   int *neighbor;      /**< their indices, ascending; the face links' slot indexes this list */
+  int peer;           /**< ghost tiles: the owner rank (the tile is one message's worth); else -1 */
+  int ghost_kinds;    /**< ghost tiles: SQ_GHOST_* data our elements read from it */
   int needs_derivs;   /**< some element has a neighbour in a faster cluster: keep the time derivatives */
   int needs_buffer;   /**< some element has a neighbour in a slower cluster: accumulate tint (eq. 3.40) */
 } sq_tile;
@@ -32,6 +37,8 @@ typedef struct sq_disc_options {
   int tile_size;
   int lts_rate;      /**< 1 = GTS */
   int max_clusters;
+  const int *cell_rank; /**< owner rank of every mesh cell (NULL: all cells are ours) */
+  int rank, nranks;     /**< this rank and the number of ranks */
 } sq_disc_options;
 
 /** The discretisation (owns everything but the mesh). */
@@ -40,12 +47,13 @@ typedef struct sq_disc {
   int nbasis;
   const sq_mesh *mesh;
   sq_ref *ref;
-  int64_t nelem;
-  int64_t *cell_of;      /**< local element -> mesh cell */
-  int64_t *elem_of;      /**< mesh cell -> local element */
+  int64_t nelem;         /**< local elements: owned (interior + copy) and ghosts */
+  int64_t *cell_of;      /**< local element -> mesh cell (= global id) */
+  int64_t *elem_of;      /**< mesh cell -> local element, -1 if not local */
+  uint8_t *is_ghost;     /**< per local element: 1 for ghosts (other ranks' cells) */
   sq_material *material; /**< per mesh cell */
-  double *dt_stable;     /**< per element CFL time step (eq. 3.36) */
-  int *cluster;          /**< per element LTS cluster */
+  double *dt_stable;     /**< per mesh cell: CFL time step (eq. 3.36) */
+  int *cluster;          /**< per mesh cell: LTS cluster */
   int ncluster;
   double *cluster_dt;    /**< per cluster time step */
   double dt_min;         /**< smallest element time step */
@@ -74,6 +82,9 @@ typedef void (*sq_field_fn)(const void *ctx, const double x[3], double t, double
 int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, sq_disc **disc);
 /** Free everything (NULL is fine). */
 void sq_disc_destroy(sq_disc *disc);
+/** @brief The LTS clusters sq_disc_create would assign (per mesh cell), e.g. for partitioning first. */
+int sq_disc_clusters(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, int *cluster,
+                     int *ncluster);
 
 /** Bytes of one element's B x 9 block in the working precision. */
 size_t sq_disc_elem_bytes(const sq_disc *disc);
@@ -91,7 +102,7 @@ double sq_disc_energy(const sq_disc *disc);
 int64_t sq_disc_find_nonfinite(const sq_disc *disc);
 /** @brief Evaluate the numerical solution of local element @p e at reference point @p xi. */
 void sq_disc_eval(const sq_disc *disc, int64_t e, const double xi[3], double q[9]);
-/** @brief 64-bit FNV-1a hash of the dofs in mesh-cell order (bitwise reproducibility checks). */
+/** @brief 64-bit FNV-1a hash of the owned dofs in mesh-cell order (bitwise reproducibility checks). */
 uint64_t sq_disc_hash(const sq_disc *disc);
 
 /**

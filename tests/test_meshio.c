@@ -90,7 +90,7 @@ static void make_gmsh_fixtures(void) {
     for (int v = 0; v < NVARIANT; v++) {
       char out[512], cmd[2048];
       gmsh_path(out, sizeof out, g, v);
-      snprintf(cmd, sizeof cmd, "gmsh -3 -v 2 %s -o '%s' '%s/tests/meshes/%s.geo' > '%s.log' 2>&1", variant_flags[v],
+      snprintf(cmd, sizeof cmd, "gmsh -3 -nt 1 -v 2 %s -o '%s' '%s/tests/meshes/%s.geo' > '%s.log' 2>&1", variant_flags[v],
                out, SQ_SRCDIR, geo_name[g], out);
       if (system(cmd) != 0) {
         snprintf(fx.gmsh_error, sizeof fx.gmsh_error, "gmsh failed: %s (see %s.log)", cmd, out);

@@ -1,0 +1,138 @@
+/**
+ * @file points.c  Sources and receivers of a simulation: from the configuration (and the files it
+ * names) to located, projected point sets registered with the runtime.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sq_app.h"
+#include "sq_locate.h"
+#include "sq_source_io.h"
+
+static const double sq_pi = 3.14159265358979323846;
+
+/* A file named in the config must be readable: say where it was named. */
+static int check_readable(const sq_config *c, int line, const char *key, const char *file) {
+  if (access(file, R_OK) == 0) return SQ_SUCCESS;
+  if (line <= 0)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s: %s: cannot read '%s': %s", c->path, key, file, strerror(errno));
+  return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s:%d: %s: cannot read '%s': %s", c->path, line, key, file,
+                  strerror(errno));
+}
+
+static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
+  const sq_source_config *sc = &c->sources[i];
+  char key[64];
+  if (sc->type == SQ_SRCCFG_FINITE) {
+    snprintf(key, sizeof(key), "sources[%d].file", i);
+    SQ_CALL(check_readable(c, sc->line, key, sc->file));
+    return sq_read_fsrm(sc->file, list);
+  }
+  sq_point_source src;
+  memset(&src, 0, sizeof(src));
+  memcpy(src.x, sc->location, sizeof(src.x));
+  switch (sc->type) {
+  case SQ_SRCCFG_MOMENT_TENSOR:
+    src.kind = SQ_SOURCE_MOMENT;
+    memcpy(src.moment, sc->moment_tensor, sizeof(src.moment));
+    break;
+  case SQ_SRCCFG_DOUBLE_COUPLE:
+    src.kind = SQ_SOURCE_MOMENT;
+    sq_moment_from_sdr(sc->strike, sc->dip, sc->rake, sc->m0, src.moment, NULL, NULL);
+    break;
+  default:
+    src.kind = SQ_SOURCE_FORCE;
+    memcpy(src.force, sc->force, sizeof(src.force));
+    break;
+  }
+  const sq_stf_config *f = &sc->stf;
+  src.stf.onset = sc->onset;
+  switch (f->kind) {
+  case SQ_STFCFG_GAUSSIAN:
+    src.stf.kind = SQ_STF_GAUSSIAN, src.stf.delay = f->delay, src.stf.width = f->width;
+    break;
+  case SQ_STFCFG_RICKER:
+    src.stf.kind = SQ_STF_RICKER, src.stf.delay = f->delay, src.stf.frequency = f->frequency;
+    break;
+  case SQ_STFCFG_BRUNE:
+    src.stf.kind = SQ_STF_BRUNE, src.stf.period = 1.0 / (2.0 * sq_pi * f->corner_frequency);
+    break;
+  case SQ_STFCFG_LOH1:
+    src.stf.kind = SQ_STF_LOH1, src.stf.period = f->period;
+    break;
+  default:
+    snprintf(key, sizeof(key), "sources[%d].time_function.file", i);
+    SQ_CALL(check_readable(c, sc->line, key, f->file));
+    SQ_CALL(sq_read_stf_table(f->file, &src.stf));
+    break;
+  }
+  snprintf(src.origin, sizeof(src.origin), "%.120s:%d", c->path, sc->line);
+  const int ierr = sq_source_list_push(list, &src);
+  if (ierr) {
+    free(src.stf.time);
+    free(src.stf.value);
+  }
+  return ierr;
+}
+
+int sq_sim_points_create(sq_sim *s) {
+  const sq_config *c = &s->cfg;
+  const int has_receivers = c->nreceivers > 0 || c->receiver_file[0];
+  if (c->nsources == 0 && !has_receivers) return SQ_SUCCESS;
+  SQ_CHECK(!s->serial, SQ_ERR_INPUT,
+           "%s: point sources and receivers run as tasks of the runtime; drop --serial to use them", c->path);
+  for (int i = 0; i < c->nsources; ++i) SQ_CALL(source_from_config(c, i, &s->sources));
+  sq_locator *loc;
+  SQ_CALL(sq_locator_create(s->mesh, &loc));
+  int ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
+  if (!ierr && has_receivers) {
+    int nfile = 0, *line = NULL;
+    double *xf = NULL;
+    if (c->receiver_file[0]) {
+      ierr = check_readable(c, 0, "receivers.file", c->receiver_file);
+      if (!ierr) ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
+    }
+    const int n = c->nreceivers + nfile;
+    double *x = ierr ? NULL : malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
+    char **origin = ierr ? NULL : calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+    char *names = ierr ? NULL : malloc((size_t)(n > 0 ? n : 1) * 160);
+    if (!ierr && (!x || !origin || !names)) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
+    for (int i = 0; !ierr && i < n; ++i) {
+      origin[i] = names + 160 * (size_t)i;
+      if (i < c->nreceivers) {
+        memcpy(&x[3 * i], c->receiver_points[i], 3 * sizeof(double));
+        snprintf(origin[i], 160, "%.120s:%d", c->path, c->receiver_line[i]);
+      } else {
+        memcpy(&x[3 * i], &xf[3 * (i - c->nreceivers)], 3 * sizeof(double));
+        snprintf(origin[i], 160, "%.120s:%d", c->receiver_file, line[i - c->nreceivers]);
+      }
+    }
+    if (!ierr)
+      ierr = sq_receiver_set_create(s->disc, loc, n, x, (const char *const *)origin, c->receiver_interval, 0,
+                                    &s->receivers);
+    free(x);
+    free(origin);
+    free(names);
+    free(xf);
+    free(line);
+  }
+  sq_locator_destroy(loc);
+  return ierr;
+}
+
+int sq_sim_points_attach(sq_sim *s) {
+  if (!s->rt) return SQ_SUCCESS;
+  if (s->source_set && s->source_set->n > 0) SQ_CALL(sq_runtime_attach_sources(s->rt, s->source_set));
+  if (s->receivers) SQ_CALL(sq_runtime_attach_receivers(s->rt, s->receivers));
+  return SQ_SUCCESS;
+}
+
+void sq_sim_points_destroy(sq_sim *s) {
+  sq_source_set_destroy(s->source_set);
+  s->source_set = NULL;
+  sq_receiver_set_destroy(s->receivers);
+  s->receivers = NULL;
+  sq_source_list_clear(&s->sources);
+}

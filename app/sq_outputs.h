@@ -1,0 +1,43 @@
+/**
+ * @file sq_outputs.h  What a run writes while it advances: energies (CSV), receivers (text + HDF5),
+ * wavefield and free-surface snapshots (XDMF + HDF5) and checkpoints, each at its own interval of
+ * sync steps, and everything continued seamlessly after a restart.
+ *
+ * The run loop asks how many sync intervals it may advance before the next output event
+ * (sq_outputs_steps_to_event), reserves the receiver buffer (sq_outputs_prepare), advances, and then
+ * lets sq_outputs_after write what is due.  A stop request (signal) turns the next call of
+ * sq_outputs_after into a checkpoint.
+ */
+#ifndef SQ_OUTPUTS_H
+#define SQ_OUTPUTS_H
+
+#include "sq_app.h"
+#include "sq_output.h"
+
+/** Output state of one run (opaque). */
+typedef struct sq_outputs sq_outputs;
+
+/**
+ * @brief Open every output of @p sim for a run of @p nsteps sync intervals of @p dt: new files at
+ * t = 0 (with the initial energies and snapshots), or, with @p restart, the files of the interrupted
+ * run cut back to what its checkpoint had written.  Collective over MPI ranks.
+ */
+int sq_outputs_open(sq_sim *sim, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out);
+/** @brief Sync intervals from @p done until the next output, flush or checkpoint event (>= 1). */
+int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done);
+/** @brief Reserve room for the receiver samples of the next @p n sync intervals after @p done. */
+int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n);
+/**
+ * @brief Write what is due after sync interval @p done.  With @p stop set, flush everything and
+ * write a checkpoint; *@p ckpt_path then names it.  Collective over MPI ranks.
+ */
+int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path);
+/** @brief Bytes of host memory the outputs hold (receiver buffers, snapshot scratch). */
+size_t sq_outputs_memory(const sq_outputs *o);
+/** Close every file and free (NULL is fine). */
+void sq_outputs_close(sq_outputs *o);
+
+/** @brief Read @p path into @p sim (dofs and the time plan) for a restart; fills @p info. */
+int sq_outputs_restart(sq_sim *sim, const char *path, sq_checkpoint_info *info);
+
+#endif

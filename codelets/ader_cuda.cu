@@ -1,0 +1,36 @@
+/** @file ader_cuda.cu  CUDA launcher of the ADER predictor (codelet "ader"); kernel in cuda_kernels.cuh. */
+#include "cuda_kernels.cuh"
+
+namespace {
+
+template <int ORDER, typename Real> struct AderLaunch {
+  static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
+                  void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using T = sq_cuda::AderShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    sq_cuda::allow_shared(sq_cuda::ader_kernel<ORDER, Real>, smem, "ader", ORDER);
+    sq_cuda::ader_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
+        n, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
+        (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+};
+
+} // namespace
+
+extern "C" void sq_cuda_ader(sq_precision prec, int order, int64_t n, const void *pack, const void *dofs,
+                             const void *star, double dt, void *tint, void *derivs, void *lts_buffer,
+                             int buffer_reset, void *stream) {
+  if (n <= 0) return;
+  sq_cuda::dispatch<AderLaunch>("ader", prec, order, n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset,
+                                (cudaStream_t)stream);
+}
+
+extern "C" int sq_cuda_device_count(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); /* clear the sticky-free error of a missing driver */
+    return 0;
+  }
+  return count;
+}

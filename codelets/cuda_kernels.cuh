@@ -1,0 +1,606 @@
+/**
+ * @file cuda_kernels.cuh  One source for the fused GPU element kernels (thesis §6.3.2), templated on
+ * the order and the precision.  The launchers live in ader_cuda.cu, local_cuda.cu, neighbor_cuda.cu
+ * and merged_cuda.cu; docs/GPU.md describes the design.
+ *
+ * - A thread block takes E consecutive elements; each element gets G threads, and thread g owns R
+ *   consecutive basis rows l = g R .. g R + R - 1 of the element's B x 9 result, for all 9
+ *   quantities: a register tile of R x 9 accumulators.
+ * - Every product of the update has the form out += X (Q M^T), X a B x B reference matrix and M an
+ *   element's 9 x 9 star or flux matrix.  It is evaluated as (X Q) M^T: the thread forms
+ *   Y = X(rows, :) Q in registers, with Q read from shared memory, and folds Y M^T into its
+ *   accumulators.  No intermediate leaves registers.  Q and M sit in shared memory with rows
+ *   padded to 16 bytes; all threads of an element read the same address (broadcast), and a
+ *   thread's R rows of a column of X are one 16-byte vector.
+ * - Reference matrices shared by the whole block (K, F^-) are staged in shared memory a chunk of
+ *   columns at a time; the neighbour-flux matrices F^+, which differ per element and face
+ *   (link.flux, 48 variants), are read through the read-only cache.
+ * - The hierarchical truncation of the Cauchy-Kovalevski recursion (D^i has nb(O - i) non-zero
+ *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
+ *   skip the arithmetic.
+ *
+ * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/) so that the index
+ * arithmetic, the barriers and the alignment of vector accesses can be checked without a GPU.
+ */
+#ifndef SQ_CUDA_KERNELS_CUH
+#define SQ_CUDA_KERNELS_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef SQ_CUDA_EMULATE
+#include "sq_cuda_emu.h"
+#else
+#include <cuda_runtime.h>
+#endif
+
+extern "C" {
+#include "sq_cuda.h"
+}
+
+namespace sq_cuda {
+
+/** Basis size of order O. */
+__host__ __device__ constexpr int nbasis(int order) { return order * (order + 1) * (order + 2) / 6; }
+__host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
+
+/** Threads a block aims at, and the shared memory a block may take (bytes). */
+#ifndef SQ_CUDA_BLOCK_TARGET
+#define SQ_CUDA_BLOCK_TARGET 128
+#endif
+#ifndef SQ_CUDA_SMEM_BUDGET
+#define SQ_CUDA_SMEM_BUDGET (64 * 1024)
+#endif
+/** Most bytes of one staged chunk of a reference matrix. */
+#ifndef SQ_CUDA_XS_BUDGET
+#define SQ_CUDA_XS_BUDGET (16 * 1024)
+#endif
+
+/** Which kernel a shape is for: the elements per block follow from its shared memory. */
+enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
+
+/** Compile-time shape of one kernel of one order and precision. */
+template <int ORDER_, typename Real_, int KIND_> struct Shape {
+  using Real = Real_;
+  static constexpr int ORDER = ORDER_, KIND = KIND_;
+  static constexpr int B = nbasis(ORDER);        /**< basis functions */
+  static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
+  static constexpr int NQ = B * 9;               /**< reals per element block */
+  static constexpr int RS = (int)sizeof(Real);
+  static constexpr int R = RS == 4 ? 4 : 2;      /**< rows per thread: one 16-byte vector */
+  static constexpr int G = (B + R - 1) / R;      /**< threads per element */
+  static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
+  static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
+  static constexpr int KC = cmax(1, cmin(B, SQ_CUDA_XS_BUDGET / (LDX * RS))); /**< columns per staged chunk */
+  static constexpr int XS = KIND == KIND_NEIGHBOR ? 0 : LDX * KC; /**< staged chunk, reals */
+  /** Shared reals per element: Q-like blocks, one 9x9 matrix, links. */
+  static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? B * S + 9 * S + 4 * 16 / RS
+                                     : KIND == KIND_LOCAL  ? B * S + 9 * S
+                                                           : B * S + B1 * S + 9 * S;
+  static constexpr int E = cmax(1, cmin(cmax(1, SQ_CUDA_BLOCK_TARGET / G),
+                                        (SQ_CUDA_SMEM_BUDGET / RS - XS) / PER_ELEMENT)); /**< elements per block */
+  static constexpr int THREADS = G * E;
+  static constexpr int IS = E * B * S;   /**< one B x 9 block per element */
+  static constexpr int IS1 = E * B1 * S; /**< a D^1-sized block per element */
+  static constexpr int MS = E * 9 * S;   /**< one 9 x 9 matrix per element */
+  /* regions, in reals from the block's base; each a multiple of 16 bytes */
+  static constexpr int OFF_XS = 0, OFF_EVEN = XS, OFF_ODD = OFF_EVEN + IS;
+  static constexpr int OFF_MS = KIND == KIND_NEIGHBOR || KIND == KIND_LOCAL ? XS + IS : OFF_ODD + IS1;
+  static constexpr int OFF_LINKS = OFF_MS + MS; /**< neighbour kernel: E x 4 sq_face_link */
+  static constexpr int SMEM = E * PER_ELEMENT + XS;
+  static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
+                "shared regions must stay 16-byte aligned");
+};
+
+/** Register array of N reals, loaded or stored as 16-byte vectors. */
+template <typename Real, int N> struct alignas(16) Row {
+  Real v[N];
+};
+
+#ifdef SQ_CUDA_EMULATE
+#define SQ_CUDA_ALIGNED(p)                                                                           \
+  do {                                                                                               \
+    if ((uintptr_t)(p) % 16) {                                                                       \
+      fprintf(stderr, "misaligned vector access %p at %s:%d\n", (const void *)(p), __FILE__, __LINE__); \
+      abort();                                                                                       \
+    }                                                                                                \
+  } while (0)
+#else
+#define SQ_CUDA_ALIGNED(p) ((void)0)
+#endif
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/** Load N reals from 16-byte aligned memory. */
+template <typename Real, int N> __device__ __forceinline__ Row<Real, N> load_row(const Real *p) {
+  SQ_CUDA_ALIGNED(p);
+  return *reinterpret_cast<const Row<Real, N> *>(p);
+}
+
+/** Zero a register tile. */
+template <class T> __device__ __forceinline__ void zero(typename T::Real (&a)[T::R][9]) {
+#pragma unroll
+  for (int i = 0; i < T::R; ++i)
+#pragma unroll
+    for (int q = 0; q < 9; ++q) a[i][q] = typename T::Real(0);
+}
+
+/**
+ * Rows row0 .. row0 + R - 1 of all 9 columns of an element's B x 9 block in global memory (column
+ * major, basis index fastest); rows >= B read as 0.  Vector access when columns are 16-byte aligned.
+ */
+template <class T>
+__device__ __forceinline__ void global_load_rows(const typename T::Real *__restrict__ elem, int row0,
+                                                 typename T::Real (&v)[T::R][9]) {
+  using Real = typename T::Real;
+#pragma unroll
+  for (int q = 0; q < 9; ++q) {
+    if constexpr (T::B % T::R == 0) {
+      const Row<Real, T::R> r = load_row<Real, T::R>(elem + q * T::B + row0);
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) v[i][q] = r.v[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) v[i][q] = row0 + i < T::B ? elem[q * T::B + row0 + i] : Real(0);
+    }
+  }
+}
+
+/** Store rows row0 .. row0 + R - 1 (those < B) of all 9 columns of an element's block in global memory. */
+template <class T>
+__device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__ elem, int row0,
+                                                  const typename T::Real (&v)[T::R][9]) {
+  using Real = typename T::Real;
+#pragma unroll
+  for (int q = 0; q < 9; ++q) {
+    if constexpr (T::B % T::R == 0) {
+      Row<Real, T::R> r;
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) r.v[i] = v[i][q];
+      SQ_CUDA_ALIGNED(elem + q * T::B + row0);
+      *reinterpret_cast<Row<Real, T::R> *>(elem + q * T::B + row0) = r;
+    } else {
+#pragma unroll
+      for (int i = 0; i < T::R; ++i)
+        if (row0 + i < T::B) elem[q * T::B + row0 + i] = v[i][q];
+    }
+  }
+}
+
+/**
+ * Copy the B x 9 blocks of elements e0 .. e0 + E - 1 (contiguous in global memory) into shared
+ * rows [el][k][S]; elements >= n are zero.  Called by all threads of the block.
+ */
+template <class T>
+__device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict__ src, int64_t e0, int64_t n,
+                                             typename T::Real *dst) {
+  using Real = typename T::Real;
+  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) {
+    const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
+    dst[(el * T::B + k) * T::S + q] = el < ne ? src[e0 * T::NQ + idx] : Real(0);
+  }
+}
+
+/**
+ * Copy 9 x 9 matrix number @p mat of the @p nmat row-major matrices per element, for elements
+ * e0 .. e0 + E - 1, into shared rows [el][p][S], times @p scale (elements >= n are zero).
+ */
+template <class T>
+__device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict__ src, int nmat, int mat,
+                                             typename T::Real scale, int64_t e0, int64_t n, typename T::Real *dst) {
+  using Real = typename T::Real;
+  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  for (int idx = threadIdx.x; idx < T::E * 81; idx += T::THREADS) {
+    const int el = idx / 81, pq = idx - el * 81, p = pq / 9, q = pq - p * 9;
+    dst[(el * 9 + p) * T::S + q] = el < ne ? scale * src[((e0 + el) * nmat + mat) * 81 + pq] : Real(0);
+  }
+}
+
+/**
+ * Y = X(row0 .. row0 + R - 1, 0 .. NIN - 1) Q(0 .. NIN - 1, :) for the B x B column-major reference
+ * matrix X in global memory, rows >= NOUT taken as zero.  X is staged into @p Xs a chunk of KC
+ * columns at a time as Xs[k * LDX + l]; all threads of the block take part in the staging and the
+ * barriers, those with @p compute false skip the arithmetic.  @p mat_src/@p Ms: a 9 x 9 matrix per
+ * element staged with the first chunk (stage_matrix arguments), or mat_src NULL.
+ */
+template <class T, int NOUT, int NIN>
+__device__ __forceinline__ void product(const typename T::Real *__restrict__ X, const typename T::Real *Q, int row0,
+                                        bool compute, typename T::Real (&Y)[T::R][9], typename T::Real *Xs,
+                                        const typename T::Real *__restrict__ mat_src, int nmat, int mat,
+                                        typename T::Real scale, int64_t e0, int64_t n, typename T::Real *Ms) {
+  using Real = typename T::Real;
+  zero<T>(Y);
+  for (int k0 = 0; k0 < NIN; k0 += T::KC) {
+    const int kc = cmin(T::KC, NIN - k0);
+    __syncthreads(); /* Xs (and Ms) free */
+    for (int idx = threadIdx.x; idx < kc * T::LDX; idx += T::THREADS) {
+      const int k = idx / T::LDX, l = idx - k * T::LDX;
+      Xs[idx] = l < NOUT ? X[(k0 + k) * T::B + l] : Real(0);
+    }
+    if (k0 == 0 && mat_src) stage_matrix<T>(mat_src, nmat, mat, scale, e0, n, Ms);
+    __syncthreads();
+    if (compute) {
+#pragma unroll 2
+      for (int k = 0; k < kc; ++k) {
+        const Row<Real, T::R> x = load_row<Real, T::R>(Xs + k * T::LDX + row0);
+        const Row<Real, T::S> v = load_row<Real, T::S>(Q + (k0 + k) * T::S);
+#pragma unroll
+        for (int i = 0; i < T::R; ++i)
+#pragma unroll
+          for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
+      }
+    }
+  }
+}
+
+/** Y = X(rows, :) Q with the B x B column-major X read from global memory through the read-only cache. */
+template <class T>
+__device__ __forceinline__ void product_global(const typename T::Real *__restrict__ X, const typename T::Real *Q,
+                                               int row0, typename T::Real (&Y)[T::R][9]) {
+  using Real = typename T::Real;
+  zero<T>(Y);
+#pragma unroll 2
+  for (int k = 0; k < T::B; ++k) {
+    Real x[T::R];
+    if constexpr (T::B % T::R == 0) {
+      const Row<Real, T::R> r = load_row<Real, T::R>(X + k * T::B + row0);
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) x[i] = r.v[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) x[i] = __ldg(X + k * T::B + (row0 + i < T::B ? row0 + i : T::B - 1));
+    }
+    const Row<Real, T::S> v = load_row<Real, T::S>(Q + k * T::S);
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) Y[i][q] = fma(x[i], v.v[q], Y[i][q]);
+  }
+}
+
+/** acc(i, p) += sum_q Y(i, q) M(p, q): M a 9 x 9 matrix in shared rows of S (already signed). */
+template <class T>
+__device__ __forceinline__ void apply_star(const typename T::Real (&Y)[T::R][9], const typename T::Real *M,
+                                           typename T::Real (&acc)[T::R][9]) {
+  using Real = typename T::Real;
+#pragma unroll
+  for (int p = 0; p < 9; ++p) {
+    const Row<Real, T::S> m = load_row<Real, T::S>(M + p * T::S);
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
+  }
+}
+
+/* ---- ADER predictor (eq. 3.33-3.34) ----------------------------------------------------------- */
+
+/**
+ * Step I of the Cauchy-Kovalevski recursion: D^I = -sum_d Kder_d (D^{I-1} A*_d^T) on its nb(O - I)
+ * non-zero rows, then tint += dt^{I+1}/(I+1)! D^I; D^I goes to @p derivs_elem and to the shared
+ * buffer of the next step.  The recursion over I unrolls the steps at compile time.
+ */
+template <class T, int I>
+__device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ pack,
+                                          const typename T::Real *__restrict__ star, typename T::Real *smem,
+                                          int64_t e0, int64_t n, int el, int row0, bool active, double dt,
+                                          double factor, typename T::Real (&tint)[T::R][9],
+                                          typename T::Real *__restrict__ derivs_elem) {
+  if constexpr (I < T::ORDER) {
+    using Real = typename T::Real;
+    constexpr int NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I);
+    constexpr int CUR = (I % 2) ? T::OFF_EVEN : T::OFF_ODD, NEXT = (I % 2) ? T::OFF_ODD : T::OFF_EVEN;
+    constexpr int CUR_ROWS = (I % 2) ? T::B : T::B1, NEXT_ROWS = (I % 2) ? T::B1 : T::B;
+    static_assert(NIN <= CUR_ROWS && NOUT <= NEXT_ROWS, "derivative buffers too small");
+    const bool compute = row0 < NOUT;
+    Real D[T::R][9];
+    zero<T>(D);
+    for (int d = 0; d < 3; ++d) {
+      Real Y[T::R][9];
+      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + el * CUR_ROWS * T::S, row0, compute,
+                            Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
+      if (compute) apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, D); /* star staged negated */
+    }
+    factor *= dt / (I + 1);
+    const Real f = (Real)factor;
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) tint[i][q] += f * D[i][q];
+    if (derivs_elem && active) global_store_rows<T>(derivs_elem + I * T::NQ, row0, D);
+    if constexpr (I + 1 < T::ORDER) {
+      /* NEXT was CUR of step I-1: every read of it finished before this step's first barrier */
+      if (compute) {
+        Real *nxt = smem + NEXT + el * NEXT_ROWS * T::S;
+#pragma unroll
+        for (int i = 0; i < T::R; ++i)
+          if (row0 + i < NOUT)
+#pragma unroll
+            for (int q = 0; q < 9; ++q) nxt[(row0 + i) * T::S + q] = D[i][q];
+      }
+    }
+    ader_step<T, I + 1>(pack, star, smem, e0, n, el, row0, active, dt, factor, tint, derivs_elem);
+  }
+}
+
+/**
+ * ADER predictor of the block's elements: leaves the thread's rows of tint in @p tint and writes
+ * tint, the derivatives and the LTS buffer to global memory.  No early return: the fused predictor
+ * has barriers after it.
+ */
+template <class T>
+__device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__restrict__ pack,
+                                          const typename T::Real *__restrict__ dofs,
+                                          const typename T::Real *__restrict__ star, double dt,
+                                          typename T::Real *__restrict__ tint_out,
+                                          typename T::Real *__restrict__ derivs,
+                                          typename T::Real *__restrict__ lts_buffer, int buffer_reset,
+                                          typename T::Real *smem, typename T::Real (&tint)[T::R][9]) {
+  using Real = typename T::Real;
+  const int64_t e0 = (int64_t)blockIdx.x * T::E;
+  const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
+  const int64_t e = e0 + el;
+  const bool active = e < n;
+  stage_blocks<T>(dofs, e0, n, smem + T::OFF_EVEN);
+  __syncthreads();
+  const Real *q0 = smem + T::OFF_EVEN + el * T::B * T::S;
+  const Real f0 = (Real)dt;
+  Real D0[T::R][9];
+#pragma unroll
+  for (int i = 0; i < T::R; ++i)
+#pragma unroll
+    for (int q = 0; q < 9; ++q) {
+      D0[i][q] = row0 + i < T::B ? q0[(row0 + i) * T::S + q] : Real(0);
+      tint[i][q] = f0 * D0[i][q];
+    }
+  Real *derivs_elem = derivs && active ? derivs + e * T::ORDER * T::NQ : nullptr;
+  if (derivs_elem) global_store_rows<T>(derivs_elem, row0, D0);
+  ader_step<T, 1>(pack, star, smem, e0, n, el, row0, active, dt, dt, tint, derivs_elem);
+  if (active) {
+    global_store_rows<T>(tint_out + e * T::NQ, row0, tint);
+    if (lts_buffer) {
+      Real *buf = lts_buffer + e * T::NQ;
+      if (buffer_reset) {
+        global_store_rows<T>(buf, row0, tint);
+      } else {
+        Real old[T::R][9];
+        global_load_rows<T>(buf, row0, old);
+#pragma unroll
+        for (int i = 0; i < T::R; ++i)
+#pragma unroll
+          for (int q = 0; q < 9; ++q) old[i][q] += tint[i][q];
+        global_store_rows<T>(buf, row0, old);
+      }
+    }
+  }
+}
+
+/* ---- volume + local flux (eq. 4.1) ----------------------------------------------------------- */
+
+/**
+ * dofs += sum_d Kvol_d I A*_d^T - sum_j Flocal_j I Alocal_j^T for the block's elements, with I
+ * already staged in shared memory at OFF_EVEN ([el][k][S]).
+ */
+template <class T>
+__device__ __forceinline__ void local_update(int64_t n, const typename T::Real *__restrict__ pack,
+                                             const typename T::Real *__restrict__ star,
+                                             const typename T::Real *__restrict__ flux_local,
+                                             typename T::Real *__restrict__ dofs, typename T::Real *smem) {
+  using Real = typename T::Real;
+  const int64_t e0 = (int64_t)blockIdx.x * T::E;
+  const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
+  const int64_t e = e0 + el;
+  const Real *Is = smem + T::OFF_EVEN + el * T::B * T::S;
+  Real acc[T::R][9];
+  zero<T>(acc);
+  for (int m = 0; m < 7; ++m) {
+    Real Y[T::R][9];
+    if (m < 3)
+      product<T, T::B, T::B>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, true, Y, smem + T::OFF_XS, star, 3, m,
+                             Real(1), e0, n, smem + T::OFF_MS);
+    else
+      product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, true, Y, smem + T::OFF_XS,
+                             flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
+    apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
+  }
+  if (e < n) {
+    Real q[T::R][9];
+    global_load_rows<T>(dofs + e * T::NQ, row0, q);
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
+    global_store_rows<T>(dofs + e * T::NQ, row0, q);
+  }
+}
+
+/* ---- kernels ----------------------------------------------------------------------------------- */
+
+/** Dynamic shared memory of the block, 16-byte aligned. */
+#ifdef SQ_CUDA_EMULATE
+#define SQ_CUDA_SHARED(type, name) type *name = reinterpret_cast<type *>(sq_emu_shared())
+#else
+#define SQ_CUDA_SHARED(type, name)                                                                   \
+  extern __shared__ __align__(16) unsigned char sq_cuda_smem_bytes[];                               \
+  type *name = reinterpret_cast<type *>(sq_cuda_smem_bytes)
+#endif
+
+template <int ORDER, typename Real> using AderShape = Shape<ORDER, Real, KIND_ADER>;
+template <int ORDER, typename Real> using LocalShape = Shape<ORDER, Real, KIND_LOCAL>;
+template <int ORDER, typename Real> using NeighborShape = Shape<ORDER, Real, KIND_NEIGHBOR>;
+template <int ORDER, typename Real> using PredictShape = Shape<ORDER, Real, KIND_PREDICT>;
+
+/** ADER predictor (+ derivatives, + LTS buffer); grid: ceil(n / E) blocks of THREADS. */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(AderShape<ORDER, Real>::THREADS)
+    ader_kernel(int64_t n, const Real *__restrict__ pack, const Real *__restrict__ dofs, const Real *__restrict__ star,
+                double dt, Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
+                int buffer_reset) {
+  using T = AderShape<ORDER, Real>;
+  SQ_CUDA_SHARED(Real, smem);
+  Real ti[T::R][9];
+  ader_body<T>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
+}
+
+/** Volume + local flux. */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(LocalShape<ORDER, Real>::THREADS)
+    local_kernel(int64_t n, const Real *__restrict__ pack, const Real *__restrict__ tint, const Real *__restrict__ star,
+                 const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
+  using T = LocalShape<ORDER, Real>;
+  SQ_CUDA_SHARED(Real, smem);
+  stage_blocks<T>(tint, (int64_t)blockIdx.x * T::E, n, smem + T::OFF_EVEN); /* product() syncs before use */
+  local_update<T>(n, pack, star, flux_local, dofs, smem);
+}
+
+/** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
+    predict_kernel(int64_t n, const Real *__restrict__ pack, Real *__restrict__ dofs, const Real *__restrict__ star,
+                   const Real *__restrict__ flux_local, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
+                   Real *__restrict__ lts_buffer, int buffer_reset) {
+  using T = PredictShape<ORDER, Real>;
+  SQ_CUDA_SHARED(Real, smem);
+  Real ti[T::R][9];
+  ader_body<T>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
+  const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
+  __syncthreads(); /* every thread is done with the derivative buffers */
+  Real *Is = smem + T::OFF_EVEN + el * T::B * T::S;
+#pragma unroll
+  for (int i = 0; i < T::R; ++i)
+    if (row0 + i < T::B)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) Is[(row0 + i) * T::S + q] = ti[i][q];
+  local_update<T>(n, pack, star, flux_local, dofs, smem); /* product() syncs before use */
+}
+
+/**
+ * Neighbour flux (eq. 4.2): per face j, stage each element's neighbour data (tint/buffer, or the
+ * Taylor integral of its derivatives over the slot's interval), then
+ * dofs -= F+_{link.flux} I_nb Anb_j^T, F+ read through the read-only cache.
+ */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(NeighborShape<ORDER, Real>::THREADS)
+    neighbor_kernel(int64_t n, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
+                    const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
+                    Real *__restrict__ dofs) {
+  using T = NeighborShape<ORDER, Real>;
+  SQ_CUDA_SHARED(Real, smem);
+  Real *Is = smem + T::OFF_EVEN, *Ms = smem + T::OFF_MS;
+  sq_face_link *Ls = reinterpret_cast<sq_face_link *>(smem + T::OFF_LINKS);
+  const int64_t e0 = (int64_t)blockIdx.x * T::E;
+  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
+  const int64_t e = e0 + el;
+  for (int idx = threadIdx.x; idx < T::E * 4; idx += T::THREADS) {
+    const sq_face_link none = {SQ_LINK_NONE, 0, 0, 0};
+    Ls[idx] = idx / 4 < ne ? links[e0 * 4 + idx] : none;
+  }
+  Real acc[T::R][9];
+  zero<T>(acc);
+  for (int j = 0; j < 4; ++j) {
+    __syncthreads(); /* Is, Ms free; Ls complete */
+    for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) {
+      const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, k = rem - q * T::B;
+      const sq_face_link ln = Ls[el2 * 4 + j];
+      Real v = Real(0);
+      if (ln.kind == SQ_LINK_TINT) {
+        v = reinterpret_cast<const Real *>(slots.data[ln.slot])[(int64_t)ln.index * T::NQ + rem];
+      } else if (ln.kind == SQ_LINK_DERIVS) {
+        const Real *d = reinterpret_cast<const Real *>(slots.data[ln.slot]) + (int64_t)ln.index * ORDER * T::NQ + rem;
+        const double t0 = slots.t0[ln.slot], t1 = slots.t1[ln.slot];
+        double p0 = t0, p1 = t1; /* t^{i+1} / (i+1)! */
+#pragma unroll
+        for (int i = 0; i < ORDER; ++i) {
+          v += (Real)(p1 - p0) * d[i * T::NQ];
+          p0 *= t0 / (i + 2);
+          p1 *= t1 / (i + 2);
+        }
+      }
+      Is[(el2 * T::B + k) * T::S + q] = v;
+    }
+    stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
+    __syncthreads();
+    const sq_face_link me = Ls[el * 4 + j];
+    if (me.kind != SQ_LINK_NONE) {
+      Real Y[T::R][9];
+      product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::B * T::S, row0, Y);
+      apply_star<T>(Y, Ms + el * 9 * T::S, acc);
+    }
+  }
+  if (e < n) {
+    Real q[T::R][9];
+    global_load_rows<T>(dofs + e * T::NQ, row0, q);
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
+    global_store_rows<T>(dofs + e * T::NQ, row0, q);
+  }
+}
+
+/* ---- host side: dispatch over order and precision, launch checks -------------------------------- */
+#ifndef SQ_CUDA_EMULATE
+
+/** Abort with a message naming the kernel when its launch failed (bad configuration, no device, ...). */
+inline void check_launch(const char *kernel, int order, sq_precision prec, int64_t n) {
+  const cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) return;
+  fprintf(stderr, "starquake: CUDA kernel %s (order %d, %s precision, %lld elements) failed: %s (%s)\n", kernel,
+          order, prec == SQ_F64 ? "double" : "single", (long long)n, cudaGetErrorString(err), cudaGetErrorName(err));
+  abort();
+}
+
+/** Raise a kernel's dynamic shared-memory limit above the default 48 KiB (once per device). */
+template <typename Kernel> inline void allow_shared(Kernel kernel, size_t bytes, const char *name, int order) {
+  if (bytes <= 48 * 1024) return;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
+  static bool done[64]; /* one per kernel instantiation; a repeated call is harmless */
+  if (done[dev]) return;
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  if (err != cudaSuccess) {
+    fprintf(stderr, "starquake: CUDA kernel %s (order %d) needs %zu bytes of shared memory: %s\n", name, order, bytes,
+            cudaGetErrorString(err));
+    abort();
+  }
+  done[dev] = true;
+}
+
+/** Grid of a kernel of shape T over n elements. */
+template <class T> inline unsigned blocks_for(int64_t n) { return (unsigned)((n + T::E - 1) / T::E); }
+
+/**
+ * Call Launch<ORDER, Real>::run(args...) for the run-time order and precision: the one switch that
+ * instantiates every kernel for orders 2..7 in single and double precision.
+ */
+template <template <int, typename> class Launch, typename... Args>
+inline void dispatch(const char *name, sq_precision prec, int order, Args... args) {
+  switch (order) {
+#define SQ_CUDA_CASE(O)                                                                              \
+  case O:                                                                                            \
+    if (prec == SQ_F64) Launch<O, double>::run(args...);                                             \
+    else Launch<O, float>::run(args...);                                                             \
+    break;
+    SQ_CUDA_CASE(2)
+    SQ_CUDA_CASE(3)
+    SQ_CUDA_CASE(4)
+    SQ_CUDA_CASE(5)
+    SQ_CUDA_CASE(6)
+    SQ_CUDA_CASE(7)
+#undef SQ_CUDA_CASE
+  default:
+    fprintf(stderr, "starquake: CUDA kernel %s: order %d is outside %d..%d\n", name, order, SQ_ORDER_MIN,
+            SQ_ORDER_MAX);
+    abort();
+  }
+}
+
+#endif /* !SQ_CUDA_EMULATE */
+
+} // namespace sq_cuda
+
+#endif

@@ -1,0 +1,24 @@
+/** @file local_cuda.cu  CUDA launcher of the volume + local-flux update (codelet "local"). */
+#include "cuda_kernels.cuh"
+
+namespace {
+
+template <int ORDER, typename Real> struct LocalLaunch {
+  static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                  cudaStream_t stream) {
+    using T = sq_cuda::LocalShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    sq_cuda::allow_shared(sq_cuda::local_kernel<ORDER, Real>, smem, "local", ORDER);
+    sq_cuda::local_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
+        n, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+};
+
+} // namespace
+
+extern "C" void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, const void *tint,
+                              const void *star, const void *flux_local, void *dofs, void *stream) {
+  if (n <= 0) return;
+  sq_cuda::dispatch<LocalLaunch>("local", prec, order, n, pack, tint, star, flux_local, dofs, (cudaStream_t)stream);
+}

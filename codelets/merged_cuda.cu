@@ -1,0 +1,27 @@
+/** @file merged_cuda.cu  CUDA launcher of the fused predictor, ader + local in one kernel (codelet "merged"). */
+#include "cuda_kernels.cuh"
+
+namespace {
+
+template <int ORDER, typename Real> struct PredictLaunch {
+  static void run(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
+                  void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using T = sq_cuda::PredictShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    sq_cuda::allow_shared(sq_cuda::predict_kernel<ORDER, Real>, smem, "predict", ORDER);
+    sq_cuda::predict_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
+        n, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
+        (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("predict", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+};
+
+} // namespace
+
+extern "C" void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs,
+                                const void *star, const void *flux_local, double dt, void *tint, void *derivs,
+                                void *lts_buffer, int buffer_reset, void *stream) {
+  if (n <= 0) return;
+  sq_cuda::dispatch<PredictLaunch>("predict", prec, order, n, pack, dofs, star, flux_local, dt, tint, derivs,
+                                   lts_buffer, buffer_reset, (cudaStream_t)stream);
+}

@@ -1,0 +1,103 @@
+/**
+ * @file source.c  Codelet "source": the kinematic point sources of one tile over one ADER step
+ * (thesis eq. 3.21, 3.29-3.35).  It runs after the tile's ader and local tasks of that step: it adds
+ * the sources' own predictor to tint (and to the LTS buffer and the kept derivatives), the local
+ * update of that predictor, and the time-integrated source to the dofs.  Neighbour tasks read tint,
+ * buffer and derivatives later, so they see the complete predictor.  CPU only: the tiles with
+ * sources are few, and StarPU moves their data to the host.
+ */
+#include "sq_codelets.h"
+#include "sq_source.h"
+
+/* Buffers: fixed ones, then the optional derivatives and LTS buffer. */
+enum { SRC_PACK, SRC_STAR, SRC_FLUX, SRC_POINTS, SRC_DOFS, SRC_TINT, SRC_FIRST_OPTIONAL };
+
+typedef struct source_args {
+  sq_precision precision;
+  int order;
+  double dt;
+  int has_derivs, has_buffer;
+  int predictor;
+  int npoint;
+  double coef[]; /* npoint x (order + 1): sq_source_set_coefficients */
+} source_args;
+
+static void source_cpu(void *buffers[], void *cl_arg) {
+  const source_args *a = cl_arg;
+  int next = SRC_FIRST_OPTIONAL;
+  void *derivs = a->has_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *buffer = a->has_buffer ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  sq_kernel_point_sources(a->precision, a->order, a->npoint,
+                          (const sq_source_point *)STARPU_VECTOR_GET_PTR(buffers[SRC_POINTS]), a->coef, a->dt,
+                          a->predictor, (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_PACK]),
+                          (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_STAR]),
+                          (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]),
+                          (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]),
+                          (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), derivs, buffer);
+}
+
+static struct starpu_perfmodel source_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_source"};
+
+static struct starpu_codelet source_cl = {
+    .cpu_funcs = {source_cpu},
+    .cpu_funcs_name = {"source_cpu"},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &source_model,
+    .name = "sq_source",
+};
+
+int sq_runtime_attach_sources(sq_runtime *rt, const sq_source_set *set) {
+  rt->sources = set;
+  if (!set) return SQ_SUCCESS;
+  SQ_CALL(SQ_CALLOC(rt->source_points, rt->disc->ntile));
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    const int n = sq_source_set_count(set, t);
+    if (n == 0) continue;
+    starpu_vector_data_register(&rt->source_points[t], STARPU_MAIN_RAM,
+                                (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n, sizeof(sq_source_point));
+  }
+  return SQ_SUCCESS;
+}
+
+void sq_runtime_detach_sources(sq_runtime *rt) {
+  if (!rt->source_points) return;
+  for (int t = 0; t < rt->disc->ntile; ++t)
+    if (rt->source_points[t]) starpu_data_unregister(rt->source_points[t]);
+  SQ_FREE(rt->source_points);
+  rt->sources = NULL;
+}
+
+int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile) {
+  return rt->source_points && rt->source_points[tile];
+}
+
+int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode, int priority) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
+  const int n = sq_source_set_count(rt->sources, tile), order = d->opt.order;
+  SQ_CHECK(n > 0, SQ_ERR_INTERNAL, "tile %d has no point sources", tile);
+  const size_t args_size = sizeof(source_args) + sizeof(double) * (size_t)n * (order + 1);
+  source_args *a = malloc(args_size);
+  SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
+  a->precision = d->opt.precision;
+  a->order = order;
+  a->dt = dt;
+  a->has_derivs = tl->needs_derivs;
+  a->has_buffer = buffer_mode != SQ_BUFFER_NONE;
+  a->predictor = rt->sources->predictor;
+  a->npoint = n;
+  /* the time function over [t0, t0 + dt], evaluated here: the task only does arithmetic */
+  sq_source_set_coefficients(rt->sources, tile, t0, dt, order, a->coef);
+  struct starpu_data_descr descr[SRC_FIRST_OPTIONAL + 2] = {
+      [SRC_PACK] = {rt->pack, STARPU_R},          [SRC_STAR] = {rt->star[tile], STARPU_R},
+      [SRC_FLUX] = {rt->flux_local[tile], STARPU_R}, [SRC_POINTS] = {rt->source_points[tile], STARPU_R},
+      [SRC_DOFS] = {rt->dofs[tile], STARPU_RW},   [SRC_TINT] = {rt->tint[tile], STARPU_RW},
+  };
+  int nbuf = SRC_FIRST_OPTIONAL;
+  if (a->has_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};
+  if (a->has_buffer) descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
+  int ret = starpu_task_insert(&source_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting source task for tile %d failed (%d)", tile, ret);
+  return SQ_SUCCESS;
+}

@@ -1,0 +1,71 @@
+/**
+ * @file sq_cuda.h  CUDA launchers of the element kernels (kernels_cuda.cu), callable from C.
+ *
+ * No CUDA type appears here: device pointers are `void *`, streams pass as `void *` (a
+ * cudaStream_t; NULL is the default stream).  Every launcher enqueues one fused kernel on the stream
+ * and returns at once (STARPU_CUDA_ASYNC); it checks cudaGetLastError() after the launch and aborts
+ * with a message naming the kernel, order and precision on failure.
+ *
+ * Data layouts are those of sq_kernels.h, in device memory; the results agree with the CPU kernels
+ * of sq_kernels.h up to rounding (tests/test_cuda.c: relative L2 <= 1e-12 in double, 1e-5 in single).
+ */
+#ifndef SQ_CUDA_H
+#define SQ_CUDA_H
+
+#include "sq_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most neighbour tiles one neighbour task may read on a GPU (the slot table travels by value). */
+#define SQ_CUDA_MAX_SLOTS 128
+
+/**
+ * Neighbour slots of one neighbour task, passed to the kernel by value (3 KiB, under CUDA's 4 KiB
+ * parameter limit).  Tasks with more slots run on a CPU worker (codelets/neighbor.c).
+ */
+typedef struct sq_cuda_slots {
+  int nslot;
+  const void *data[SQ_CUDA_MAX_SLOTS]; /**< device base pointer per slot: tint, buffer or derivatives */
+  double t0[SQ_CUDA_MAX_SLOTS];        /**< SQ_LINK_DERIVS: integrate the Taylor series over [t0, t1] */
+  double t1[SQ_CUDA_MAX_SLOTS];
+} sq_cuda_slots;
+
+/**
+ * @brief ADER predictor on the GPU (sq_kernel_ader), fused with the LTS buffer update
+ * (sq_kernel_accumulate): one kernel per call.
+ * @param derivs      NULL, or O x B x 9 per element: receives D^0..D^N
+ * @param lts_buffer  NULL, or B x 9 per element: buffer = tint (@p buffer_reset) or buffer += tint
+ */
+void sq_cuda_ader(sq_precision prec, int order, int64_t n, const void *pack, const void *dofs, const void *star,
+                  double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset, void *stream);
+
+/** @brief Volume + local-flux update on the GPU (sq_kernel_local). */
+void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
+                   const void *flux_local, void *dofs, void *stream);
+
+/**
+ * @brief Neighbour-flux update on the GPU (sq_kernel_neighbor); the 48 flux matrices are selected per
+ * face inside the kernel (link.flux), derivatives links integrate over [t0, t1] of their slot.
+ * @param slots  host struct, copied into the kernel's parameters (nslot <= SQ_CUDA_MAX_SLOTS)
+ */
+void sq_cuda_neighbor(sq_precision prec, int order, int64_t n, const void *pack, const sq_face_link *links,
+                      const void *flux_nb, const sq_cuda_slots *slots, void *dofs, void *stream);
+
+/**
+ * @brief Fused predictor (merged codelet): ader (+ LTS buffer) and the local update in one kernel;
+ * tint stays in shared memory between the two, and is also written to @p tint.
+ */
+void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs, const void *star,
+                     const void *flux_local, double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset,
+                     void *stream);
+
+/** @brief Number of CUDA devices visible (0 when there is none or the driver fails). */
+int sq_cuda_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,373 @@
+/** @file source_io.c  Readers for tabulated time functions, finite-source files and point lists. */
+#include "sq_source_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** A text file read line by line with line numbers. */
+typedef struct line_reader {
+  const char *path;
+  FILE *file;
+  char *buf;
+  size_t cap;
+  int line; /**< number of the line in buf */
+} line_reader;
+
+static int reader_open(line_reader *r, const char *path, const char *what) {
+  memset(r, 0, sizeof(*r));
+  r->path = path;
+  r->file = fopen(path, "r");
+  if (!r->file)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open %s '%s': %s", what, path, strerror(errno));
+  return SQ_SUCCESS;
+}
+
+static void reader_close(line_reader *r) {
+  if (r->file) fclose(r->file);
+  free(r->buf);
+  r->file = NULL;
+  r->buf = NULL;
+}
+
+/** Next line (newline stripped) into r->buf; returns 0 at the end of the file. */
+static int reader_next(line_reader *r) {
+  size_t len = 0;
+  int c;
+  if (!r->file) return 0;
+  c = fgetc(r->file);
+  if (c == EOF) return 0;
+  ++r->line;
+  for (; c != EOF && c != '\n'; c = fgetc(r->file)) {
+    if (len + 2 > r->cap) {
+      const size_t cap = r->cap ? 2 * r->cap : 256;
+      char *b = realloc(r->buf, cap);
+      if (!b) return 0;
+      r->buf = b;
+      r->cap = cap;
+    }
+    r->buf[len++] = (char)c;
+  }
+  if (len + 1 > r->cap) {
+    char *b = realloc(r->buf, len + 1 > 256 ? len + 1 : 256);
+    if (!b) return 0;
+    r->buf = b;
+    r->cap = len + 1 > 256 ? len + 1 : 256;
+  }
+  if (len > 0 && r->buf[len - 1] == '\r') --len;
+  r->buf[len] = '\0';
+  return 1;
+}
+
+/** Strip a '#' comment; is the rest blank? */
+static int blank_or_comment(char *s) {
+  char *hash = strchr(s, '#');
+  if (hash) *hash = '\0';
+  for (; *s; ++s)
+    if (!isspace((unsigned char)*s)) return 0;
+  return 1;
+}
+
+/** Next non-blank line (comments stripped when @p comments). */
+static int reader_content(line_reader *r, int comments) {
+  while (reader_next(r)) {
+    if (comments) {
+      if (!blank_or_comment(r->buf)) return 1;
+    } else {
+      const char *s = r->buf;
+      while (*s && isspace((unsigned char)*s)) ++s;
+      if (*s) return 1;
+    }
+  }
+  return 0;
+}
+
+/** Parse one number token at *s (advancing); 'd'/'D' exponents accepted. 0: no token, -1: bad token. */
+static int next_number(char **s, double *out, char *bad, size_t badsize) {
+  char *p = *s;
+  while (*p && isspace((unsigned char)*p)) ++p;
+  if (!*p) {
+    *s = p;
+    return 0;
+  }
+  char tok[128];
+  size_t n = 0;
+  while (p[n] && !isspace((unsigned char)p[n]) && p[n] != ',') ++n;
+  const size_t len = n < sizeof(tok) - 1 ? n : sizeof(tok) - 1;
+  memcpy(tok, p, len);
+  tok[len] = '\0';
+  for (char *c = tok; *c; ++c)
+    if (*c == 'd' || *c == 'D') *c = 'e';
+  char *end;
+  errno = 0;
+  const double v = strtod(tok, &end);
+  *s = p + n + (p[n] == ',');
+  if (end == tok || *end || !isfinite(v) || n >= sizeof(tok) - 1) {
+    snprintf(bad, badsize, "%.40s", p);
+    bad[n < badsize - 1 ? n : badsize - 1] = '\0';
+    return -1;
+  }
+  *out = v;
+  return 1;
+}
+
+/** Exactly @p count numbers on the current line. */
+static int line_numbers(line_reader *r, int count, double *out, const char *what) {
+  char *s = r->buf, bad[64];
+  for (int i = 0; i < count; ++i) {
+    const int got = next_number(&s, &out[i], bad, sizeof(bad));
+    if (got < 0)
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: '%s' is not a number", r->path, r->line, what,
+                      bad);
+    if (got == 0)
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found %d", r->path, r->line,
+                      what, count, i);
+  }
+  double extra;
+  if (next_number(&s, &extra, bad, sizeof(bad)) != 0)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found more", r->path, r->line,
+                    what, count);
+  return SQ_SUCCESS;
+}
+
+int sq_read_stf_table(const char *path, sq_stf *stf) {
+  line_reader r;
+  SQ_CALL(reader_open(&r, path, "source time function file"));
+  int64_t n = 0, cap = 0;
+  double *t = NULL, *v = NULL;
+  int ierr = SQ_SUCCESS;
+  while (!ierr && reader_content(&r, 1)) {
+    double row[2];
+    ierr = line_numbers(&r, 2, row, "time function sample (time value)");
+    if (ierr) break;
+    if (n > 0 && !(row[0] > t[n - 1])) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: sample times must increase strictly (%.9g follows %.9g)", path, r.line, row[0],
+                      t[n - 1]);
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 256;
+      double *nt = realloc(t, (size_t)cap * sizeof(double)), *nv = nt ? realloc(v, (size_t)cap * sizeof(double)) : NULL;
+      if (nt) t = nt;
+      if (nv) v = nv;
+      if (!nt || !nv) {
+        ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+        break;
+      }
+    }
+    t[n] = row[0];
+    v[n] = row[1];
+    ++n;
+  }
+  const int lines = r.line;
+  reader_close(&r);
+  if (!ierr && n < 2)
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: a tabulated time function needs at least two samples 'time value', found %lld", path,
+                    lines, (long long)n);
+  if (ierr) {
+    free(t);
+    free(v);
+    return ierr;
+  }
+  stf->kind = SQ_STF_TABLE;
+  stf->nsample = n;
+  stf->time = t;
+  stf->value = v;
+  return SQ_SUCCESS;
+}
+
+int sq_read_points(const char *path, int *n_out, double **x_out, int **line_out) {
+  line_reader r;
+  SQ_CALL(reader_open(&r, path, "point file"));
+  int n = 0, cap = 0, ierr = SQ_SUCCESS;
+  double *x = NULL;
+  int *line = NULL;
+  while (!ierr && reader_content(&r, 1)) {
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double *nx = realloc(x, 3 * sizeof(double) * (size_t)cap);
+      int *nl = nx ? realloc(line, sizeof(int) * (size_t)cap) : NULL;
+      if (nx) x = nx;
+      if (nl) line = nl;
+      if (!nx || !nl) {
+        ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+        break;
+      }
+    }
+    ierr = line_numbers(&r, 3, &x[3 * n], "point (x y z)");
+    line[n] = r.line;
+    ++n;
+  }
+  reader_close(&r);
+  if (!ierr && n == 0) ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: no points (lines 'x y z') found", path);
+  if (ierr) {
+    free(x);
+    free(line);
+    return ierr;
+  }
+  *n_out = n;
+  *x_out = x;
+  *line_out = line;
+  return SQ_SUCCESS;
+}
+
+static int contains_word(const char *s, const char *word) {
+  const size_t lw = strlen(word);
+  for (; *s; ++s) {
+    size_t i = 0;
+    while (i < lw && s[i] && tolower((unsigned char)s[i]) == word[i]) ++i;
+    if (i == lw) return 1;
+  }
+  return 0;
+}
+
+/* R = [slip, normal x slip, normal] (columns) of a sub-fault. */
+static void local_frame(double strike, double dip, double rake, double R[3][3]) {
+  double m[6], n[3], d[3];
+  sq_moment_from_sdr(strike, dip, rake, 1.0, m, n, d);
+  const double e2[3] = {n[1] * d[2] - n[2] * d[1], n[2] * d[0] - n[0] * d[2], n[0] * d[1] - n[1] * d[0]};
+  for (int i = 0; i < 3; ++i) {
+    R[i][0] = d[i];
+    R[i][1] = e2[i];
+    R[i][2] = n[i];
+  }
+}
+
+static int fsrm_expect(line_reader *r, const char *what) {
+  if (reader_content(r, 0)) return SQ_SUCCESS;
+  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the file ends before %s", r->path, r->line, what);
+}
+
+int sq_read_fsrm(const char *path, sq_source_list *list) {
+  line_reader r;
+  SQ_CALL(reader_open(&r, path, "finite-source file"));
+  double M[3][3], vel[3] = {0, 0, 0};
+  int ierr = fsrm_expect(&r, "the moment tensor header (e.g. 'Seismic Moment Tensor')");
+  for (int i = 0; i < 3 && !ierr; ++i) {
+    ierr = fsrm_expect(&r, "the 3 rows of the moment tensor");
+    if (!ierr) ierr = line_numbers(&r, 3, M[i], "moment tensor row");
+  }
+  if (!ierr) ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
+  if (!ierr && (contains_word(r.buf, "pressure") || contains_word(r.buf, "fluid")))
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: poroelastic source terms (pressure, fluid force) are not supported", path, r.line);
+  if (!ierr && contains_word(r.buf, "velocity")) {
+    ierr = fsrm_expect(&r, "the velocity (force) components d1 d2 d3");
+    if (!ierr) ierr = line_numbers(&r, 3, vel, "velocity components");
+    if (!ierr) ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
+  }
+  double nsub_d = 0;
+  if (!ierr) ierr = fsrm_expect(&r, "the number of subfaults");
+  if (!ierr) ierr = line_numbers(&r, 1, &nsub_d, "number of subfaults");
+  if (!ierr && !(nsub_d >= 1 && nsub_d <= 1e8 && nsub_d == floor(nsub_d)))
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the number of subfaults must be a positive integer, got %g",
+                    path, r.line, nsub_d);
+  const int64_t nsub = ierr ? 0 : (int64_t)nsub_d;
+  double *sub = NULL;
+  int *subline = NULL;
+  if (!ierr) {
+    sub = calloc((size_t)nsub * 8, sizeof(double));
+    subline = calloc((size_t)nsub, sizeof(int));
+    if (!sub || !subline) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+  }
+  if (!ierr) ierr = fsrm_expect(&r, "the subfault header ('x y z strike dip rake area Onset time')");
+  for (int64_t i = 0; i < nsub && !ierr; ++i) {
+    ierr = fsrm_expect(&r, "all subfault lines 'x y z strike dip rake area onset'");
+    if (!ierr) ierr = line_numbers(&r, 8, &sub[8 * i], "subfault (x y z strike dip rake area onset)");
+    subline[i] = r.line;
+    if (!ierr && !(sub[8 * i + 6] > 0))
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: subfault area must be > 0, got %g", path, r.line,
+                      sub[8 * i + 6]);
+  }
+  double dtn[2] = {0, 0};
+  if (!ierr) ierr = fsrm_expect(&r, "the 'source time function' header");
+  if (!ierr) ierr = fsrm_expect(&r, "the line 'dt nsamples'");
+  if (!ierr) ierr = line_numbers(&r, 2, dtn, "time function sampling (dt nsamples)");
+  if (!ierr && !(dtn[0] > 0 && dtn[1] >= 2 && dtn[1] <= 1e9 && dtn[1] == floor(dtn[1])))
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: need dt > 0 and an integer number of samples >= 2, got dt = %g, nsamples = %g", path,
+                    r.line, dtn[0], dtn[1]);
+  const int64_t ns = ierr ? 0 : (int64_t)dtn[1];
+  if (!ierr) ierr = fsrm_expect(&r, "the 'samples' header");
+  int64_t got = 0;
+  const int64_t total = nsub * ns;
+  double *samples = NULL;
+  if (!ierr) {
+    samples = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
+    if (!samples) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+  }
+  while (!ierr && got < total && reader_content(&r, 0)) {
+    char *s = r.buf, bad[64];
+    double v;
+    int k;
+    while ((k = next_number(&s, &v, bad, sizeof(bad))) == 1) {
+      if (got == total) {
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "%s:%d: more samples than %lld subfaults x %lld samples", path, r.line, (long long)nsub,
+                        (long long)ns);
+        break;
+      }
+      samples[got++] = v;
+    }
+    if (!ierr && k < 0)
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: slip-rate sample '%s' is not a number", path, r.line,
+                      bad);
+  }
+  if (!ierr && got < total)
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: the file ends after %lld of %lld slip-rate samples (%lld subfaults x %lld)", path, r.line,
+                    (long long)got, (long long)total, (long long)nsub, (long long)ns);
+  if (!ierr && reader_content(&r, 0))
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: unexpected content after the last slip-rate sample",
+                    path, r.line);
+  reader_close(&r);
+  for (int64_t i = 0; i < nsub && !ierr; ++i) {
+    const double *f = &sub[8 * i];
+    double R[3][3], G[3][3];
+    local_frame(f[3], f[4], f[5], R);
+    for (int a = 0; a < 3; ++a) /* G = area R M R^T */
+      for (int b = 0; b < 3; ++b) {
+        double s = 0.0;
+        for (int c = 0; c < 3; ++c)
+          for (int e = 0; e < 3; ++e) s += R[a][c] * M[c][e] * R[b][e];
+        G[a][b] = f[6] * s;
+      }
+    sq_point_source src;
+    memset(&src, 0, sizeof(src));
+    src.kind = SQ_SOURCE_MOMENT;
+    memcpy(src.x, f, sizeof(src.x));
+    src.moment[0] = G[0][0], src.moment[1] = G[1][1], src.moment[2] = G[2][2];
+    src.moment[3] = 0.5 * (G[0][1] + G[1][0]), src.moment[4] = 0.5 * (G[1][2] + G[2][1]);
+    src.moment[5] = 0.5 * (G[0][2] + G[2][0]);
+    for (int a = 0; a < 3; ++a) src.force[a] = f[6] * (R[a][0] * vel[0] + R[a][1] * vel[1] + R[a][2] * vel[2]);
+    src.stf.kind = SQ_STF_TABLE;
+    src.stf.onset = f[7];
+    src.stf.nsample = ns;
+    src.stf.time = malloc((size_t)ns * sizeof(double));
+    src.stf.value = malloc((size_t)ns * sizeof(double));
+    if (!src.stf.time || !src.stf.value) {
+      free(src.stf.time);
+      free(src.stf.value);
+      ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+      break;
+    }
+    for (int64_t k = 0; k < ns; ++k) {
+      src.stf.time[k] = (double)k * dtn[0];
+      src.stf.value[k] = samples[i * ns + k];
+    }
+    snprintf(src.origin, sizeof(src.origin), "%.120s:%d", path, subline[i]);
+    ierr = sq_source_list_push(list, &src);
+    if (ierr) {
+      free(src.stf.time);
+      free(src.stf.value);
+    }
+  }
+  free(samples);
+  free(sub);
+  free(subline);
+  return ierr;
+}

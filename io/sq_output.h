@@ -1,0 +1,95 @@
+/**
+ * @file sq_output.h  Output files: receiver time series (SeisSol-compatible text, one HDF5 file with
+ * all receivers), XDMF + HDF5 snapshots (wavefield cells or vertices, free-surface triangles), and
+ * checkpoints.  Every writer can continue the files of an interrupted run: it cuts them back to what
+ * the checkpoint had written, so that a restarted run's files equal an uninterrupted run's, byte for
+ * byte.  No StarPU here; MPI will add collective writes.
+ */
+#ifndef SQ_OUTPUT_H
+#define SQ_OUTPUT_H
+
+#include "sq_solver.h"
+
+/* ---- receivers -------------------------------------------------------------------------------- */
+
+/** Receiver files of one run (opaque). */
+typedef struct sq_receiver_writer sq_receiver_writer;
+
+/**
+ * @brief Create the receiver files, or continue them.
+ * Text: `DIR/PREFIX-receiver-NNNNN.dat` (NNNNN = receiver number from 1) for each owned receiver,
+ * with the header lines TITLE, VARIABLES and `# x1`, `# x2`, `# x3`, then one E-format row per
+ * sample: time, s_xx, s_yy, s_zz, s_xy, s_yz, s_xz, v1, v2, v3.
+ * HDF5 (@p hdf5): `DIR/PREFIX-receivers.h5` with /points (n x 3), /time (samples) and /data
+ * (samples x n x 9), both extendible, and the attributes `interval` and `variables`.
+ * @param keep  -1: new files (existing ones are replaced); >= 0: continue files that hold at least
+ *              @p keep samples, cutting them to exactly @p keep
+ */
+int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const double *x, const int *owned,
+                            double interval, int hdf5, int64_t keep, sq_receiver_writer **w);
+/** @brief Append samples [@p first, @p first + @p count) (count x n x 9 values) to every file. */
+int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t count, const double *samples);
+/** @brief Samples written so far. */
+int64_t sq_receiver_writer_count(const sq_receiver_writer *w);
+/** Close and free (NULL is fine). */
+void sq_receiver_writer_close(sq_receiver_writer *w);
+
+/* ---- XDMF snapshots --------------------------------------------------------------------------- */
+
+/** An XDMF + HDF5 snapshot series (opaque). */
+typedef struct sq_xdmf_writer sq_xdmf_writer;
+
+/** Where the values of a snapshot live. */
+typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
+
+/**
+ * @brief Start (or continue) a series `DIR/PREFIX-NAME.xdmf` + `DIR/PREFIX-NAME.h5`: the mesh is
+ * /mesh/geometry (nnode x 3) and /mesh/topology (ncell x nvert, 4: tetrahedra, 3: triangles);
+ * snapshot k is the group /step_KKKKKK with one dataset per quantity and an attribute `time`.
+ * @param keep  -1: new series; >= 0: keep the first @p keep snapshots of an existing series
+ */
+int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
+                 int64_t ncell, int nvert, const int64_t *topology, int64_t keep, sq_xdmf_writer **w);
+/** @brief Write one snapshot at @p time of @p nfield arrays (@p center: per cell or per node) and rewrite the XDMF. */
+int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names, const double *const *values,
+                  sq_xdmf_center center);
+/** @brief Snapshots in the series. */
+int64_t sq_xdmf_count(const sq_xdmf_writer *w);
+/** Close and free (NULL is fine). */
+void sq_xdmf_close(sq_xdmf_writer *w);
+
+/* ---- checkpoints ------------------------------------------------------------------------------ */
+
+/** Everything besides the dofs that a restart needs to continue bitwise identically. */
+typedef struct sq_checkpoint_info {
+  double time;          /**< simulated time reached */
+  double dt;            /**< the run's sync interval: a restart reuses it, it does not re-plan */
+  double plan_t0;       /**< time at which the step plan started: time(k) = plan_t0 + (k - plan_step0) dt */
+  int64_t plan_step0;
+  int64_t steps;        /**< sync intervals done */
+  int64_t nsteps;       /**< sync intervals of the whole run */
+  int order, precision;
+  int64_t ncell;
+  int64_t receiver_samples; /**< samples written to the receiver files */
+  int64_t energy_rows;      /**< data rows in the energy CSV */
+  int64_t wavefield_steps, surface_steps; /**< snapshots written */
+} sq_checkpoint_info;
+
+/**
+ * @brief Write a checkpoint: /dofs (ncell x B*9, working precision, rows by mesh cell = global
+ * element id) and the attributes of @p info.  Written to PATH.tmp and renamed, so that a crash while
+ * writing leaves the previous checkpoint intact.
+ */
+int sq_checkpoint_write(const char *path, const sq_disc *disc, const sq_checkpoint_info *info);
+/**
+ * @brief Read a checkpoint into @p disc's dofs; fails with a message when the file does not match
+ * (cells, order, precision).
+ */
+int sq_checkpoint_read(const char *path, sq_disc *disc, sq_checkpoint_info *info);
+
+/* ---- small helpers ---------------------------------------------------------------------------- */
+
+/** @brief Cut a text file to its first @p header + @p rows lines (fails if it holds fewer). */
+int sq_text_truncate(const char *path, int64_t header, int64_t rows);
+
+#endif

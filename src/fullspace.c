@@ -1,0 +1,97 @@
+/**
+ * @file fullspace.c  Closed-form wavefield of a point source in a homogeneous, unbounded elastic
+ * medium (Aki & Richards 2002, eq. 4.23 for a single force, eq. 4.29 for a moment tensor), with the
+ * near-field integral evaluated by composite Gauss-Legendre quadrature.  Used to verify the source
+ * discretisation (docs/VERIFICATION.md).
+ */
+#include <math.h>
+
+#include "sq_source.h"
+
+static const double sq_pi = 3.14159265358979323846;
+
+/*
+ * The time function at derivative level L.  A moment source's displacement follows the moment
+ * M(t) = cumulative of the rate s; a force's follows the force history s itself.
+ */
+static double level(const sq_point_source *src, int L, double t) {
+  if (src->kind == SQ_SOURCE_MOMENT) L -= 1;
+  if (L < 0) return sq_stf_cumulative(&src->stf, t);
+  if (L == 0) return sq_stf_rate(&src->stf, t);
+  return sq_stf_derivative(&src->stf, t);
+}
+
+/* int_a^b tau f_L(t - tau) dtau */
+static double near_integral(const sq_point_source *src, int L, double t, double a, double b) {
+  static const double g[4][2] = {{-0.86113631159405258, 0.34785484513745386},
+                                 {-0.33998104358485626, 0.65214515486254614},
+                                 {0.33998104358485626, 0.65214515486254614},
+                                 {0.86113631159405258, 0.34785484513745386}};
+  const int nsub = 512;
+  const double h = (b - a) / nsub;
+  double sum = 0.0;
+  for (int s = 0; s < nsub; ++s)
+    for (int q = 0; q < 4; ++q) {
+      const double tau = a + h * (s + 0.5 * (1.0 + g[q][0]));
+      sum += 0.5 * h * g[q][1] * tau * level(src, L, t - tau);
+    }
+  return sum;
+}
+
+static void fullspace(const sq_point_source *src, const sq_material *mat, const double x[3], double t, int L,
+                      double out[3]) {
+  const double alpha = sq_material_vp(mat), beta = sq_material_vs(mat), rho = mat->rho;
+  double dx[3], r = 0.0, g[3];
+  for (int d = 0; d < 3; ++d) {
+    dx[d] = x[d] - src->x[d];
+    r += dx[d] * dx[d];
+  }
+  r = sqrt(r);
+  for (int d = 0; d < 3; ++d) g[d] = dx[d] / r;
+  const double ta = t - r / alpha, tb = t - r / beta;
+  const double near = near_integral(src, L, t, r / alpha, r / beta);
+  const double c = 1.0 / (4.0 * sq_pi * rho);
+  if (src->kind == SQ_SOURCE_FORCE) {
+    const double fa = level(src, L, ta), fb = level(src, L, tb);
+    for (int i = 0; i < 3; ++i) {
+      double u = 0.0;
+      for (int j = 0; j < 3; ++j) {
+        const double dij = i == j, F = src->force[j];
+        u += (3.0 * g[i] * g[j] - dij) * F / (r * r * r) * near;
+        u += g[i] * g[j] * F / (alpha * alpha * r) * fa;
+        u -= (g[i] * g[j] - dij) * F / (beta * beta * r) * fb;
+      }
+      out[i] = c * u;
+    }
+    return;
+  }
+  const double *mv = src->moment;
+  const double M[3][3] = {{mv[0], mv[3], mv[5]}, {mv[3], mv[1], mv[4]}, {mv[5], mv[4], mv[2]}};
+  const double fa = level(src, L, ta), fb = level(src, L, tb);
+  const double da = level(src, L + 1, ta), db = level(src, L + 1, tb);
+  for (int n = 0; n < 3; ++n) {
+    double AN = 0, AIP = 0, AIS = 0, AFP = 0, AFS = 0;
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 3; ++q) {
+        const double dpq = p == q, dnq = n == q, dnp = n == p, ggg = g[n] * g[p] * g[q];
+        AN += (15.0 * ggg - 3.0 * g[n] * dpq - 3.0 * g[p] * dnq - 3.0 * g[q] * dnp) * M[p][q];
+        AIP += (6.0 * ggg - g[n] * dpq - g[p] * dnq - g[q] * dnp) * M[p][q];
+        AIS -= (6.0 * ggg - g[n] * dpq - g[p] * dnq - 2.0 * g[q] * dnp) * M[p][q];
+        AFP += ggg * M[p][q];
+        AFS -= (g[n] * g[p] - dnp) * g[q] * M[p][q];
+      }
+    out[n] = c * (AN / (r * r * r * r) * near + AIP / (alpha * alpha * r * r) * fa +
+                  AIS / (beta * beta * r * r) * fb + AFP / (alpha * alpha * alpha * r) * da +
+                  AFS / (beta * beta * beta * r) * db);
+  }
+}
+
+void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
+                               double u[3]) {
+  fullspace(src, mat, x, t, 0, u);
+}
+
+void sq_fullspace_velocity(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
+                           double v[3]) {
+  fullspace(src, mat, x, t, 1, v);
+}

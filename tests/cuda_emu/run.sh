@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# tests/cuda_emu/run.sh [N]: build the GPU kernels as CPU threads (sq_cuda_emu.h, with
+# AddressSanitizer) and compare them with the CPU reference kernels, all orders and precisions.
+# Needs a configured and built tree (libsqnum.a) and g++ with C++20.  No GPU involved.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${SQ_BUILDDIR:-$ROOT}
+OUTBIN=${TMPDIR:-/tmp}/sq_emu_check
+g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -pthread \
+  -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" \
+  "$ROOT/tests/cuda_emu/emu_check.cc" "$BUILD/libsqnum.a" -lm -o "$OUTBIN"
+"$OUTBIN" "$@"

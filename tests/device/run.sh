@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tests/device/run.sh: the one command for the GPU host, run from the repository root after
+# tests/device/prepare.sh was run here and .deps/starpu and .deps/carry were carried along:
+# measures the GPU's ceilings, runs tests/test_cuda, the proxy benchmarks (GTS order 6, a sweep
+# over sizes, orders and precisions, the CPU codelets, CPU+GPU schedulers), writes full logs to
+# $OUT (or /tmp/sq-device) and prints a summary table last.
+# SQ_DEVICE_QUICK=1 runs only the peaks, the test and one proxy point.
+set -u
+ROOT=$(pwd)
+CARRY=$ROOT/.deps/carry
+BIN=$CARRY/bin
+LOG=${OUT:-/tmp/sq-device}
+mkdir -p "$LOG"
+export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home}
+export STARPU_SILENT=1
+mkdir -p "$STARPU_HOME"
+T0=$(date +%s)
+stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
+
+{
+  date -u
+  uname -a
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1
+  nproc
+  for b in "$BIN"/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
+} > "$LOG/env.txt" 2>&1
+if grep -q "not found" "$LOG/env.txt"; then
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
+  echo "missing host libraries, adding lib-fallback:" >> "$LOG/env.txt"
+  for b in "$BIN"/*; do ldd "$b" | grep "not found"; done >> "$LOG/env.txt" 2>&1
+fi
+cat "$LOG/env.txt"
+
+stamp "peaks"
+timeout 60 "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
+cat "$LOG/peaks.txt"
+SP=$(sed -n 's/^PEAK sp_gflops=\([0-9]*\).*/\1/p' "$LOG/peaks.txt")
+if [ -n "$SP" ]; then
+  export SQ_PEAK_SP_GFLOPS=$SP
+  export SQ_PEAK_DP_GFLOPS=$(sed -n 's/.*dp_gflops=\([0-9]*\).*/\1/p' "$LOG/peaks.txt")
+  export SQ_PEAK_GBS=$(sed -n 's/.*copy_gbs=\([0-9]*\).*/\1/p' "$LOG/peaks.txt")
+  export SQ_PEAK_SOURCE="measured by sq-peak in this run"
+fi
+
+stamp "test_cuda"
+timeout 300 "$BIN/test_cuda" > "$LOG/test_cuda.log" 2>&1
+TEST_RC=$?
+tail -n 5 "$LOG/test_cuda.log"
+
+proxy() { # proxy LOGNAME TIMEOUT ARGS...
+  local name=$1 limit=$2
+  shift 2
+  stamp "proxy $*"
+  echo "## starquake-proxy $*" >> "$LOG/$name"
+  timeout "$limit" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
+}
+
+if [ "${SQ_DEVICE_QUICK:-0}" = 1 ]; then
+  proxy proxy_o6.log 120 512k 0 all 6 single gpu
+else
+  # target: GTS, order 6, single precision, >= 512k elements, GPU only; each kernel alone too
+  proxy proxy_o6.log 150 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
+  # sweep: sizes x orders x precisions, whole GTS step
+  SQ_PROXY_SECONDS=0.25 proxy sweep.log 170 1k,8k,64k,512k 0 all 2-7 single,double gpu
+  # CPU codelets, order 6 double, all host cores
+  proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
+  # heterogeneous CPU + GPU: schedulers on the same problem, GPU alone for reference
+  proxy hetero.log 30 128k 5 all 6 single gpu 2048
+  for s in dmda dmdas eager lws; do
+    STARPU_SCHED=$s proxy hetero.log 45 128k 5 all 6 single both 2048
+  done
+fi
+
+stamp "done"
+{
+  echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1))"
+  cat "$LOG/peaks.txt" | grep PEAK
+  echo "test_cuda: exit $TEST_RC ($(grep -c 'rel L2' "$LOG/test_cuda.log") comparisons; worst f64 $(grep 'f64  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1), worst f32 $(grep 'f32  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1))"
+  grep "bus bytes" "$LOG/test_cuda.log" | head -n 4
+  printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
+  cat "$LOG"/proxy_o6.log "$LOG"/sweep.log "$LOG"/cpu.log "$LOG"/hetero.log 2>/dev/null | grep '^RESULT' |
+    sed 's/[a-z_]*=//g' | awk '{printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10.3e %8.1f %6.1f %7.1f %6.1f %10.0f %4s/%-4s\n", $2, $3, $4, $5, $6, $9, $10, $13, $14, $15, $16, $17, $19, $20, $21}'
+} > "$LOG/summary.txt"
+cat "$LOG/summary.txt"

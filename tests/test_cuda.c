@@ -1,0 +1,383 @@
+/**
+ * @file test_cuda.c  Check suite for the CUDA codelets: (1) every launcher against its CPU kernel,
+ * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain and with merged
+ * predictors) against the CPU-only run; (3) a mixed CPU + GPU run whose tasks land on both kinds of
+ * worker.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
+ * Exits 77 (skipped) when built without CUDA or when no GPU is visible.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_graph.h"
+
+#ifndef SQ_USE_CUDA
+int main(void) {
+  printf("test_cuda: built without CUDA: skipped\n");
+  return 77;
+}
+#else
+
+#include <cuda_runtime.h>
+
+#include "sq_cuda.h"
+
+static double tolerance(sq_precision p) { return p == SQ_F64 ? 1e-12 : 1e-5; }
+static const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
+
+/* ||a - b|| / ||b|| over len reals of precision p (a non-finite value gives infinity). */
+static double rel_l2(sq_precision p, const void *a, const void *b, size_t len) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const double x = p == SQ_F64 ? ((const double *)a)[i] : ((const float *)a)[i];
+    const double y = p == SQ_F64 ? ((const double *)b)[i] : ((const float *)b)[i];
+    if (!isfinite(x)) return INFINITY;
+    num += (x - y) * (x - y);
+    den += y * y;
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static void check_close(const char *what, int order, sq_precision p, const void *got, const void *ref, size_t len) {
+  const double err = rel_l2(p, got, ref, len);
+  printf("  %-14s O%d %s  rel L2 %.3e\n", what, order, prec_name(p), err);
+  ck_assert_msg(err <= tolerance(p), "%s order %d %s: relative L2 difference %.3e > %.1e", what, order,
+                prec_name(p), err, tolerance(p));
+}
+
+/* ---- device buffers ------------------------------------------------------------------------- */
+
+#define CUDA_OK(expr)                                                                              \
+  do {                                                                                             \
+    cudaError_t err_ = (expr);                                                                     \
+    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                 \
+  } while (0)
+
+static void *dev_copy(const void *host, size_t bytes) {
+  void *d;
+  CUDA_OK(cudaMalloc(&d, bytes ? bytes : 1));
+  if (host) CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+  else CUDA_OK(cudaMemset(d, 0xff, bytes)); /* poison: NaN in both precisions */
+  return d;
+}
+
+static void *host_copy(const void *dev, size_t bytes) {
+  void *h = malloc(bytes);
+  ck_assert(h);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(h, dev, bytes, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+static void *host_dup(const void *src, size_t bytes) {
+  void *h = malloc(bytes);
+  ck_assert(h);
+  memcpy(h, src, bytes);
+  return h;
+}
+
+/* Deterministic pseudo-random reals in [-scale, scale]. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double rnd(void) {
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+static void fill_random(sq_precision p, void *a, size_t len, double scale) {
+  for (size_t i = 0; i < len; ++i) {
+    if (p == SQ_F64) ((double *)a)[i] = scale * rnd();
+    else ((float *)a)[i] = (float)(scale * rnd());
+  }
+}
+
+/* ---- meshes ------------------------------------------------------------------------------------ */
+
+static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
+
+/* Jittered periodic box; lts: speeds vary x1 .. x16 so that rate 2 gives >= 3 clusters (as test_lts). */
+static sq_disc *make_disc(int cubes, int order, sq_precision prec, int lts, int tile, sq_mesh **mesh) {
+  sq_box_params bp;
+  sq_box_params_default(&bp);
+  bp.n[0] = bp.n[1] = bp.n[2] = cubes;
+  bp.jitter = 0.15;
+  ck_assert_int_eq(sq_mesh_box(&bp, mesh), 0);
+  sq_material *m = malloc(sizeof(sq_material) * (*mesh)->ncell);
+  for (int64_t c = 0; c < (*mesh)->ncell; ++c) {
+    const double *x = &(*mesh)->centroid[c * 3];
+    const double s = lts ? 1.0 + 15.0 * exp(-20.0 * ((x[0] - 0.5) * (x[0] - 0.5) + (x[1] - 0.4) * (x[1] - 0.4))) : 1.0;
+    m[c] = base;
+    m[c].lambda *= s * s;
+    m[c].mu *= s * s;
+  }
+  sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = lts ? 2 : 1,
+                         .max_clusters = 20};
+  sq_disc *d;
+  ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
+  free(m);
+  return d;
+}
+
+/* ---- (1) kernels ----------------------------------------------------------------------------- */
+
+static void kernels_one(int order, sq_precision p) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(3, order, p, 0, 1 << 20, &mesh); /* 162 elements */
+  const int64_t n = d->nelem;
+  const int B = d->nbasis;
+  const size_t rs = sq_real_size(p), nq = (size_t)B * 9, len = n * nq, blk = len * rs;
+  const double dt = d->cluster_dt[0];
+  void *dofs = malloc(blk), *zero = calloc(len, rs);
+  fill_random(p, dofs, len, 1.0);
+  void *g_pack = dev_copy(d->pack, d->pack_bytes), *g_dofs = dev_copy(dofs, blk);
+  void *g_star = dev_copy(d->star, n * 243 * rs), *g_flocal = dev_copy(d->flux_local, n * 324 * rs);
+  void *g_fnb = dev_copy(d->flux_nb, n * 324 * rs);
+
+  /* ader: with derivatives and an accumulated buffer; without derivatives, buffer reset */
+  void *tint = malloc(blk), *derivs = malloc(blk * order), *buf = malloc(blk);
+  fill_random(p, buf, len, 1.0);
+  void *g_tint = dev_copy(NULL, blk), *g_derivs = dev_copy(NULL, blk * order), *g_buf = dev_copy(buf, blk);
+  sq_kernel_ader(p, order, n, d->pack, dofs, d->star, dt, tint, derivs);
+  sq_kernel_accumulate(p, order, n, tint, 0, buf);
+  sq_cuda_ader(p, order, n, g_pack, g_dofs, g_star, dt, g_tint, g_derivs, g_buf, 0, NULL);
+  void *h = host_copy(g_tint, blk);
+  check_close("ader tint", order, p, h, tint, len);
+  free(h);
+  h = host_copy(g_derivs, blk * order);
+  check_close("ader derivs", order, p, h, derivs, len * order);
+  free(h);
+  h = host_copy(g_buf, blk);
+  check_close("ader buffer+=", order, p, h, buf, len);
+  free(h);
+  void *g_tint2 = dev_copy(NULL, blk), *g_buf2 = dev_copy(NULL, blk);
+  sq_cuda_ader(p, order, n, g_pack, g_dofs, g_star, dt, g_tint2, NULL, g_buf2, 1, NULL);
+  h = host_copy(g_buf2, blk);
+  check_close("ader buffer=", order, p, h, tint, len);
+  free(h);
+
+  /* local, from random dofs (accumulates) and from zero dofs (the increment alone) */
+  for (int z = 0; z < 2; ++z) {
+    void *q = host_dup(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
+    sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
+    sq_cuda_local(p, order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
+    h = host_copy(g_q, blk);
+    check_close(z ? "local incr" : "local", order, p, h, q, len);
+    free(h), free(q);
+    cudaFree(g_q);
+  }
+
+  /* fused predictor: ader + buffer + local */
+  {
+    void *q = host_dup(dofs, blk), *b2 = host_dup(buf, blk), *g_q = dev_copy(q, blk), *g_b2 = dev_copy(b2, blk);
+    void *g_t3 = dev_copy(NULL, blk), *g_d3 = dev_copy(NULL, blk * order);
+    sq_kernel_accumulate(p, order, n, tint, 0, b2);
+    sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
+    sq_cuda_predict(p, order, n, g_pack, g_q, g_star, g_flocal, dt, g_t3, g_d3, g_b2, 0, NULL);
+    h = host_copy(g_q, blk);
+    check_close("predict dofs", order, p, h, q, len);
+    free(h);
+    h = host_copy(g_t3, blk);
+    check_close("predict tint", order, p, h, tint, len);
+    free(h);
+    h = host_copy(g_d3, blk * order);
+    check_close("predict derivs", order, p, h, derivs, len * order);
+    free(h);
+    h = host_copy(g_b2, blk);
+    check_close("predict buffer", order, p, h, b2, len);
+    free(h), free(q), free(b2);
+    cudaFree(g_q), cudaFree(g_b2), cudaFree(g_t3), cudaFree(g_d3);
+  }
+
+  /* neighbour: random links over all 48 flux variants, two tint-like slots and one derivatives slot */
+  {
+    sq_face_link *links = malloc(sizeof(*links) * n * 4);
+    for (int64_t i = 0; i < n * 4; ++i) {
+      const int kind = i < 48 ? SQ_LINK_TINT : (int)((rnd() + 1.0) * 1.5) % 3;
+      links[i] = (sq_face_link){.kind = kind,
+                                .flux = i < 48 ? (int)i : (int)((rnd() + 1.0) * 24.0) % 48,
+                                .slot = kind == SQ_LINK_DERIVS ? 2 : (int)((rnd() + 1.0)) % 2,
+                                .index = (int)((rnd() + 1.0) * 0.5 * n) % (int)n};
+    }
+    void *slot0 = malloc(blk), *slot1 = malloc(blk);
+    fill_random(p, slot0, len, 1.0);
+    fill_random(p, slot1, len, 1.0);
+    const void *nb_data[3] = {slot0, slot1, derivs};
+    const double t0[3] = {0, 0, 0.5 * dt}, t1[3] = {0, 0, dt};
+    void *g_links = dev_copy(links, sizeof(*links) * n * 4);
+    sq_cuda_slots slots = {.nslot = 3};
+    slots.data[0] = dev_copy(slot0, blk);
+    slots.data[1] = dev_copy(slot1, blk);
+    slots.data[2] = g_derivs;
+    for (int s = 0; s < 3; ++s) slots.t0[s] = t0[s], slots.t1[s] = t1[s];
+    for (int z = 0; z < 2; ++z) {
+      void *q = host_dup(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
+      sq_kernel_neighbor(p, order, n, d->pack, links, d->flux_nb, nb_data, t0, t1, q);
+      sq_cuda_neighbor(p, order, n, g_pack, g_links, g_fnb, &slots, g_q, NULL);
+      h = host_copy(g_q, blk);
+      check_close(z ? "neighbor incr" : "neighbor", order, p, h, q, len);
+      free(h), free(q);
+      cudaFree(g_q);
+    }
+    cudaFree((void *)slots.data[0]), cudaFree((void *)slots.data[1]), cudaFree(g_links);
+    free(slot0), free(slot1), free(links);
+  }
+  cudaFree(g_pack), cudaFree(g_dofs), cudaFree(g_star), cudaFree(g_flocal), cudaFree(g_fnb);
+  cudaFree(g_tint), cudaFree(g_derivs), cudaFree(g_buf), cudaFree(g_tint2), cudaFree(g_buf2);
+  free(dofs), free(zero), free(tint), free(derivs), free(buf);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+
+START_TEST(kernels_vs_cpu) {
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+    kernels_one(order, SQ_F64);
+    kernels_one(order, SQ_F32);
+  }
+}
+END_TEST
+
+/* ---- (2), (3) whole LTS runs ------------------------------------------------------------------ */
+
+typedef enum { WORKERS_CPU, WORKERS_GPU, WORKERS_BOTH } workers;
+
+static int start_starpu(workers w, const char *sched) {
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  conf.sched_policy_name = sched;
+  conf.ncuda = w == WORKERS_CPU ? 0 : 1;
+  conf.ncpus = w == WORKERS_GPU ? 0 : (w == WORKERS_BOTH ? 3 : 2);
+  conf.nopencl = 0;
+  const int ret = starpu_init(&conf);
+  ck_assert_msg(ret == 0, "starpu_init failed (%d)", ret);
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  return (int)starpu_cuda_worker_get_count();
+}
+
+/* Per worker kind, the tasks executed since the last call (profiling counters, reset on reading). */
+static void task_counts(int64_t *cpu, int64_t *gpu) {
+  *cpu = *gpu = 0;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    struct starpu_profiling_worker_info info;
+    ck_assert_int_eq(starpu_profiling_worker_get_info((int)w, &info), 0);
+    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER) *gpu += info.executed_tasks;
+    else *cpu += info.executed_tasks;
+  }
+}
+
+/* Bytes moved over all buses since the last call (the counters reset on reading). */
+static long long bus_bytes(void) {
+  long long total = 0;
+  for (int b = 0; b < starpu_bus_get_count(); ++b) {
+    struct starpu_profiling_bus_info info;
+    if (starpu_bus_get_profiling_info(b, &info) == 0) total += info.transferred_bytes;
+  }
+  return total;
+}
+
+/* A three-cluster LTS run of >= 50 fine steps; returns the dofs (caller frees) and the task counts. */
+static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *ncpu_tasks, int64_t *ngpu_tasks,
+                     size_t *len, int *nclusters) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(4, 4, p, 1, tile, &mesh);
+  ck_assert_int_ge(d->ncluster, 3);
+  sq_planewave pw;
+  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
+  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
+  const int dirs[1] = {1};
+  const double amp[1] = {1.0};
+  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
+  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  const int64_t fine_per_sync = (int64_t)1 << (d->ncluster - 1);
+  const int64_t nsync = (50 + fine_per_sync - 1) / fine_per_sync;
+  sq_graph_options opt = {.merge_neighbor_clusters = merge};
+  int64_t c0, g0;
+  task_counts(&c0, &g0);
+  bus_bytes();
+  /* the first interval uploads the data; after that, a GPU-only run should move (almost) nothing */
+  ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+  ck_assert_int_eq(starpu_task_wait_for_all(), 0);
+  const long long first = bus_bytes();
+  for (int64_t s = 1; s < nsync; ++s)
+    ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+  ck_assert_int_eq(starpu_task_wait_for_all(), 0);
+  const long long steady = bus_bytes();
+  ck_assert_int_eq(sq_runtime_sync(rt), 0);
+  task_counts(ncpu_tasks, ngpu_tasks);
+  printf("  bus bytes: first interval %lld, later %lld intervals %lld (%.0f per interval), final sync %lld\n", first,
+         (long long)(nsync - 1), steady, nsync > 1 ? (double)steady / (nsync - 1) : 0.0, bus_bytes());
+  sq_runtime_destroy(rt);
+  ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
+  *len = (size_t)d->nelem * d->nbasis * 9;
+  *nclusters = d->ncluster;
+  void *out = host_dup(d->dofs, *len * sq_real_size(p));
+  printf("  run %-4s %s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
+         w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge ? " merged" : "",
+         d->ncluster, (long long)nsync, (long long)(nsync * fine_per_sync), (long long)*ncpu_tasks,
+         (long long)*ngpu_tasks);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  return out;
+}
+
+static void runs_one(sq_precision p) {
+  size_t len;
+  int L;
+  int64_t nc, ng;
+  start_starpu(WORKERS_CPU, "lws");
+  void *ref = lts_run(p, WORKERS_CPU, 0, 32, &nc, &ng, &len, &L);
+  ck_assert_int_eq(ng, 0);
+  starpu_shutdown();
+
+  ck_assert_int_ge(start_starpu(WORKERS_GPU, "lws"), 1);
+  void *gpu = lts_run(p, WORKERS_GPU, 0, 32, &nc, &ng, &len, &L);
+  ck_assert_int_eq(nc, 0);
+  ck_assert_int_gt(ng, 0);
+  check_close("run gpu", 4, p, gpu, ref, len);
+  free(gpu);
+  gpu = lts_run(p, WORKERS_GPU, 1, 32, &nc, &ng, &len, &L);
+  check_close("run gpu merged", 4, p, gpu, ref, len);
+  free(gpu);
+  starpu_shutdown();
+
+  /* eager hands every task to the first idle worker: with small tiles both kinds get work */
+  ck_assert_int_ge(start_starpu(WORKERS_BOTH, "eager"), 1);
+  void *both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L);
+  ck_assert_msg(nc > 0 && ng > 0, "mixed run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
+                (long long)ng);
+  check_close("run cpu+gpu", 4, p, both, ref, len);
+  free(both);
+  starpu_shutdown();
+  free(ref);
+}
+
+START_TEST(runs_f64) { runs_one(SQ_F64); }
+END_TEST
+
+START_TEST(runs_f32) { runs_one(SQ_F32); }
+END_TEST
+
+int main(void) {
+  setenv("STARPU_SILENT", "1", 0);
+  /* the test chooses the workers itself */
+  unsetenv("STARPU_NCPU"), unsetenv("STARPU_NCPUS"), unsetenv("STARPU_NCUDA"), unsetenv("STARPU_SCHED");
+  if (sq_cuda_device_count() == 0) {
+    printf("test_cuda: no CUDA device: skipped\n");
+    return 77;
+  }
+  Suite *s = suite_create("cuda");
+  TCase *tc = tcase_create("cuda");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, kernels_vs_cpu);
+  tcase_add_test(tc, runs_f64);
+  tcase_add_test(tc, runs_f32);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
+
+#endif

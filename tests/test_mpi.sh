@@ -1,0 +1,41 @@
+#!/bin/bash
+# Real MPI runs (mpirun -np 1/2/4): with LTS (three clusters) and every METIS weighting, N ranks give
+# bitwise the dofs of one rank (the halo carries exact copies; per-element arithmetic never depends on
+# the partition).
+set -u
+SQ=${SQ_BIN:-./starquake}
+CFG=${srcdir:-.}/tests/configs/lts.yaml
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPIRUN=${MPIRUN:-mpirun}
+command -v "$MPIRUN" > /dev/null || { echo "mpirun not found: install openmpi-bin (./quickstart does)"; exit 1; }
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+hash_of() { grep '^dofs_hash:' "$1/lts-summary.txt" 2>/dev/null | awk '{print $2}'; }
+
+"$SQ" "$CFG" --quiet --output "$OUT/single" || bad "single-process run"
+ref=$(hash_of "$OUT/single")
+echo "one-process reference $ref"
+for np in 1 2 4; do
+  for w in bw bwm encoded; do
+    dir="$OUT/np$np-$w"
+    timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$CFG" --quiet --partition $w --output "$dir" > "$OUT/log" 2>&1
+    rc=$?
+    h=$(hash_of "$dir")
+    if [ $rc -eq 0 ] && [ "$h" = "$ref" ]; then ok "np=$np partition=$w: $h"
+    else bad "np=$np partition=$w: rc=$rc hash=${h:-none}"; tail -5 "$OUT/log"; fi
+  done
+done
+# merged neighbour-cluster tasks across ranks, and several workers per rank
+sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "$OUT/merged.yaml"
+STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yaml" --quiet --tile-size 16 --output "$OUT/merged" > "$OUT/log" 2>&1
+h=$(hash_of "$OUT/merged")
+[ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
+# the partition report names the imbalance and the edge cut
+timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$CFG" --output "$OUT/report" > "$OUT/report.log" 2>&1
+grep -q "work imbalance .* edge cut" "$OUT/report.log" && ok "partition report" || bad "partition report missing"
+[ "$(ls "$OUT/report" | wc -l)" -eq 2 ] && ok "only rank 0 writes files" || bad "unexpected files: $(ls "$OUT/report")"
+echo "mpi: $pass passed, $fail failed"
+[ $fail -eq 0 ]
