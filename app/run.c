@@ -86,18 +86,20 @@ static int check_finite(const sq_sim *s) {
 
 static void usage_run(void) {
   printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
-         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--quiet] [--verbose]\n");
+         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile] [--quiet]\n"
+         "                            [--verbose]\n");
 }
 
 int sq_cmd_run(int argc, char **argv) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL, *restart = NULL;
-  int serial = 0, tile = 0;
+  int serial = 0, tile = 0, profile = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) serial = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) tile = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
+    else if (!strcmp(argv[i], "--profile")) profile = 1;
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
@@ -135,6 +137,10 @@ int sq_cmd_run(int argc, char **argv) {
   }
   const sq_disc *d = s->disc;
   const int root = s->rank == 0;
+  if (profile && s->rt) { /* per-kind task times and worker idle fractions, printed at the end */
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    s->rt->profile = 1;
+  }
   sq_checkpoint_info ck;
   if (restart) ierr = sq_outputs_restart(s, restart, &ck);
   if (ierr) {
@@ -275,6 +281,7 @@ int sq_cmd_run(int argc, char **argv) {
       }
     }
   }
+  if (profile && s->rt && sq_verbosity >= 1) sq_runtime_print_profile(s->rt, stdout);
   sq_sim_destroy(s);
   sq_app_starpu_stop();
   return ierr;

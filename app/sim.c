@@ -17,15 +17,17 @@ int sq_app_starpu_start(const char *sched) {
   if (sq_verbosity < 2) setenv("STARPU_SILENT", "1", 0);
   if (!getenv("STARPU_SCHED") && sched && sched[0]) conf.sched_policy_name = sched;
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
-  /* MPI was initialised by main(); StarPU-MPI drives the halo messages */
-  int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
-  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_mpi_init_conf failed (%d): check STARPU_* environment variables", ret);
-  starpu_started = 1;
+  /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
+   * progression thread takes a core), on one rank plain StarPU keeps every core for workers */
+  const int ret = sq_app_nranks() > 1 ? starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "StarPU initialisation failed (%d): check STARPU_* environment variables", ret);
+  starpu_started = sq_app_nranks() > 1 ? 2 : 1;
   return SQ_SUCCESS;
 }
 
 void sq_app_starpu_stop(void) {
-  if (starpu_started) starpu_mpi_shutdown();
+  if (starpu_started == 2) starpu_mpi_shutdown();
+  else if (starpu_started == 1) starpu_shutdown();
   starpu_started = 0;
 }
 

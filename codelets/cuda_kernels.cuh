@@ -46,6 +46,9 @@ __host__ __device__ constexpr int nbasis(int order) { return order * (order + 1)
 __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
 
+/** @p reals of @p rs bytes, padded so that the byte length is 16 past a multiple of 128. */
+__host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16 - (reals * rs) % 128 + 128) % 128) / rs; }
+
 /** Threads a block aims at, and the shared memory a block may take (bytes). */
 #ifndef SQ_CUDA_BLOCK_TARGET
 #define SQ_CUDA_BLOCK_TARGET 128
@@ -75,15 +78,21 @@ template <int ORDER_, typename Real_, int KIND_> struct Shape {
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
   static constexpr int KC = cmax(1, cmin(B, SQ_CUDA_XS_BUDGET / (LDX * RS))); /**< columns per staged chunk */
   static constexpr int XS = KIND == KIND_NEIGHBOR ? 0 : LDX * KC; /**< staged chunk, reals */
+  /**
+   * Element stride of the shared B x 9 (and B1 x 9) blocks: padded to 16 bytes past a multiple of
+   * 128, so that the threads of a warp reading the same row k of different elements hit different
+   * banks (one wavefront per 128-bit load).
+   */
+  static constexpr int QS = pad16(B * S, RS), QS1 = pad16(B1 * S, RS);
   /** Shared reals per element: Q-like blocks, one 9x9 matrix, links. */
-  static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? B * S + 9 * S + 4 * 16 / RS
-                                     : KIND == KIND_LOCAL  ? B * S + 9 * S
-                                                           : B * S + B1 * S + 9 * S;
+  static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? QS + 9 * S + 4 * 16 / RS
+                                     : KIND == KIND_LOCAL  ? QS + 9 * S
+                                                           : QS + QS1 + 9 * S;
   static constexpr int E = cmax(1, cmin(cmax(1, SQ_CUDA_BLOCK_TARGET / G),
                                         (SQ_CUDA_SMEM_BUDGET / RS - XS) / PER_ELEMENT)); /**< elements per block */
   static constexpr int THREADS = G * E;
-  static constexpr int IS = E * B * S;   /**< one B x 9 block per element */
-  static constexpr int IS1 = E * B1 * S; /**< a D^1-sized block per element */
+  static constexpr int IS = E * QS;   /**< one B x 9 block per element */
+  static constexpr int IS1 = E * QS1; /**< a D^1-sized block per element */
   static constexpr int MS = E * 9 * S;   /**< one 9 x 9 matrix per element */
   /* regions, in reals from the block's base; each a multiple of 16 bytes */
   static constexpr int OFF_XS = 0, OFF_EVEN = XS, OFF_ODD = OFF_EVEN + IS;
@@ -180,7 +189,7 @@ __device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict_
   const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
   for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) {
     const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
-    dst[(el * T::B + k) * T::S + q] = el < ne ? src[e0 * T::NQ + idx] : Real(0);
+    dst[el * T::QS + k * T::S + q] = el < ne ? src[e0 * T::NQ + idx] : Real(0);
   }
 }
 
@@ -294,13 +303,14 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     constexpr int NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I);
     constexpr int CUR = (I % 2) ? T::OFF_EVEN : T::OFF_ODD, NEXT = (I % 2) ? T::OFF_ODD : T::OFF_EVEN;
     constexpr int CUR_ROWS = (I % 2) ? T::B : T::B1, NEXT_ROWS = (I % 2) ? T::B1 : T::B;
+    constexpr int CUR_STRIDE = (I % 2) ? T::QS : T::QS1, NEXT_STRIDE = (I % 2) ? T::QS1 : T::QS;
     static_assert(NIN <= CUR_ROWS && NOUT <= NEXT_ROWS, "derivative buffers too small");
     const bool compute = row0 < NOUT;
     Real D[T::R][9];
     zero<T>(D);
     for (int d = 0; d < 3; ++d) {
       Real Y[T::R][9];
-      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + el * CUR_ROWS * T::S, row0, compute,
+      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + el * CUR_STRIDE, row0, compute,
                             Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
       if (compute) apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, D); /* star staged negated */
     }
@@ -314,7 +324,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     if constexpr (I + 1 < T::ORDER) {
       /* NEXT was CUR of step I-1: every read of it finished before this step's first barrier */
       if (compute) {
-        Real *nxt = smem + NEXT + el * NEXT_ROWS * T::S;
+        Real *nxt = smem + NEXT + el * NEXT_STRIDE;
 #pragma unroll
         for (int i = 0; i < T::R; ++i)
           if (row0 + i < NOUT)
@@ -346,7 +356,7 @@ __device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__r
   const bool active = e < n;
   stage_blocks<T>(dofs, e0, n, smem + T::OFF_EVEN);
   __syncthreads();
-  const Real *q0 = smem + T::OFF_EVEN + el * T::B * T::S;
+  const Real *q0 = smem + T::OFF_EVEN + el * T::QS;
   const Real f0 = (Real)dt;
   Real D0[T::R][9];
 #pragma unroll
@@ -393,7 +403,7 @@ __device__ __forceinline__ void local_update(int64_t n, const typename T::Real *
   const int64_t e0 = (int64_t)blockIdx.x * T::E;
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   const int64_t e = e0 + el;
-  const Real *Is = smem + T::OFF_EVEN + el * T::B * T::S;
+  const Real *Is = smem + T::OFF_EVEN + el * T::QS;
   Real acc[T::R][9];
   zero<T>(acc);
   for (int m = 0; m < 7; ++m) {
@@ -468,7 +478,7 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
   ader_body<T>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   __syncthreads(); /* every thread is done with the derivative buffers */
-  Real *Is = smem + T::OFF_EVEN + el * T::B * T::S;
+  Real *Is = smem + T::OFF_EVEN + el * T::QS;
 #pragma unroll
   for (int i = 0; i < T::R; ++i)
     if (row0 + i < T::B)
@@ -520,14 +530,14 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real>::THREADS)
           p1 *= t1 / (i + 2);
         }
       }
-      Is[(el2 * T::B + k) * T::S + q] = v;
+      Is[el2 * T::QS + k * T::S + q] = v;
     }
     stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
     __syncthreads();
     const sq_face_link me = Ls[el * 4 + j];
     if (me.kind != SQ_LINK_NONE) {
       Real Y[T::R][9];
-      product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::B * T::S, row0, Y);
+      product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
       apply_star<T>(Y, Ms + el * 9 * T::S, acc);
     }
   }

@@ -114,6 +114,7 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
         .dt = dt[s], .store_derivs = tl->needs_derivs, .buffer = buffer_mode[s], .nbuf = nbuf - first};
   }
   int ret = starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_MERGED),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting merged predictor task failed (%d)", ret);

@@ -78,3 +78,40 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt->buffer);
   SQ_FREE(rt);
 }
+
+static void profile_task_done(void *arg) {
+  sq_task_profile *p = arg;
+  const struct starpu_task *task = starpu_task_get_current();
+  if (!task || !task->profiling_info) return;
+  const struct starpu_profiling_task_info *info = task->profiling_info;
+  const int64_t ns = (int64_t)(info->end_time.tv_sec - info->start_time.tv_sec) * 1000000000LL +
+                     (info->end_time.tv_nsec - info->start_time.tv_nsec);
+  __atomic_fetch_add(&p->count, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&p->nanoseconds, ns, __ATOMIC_RELAXED);
+}
+
+void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ? profile_task_done : NULL; }
+
+void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
+
+void sq_runtime_print_profile(const sq_runtime *rt, FILE *out) {
+  static const char *names[SQ_NTASK_KINDS] = {"ader", "local", "neighbor", "merged", "halo_pack", "other"};
+  double total = 0;
+  for (int k = 0; k < SQ_NTASK_KINDS; ++k) total += 1e-9 * rt->prof[k].nanoseconds;
+  fprintf(out, "  task time by kind (sum over workers):\n");
+  for (int k = 0; k < SQ_NTASK_KINDS; ++k)
+    if (rt->prof[k].count)
+      fprintf(out, "    %-10s %8lld tasks %10.3f s  %5.1f%%\n", names[k], (long long)rt->prof[k].count,
+              1e-9 * rt->prof[k].nanoseconds, total > 0 ? 100e-9 * rt->prof[k].nanoseconds / total : 0.0);
+  const unsigned nw = starpu_worker_get_count();
+  for (unsigned w = 0; w < nw; ++w) {
+    struct starpu_profiling_worker_info info;
+    if (starpu_profiling_worker_get_info((int)w, &info)) continue;
+    const double tot = starpu_timing_timespec_to_us(&info.total_time) * 1e-6;
+    const double exe = starpu_timing_timespec_to_us(&info.executing_time) * 1e-6;
+    char name[64];
+    starpu_worker_get_name((int)w, name, sizeof(name));
+    fprintf(out, "    worker %-14s executing %8.3f s of %8.3f s: idle fraction %5.1f%%\n", name, exe, tot,
+            tot > 0 ? 100.0 * (1.0 - exe / tot) : 0.0);
+  }
+}

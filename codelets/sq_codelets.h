@@ -10,6 +10,15 @@
 
 #include "sq_solver.h"
 
+/** Task kinds for the per-kind time breakdown (profiling). */
+enum sq_task_kind { SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_OTHER, SQ_NTASK_KINDS };
+
+/** Accumulated execution time of one task kind (filled from task callbacks when profiling is on). */
+typedef struct sq_task_profile {
+  int64_t count;
+  int64_t nanoseconds;
+} sq_task_profile;
+
 /** StarPU handles of one discretisation, registered tile by tile over the arrays of sq_disc. */
 typedef struct sq_runtime {
   sq_disc *disc;
@@ -27,7 +36,16 @@ typedef struct sq_runtime {
   starpu_data_handle_t *source_points;  /**< per tile with sources: its sq_source_point block, else NULL */
   struct sq_receiver_set *receivers;    /**< receivers (receivers.c), NULL: none */
   starpu_data_handle_t *receiver_points;/**< per tile with receivers: its sq_receiver_point block, else NULL */
+  int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;
+
+/** @brief Callback for task insertion: the function to pass with STARPU_CALLBACK_WITH_ARG_NFREE (NULL unless profiling). */
+void (*sq_profile_callback(const sq_runtime *rt))(void *);
+/** @brief Its argument for a task of kind @p kind. */
+void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
+/** @brief Print the per-kind time breakdown and each worker's idle fraction. */
+void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
 
 /**
  * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create
