@@ -178,6 +178,11 @@ int sq_cmd_run(int argc, char **argv) {
              "             (rank 0 holds %lld elements: owned + ghost; tables below are rank 0's share)\n",
              s->nranks, sq_part_weights_name(cfg.partition), s->part_stats.work_imbalance,
              s->part_stats.memory_imbalance, (long long)s->part_stats.edge_cut, (long long)d->nelem);
+    if (cfg.node_speed_weights) {
+      printf("  node speed shares (measured):");
+      for (int r = 0; r < s->nranks && r < 8; ++r) printf(" %.3f", s->part_target[r]);
+      printf("%s\n", s->nranks > 8 ? " ..." : "");
+    }
     sq_disc_print_clusters(d, stdout);
     fflush(stdout);
   }

@@ -115,6 +115,41 @@ uint64_t sq_sim_hash(const sq_sim *s) {
   return h;
 }
 
+int sq_measure_node_speed(const sq_config *cfg, double *speed) {
+  /* Node-speed weights (thesis eq. 4.10): a short proxy run of the real task graph on this rank's
+   * own workers (CPUs and GPUs alike) on a small periodic box, in element updates per second. */
+  sq_box_params bp;
+  sq_box_params_default(&bp);
+  bp.n[0] = bp.n[1] = bp.n[2] = 6;
+  sq_mesh *mesh = NULL;
+  sq_material *mat = NULL;
+  sq_disc *d = NULL;
+  sq_runtime *rt = NULL;
+  int ierr = sq_mesh_box(&bp, &mesh);
+  if (!ierr) ierr = SQ_CALLOC(mat, mesh->ncell);
+  if (!ierr) {
+    for (int64_t c = 0; c < mesh->ncell; ++c) mat[c] = cfg->material_default;
+    const sq_disc_options opt = {.order = cfg->order, .precision = cfg->precision, .cfl = cfg->cfl,
+                                 .tile_size = cfg->tile_size, .lts_rate = 1, .max_clusters = 1, .nranks = 1};
+    ierr = sq_disc_create(mesh, mat, &opt, &d);
+  }
+  if (!ierr) ierr = sq_runtime_create(d, &rt);
+  double elapsed = 0;
+  const int nstep = 4;
+  for (int i = 0; i <= nstep && !ierr; ++i) { /* step 0 warms up (first touch, perf models) */
+    const double t0 = starpu_timing_now();
+    ierr = sq_graph_sync_interval(rt, d->dt_min, NULL);
+    if (!ierr) ierr = starpu_task_wait_for_all();
+    if (i > 0) elapsed += 1e-6 * (starpu_timing_now() - t0);
+  }
+  if (!ierr) *speed = elapsed > 0 ? (double)nstep * d->nelem / elapsed : 1.0;
+  sq_runtime_destroy(rt);
+  sq_disc_destroy(d);
+  SQ_FREE(mat);
+  sq_mesh_destroy(mesh);
+  return ierr;
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
@@ -137,14 +172,26 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .max_clusters = cfg->lts_max_clusters,
                          .rank = s->rank,
                          .nranks = s->nranks};
+  if (!serial) SQ_CALL(sq_app_starpu_start(cfg->scheduler));
   if (s->nranks > 1) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
+    double *target = NULL;
+    if (cfg->node_speed_weights) {
+      SQ_CALL(SQ_CALLOC(target, s->nranks));
+      SQ_CALL(sq_measure_node_speed(cfg, &target[s->rank]));
+      MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, target, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+      double sum = 0;
+      for (int r = 0; r < s->nranks; ++r) sum += target[r];
+      for (int r = 0; r < s->nranks; ++r) target[r] /= sum;
+      for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
+    }
     int *cluster, ncluster;
     SQ_CALL(SQ_CALLOC(cluster, s->mesh->ncell));
     SQ_CALL(SQ_CALLOC(s->cell_rank, s->mesh->ncell));
     SQ_CALL(sq_disc_clusters(s->mesh, s->cell_material, &opt, cluster, &ncluster));
     const int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks,
-                                  cfg->partition, NULL, s->cell_rank, &s->part_stats);
+                                  cfg->partition, target, s->cell_rank, &s->part_stats);
     SQ_FREE(cluster);
+    SQ_FREE(target);
     SQ_CALL(ierr);
     opt.cell_rank = s->cell_rank;
   }
@@ -168,7 +215,6 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   }
   SQ_CALL(sq_sim_points_create(s));
   if (!serial) {
-    SQ_CALL(sq_app_starpu_start(cfg->scheduler));
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
     SQ_CALL(sq_sim_points_attach(s));
   }

@@ -23,6 +23,7 @@ typedef struct sq_sim {
   int rank, nranks; /**< MPI */
   int *cell_rank;   /**< owner of every mesh cell (NULL on one rank) */
   sq_partition_stats part_stats;
+  double part_target[8];  /**< node-speed shares of the first ranks (0 when not measured) */
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
    * every run, so that a restarted run evaluates sources and samples receivers at identical times */
   double plan_t0, plan_dt;
@@ -32,6 +33,8 @@ typedef struct sq_sim {
   sq_receiver_set *receivers;    /**< receivers (NULL: none) */
 } sq_sim;
 
+/** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
+int sq_measure_node_speed(const sq_config *cfg, double *speed);
 /** This process's MPI rank (0 without MPI). */
 int sq_app_rank(void);
 /** Number of MPI ranks (1 without MPI). */

@@ -8,7 +8,7 @@ template <int ORDER, typename Real> struct AderLaunch {
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared(sq_cuda::ader_kernel<ORDER, Real>, smem, "ader", ORDER);
+    sq_cuda::allow_shared<T>(sq_cuda::ader_kernel<ORDER, Real>, smem, "ader", ORDER);
     sq_cuda::ader_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
         n, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
         (Real *)lts_buffer, buffer_reset);

@@ -564,12 +564,16 @@ inline void check_launch(const char *kernel, int order, sq_precision prec, int64
   abort();
 }
 
-/** Raise a kernel's dynamic shared-memory limit above the default 48 KiB (once per device). */
-template <typename Kernel> inline void allow_shared(Kernel kernel, size_t bytes, const char *name, int order) {
+/**
+ * Raise a kernel's dynamic shared-memory limit above the default 48 KiB, once per device.  Templated
+ * on the shape T (order, precision, kind) so that each kernel has its own flags: kernels of
+ * different orders share one function type.
+ */
+template <class T, typename Kernel> inline void allow_shared(Kernel kernel, size_t bytes, const char *name, int order) {
   if (bytes <= 48 * 1024) return;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
-  static bool done[64]; /* one per kernel instantiation; a repeated call is harmless */
+  static bool done[64]; /* per T; a repeated call is harmless */
   if (done[dev]) return;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
   if (err != cudaSuccess) {

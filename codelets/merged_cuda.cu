@@ -8,7 +8,7 @@ template <int ORDER, typename Real> struct PredictLaunch {
                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared(sq_cuda::predict_kernel<ORDER, Real>, smem, "predict", ORDER);
+    sq_cuda::allow_shared<T>(sq_cuda::predict_kernel<ORDER, Real>, smem, "predict", ORDER);
     sq_cuda::predict_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
         n, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
         (Real *)derivs, (Real *)lts_buffer, buffer_reset);

@@ -1370,6 +1370,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},
+    {.name = "node_speed_weights", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, node_speed_weights)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, NULL};

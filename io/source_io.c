@@ -237,6 +237,22 @@ static void local_frame(double strike, double dip, double rake, double R[3][3]) 
   }
 }
 
+/**
+ * Room for @p need items of @p size bytes in *@p buf (capacity *@p cap items, doubled as needed).  The
+ * finite-source reader grows its arrays with what the file actually holds, so that a count announced
+ * in a short file cannot make it allocate gigabytes.
+ */
+static int grow(void **buf, int64_t *cap, int64_t need, size_t size, const char *path) {
+  if (need <= *cap) return SQ_SUCCESS;
+  int64_t ncap = *cap ? 2 * *cap : 64;
+  while (ncap < need) ncap *= 2;
+  void *nbuf = realloc(*buf, (size_t)ncap * size);
+  if (!nbuf) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+  *buf = nbuf;
+  *cap = ncap;
+  return SQ_SUCCESS;
+}
+
 static int fsrm_expect(line_reader *r, const char *what) {
   if (reader_content(r, 0)) return SQ_SUCCESS;
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the file ends before %s", r->path, r->line, what);
@@ -269,14 +285,13 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
   const int64_t nsub = ierr ? 0 : (int64_t)nsub_d;
   double *sub = NULL;
   int *subline = NULL;
-  if (!ierr) {
-    sub = calloc((size_t)nsub * 8, sizeof(double));
-    subline = calloc((size_t)nsub, sizeof(int));
-    if (!sub || !subline) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
-  }
+  int64_t subcap = 0, linecap = 0;
   if (!ierr) ierr = fsrm_expect(&r, "the subfault header ('x y z strike dip rake area Onset time')");
   for (int64_t i = 0; i < nsub && !ierr; ++i) {
     ierr = fsrm_expect(&r, "all subfault lines 'x y z strike dip rake area onset'");
+    if (!ierr) ierr = grow((void **)&sub, &subcap, 8 * (i + 1), sizeof(double), path);
+    if (!ierr) ierr = grow((void **)&subline, &linecap, i + 1, sizeof(int), path);
+    if (ierr) break;
     if (!ierr) ierr = line_numbers(&r, 8, &sub[8 * i], "subfault (x y z strike dip rake area onset)");
     subline[i] = r.line;
     if (!ierr && !(sub[8 * i + 6] > 0))
@@ -293,13 +308,9 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
                     r.line, dtn[0], dtn[1]);
   const int64_t ns = ierr ? 0 : (int64_t)dtn[1];
   if (!ierr) ierr = fsrm_expect(&r, "the 'samples' header");
-  int64_t got = 0;
+  int64_t got = 0, samplecap = 0;
   const int64_t total = nsub * ns;
   double *samples = NULL;
-  if (!ierr) {
-    samples = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
-    if (!samples) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
-  }
   while (!ierr && got < total && reader_content(&r, 0)) {
     char *s = r.buf, bad[64];
     double v;
@@ -311,6 +322,7 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
                         (long long)ns);
         break;
       }
+      if ((ierr = grow((void **)&samples, &samplecap, got + 1, sizeof(double), path))) break;
       samples[got++] = v;
     }
     if (!ierr && k < 0)

@@ -101,6 +101,7 @@ typedef struct sq_config {
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
   sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
+  int node_speed_weights;      /**< bool: measure each rank's speed at start-up and size its part by it */
 
   /* sources: */
   int nsources;

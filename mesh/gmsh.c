@@ -264,9 +264,18 @@ static int rd_truncated(const gmsh_reader *r, const char *what) {
                   r->path, r->section, r->line, what);
 }
 
+/* A section keyword where a number was expected: the section is shorter than its counts say. */
+static int rd_early_end(const gmsh_reader *r, const char *what, const char *tok) {
+  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                  "Gmsh file %s, line %ld (section $%s): expected %s, found '%s': the section ends before the "
+                  "number of entries announced at its start (the counts in section $%s do not match its content)",
+                  r->path, r->tok_line, r->section, what, tok, r->section);
+}
+
 static int rd_int(gmsh_reader *r, const char *what, int64_t *out) {
   char tok[64], *end;
   if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, what);
+  if (tok[0] == '$') return rd_early_end(r, what, tok);
   errno = 0;
   long long v = strtoll(tok, &end, 10);
   SQ_CHECK(end != tok && *end == '\0' && errno == 0, SQ_ERR_INPUT,
@@ -279,6 +288,7 @@ static int rd_int(gmsh_reader *r, const char *what, int64_t *out) {
 static int rd_double(gmsh_reader *r, const char *what, double *out) {
   char tok[128], *end;
   if (!rd_token(r, tok, sizeof tok)) return rd_truncated(r, what);
+  if (tok[0] == '$') return rd_early_end(r, what, tok);
   errno = 0;
   double v = strtod(tok, &end);
   SQ_CHECK(end != tok && *end == '\0' && errno != ERANGE, SQ_ERR_INPUT,
@@ -407,6 +417,12 @@ static int skip_section(gmsh_reader *r, const char *name) {
 }
 
 static int add_node(gmsh_reader *r, int64_t tag, const double x[3]) {
+  if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
+    char ws[40];
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s, %s (section $Nodes): node %lld has a non-finite coordinate (%g, %g, %g)", r->path,
+                    where_str(r, rd_where(r), ws, sizeof ws), (long long)tag, x[0], x[1], x[2]);
+  }
   SQ_CALL(vec_push(&r->node_tag, &tag, 1));
   return vec_push(&r->node_xyz, x, 3);
 }
@@ -852,6 +868,25 @@ static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t 
            (long long)cell, v[0], v[1], v[2]);
 }
 
+/* For messages about faces that find no partner: "; node A and node B have identical coordinates ..." when one
+ * of the vertices @p v[3] has a duplicate (@p twin from sq_mesh_vertex_twins, NULL: none), else "". */
+static const char *duplicate_hint(const gmsh_reader *r, const sq_mesh *m, const int64_t *twin, const int64_t v[3],
+                                  char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int k = 0; k < 3 && twin; k++) {
+    if (twin[v[k]] < 0) continue;
+    const double *x = &m->vert[3 * v[k]];
+    snprintf(buf, len,
+             "; node %lld and node %lld have identical coordinates (%.9g, %.9g, %.9g), so the mesh is not conforming "
+             "(cells that should share faces use different nodes); merge the duplicate nodes, e.g. with "
+             "`Coherence Mesh;` in the .geo file",
+             (long long)VEC_AT(r->node_tag, int64_t, v[k]), (long long)VEC_AT(r->node_tag, int64_t, twin[v[k]]),
+             x[0], x[1], x[2]);
+    break;
+  }
+  return buf;
+}
+
 /* Faces: shared by at most two cells; triangles tag faces; every boundary face tagged. */
 static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, const int64_t *keep) {
   char ws[40], desc[600];
@@ -905,13 +940,16 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
     sort3(key);
     int64_t cf = *face_index_find(&fi, m, key);
     if (cf < 0) {
-      char v[3][112];
+      char v[3][112], hint[400];
+      int64_t *twin = NULL;
       for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
+      if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
       ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
-                      "of any tetrahedron",
+                      "of any tetrahedron%s",
                       r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
-                      v[0], v[1], v[2]);
+                      v[0], v[1], v[2], duplicate_hint(r, m, twin, key, hint, sizeof hint));
+      SQ_FREE(twin);
       break;
     }
     int64_t sides[2] = {cf, fi.twin[cf]};
@@ -959,8 +997,22 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
       }
     }
     if (nuntagged) {
+      /* an untagged face with a duplicated node is most likely a face that lost its partner */
+      int64_t *twin = NULL, key[3];
+      char hint[400] = "";
+      if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
+      for (int64_t cf = first; cf < 4 * m->ncell && twin && !hint[0]; cf++) {
+        if (fi.twin[cf] >= 0 || m->face_bc[cf] != SQ_BC_REGULAR) continue;
+        face_key(m, cf, key);
+        if (duplicate_hint(r, m, twin, key, hint, sizeof hint)[0]) first = cf;
+      }
+      SQ_FREE(twin);
       describe_face(r, m, keep, first, desc, sizeof desc);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+      if (hint[0])
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s: %s has no neighbouring tetrahedron%s",
+                        r->path, desc, hint);
+      else
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "Gmsh file %s: %s lies on the boundary but no triangle of a physical surface tags it (%lld "
                       "boundary faces in all are untagged); every boundary face needs a physical surface 101 (free "
                       "surface), 105 (absorbing) or 106 (periodic), e.g. `Physical Surface(105) = {...};` in the .geo "

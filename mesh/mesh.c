@@ -199,6 +199,59 @@ static const char *vertex_str(const sq_mesh *m, int64_t v, char *buf, size_t len
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Duplicate vertices (for messages about unpaired faces)                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct vertex_key {
+  double x[3];
+  int64_t v;
+} vertex_key;
+
+static int cmp_vertex_key(const void *pa, const void *pb) {
+  const vertex_key *a = pa, *b = pb;
+  for (int d = 0; d < 3; d++)
+    if (a->x[d] != b->x[d]) return a->x[d] < b->x[d] ? -1 : 1;
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+int sq_mesh_vertex_twins(const sq_mesh *m, int64_t **twin_out) {
+  int64_t *twin = NULL;
+  char *used = NULL;
+  vertex_key *key = NULL;
+  *twin_out = NULL;
+  int ierr = SQ_CALLOC(twin, m->nvert);
+  if (!ierr) ierr = SQ_CALLOC(used, m->nvert);
+  if (ierr) goto done;
+  for (int64_t k = 0; k < 4 * m->ncell; k++)
+    if (m->cell_vert[k] >= 0 && m->cell_vert[k] < m->nvert) used[m->cell_vert[k]] = 1;
+  int64_t n = 0;
+  for (int64_t v = 0; v < m->nvert; v++) n += used[v];
+  if ((ierr = SQ_CALLOC(key, n))) goto done;
+  n = 0;
+  for (int64_t v = 0; v < m->nvert; v++) {
+    twin[v] = -1;
+    if (!used[v]) continue;
+    memcpy(key[n].x, &m->vert[3 * v], sizeof key[n].x);
+    key[n++].v = v;
+  }
+  qsort(key, (size_t)n, sizeof *key, cmp_vertex_key);
+  /* equal coordinates are adjacent after the sort: link each vertex to its predecessor (the first of
+   * a group to the second) */
+  for (int64_t i = 1; i < n; i++) {
+    if (memcmp(key[i].x, key[i - 1].x, sizeof key[i].x) != 0) continue;
+    twin[key[i].v] = key[i - 1].v;
+    if (twin[key[i - 1].v] < 0) twin[key[i - 1].v] = key[i].v;
+  }
+  *twin_out = twin;
+  twin = NULL;
+done:
+  SQ_FREE(twin);
+  SQ_FREE(used);
+  SQ_FREE(key);
+  return ierr;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Input checks, bounding box, geometry                                                              */
 /* ------------------------------------------------------------------------------------------------ */
 
@@ -383,8 +436,31 @@ static int mesh_check_tags(sq_mesh *m) {
     int face = (int)(cf % 4);
     if (nb < 0) {
       if (!is_boundary_tag(tag)) {
-        int64_t fv[3];
+        /* A face that should be interior but found no partner: most often duplicate vertices */
+        int64_t *twin = NULL, fv[3];
         char v[3][96];
+        if (tag == SQ_BC_REGULAR && sq_mesh_vertex_twins(m, &twin) == SQ_SUCCESS) {
+          for (int64_t cf2 = cf; cf2 < 4 * m->ncell; cf2++) {
+            if (m->face_neighbor[cf2] >= 0 || m->face_bc[cf2] != SQ_BC_REGULAR) continue;
+            cell_face_vertices(m, cf2 / 4, (int)(cf2 % 4), fv);
+            for (int k = 0; k < 3; k++) {
+              if (twin[fv[k]] < 0) continue;
+              for (int j = 0; j < 3; j++) vertex_str(m, fv[j], v[j], sizeof v[j]);
+              const double *x = &m->vert[3 * fv[k]];
+              const int64_t a = fv[k] < twin[fv[k]] ? fv[k] : twin[fv[k]];
+              const int64_t b = fv[k] < twin[fv[k]] ? twin[fv[k]] : fv[k];
+              SQ_FREE(twin);
+              return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                              "mesh %s: face %d of cell %lld (0-based), with %s, %s, %s, has no neighbour: "
+                              "vertex %lld and vertex %lld have identical coordinates (%.9g, %.9g, %.9g), so the "
+                              "mesh is not conforming (cells that should share this face use different vertices); "
+                              "merge the duplicate vertices",
+                              mesh_name(m), (int)(cf2 % 4), (long long)(cf2 / 4), v[0], v[1], v[2], (long long)a,
+                              (long long)b, x[0], x[1], x[2]);
+            }
+          }
+        }
+        SQ_FREE(twin);
         cell_face_vertices(m, cell, face, fv);
         for (int k = 0; k < 3; k++) vertex_str(m, fv[k], v[k], sizeof v[k]);
         return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,

@@ -69,6 +69,12 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh);
  * periodic face are errors too.
  */
 int sq_mesh_finalize(sq_mesh *mesh);
+/**
+ * @brief Find duplicate vertices: @p twin (allocated here, nvert entries; free it with SQ_FREE) gets, for every vertex that a cell uses, another such vertex with exactly the same
+ * coordinates, or -1.  Meant for error messages: a mesh with duplicate vertices is not conforming,
+ * and the faces that should join the two copies' cells come out unpaired.
+ */
+int sq_mesh_vertex_twins(const sq_mesh *mesh, int64_t **twin);
 /** @brief Allocate an empty mesh with arrays for @p nvert vertices and @p ncell cells. */
 int sq_mesh_alloc(int64_t nvert, int64_t ncell, sq_mesh **mesh);
 /** Free the mesh (NULL is fine). */

@@ -44,24 +44,30 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
   memcpy(s->x, x, 3 * sizeof(double) * (size_t)n);
   double *xi;
   SQ_CALL(SQ_CALLOC(xi, 3 * (size_t)nn));
-  int nout = 0;
+  int nout = 0, first_out = -1;
   for (int i = 0; i < n; ++i) {
     s->cell[i] = sq_locator_find(loc, &x[3 * i], &xi[3 * i]);
     const int64_t e = s->cell[i] >= 0 ? d->elem_of[s->cell[i]] : -1;
     s->owned[i] = e >= 0 && !d->is_ghost[e]; /* MPI: the rank owning the cell samples and writes it */
-    if (s->cell[i] < 0) {
-      if (nout++ == 0) fprintf(stderr, "starquake: error: receivers outside the mesh %s:\n", m->source);
-      fprintf(stderr, "  %s: receiver %d at (%.9g, %.9g, %.9g)\n", origin ? origin[i] : "?", i + 1, x[3 * i],
-              x[3 * i + 1], x[3 * i + 2]);
-    }
+    if (s->cell[i] < 0 && nout++ == 0) first_out = i;
   }
   if (nout) {
+    /* one error line naming the first one (file:line of its definition), then the others */
+    char more[80] = "";
+    if (nout > 1) snprintf(more, sizeof more, "; %d receivers lie outside in all; the others:", nout);
+    const int f = first_out;
+    sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+             "%s: receiver %d at (%.9g, %.9g, %.9g) lies outside the mesh %s, which spans x %.9g..%.9g, "
+             "y %.9g..%.9g, z %.9g..%.9g%s",
+             origin ? origin[f] : "?", f + 1, x[3 * f], x[3 * f + 1], x[3 * f + 2], m->source, m->bbox_lo[0],
+             m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2],
+             more);
+    for (int i = f + 1; i < n; ++i)
+      if (s->cell[i] < 0)
+        fprintf(stderr, "  %s: receiver %d at (%.9g, %.9g, %.9g)\n", origin ? origin[i] : "?", i + 1, x[3 * i],
+                x[3 * i + 1], x[3 * i + 2]);
     SQ_FREE(xi);
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%d receiver%s outside the mesh (listed above); the mesh spans x %.9g..%.9g, y %.9g..%.9g, "
-                    "z %.9g..%.9g",
-                    nout, nout == 1 ? " lies" : "s lie", m->bbox_lo[0], m->bbox_hi[0], m->bbox_lo[1],
-                    m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2]);
+    return SQ_ERR_INPUT;
   }
   int *tile_of;
   SQ_CALL(SQ_CALLOC(tile_of, nn));

@@ -250,25 +250,31 @@ int sq_source_set_create(const sq_disc *d, const sq_locator *loc, const sq_sourc
   SQ_CALL(SQ_CALLOC(elem, list->n > 0 ? list->n : 1));
   double *xi;
   SQ_CALL(SQ_CALLOC(xi, 3 * (size_t)(list->n > 0 ? list->n : 1)));
-  int nout = 0;
+  int nout = 0, first_out = -1;
   for (int i = 0; i < list->n; ++i) {
     const int64_t c = sq_locator_find(loc, list->src[i].x, &xi[3 * i]);
     elem[i] = c < 0 ? -1 : d->elem_of[c];
     if (elem[i] >= 0 && d->is_ghost[elem[i]]) elem[i] = -1; /* another rank applies it */
-    if (c < 0) {
-      if (nout++ == 0) fprintf(stderr, "starquake: error: sources outside the mesh %s:\n", m->source);
-      fprintf(stderr, "  %s: source %d at (%.9g, %.9g, %.9g)\n", list->src[i].origin, i, list->src[i].x[0],
-              list->src[i].x[1], list->src[i].x[2]);
-    }
+    if (c < 0 && nout++ == 0) first_out = i;
   }
   if (nout) {
+    /* one error line naming the first one (file:line of its definition), then the others */
+    char more[80] = "";
+    if (nout > 1) snprintf(more, sizeof more, "; %d sources lie outside in all; the others:", nout);
+    const double *x = list->src[first_out].x;
+    sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+             "%s: source %d at (%.9g, %.9g, %.9g) lies outside the mesh %s, which spans x %.9g..%.9g, "
+             "y %.9g..%.9g, z %.9g..%.9g%s",
+             list->src[first_out].origin, first_out, x[0], x[1], x[2], m->source, m->bbox_lo[0], m->bbox_hi[0],
+             m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2],
+             more);
+    for (int i = first_out + 1; i < list->n; ++i)
+      if (elem[i] < 0 && sq_locator_find(loc, list->src[i].x, &xi[3 * i]) < 0)
+        fprintf(stderr, "  %s: source %d at (%.9g, %.9g, %.9g)\n", list->src[i].origin, i, list->src[i].x[0],
+                list->src[i].x[1], list->src[i].x[2]);
     SQ_FREE(elem);
     SQ_FREE(xi);
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%d source%s outside the mesh (listed above); the mesh spans x %.9g..%.9g, y %.9g..%.9g, "
-                    "z %.9g..%.9g",
-                    nout, nout == 1 ? " lies" : "s lie", m->bbox_lo[0], m->bbox_hi[0], m->bbox_lo[1],
-                    m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2]);
+    return SQ_ERR_INPUT;
   }
   /* tile of each source: elements are contiguous per tile */
   int *tile_of_src;

@@ -33,6 +33,11 @@ sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "
 STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yaml" --quiet --tile-size 16 --output "$OUT/merged" > "$OUT/log" 2>&1
 h=$(hash_of "$OUT/merged")
 [ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
+# node-speed weights: each rank measures itself, METIS sizes the parts by it; the result is unchanged
+sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  node_speed_weights: true/' "$CFG" > "$OUT/nsw.yaml"
+timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/nsw.yaml" --output "$OUT/nsw" > "$OUT/nsw.log" 2>&1
+h=$(hash_of "$OUT/nsw")
+[ "$h" = "$ref" ] && grep -q "node speed shares (measured)" "$OUT/nsw.log" && ok "np=2 node-speed weights: $h" || { bad "node-speed weights: ${h:-none}"; tail -5 "$OUT/nsw.log"; }
 # the partition report names the imbalance and the edge cut
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$CFG" --output "$OUT/report" > "$OUT/report.log" 2>&1
 grep -q "work imbalance .* edge cut" "$OUT/report.log" && ok "partition report" || bad "partition report missing"

@@ -13,6 +13,7 @@
 #include "sq_locate.h"
 #include "sq_source.h"
 #include "sq_source_io.h"
+#include "sq_test_util.h"
 
 /* Composite Simpson integral of the rate over [a, b]. */
 static double simpson(const sq_stf *s, double a, double b, int n) {
@@ -365,6 +366,62 @@ START_TEST(fsrm_reader) {
 }
 END_TEST
 
+
+#define HEAD "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+
+START_TEST(config_sources) {
+  sq_config c;
+  const char *yaml = HEAD "sources:\n"
+                          "  - type: moment_tensor\n    location: [0.5, 0.5, 0.5]\n    moment_tensor: {xy: 1e18, zz: -2}\n"
+                          "    time_function: {type: loh1, period: 0.1}\n"
+                          "  - type: double_couple\n    location: [0, 0, 0]\n    strike: 30\n    dip: 60\n    rake: 90\n"
+                          "    m0: 2.5\n    onset: 0.2\n    time_function: {type: gaussian, delay: 0.3, width: 0.05}\n"
+                          "  - {type: force, location: [1, 2, 3], force: [0, 0, 1], time_function: {type: ricker, "
+                          "frequency: 2, delay: 0.6}}\n"
+                          "  - {type: finite, file: fault.fsrm}\n"
+                          "  - {type: force, location: [1, 2, 3], force: [1, 0, 0], time_function: {type: table, "
+                          "file: stf.txt}}\n";
+  ck_assert_int_eq(sq_test_load(yaml, &c), 0);
+  ck_assert_int_eq(c.nsources, 5);
+  ck_assert_int_eq(c.sources[0].type, SQ_SRCCFG_MOMENT_TENSOR);
+  ck_assert_double_eq(c.sources[0].moment_tensor[3], 1e18);
+  ck_assert_double_eq(c.sources[0].moment_tensor[2], -2);
+  ck_assert_int_eq(c.sources[0].stf.kind, SQ_STFCFG_LOH1);
+  ck_assert_int_eq(c.sources[0].line, 5);
+  ck_assert_double_eq(c.sources[1].rake, 90);
+  ck_assert_double_eq(c.sources[1].onset, 0.2);
+  ck_assert_double_eq(c.sources[2].stf.frequency, 2);
+  ck_assert_str_eq(c.sources[3].file, "fault.fsrm");
+  ck_assert_str_eq(c.sources[4].stf.file, "stf.txt");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], time_function: {type: loh1, "
+                            "period: 0.1}}\n",
+                       "test.yaml:5: key 'sources[0].moment_tensor'", "source type 'moment_tensor' needs it");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
+                            "    strike: 10\n    time_function: {type: loh1, period: 0.1}\n",
+                       "test.yaml:8: key 'sources[0].strike'", "not used by source type 'force'");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
+                            "    time_function: {type: gausian, width: 0.1}\n",
+                       "test.yaml:8: key 'sources[0].time_function.type'", "did you mean 'gaussian'");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
+                            "    time_function: {type: ricker, width: 0.1}\n",
+                       "test.yaml:8: key 'sources[0].time_function.width'", "not used by time function type 'ricker'");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
+                            "    time_function: {type: brune}\n",
+                       "key 'sources[0].time_function.corner_frequency'", "required key is missing");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: finite, file: f.dat, location: [0, 0, 0]}\n",
+                       "test.yaml:5: key 'sources[0].location'", "not used by source type 'finite'");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: double_couple, location: [0, 0, 0], strike: 0, dip: 95, rake: 0, "
+                            "m0: 1, time_function: {type: loh1, period: 1}}\n",
+                       "key 'sources[0].dip'", "out of range");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xy: 0}, "
+                            "time_function: {type: loh1, period: 1}}\n",
+                       "key 'sources[0].moment_tensor'", "all components are zero");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xq: 1}, "
+                            "time_function: {type: loh1, period: 1}}\n",
+                       "key 'sources[0].moment_tensor.xq'", "did you mean");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("sources");
   TCase *tc = tcase_create("stf");
@@ -382,6 +439,7 @@ int main(void) {
   tcase_add_test(td, source_projection);
   tcase_add_test(td, stf_table_reader);
   tcase_add_test(td, fsrm_reader);
+  tcase_add_test(td, config_sources);
   suite_add_tcase(s, td);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

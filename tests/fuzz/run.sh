@@ -145,6 +145,7 @@ run_one() { # HARNESS
   echo $? > "$FUZZ_DIR/logs/$h.rc"
 }
 echo "fuzz: $SECONDS_EACH s each: $HARNESSES (logs: $FUZZ_DIR/logs)"
+touch "$FUZZ_DIR/logs/start-stamp" # artifacts newer than this are this run's findings
 if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
   for h in $HARNESSES; do run_one "$h" & done
   wait
@@ -160,7 +161,8 @@ for h in $HARNESSES; do
   rc=$(cat "$FUZZ_DIR/logs/$h.rc" 2> /dev/null || echo 1)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  ncrash=$(find "$FUZZ_DIR/artifacts/$h" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  ncrash=$(find "$FUZZ_DIR/artifacts/$h" -type f -newer "$FUZZ_DIR/logs/start-stamp" \( -name 'crash-*' -o -name 'leak-*' \
+    -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   result=ok
   if [ "$rc" != 0 ] || [ "$ncrash" != 0 ]; then
     result="FAILED (exit $rc; see $log and $FUZZ_DIR/artifacts/$h/)"

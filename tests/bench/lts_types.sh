@@ -1,0 +1,98 @@
+#!/bin/bash
+# LTS benchmark: the thesis's "LTS type 1..6" clusterings (Fig. 6.31), enforced through materials on a
+# box mesh (5 clusters, rate 2: z-slabs whose wave speeds differ by powers of two, so slab k lands
+# in cluster k).  For each type it runs GTS, LTS and LTS with merged neighbour-cluster tasks and
+# prints element updates per second, the LTS/GTS work ratio, time-to-solution against GTS, and the
+# per-kind task time / idle fraction of the LTS run.
+#
+# usage: tests/bench/lts_types.sh [ORDER] [CELLS_XY] [SYNC_INTERVALS]     (defaults 4 8 2)
+# Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake).
+set -eu
+SQ=${SQ_BIN:-./starquake}
+ORDER=${1:-4}
+NXY=${2:-8}
+NSYNC=${3:-2}
+NZ=32 # cell layers along z; the types below distribute them over the 5 clusters
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+# cell layers per cluster 0..4 (fastest .. slowest), 32 in all
+declare -A TYPES=(
+  [1]="1 2 4 9 16"   # bulk in the slowest cluster: least work
+  [2]="1 8 8 8 7"    # tiny fastest cluster, the rest equal
+  [3]="2 6 16 6 2"   # bulk in the middle cluster
+  [4]="7 8 8 8 1"    # mirror of type 2
+  [5]="6 6 7 7 6"    # equal shares
+  [6]="16 9 4 2 1"   # bulk in the fastest cluster: most work
+)
+config() { # type rate merge
+  local layers=(${TYPES[$1]}) z=0 rules="" l speed lam mu
+  for l in 0 1 2 3 4; do
+    local top=$((z + layers[l]))
+    speed=$(python3 -c "print(2.0 ** -$l)")
+    lam=$(python3 -c "print(2.0 * $speed ** 2)")
+    mu=$(python3 -c "print(1.0 * $speed ** 2)")
+    rules="$rules    - {z_bottom: $(python3 -c "print($z / 8)"), z_top: $(python3 -c "print($top / 8 + (1e-9 if $l == 4 else 0))"), rho: 1.0, lambda: $lam, mu: $mu}
+"
+    z=$top
+  done
+  # dt of the fastest cluster decides the sync interval: 16 fine steps per sync interval
+  cat <<Y
+mesh:
+  type: box
+  box:
+    cells: [$NXY, $NXY, $NZ]
+    hi: [1.0, 1.0, 4.0]
+    boundary: {xmin: periodic, xmax: periodic, ymin: periodic, ymax: periodic, zmin: absorbing, zmax: absorbing}
+materials:
+  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
+  layers:
+$rules
+initial_condition:
+  type: planewave
+  wave_vector: [6.283185307179586, 0.0, 0.0]
+  modes:
+    - {type: p, amplitude: 1.0, direction: 1}
+equations:
+  order: $ORDER
+  end_time: ENDTIME
+  lts: {rate: $2, max_clusters: 5}
+output:
+  prefix: bench
+runtime:
+  tile_size: 128
+  merge_neighbor_clusters: $3
+Y
+}
+field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
+rows=""
+for t in 1 2 3 4 5 6; do
+  # first find the sync interval (slowest cluster's dt) from a planning run
+  config $t 2 false | sed "s/ENDTIME/1e-9/" > "$OUT/probe.yaml"
+  "$SQ" "$OUT/probe.yaml" --output "$OUT/probe" > "$OUT/probe.log"
+  ncl=$(awk '/^  clusters /{print $2}' "$OUT/probe.log")
+  [ "$ncl" = 5 ] || { echo "type $t: expected 5 clusters, got $ncl"; cat "$OUT/probe.log"; exit 1; }
+  dtsync=$(awk '$1 == "4" && NF == 5 {print $3}' "$OUT/probe.log")
+  # the probe printed the cluster table: run NSYNC steps of the slowest cluster
+  end=$(python3 -c "print($NSYNC * float('$dtsync'))")
+  for variant in gts lts merged; do
+    case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
+    config $t $rate $merge | sed "s/ENDTIME/$end/" > "$OUT/$variant.yaml"
+    "$SQ" "$OUT/$variant.yaml" --quiet --profile --output "$OUT/$variant" > "$OUT/$variant.log"
+    eval "${variant}_wall=$(field "$OUT/$variant" wall_time_steps)"
+    eval "${variant}_ups=$(field "$OUT/$variant" element_updates_per_second)"
+    eval "${variant}_hash=$(field "$OUT/$variant" dofs_hash)"
+  done
+  ratio=$(field "$OUT/lts" lts_work_ratio)
+  [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
+  idle=$(grep "idle fraction" "$OUT/lts.log" | awk '{s += $(NF)} END {printf "%.1f%%", s / NR}' | tr -d '%')
+  split=$(awk '/^    (ader|local|neighbor) /{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
+  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(python3 -c "print('%.2f' % ($gts_wall / $lts_wall))") | $(python3 -c "print('%.2f' % ($lts_wall / $merged_wall))") | $idle% | $split|
+"
+  echo "type $t done" >&2
+done
+echo
+echo "order $ORDER, ${NXY}x${NXY}x${NZ} cubes x 6 tets = $((NXY * NXY * NZ * 6)) elements, $NSYNC sync intervals, $(nproc) cores, STARPU_SCHED=${STARPU_SCHED:-lws}"
+echo
+echo "| type | cell layers per cluster 0..4 | LTS/GTS work | GTS upd/s | LTS upd/s | merged upd/s | GTS s | LTS s | merged s | speed-up LTS vs GTS | merged vs unmerged | LTS idle | LTS time split |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+printf "%s" "$rows"
