@@ -142,6 +142,9 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->out_every = every(cfg->output_interval, dt, nsteps);
   o->flush_every = every(cfg->receiver_flush, dt, 0);
   o->ckpt_every = every(cfg->checkpoint_interval, dt, 0);
+  SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1, SQ_ERR_INPUT,
+           "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet", cfg->path,
+           s->nranks);
   if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;

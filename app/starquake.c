@@ -11,8 +11,10 @@
 static void usage(void) {
   printf("starquake %s: ADER-DG earthquake simulation on StarPU\n\n"
          "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] [--verbose]\n"
+         "                               [--restart CHECKPOINT]\n"
          "       starquake verify planewave --order O [--precision single|double] [--json]\n"
          "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
+         "       starquake verify pointsource [--size quick|long] [--force] [--json]\n"
          "       starquake mesh info FILE | starquake mesh convert IN OUT   (.msh Gmsh, .puml.h5 PUML)\n"
          "       starquake --help | --version\n\n"
          "The configuration keys are documented in docs/CONFIG.md.  StarPU reads its usual environment\n"
@@ -29,6 +31,7 @@ int main(int argc, char **argv) {
     printf("starquake %s\n", PACKAGE_VERSION);
     return 0;
   }
+  if (!strcmp(argv[1], "config-reference")) return sq_config_write_reference(stdout) ? 1 : 0; /* docs/CONFIG_REFERENCE.md */
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int ierr;

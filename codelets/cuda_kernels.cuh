@@ -289,50 +289,64 @@ __device__ __forceinline__ void apply_star(const typename T::Real (&Y)[T::R][9],
 
 /**
  * Step I of the Cauchy-Kovalevski recursion: D^I = -sum_d Kder_d (D^{I-1} A*_d^T) on its nb(O - I)
- * non-zero rows, then tint += dt^{I+1}/(I+1)! D^I; D^I goes to @p derivs_elem and to the shared
- * buffer of the next step.  The recursion over I unrolls the steps at compile time.
+ * non-zero rows, then tint += dt^{I+1}/(I+1)! D^I; D^I goes to @p derivs and to the shared buffer
+ * of the next step.  The recursion over I unrolls the steps at compile time.
+ *
+ * Only GOUT = ceil(nb(O - I) / R) row groups per element carry non-zero rows, so the step remaps
+ * the block's first E GOUT threads onto the (element, row group) pairs that do: the idle threads
+ * gather in whole warps that issue nothing, instead of leaving every warp partly idle.  The
+ * owner of a tint row (fixed mapping) adds D^I from the shared buffer after a barrier.
  */
 template <class T, int I>
 __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ pack,
                                           const typename T::Real *__restrict__ star, typename T::Real *smem,
                                           int64_t e0, int64_t n, int el, int row0, bool active, double dt,
                                           double factor, typename T::Real (&tint)[T::R][9],
-                                          typename T::Real *__restrict__ derivs_elem) {
+                                          typename T::Real *__restrict__ derivs) {
   if constexpr (I < T::ORDER) {
     using Real = typename T::Real;
-    constexpr int NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I);
+    constexpr int NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I), GOUT = (NOUT + T::R - 1) / T::R;
     constexpr int CUR = (I % 2) ? T::OFF_EVEN : T::OFF_ODD, NEXT = (I % 2) ? T::OFF_ODD : T::OFF_EVEN;
     constexpr int CUR_ROWS = (I % 2) ? T::B : T::B1, NEXT_ROWS = (I % 2) ? T::B1 : T::B;
     constexpr int CUR_STRIDE = (I % 2) ? T::QS : T::QS1, NEXT_STRIDE = (I % 2) ? T::QS1 : T::QS;
-    static_assert(NIN <= CUR_ROWS && NOUT <= NEXT_ROWS, "derivative buffers too small");
-    const bool compute = row0 < NOUT;
+    static_assert(NIN <= CUR_ROWS && NOUT <= NEXT_ROWS && GOUT <= T::G, "derivative buffers too small");
+    /* compacted mapping of this step */
+    const int t = threadIdx.x;
+    const bool compute = t < T::E * GOUT;
+    const int cel = compute ? t / GOUT : 0, crow0 = compute ? (t - cel * GOUT) * T::R : 0;
     Real D[T::R][9];
     zero<T>(D);
     for (int d = 0; d < 3; ++d) {
       Real Y[T::R][9];
-      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + el * CUR_STRIDE, row0, compute,
+      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute,
                             Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
-      if (compute) apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, D); /* star staged negated */
+      if (compute) apply_star<T>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
     }
     factor *= dt / (I + 1);
     const Real f = (Real)factor;
+    /* NEXT was CUR of step I-1: every read of it finished before this step's first barrier */
+    if (compute) {
+      Real *nxt = smem + NEXT + cel * NEXT_STRIDE;
+#pragma unroll
+      for (int i = 0; i < T::R; ++i)
+        if (crow0 + i < NOUT)
+#pragma unroll
+          for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];
+      if (derivs && e0 + cel < n) global_store_rows<T>(derivs + ((e0 + cel) * T::ORDER + I) * T::NQ, crow0, D);
+    }
+    if (derivs && active && row0 >= GOUT * T::R) { /* rows no computing thread covers: zero */
+      Real z[T::R][9];
+      zero<T>(z);
+      global_store_rows<T>(derivs + ((e0 + el) * T::ORDER + I) * T::NQ, row0, z);
+    }
+    __syncthreads();
+    const Real *mine = smem + NEXT + el * NEXT_STRIDE;
 #pragma unroll
     for (int i = 0; i < T::R; ++i)
+      if (row0 + i < NOUT)
 #pragma unroll
-      for (int q = 0; q < 9; ++q) tint[i][q] += f * D[i][q];
-    if (derivs_elem && active) global_store_rows<T>(derivs_elem + I * T::NQ, row0, D);
-    if constexpr (I + 1 < T::ORDER) {
-      /* NEXT was CUR of step I-1: every read of it finished before this step's first barrier */
-      if (compute) {
-        Real *nxt = smem + NEXT + el * NEXT_STRIDE;
-#pragma unroll
-        for (int i = 0; i < T::R; ++i)
-          if (row0 + i < NOUT)
-#pragma unroll
-            for (int q = 0; q < 9; ++q) nxt[(row0 + i) * T::S + q] = D[i][q];
-      }
-    }
-    ader_step<T, I + 1>(pack, star, smem, e0, n, el, row0, active, dt, factor, tint, derivs_elem);
+        for (int q = 0; q < 9; ++q) tint[i][q] += f * mine[(row0 + i) * T::S + q];
+    ader_step<T, I + 1>(pack, star, smem, e0, n, el, row0, active, dt, factor, tint, derivs);
   }
 }
 
@@ -366,9 +380,8 @@ __device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__r
       D0[i][q] = row0 + i < T::B ? q0[(row0 + i) * T::S + q] : Real(0);
       tint[i][q] = f0 * D0[i][q];
     }
-  Real *derivs_elem = derivs && active ? derivs + e * T::ORDER * T::NQ : nullptr;
-  if (derivs_elem) global_store_rows<T>(derivs_elem, row0, D0);
-  ader_step<T, 1>(pack, star, smem, e0, n, el, row0, active, dt, dt, tint, derivs_elem);
+  if (derivs && active) global_store_rows<T>(derivs + e * T::ORDER * T::NQ, row0, D0);
+  ader_step<T, 1>(pack, star, smem, e0, n, el, row0, active, dt, dt, tint, derivs);
   if (active) {
     global_store_rows<T>(tint_out + e * T::NQ, row0, tint);
     if (lts_buffer) {

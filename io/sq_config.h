@@ -143,6 +143,13 @@ int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg);
 /** @brief Material of a cell with centroid @p x and group @p group under the config's rules. */
 sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group);
 
+/**
+ * @brief Print every key of the schema as markdown tables (name, type, default, allowed values):
+ * docs/CONFIG_REFERENCE.md, generated from the tables so that it cannot drift from the loader.
+ * `starquake config-reference` calls it.
+ */
+int sq_config_write_reference(FILE *out);
+
 /** @brief Levenshtein distance (exposed for tests). */
 int sq_edit_distance(const char *a, const char *b);
 

@@ -22,6 +22,8 @@
  *
  * Any order 1..SQ_BASIS_DEGREE_LIMIT+1 works (beyond SQ_ORDER_MAX, e.g. for error measurement).
  */
+#include <math.h>
+
 #include "sq_ref.h"
 
 #include <stdlib.h>
@@ -105,6 +107,11 @@ static void basis_factors_compute(int degree_max, const double xi[3], int with_d
   }
 }
 
+/* 1 / ||psi_pqr||: the unnormalised function's squared norm on the reference tet is
+ * 1 / (2 (2p+1) (p+q+1) (2d+3)).  Normalising makes the mass matrix the identity, which keeps the
+ * coefficients of every degree of similar size -- it matters for single precision. */
+static double norm_factor(int p, int q, int d) { return sqrt(2.0 * (2 * p + 1) * (p + q + 1) * (2 * d + 3)); }
+
 void sq_basis_eval(int order, const double xi[3], double *out) {
   check_order(order);
   const int degree_max = order - 1;
@@ -115,7 +122,7 @@ void sq_basis_eval(int order, const double xi[3], double *out) {
     for (int p = d; p >= 0; p--) {
       for (int r = 0; r <= d - p; r++) {
         const int q = d - p - r;
-        out[k++] = fac.f1[p] * fac.f2[p][q] * fac.f3[p + q][r];
+        out[k++] = norm_factor(p, q, d) * fac.f1[p] * fac.f2[p][q] * fac.f3[p + q][r];
       }
     }
   }
@@ -141,8 +148,9 @@ void sq_basis_grad(int order, const double xi[3], double *out) {
         const double g1[3] = {2.0 * fac.f1_x[p], fac.f1_x[p] - fac.f1_y[p], fac.f1_x[p] - fac.f1_y[p]};
         const double g2[3] = {0.0, 2.0 * fac.f2_x[p][q], fac.f2_x[p][q] - fac.f2_y[p][q]};
         const double g3[3] = {0.0, 0.0, 2.0 * fac.f3_x[p + q][r]};
+        const double c = norm_factor(p, q, d);
         for (int e = 0; e < 3; e++)
-          out[3 * k + e] = g1[e] * v2 * v3 + v1 * g2[e] * v3 + v1 * v2 * g3[e];
+          out[3 * k + e] = c * (g1[e] * v2 * v3 + v1 * g2[e] * v3 + v1 * v2 * g3[e]);
         k++;
       }
     }

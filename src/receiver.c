@@ -71,11 +71,9 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
   }
   int *tile_of;
   SQ_CALL(SQ_CALLOC(tile_of, nn));
-  int nlocal = 0;
   for (int i = 0; i < n; ++i) {
     tile_of[i] = -1;
     if (!s->owned[i]) continue;
-    ++nlocal;
     const int64_t e = d->elem_of[s->cell[i]];
     int lo = 0, hi = d->ntile - 1;
     while (lo < hi) {
@@ -104,7 +102,6 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
             sizeof(sq_receiver_point), cmp_point);
       SQ_CALL(sq_disc_keep_derivs(d, t));
     }
-  (void)nlocal;
   SQ_FREE(fill);
   SQ_FREE(tile_of);
   SQ_FREE(xi);

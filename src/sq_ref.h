@@ -13,7 +13,8 @@
  *   are (our h, our h-1, our h-2) modulo 3.  sq_ref_face_neighbor_chi() maps chi accordingly.
  * - Basis: orthogonal hierarchical Dubiner basis psi_k, k = 0..B-1, B = O(O+1)(O+2)/6, ordered by
  *   total degree (all degree-0, then degree-1, ... functions), so that the first B(d) functions
- *   span the polynomials of degree < d.  psi_0 is constant.  Not normalised: see mass.
+ *   span the polynomials of degree < d.  psi_0 is constant.  Normalised: the basis is orthonormal on the
+ *   reference tet, so mass is all ones (well-scaled coefficients matter in single precision).
  * - Matrices are stored column-major, B x B: entry (l,k) at [l + k*B].
  */
 #ifndef SQ_REF_H

@@ -70,8 +70,9 @@ receivers:
   interval: 0.01
 EOF
 } > "$OUT/outside.yaml"
-expect_error outside "outside.yaml:10: receiver 2 at (1.5, 0.5, 0.5)" "outside.yaml:11: receiver 3" \
-  "stations.txt:3: receiver 5 at (7, 7, 7)" "3 receivers lie outside the mesh" "x 0..1, y 0..1, z 0..1"
+expect_error outside "outside.yaml:10: receiver 2 at (1.5, 0.5, 0.5) lies outside the mesh" \
+  "outside.yaml:11: receiver 3" "stations.txt:3: receiver 5 at (7, 7, 7)" "3 receivers lie outside in all" \
+  "x 0..1, y 0..1, z 0..1"
 { base; cat <<EOF
 sources:
   - type: force
@@ -80,12 +81,12 @@ sources:
     time_function: {type: table, file: missing_stf.txt}
 EOF
 } > "$OUT/nostf.yaml"
-expect_error nostf "nostf.yaml:7: sources[0].time_function.file: cannot read" "missing_stf.txt"
+expect_error nostf "nostf.yaml:8: sources[0].time_function.file: cannot read" "missing_stf.txt"
 printf 'Seismic Moment Tensor\n0 0 1\n0 0 0\n1 0 0\nNumber of subfaults\n1\nx y z strike dip rake area onset\n0.5 0.5 oops 0 90 0 1 0\nsource time function\n0.01 3\nsamples\n0 1 0\n' > "$OUT/bad.fsrm"
 { base; printf 'sources:\n  - {type: finite, file: bad.fsrm}\n'; } > "$OUT/badfsrm.yaml"
 expect_error badfsrm "bad.fsrm:8:" "'oops' is not a number"
 { base; printf 'sources:\n  - {type: moment_tensor, location: [0.5, 0.5, 2.5], moment_tensor: {xy: 1}, time_function: {type: loh1, period: 0.01}}\n'; } > "$OUT/srcout.yaml"
-expect_error srcout "srcout.yaml:7: source 0 at (0.5, 0.5, 2.5)" "1 source lies outside the mesh"
+expect_error srcout "srcout.yaml:8: source 0 at (0.5, 0.5, 2.5) lies outside the mesh" "spans x 0..1"
 
 # 3. a finite source (two sub-faults) and the plotting tool
 printf 'Seismic Moment Tensor\n0 0 1\n0 0 0\n1 0 0\nNumber of subfaults\n2\nx y z strike dip rake area onset\n0.4 0.5 0.5 0 90 0 0.01 0\n0.6 0.5 0.5 0 90 0 0.01 0.01\nsource time function\n0.01 4\nsamples\n0 50 50 0\n0 50 50 0\n' > "$OUT/fault.fsrm"

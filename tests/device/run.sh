@@ -16,7 +16,13 @@ export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home}
 export STARPU_SILENT=1
 mkdir -p "$STARPU_HOME"
 T0=$(date +%s)
+DEADLINE=${SQ_DEVICE_DEADLINE:-540} # seconds for the whole script: the device tool stops a command at 600
 stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
+# limit SECONDS: the smaller of SECONDS and what is left before the deadline (at least 1)
+limit() {
+  local left=$((DEADLINE - ($(date +%s) - T0)))
+  [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"
+}
 
 {
   date -u
@@ -33,7 +39,7 @@ fi
 cat "$LOG/env.txt"
 
 stamp "peaks"
-timeout 60 "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
+timeout "$(limit 60)" "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
 cat "$LOG/peaks.txt"
 SP=$(sed -n 's/^PEAK sp_gflops=\([0-9]*\).*/\1/p' "$LOG/peaks.txt")
 if [ -n "$SP" ]; then
@@ -44,7 +50,7 @@ if [ -n "$SP" ]; then
 fi
 
 stamp "test_cuda"
-timeout 300 "$BIN/test_cuda" > "$LOG/test_cuda.log" 2>&1
+timeout "$(limit 240)" "$BIN/test_cuda" > "$LOG/test_cuda.log" 2>&1
 TEST_RC=$?
 tail -n 5 "$LOG/test_cuda.log"
 
@@ -53,22 +59,24 @@ proxy() { # proxy LOGNAME TIMEOUT ARGS...
   shift 2
   stamp "proxy $*"
   echo "## starquake-proxy $*" >> "$LOG/$name"
-  timeout "$limit" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
+  timeout "$(limit "$limit")" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
 }
 
 if [ "${SQ_DEVICE_QUICK:-0}" = 1 ]; then
   proxy proxy_o6.log 120 512k 0 all 6 single gpu
 else
   # target: GTS, order 6, single precision, >= 512k elements, GPU only; each kernel alone too
-  proxy proxy_o6.log 150 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
-  # sweep: sizes x orders x precisions, whole GTS step
-  SQ_PROXY_SECONDS=0.25 proxy sweep.log 170 1k,8k,64k,512k 0 all 2-7 single,double gpu
+  proxy proxy_o6.log 120 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
+  # sweep: sizes x orders x precisions, whole GTS step (one call per size: a timeout keeps the rest)
+  for n in 1k 8k 64k 512k; do
+    SQ_PROXY_SECONDS=0.25 proxy sweep.log 100 $n 0 all 2-7 single,double gpu
+  done
   # CPU codelets, order 6 double, all host cores
-  proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
+  proxy cpu.log 45 16k 3 all,ader,local,neighbor 6 double cpu
   # heterogeneous CPU + GPU: schedulers on the same problem, GPU alone for reference
-  proxy hetero.log 30 128k 5 all 6 single gpu 2048
+  proxy hetero.log 30 64k 3 all 6 single gpu 1024
   for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s proxy hetero.log 45 128k 5 all 6 single both 2048
+    STARPU_SCHED=$s proxy hetero.log 40 64k 3 all 6 single both 1024
   done
 fi
 
