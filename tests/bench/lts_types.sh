@@ -77,15 +77,15 @@ for t in 1 2 3 4 5 6; do
   for variant in gts lts merged; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/ENDTIME/$end/" > "$OUT/$variant.yaml"
-    "$SQ" "$OUT/$variant.yaml" --quiet --profile --output "$OUT/$variant" > "$OUT/$variant.log"
+    "$SQ" "$OUT/$variant.yaml" --profile --output "$OUT/$variant" > "$OUT/$variant.log" 2> /dev/null
     eval "${variant}_wall=$(field "$OUT/$variant" wall_time_steps)"
     eval "${variant}_ups=$(field "$OUT/$variant" element_updates_per_second)"
     eval "${variant}_hash=$(field "$OUT/$variant" dofs_hash)"
   done
   ratio=$(field "$OUT/lts" lts_work_ratio)
   [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
-  idle=$(grep "idle fraction" "$OUT/lts.log" | awk '{s += $(NF)} END {printf "%.1f%%", s / NR}' | tr -d '%')
-  split=$(awk '/^    (ader|local|neighbor) /{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
+  idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
+  split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
   rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(python3 -c "print('%.2f' % ($gts_wall / $lts_wall))") | $(python3 -c "print('%.2f' % ($lts_wall / $merged_wall))") | $idle% | $split|
 "
   echo "type $t done" >&2
