@@ -95,7 +95,13 @@ int sq_cmd_run(int argc, char **argv) {
   int serial = 0, tile = 0, profile = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) serial = 1;
-    else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) tile = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) {
+      char *end;
+      const long v = strtol(argv[++i], &end, 10);
+      SQ_CHECK(end != argv[i] && !*end && v >= 1 && v <= 1 << 30, SQ_ERR_INPUT,
+               "--tile-size needs a positive integer (elements per task), got '%s'", argv[i]);
+      tile = (int)v;
+    }
     else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];

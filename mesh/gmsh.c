@@ -534,8 +534,9 @@ static void entity_physicals(const gmsh_reader *r, int64_t dim, int64_t tag, con
   *n = 0;
   for (size_t e = 0; e < r->ent_tag.n; e++) {
     if (VEC_AT(r->ent_dim, int32_t, e) == dim && VEC_AT(r->ent_tag, int64_t, e) == tag) {
-      *phys = &VEC_AT(r->ent_phys, int32_t, VEC_AT(r->ent_first, int64_t, e));
       *n = VEC_AT(r->ent_count, int64_t, e);
+      /* an entity without physical tags may come before any tag was stored (ent_phys.data NULL) */
+      if (*n > 0) *phys = &VEC_AT(r->ent_phys, int32_t, VEC_AT(r->ent_first, int64_t, e));
       return;
     }
   }

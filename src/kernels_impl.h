@@ -71,18 +71,22 @@ static void SQ_FN(ader)(int order, int64_t n, const sq_real_t *pack, const sq_re
 static void SQ_FN(local)(int order, int64_t n, const sq_real_t *pack, const sq_real_t *tint, const sq_real_t *star,
                          const sq_real_t *flux_local, sq_real_t *dofs) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
-  sq_real_t tmp[SQ_MAXB9];
+  sq_real_t tmp[SQ_MAXB9], update[SQ_MAXB9];
   for (int64_t e = 0; e < n; ++e) {
     const sq_real_t *ti = tint + e * nq;
     sq_real_t *q = dofs + e * nq;
+    /* sum the update first and round it onto the dofs once: the increment is much smaller than the
+     * state, so this keeps single-precision round-off well below the discretisation error */
+    memset(update, 0, nq * sizeof(sq_real_t));
     for (int d = 0; d < 3; ++d) {
       SQ_FN(rmul9)(B, B, ti, star + e * 243 + d * 81, tmp);
-      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_KVOL + d) * BB, tmp, (sq_real_t)1, q);
+      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_KVOL + d) * BB, tmp, (sq_real_t)1, update);
     }
     for (int j = 0; j < 4; ++j) {
       SQ_FN(rmul9)(B, B, ti, flux_local + e * 324 + j * 81, tmp);
-      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_FLOCAL + j) * BB, tmp, (sq_real_t)-1, q);
+      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_FLOCAL + j) * BB, tmp, (sq_real_t)-1, update);
     }
+    for (int k = 0; k < nq; ++k) q[k] += update[k];
   }
 }
 
@@ -103,9 +107,10 @@ static void SQ_FN(neighbor)(int order, int64_t n, const sq_real_t *pack, const s
                             const sq_real_t *flux_nb, const void *const *nb_data, const double *nb_t0,
                             const double *nb_t1, sq_real_t *dofs) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
-  sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9];
+  sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9];
   for (int64_t e = 0; e < n; ++e) {
     sq_real_t *q = dofs + e * nq;
+    memset(update, 0, nq * sizeof(sq_real_t)); /* one rounding onto the dofs, as in local */
     for (int j = 0; j < 4; ++j) {
       const sq_face_link *ln = links + e * 4 + j;
       const sq_real_t *src;
@@ -118,8 +123,9 @@ static void SQ_FN(neighbor)(int order, int64_t n, const sq_real_t *pack, const s
         src = integ;
       }
       SQ_FN(rmul9)(B, B, src, flux_nb + e * 324 + j * 81, tmp);
-      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_FNB + ln->flux) * BB, tmp, (sq_real_t)-1, q);
+      SQ_FN(lmul)(B, B, B, pack + (SQ_PACK_FNB + ln->flux) * BB, tmp, (sq_real_t)-1, update);
     }
+    for (int k = 0; k < nq; ++k) q[k] += update[k];
   }
 }
 

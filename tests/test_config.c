@@ -399,7 +399,7 @@ END_TEST
 START_TEST(test_unknown_section) {
   EXPECT_ERROR(MESH MATS "equation:\n  end_time: 1\n", "test.yaml:5: key 'equation'",
                "unknown section; did you mean 'equations'?");
-  EXPECT_ERROR(BASE "sources:\n  - {}\n", "test.yaml:7: key 'sources'", "unknown section",
+  EXPECT_ERROR(BASE "frobnicate:\n  - {}\n", "test.yaml:7: key 'frobnicate'", "unknown section",
                "valid sections at the top level are: mesh, materials");
   /* a key one level too high */
   EXPECT_ERROR(BASE "order: 3\n", "test.yaml:7: key 'order'", "did you mean 'equations.order'?");

@@ -4,7 +4,9 @@
 # measures the GPU's ceilings, runs tests/test_cuda, the proxy benchmarks (GTS order 6, a sweep
 # over sizes, orders and precisions, the CPU codelets, CPU+GPU schedulers), writes full logs to
 # $OUT (or /tmp/sq-device) and prints a summary table last.
-# SQ_DEVICE_QUICK=1 runs only the peaks, the test and one proxy point.
+# SQ_DEVICE_MODE=quick runs only the peaks, the test and one proxy point; SQ_DEVICE_MODE=short adds
+# the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
+# SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
 ROOT=$(pwd)
 CARRY=$ROOT/.deps/carry
@@ -62,8 +64,12 @@ proxy() { # proxy LOGNAME TIMEOUT ARGS...
   timeout "$(limit "$limit")" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
 }
 
-if [ "${SQ_DEVICE_QUICK:-0}" = 1 ]; then
+MODE=${SQ_DEVICE_MODE:-full}
+if [ "$MODE" = quick ]; then
   proxy proxy_o6.log 120 512k 0 all 6 single gpu
+elif [ "$MODE" = short ]; then
+  proxy proxy_o6.log 90 512k 0 all,ader,local,neighbor,predict 6 single gpu
+  SQ_PROXY_SECONDS=0.25 proxy sweep.log 90 64k 0 all 2-7 single,double gpu
 else
   # target: GTS, order 6, single precision, >= 512k elements, GPU only; each kernel alone too
   proxy proxy_o6.log 120 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
