@@ -24,9 +24,9 @@ struct sq_outputs {
   sq_receiver_writer *rec;
   sq_xdmf_writer *wave, *surf;
   sq_surface *surface;
-  int nfield, field[9];      /* wavefield quantities */
-  int nsurf, surf_field[9];  /* surface quantities */
-  double *values[9];         /* scratch, one per quantity */
+  int nfield, field[9];     /* wavefield quantities */
+  int nsurf, surf_field[9]; /* surface quantities */
+  double *values[9];        /* scratch, one per quantity */
   char ckpt[SQ_PATH_MAX + 300];
 };
 
@@ -34,10 +34,12 @@ static int mkdir_p(const char *path) {
   char buf[SQ_PATH_MAX];
   snprintf(buf, sizeof(buf), "%s", path);
   for (char *p = buf + 1; *p; ++p) {
-    if (*p != '/') continue;
+    if (*p != '/')
+      continue;
     *p = 0;
     if (mkdir(buf, 0777) && errno != EEXIST)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf, strerror(errno));
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf,
+                      strerror(errno));
     *p = '/';
   }
   if (mkdir(buf, 0777) && errno != EEXIST)
@@ -54,7 +56,8 @@ static void energies(const sq_sim *s, double e[3]) {
   double split[2];
   e[0] = sq_sim_energy(s);
   sq_fields_energy(s->disc, &split[0], &split[1]);
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (s->nranks > 1)
+    MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   e[1] = split[0];
   e[2] = split[1];
 }
@@ -62,7 +65,8 @@ static void energies(const sq_sim *s, double e[3]) {
 static int energy_row(sq_outputs *o) {
   double e[3];
   energies(o->s, e);
-  if (!o->energy) return SQ_SUCCESS;
+  if (!o->energy)
+    return SQ_SUCCESS;
   fprintf(o->energy, "%.10e,%.10e,%.10e,%.10e\n", o->s->time, e[0], e[1], e[2]);
   fflush(o->energy);
   SQ_CHECK(!ferror(o->energy), SQ_ERR_IO, "cannot write the energy file in '%s'", o->cfg->output_dir);
@@ -77,8 +81,10 @@ static int snapshots(sq_outputs *o) {
   if (o->wave) {
     for (int i = 0; i < o->nfield; ++i) {
       names[i] = sq_quantity_names[o->field[i]];
-      if (o->cfg->output_vertex) sq_fields_vertex_values(d, o->field[i], o->values[i]);
-      else sq_fields_cell_average(d, o->field[i], o->values[i]);
+      if (o->cfg->output_vertex)
+        sq_fields_vertex_values(d, o->field[i], o->values[i]);
+      else
+        sq_fields_cell_average(d, o->field[i], o->values[i]);
       vals[i] = o->values[i];
     }
     SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals,
@@ -98,11 +104,13 @@ static int snapshots(sq_outputs *o) {
 /* Write the receiver samples before the current time. */
 static int flush_receivers(sq_outputs *o) {
   sq_receiver_set *r = o->s->receivers;
-  if (!r || !o->rec) return SQ_SUCCESS;
+  if (!r || !o->rec)
+    return SQ_SUCCESS;
   int64_t jb, je;
   sq_receiver_samples_in(r->interval, 0.0, o->s->time, &jb, &je);
   const int64_t count = je - r->first;
-  if (count <= 0) return SQ_SUCCESS;
+  if (count <= 0)
+    return SQ_SUCCESS;
   SQ_CALL(sq_receiver_writer_append(o->rec, r->first, count, r->samples));
   sq_receiver_set_consume(r, count);
   return SQ_SUCCESS;
@@ -110,7 +118,8 @@ static int flush_receivers(sq_outputs *o) {
 
 static int checkpoint(sq_outputs *o, int64_t done) {
   const sq_sim *s = o->s;
-  SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "checkpoints of MPI runs are not supported yet (%d ranks)", s->nranks);
+  SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "checkpoints of MPI runs are not supported yet (%d ranks)",
+           s->nranks);
   const sq_checkpoint_info info = {.time = s->time,
                                    .dt = o->dt,
                                    .plan_t0 = s->plan_t0,
@@ -125,11 +134,13 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                    .wavefield_steps = sq_xdmf_count(o->wave),
                                    .surface_steps = sq_xdmf_count(o->surf)};
   SQ_CALL(sq_checkpoint_write(o->ckpt, s->disc, &info));
-  if (sq_verbosity >= 2) fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
+  if (sq_verbosity >= 2)
+    fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
   return SQ_SUCCESS;
 }
 
-int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out) {
+int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart,
+                    sq_outputs **out) {
   sq_outputs *o;
   SQ_CALL(SQ_CALLOC(o, 1));
   *out = o;
@@ -143,8 +154,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->flush_every = every(cfg->receiver_flush, dt, 0);
   o->ckpt_every = every(cfg->checkpoint_interval, dt, 0);
   SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1, SQ_ERR_INPUT,
-           "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet", cfg->path,
-           s->nranks);
+           "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet",
+           cfg->path, s->nranks);
   if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
@@ -154,51 +165,65 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   char path[SQ_PATH_MAX + 300];
   snprintf(path, sizeof(path), "%s/%s-energy.csv", cfg->output_dir, cfg->output_prefix);
   if (o->root) {
-    if (restart) SQ_CALL(sq_text_truncate(path, 1, restart->energy_rows));
+    if (restart)
+      SQ_CALL(sq_text_truncate(path, 1, restart->energy_rows));
     o->energy = fopen(path, restart ? "a" : "w");
-    if (!o->energy) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
-    if (!restart) fprintf(o->energy, "time,energy,kinetic,elastic\n");
+    if (!o->energy)
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
+    if (!restart)
+      fprintf(o->energy, "time,energy,kinetic,elastic\n");
   }
   o->energy_rows = restart ? restart->energy_rows : 0;
-  if (!restart) SQ_CALL(energy_row(o));
+  if (!restart)
+    SQ_CALL(energy_row(o));
   /* receivers: each rank writes the receivers in its cells; one HDF5 file needs one rank for now */
   if (s->receivers) {
     const int hdf5 = cfg->receiver_hdf5 && s->nranks == 1;
     if (cfg->receiver_hdf5 && s->nranks > 1 && o->root)
-      fprintf(stderr, "starquake: warning: the receivers' HDF5 file is not written by MPI runs yet; the text files are\n");
+      fprintf(stderr, "starquake: warning: the receivers' HDF5 file is not written by MPI runs yet; the text "
+                      "files are\n");
     SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
                                     s->receivers->owned, s->receivers->interval, hdf5,
                                     restart ? restart->receiver_samples : -1, &o->rec));
   }
   /* snapshots */
   for (int p = 0; p < 9; ++p)
-    if (cfg->output_fields & (1 << p)) o->field[o->nfield++] = p;
+    if (cfg->output_fields & (1 << p))
+      o->field[o->nfield++] = p;
   if (cfg->output_surface) {
-    for (int i = 0; i < o->nfield; ++i) o->surf_field[o->nsurf++] = o->field[i];
+    for (int i = 0; i < o->nfield; ++i)
+      o->surf_field[o->nsurf++] = o->field[i];
     if (o->nsurf == 0)
-      for (int p = 6; p < 9; ++p) o->surf_field[o->nsurf++] = p;
+      for (int p = 6; p < 9; ++p)
+        o->surf_field[o->nsurf++] = p;
   }
   const int want = cfg->output_format == SQ_OUTPUT_XDMF && (o->nfield > 0 || cfg->output_surface);
   if (want && s->nranks > 1) {
-    if (o->root) fprintf(stderr, "starquake: warning: wavefield and surface snapshots are not written by MPI runs yet\n");
+    if (o->root)
+      fprintf(stderr,
+              "starquake: warning: wavefield and surface snapshots are not written by MPI runs yet\n");
   } else if (want) {
     const sq_mesh *m = s->mesh;
     const int64_t nval = m->ncell > m->nvert ? m->ncell : m->nvert;
-    for (int i = 0; i < 9; ++i) SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
+    for (int i = 0; i < 9; ++i)
+      SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
     if (o->nfield > 0)
       SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert, m->vert, m->ncell, 4,
                            m->cell_vert, restart ? restart->wavefield_steps : -1, &o->wave));
     if (cfg->output_surface) {
       SQ_CALL(sq_surface_create(m, &o->surface));
-      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert, m->vert, o->surface->nface, 3,
-                           o->surface->tri, restart ? restart->surface_steps : -1, &o->surf));
+      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert, m->vert,
+                           o->surface->nface, 3, o->surface->tri, restart ? restart->surface_steps : -1,
+                           &o->surf));
     }
-    if (!restart) SQ_CALL(snapshots(o));
+    if (!restart)
+      SQ_CALL(snapshots(o));
   }
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
-  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(mkdir_p(dir));
+  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0]))
+    SQ_CALL(mkdir_p(dir));
   return SQ_SUCCESS;
 }
 
@@ -206,12 +231,14 @@ int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
   int64_t n = o->nsteps - done;
   const int64_t ev[3] = {o->out_every, o->flush_every, o->ckpt_every};
   for (int k = 0; k < 3; ++k)
-    if (ev[k] > 0 && ev[k] - done % ev[k] < n) n = ev[k] - done % ev[k];
+    if (ev[k] > 0 && ev[k] - done % ev[k] < n)
+      n = ev[k] - done % ev[k];
   return n > 0 ? n : 1;
 }
 
 int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n) {
-  if (!o->s->receivers) return SQ_SUCCESS;
+  if (!o->s->receivers)
+    return SQ_SUCCESS;
   return sq_receiver_set_reserve(o->s->receivers, sq_sim_time_at(o->s, done + n));
 }
 
@@ -224,11 +251,14 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
   const int ckpt = !last && (stop || (o->ckpt_every > 0 && done % o->ckpt_every == 0));
   const sq_receiver_set *r = o->s->receivers;
   const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
-  if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0)) SQ_CALL(flush_receivers(o));
+  if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0))
+    SQ_CALL(flush_receivers(o));
   if (ckpt) {
-    if (o->energy) fflush(o->energy);
+    if (o->energy)
+      fflush(o->energy);
     SQ_CALL(checkpoint(o, done));
-    if (ckpt_path) *ckpt_path = o->ckpt;
+    if (ckpt_path)
+      *ckpt_path = o->ckpt;
   }
   return SQ_SUCCESS;
 }
@@ -236,7 +266,8 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
 size_t sq_outputs_memory(const sq_outputs *o) {
   size_t bytes = 0;
   const sq_receiver_set *r = o->s->receivers;
-  if (r) bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
+  if (r)
+    bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
   if (o->values[0]) {
     const sq_mesh *m = o->s->mesh;
     bytes += 9 * sizeof(double) * (size_t)(m->ncell > m->nvert ? m->ncell : m->nvert);
@@ -245,13 +276,16 @@ size_t sq_outputs_memory(const sq_outputs *o) {
 }
 
 void sq_outputs_close(sq_outputs *o) {
-  if (!o) return;
-  if (o->energy) fclose(o->energy);
+  if (!o)
+    return;
+  if (o->energy)
+    fclose(o->energy);
   sq_receiver_writer_close(o->rec);
   sq_xdmf_close(o->wave);
   sq_xdmf_close(o->surf);
   sq_surface_destroy(o->surface);
-  for (int i = 0; i < 9; ++i) SQ_FREE(o->values[i]);
+  for (int i = 0; i < 9; ++i)
+    SQ_FREE(o->values[i]);
   SQ_FREE(o);
 }
 
@@ -270,8 +304,9 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
            "restart with the configuration that wrote it",
            path, t_end, s->cfg.path, want);
   SQ_CHECK(info->steps >= 0 && info->steps < info->nsteps, SQ_ERR_INPUT,
-           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path, (long long)info->steps,
-           (long long)info->nsteps);
-  if (s->receivers) s->receivers->first = info->receiver_samples;
+           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path,
+           (long long)info->steps, (long long)info->nsteps);
+  if (s->receivers)
+    s->receivers->first = info->receiver_samples;
   return SQ_SUCCESS;
 }

@@ -15,9 +15,11 @@ static const double sq_pi = 3.14159265358979323846;
 
 /* A file named in the config must be readable: say where it was named. */
 static int check_readable(const sq_config *c, int line, const char *key, const char *file) {
-  if (access(file, R_OK) == 0) return SQ_SUCCESS;
+  if (access(file, R_OK) == 0)
+    return SQ_SUCCESS;
   if (line <= 0)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s: %s: cannot read '%s': %s", c->path, key, file, strerror(errno));
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s: %s: cannot read '%s': %s", c->path, key, file,
+                    strerror(errno));
   return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s:%d: %s: cannot read '%s': %s", c->path, line, key, file,
                   strerror(errno));
 }
@@ -80,10 +82,12 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
 int sq_sim_points_create(sq_sim *s) {
   const sq_config *c = &s->cfg;
   const int has_receivers = c->nreceivers > 0 || c->receiver_file[0];
-  if (c->nsources == 0 && !has_receivers) return SQ_SUCCESS;
+  if (c->nsources == 0 && !has_receivers)
+    return SQ_SUCCESS;
   SQ_CHECK(!s->serial, SQ_ERR_INPUT,
            "%s: point sources and receivers run as tasks of the runtime; drop --serial to use them", c->path);
-  for (int i = 0; i < c->nsources; ++i) SQ_CALL(source_from_config(c, i, &s->sources));
+  for (int i = 0; i < c->nsources; ++i)
+    SQ_CALL(source_from_config(c, i, &s->sources));
   sq_locator *loc;
   SQ_CALL(sq_locator_create(s->mesh, &loc));
   int ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
@@ -92,13 +96,15 @@ int sq_sim_points_create(sq_sim *s) {
     double *xf = NULL;
     if (c->receiver_file[0]) {
       ierr = check_readable(c, 0, "receivers.file", c->receiver_file);
-      if (!ierr) ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
+      if (!ierr)
+        ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
     }
     const int n = c->nreceivers + nfile;
     double *x = ierr ? NULL : malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
     char **origin = ierr ? NULL : calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
     char *names = ierr ? NULL : malloc((size_t)(n > 0 ? n : 1) * 160);
-    if (!ierr && (!x || !origin || !names)) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
+    if (!ierr && (!x || !origin || !names))
+      ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
     for (int i = 0; !ierr && i < n; ++i) {
       origin[i] = names + 160 * (size_t)i;
       if (i < c->nreceivers) {
@@ -123,9 +129,12 @@ int sq_sim_points_create(sq_sim *s) {
 }
 
 int sq_sim_points_attach(sq_sim *s) {
-  if (!s->rt) return SQ_SUCCESS;
-  if (s->source_set && s->source_set->n > 0) SQ_CALL(sq_runtime_attach_sources(s->rt, s->source_set));
-  if (s->receivers) SQ_CALL(sq_runtime_attach_receivers(s->rt, s->receivers));
+  if (!s->rt)
+    return SQ_SUCCESS;
+  if (s->source_set && s->source_set->n > 0)
+    SQ_CALL(sq_runtime_attach_sources(s->rt, s->source_set));
+  if (s->receivers)
+    SQ_CALL(sq_runtime_attach_receivers(s->rt, s->receivers));
   return SQ_SUCCESS;
 }
 

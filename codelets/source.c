@@ -48,21 +48,26 @@ static struct starpu_codelet source_cl = {
 
 int sq_runtime_attach_sources(sq_runtime *rt, const sq_source_set *set) {
   rt->sources = set;
-  if (!set) return SQ_SUCCESS;
+  if (!set)
+    return SQ_SUCCESS;
   SQ_CALL(SQ_CALLOC(rt->source_points, rt->disc->ntile));
   for (int t = 0; t < rt->disc->ntile; ++t) {
     const int n = sq_source_set_count(set, t);
-    if (n == 0) continue;
+    if (n == 0)
+      continue;
     starpu_vector_data_register(&rt->source_points[t], STARPU_MAIN_RAM,
-                                (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n, sizeof(sq_source_point));
+                                (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n,
+                                sizeof(sq_source_point));
   }
   return SQ_SUCCESS;
 }
 
 void sq_runtime_detach_sources(sq_runtime *rt) {
-  if (!rt->source_points) return;
+  if (!rt->source_points)
+    return;
   for (int t = 0; t < rt->disc->ntile; ++t)
-    if (rt->source_points[t]) starpu_data_unregister(rt->source_points[t]);
+    if (rt->source_points[t])
+      starpu_data_unregister(rt->source_points[t]);
   SQ_FREE(rt->source_points);
   rt->sources = NULL;
 }
@@ -71,7 +76,8 @@ int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile) {
   return rt->source_points && rt->source_points[tile];
 }
 
-int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode, int priority) {
+int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode,
+                     int priority) {
   const sq_disc *d = rt->disc;
   const sq_tile *tl = &d->tile[tile];
   const int n = sq_source_set_count(rt->sources, tile), order = d->opt.order;
@@ -89,13 +95,18 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
   /* the time function over [t0, t0 + dt], evaluated here: the task only does arithmetic */
   sq_source_set_coefficients(rt->sources, tile, t0, dt, order, a->coef);
   struct starpu_data_descr descr[SRC_FIRST_OPTIONAL + 2] = {
-      [SRC_PACK] = {rt->pack, STARPU_R},          [SRC_STAR] = {rt->star[tile], STARPU_R},
-      [SRC_FLUX] = {rt->flux_local[tile], STARPU_R}, [SRC_POINTS] = {rt->source_points[tile], STARPU_R},
-      [SRC_DOFS] = {rt->dofs[tile], STARPU_RW},   [SRC_TINT] = {rt->tint[tile], STARPU_RW},
+      [SRC_PACK] = {rt->pack, STARPU_R},
+      [SRC_STAR] = {rt->star[tile], STARPU_R},
+      [SRC_FLUX] = {rt->flux_local[tile], STARPU_R},
+      [SRC_POINTS] = {rt->source_points[tile], STARPU_R},
+      [SRC_DOFS] = {rt->dofs[tile], STARPU_RW},
+      [SRC_TINT] = {rt->tint[tile], STARPU_RW},
   };
   int nbuf = SRC_FIRST_OPTIONAL;
-  if (a->has_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};
-  if (a->has_buffer) descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
+  if (a->has_derivs)
+    descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};
+  if (a->has_buffer)
+    descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
   int ret = starpu_task_insert(&source_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting source task for tile %d failed (%d)", tile, ret);

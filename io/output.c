@@ -26,23 +26,29 @@ static void h5_quiet_begin(h5_quiet *q) {
   H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
-static void h5_quiet_end(const h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+static void h5_quiet_end(const h5_quiet *q) {
+  H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
 
 static int h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
   hid_t space = H5Screate(H5S_SCALAR);
-  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  if (H5Aexists(obj, name) > 0)
+    H5Adelete(obj, name);
   hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   herr_t st = a >= 0 ? H5Awrite(a, type, value) : -1;
-  if (a >= 0) H5Aclose(a);
+  if (a >= 0)
+    H5Aclose(a);
   H5Sclose(space);
   return st < 0 ? -1 : 0;
 }
 
 static int h5_attr_read(hid_t obj, const char *name, hid_t type, void *value) {
-  if (H5Aexists(obj, name) <= 0) return -1;
+  if (H5Aexists(obj, name) <= 0)
+    return -1;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   herr_t st = a >= 0 ? H5Aread(a, type, value) : -1;
-  if (a >= 0) H5Aclose(a);
+  if (a >= 0)
+    H5Aclose(a);
   return st < 0 ? -1 : 0;
 }
 
@@ -55,12 +61,15 @@ static int h5_attr_string(hid_t obj, const char *name, const char *value) {
 }
 
 /** Write a whole dataset of @p rank dims (created, replacing one of the same name). */
-static int h5_write_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data) {
-  if (H5Lexists(loc, name, H5P_DEFAULT) > 0) H5Ldelete(loc, name, H5P_DEFAULT);
+static int h5_write_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                            const void *data) {
+  if (H5Lexists(loc, name, H5P_DEFAULT) > 0)
+    H5Ldelete(loc, name, H5P_DEFAULT);
   hid_t space = H5Screate_simple(rank, dims, NULL);
   hid_t set = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   herr_t st = set >= 0 ? H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
-  if (set >= 0) H5Dclose(set);
+  if (set >= 0)
+    H5Dclose(set);
   H5Sclose(space);
   return st < 0 ? -1 : 0;
 }
@@ -69,18 +78,22 @@ static int h5_write_dataset(hid_t loc, const char *name, hid_t type, int rank, c
 static int h5_append(hid_t set, hid_t type, int rank, int64_t at, int64_t count, const void *data) {
   hsize_t dims[3], start[3] = {0, 0, 0}, cnt[3];
   hid_t space = H5Dget_space(set);
-  if (space < 0) return -1;
+  if (space < 0)
+    return -1;
   H5Sget_simple_extent_dims(space, dims, NULL);
   H5Sclose(space);
   dims[0] = (hsize_t)(at + count);
-  if (H5Dset_extent(set, dims) < 0) return -1;
+  if (H5Dset_extent(set, dims) < 0)
+    return -1;
   space = H5Dget_space(set);
   start[0] = (hsize_t)at;
   cnt[0] = (hsize_t)count;
-  for (int r = 1; r < rank; ++r) cnt[r] = dims[r];
+  for (int r = 1; r < rank; ++r)
+    cnt[r] = dims[r];
   hid_t mem = H5Screate_simple(rank, cnt, NULL);
   herr_t st = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
-  if (st >= 0) st = H5Dwrite(set, type, mem, space, H5P_DEFAULT, data);
+  if (st >= 0)
+    st = H5Dwrite(set, type, mem, space, H5P_DEFAULT, data);
   H5Sclose(mem);
   H5Sclose(space);
   return st < 0 ? -1 : 0;
@@ -90,20 +103,24 @@ static int h5_append(hid_t set, hid_t type, int rank, int64_t at, int64_t count,
 
 int sq_text_truncate(const char *path, int64_t header, int64_t rows) {
   FILE *f = fopen(path, "r");
-  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open '%s' to continue it: %s", path, strerror(errno));
+  if (!f)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open '%s' to continue it: %s", path,
+                    strerror(errno));
   const int64_t want = header + rows;
   int64_t lines = 0, offset = 0;
   int c;
   while (lines < want && (c = fgetc(f)) != EOF) {
     ++offset;
-    if (c == '\n') ++lines;
+    if (c == '\n')
+      ++lines;
   }
   fclose(f);
   if (lines < want)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "'%s' holds %lld complete data rows, but the checkpoint counts %lld; was it changed after the "
-                    "checkpoint was written?",
-                    path, (long long)(lines > header ? lines - header : 0), (long long)rows);
+    return sq_error(
+        SQ_ERR_INPUT, __FILE__, __LINE__,
+        "'%s' holds %lld complete data rows, but the checkpoint counts %lld; was it changed after the "
+        "checkpoint was written?",
+        path, (long long)(lines > header ? lines - header : 0), (long long)rows);
   if (truncate(path, (off_t)offset))
     return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot truncate '%s': %s", path, strerror(errno));
   return SQ_SUCCESS;
@@ -125,14 +142,18 @@ enum { RECEIVER_HEADER_LINES = 5 };
 
 static int receiver_text_create(const char *path, int number, const double x[3]) {
   FILE *f = fopen(path, "w");
-  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
+  if (!f)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path,
+                    strerror(errno));
   fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d\"\n", number);
   fprintf(f, "VARIABLES = \"Time\"");
-  for (int p = 0; p < 9; ++p) fprintf(f, ",\"%s\"", sq_quantity_names[p]);
+  for (int p = 0; p < 9; ++p)
+    fprintf(f, ",\"%s\"", sq_quantity_names[p]);
   fprintf(f, "\n# x1 % .16E\n# x2 % .16E\n# x3 % .16E\n", x[0], x[1], x[2]);
   const int bad = ferror(f);
   if (fclose(f) || bad)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path,
+                    strerror(errno));
   return SQ_SUCCESS;
 }
 
@@ -145,7 +166,8 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
     const hsize_t pd[2] = {(hsize_t)n, 3};
     st = h5_write_dataset(file, "points", H5T_NATIVE_DOUBLE, 2, pd, x);
   }
-  const int64_t chunk_rows = n * 9 > 0 && 16384 / (n * 9) > 1 ? (16384 / (n * 9) < 256 ? 16384 / (n * 9) : 256) : 1;
+  const int64_t chunk_rows =
+      n * 9 > 0 && 16384 / (n * 9) > 1 ? (16384 / (n * 9) < 256 ? 16384 / (n * 9) : 256) : 1;
   for (int k = 0; k < 2 && !st; ++k) {
     const int rank = k == 0 ? 1 : 3;
     const hsize_t dims[3] = {0, (hsize_t)n, 9}, maxd[3] = {H5S_UNLIMITED, (hsize_t)n, 9};
@@ -153,17 +175,23 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
     hid_t space = H5Screate_simple(rank, dims, maxd);
     hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(plist, rank, chunk);
-    hid_t set = H5Dcreate2(file, k == 0 ? "time" : "data", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
+    hid_t set =
+        H5Dcreate2(file, k == 0 ? "time" : "data", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
     st = set < 0 ? -1 : 0;
-    if (set >= 0) H5Dclose(set);
+    if (set >= 0)
+      H5Dclose(set);
     H5Pclose(plist);
     H5Sclose(space);
   }
-  if (!st) st = h5_attr_write(file, "interval", H5T_NATIVE_DOUBLE, &interval);
-  if (!st) st = h5_attr_string(file, "variables", "s_xx s_yy s_zz s_xy s_yz s_xz v1 v2 v3");
-  if (file >= 0 && H5Fclose(file) < 0) st = -1;
+  if (!st)
+    st = h5_attr_write(file, "interval", H5T_NATIVE_DOUBLE, &interval);
+  if (!st)
+    st = h5_attr_string(file, "variables", "s_xx s_yy s_zz s_xy s_yz s_xz v1 v2 v3");
+  if (file >= 0 && H5Fclose(file) < 0)
+    st = -1;
   h5_quiet_end(&q);
-  if (st) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create the receiver file '%s'", path);
+  if (st)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create the receiver file '%s'", path);
   return SQ_SUCCESS;
 }
 
@@ -176,21 +204,28 @@ static int receiver_h5_cut(const char *path, int n, int64_t keep) {
     hid_t set = H5Dopen2(file, k == 0 ? "time" : "data", H5P_DEFAULT);
     hsize_t dims[3] = {0, 0, 0};
     hid_t space = set >= 0 ? H5Dget_space(set) : -1;
-    if (space < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 || (k == 1 && dims[1] != (hsize_t)n)) st = -1;
-    if (!st && dims[0] < (hsize_t)keep) short_file = 1, st = -1;
+    if (space < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 || (k == 1 && dims[1] != (hsize_t)n))
+      st = -1;
+    if (!st && dims[0] < (hsize_t)keep)
+      short_file = 1, st = -1;
     dims[0] = (hsize_t)keep;
-    if (!st && H5Dset_extent(set, dims) < 0) st = -1;
-    if (space >= 0) H5Sclose(space);
-    if (set >= 0) H5Dclose(set);
+    if (!st && H5Dset_extent(set, dims) < 0)
+      st = -1;
+    if (space >= 0)
+      H5Sclose(space);
+    if (set >= 0)
+      H5Dclose(set);
   }
-  if (file >= 0 && H5Fclose(file) < 0) st = -1;
+  if (file >= 0 && H5Fclose(file) < 0)
+    st = -1;
   h5_quiet_end(&q);
   if (short_file)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "'%s' holds fewer than the %lld samples the checkpoint counts",
-                    path, (long long)keep);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "'%s' holds fewer than the %lld samples the checkpoint counts", path, (long long)keep);
   if (st)
     return sq_error(SQ_ERR_IO, __FILE__, __LINE__,
-                    "cannot continue the receiver file '%s' (missing, unreadable, or not %d receivers)", path, n);
+                    "cannot continue the receiver file '%s' (missing, unreadable, or not %d receivers)", path,
+                    n);
   return SQ_SUCCESS;
 }
 
@@ -207,38 +242,48 @@ int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const do
   SQ_CALL(SQ_CALLOC(w->owned, n > 0 ? n : 1));
   for (int i = 0; i < n; ++i) {
     w->owned[i] = owned ? owned[i] : 1;
-    if (!w->owned[i]) continue;
+    if (!w->owned[i])
+      continue;
     SQ_CALL(SQ_CALLOC(w->text[i], SQ_OUT_PATH));
     snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%05d.dat", dir, prefix, i + 1);
-    if (keep < 0) SQ_CALL(receiver_text_create(w->text[i], i + 1, &x[3 * i]));
-    else SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
+    if (keep < 0)
+      SQ_CALL(receiver_text_create(w->text[i], i + 1, &x[3 * i]));
+    else
+      SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
   }
   if (hdf5) {
     snprintf(w->h5, sizeof(w->h5), "%s/%s-receivers.h5", dir, prefix);
-    if (keep < 0) SQ_CALL(receiver_h5_create(w->h5, n, x, interval));
-    else SQ_CALL(receiver_h5_cut(w->h5, n, keep));
+    if (keep < 0)
+      SQ_CALL(receiver_h5_create(w->h5, n, x, interval));
+    else
+      SQ_CALL(receiver_h5_cut(w->h5, n, keep));
   }
   return SQ_SUCCESS;
 }
 
 int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t count, const double *samples) {
-  if (count <= 0 || w->n == 0) return SQ_SUCCESS;
+  if (count <= 0 || w->n == 0)
+    return SQ_SUCCESS;
   SQ_CHECK(first == w->count, SQ_ERR_INTERNAL, "receiver samples out of order: %lld written, next %lld",
            (long long)w->count, (long long)first);
   for (int i = 0; i < w->n; ++i) {
-    if (!w->owned[i]) continue;
+    if (!w->owned[i])
+      continue;
     FILE *f = fopen(w->text[i], "a");
     if (!f)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i], strerror(errno));
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i],
+                      strerror(errno));
     for (int64_t j = 0; j < count; ++j) {
       const double *v = samples + ((size_t)j * w->n + i) * 9;
       fprintf(f, "% .16E", (double)(first + j) * w->interval);
-      for (int p = 0; p < 9; ++p) fprintf(f, " % .16E", v[p]);
+      for (int p = 0; p < 9; ++p)
+        fprintf(f, " % .16E", v[p]);
       fputc('\n', f);
     }
     const int bad = ferror(f);
     if (fclose(f) || bad)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i], strerror(errno));
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i],
+                      strerror(errno));
   }
   if (w->hdf5) {
     h5_quiet q;
@@ -246,13 +291,18 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
     double *times = malloc(sizeof(double) * (size_t)count);
     hid_t file = times ? H5Fopen(w->h5, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
     int st = file < 0 ? -1 : 0;
-    for (int64_t j = 0; times && j < count; ++j) times[j] = (double)(first + j) * w->interval;
+    for (int64_t j = 0; times && j < count; ++j)
+      times[j] = (double)(first + j) * w->interval;
     for (int k = 0; k < 2 && !st; ++k) {
       hid_t set = H5Dopen2(file, k == 0 ? "time" : "data", H5P_DEFAULT);
-      st = set < 0 ? -1 : h5_append(set, H5T_NATIVE_DOUBLE, k == 0 ? 1 : 3, first, count, k == 0 ? times : samples);
-      if (set >= 0) H5Dclose(set);
+      st = set < 0
+               ? -1
+               : h5_append(set, H5T_NATIVE_DOUBLE, k == 0 ? 1 : 3, first, count, k == 0 ? times : samples);
+      if (set >= 0)
+        H5Dclose(set);
     }
-    if (file >= 0 && H5Fclose(file) < 0) st = -1;
+    if (file >= 0 && H5Fclose(file) < 0)
+      st = -1;
     free(times);
     h5_quiet_end(&q);
     SQ_CHECK(!st, SQ_ERR_IO, "cannot append receiver samples to '%s'", w->h5);
@@ -261,11 +311,15 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
   return SQ_SUCCESS;
 }
 
-int64_t sq_receiver_writer_count(const sq_receiver_writer *w) { return w ? w->count : 0; }
+int64_t sq_receiver_writer_count(const sq_receiver_writer *w) {
+  return w ? w->count : 0;
+}
 
 void sq_receiver_writer_close(sq_receiver_writer *w) {
-  if (!w) return;
-  for (int i = 0; i < w->n; ++i) SQ_FREE(w->text[i]);
+  if (!w)
+    return;
+  for (int i = 0; i < w->n; ++i)
+    SQ_FREE(w->text[i]);
   SQ_FREE(w->text);
   SQ_FREE(w->owned);
   SQ_FREE(w);
@@ -288,25 +342,35 @@ static int xdmf_rewrite(const sq_xdmf_writer *w) {
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", w->xdmf);
   FILE *f = fopen(tmp, "w");
-  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", tmp, strerror(errno));
+  if (!f)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", tmp, strerror(errno));
   const char *topo = w->nvert == 4 ? "Tetrahedron" : "Triangle";
-  fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n <Domain>\n");
+  fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n "
+             "<Domain>\n");
   fprintf(f, "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (int64_t k = 0; k < w->count; ++k) {
     fprintf(f, "   <Grid Name=\"step_%06lld\" GridType=\"Uniform\">\n", (long long)k);
     fprintf(f, "    <Time Value=\"%.17g\"/>\n", w->time[k]);
     fprintf(f, "    <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\">\n", topo, (long long)w->ncell);
-    fprintf(f, "     <DataItem NumberType=\"Int\" Precision=\"8\" Format=\"HDF\" Dimensions=\"%lld %d\">%s:/mesh/topology"
-               "</DataItem>\n    </Topology>\n",
+    fprintf(f,
+            "     <DataItem NumberType=\"Int\" Precision=\"8\" Format=\"HDF\" Dimensions=\"%lld "
+            "%d\">%s:/mesh/topology"
+            "</DataItem>\n    </Topology>\n",
             (long long)w->ncell, w->nvert, w->h5base);
-    fprintf(f, "    <Geometry GeometryType=\"XYZ\">\n     <DataItem NumberType=\"Float\" Precision=\"8\" Format=\"HDF\" "
-               "Dimensions=\"%lld 3\">%s:/mesh/geometry</DataItem>\n    </Geometry>\n",
+    fprintf(f,
+            "    <Geometry GeometryType=\"XYZ\">\n     <DataItem NumberType=\"Float\" Precision=\"8\" "
+            "Format=\"HDF\" "
+            "Dimensions=\"%lld 3\">%s:/mesh/geometry</DataItem>\n    </Geometry>\n",
             (long long)w->nnode, w->h5base);
     for (int i = 0; i < w->nfield; ++i)
-      fprintf(f, "    <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n     <DataItem NumberType=\"Float\" "
-                 "Precision=\"8\" Format=\"HDF\" Dimensions=\"%lld\">%s:/step_%06lld/%s</DataItem>\n    </Attribute>\n",
+      fprintf(f,
+              "    <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n     <DataItem "
+              "NumberType=\"Float\" "
+              "Precision=\"8\" Format=\"HDF\" Dimensions=\"%lld\">%s:/step_%06lld/%s</DataItem>\n    "
+              "</Attribute>\n",
               w->field[i], w->center == SQ_XDMF_CELL ? "Cell" : "Node",
-              (long long)(w->center == SQ_XDMF_CELL ? w->ncell : w->nnode), w->h5base, (long long)k, w->field[i]);
+              (long long)(w->center == SQ_XDMF_CELL ? w->ncell : w->nnode), w->h5base, (long long)k,
+              w->field[i]);
     fprintf(f, "   </Grid>\n");
   }
   fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
@@ -335,22 +399,28 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
     hid_t grp = file >= 0 ? H5Gcreate2(file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     const hsize_t gd[2] = {(hsize_t)nnode, 3}, td[2] = {(hsize_t)ncell, (hsize_t)nvert};
     st = grp < 0 ? -1 : 0;
-    if (!st) st = h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node);
-    if (!st) st = h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, topology);
-    if (grp >= 0) H5Gclose(grp);
-    if (file >= 0 && H5Fclose(file) < 0) st = -1;
+    if (!st)
+      st = h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node);
+    if (!st)
+      st = h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, topology);
+    if (grp >= 0)
+      H5Gclose(grp);
+    if (file >= 0 && H5Fclose(file) < 0)
+      st = -1;
   } else {
     /* continue: keep snapshots < keep, drop later ones, recover their times */
     hid_t file = H5Fopen(w->h5, H5F_ACC_RDWR, H5P_DEFAULT);
     st = file < 0 ? -1 : 0;
     w->cap = keep > 16 ? keep : 16;
     w->time = calloc((size_t)w->cap, sizeof(double));
-    if (!w->time) st = -1;
+    if (!w->time)
+      st = -1;
     for (int64_t k = 0; !st; ++k) {
       char g[32];
       snprintf(g, sizeof(g), "step_%06lld", (long long)k);
       if (H5Lexists(file, g, H5P_DEFAULT) <= 0) {
-        if (k < keep) st = -2;
+        if (k < keep)
+          st = -2;
         break;
       }
       if (k >= keep) {
@@ -358,15 +428,18 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
         continue;
       }
       hid_t grp = H5Gopen2(file, g, H5P_DEFAULT);
-      if (grp < 0 || h5_attr_read(grp, "time", H5T_NATIVE_DOUBLE, &w->time[k]) < 0) st = -1;
+      if (grp < 0 || h5_attr_read(grp, "time", H5T_NATIVE_DOUBLE, &w->time[k]) < 0)
+        st = -1;
       if (!st && k == 0) { /* the field list of the series */
         H5G_info_t info;
         H5Gget_info(grp, &info);
         w->nfield = 0;
         for (hsize_t i = 0; i < info.nlinks && w->nfield < 9; ++i) {
           char fname[16];
-          if (H5Lget_name_by_idx(grp, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) < 0 &&
-              H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) < 0)
+          if (H5Lget_name_by_idx(grp, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, fname, sizeof(fname),
+                                 H5P_DEFAULT) < 0 &&
+              H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) <
+                  0)
             continue;
           snprintf(w->field[w->nfield++], sizeof(w->field[0]), "%s", fname);
         }
@@ -374,22 +447,25 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
         h5_attr_read(grp, "center", H5T_NATIVE_INT, &center);
         w->center = center ? SQ_XDMF_NODE : SQ_XDMF_CELL;
       }
-      if (grp >= 0) H5Gclose(grp);
+      if (grp >= 0)
+        H5Gclose(grp);
     }
     w->count = st ? 0 : keep;
-    if (file >= 0 && H5Fclose(file) < 0 && !st) st = -1;
+    if (file >= 0 && H5Fclose(file) < 0 && !st)
+      st = -1;
   }
   h5_quiet_end(&q);
   if (st == -2)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "'%s' holds fewer than the %lld snapshots the checkpoint counts",
-                    w->h5, (long long)keep);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "'%s' holds fewer than the %lld snapshots the checkpoint counts", w->h5, (long long)keep);
   SQ_CHECK(!st, SQ_ERR_IO, "cannot %s the snapshot file '%s'", keep < 0 ? "create" : "continue", w->h5);
-  if (keep >= 0) SQ_CALL(xdmf_rewrite(w));
+  if (keep >= 0)
+    SQ_CALL(xdmf_rewrite(w));
   return SQ_SUCCESS;
 }
 
-int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names, const double *const *values,
-                  sq_xdmf_center center) {
+int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names,
+                  const double *const *values, sq_xdmf_center center) {
   SQ_CHECK(nfield >= 0 && nfield <= 9, SQ_ERR_INTERNAL, "at most 9 fields per snapshot");
   if (w->count == w->cap) {
     const int64_t cap = w->cap ? 2 * w->cap : 16;
@@ -400,44 +476,57 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
   }
   w->nfield = nfield;
   w->center = center;
-  for (int i = 0; i < nfield; ++i) snprintf(w->field[i], sizeof(w->field[i]), "%s", names[i]);
+  for (int i = 0; i < nfield; ++i)
+    snprintf(w->field[i], sizeof(w->field[i]), "%s", names[i]);
   h5_quiet q;
   h5_quiet_begin(&q);
   hid_t file = H5Fopen(w->h5, H5F_ACC_RDWR, H5P_DEFAULT);
   char g[32];
   snprintf(g, sizeof(g), "step_%06lld", (long long)w->count);
-  if (file >= 0 && H5Lexists(file, g, H5P_DEFAULT) > 0) H5Ldelete(file, g, H5P_DEFAULT);
+  if (file >= 0 && H5Lexists(file, g, H5P_DEFAULT) > 0)
+    H5Ldelete(file, g, H5P_DEFAULT);
   hid_t plist = H5Pcreate(H5P_GROUP_CREATE);
   H5Pset_link_creation_order(plist, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
   hid_t grp = file >= 0 ? H5Gcreate2(file, g, H5P_DEFAULT, plist, H5P_DEFAULT) : -1;
   H5Pclose(plist);
   int st = grp < 0 ? -1 : 0;
   const hsize_t dim = (hsize_t)(center == SQ_XDMF_CELL ? w->ncell : w->nnode);
-  for (int i = 0; i < nfield && !st; ++i) st = h5_write_dataset(grp, names[i], H5T_NATIVE_DOUBLE, 1, &dim, values[i]);
+  for (int i = 0; i < nfield && !st; ++i)
+    st = h5_write_dataset(grp, names[i], H5T_NATIVE_DOUBLE, 1, &dim, values[i]);
   const int c = center;
-  if (!st) st = h5_attr_write(grp, "time", H5T_NATIVE_DOUBLE, &time);
-  if (!st) st = h5_attr_write(grp, "center", H5T_NATIVE_INT, &c);
-  if (grp >= 0) H5Gclose(grp);
-  if (file >= 0 && H5Fclose(file) < 0) st = -1;
+  if (!st)
+    st = h5_attr_write(grp, "time", H5T_NATIVE_DOUBLE, &time);
+  if (!st)
+    st = h5_attr_write(grp, "center", H5T_NATIVE_INT, &c);
+  if (grp >= 0)
+    H5Gclose(grp);
+  if (file >= 0 && H5Fclose(file) < 0)
+    st = -1;
   h5_quiet_end(&q);
   SQ_CHECK(!st, SQ_ERR_IO, "cannot write snapshot %lld to '%s'", (long long)w->count, w->h5);
   w->time[w->count++] = time;
   return xdmf_rewrite(w);
 }
 
-int64_t sq_xdmf_count(const sq_xdmf_writer *w) { return w ? w->count : 0; }
+int64_t sq_xdmf_count(const sq_xdmf_writer *w) {
+  return w ? w->count : 0;
+}
 
 void sq_xdmf_close(sq_xdmf_writer *w) {
-  if (!w) return;
+  if (!w)
+    return;
   free(w->time);
   SQ_FREE(w);
 }
 
 /* ---- checkpoints ------------------------------------------------------------------------------ */
 
-#define CK_I64(name, field) {name, H5T_NATIVE_INT64, offsetof(sq_checkpoint_info, field)}
-#define CK_F64(name, field) {name, H5T_NATIVE_DOUBLE, offsetof(sq_checkpoint_info, field)}
-#define CK_INT(name, field) {name, H5T_NATIVE_INT, offsetof(sq_checkpoint_info, field)}
+#define CK_I64(name, field)                                                                                  \
+  { name, H5T_NATIVE_INT64, offsetof(sq_checkpoint_info, field) }
+#define CK_F64(name, field)                                                                                  \
+  { name, H5T_NATIVE_DOUBLE, offsetof(sq_checkpoint_info, field) }
+#define CK_INT(name, field)                                                                                  \
+  { name, H5T_NATIVE_INT, offsetof(sq_checkpoint_info, field) }
 
 typedef struct ck_attr {
   const char *name;
@@ -470,8 +559,10 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
   SQ_CHECK(rows, SQ_ERR_MEMORY, "out of memory writing the checkpoint '%s'", path);
   /* one rank holds every cell; MPI runs will write their owned rows as hyperslabs */
   for (int64_t c = 0; c < ncell; ++c)
-    if (d->elem_of[c] >= 0) memcpy(rows + (size_t)c * eb, (const char *)d->dofs + (size_t)d->elem_of[c] * eb, eb);
-    else memset(rows + (size_t)c * eb, 0, eb);
+    if (d->elem_of[c] >= 0)
+      memcpy(rows + (size_t)c * eb, (const char *)d->dofs + (size_t)d->elem_of[c] * eb, eb);
+    else
+      memset(rows + (size_t)c * eb, 0, eb);
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   h5_quiet q;
@@ -480,14 +571,16 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
   int st = file < 0 ? -1 : 0;
   const hsize_t dims[2] = {(hsize_t)ncell, (hsize_t)d->nbasis * 9};
   if (!st)
-    st = h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 2, dims,
-                          rows);
+    st = h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 2,
+                          dims, rows);
   ck_attr attr[CK_NATTR];
   ck_attrs(attr);
   for (int i = 0; i < CK_NATTR && !st; ++i)
     st = h5_attr_write(file, attr[i].name, attr[i].type, (const char *)info + attr[i].offset);
-  if (!st) st = h5_attr_string(file, "format", "starquake checkpoint 1");
-  if (file >= 0 && H5Fclose(file) < 0) st = -1;
+  if (!st)
+    st = h5_attr_string(file, "format", "starquake checkpoint 1");
+  if (file >= 0 && H5Fclose(file) < 0)
+    st = -1;
   h5_quiet_end(&q);
   free(rows);
   SQ_CHECK(!st, SQ_ERR_IO, "cannot write the checkpoint '%s'", tmp);
@@ -499,7 +592,8 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
     fclose(f);
   }
   if (rename(tmp, path))
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot rename '%s' to '%s': %s", tmp, path,
+                    strerror(errno));
   return SQ_SUCCESS;
 }
 
@@ -514,23 +608,27 @@ int sq_checkpoint_read(const char *path, sq_disc *d, sq_checkpoint_info *info) {
   int st = file < 0 ? -1 : 0;
   const char *missing = NULL;
   for (int i = 0; i < CK_NATTR && !st; ++i)
-    if (h5_attr_read(file, attr[i].name, attr[i].type, (char *)info + attr[i].offset) < 0) missing = attr[i].name, st = -1;
+    if (h5_attr_read(file, attr[i].name, attr[i].type, (char *)info + attr[i].offset) < 0)
+      missing = attr[i].name, st = -1;
   h5_quiet_end(&q);
   if (st) {
-    if (file >= 0) H5Fclose(file);
+    if (file >= 0)
+      H5Fclose(file);
     if (missing)
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "'%s' is not a starquake checkpoint (attribute '%s' missing)",
-                      path, missing);
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "'%s' is not a starquake checkpoint (attribute '%s' missing)", path, missing);
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "'%s' is not an HDF5 file", path);
   }
-  int mism = info->ncell != d->mesh->ncell || info->order != d->opt.order || info->precision != (int)d->opt.precision;
+  int mism = info->ncell != d->mesh->ncell || info->order != d->opt.order ||
+             info->precision != (int)d->opt.precision;
   if (mism) {
     H5Fclose(file);
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "the checkpoint '%s' does not fit this run: it has %lld cells, order %d, %s precision; the run "
-                    "has %lld cells, order %d, %s precision",
-                    path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
-                    (long long)d->mesh->ncell, d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
+    return sq_error(
+        SQ_ERR_INPUT, __FILE__, __LINE__,
+        "the checkpoint '%s' does not fit this run: it has %lld cells, order %d, %s precision; the run "
+        "has %lld cells, order %d, %s precision",
+        path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
+        (long long)d->mesh->ncell, d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
   }
   const int64_t ncell = d->mesh->ncell;
   const size_t eb = sq_disc_elem_bytes(d);
@@ -539,22 +637,28 @@ int sq_checkpoint_read(const char *path, sq_disc *d, sq_checkpoint_info *info) {
   hid_t set = rows ? H5Dopen2(file, "dofs", H5P_DEFAULT) : -1;
   hid_t space = set >= 0 ? H5Dget_space(set) : -1;
   hsize_t dims[2] = {0, 0};
-  st = space < 0 || H5Sget_simple_extent_ndims(space) != 2 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
-       dims[0] != (hsize_t)ncell || dims[1] != (hsize_t)d->nbasis * 9;
+  st = space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
+       H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[0] != (hsize_t)ncell ||
+       dims[1] != (hsize_t)d->nbasis * 9;
   if (!st)
-    st = H5Dread(set, d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                 rows) < 0;
-  if (space >= 0) H5Sclose(space);
-  if (set >= 0) H5Dclose(set);
+    st = H5Dread(set, d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+                 H5P_DEFAULT, rows) < 0;
+  if (space >= 0)
+    H5Sclose(space);
+  if (set >= 0)
+    H5Dclose(set);
   H5Fclose(file);
   h5_quiet_end(&q);
   if (st) {
     free(rows);
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "cannot read /dofs (%lld x %d) from the checkpoint '%s'",
-                    (long long)ncell, d->nbasis * 9, path);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "cannot read /dofs (%lld x %d) from the checkpoint '%s'", (long long)ncell, d->nbasis * 9,
+                    path);
   }
-  for (int64_t c = 0; c < ncell; ++c) /* ghosts included: they are refreshed by the first halo exchange anyway */
-    if (d->elem_of[c] >= 0) memcpy((char *)d->dofs + (size_t)d->elem_of[c] * eb, rows + (size_t)c * eb, eb);
+  for (int64_t c = 0; c < ncell;
+       ++c) /* ghosts included: they are refreshed by the first halo exchange anyway */
+    if (d->elem_of[c] >= 0)
+      memcpy((char *)d->dofs + (size_t)d->elem_of[c] * eb, rows + (size_t)c * eb, eb);
   free(rows);
   return SQ_SUCCESS;
 }

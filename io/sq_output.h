@@ -50,9 +50,10 @@ typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
  */
 int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
                  int64_t ncell, int nvert, const int64_t *topology, int64_t keep, sq_xdmf_writer **w);
-/** @brief Write one snapshot at @p time of @p nfield arrays (@p center: per cell or per node) and rewrite the XDMF. */
-int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names, const double *const *values,
-                  sq_xdmf_center center);
+/** @brief Write one snapshot at @p time of @p nfield arrays (@p center: per cell or per node) and rewrite the
+ * XDMF. */
+int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names,
+                  const double *const *values, sq_xdmf_center center);
 /** @brief Snapshots in the series. */
 int64_t sq_xdmf_count(const sq_xdmf_writer *w);
 /** Close and free (NULL is fine). */
@@ -62,16 +63,16 @@ void sq_xdmf_close(sq_xdmf_writer *w);
 
 /** Everything besides the dofs that a restart needs to continue bitwise identically. */
 typedef struct sq_checkpoint_info {
-  double time;          /**< simulated time reached */
-  double dt;            /**< the run's sync interval: a restart reuses it, it does not re-plan */
-  double plan_t0;       /**< time at which the step plan started: time(k) = plan_t0 + (k - plan_step0) dt */
+  double time;    /**< simulated time reached */
+  double dt;      /**< the run's sync interval: a restart reuses it, it does not re-plan */
+  double plan_t0; /**< time at which the step plan started: time(k) = plan_t0 + (k - plan_step0) dt */
   int64_t plan_step0;
-  int64_t steps;        /**< sync intervals done */
-  int64_t nsteps;       /**< sync intervals of the whole run */
+  int64_t steps;  /**< sync intervals done */
+  int64_t nsteps; /**< sync intervals of the whole run */
   int order, precision;
   int64_t ncell;
-  int64_t receiver_samples; /**< samples written to the receiver files */
-  int64_t energy_rows;      /**< data rows in the energy CSV */
+  int64_t receiver_samples;               /**< samples written to the receiver files */
+  int64_t energy_rows;                    /**< data rows in the energy CSV */
   int64_t wavefield_steps, surface_steps; /**< snapshots written */
 } sq_checkpoint_info;
 

@@ -31,7 +31,8 @@ int sq_read_stf_table(const char *path, sq_stf *stf);
  */
 int sq_read_fsrm(const char *path, sq_source_list *list);
 
-/** @brief Read points "x y z" per line ('#' comments, blank lines skipped); @p line gets each point's line. */
+/** @brief Read points "x y z" per line ('#' comments, blank lines skipped); @p line gets each point's line.
+ */
 int sq_read_points(const char *path, int *n, double **x, int **line);
 
 #endif

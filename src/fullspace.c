@@ -15,9 +15,12 @@ static const double sq_pi = 3.14159265358979323846;
  * M(t) = cumulative of the rate s; a force's follows the force history s itself.
  */
 static double level(const sq_point_source *src, int L, double t) {
-  if (src->kind == SQ_SOURCE_MOMENT) L -= 1;
-  if (L < 0) return sq_stf_cumulative(&src->stf, t);
-  if (L == 0) return sq_stf_rate(&src->stf, t);
+  if (src->kind == SQ_SOURCE_MOMENT)
+    L -= 1;
+  if (L < 0)
+    return sq_stf_cumulative(&src->stf, t);
+  if (L == 0)
+    return sq_stf_rate(&src->stf, t);
   return sq_stf_derivative(&src->stf, t);
 }
 
@@ -47,7 +50,8 @@ static void fullspace(const sq_point_source *src, const sq_material *mat, const 
     r += dx[d] * dx[d];
   }
   r = sqrt(r);
-  for (int d = 0; d < 3; ++d) g[d] = dx[d] / r;
+  for (int d = 0; d < 3; ++d)
+    g[d] = dx[d] / r;
   const double ta = t - r / alpha, tb = t - r / beta;
   const double near = near_integral(src, L, t, r / alpha, r / beta);
   const double c = 1.0 / (4.0 * sq_pi * rho);
@@ -86,8 +90,8 @@ static void fullspace(const sq_point_source *src, const sq_material *mat, const 
   }
 }
 
-void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
-                               double u[3]) {
+void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3],
+                               double t, double u[3]) {
   fullspace(src, mat, x, t, 0, u);
 }
 

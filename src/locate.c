@@ -9,21 +9,25 @@ struct sq_locator {
   const sq_mesh *mesh;
   double lo[3], cell[3]; /* grid origin and bucket size */
   int64_t dim[3];
-  int64_t *start;        /* dim0*dim1*dim2 + 1: CSR offsets */
-  int64_t *item;         /* cell ids per bucket, ascending */
+  int64_t *start; /* dim0*dim1*dim2 + 1: CSR offsets */
+  int64_t *item;  /* cell ids per bucket, ascending */
 };
 
 static int64_t clamp_index(double v, int64_t n) {
-  if (!(v > 0)) return 0; /* also NaN */
-  if (v >= (double)(n - 1)) return n - 1;
+  if (!(v > 0))
+    return 0; /* also NaN */
+  if (v >= (double)(n - 1))
+    return n - 1;
   return (int64_t)v;
 }
 
 static void cell_bbox(const sq_mesh *m, int64_t c, double lo[3], double hi[3]) {
-  for (int d = 0; d < 3; ++d) lo[d] = INFINITY, hi[d] = -INFINITY;
+  for (int d = 0; d < 3; ++d)
+    lo[d] = INFINITY, hi[d] = -INFINITY;
   for (int k = 0; k < 4; ++k) {
     const double *v = &m->vert[m->cell_vert[c * 4 + k] * 3];
-    for (int d = 0; d < 3; ++d) lo[d] = fmin(lo[d], v[d]), hi[d] = fmax(hi[d], v[d]);
+    for (int d = 0; d < 3; ++d)
+      lo[d] = fmin(lo[d], v[d]), hi[d] = fmax(hi[d], v[d]);
   }
 }
 
@@ -51,7 +55,8 @@ int sq_locator_create(const sq_mesh *m, sq_locator **out) {
   for (int pass = 0; pass < 2; ++pass) {
     int64_t *fill = NULL;
     if (pass == 1) {
-      for (int64_t b = 0; b < nb; ++b) l->start[b + 1] += l->start[b];
+      for (int64_t b = 0; b < nb; ++b)
+        l->start[b + 1] += l->start[b];
       SQ_CALL(SQ_CALLOC(l->item, l->start[nb] > 0 ? l->start[nb] : 1));
       SQ_CALL(SQ_CALLOC(fill, nb));
     }
@@ -67,8 +72,10 @@ int sq_locator_create(const sq_mesh *m, sq_locator **out) {
         for (int64_t j = a[1]; j <= b[1]; ++j)
           for (int64_t k = a[2]; k <= b[2]; ++k) {
             const int64_t bucket = (i * l->dim[1] + j) * l->dim[2] + k;
-            if (pass == 0) l->start[bucket + 1]++;
-            else l->item[l->start[bucket] + fill[bucket]++] = c;
+            if (pass == 0)
+              l->start[bucket + 1]++;
+            else
+              l->item[l->start[bucket] + fill[bucket]++] = c;
           }
     }
     SQ_FREE(fill);
@@ -77,7 +84,8 @@ int sq_locator_create(const sq_mesh *m, sq_locator **out) {
 }
 
 void sq_locator_destroy(sq_locator *l) {
-  if (!l) return;
+  if (!l)
+    return;
   SQ_FREE(l->start);
   SQ_FREE(l->item);
   SQ_FREE(l);
@@ -101,7 +109,8 @@ int64_t sq_locator_find(const sq_locator *l, const double x[3], double xi[3]) {
   int64_t ib[3];
   for (int d = 0; d < 3; ++d) {
     const double v = (x[d] - l->lo[d]) / l->cell[d];
-    if (!(v > -1e-6 && v < (double)l->dim[d] + 1e-6)) return -1; /* outside the bounding box (or NaN) */
+    if (!(v > -1e-6 && v < (double)l->dim[d] + 1e-6))
+      return -1; /* outside the bounding box (or NaN) */
     ib[d] = clamp_index(v, l->dim[d]);
   }
   const int64_t bucket = (ib[0] * l->dim[1] + ib[1]) * l->dim[2] + ib[2];
@@ -120,10 +129,12 @@ int64_t sq_locator_find(const sq_locator *l, const double x[3], double xi[3]) {
   }
   if (best >= 0 && xi) {
     /* clamp onto the tetrahedron (points within the tolerance outside) */
-    for (int e = 0; e < 3; ++e) best_xi[e] = fmax(0.0, best_xi[e]);
+    for (int e = 0; e < 3; ++e)
+      best_xi[e] = fmax(0.0, best_xi[e]);
     const double s = best_xi[0] + best_xi[1] + best_xi[2];
     if (s > 1.0)
-      for (int e = 0; e < 3; ++e) best_xi[e] /= s;
+      for (int e = 0; e < 3; ++e)
+        best_xi[e] /= s;
     memcpy(xi, best_xi, sizeof(best_xi));
   }
   return best;
@@ -134,6 +145,7 @@ void sq_mesh_ref_to_phys(const sq_mesh *m, int64_t c, const double xi[3], double
   const double *p0 = &m->vert[v[0] * 3];
   for (int d = 0; d < 3; ++d) {
     x[d] = p0[d];
-    for (int k = 1; k < 4; ++k) x[d] += xi[k - 1] * (m->vert[v[k] * 3 + d] - p0[d]);
+    for (int k = 1; k < 4; ++k)
+      x[d] += xi[k - 1] * (m->vert[v[k] * 3 + d] - p0[d]);
   }
 }

@@ -26,9 +26,9 @@ void sq_fields_vertex_values(const sq_disc *disc, int p, double *out);
 /** The free-surface triangles (faces tagged SQ_BC_FREE). */
 typedef struct sq_surface {
   int64_t nface;
-  int64_t *cell;    /**< nface: mesh cell */
-  int8_t *face;     /**< nface: local face 0..3 */
-  int64_t *tri;     /**< nface x 3: mesh vertex ids, ordered outward */
+  int64_t *cell; /**< nface: mesh cell */
+  int8_t *face;  /**< nface: local face 0..3 */
+  int64_t *tri;  /**< nface x 3: mesh vertex ids, ordered outward */
 } sq_surface;
 
 /** @brief Collect the free-surface faces of @p mesh (in cell order). */

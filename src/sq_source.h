@@ -70,11 +70,11 @@ typedef enum sq_source_kind {
 /** One kinematic point source as the user gives it. */
 typedef struct sq_point_source {
   sq_source_kind kind;
-  double x[3];         /**< location */
-  double moment[6];    /**< MOMENT: M_xx, M_yy, M_zz, M_xy, M_yz, M_xz (N m, scaled by s) */
-  double force[3];     /**< FORCE: F_x, F_y, F_z (N, scaled by s) */
-  sq_stf stf;          /**< normalised time function */
-  char origin[160];    /**< where it was defined ("run.yaml:12", "fault.fsrm:40"), for messages */
+  double x[3];      /**< location */
+  double moment[6]; /**< MOMENT: M_xx, M_yy, M_zz, M_xy, M_yz, M_xz (N m, scaled by s) */
+  double force[3];  /**< FORCE: F_x, F_y, F_z (N, scaled by s) */
+  sq_stf stf;       /**< normalised time function */
+  char origin[160]; /**< where it was defined ("run.yaml:12", "fault.fsrm:40"), for messages */
 } sq_point_source;
 
 /** A list of point sources and the storage of their tabulated time functions. */
@@ -115,9 +115,9 @@ typedef struct sq_source_set {
   sq_source_point *point;     /**< n, sorted by tile, element, source index */
   const sq_source_list *list; /**< the specifications (time functions), not owned */
   int ntile;
-  int *tile_begin;            /**< ntile + 1: points of tile t are [tile_begin[t], tile_begin[t+1]) */
-  int predictor;              /**< 1 (default): the sources enter the predictor (eq. 3.33); 0: only the
-                                   update (eq. 3.35), for comparison (docs/VERIFICATION.md) */
+  int *tile_begin; /**< ntile + 1: points of tile t are [tile_begin[t], tile_begin[t+1]) */
+  int predictor;   /**< 1 (default): the sources enter the predictor (eq. 3.33); 0: only the
+                        update (eq. 3.35), for comparison (docs/VERIFICATION.md) */
 } sq_source_set;
 
 struct sq_locator;
@@ -139,7 +139,8 @@ static inline int sq_source_set_count(const sq_source_set *s, int tile) {
  * @brief Per-step coefficients of the sources of tile @p tile over [t0, t0 + dt]: for each source
  * (order + 1) numbers, the derivatives sq_stf_taylor() then the exact integral.
  */
-void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, double dt, int order, double *coef);
+void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, double dt, int order,
+                                double *coef);
 
 /**
  * @brief Add @p n point sources (one tile's) over one ADER step of size @p dt (thesis eq. 3.33-3.35).
@@ -152,9 +153,9 @@ void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, d
  * @param predictor  0: skip the predictor part (update only)
  * @param star, flux_local, dofs, tint, derivs, buffer  the tile's arrays (derivs, buffer may be NULL)
  */
-void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts, const double *coef,
-                             double dt, int predictor, const void *pack, const void *star, const void *flux_local,
-                             void *dofs, void *tint, void *derivs, void *buffer);
+void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts,
+                             const double *coef, double dt, int predictor, const void *pack, const void *star,
+                             const void *flux_local, void *dofs, void *tint, void *derivs, void *buffer);
 
 /**
  * @brief Closed-form particle velocity of a point source in a homogeneous full space (Aki & Richards
@@ -167,7 +168,7 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
 void sq_fullspace_velocity(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
                            double v[3]);
 /** @brief The matching displacement (for the wave-equation self-test). */
-void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
-                               double u[3]);
+void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3],
+                               double t, double u[3]);
 
 #endif

@@ -20,7 +20,13 @@ mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
 "$NVCC" -O2 -arch=sm_90 -std=c++17 tests/device/peak.cu -lcublas -o "$CARRY/bin/sq-peak"
 cp starquake starquake-proxy tests/test_cuda "$CARRY/bin/"
 strip "$CARRY"/bin/*
-libpath() { ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ {print $NF; exit}'; }
+# (awk reads all of ldconfig's output: an early exit would kill ldconfig with SIGPIPE, and pipefail
+# would then abort this script half-way)
+libpath() {
+  local cache
+  cache=$(ldconfig -p)
+  awk -v n="$1" '$1 == n && /x86-64/ && !found {print $NF; found = 1}' <<< "$cache"
+}
 for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0; do
   p=$(libpath "$lib")
   [ -n "$p" ] || { echo "prepare.sh: $lib not found here" >&2; exit 1; }
@@ -30,7 +36,10 @@ for lib in libhdf5_serial.so.103 libsz.so.2 libaec.so.0; do
   p=$(libpath "$lib")
   [ -n "$p" ] && cp -L "$p" "$CARRY/lib-fallback/$lib"
 done
-# every library the binaries need must be here, in StarPU's prefix, in CUDA, or a system library
+# every library the binaries need must be carried, in StarPU's prefix, in CUDA, or a system library
+for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0; do
+  [ -s "$CARRY/lib/$lib" ] || { echo "prepare.sh: $CARRY/lib/$lib is missing" >&2; exit 1; }
+done
 echo "prepare.sh: carried:"
 du -sh "$CARRY" .deps/starpu
 du -cb "$CARRY" .deps/starpu | tail -n 1 | awk '{printf "prepare.sh: total %.1f MiB (limit 64 MiB with the working tree)\n", $1 / 1048576}'
