@@ -26,6 +26,7 @@ typedef struct verify_opts {
   int lts_rate;    /**< planewave: LTS rate (1 = GTS) */
   int graded;      /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
   int merge;       /**< merged neighbour-cluster tasks */
+  double cfl;      /**< 0: default 0.5 */
 } verify_opts;
 
 static int parse_opts(int argc, char **argv, verify_opts *o) {
@@ -46,6 +47,7 @@ static int parse_opts(int argc, char **argv, verify_opts *o) {
     else if (!strcmp(a, "--lts-rate") && more) o->lts_rate = atoi(argv[++i]);
     else if (!strcmp(a, "--graded")) o->graded = 1;
     else if (!strcmp(a, "--merge")) o->merge = 1;
+    else if (!strcmp(a, "--cfl") && more) o->cfl = atof(argv[++i]);
     else if (!strcmp(a, "--wave") && more) {
       const char *w = argv[++i];
       SQ_CHECK(!strcmp(w, "p") || !strcmp(w, "s"), SQ_ERR_INPUT, "--wave must be 'p' or 's' (got '%s')", w);
@@ -72,7 +74,7 @@ static void base_config(sq_config *c, const verify_opts *o) {
   snprintf(c->path, sizeof(c->path), "(verify)");
   c->order = o->order;
   c->precision = o->precision;
-  c->cfl = 0.5;
+  c->cfl = o->cfl > 0 ? o->cfl : 0.5;
   c->material_default = (sq_material){.rho = 1.0, .lambda = 2.0, .mu = 1.0};
   c->nrules = 0;
   c->tile_size = o->tile_size > 0 ? o->tile_size : 64;
@@ -347,7 +349,7 @@ int sq_cmd_verify(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "--help")) {
     printf("usage: starquake verify planewave --order O [--precision single|double] [--json] [--meshes n1,n2,...]\n"
            "                                  [--end-time T] [--serial] [--tile-size N]\n"
-           "                                  [--lts-rate R] [--graded] [--merge]\n"
+           "                                  [--lts-rate R] [--graded] [--merge] [--cfl C]\n"
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n"
            "       starquake verify pointsource [--size quick|long] [--order O] [--cells N] [--refine F]\n"
            "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n");

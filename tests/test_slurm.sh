@@ -11,8 +11,11 @@ ROOT=${srcdir:-.}
 SL=$ROOT/configs/slurm
 T=$(mktemp -d)
 jobpid=""
-stop_job() { # the job script and starquake, its child
-  pkill -P "$jobpid" 2> /dev/null
+stop_job() { # the job script and starquake, its child (found in /proc: no procps needed)
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(cut -d' ' -f4 "$p/stat" 2> /dev/null)" = "$jobpid" ] && kill "${p#/proc/}" 2> /dev/null
+  done
   kill "$jobpid" 2> /dev/null
 }
 cleanup() {
