@@ -33,7 +33,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "config-reference")) return sq_config_write_reference(stdout) ? 1 : 0; /* docs/CONFIG_REFERENCE.md */
   int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  /* StarPU-MPI's progression thread and our reductions (energies, hashes) call MPI concurrently */
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int ierr;
   if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);

@@ -112,7 +112,7 @@ finish_job() { # wait for the job started by run_job (at most 120 s); sets rc
 ckpt=$T/out-long/chain-checkpoint.h5
 
 # link 1: the time limit approaches (SIGUSR1 to the batch shell) while starquake is stepping
-run_job link1 "$T/long.yaml"
+run_job link1 "$T/long.yaml" --tile-size 64 # an extra starquake option must survive the chain
 if wait_for 120 grep -q "^progress:" "$T/link1.err"; then
   kill -USR1 "$jobpid"
   finish_job
@@ -121,7 +121,7 @@ if wait_for 120 grep -q "^progress:" "$T/link1.err"; then
   if grep -q "stopped by SIGUSR1" "$T/link1.err" && [ -f "$ckpt" ]; then ok "link 1: starquake wrote $ckpt"
   else bad "link 1: no checkpoint: $(cat "$T/link1.err")"; fi
   if [ "$(wc -l < "$T/sbatch.log")" -eq 1 ] \
-    && grep -Eq -- "^--export=ALL,SQ_CHAIN_INDEX=1 .*cpu-nodes.sbatch $T/long.yaml --restart $ckpt\$" "$T/sbatch.log"; then
+    && grep -Eq -- "^--export=ALL,SQ_CHAIN_INDEX=1 .*cpu-nodes.sbatch $T/long.yaml --restart $ckpt --tile-size 64\$" "$T/sbatch.log"; then
     ok "link 1: resubmitted: sbatch $(cat "$T/sbatch.log")"
   else bad "link 1: sbatch got: $(cat "$T/sbatch.log")"; fi
 else
@@ -146,7 +146,7 @@ if [ "$(wc -l < "$T/sbatch.log")" -eq 1 ]; then
     if [ $rc -eq 0 ] && [ -n "$t2" ] && awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(b > a) }'; then
       ok "link 2: stopped again later (t=$t1, then t=$t2)"
     else bad "link 2: exit status $rc, t=$t1 then '$t2': $(cat "$T/link2.err")"; fi
-    if grep -Eq -- "^--export=ALL,SQ_CHAIN_INDEX=2 .*--restart $ckpt\$" "$T/sbatch.log"; then
+    if grep -Eq -- "^--export=ALL,SQ_CHAIN_INDEX=2 .*long.yaml --restart $ckpt --tile-size 64\$" "$T/sbatch.log"; then
       ok "link 2: resubmitted as link 3"
     else bad "link 2: sbatch got: $(cat "$T/sbatch.log")"; fi
   else

@@ -74,7 +74,8 @@ sq_job_main() {
   done
   local bin=${SQ_BIN:-$SQ_ROOT/starquake} task=$SQ_ROOT/configs/slurm/starquake-task.sh
   local log=${SQ_LOG:-starquake-${SLURM_JOB_ID:-$$}.err}
-  local cmd=("${SQ_LAUNCH[@]}" "$task" "$bin" "$config" ${restart:+--restart "$restart"} "${args[@]}")
+  # ${a[@]+"${a[@]}"}: an empty array is fine under `set -u` with bash 4.2 too (RHEL/CentOS 7)
+  local cmd=("${SQ_LAUNCH[@]}" "$task" "$bin" "$config" ${restart:+--restart "$restart"} ${args[@]+"${args[@]}"})
   sq_log "job ${SLURM_JOB_ID:-(no SLURM)}, chain link ${SQ_CHAIN_INDEX:-0}: ${cmd[*]}"
   if [ "${SQ_DRY_RUN:-0}" = 1 ]; then
     env | grep -E '^(STARPU_|OMPI_|UCX_|SQ_|CUDA_VISIBLE)' | sort
@@ -117,6 +118,6 @@ sq_job_main() {
     return 0
   fi
   local script=${SQ_JOB_SCRIPT:-$(sq_job_script)}
-  sq_log "checkpoint $ckpt written; resubmitting: sbatch $script $config --restart $ckpt ${args[*]}"
-  sbatch --export=ALL,SQ_CHAIN_INDEX=$next "$script" "$config" --restart "$ckpt" "${args[@]}"
+  sq_log "checkpoint $ckpt written; resubmitting: sbatch $script $config --restart $ckpt ${args[*]-}"
+  sbatch --export=ALL,SQ_CHAIN_INDEX=$next "$script" "$config" --restart "$ckpt" ${args[@]+"${args[@]}"}
 }
