@@ -241,7 +241,13 @@ int sq_cmd_run(int argc, char **argv) {
     const double per_step = (wall_now() - c0) / n;
     chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
     int stop = sq_run_stop_signal;
-    if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (s->nranks > 1) {
+      /* every rank must submit the same steps before its next wait: the chunk, measured per rank
+       * from its own clock, is agreed on (the smallest), as is a stop request (any) */
+      int64_t agree[2] = {-chunk, stop};
+      MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+      chunk = -agree[0], stop = (int)agree[1];
+    }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
     progress_show(&pr, s, done == nsteps);
