@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sq_fault_app.h"
 #include "sq_fields.h"
 #include "sq_outputs.h"
 
@@ -28,6 +29,7 @@ struct sq_outputs {
   int nsurf, surf_field[9]; /* surface quantities */
   double *values[9];        /* scratch, one per quantity */
   char ckpt[SQ_PATH_MAX + 300];
+  sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
 };
 
 static int mkdir_p(const char *path) {
@@ -63,11 +65,17 @@ static void energies(const sq_sim *s, double e[3]) {
 }
 
 static int energy_row(sq_outputs *o) {
-  double e[3];
+  double e[3], fe[2] = {0, 0};
   energies(o->s, e);
+  if (o->s->fault) { /* frictional work and seismic moment */
+    sq_fault_energies(o->s->fault, o->s->disc, &fe[0], &fe[1]);
+    if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, fe, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
   if (!o->energy)
     return SQ_SUCCESS;
-  fprintf(o->energy, "%.10e,%.10e,%.10e,%.10e\n", o->s->time, e[0], e[1], e[2]);
+  fprintf(o->energy, "%.10e,%.10e,%.10e,%.10e", o->s->time, e[0], e[1], e[2]);
+  if (o->s->fault) fprintf(o->energy, ",%.10e,%.10e", fe[0], fe[1]);
+  fputc('\n', o->energy);
   fflush(o->energy);
   SQ_CHECK(!ferror(o->energy), SQ_ERR_IO, "cannot write the energy file in '%s'", o->cfg->output_dir);
   ++o->energy_rows;
@@ -120,6 +128,7 @@ static int checkpoint(sq_outputs *o, int64_t done) {
   const sq_sim *s = o->s;
   SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "checkpoints of MPI runs are not supported yet (%d ranks)",
            s->nranks);
+  SQ_CHECK(!s->fault, SQ_ERR_INPUT, "checkpoints of runs with a fault are not supported yet");
   const sq_checkpoint_info info = {.time = s->time,
                                    .dt = o->dt,
                                    .plan_t0 = s->plan_t0,
@@ -156,6 +165,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1, SQ_ERR_INPUT,
            "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet",
            cfg->path, s->nranks);
+  SQ_CHECK(o->ckpt_every == 0 || !s->fault, SQ_ERR_INPUT,
+           "%s: checkpoint.interval is set, but checkpoints of runs with a fault are not supported yet", cfg->path);
   if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
@@ -171,7 +182,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     if (!o->energy)
       return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
     if (!restart)
-      fprintf(o->energy, "time,energy,kinetic,elastic\n");
+      fprintf(o->energy, "time,energy,kinetic,elastic%s\n", s->fault ? ",frictional_work,seismic_moment" : "");
   }
   o->energy_rows = restart ? restart->energy_rows : 0;
   if (!restart)
@@ -219,6 +230,9 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     if (!restart)
       SQ_CALL(snapshots(o));
   }
+  /* fault */
+  SQ_CHECK(!restart || !s->fault, SQ_ERR_INPUT, "restarts of runs with a fault are not supported yet");
+  SQ_CALL(sq_fault_output_open(s, nsteps, dt, &o->fault));
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
@@ -233,6 +247,8 @@ int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
   for (int k = 0; k < 3; ++k)
     if (ev[k] > 0 && ev[k] - done % ev[k] < n)
       n = ev[k] - done % ev[k];
+  const int64_t nf = sq_fault_output_steps_to_event(o->fault, done);
+  if (nf < n) n = nf;
   return n > 0 ? n : 1;
 }
 
@@ -248,6 +264,7 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
     SQ_CALL(energy_row(o));
     SQ_CALL(snapshots(o));
   }
+  SQ_CALL(sq_fault_output_after(o->fault, done));
   const int ckpt = !last && (stop || (o->ckpt_every > 0 && done % o->ckpt_every == 0));
   const sq_receiver_set *r = o->s->receivers;
   const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
@@ -280,6 +297,7 @@ void sq_outputs_close(sq_outputs *o) {
     return;
   if (o->energy)
     fclose(o->energy);
+  sq_fault_output_close(o->fault);
   sq_receiver_writer_close(o->rec);
   sq_xdmf_close(o->wave);
   sq_xdmf_close(o->surf);

@@ -6,6 +6,7 @@
 #include <starpu_mpi.h>
 
 #include "sq_app.h"
+#include "sq_fault_app.h"
 #include "sq_mesh_io.h"
 
 static int starpu_started = 0;
@@ -171,7 +172,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .lts_rate = cfg->lts_rate,
                          .max_clusters = cfg->lts_max_clusters,
                          .rank = s->rank,
-                         .nranks = s->nranks};
+                         .nranks = s->nranks,
+                         .rupture = cfg->fault.enabled};
+  SQ_CALL(sq_sim_fault_check_mesh(cfg, s->mesh));
   if (!serial) SQ_CALL(sq_app_starpu_start(cfg->scheduler));
   if (s->nranks > 1) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
     double *target = NULL;
@@ -214,9 +217,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     s->has_analytic = cfg->nrules == 0; /* a plane wave is exact only in a homogeneous medium */
   }
   SQ_CALL(sq_sim_points_create(s));
+  SQ_CALL(sq_sim_fault_create(s));
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
     SQ_CALL(sq_sim_points_attach(s));
+    SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
   }
   return SQ_SUCCESS;
 }
@@ -244,8 +249,15 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt) {
   for (int64_t i = 0; i < nsteps; ++i) {
     gopt.t_begin = sq_sim_time_at(s, s->steps + i);
     gopt.t_end = sq_sim_time_at(s, s->steps + i + 1);
-    if (s->serial) sq_disc_step_serial(s->disc, dt);
-    else SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
+    if (s->serial && s->fault) {
+      sq_disc_predict_serial(s->disc, dt);
+      SQ_CALL(sq_fault_step_serial(s->fault, s->disc, gopt.t_begin, dt));
+      sq_disc_correct_serial(s->disc);
+    } else if (s->serial) {
+      sq_disc_step_serial(s->disc, dt);
+    } else {
+      SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
+    }
   }
   if (!s->serial) SQ_CALL(sq_runtime_sync(s->rt));
   s->steps += nsteps;
@@ -257,6 +269,7 @@ void sq_sim_destroy(sq_sim *s) {
   if (!s) return;
   sq_runtime_destroy(s->rt);
   sq_sim_points_destroy(s);
+  sq_fault_destroy(s->fault);
   sq_disc_destroy(s->disc);
   sq_mesh_destroy(s->mesh);
   SQ_FREE(s->cell_material);

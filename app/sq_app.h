@@ -3,6 +3,7 @@
 #define SQ_APP_H
 
 #include "sq_config.h"
+#include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_receiver.h"
 #include "sq_solver.h"
@@ -31,6 +32,7 @@ typedef struct sq_sim {
   sq_source_list sources;        /**< point sources of the configuration (app/points.c) */
   sq_source_set *source_set;     /**< the sources located in this rank's elements */
   sq_receiver_set *receivers;    /**< receivers (NULL: none) */
+  sq_fault *fault;               /**< dynamic rupture faces (NULL: none; app/fault_app.c) */
 } sq_sim;
 
 /** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */

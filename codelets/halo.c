@@ -71,7 +71,9 @@ int sq_halo_create(sq_runtime *rt) {
         int k = 0;
         for (int f = 0; f < 4; ++f) {
           const int64_t nb = m->face_neighbor[c * 4 + f];
-          if (nb >= 0 && d->opt.cell_rank[nb] == peer) k |= kind_for(l, d->cluster[nb]);
+          if (nb < 0 || d->opt.cell_rank[nb] != peer) continue;
+          /* a rupture face reads both sides' derivatives (the fault is solved on both ranks) */
+          k |= sq_disc_is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : kind_for(l, d->cluster[nb]);
         }
         if (k) cells[n++] = c, kinds[c] = k;
       }

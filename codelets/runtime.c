@@ -2,6 +2,7 @@
 #include <starpu_mpi.h>
 
 #include "sq_codelets.h"
+#include "sq_fault.h"
 
 static void register_block(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t elem_bytes) {
   starpu_vector_data_register(h, STARPU_MAIN_RAM, (uintptr_t)((char *)base + (size_t)begin * elem_bytes), (uint32_t)n,
@@ -48,6 +49,11 @@ int sq_runtime_sync(sq_runtime *rt) {
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
     starpu_data_release(rt->dofs[t]);
   }
+  for (int t = 0; rt->fault && t < rt->fault->ntile; ++t) { /* fault state for outputs */
+    ret = starpu_data_acquire(rt->fault_points[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
+    starpu_data_release(rt->fault_points[t]);
+  }
   return SQ_SUCCESS;
 }
 
@@ -57,6 +63,7 @@ void sq_runtime_destroy(sq_runtime *rt) {
   sq_halo_destroy(rt);
   sq_runtime_detach_sources(rt);
   sq_runtime_detach_receivers(rt);
+  sq_runtime_detach_fault(rt);
   for (int t = 0; t < rt->disc->ntile; ++t) {
     starpu_data_unregister(rt->dofs[t]);
     starpu_data_unregister(rt->tint[t]);
@@ -95,7 +102,7 @@ void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ?
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
 
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out) {
-  static const char *names[SQ_NTASK_KINDS] = {"ader", "local", "neighbor", "merged", "halo_pack", "other"};
+  static const char *names[SQ_NTASK_KINDS] = {"ader", "local", "neighbor", "merged", "halo_pack", "rupture", "other"};
   double total = 0;
   for (int k = 0; k < SQ_NTASK_KINDS; ++k) total += 1e-9 * rt->prof[k].nanoseconds;
   fprintf(out, "  task time by kind (sum over workers):\n");

@@ -11,7 +11,9 @@
 #include "sq_solver.h"
 
 /** Task kinds for the per-kind time breakdown (profiling). */
-enum sq_task_kind { SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_OTHER, SQ_NTASK_KINDS };
+enum sq_task_kind {
+  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_OTHER, SQ_NTASK_KINDS
+};
 
 /** Accumulated execution time of one task kind (filled from task callbacks when profiling is on). */
 typedef struct sq_task_profile {
@@ -36,6 +38,10 @@ typedef struct sq_runtime {
   starpu_data_handle_t *source_points;  /**< per tile with sources: its sq_source_point block, else NULL */
   struct sq_receiver_set *receivers;    /**< receivers (receivers.c), NULL: none */
   starpu_data_handle_t *receiver_points;/**< per tile with receivers: its sq_receiver_point block, else NULL */
+  struct sq_fault *fault;                /**< dynamic rupture faces (rupture.c), NULL: none */
+  starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
+  starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
+  starpu_data_handle_t *fault_points;    /**< per fault tile: its friction state */
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;
@@ -132,5 +138,20 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
  * (after the step's ader and source tasks).  Nothing is inserted when no sample time falls inside.
  */
 int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int priority);
+
+/* ---- dynamic rupture (rupture.c) ---------------------------------------------------------------- */
+
+/** @brief Register the fault's data (after sq_runtime_create; NULL: no fault). */
+int sq_runtime_attach_fault(sq_runtime *rt, struct sq_fault *fault);
+/** Unregister the fault's data (sq_runtime_destroy calls it). */
+void sq_runtime_detach_fault(sq_runtime *rt);
+/** @brief Fault tiles [*first, *end) of cluster @p cluster; returns whether there are any. */
+int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *end);
+/**
+ * @brief Insert the rupture step of fault tile @p ftile over [t0, t0 + dt] (after both sides'
+ * predictors, before their neighbour fluxes): reads both sides' derivatives, updates the friction
+ * state and the owned sides' dofs.
+ */
+int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt);
 
 #endif

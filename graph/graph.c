@@ -5,7 +5,8 @@
  * l (ader + local), then lets the faster cluster l-1 take its `rate` sub-steps inside [T, T + dt_l]
  * -- those read l's derivatives and fill their buffer for l -- and finally corrects cluster l with
  * the neighbour fluxes.  StarPU turns the data accesses into the DAG, so independent clusters and
- * tiles overlap freely.
+ * tiles overlap freely.  Fault faces are corrected by rupture tasks just before the neighbour fluxes
+ * of their cluster; both sides of a fault face share a cluster, so one step covers both.
  */
 #include "sq_graph.h"
 
@@ -51,10 +52,13 @@ static int predict(const lts_walk *w, int l, int substep, double t0, double t1) 
   return SQ_SUCCESS;
 }
 
-/* neighbour fluxes of every tile of cluster l. */
-static int correct(const lts_walk *w, int l, int substep) {
+/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0. */
+static int correct(const lts_walk *w, int l, int substep, double t0) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++;
+  int first, end;
+  if (sq_runtime_fault_tiles(w->rt, l, &first, &end))
+    for (int ft = first; ft < end; ++ft) SQ_CALL(sq_insert_rupture(w->rt, ft, t0, w->dt[l]));
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     if (tl->cluster != l) continue;
@@ -118,7 +122,7 @@ static int cluster_step(const lts_walk *w, int l, int substep, int predicted, do
       substep_interval(t0, t1, k, w->rt->disc->opt.lts_rate, w->dt[l - 1], &a, &b);
       SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0, a, b));
     }
-  return correct(w, l, substep);
+  return correct(w, l, substep, t0);
 }
 
 int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_options *opt) {

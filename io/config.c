@@ -15,6 +15,8 @@
  * file.
  */
 #include "sq_config.h"
+#include "sq_expr.h"
+#include "sq_friction.h"
 #include "sq_ref.h"
 
 #include <errno.h>
@@ -319,7 +321,8 @@ typedef enum {
   SQ_KEY_FLOAT3, /**< double[3] */
   SQ_KEY_INT3,   /**< int[3] */
   SQ_KEY_MAP,    /**< nested mapping: sub schema at offset, or the item handler */
-  SQ_KEY_SEQ     /**< sequence of mappings: the item handler is called per item */
+  SQ_KEY_SEQ,    /**< sequence of mappings: the item handler is called per item */
+  SQ_KEY_EXPR    /**< sq_cfg_expr: a number or an expression in x, y, z */
 } sq_cfg_type;
 
 /** Range flags: which bounds apply and whether they are inclusive. */
@@ -620,6 +623,30 @@ static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node 
   return SQ_SUCCESS;
 }
 
+/** A number, or an expression in x, y, z (compiled here once to report syntax errors with the line). */
+static int sq_cfg_get_expr(sq_cfg_parse *p, const sq_node *node, const char *path, sq_cfg_expr *out) {
+  char found[4 * SQ_CFG_SHOW + 64], err[256];
+  if (node->kind != SQ_NODE_SCALAR || (!node->quoted && sq_node_is_null(node)))
+    return SQ_CFG_FAIL(p, node->line, path, "expected a number or an expression in x, y, z, found %s",
+                       sq_cfg_found(node, found, sizeof(found)));
+  if (node->len >= sizeof(out->text))
+    return SQ_CFG_FAIL(p, node->line, path, "the expression is too long (%zu bytes, at most %zu)", node->len,
+                       sizeof(out->text) - 1);
+  sq_expr *e = NULL;
+  const int rc = sq_expr_compile(node->text, NULL, 0, &e, err, sizeof(err));
+  if (rc == SQ_SUCCESS && sq_expr_uses(e, SQ_EXPR_T)) {
+    sq_expr_destroy(e);
+    return SQ_CFG_FAIL(p, node->line, path, "'%s' depends on t; fault values may depend on x, y, z only (the "
+                       "nucleation ramp is fault.nucleation_time)", node->text);
+  }
+  sq_expr_destroy(e);
+  if (rc == SQ_ERR_INPUT) return SQ_CFG_FAIL(p, node->line, path, "'%s': %s", node->text, err);
+  if (rc) return rc;
+  memcpy(out->text, node->text, node->len + 1);
+  out->line = node->line;
+  return SQ_SUCCESS;
+}
+
 /** Parse the value @p node of @p key (written on line @p key_line) and store it into @p base. */
 static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, int key_line,
                         const char *path, void *base) {
@@ -664,6 +691,9 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
     break;
   case SQ_KEY_SEQ:
     SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base));
+    break;
+  case SQ_KEY_EXPR:
+    SQ_CALL(sq_cfg_get_expr(p, node, path, field));
     break;
   }
   if (key->validate) SQ_CALL(key->validate(p, node, path, field));
@@ -1597,6 +1627,175 @@ static const sq_cfg_key sq_cfg_checkpoint_keys[] = {
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_checkpoint_schema = {sq_cfg_checkpoint_keys, NULL};
 
+/* ---- fault ----------------------------------------------------------------------------------- */
+
+const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {
+    "mu_s", "mu_d", "d_c", "cohesion", "forced_rupture_time", "forced_rupture_duration",
+    "a", "b", "L", "f0", "V0", "f_w", "V_w", "initial_slip_rate",
+    "traction_normal", "traction_strike", "traction_dip",
+    "nucleation_normal", "nucleation_strike", "nucleation_dip",
+    "xx", "yy", "zz", "xy", "yz", "xz"};
+
+#define SQ_FP_KEY(s, i) {.name = #s, .type = SQ_KEY_EXPR, .offset = offsetof(TYPE, param) + (i) * sizeof(sq_cfg_expr)}
+#define SQ_FP_KEYS                                                                                          \
+  SQ_FP_KEY(mu_s, SQ_FP_MU_S), SQ_FP_KEY(mu_d, SQ_FP_MU_D), SQ_FP_KEY(d_c, SQ_FP_D_C),                       \
+  SQ_FP_KEY(cohesion, SQ_FP_COHESION), SQ_FP_KEY(forced_rupture_time, SQ_FP_FORCED_TIME),                   \
+  SQ_FP_KEY(forced_rupture_duration, SQ_FP_FORCED_DURATION), SQ_FP_KEY(a, SQ_FP_A), SQ_FP_KEY(b, SQ_FP_B),  \
+  SQ_FP_KEY(L, SQ_FP_L), SQ_FP_KEY(f0, SQ_FP_F0), SQ_FP_KEY(V0, SQ_FP_V0), SQ_FP_KEY(f_w, SQ_FP_F_W),        \
+  SQ_FP_KEY(V_w, SQ_FP_V_W), SQ_FP_KEY(initial_slip_rate, SQ_FP_V_INIT),                                    \
+  SQ_FP_KEY(traction_normal, SQ_FP_TRACTION_NORMAL), SQ_FP_KEY(traction_strike, SQ_FP_TRACTION_STRIKE),     \
+  SQ_FP_KEY(traction_dip, SQ_FP_TRACTION_DIP), SQ_FP_KEY(nucleation_normal, SQ_FP_NUC_NORMAL),              \
+  SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP)
+
+/* clang-format off */
+#define TYPE sq_fault_config
+static const sq_cfg_key sq_cfg_stress_keys[] = {
+    {.name = "xx", .type = SQ_KEY_EXPR, .offset = 0 * sizeof(sq_cfg_expr)},
+    {.name = "yy", .type = SQ_KEY_EXPR, .offset = 1 * sizeof(sq_cfg_expr)},
+    {.name = "zz", .type = SQ_KEY_EXPR, .offset = 2 * sizeof(sq_cfg_expr)},
+    {.name = "xy", .type = SQ_KEY_EXPR, .offset = 3 * sizeof(sq_cfg_expr)},
+    {.name = "yz", .type = SQ_KEY_EXPR, .offset = 4 * sizeof(sq_cfg_expr)},
+    {.name = "xz", .type = SQ_KEY_EXPR, .offset = 5 * sizeof(sq_cfg_expr)},
+    {.name = NULL}};
+#undef TYPE
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_stress_schema = {sq_cfg_stress_keys, NULL};
+
+static int sq_cfg_check_patch(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  sq_fault_patch *pt = base;
+  SQ_CALL(sq_cfg_check_box_order(p, map, line, path, pt->lo, pt->hi));
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
+    if (pt->param[i].text[0]) return SQ_SUCCESS;
+  return SQ_CFG_FAIL(p, line, path, "the patch sets nothing; give at least one fault value, e.g. traction_strike");
+}
+
+/* clang-format off */
+#define TYPE sq_fault_patch
+static const sq_cfg_key sq_cfg_patch_keys[] = {
+    {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_fault_patch, lo)},
+    {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_fault_patch, hi)},
+    SQ_FP_KEYS,
+    {.name = NULL}};
+#undef TYPE
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_patch_schema = {sq_cfg_patch_keys, sq_cfg_check_patch};
+
+static int sq_cfg_patch_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
+                             void *base) {
+  sq_fault_config *f = base;
+  sq_fault_patch *pt = &f->patches[index];
+  memset(pt, 0, sizeof(*pt));
+  pt->line = line;
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_patch_schema, pt));
+  f->npatches = index + 1;
+  return SQ_SUCCESS;
+}
+
+static int sq_cfg_station_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
+                               void *base) {
+  sq_fault_config *f = base;
+  const sq_cfg_key key = {.name = "stations", .type = SQ_KEY_FLOAT3};
+  SQ_CALL(sq_cfg_get_triple(p, &key, node, path, f->stations[index]));
+  f->station_line[index] = line;
+  f->nstations = index + 1;
+  return SQ_SUCCESS;
+}
+
+/* Is the fault value a plain number?  Then *x is it. */
+static int sq_cfg_fault_constant(const sq_cfg_expr *e, double *x) {
+  if (!e->text[0] || !sq_cfg_float_syntax(e->text)) return 0;
+  *x = strtod(e->text, NULL);
+  return 1;
+}
+
+static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  sq_fault_config *f = base;
+  if (!map) return SQ_SUCCESS;
+  f->enabled = 1;
+  f->line = line;
+  static const int lsw[] = {SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, -1};
+  static const int rs[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, -1};
+  static const int fvw[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, SQ_FP_F_W, SQ_FP_V_W, -1};
+  const int *need = f->law == SQ_FRICTION_LSW ? lsw : f->law == SQ_FRICTION_RS_FVW ? fvw : rs;
+  const char *law = sq_friction_law_name((sq_friction_law)f->law);
+  char keypath[SQ_CFG_PATH];
+  for (int i = 0; need[i] >= 0; ++i)
+    if (!f->param[need[i]].text[0]) {
+      char hint[128];
+      snprintf(hint, sizeof(hint), " (the friction law %s needs it)", law);
+      return SQ_CFG_MISSING(p, 1, line, path, sq_fault_param_names[need[i]], hint);
+    }
+  /* keys the law does not read are mistakes */
+  for (int i = 0; i <= SQ_FP_V_W; ++i) {
+    int used = i == SQ_FP_COHESION;
+    for (int k = 0; need[k] >= 0; ++k) used |= need[k] == i;
+    if (f->law == SQ_FRICTION_LSW) used |= i == SQ_FP_FORCED_TIME || i == SQ_FP_FORCED_DURATION;
+    if (used) continue;
+    int given = f->param[i].text[0] != 0;
+    for (int k = 0; k < f->npatches; ++k) given |= f->patches[k].param[i].text[0] != 0;
+    if (given) {
+      const char *nm = sq_fault_param_names[i];
+      sq_cfg_join(keypath, sizeof(keypath), path, nm, strlen(nm));
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, nm, line), keypath, "is not used by the friction law %s", law);
+    }
+  }
+  /* constant values are checked here, with their line; expressions at every fault point */
+  double v, w;
+  static const struct { int index; const char *rule; } positive[] = {
+      {SQ_FP_D_C, "> 0"}, {SQ_FP_L, "> 0"}, {SQ_FP_A, "> 0"}, {SQ_FP_V0, "> 0"}, {SQ_FP_V_W, "> 0"},
+      {SQ_FP_V_INIT, "> 0"}, {SQ_FP_COHESION, ">= 0"}, {SQ_FP_MU_S, ">= 0"}, {SQ_FP_MU_D, ">= 0"}};
+  for (int k = -1; k < f->npatches; ++k) {
+    const sq_cfg_expr *prm = k < 0 ? f->param : f->patches[k].param;
+    for (size_t i = 0; i < sizeof(positive) / sizeof(positive[0]); ++i) {
+      const sq_cfg_expr *e = &prm[positive[i].index];
+      if (!sq_cfg_fault_constant(e, &v)) continue;
+      const int ge = positive[i].rule[1] == '=';
+      if (ge ? v >= 0 : v > 0) continue;
+      const char *nm = sq_fault_param_names[positive[i].index];
+      return SQ_CFG_FAIL(p, e->line, nm, "%s = %g must be %s%s", nm, v, positive[i].rule,
+                         positive[i].index == SQ_FP_COHESION
+                             ? " (starquake's cohesion adds strength; SeisSol's and TPV13's -0.2 MPa is 0.2e6 here)"
+                             : "");
+    }
+    if (f->law == SQ_FRICTION_LSW && sq_cfg_fault_constant(&prm[SQ_FP_MU_S], &v) &&
+        sq_cfg_fault_constant(&prm[SQ_FP_MU_D], &w) && w > v)
+      return SQ_CFG_FAIL(p, prm[SQ_FP_MU_D].line, "mu_d",
+                         "mu_d = %g is larger than mu_s = %g (line %d); slip weakening needs mu_d <= mu_s", w, v,
+                         prm[SQ_FP_MU_S].line);
+  }
+  if (sq_node_find(map, "reference_point") < 0)
+    return SQ_CFG_MISSING(p, 1, line, path, "reference_point",
+                          " (a point off the fault on its \"+\" side; it fixes the normal and the slip sign)");
+  return SQ_SUCCESS;
+}
+
+static const sq_cfg_word sq_cfg_friction_words[] = {
+    {"linear_slip_weakening", SQ_FRICTION_LSW}, {"rate_state_aging", SQ_FRICTION_RS_AGING},
+    {"rate_state_slip", SQ_FRICTION_RS_SLIP}, {"rate_state_fast_velocity_weakening", SQ_FRICTION_RS_FVW},
+    {NULL, 0}};
+
+/* clang-format off */
+#define TYPE sq_fault_config
+static const sq_cfg_key sq_cfg_fault_keys[] = {
+    {.name = "friction_law", .type = SQ_KEY_ENUM, .required = 1, .words = sq_cfg_friction_words,
+     .offset = offsetof(sq_fault_config, law)},
+    {.name = "reference_point", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_fault_config, reference_point)},
+    {.name = "nucleation_time", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_fault_config, nucleation_time)},
+    {.name = "initial_stress", .type = SQ_KEY_MAP, .sub = &sq_cfg_stress_schema,
+     .offset = offsetof(sq_fault_config, param) + SQ_FP_S_XX * sizeof(sq_cfg_expr)},
+    SQ_FP_KEYS,
+    {.name = "patches", .type = SQ_KEY_SEQ, .item = sq_cfg_patch_item, .max_items = SQ_MAX_FAULT_PATCHES},
+    {.name = "output_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_fault_config, output_interval)},
+    {.name = "station_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_fault_config, station_interval)},
+    {.name = "stations", .type = SQ_KEY_SEQ, .item = sq_cfg_station_item, .max_items = SQ_MAX_FAULT_STATIONS},
+    {.name = NULL}};
+#undef TYPE
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_fault_schema = {sq_cfg_fault_keys, sq_cfg_check_fault};
+
 /* ---- top level ------------------------------------------------------------------------------- */
 
 /* clang-format off */
@@ -1611,6 +1810,7 @@ static const sq_cfg_key sq_cfg_root_keys[] = {
      .max_items = SQ_MAX_SOURCES},
     {.name = "receivers", .type = SQ_KEY_MAP, .sub = &sq_cfg_receivers_schema},
     {.name = "checkpoint", .type = SQ_KEY_MAP, .sub = &sq_cfg_checkpoint_schema},
+    {.name = "fault", .type = SQ_KEY_MAP, .sub = &sq_cfg_fault_schema, .offset = offsetof(sq_config, fault)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, NULL};
@@ -1983,6 +2183,7 @@ static const char *sq_cfg_ref_type(const sq_cfg_key *key) {
   case SQ_KEY_INT3: return "int3";
   case SQ_KEY_MAP: return "mapping";
   case SQ_KEY_SEQ: return "sequence";
+  case SQ_KEY_EXPR: return "float or expression";
   }
   return "?";
 }
@@ -2045,6 +2246,7 @@ static void sq_cfg_ref_default(const sq_cfg_key *key, const void *base, char *ou
     break;
   case SQ_KEY_MAP:
   case SQ_KEY_SEQ: out[0] = '\0'; break;
+  case SQ_KEY_EXPR: break;
   }
 }
 

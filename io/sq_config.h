@@ -61,6 +61,51 @@ typedef struct sq_source_config {
 } sq_source_config;
 
 /** The whole run configuration. */
+/** A config value that is a number or an expression in x, y, z (io/sq_expr.h), kept as text. */
+typedef struct sq_cfg_expr {
+  char text[240]; /**< "" when not given */
+  int line;       /**< line in the config file */
+} sq_cfg_expr;
+
+/** Spatially varying fault quantities (fault.<name> and fault.patches[i].<name>). */
+enum sq_fault_param {
+  SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, SQ_FP_COHESION, SQ_FP_FORCED_TIME, SQ_FP_FORCED_DURATION,
+  SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_F_W, SQ_FP_V_W, SQ_FP_V_INIT,
+  SQ_FP_TRACTION_NORMAL, SQ_FP_TRACTION_STRIKE, SQ_FP_TRACTION_DIP,
+  SQ_FP_NUC_NORMAL, SQ_FP_NUC_STRIKE, SQ_FP_NUC_DIP,
+  SQ_FP_S_XX, SQ_FP_S_YY, SQ_FP_S_ZZ, SQ_FP_S_XY, SQ_FP_S_YZ, SQ_FP_S_XZ,
+  SQ_NFAULT_PARAMS
+};
+/** Config key of each enum sq_fault_param (initial_stress.xx ... for the tensor). */
+extern const char *const sq_fault_param_names[SQ_NFAULT_PARAMS];
+
+#define SQ_MAX_FAULT_PATCHES 8
+#define SQ_MAX_FAULT_STATIONS 64
+
+/** fault.patches[i]: values that replace the fault-wide ones inside an axis-aligned box. */
+typedef struct sq_fault_patch {
+  double lo[3], hi[3];
+  int line;
+  sq_cfg_expr param[SQ_NFAULT_PARAMS];
+} sq_fault_patch;
+
+/** The fault section: friction law, parameters, initial stress, nucleation, fault output. */
+typedef struct sq_fault_config {
+  int enabled;              /**< the section is present */
+  int line;
+  int law;                  /**< sq_friction_law (src/sq_friction.h) */
+  double reference_point[3];/**< a point on the "+" side of the fault */
+  double nucleation_time;   /**< ramp time of the nucleation tractions */
+  sq_cfg_expr param[SQ_NFAULT_PARAMS];
+  int npatches;
+  sq_fault_patch patches[SQ_MAX_FAULT_PATCHES];
+  double output_interval;   /**< fault snapshots (0: at the end only) */
+  double station_interval;  /**< on-fault station sampling (0: every sync step of the fault's cluster) */
+  int nstations;
+  double stations[SQ_MAX_FAULT_STATIONS][3];
+  int station_line[SQ_MAX_FAULT_STATIONS];
+} sq_fault_config;
+
 typedef struct sq_config {
   char path[SQ_PATH_MAX]; /**< the file it was read from */
 
@@ -122,6 +167,8 @@ typedef struct sq_config {
   int output_surface;       /**< bool: free-surface snapshots */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
 
+  /* fault: */
+  sq_fault_config fault;
   /* checkpoint: */
   double checkpoint_interval;       /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
   char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */

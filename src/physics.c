@@ -95,6 +95,15 @@ void sq_rotation(const double n[3], double T[81], double Tinv[81]) {
   tensor_rotation(Rt, Tinv);
 }
 
+void sq_rotation_frame(const double n[3], const double s[3], const double t[3], double T[81], double Tinv[81]) {
+  double R[9], Rt[9];
+  for (int d = 0; d < 3; ++d) R[d * 3 + 0] = n[d], R[d * 3 + 1] = s[d], R[d * 3 + 2] = t[d];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Rt[i * 3 + j] = R[j * 3 + i];
+  tensor_rotation(R, T);
+  tensor_rotation(Rt, Tinv);
+}
+
 int sq_solve_dense(int n, double *A, double *b) {
   for (int col = 0; col < n; ++col) {
     int piv = col;

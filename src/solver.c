@@ -68,6 +68,12 @@ static int cmp_i64(const void *a, const void *b) {
 
 static int owner(const sq_disc *d, int64_t cell) { return d->opt.cell_rank ? d->opt.cell_rank[cell] : 0; }
 
+static int is_rupture_face(const sq_disc *d, int64_t cell, int f) {
+  return d->opt.rupture && d->mesh->face_bc[cell * 4 + f] == SQ_BC_RUPTURE && d->mesh->face_neighbor[cell * 4 + f] >= 0;
+}
+
+int sq_disc_is_rupture_face(const sq_disc *d, int64_t cell, int face) { return is_rupture_face(d, cell, face); }
+
 /* Append tiles of at most tile_size elements over local elements [begin, end). */
 static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer) {
   for (int64_t b = begin; b < end; b += d->opt.tile_size) {
@@ -146,7 +152,7 @@ static int build_tiles(sq_disc *d) {
     for (int64_t e = tl->begin; e < tl->end; ++e)
       for (int f = 0; f < 4; ++f) {
         const int64_t nb = m->face_neighbor[d->cell_of[e] * 4 + f];
-        if (nb >= 0) buf[n++] = tile_of[d->elem_of[nb]];
+        if (nb >= 0 && !is_rupture_face(d, d->cell_of[e], f)) buf[n++] = tile_of[d->elem_of[nb]];
       }
     qsort(buf, n, sizeof(int64_t), cmp_i64);
     int64_t u = 0;
@@ -160,7 +166,13 @@ static int build_tiles(sq_disc *d) {
         sq_face_link *ln = &d->link[e * 4 + f];
         const int64_t cell = d->cell_of[e];
         const int64_t nb = m->face_neighbor[cell * 4 + f];
-        if (nb < 0) {
+        if (nb >= 0 && is_rupture_face(d, cell, f)) {
+          /* the rupture task imposes this face's flux from both sides' derivatives (thesis §3.6.3) */
+          sq_tile *nt = &d->tile[tile_of[d->elem_of[nb]]];
+          tl->needs_derivs = nt->needs_derivs = 1;
+          if (nt->layer == SQ_LAYER_GHOST) nt->ghost_kinds |= SQ_GHOST_DERIVS;
+        }
+        if (nb < 0 || is_rupture_face(d, cell, f)) {
           ln->kind = SQ_LINK_NONE;
           continue;
         }
@@ -212,6 +224,12 @@ static int build_operators(sq_disc *d) {
       sq_flux_kind kind = SQ_FLUX_REGULAR;
       if (nb < 0) kind = bc == SQ_BC_FREE ? SQ_FLUX_FREE : SQ_FLUX_ABSORB;
       double loc[81], nbm[81];
+      if (is_rupture_face(d, c, f)) { /* imposed by the rupture task instead */
+        memset(loc, 0, sizeof(loc));
+        store81(p, d->flux_local, (size_t)e * 4 + f, loc, 1.0);
+        store81(p, d->flux_nb, (size_t)e * 4 + f, loc, 1.0);
+        continue;
+      }
       int ierr = sq_flux_solvers(mat, nb >= 0 ? &d->material[nb] : mat, &m->face_normal[(c * 4 + f) * 3], kind, loc, nbm);
       SQ_CHECK(!ierr, SQ_ERR_INPUT, "%s: cell %lld face %d: cannot build the flux solver (rho %g, lambda %g, mu %g)",
                m->source, (long long)c, f, mat->rho, mat->lambda, mat->mu);
@@ -261,8 +279,11 @@ int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const 
   SQ_CALL(sq_calloc_aligned(&d->star, d->nelem * 243, rs));
   SQ_CALL(sq_calloc_aligned(&d->flux_local, d->nelem * 324, rs));
   SQ_CALL(sq_calloc_aligned(&d->flux_nb, d->nelem * 324, rs));
+  int needs_derivs = 0;
+  for (int t = 0; t < d->ntile; ++t) needs_derivs |= d->tile[t].needs_derivs;
+  if (needs_derivs) SQ_CALL(sq_calloc_aligned(&d->derivs, d->nelem * nq * opt->order, rs));
   if (d->ncluster > 1) {
-    SQ_CALL(sq_calloc_aligned(&d->derivs, d->nelem * nq * opt->order, rs));
+    if (!d->derivs) SQ_CALL(sq_calloc_aligned(&d->derivs, d->nelem * nq * opt->order, rs));
     SQ_CALL(sq_calloc_aligned(&d->buffer, d->nelem * nq, rs));
   }
   SQ_CALL(build_operators(d));
@@ -408,29 +429,43 @@ void *sq_disc_elem_ptr(const sq_disc *d, void *base, int64_t e) {
   return (char *)base + (size_t)e * sq_disc_elem_bytes(d);
 }
 
-void sq_disc_step_serial(sq_disc *d, double dt) {
+void sq_disc_predict_serial(sq_disc *d, double dt) {
   const sq_precision p = d->opt.precision;
   const int O = d->opt.order;
   const size_t rs = sq_real_size(p);
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
+    void *derivs = tl->needs_derivs && d->derivs ? (char *)d->derivs + (size_t)tl->begin * sq_disc_elem_bytes(d) * O : NULL;
     sq_kernel_ader(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
-                   (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin), NULL);
+                   (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin), derivs);
   }
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    sq_kernel_local(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->tint, tl->begin),
+                    (char *)d->star + (size_t)tl->begin * 243 * rs, (char *)d->flux_local + (size_t)tl->begin * 324 * rs,
+                    sq_disc_elem_ptr(d, d->dofs, tl->begin));
+  }
+}
+
+void sq_disc_correct_serial(sq_disc *d) {
+  const sq_precision p = d->opt.precision;
+  const size_t rs = sq_real_size(p);
   int maxnb = 1;
   for (int t = 0; t < d->ntile; ++t) maxnb = d->tile[t].nneighbor > maxnb ? d->tile[t].nneighbor : maxnb;
   const void **nb = malloc(sizeof(void *) * maxnb);
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
-    const int64_t n = tl->end - tl->begin;
-    sq_kernel_local(p, O, n, d->pack, sq_disc_elem_ptr(d, d->tint, tl->begin),
-                    (char *)d->star + (size_t)tl->begin * 243 * rs, (char *)d->flux_local + (size_t)tl->begin * 324 * rs,
-                    sq_disc_elem_ptr(d, d->dofs, tl->begin));
     for (int s = 0; s < tl->nneighbor; ++s) nb[s] = sq_disc_elem_ptr(d, d->tint, d->tile[tl->neighbor[s]].begin);
-    sq_kernel_neighbor(p, O, n, d->pack, d->link + tl->begin * 4, (char *)d->flux_nb + (size_t)tl->begin * 324 * rs, nb,
-                       NULL, NULL, sq_disc_elem_ptr(d, d->dofs, tl->begin));
+    sq_kernel_neighbor(p, d->opt.order, tl->end - tl->begin, d->pack, d->link + tl->begin * 4,
+                       (char *)d->flux_nb + (size_t)tl->begin * 324 * rs, nb, NULL, NULL,
+                       sq_disc_elem_ptr(d, d->dofs, tl->begin));
   }
   free(nb);
+}
+
+void sq_disc_step_serial(sq_disc *d, double dt) {
+  sq_disc_predict_serial(d, dt);
+  sq_disc_correct_serial(d);
 }
 
 int64_t sq_disc_cluster_steps(const sq_disc *d, int l) {

@@ -40,6 +40,8 @@ void sq_star_matrices(const sq_material *m, const double jac_inv[9], double star
  */
 void sq_rotation(const double n[3], double T[81], double Tinv[81]);
 
+/** @brief As sq_rotation, with the tangents given: frame (n, s, t), right-handed and orthonormal. */
+void sq_rotation_frame(const double n[3], const double s[3], const double t[3], double T[81], double Tinv[81]);
 /** Face kinds seen by the flux solver. */
 typedef enum { SQ_FLUX_REGULAR, SQ_FLUX_FREE, SQ_FLUX_ABSORB } sq_flux_kind;
 

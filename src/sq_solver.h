@@ -38,6 +38,8 @@ typedef struct sq_disc_options {
   int lts_rate;      /**< 1 = GTS */
   int max_clusters;
   const int *cell_rank; /**< owner rank of every mesh cell (NULL: all cells are ours) */
+  int rupture;          /**< 1: faces tagged SQ_BC_RUPTURE are dynamic-rupture faces (fault.c imposes their
+                             flux); 0: they are ordinary faces */
   int rank, nranks;     /**< this rank and the number of ranks */
 } sq_disc_options;
 
@@ -86,6 +88,9 @@ void sq_disc_destroy(sq_disc *disc);
 int sq_disc_clusters(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, int *cluster,
                      int *ncluster);
 
+/** Is face @p face of mesh cell @p cell a dynamic-rupture face (opt.rupture set, tagged SQ_BC_RUPTURE)? */
+int sq_disc_is_rupture_face(const sq_disc *disc, int64_t cell, int face);
+
 /** Bytes of one element's B x 9 block in the working precision. */
 size_t sq_disc_elem_bytes(const sq_disc *disc);
 
@@ -111,6 +116,10 @@ uint64_t sq_disc_hash(const sq_disc *disc);
  * operations of the task graph, so task-based runs must match it bitwise.
  */
 void sq_disc_step_serial(sq_disc *disc, double dt);
+/** @brief The first half of sq_disc_step_serial: ader (keeping derivatives where tiles need them) and local. */
+void sq_disc_predict_serial(sq_disc *disc, double dt);
+/** @brief The second half: neighbour fluxes (rupture faces, if any, go in between: sq_fault_step_serial). */
+void sq_disc_correct_serial(sq_disc *disc);
 
 /** @brief Work of one sync interval (largest cluster step): element updates with LTS and with GTS. */
 void sq_disc_lts_work(const sq_disc *disc, double *lts_updates, double *gts_updates);

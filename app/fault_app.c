@@ -1,0 +1,530 @@
+/**
+ * @file fault_app.c  The fault of a run: per-point values from the config (numbers, expressions in
+ * x, y, z, patches), and the fault outputs -- XDMF snapshots of the fault triangles, on-fault
+ * stations (SeisSol text and SCEC formats) and the rupture-time file `cplot`.
+ */
+#include <errno.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_expr.h"
+#include "sq_fault_app.h"
+#include "sq_output.h"
+
+/* ------------------------------------------------------------------------------ config values */
+
+typedef struct fault_values {
+  const sq_fault_config *cfg;
+  const char *path;
+  sq_expr *base[SQ_NFAULT_PARAMS];
+  sq_expr *patch[SQ_MAX_FAULT_PATCHES][SQ_NFAULT_PARAMS];
+} fault_values;
+
+static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
+  char err[256];
+  *out = NULL;
+  if (!e->text[0]) return SQ_SUCCESS;
+  const int rc = sq_expr_compile(e->text, NULL, 0, out, err, sizeof(err));
+  if (rc == SQ_ERR_INPUT) return sq_error(rc, __FILE__, __LINE__, "%s:%d: '%s': %s", path, e->line, e->text, err);
+  return rc;
+}
+
+static void values_free(fault_values *v) {
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
+    sq_expr_destroy(v->base[i]);
+    for (int k = 0; k < SQ_MAX_FAULT_PATCHES; ++k) sq_expr_destroy(v->patch[k][i]);
+  }
+}
+
+/* Value of parameter i at x: the last patch containing x that sets it, else the fault-wide value. */
+static int value_at(const fault_values *v, int i, const double x[3], double fallback, double *out) {
+  const double vars[4] = {x[0], x[1], x[2], 0.0};
+  for (int k = v->cfg->npatches - 1; k >= 0; --k) {
+    const sq_fault_patch *p = &v->cfg->patches[k];
+    if (!v->patch[k][i]) continue;
+    if (x[0] < p->lo[0] || x[0] > p->hi[0] || x[1] < p->lo[1] || x[1] > p->hi[1] || x[2] < p->lo[2] || x[2] > p->hi[2])
+      continue;
+    *out = sq_expr_eval(v->patch[k][i], vars);
+    SQ_CHECK(isfinite(*out), SQ_ERR_INPUT, "%s:%d: fault.patches[%d].%s is %g at (%g, %g, %g)", v->path,
+             p->param[i].line, k, sq_fault_param_names[i], *out, x[0], x[1], x[2]);
+    return SQ_SUCCESS;
+  }
+  *out = v->base[i] ? sq_expr_eval(v->base[i], vars) : fallback;
+  SQ_CHECK(isfinite(*out) || (i == SQ_FP_FORCED_TIME && *out > 0), SQ_ERR_INPUT,
+           "%s:%d: fault.%s is %g at (%g, %g, %g)", v->path, v->cfg->param[i].line, sq_fault_param_names[i], *out, x[0],
+           x[1], x[2]);
+  return SQ_SUCCESS;
+}
+
+static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+  const fault_values *v = ctx;
+  double val[SQ_NFAULT_PARAMS];
+  static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
+  memset(pt, 0, sizeof(*pt));
+  pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S], .mu_d = val[SQ_FP_MU_D], .d_c = val[SQ_FP_D_C],
+                                   .cohesion = val[SQ_FP_COHESION], .forced_time = val[SQ_FP_FORCED_TIME],
+                                   .t0 = val[SQ_FP_FORCED_DURATION], .a = val[SQ_FP_A], .b = val[SQ_FP_B],
+                                   .L = val[SQ_FP_L], .f0 = val[SQ_FP_F0], .V0 = val[SQ_FP_V0], .f_w = val[SQ_FP_F_W],
+                                   .V_w = val[SQ_FP_V_W]};
+  /* traction of the initial stress tensor on the fault (sigma n), in the fault frame */
+  const double *s = &val[SQ_FP_S_XX], *n = frame;
+  const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
+  double t[3];
+  for (int r = 0; r < 3; ++r) t[r] = sig[r][0] * n[0] + sig[r][1] * n[1] + sig[r][2] * n[2];
+  for (int a = 0; a < 3; ++a) {
+    const int given = SQ_FP_TRACTION_NORMAL + a;
+    int overridden = v->base[given] != NULL;
+    for (int k = 0; k < v->cfg->npatches; ++k) overridden |= v->patch[k][given] != NULL;
+    pt->traction0[a] = overridden ? val[given] : t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
+    pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
+  }
+  pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
+  return SQ_SUCCESS;
+}
+
+static int64_t mesh_rupture_faces(const sq_mesh *m) {
+  int64_t n = 0;
+  for (int64_t c = 0; c < 4 * m->ncell; ++c) n += m->face_bc[c] == SQ_BC_RUPTURE && m->face_neighbor[c] >= 0;
+  return n / 2;
+}
+
+int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *m) {
+  const int64_t n = mesh_rupture_faces(m);
+  if (cfg->fault.enabled)
+    SQ_CHECK(n > 0, SQ_ERR_INPUT,
+             "%s:%d: fault.friction_law is set, but the mesh %s has no dynamic-rupture faces (tag 3: Gmsh physical "
+             "surface 103, PUML boundary code 3 or > 64)",
+             cfg->path, cfg->fault.line, m->source);
+  else if (n > 0 && sq_verbosity >= 1 && sq_app_rank() == 0)
+    fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
+                    "they act as ordinary welded faces\n", (long long)n);
+  return SQ_SUCCESS;
+}
+
+int sq_sim_fault_create(sq_sim *s) {
+  const sq_fault_config *fc = &s->cfg.fault;
+  if (!fc->enabled) return SQ_SUCCESS;
+  fault_values v = {.cfg = fc, .path = s->cfg.path};
+  int ierr = SQ_SUCCESS;
+  for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
+    ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
+    for (int k = 0; k < fc->npatches && !ierr; ++k) ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
+  }
+  const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
+                                .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
+                                .nucleation_time = fc->nucleation_time};
+  if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
+  values_free(&v);
+  if (ierr) return ierr;
+  int64_t nface = 0;
+  for (int64_t i = 0; i < s->fault->nface; ++i) nface += s->fault->face[i].owned[0];
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &nface, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (sq_verbosity >= 1 && s->rank == 0)
+    printf("  fault      %lld faces, %s, %d points per face, nucleation ramp %g s\n", (long long)nface,
+           sq_friction_law_name(opt.law), s->fault->npoint, opt.nucleation_time);
+  return SQ_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------ outputs */
+
+enum { FV_SRS, FV_SRD, FV_SR, FV_SLS, FV_SLD, FV_SL, FV_TS, FV_TD, FV_PN, FV_STATE, FV_MU, FV_RT, FV_VR, FV_PSR, FV_N };
+static const char *const fv_names[FV_N] = {"slip_rate_strike", "slip_rate_dip", "slip_rate", "slip_strike",
+                                            "slip_dip", "slip", "traction_strike", "traction_dip", "normal_stress",
+                                            "state", "mu", "rupture_time", "rupture_velocity", "peak_slip_rate"};
+
+struct sq_fault_output {
+  sq_sim *s;
+  int root;
+  int64_t every, station_every, nsteps;
+  int64_t nglobal;      /* faces over all ranks (root) */
+  int64_t *order;       /* root: gathered row -> output row (ascending gid) */
+  double *rows;         /* root: gathered values, nglobal x FV_N */
+  sq_xdmf_writer *xdmf;
+  int nstation;
+  struct station {
+    int64_t face;       /* local fault face, -1: another rank has it */
+    int point;
+    FILE *scec, *seissol;
+  } *station;
+};
+
+/* Face averages (rupture time and velocity from all points, -1 unless every point ruptured). */
+static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *out) {
+  const int np = f->npoint;
+  const sq_fault_point *pts = f->point + i * np;
+  memset(out, 0, sizeof(double) * FV_N);
+  int ruptured = 1;
+  for (int p = 0; p < np; ++p) {
+    const sq_friction_state *st = &pts[p].state;
+    const double w = 2.0 * f->chi_weight[p];
+    out[FV_SRS] += w * st->slip_rate[0];
+    out[FV_SRD] += w * st->slip_rate[1];
+    out[FV_SR] += w * hypot(st->slip_rate[0], st->slip_rate[1]);
+    out[FV_SLS] += w * st->slip[0];
+    out[FV_SLD] += w * st->slip[1];
+    out[FV_SL] += w * st->slip_path;
+    out[FV_TS] += w * st->traction[0];
+    out[FV_TD] += w * st->traction[1];
+    out[FV_PN] += w * st->normal_stress;
+    out[FV_STATE] += w * st->state;
+    out[FV_MU] += w * st->mu;
+    out[FV_RT] += w * st->rupture_time;
+    out[FV_PSR] = fmax(out[FV_PSR], st->peak_slip_rate);
+    ruptured &= st->rupture_time >= 0;
+  }
+  out[FV_RT] = ruptured ? out[FV_RT] : -1.0;
+  out[FV_VR] = 0.0;
+  if (ruptured) { /* least-squares plane t(chi) = t0 + g . chi over the points, then |grad t| in metres */
+    double A[9] = {0}, b[3] = {0};
+    for (int p = 0; p < np; ++p) {
+      const double r[3] = {1.0, f->chi[2 * p], f->chi[2 * p + 1]}, t = pts[p].state.rupture_time;
+      for (int a = 0; a < 3; ++a) {
+        b[a] += r[a] * t;
+        for (int c = 0; c < 3; ++c) A[a * 3 + c] += r[a] * r[c];
+      }
+    }
+    if (sq_solve_dense(3, A, b) == SQ_SUCCESS) {
+      double x0[3], x1[3], x2[3];
+      const double c0[2] = {0, 0}, c1[2] = {1, 0}, c2[2] = {0, 1};
+      const sq_fault_face *fc = &f->face[i];
+      double xi[3];
+      sq_ref_face_point(fc->face[0], c0, xi);
+      (void)xi;
+      /* edge vectors of the face in space from three points of the parametrisation */
+      sq_fault_point_position(f, d, i, 0, x0);
+      (void)c1, (void)c2, (void)x1, (void)x2;
+      const int64_t c = d->cell_of[fc->elem[0]];
+      const int64_t *cv = &d->mesh->cell_vert[c * 4];
+      const int *fv = sq_ref_face_vertices[fc->face[0]];
+      double e1[3], e2[3];
+      for (int k = 0; k < 3; ++k) {
+        const double p0 = d->mesh->vert[cv[fv[0]] * 3 + k];
+        e1[k] = d->mesh->vert[cv[fv[1]] * 3 + k] - p0;
+        e2[k] = d->mesh->vert[cv[fv[2]] * 3 + k] - p0;
+      }
+      /* grad t = G^{-1}-weighted combination: solve [e1.e1 e1.e2; e1.e2 e2.e2] c = (g1, g2), grad = c1 e1 + c2 e2 */
+      const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+      const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
+      const double k1 = (g22 * b[1] - g12 * b[2]) / det, k2 = (g11 * b[2] - g12 * b[1]) / det;
+      double grad = 0.0;
+      for (int k = 0; k < 3; ++k) grad += (k1 * e1[k] + k2 * e2[k]) * (k1 * e1[k] + k2 * e2[k]);
+      out[FV_VR] = grad > 0 ? 1.0 / sqrt(grad) : 0.0;
+    }
+  }
+}
+
+/* Gather the faces whose "-" side each rank owns (values, and once the geometry) to the root. */
+static int gather(sq_fault_output *o, int with_geometry, double **geom_out) {
+  const sq_fault *f = o->s->fault;
+  const sq_disc *d = o->s->disc;
+  int64_t n = 0;
+  for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
+  const int width = FV_N + 1 + (with_geometry ? 9 : 0);
+  double *mine = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * width);
+  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory");
+  int64_t r = 0;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    if (!f->face[i].owned[0]) continue;
+    double *row = mine + r++ * width;
+    row[0] = (double)f->face[i].gid;
+    face_values(f, d, i, row + 1);
+    if (with_geometry) {
+      const sq_fault_face *fc = &f->face[i];
+      const int64_t c = d->cell_of[fc->elem[0]];
+      for (int v = 0; v < 3; ++v)
+        for (int k = 0; k < 3; ++k)
+          row[1 + FV_N + 3 * v + k] = d->mesh->vert[d->mesh->cell_vert[c * 4 + sq_ref_face_vertices[fc->face[0]][v]] * 3 + k];
+    }
+  }
+  int count = (int)(n * width), *counts = NULL, *displs = NULL;
+  double *all = mine;
+  int64_t total = n;
+  if (o->s->nranks > 1) {
+    counts = malloc(sizeof(int) * o->s->nranks), displs = malloc(sizeof(int) * o->s->nranks);
+    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (o->root) {
+      int sum = 0;
+      for (int k = 0; k < o->s->nranks; ++k) displs[k] = sum, sum += counts[k];
+      all = malloc(sizeof(double) * (sum > 0 ? sum : 1));
+      total = sum / width;
+    }
+    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(counts), free(displs);
+  }
+  if (o->root) { /* rows in ascending gid */
+    if (!o->order) {
+      o->nglobal = total;
+      SQ_CALL(SQ_CALLOC(o->order, total + 1));
+      SQ_CALL(SQ_CALLOC(o->rows, (total + 1) * FV_N));
+    }
+    int64_t *idx = malloc(sizeof(int64_t) * (total + 1));
+    for (int64_t i = 0; i < total; ++i) idx[i] = i;
+    for (int64_t i = 1; i < total; ++i) { /* insertion sort by gid is too slow for big faults: use qsort on pairs */
+      (void)i;
+      break;
+    }
+    double *key = malloc(sizeof(double) * 2 * (total + 1));
+    for (int64_t i = 0; i < total; ++i) key[2 * i] = all[i * width], key[2 * i + 1] = (double)i;
+    qsort(key, total, 2 * sizeof(double), (int (*)(const void *, const void *))sq_fault_app_cmp_gid);
+    for (int64_t i = 0; i < total; ++i) idx[i] = (int64_t)key[2 * i + 1];
+    free(key);
+    for (int64_t i = 0; i < total; ++i) memcpy(o->rows + i * FV_N, all + idx[i] * width + 1, sizeof(double) * FV_N);
+    if (with_geometry) {
+      double *g = malloc(sizeof(double) * 9 * (total + 1));
+      for (int64_t i = 0; i < total; ++i) memcpy(g + 9 * i, all + idx[i] * width + 1 + FV_N, sizeof(double) * 9);
+      *geom_out = g;
+    }
+    free(idx);
+  }
+  if (all != mine) free(all);
+  free(mine);
+  return SQ_SUCCESS;
+}
+
+int sq_fault_app_cmp_gid(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int snapshot(sq_fault_output *o) {
+  SQ_CALL(gather(o, 0, NULL));
+  if (!o->root || !o->xdmf) return SQ_SUCCESS;
+  double *col[FV_N];
+  for (int v = 0; v < FV_N; ++v) {
+    col[v] = malloc(sizeof(double) * (o->nglobal + 1));
+    for (int64_t i = 0; i < o->nglobal; ++i) col[v][i] = o->rows[i * FV_N + v];
+  }
+  const int ierr = sq_xdmf_write(o->xdmf, o->s->time, FV_N, fv_names, (const double *const *)col, SQ_XDMF_CELL);
+  for (int v = 0; v < FV_N; ++v) free(col[v]);
+  return ierr;
+}
+
+/* Nearest fault point of the face holding x (within its plane and triangle), on this rank. */
+static int find_station(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, int *point,
+                        double *dist) {
+  *face = -1, *dist = INFINITY;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const sq_fault_face *fc = &f->face[i];
+    const int64_t c = d->cell_of[fc->elem[0]];
+    const int *fv = sq_ref_face_vertices[fc->face[0]];
+    double p[3][3];
+    for (int v = 0; v < 3; ++v)
+      for (int k = 0; k < 3; ++k) p[v][k] = d->mesh->vert[d->mesh->cell_vert[c * 4 + fv[v]] * 3 + k];
+    double e1[3], e2[3], r[3];
+    for (int k = 0; k < 3; ++k) e1[k] = p[1][k] - p[0][k], e2[k] = p[2][k] - p[0][k], r[k] = x[k] - p[0][k];
+    const double *n = fc->frame;
+    const double h = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+    const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
+    const double r1 = r[0] * e1[0] + r[1] * e1[1] + r[2] * e1[2], r2 = r[0] * e2[0] + r[1] * e2[1] + r[2] * e2[2];
+    const double a = (g22 * r1 - g12 * r2) / det, b = (g11 * r2 - g12 * r1) / det;
+    const double size = sqrt(fmax(g11, g22)), tol = 1e-6;
+    /* distance to the face (0 inside), for the message when no face holds the point */
+    const double out = fmax(fmax(-a, -b), a + b - 1.0);
+    const double dd = fabs(h) + fmax(0.0, out) * size;
+    if (dd < *dist) *dist = dd;
+    if (fabs(h) > 1e-3 * size || a < -tol || b < -tol || a + b > 1.0 + tol) continue;
+    if (!fc->owned[0]) continue;
+    *face = i;
+    double best = INFINITY;
+    for (int q = 0; q < f->npoint; ++q) {
+      const double da = f->chi[2 * q] - a, db = f->chi[2 * q + 1] - b;
+      if (da * da + db * db < best) best = da * da + db * db, *point = q;
+    }
+    return SQ_SUCCESS;
+  }
+  return SQ_SUCCESS;
+}
+
+static void station_name(const double x[3], const double strike[3], char *out, size_t len) {
+  /* SCEC: along-strike distance and depth in hectometres */
+  const double st = x[0] * strike[0] + x[1] * strike[1] + x[2] * strike[2];
+  const int h = (int)lround(st / 100.0), dp = (int)lround(-x[2] / 100.0);
+  snprintf(out, len, "faultst%s%03ddp%03d", h < 0 ? "-" : "", abs(h), dp);
+}
+
+static int open_stations(sq_fault_output *o) {
+  const sq_config *cfg = &o->s->cfg;
+  const sq_fault *f = o->s->fault;
+  o->nstation = cfg->fault.nstations;
+  SQ_CALL(SQ_CALLOC(o->station, o->nstation + 1));
+  for (int k = 0; k < o->nstation; ++k) {
+    const double *x = cfg->fault.stations[k];
+    double dist;
+    struct station *st = &o->station[k];
+    SQ_CALL(find_station(f, o->s->disc, x, &st->face, &st->point, &dist));
+    int found = st->face >= 0;
+    if (o->s->nranks > 1) {
+      MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    }
+    SQ_CHECK(found > 0, SQ_ERR_INPUT,
+             "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
+             cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
+    if (st->face < 0) continue;
+    const sq_fault_face *fc = &f->face[st->face];
+    char name[64], path[SQ_PATH_MAX + 400];
+    station_name(x, fc->frame + 3, name, sizeof(name));
+    snprintf(path, sizeof(path), "%s/%s-%s", cfg->output_dir, cfg->output_prefix, name);
+    st->scec = fopen(path, "w");
+    SQ_CHECK(st->scec, SQ_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    const int rs = cfg->fault.law != SQ_FRICTION_LSW;
+    fprintf(st->scec,
+            "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
+            "# time_step=%.6e\n# num_time_steps=%lld\n# location= %.1f km along strike, %.1f km down-dip\n"
+            "# Column #1 = Time (s)\n# Column #2 = horizontal slip (m)\n# Column #3 = horizontal slip rate (m/s)\n"
+            "# Column #4 = horizontal shear stress (MPa)\n# Column #5 = vertical slip (m)\n"
+            "# Column #6 = vertical slip rate (m/s)\n# Column #7 = vertical shear stress (MPa)\n"
+            "# Column #8 = normal stress (MPa)\n%s"
+            "# horizontal = along strike s = n x e_z; vertical = up-dip (-d); normal stress positive in tension\n"
+            "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress%s\n",
+            cfg->output_prefix, SQ_VERSION, o->s->plan_dt, (long long)o->nsteps,
+            (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
+            rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
+    snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
+    st->seissol = fopen(path, "w");
+    SQ_CHECK(st->seissol, SQ_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    double px[3];
+    sq_fault_point_position(f, o->s->disc, st->face, st->point, px);
+    fprintf(st->seissol,
+            "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
+            "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
+            k + 1, px[0], px[1], px[2]);
+  }
+  return SQ_SUCCESS;
+}
+
+static void station_rows(sq_fault_output *o) {
+  const sq_fault *f = o->s->fault;
+  for (int k = 0; k < o->nstation; ++k) {
+    const struct station *st = &o->station[k];
+    if (st->face < 0) continue;
+    const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
+    const int rs = o->s->cfg.fault.law != SQ_FRICTION_LSW;
+    fprintf(st->scec, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e", o->s->time, s->slip[0], s->slip_rate[0],
+            1e-6 * s->traction[0], -s->slip[1], -s->slip_rate[1], -1e-6 * s->traction[1], 1e-6 * s->normal_stress);
+    if (rs) fprintf(st->scec, " %.10e", s->state > 0 ? log10(s->state) : s->state);
+    fputc('\n', st->scec);
+    fprintf(st->seissol, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e\n",
+            o->s->time, s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1], s->normal_stress, s->mu,
+            s->state, s->slip[0], s->slip[1], s->slip_path, s->peak_slip_rate, s->rupture_time);
+  }
+}
+
+int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output **out) {
+  *out = NULL;
+  if (!s->fault) return SQ_SUCCESS;
+  sq_fault_output *o;
+  SQ_CALL(SQ_CALLOC(o, 1));
+  *out = o;
+  const sq_config *cfg = &s->cfg;
+  o->s = s;
+  o->root = s->rank == 0;
+  o->nsteps = nsteps;
+  o->every = cfg->fault.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg->fault.output_interval / dt + 0.5)) : nsteps;
+  o->station_every = cfg->fault.station_interval > 0
+                         ? (int64_t)fmax(1.0, floor(cfg->fault.station_interval / dt + 0.5)) : 1;
+  double *geom = NULL;
+  SQ_CALL(gather(o, 1, &geom));
+  if (o->root && cfg->output_format == SQ_OUTPUT_XDMF) {
+    int64_t *tri;
+    SQ_CALL(SQ_CALLOC(tri, 3 * (o->nglobal + 1)));
+    for (int64_t i = 0; i < 3 * o->nglobal; ++i) tri[i] = i; /* unshared vertices: simple and exact */
+    const int ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, o->nglobal, 3,
+                                  tri, -1, &o->xdmf);
+    SQ_FREE(tri);
+    free(geom);
+    SQ_CALL(ierr);
+  } else {
+    free(geom);
+  }
+  SQ_CALL(open_stations(o));
+  station_rows(o);
+  return snapshot(o);
+}
+
+int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done) {
+  if (!o) return INT64_MAX;
+  int64_t n = o->every - done % o->every;
+  if (o->nstation > 0) {
+    const int64_t m = o->station_every - done % o->station_every;
+    if (m < n) n = m;
+  }
+  return n;
+}
+
+int sq_fault_output_after(sq_fault_output *o, int64_t done) {
+  if (!o) return SQ_SUCCESS;
+  if (done % o->station_every == 0 || done == o->nsteps) station_rows(o);
+  if (done % o->every == 0 || done == o->nsteps) SQ_CALL(snapshot(o));
+  return SQ_SUCCESS;
+}
+
+int sq_fault_output_close(sq_fault_output *o) {
+  if (!o) return SQ_SUCCESS;
+  int ierr = SQ_SUCCESS;
+  /* rupture-time contours (SCEC cplot): every ruptured point, along strike and down dip, in metres */
+  const sq_fault *f = o->s->fault;
+  const sq_config *cfg = &o->s->cfg;
+  int64_t n = 0;
+  for (int64_t i = 0; i < f->nface; ++i)
+    if (f->face[i].owned[0])
+      for (int p = 0; p < f->npoint; ++p) n += f->point[i * f->npoint + p].state.rupture_time >= 0;
+  double *mine = malloc(sizeof(double) * 3 * (n + 1));
+  int64_t r = 0;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    if (!f->face[i].owned[0]) continue;
+    for (int p = 0; p < f->npoint; ++p) {
+      const double t = f->point[i * f->npoint + p].state.rupture_time;
+      if (t < 0) continue;
+      double x[3];
+      sq_fault_point_position(f, o->s->disc, i, p, x);
+      const double *fr = f->face[i].frame;
+      mine[3 * r] = x[0] * fr[3] + x[1] * fr[4] + x[2] * fr[5];
+      mine[3 * r + 1] = x[0] * fr[6] + x[1] * fr[7] + x[2] * fr[8];
+      mine[3 * r + 2] = t;
+      ++r;
+    }
+  }
+  int count = (int)(3 * n), *counts = NULL, *displs = NULL, total = count;
+  double *all = mine;
+  if (o->s->nranks > 1) {
+    counts = malloc(sizeof(int) * o->s->nranks), displs = malloc(sizeof(int) * o->s->nranks);
+    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (o->root) {
+      total = 0;
+      for (int k = 0; k < o->s->nranks; ++k) displs[k] = total, total += counts[k];
+      all = malloc(sizeof(double) * (total + 1));
+    }
+    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(counts), free(displs);
+  }
+  if (o->root) {
+    char path[SQ_PATH_MAX + 300];
+    snprintf(path, sizeof(path), "%s/%s-cplot", cfg->output_dir, cfg->output_prefix);
+    FILE *fp = fopen(path, "w");
+    if (!fp) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
+    else {
+      fprintf(fp, "# problem=%s\n# code=starquake %s\n# Column #1 = Distance along strike (m)\n"
+                  "# Column #2 = Distance down-dip (m)\n# Column #3 = Rupture time (s)\nj k t\n",
+              cfg->output_prefix, SQ_VERSION);
+      for (int i = 0; i < total / 3; ++i) fprintf(fp, "%.6e %.6e %.6e\n", all[3 * i], all[3 * i + 1], all[3 * i + 2]);
+      fclose(fp);
+    }
+  }
+  if (all != mine) free(all);
+  free(mine);
+  for (int k = 0; k < o->nstation; ++k) {
+    if (o->station[k].scec) fclose(o->station[k].scec);
+    if (o->station[k].seissol) fclose(o->station[k].seissol);
+  }
+  SQ_FREE(o->station);
+  sq_xdmf_close(o->xdmf);
+  SQ_FREE(o->order);
+  SQ_FREE(o->rows);
+  SQ_FREE(o);
+  return ierr;
+}

@@ -1,0 +1,27 @@
+/**
+ * @file sq_fault_app.h  The fault of a run (app/fault_app.c): set-up from the config and the fault
+ * outputs (XDMF snapshots of the fault, on-fault stations, rupture-time contours).
+ */
+#ifndef SQ_FAULT_APP_H
+#define SQ_FAULT_APP_H
+#include "sq_app.h"
+
+/** @brief Errors when the config has a fault but the mesh has no rupture faces; a note for the reverse. */
+int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *mesh);
+/** @brief Build sim->fault from sim->cfg.fault (after sq_disc_create, before sq_runtime_create). */
+int sq_sim_fault_create(sq_sim *sim);
+
+/** Fault outputs of one run (opaque). */
+typedef struct sq_fault_output sq_fault_output;
+/** @brief Open the fault outputs (none without a fault: *out = NULL); writes the t = 0 rows. Collective. */
+int sq_fault_output_open(sq_sim *sim, int64_t nsteps, double dt, sq_fault_output **out);
+/** @brief Sync intervals after @p done until the next fault output (INT64_MAX without a fault). */
+int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done);
+/** @brief Write the fault outputs due after sync interval @p done.  Collective. */
+int sq_fault_output_after(sq_fault_output *o, int64_t done);
+/** @brief Write the rupture-time file, close and free (NULL is fine).  Collective. */
+int sq_fault_output_close(sq_fault_output *o);
+/** qsort comparison of (gid, index) double pairs by gid. */
+int sq_fault_app_cmp_gid(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,401 @@
+/** @file fault.c  Dynamic rupture faces: set-up and the rupture kernel (thesis §3.6.3, eq. 3.44-3.64). */
+#include "sq_fault.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "friction_impl.h"
+
+/* Flat reference data: time points and weights on [0, 1], then per face / orientation the values of
+ * the basis at the face points (npoint x B) and the weighted back-projections (B x npoint). */
+static size_t off_tw(int O) { return (size_t)O; }
+static size_t off_vm(int O) { return 2 * (size_t)O; }
+static size_t off_vp(int O, int B, int np) { return off_vm(O) + 4 * (size_t)np * B; }
+static size_t off_bm(int O, int B, int np) { return off_vp(O, B, np) + 12 * (size_t)np * B; }
+static size_t off_bp(int O, int B, int np) { return off_bm(O, B, np) + 4 * (size_t)np * B; }
+static size_t ref_len(int O, int B, int np) { return off_bp(O, B, np) + 12 * (size_t)np * B; }
+
+/* Fault-frame components kept per point: sigma_nn, sigma_ns, sigma_nd, v_n, v_s, v_d, and where they
+ * sit in the 9-vector (s_xx, s_yy, s_zz, s_xy, s_yz, s_xz, u, v, w) of the rotated state. */
+static const int full_index[6] = {0, 3, 5, 6, 7, 8};
+
+double sq_fault_ramp(double t, double T) {
+  if (T <= 0.0 || t >= T) return 1.0;
+  if (t <= 0.0) return 0.0;
+  return exp((t - T) * (t - T) / (t * (t - 2.0 * T)));
+}
+
+static double load_real(sq_precision p, const void *base, size_t i) {
+  return p == SQ_F64 ? ((const double *)base)[i] : (double)((const float *)base)[i];
+}
+
+static void add_real(sq_precision p, void *base, size_t i, double v) {
+  if (p == SQ_F64) ((double *)base)[i] += v;
+  else ((float *)base)[i] += (float)v;
+}
+
+/* P[j][i][c] = (Tinv (V D_j)^T)_c at face point i, for the O derivatives of one side (eq. 3.45). */
+static void project_side(sq_precision prec, int O, int B, int np, const double *V, const void *derivs,
+                         const double *tinv, double *P) {
+  const size_t nq = (size_t)B * 9;
+  for (int j = 0; j < O; ++j)
+    for (int i = 0; i < np; ++i) {
+      double q[9];
+      for (int p = 0; p < 9; ++p) {
+        double s = 0.0;
+        for (int k = 0; k < B; ++k) s += V[i * B + k] * load_real(prec, derivs, j * nq + (size_t)p * B + k);
+        q[p] = s;
+      }
+      for (int c = 0; c < 6; ++c) {
+        double s = 0.0;
+        for (int p = 0; p < 9; ++p) s += tinv[full_index[c] * 9 + p] * q[p];
+        P[((size_t)j * np + i) * 6 + c] = s;
+      }
+    }
+}
+
+int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt,
+                        int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
+                        const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
+                        int64_t *bad_face) {
+  const int B = sq_nbasis(O);
+  const size_t nq = (size_t)B * 9;
+  const double *tq = ref, *tw = ref + off_tw(O);
+  int64_t nbad = 0;
+  double P[2][7 * 64 * 6], Ib[2][64 * 6], upd[84 * 9];
+  for (int64_t fi = 0; fi < nface; ++fi) {
+    const sq_fault_face *fc = &faces[fi];
+    sq_fault_point *pts = points + fi * np;
+    for (int side = 0; side < 2; ++side) {
+      const double *V = side == 0 ? ref + off_vm(O) + (size_t)fc->face[0] * np * B
+                                  : ref + off_vp(O, B, np) + (size_t)(fc->face[1] * 3 + fc->orient) * np * B;
+      const void *D = (const char *)derivs_slot[fc->slot[side]] +
+                      (size_t)fc->index[side] * O * nq * (prec == SQ_F64 ? sizeof(double) : sizeof(float));
+      project_side(prec, O, B, np, V, D, fc->tinv, P[side]);
+    }
+    memset(Ib, 0, sizeof(Ib));
+    const double zpm = fc->impedance[0], zpp = fc->impedance[1], zsm = fc->impedance[2], zsp = fc->impedance[3];
+    const double eta_p = zpm * zpp / (zpm + zpp), eta_s = zsm * zsp / (zsm + zsp);
+    for (int k = 0; k < O; ++k) {
+      const double tau = dt * tq[k], wk = dt * tw[k], t = t0 + tau, G = sq_fault_ramp(t, opt->nucleation_time);
+      for (int i = 0; i < np; ++i) {
+        double qm[6] = {0}, qp[6] = {0}, fac = 1.0; /* Taylor series at tau (eq. 3.45-3.46) */
+        for (int j = 0; j < O; ++j) {
+          for (int c = 0; c < 6; ++c) {
+            qm[c] += fac * P[0][((size_t)j * np + i) * 6 + c];
+            qp[c] += fac * P[1][((size_t)j * np + i) * 6 + c];
+          }
+          fac *= tau / (j + 1);
+        }
+        sq_fault_point *pt = &pts[i];
+        /* Godunov state without opening (eq. 3.57): continuous normal stress and velocity */
+        const double sn = eta_p * (qm[0] / zpm + qp[0] / zpp + qp[3] - qm[3]);
+        double lock[2], base[2];
+        for (int a = 0; a < 2; ++a) {
+          lock[a] = eta_s * (qm[1 + a] / zsm + qp[1 + a] / zsp + qp[4 + a] - qm[4 + a]);
+          base[a] = pt->traction0[1 + a] + G * pt->nucleation[1 + a];
+        }
+        const double sigma_total = pt->traction0[0] + G * pt->nucleation[0] + sn;
+        const double tau_lock[2] = {base[0] + lock[0], base[1] + lock[1]};
+        if (sq_friction_solve_point(opt->law, &pt->param, t, wk, sigma_total, tau_lock, eta_s, &pt->state)) {
+          if (nbad++ == 0 && bad_face) *bad_face = fi;
+        }
+        double gm[6], gp[6]; /* imposed states (eq. 3.61-3.64) */
+        gm[0] = gp[0] = sn;
+        gm[3] = qm[3] + (sn - qm[0]) / zpm;
+        gp[3] = qp[3] + (qp[0] - sn) / zpp;
+        for (int a = 0; a < 2; ++a) {
+          const double ts = pt->state.traction[a] - base[a];
+          gm[1 + a] = gp[1 + a] = ts;
+          gm[4 + a] = qm[4 + a] + (ts - qm[1 + a]) / zsm;
+          gp[4 + a] = qp[4 + a] + (qp[1 + a] - ts) / zsp;
+        }
+        for (int c = 0; c < 6; ++c) {
+          Ib[0][i * 6 + c] += wk * gm[c];
+          Ib[1][i * 6 + c] += wk * gp[c];
+        }
+      }
+    }
+    /* flux of the imposed states, integrated back onto each owned side's basis (eq. 3.44) */
+    for (int side = 0; side < 2; ++side) {
+      if (!fc->owned[side]) continue;
+      const double *Bk = side == 0 ? ref + off_bm(O, B, np) + (size_t)fc->face[0] * np * B
+                                   : ref + off_bp(O, B, np) + (size_t)(fc->face[1] * 3 + fc->orient) * np * B;
+      double F[64 * 9];
+      for (int i = 0; i < np; ++i)
+        for (int p = 0; p < 9; ++p) {
+          double s = 0.0;
+          for (int c = 0; c < 6; ++c) s += fc->flux[side][p * 9 + full_index[c]] * Ib[side][i * 6 + c];
+          F[i * 9 + p] = s;
+        }
+      for (int p = 0; p < 9; ++p)
+        for (int l = 0; l < B; ++l) {
+          double s = 0.0;
+          for (int i = 0; i < np; ++i) s += Bk[(size_t)l * np + i] * F[i * 9 + p];
+          upd[p * B + l] = -s;
+        }
+      void *dofs = (char *)dofs_slot[fc->slot[side]] + (size_t)fc->index[side] * nq * sq_real_size(prec);
+      for (size_t m = 0; m < nq; ++m) add_real(prec, dofs, m, upd[m]);
+    }
+  }
+  return nbad;
+}
+
+/* ------------------------------------------------------------------------------------ set-up */
+
+static int cmp_face(const void *a, const void *b) {
+  const sq_fault_face *x = a, *y = b;
+  if (x->cluster != y->cluster) return x->cluster < y->cluster ? -1 : 1;
+  return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+static void cell_point(const sq_mesh *m, int64_t c, const double xi[3], double x[3]) {
+  const int64_t *v = &m->cell_vert[c * 4];
+  for (int d = 0; d < 3; ++d) {
+    const double p0 = m->vert[v[0] * 3 + d];
+    x[d] = p0 + xi[0] * (m->vert[v[1] * 3 + d] - p0) + xi[1] * (m->vert[v[2] * 3 + d] - p0) +
+           xi[2] * (m->vert[v[3] * 3 + d] - p0);
+  }
+}
+
+void sq_fault_point_position(const sq_fault *f, const sq_disc *d, int64_t face, int p, double x[3]) {
+  const sq_fault_face *fc = &f->face[face];
+  double xi[3];
+  sq_ref_face_point(fc->face[0], &f->chi[2 * p], xi);
+  cell_point(d->mesh, d->cell_of[fc->elem[0]], xi, x);
+}
+
+static int build_ref(sq_fault *f, const sq_ref *r) {
+  const int O = f->order, B = f->nbasis;
+  int np;
+  SQ_CALL(sq_quad_tri(O + 1, &f->chi, &f->chi_weight, &np));
+  f->npoint = np;
+  SQ_CHECK(np <= 64 && O <= 7, SQ_ERR_INTERNAL, "fault rule of %d points exceeds the kernel's limit", np);
+  f->ref_len = ref_len(O, B, np);
+  SQ_CALL(SQ_CALLOC(f->ref, f->ref_len));
+  double x[8], w[8];
+  SQ_CALL(sq_gauss_jacobi(O, 0.0, 0.0, x, w));
+  for (int k = 0; k < O; ++k) f->ref[k] = 0.5 * (x[k] + 1.0), f->ref[off_tw(O) + k] = 0.5 * w[k];
+  double phi[84];
+  for (int face = 0; face < 4; ++face)
+    for (int h = -1; h < 3; ++h) { /* h = -1: the "-" side itself */
+      double *V = h < 0 ? f->ref + off_vm(O) + (size_t)face * np * B
+                        : f->ref + off_vp(O, B, np) + (size_t)(face * 3 + h) * np * B;
+      double *Bk = h < 0 ? f->ref + off_bm(O, B, np) + (size_t)face * np * B
+                         : f->ref + off_bp(O, B, np) + (size_t)(face * 3 + h) * np * B;
+      for (int i = 0; i < np; ++i) {
+        double chi[2] = {f->chi[2 * i], f->chi[2 * i + 1]}, xi[3];
+        if (h >= 0) sq_ref_face_neighbor_chi(h, &f->chi[2 * i], chi);
+        sq_ref_face_point(face, chi, xi);
+        sq_basis_eval(O, xi, phi);
+        for (int k = 0; k < B; ++k) {
+          V[i * B + k] = phi[k];
+          Bk[(size_t)k * np + i] = f->chi_weight[i] * phi[k] / r->mass[k];
+        }
+      }
+    }
+  return SQ_SUCCESS;
+}
+
+static void cross(const double a[3], const double b[3], double c[3]) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void build_face(const sq_disc *d, sq_fault_face *fc) {
+  const sq_mesh *m = d->mesh;
+  const int64_t cm = d->cell_of[fc->elem[0]], cp = d->cell_of[fc->elem[1]];
+  const double *n = &m->face_normal[(cm * 4 + fc->face[0]) * 3];
+  const double ez[3] = {0, 0, 1};
+  double s[3], dip[3];
+  cross(n, ez, s);
+  double len = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+  if (len < 1e-10) s[0] = 1, s[1] = s[2] = 0, len = 1; /* horizontal fault */
+  for (int k = 0; k < 3; ++k) s[k] /= len;
+  cross(n, s, dip);
+  for (int k = 0; k < 3; ++k) fc->frame[k] = n[k], fc->frame[3 + k] = s[k], fc->frame[6 + k] = dip[k];
+  double T[81];
+  sq_rotation_frame(n, s, dip, T, fc->tinv);
+  fc->area = m->face_area[cm * 4 + fc->face[0]];
+  const sq_material *mat[2] = {&d->material[cm], &d->material[cp]};
+  const double vol[2] = {m->volume[cm], m->volume[cp]}, ex[3] = {1, 0, 0};
+  for (int side = 0; side < 2; ++side) {
+    double A[81];
+    sq_jacobian(mat[side], ex, A);
+    const double scale = (side == 0 ? 1.0 : -1.0) * 2.0 * fc->area / (6.0 * vol[side]); /* the "+" normal is -n */
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 9; ++j) {
+        double acc = 0.0;
+        for (int k = 0; k < 9; ++k) acc += T[i * 9 + k] * A[k * 9 + j];
+        fc->flux[side][i * 9 + j] = scale * acc;
+      }
+    fc->impedance[side] = mat[side]->rho * sq_material_vp(mat[side]);
+    fc->impedance[2 + side] = mat[side]->rho * sq_material_vs(mat[side]);
+  }
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn init, void *ctx, sq_fault **out) {
+  const sq_mesh *m = d->mesh;
+  sq_fault *f;
+  SQ_CALL(SQ_CALLOC(f, 1));
+  *out = f;
+  f->opt = *opt;
+  f->order = d->opt.order;
+  f->nbasis = d->nbasis;
+  f->ntime = d->opt.order;
+  SQ_CALL(build_ref(f, d->ref));
+  /* faces seen from their "-" side, where at least one side is ours */
+  int64_t cap = 0;
+  for (int64_t e = 0; e < d->nelem; ++e)
+    for (int k = 0; k < 4; ++k) cap += sq_disc_is_rupture_face(d, d->cell_of[e], k);
+  SQ_CALL(SQ_CALLOC(f->face, cap > 0 ? cap : 1));
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    const int64_t c = d->cell_of[e];
+    for (int k = 0; k < 4; ++k) {
+      if (!sq_disc_is_rupture_face(d, c, k)) continue;
+      const int64_t nb = m->face_neighbor[c * 4 + k], enb = d->elem_of[nb];
+      if (enb < 0 || (d->is_ghost[e] && d->is_ghost[enb])) continue;
+      const double *n = &m->face_normal[(c * 4 + k) * 3];
+      double centre[3] = {0, 0, 0};
+      for (int v = 0; v < 3; ++v)
+        for (int x = 0; x < 3; ++x)
+          centre[x] += m->vert[m->cell_vert[c * 4 + sq_ref_face_vertices[k][v]] * 3 + x] / 3.0;
+      const double side = n[0] * (opt->reference[0] - centre[0]) + n[1] * (opt->reference[1] - centre[1]) +
+                          n[2] * (opt->reference[2] - centre[2]);
+      SQ_CHECK(fabs(side) > 1e-9 * (fabs(centre[0]) + fabs(centre[1]) + fabs(centre[2]) + 1.0), SQ_ERR_INPUT,
+               "%s: fault.reference_point (%g, %g, %g) lies in the plane of the fault face at (%g, %g, %g); it "
+               "must lie off the fault, on the side that is to be \"+\"",
+               m->source, opt->reference[0], opt->reference[1], opt->reference[2], centre[0], centre[1], centre[2]);
+      if (side < 0) continue; /* we are "+": the face is listed from the other side */
+      sq_fault_face *fc = &f->face[f->nface++];
+      fc->elem[0] = e, fc->elem[1] = enb;
+      fc->face[0] = k, fc->face[1] = m->face_nbface[c * 4 + k], fc->orient = m->face_orient[c * 4 + k];
+      fc->owned[0] = !d->is_ghost[e], fc->owned[1] = !d->is_ghost[enb];
+      fc->gid = 4 * c + k;
+      fc->cluster = d->cluster[c];
+      build_face(d, fc);
+    }
+  }
+  qsort(f->face, f->nface, sizeof(*f->face), cmp_face);
+  /* per-point friction data from the caller */
+  const int np = f->npoint;
+  SQ_CALL(SQ_CALLOC(f->point, f->nface * np + 1));
+  for (int64_t i = 0; i < f->nface; ++i)
+    for (int p = 0; p < np; ++p) {
+      sq_fault_point *pt = &f->point[i * np + p];
+      double x[3];
+      sq_fault_point_position(f, d, i, p, x);
+      SQ_CALL(init(ctx, x, f->face[i].frame, pt));
+      char why[256];
+      if (sq_friction_check_params(opt->law, &pt->param, why, sizeof(why)))
+        return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "fault point (%g, %g, %g): %s", x[0], x[1], x[2], why);
+      const double tau = hypot(pt->traction0[1], pt->traction0[2]);
+      const double v_init = pt->state.slip_rate[0]; /* the caller's initial slip rate */
+      sq_friction_init_state(opt->law, &pt->param, v_init, tau, pt->traction0[0], &pt->state);
+    }
+  /* tiles of at most tile_size faces per cluster, with the element tiles they touch */
+  int *tile_of;
+  SQ_CALL(SQ_CALLOC(tile_of, d->nelem + 1));
+  for (int t = 0; t < d->ntile; ++t)
+    for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) tile_of[e] = t;
+  SQ_CALL(SQ_CALLOC(f->tile, f->nface + 1));
+  const int ts = d->opt.tile_size;
+  int *slots;
+  SQ_CALL(SQ_CALLOC(slots, 2 * (size_t)ts));
+  for (int64_t b = 0; b < f->nface;) {
+    int64_t e = b + 1;
+    while (e < f->nface && e - b < ts && f->face[e].cluster == f->face[b].cluster) ++e;
+    sq_fault_tile *tl = &f->tile[f->ntile++];
+    tl->begin = b, tl->end = e, tl->cluster = f->face[b].cluster;
+    int ns = 0;
+    for (int64_t i = b; i < e; ++i)
+      for (int s = 0; s < 2; ++s) {
+        const int t = tile_of[f->face[i].elem[s]];
+        slots[ns++] = t;
+        if (d->tile[t].layer != SQ_LAYER_INTERIOR) tl->priority = 1;
+      }
+    qsort(slots, ns, sizeof(int), cmp_int);
+    int u = 0;
+    for (int i = 0; i < ns; ++i)
+      if (u == 0 || slots[u - 1] != slots[i]) slots[u++] = slots[i];
+    tl->nslot = u;
+    SQ_CALL(SQ_CALLOC(tl->slot, u));
+    memcpy(tl->slot, slots, sizeof(int) * u);
+    for (int64_t i = b; i < e; ++i)
+      for (int s = 0; s < 2; ++s) {
+        sq_fault_face *fc = &f->face[i];
+        const int t = tile_of[fc->elem[s]];
+        int slot = 0;
+        while (tl->slot[slot] != t) ++slot;
+        fc->slot[s] = slot;
+        fc->index[s] = (int32_t)(fc->elem[s] - d->tile[t].begin);
+        SQ_CHECK(d->tile[t].needs_derivs && d->derivs, SQ_ERR_INTERNAL, "fault face tile %d keeps no derivatives", t);
+      }
+    b = e;
+  }
+  SQ_FREE(slots);
+  SQ_FREE(tile_of);
+  return SQ_SUCCESS;
+}
+
+void sq_fault_destroy(sq_fault *f) {
+  if (!f) return;
+  for (int t = 0; t < f->ntile; ++t) SQ_FREE(f->tile[t].slot);
+  SQ_FREE(f->tile);
+  SQ_FREE(f->face);
+  SQ_FREE(f->point);
+  SQ_FREE(f->ref);
+  SQ_FREE(f->chi);
+  SQ_FREE(f->chi_weight);
+  SQ_FREE(f);
+}
+
+int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
+  const size_t eb = sq_disc_elem_bytes(d);
+  for (int t = 0; t < f->ntile; ++t) {
+    const sq_fault_tile *tl = &f->tile[t];
+    const void *dv[2 * 64];
+    void *dofs[2 * 64];
+    const void **derivs = tl->nslot <= 128 ? dv : malloc(sizeof(void *) * tl->nslot);
+    void **dptr = tl->nslot <= 128 ? dofs : malloc(sizeof(void *) * tl->nslot);
+    SQ_CHECK(derivs && dptr, SQ_ERR_MEMORY, "out of memory");
+    for (int s = 0; s < tl->nslot; ++s) {
+      const sq_tile *et = &d->tile[tl->slot[s]];
+      derivs[s] = (const char *)d->derivs + (size_t)et->begin * eb * d->opt.order;
+      dptr[s] = (char *)d->dofs + (size_t)et->begin * eb;
+    }
+    int64_t bad = -1;
+    const int64_t nbad = sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
+                                         f->face + tl->begin, f->point + tl->begin * f->npoint, derivs,
+                                         dptr, t0, dt, &bad);
+    if (derivs != dv) free((void *)derivs);
+    if (dptr != dofs) free(dptr);
+    if (nbad) {
+      double x[3];
+      sq_fault_point_position(f, d, tl->begin + bad, 0, x);
+      return sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                      "friction solve failed at %lld fault points at t=%g; the first is on the face near (%g, %g, %g)",
+                      (long long)nbad, t0, x[0], x[1], x[2]);
+    }
+  }
+  return SQ_SUCCESS;
+}
+
+void sq_fault_energies(const sq_fault *f, const sq_disc *d, double *work, double *moment) {
+  *work = *moment = 0.0;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const sq_fault_face *fc = &f->face[i];
+    if (!fc->owned[0]) continue;
+    const double mu = d->material[d->cell_of[fc->elem[0]]].mu;
+    for (int p = 0; p < f->npoint; ++p) {
+      const sq_friction_state *s = &f->point[i * f->npoint + p].state;
+      const double da = 2.0 * f->chi_weight[p] * fc->area;
+      *work += s->work * da;
+      *moment += mu * hypot(s->slip[0], s->slip[1]) * da;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * @file sq_fault.h  Dynamic rupture faces (thesis §2.2, §3.6.3, ch. 7): the fault faces of one rank,
+ * their fault-aligned frames, the 2D quadrature on each face, the per-point friction data, and the
+ * kernel that imposes the rupture state on both sides of a face.
+ *
+ * A fault face has a "-" and a "+" side; the normal n points from "-" to "+", and the "+" side is the
+ * one holding the configured reference point (SeisSol's XRef).  The fault frame is (n, s, d): strike
+ * s = n x e_z / |n x e_z| (e_x for a horizontal fault), down-dip d = n x s.  Slip is the motion of
+ * "+" relative to "-"; tractions are sigma . n in that frame, compression negative.
+ *
+ * The kernel works on one face at a time:
+ * 1. project both sides' time derivatives onto the face's (O+1)^2 collapsed-Gauss points and rotate
+ *    them into the fault frame (eq. 3.45-3.46);
+ * 2. at O Gauss-Legendre times of the step evaluate the Taylor series, solve the Riemann problem with
+ *    friction for the traction and the two sides' velocities (eq. 3.52-3.64, sq_friction.h);
+ * 3. integrate the imposed states in time and back onto each side's basis (eq. 3.44), replacing the
+ *    regular flux of that face (its flux matrices are zero in sq_disc).
+ * Both sides of a face share a cluster; a face whose sides live on two ranks is solved on both,
+ * identically, each rank updating its own side.
+ */
+#ifndef SQ_FAULT_H
+#define SQ_FAULT_H
+
+#include "sq_friction.h"
+#include "sq_solver.h"
+
+/** Friction data of one fault quadrature point. */
+typedef struct sq_fault_point {
+  sq_friction_params param;
+  sq_friction_state state;
+  double traction0[3];  /**< initial (normal, strike, dip) traction, Pa */
+  double nucleation[3]; /**< (normal, strike, dip) traction added over the nucleation ramp, Pa */
+} sq_fault_point;
+
+/** One fault face with everything its kernel needs (flat: it is registered as a runtime block). */
+typedef struct sq_fault_face {
+  int64_t elem[2];     /**< local element of the "-" and "+" side */
+  int64_t gid;         /**< global id: 4 x (mesh cell of "-") + its face */
+  int32_t face[2];     /**< each side's local face */
+  int32_t orient;      /**< orientation h of the "+" face seen from "-" */
+  int32_t owned[2];    /**< 1: that side is ours and receives the update */
+  int32_t slot[2];     /**< each side's tile within its fault tile's slot list */
+  int32_t index[2];    /**< each side's element index within that tile */
+  int32_t cluster;
+  int32_t pad;
+  double area;
+  double frame[9];     /**< n, s, d */
+  double tinv[81];     /**< global -> fault frame, row-major (sq_rotation_frame) */
+  double flux[2][81];  /**< per side: (+-)|S|/|J| T A'(side material), row-major: fault-frame state -> flux */
+  double impedance[4]; /**< Zp-, Zp+, Zs-, Zs+ */
+} sq_fault_face;
+
+/** A block of fault faces of one cluster: the unit of one rupture task. */
+typedef struct sq_fault_tile {
+  int64_t begin, end; /**< face range */
+  int cluster;
+  int priority;       /**< 1 if a side is a copy or ghost element (other ranks wait for it) */
+  int nslot;          /**< element tiles its faces touch */
+  int *slot;          /**< their indices, ascending */
+} sq_fault_tile;
+
+/** Options of the fault. */
+typedef struct sq_fault_options {
+  sq_friction_law law;
+  double reference[3];      /**< a point on the "+" side */
+  double nucleation_time;   /**< ramp time T of the nucleation tractions (0: at once) */
+} sq_fault_options;
+
+/** Per-point initial values, filled by the caller (config evaluation) at each point's position. */
+typedef int (*sq_fault_init_fn)(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt);
+
+/** The fault of one rank. */
+typedef struct sq_fault {
+  sq_fault_options opt;
+  int order, nbasis, npoint, ntime; /**< npoint = (O+1)^2 face points, ntime = O time points */
+  double *ref;        /**< flat reference data, see sq_fault_ref_* offsets in fault.c */
+  size_t ref_len;     /**< doubles in ref */
+  double *chi;        /**< npoint x 2 reference-triangle points of the face rule */
+  double *chi_weight; /**< npoint weights (sum 1/2) */
+  int64_t nface;
+  sq_fault_face *face;
+  sq_fault_point *point; /**< nface x npoint */
+  int ntile;
+  sq_fault_tile *tile;
+} sq_fault;
+
+/**
+ * @brief Collect the rupture faces of @p disc (created with opt.rupture = 1), build frames and
+ * operators, evaluate @p init at every quadrature point and validate the friction parameters
+ * (errors name the point and the parameter).  Tiles with fault faces keep their derivatives.
+ */
+int sq_fault_create(sq_disc *disc, const sq_fault_options *opt, sq_fault_init_fn init, void *ctx, sq_fault **fault);
+/** Free the fault (NULL is fine). */
+void sq_fault_destroy(sq_fault *fault);
+
+/** @brief Physical position of point @p p of fault face @p face. */
+void sq_fault_point_position(const sq_fault *fault, const sq_disc *disc, int64_t face, int p, double x[3]);
+
+/** Nucleation ramp G(t): 0 at t = 0, 1 from t = T on, smooth in between (TPV101/104). */
+double sq_fault_ramp(double t, double T);
+
+/**
+ * @brief One step [t0, t0 + dt] of faces [0, nface) of @p faces (thesis eq. 3.44-3.64): reads each
+ * side's derivatives from @p derivs_slot[slot] (element `index`, O blocks of B x 9 in precision
+ * @p prec), updates the friction state in @p points (nface x npoint), and adds the imposed flux to
+ * the dofs of owned sides (@p dofs_slot[slot]).  Returns the number of points whose friction
+ * solve did not converge (the first one's face is put in @p bad_face).
+ */
+int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *ref, const sq_fault_options *opt,
+                        int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
+                        const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
+                        int64_t *bad_face);
+
+/** @brief Run sq_fault_update over every fault tile of cluster-agnostic serial stepping (GTS). */
+int sq_fault_step_serial(sq_fault *fault, sq_disc *disc, double t0, double dt);
+
+/** Frictional work (J) and seismic moment (N m) of the points of faces we own the "-" side of. */
+void sq_fault_energies(const sq_fault *fault, const sq_disc *disc, double *work, double *moment);
+
+#endif

@@ -1,0 +1,142 @@
+/**
+ * @file sq_friction.h  Point-wise friction laws of dynamic rupture (thesis §2.2 and §3.6.3, eq. 2.16-2.23,
+ * 3.58-3.63): linear slip weakening with forced rupture, rate-and-state (aging and slip law) and fast
+ * velocity weakening (TPV104, thesis eq. 9.1-9.2), as pure numerics.
+ *
+ * Conventions (the fault code works at one fault quadrature point in the fault-aligned frame: normal n
+ * from the "-" to the "+" side, strike s, dip d; every vector below is (strike, dip)):
+ * - sigma_n is the TOTAL normal stress, compression negative; the effective normal stress is
+ *   max(0, -sigma_n) (eq. 2.17).
+ * - tau_lock is the TOTAL shear traction the fault would carry if it stayed locked at this instant
+ *   (initial stress + nucleation + locked Godunov traction).  The traction carried is
+ *   tau = tau_lock - eta V (eq. 3.56/3.61) with eta = Zs- Zs+ / (Zs- + Zs+), Z = rho c_s.
+ * - The slip rate V = v+ - v- is PARALLEL to tau_lock (slip relieves the traction; the thesis writes the
+ *   same condition, eq. 2.19, with the opposite sign of tau), and there is no opening.
+ * - Strength = cohesion + mu_f max(0, -sigma_n), cohesion >= 0 ADDS strength (SeisSol and TPV13 write
+ *   cohesion as a negative number: TPV13's -0.2 MPa is cohesion = 0.2e6 here).
+ * - Locked (|tau_lock| <= strength at the current friction): V = 0, tau = tau_lock.  Sliding:
+ *   |tau| = strength and |V| = (|tau_lock| - strength) / eta (eq. 3.62/3.63).
+ * - SI units: Pa, m, s.  Double precision throughout.
+ *
+ * The solver itself, sq_friction_solve_point(), is a `static inline` function in friction_impl.h so that
+ * CPU and CUDA code share one source; this header holds the types and the host helpers.
+ */
+#ifndef SQ_FRICTION_H
+#define SQ_FRICTION_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Friction laws. */
+typedef enum sq_friction_law {
+  SQ_FRICTION_NONE = 0, /**< welded interface: always locked */
+  SQ_FRICTION_LSW,      /**< linear slip weakening with forced rupture (eq. 2.23) */
+  SQ_FRICTION_RS_AGING, /**< rate-and-state, regularised friction, aging law (eq. 2.22) */
+  SQ_FRICTION_RS_SLIP,  /**< rate-and-state, regularised friction, slip law */
+  SQ_FRICTION_RS_FVW    /**< rate-and-state, fast velocity weakening (TPV104, eq. 9.1-9.2) */
+} sq_friction_law;
+
+/** Status of sq_friction_solve_point(): the slip-rate solve failed or an input was not finite. */
+#define SQ_FRICTION_NO_CONVERGENCE 1
+/** Slip rate (m/s) above which a point counts as ruptured (SCEC convention). */
+#define SQ_FRICTION_RUPTURE_SLIP_RATE 1e-3
+/** forced_time that disables forced rupture. */
+#define SQ_FRICTION_NEVER 1e300
+/** Newton: relative tolerance on the slip-rate magnitude (width of the bracket around the root). */
+#define SQ_FRICTION_V_RTOL 1e-12
+/** Newton: absolute floor of the bracket width (m/s), only so that roots in the subnormal range end. */
+#define SQ_FRICTION_V_ATOL 1e-300
+/** Newton: residual tolerance relative to |tau_lock| (about 500 rounding units of the traction). */
+#define SQ_FRICTION_RESIDUAL_RTOL 1e-13
+/** Newton: most evaluations of one slip-rate solve (the extreme inputs of the test suite need <= 10). */
+#define SQ_FRICTION_NEWTON_MAX_ITER 100
+/** Passes of the state / slip-rate fixed point per temporal point (SeisSol's numberStateVariableUpdates). */
+#define SQ_FRICTION_STATE_PASSES 2
+
+/** Friction parameters of one fault point; each law reads only its own fields. */
+typedef struct sq_friction_params {
+  double mu_s;        /**< LSW: static friction coefficient */
+  double mu_d;        /**< LSW: dynamic friction coefficient (<= mu_s) */
+  double d_c;         /**< LSW: critical slip distance (m) */
+  double cohesion;    /**< all laws: cohesion (Pa, >= 0, adds strength) */
+  double forced_time; /**< LSW: forced rupture time T_forced (s); SQ_FRICTION_NEVER disables it */
+  double t0;          /**< LSW: forced rupture weakening time (s); <= 0 weakens instantly */
+  double a;           /**< RS: direct-effect parameter */
+  double b;           /**< RS: evolution-effect parameter */
+  double L;           /**< RS: characteristic slip distance (m) */
+  double f0;          /**< RS: reference friction coefficient */
+  double V0;          /**< RS: reference slip rate (m/s) */
+  double f_w;         /**< FVW: fully weakened friction coefficient */
+  double V_w;         /**< FVW: weakening slip rate (m/s) */
+} sq_friction_params;
+
+/** History of one fault point, updated by every call of sq_friction_solve_point(). */
+typedef struct sq_friction_state {
+  double slip[2];        /**< accumulated slip vector (m) */
+  double slip_path;      /**< accumulated slip path length S = int |V| dt (m) */
+  double slip_rate[2];   /**< slip rate of the last point (m/s); RS laws reuse its magnitude */
+  double state;          /**< theta (aging/slip law, s) or psi (FVW, dimensionless); unused by LSW */
+  double mu;             /**< friction coefficient of the last point */
+  double traction[2];    /**< total shear traction carried at the last point (Pa) */
+  double normal_stress;  /**< total normal stress of the last point (Pa) */
+  double rupture_time;   /**< first t with |V| > SQ_FRICTION_RUPTURE_SLIP_RATE, -1 before */
+  double peak_slip_rate; /**< max |V| so far (m/s) */
+  double work;           /**< frictional work density int tau . V dt (J/m^2) */
+} sq_friction_state;
+
+/**
+ * @brief Validate the parameters @p law reads: LSW mu_s >= mu_d >= 0, d_c > 0, forced_time not NaN;
+ *        RS a > 0, b >= 0, L > 0, V0 > 0, f0 finite; FVW also f0 > 0, f_w > 0, V_w > 0; all laws
+ *        cohesion >= 0.  All values must be finite (forced_time may be +inf).
+ * @param why      receives a message naming the parameter, e.g. "d_c = -0.1 must be > 0" (may be NULL)
+ * @param why_len  size of @p why
+ * @return SQ_SUCCESS or SQ_ERR_INPUT (nothing is printed: the caller adds the fault point).
+ */
+int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, char *why, size_t why_len);
+
+/**
+ * @brief Parse a law name: "none", "linear_slip_weakening", "rate_state_aging", "rate_state_slip",
+ *        "rate_state_fast_velocity_weakening".
+ * @return SQ_SUCCESS, or SQ_ERR_INPUT (with a message listing the names) for an unknown name.
+ */
+int sq_friction_law_from_name(const char *name, sq_friction_law *law);
+
+/** @brief The name of @p law as parsed by sq_friction_law_from_name(), "unknown" for a bad value. */
+const char *sq_friction_law_name(sq_friction_law law);
+
+/**
+ * @brief Steady-state value of the state variable at slip rate @p V > 0: theta_ss = L / V (aging and
+ *        slip law), psi_ss(V) = a ln((2 V0 / V) sinh(f_ss(V) / a)) (FVW); 0 for the other laws.
+ */
+double sq_friction_steady_state(sq_friction_law law, const sq_friction_params *p, double V);
+
+/**
+ * @brief Initial history of a fault point: zero slip, work and peak slip rate, rupture_time = -1,
+ *        slip_rate = (V_init, 0), traction = (tau_abs, 0), normal_stress = sigma_n (the solver uses only
+ *        the magnitude of slip_rate; the caller may set the directions).
+ *        LSW: mu = mu_s.  RS laws (TPV101/104 way): the state solves f(V_init, state) = mu =
+ *        tau_abs / max(0, -sigma_n), so that the initial traction is in equilibrium with V_init; when
+ *        that ratio is not positive (no traction or no compression) the steady state at V_init is used.
+ * @param V_init   initial slip-rate magnitude (m/s, > 0 for RS laws)
+ * @param tau_abs  magnitude of the initial shear traction (Pa)
+ * @param sigma_n  initial total normal stress (Pa, compression negative)
+ */
+void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, double V_init, double tau_abs,
+                            double sigma_n, sq_friction_state *s);
+
+/**
+ * @brief Host wrapper of sq_friction_solve_point() (friction_impl.h) that reports a failure with its
+ *        inputs through sq_error().
+ * @return SQ_SUCCESS or SQ_ERR_NUMERIC (the history @p s is then unchanged).
+ */
+int sq_friction_solve(sq_friction_law law, const sq_friction_params *p, double t, double dt, double sigma_n,
+                      const double tau_lock[2], double eta, sq_friction_state *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
