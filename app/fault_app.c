@@ -62,23 +62,23 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   const fault_values *v = ctx;
   double val[SQ_NFAULT_PARAMS];
   static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
-  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
+    if (i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
   memset(pt, 0, sizeof(*pt));
   pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S], .mu_d = val[SQ_FP_MU_D], .d_c = val[SQ_FP_D_C],
                                    .cohesion = val[SQ_FP_COHESION], .forced_time = val[SQ_FP_FORCED_TIME],
                                    .t0 = val[SQ_FP_FORCED_DURATION], .a = val[SQ_FP_A], .b = val[SQ_FP_B],
                                    .L = val[SQ_FP_L], .f0 = val[SQ_FP_F0], .V0 = val[SQ_FP_V0], .f_w = val[SQ_FP_F_W],
                                    .V_w = val[SQ_FP_V_W]};
-  /* traction of the initial stress tensor on the fault (sigma n), in the fault frame */
+  /* traction of the initial stress tensor on the fault (sigma n) in the fault frame; traction_* values
+   * (fault-wide or in patches) replace its components where they are given */
   const double *s = &val[SQ_FP_S_XX], *n = frame;
   const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
   double t[3];
   for (int r = 0; r < 3; ++r) t[r] = sig[r][0] * n[0] + sig[r][1] * n[1] + sig[r][2] * n[2];
   for (int a = 0; a < 3; ++a) {
-    const int given = SQ_FP_TRACTION_NORMAL + a;
-    int overridden = v->base[given] != NULL;
-    for (int k = 0; k < v->cfg->npatches; ++k) overridden |= v->patch[k][given] != NULL;
-    pt->traction0[a] = overridden ? val[given] : t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
+    const double from_tensor = t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
+    SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
     pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
   }
   pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
@@ -119,12 +119,16 @@ int sq_sim_fault_create(sq_sim *s) {
   if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
   values_free(&v);
   if (ierr) return ierr;
-  int64_t nface = 0;
-  for (int64_t i = 0; i < s->fault->nface; ++i) nface += s->fault->face[i].owned[0];
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &nface, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  int64_t count[2] = {0, 0}; /* faces; faces whose sides live on two ranks (solved on both) */
+  for (int64_t i = 0; i < s->fault->nface; ++i) {
+    count[0] += s->fault->face[i].owned[0];
+    count[1] += s->fault->face[i].owned[0] && !s->fault->face[i].owned[1];
+  }
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (sq_verbosity >= 1 && s->rank == 0)
-    printf("  fault      %lld faces, %s, %d points per face, nucleation ramp %g s\n", (long long)nface,
-           sq_friction_law_name(opt.law), s->fault->npoint, opt.nucleation_time);
+    printf("  fault      %lld faces (%lld across ranks), %s, %d points per face, nucleation ramp %g s\n",
+           (long long)count[0], (long long)count[1], sq_friction_law_name(opt.law), s->fault->npoint,
+           opt.nucleation_time);
   return SQ_SUCCESS;
 }
 
@@ -463,6 +467,13 @@ int sq_fault_output_after(sq_fault_output *o, int64_t done) {
   return SQ_SUCCESS;
 }
 
+static int cmp_cplot(const void *a, const void *b) {
+  const double *x = a, *y = b;
+  for (int k = 0; k < 3; ++k)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
 int sq_fault_output_close(sq_fault_output *o) {
   if (!o) return SQ_SUCCESS;
   int ierr = SQ_SUCCESS;
@@ -511,6 +522,7 @@ int sq_fault_output_close(sq_fault_output *o) {
       fprintf(fp, "# problem=%s\n# code=starquake %s\n# Column #1 = Distance along strike (m)\n"
                   "# Column #2 = Distance down-dip (m)\n# Column #3 = Rupture time (s)\nj k t\n",
               cfg->output_prefix, SQ_VERSION);
+      qsort(all, total / 3, 3 * sizeof(double), cmp_cplot); /* the same file on any number of ranks */
       for (int i = 0; i < total / 3; ++i) fprintf(fp, "%.6e %.6e %.6e\n", all[3 * i], all[3 * i + 1], all[3 * i + 2]);
       fclose(fp);
     }

@@ -334,7 +334,7 @@ struct sq_xdmf_writer {
   int64_t count, cap;
   double *time;
   int nfield;
-  char field[9][16];
+  char field[SQ_XDMF_MAX_FIELDS][24];
   sq_xdmf_center center;
 };
 
@@ -434,8 +434,8 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
         H5G_info_t info;
         H5Gget_info(grp, &info);
         w->nfield = 0;
-        for (hsize_t i = 0; i < info.nlinks && w->nfield < 9; ++i) {
-          char fname[16];
+        for (hsize_t i = 0; i < info.nlinks && w->nfield < SQ_XDMF_MAX_FIELDS; ++i) {
+          char fname[24];
           if (H5Lget_name_by_idx(grp, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, fname, sizeof(fname),
                                  H5P_DEFAULT) < 0 &&
               H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) <
@@ -466,7 +466,7 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
 
 int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names,
                   const double *const *values, sq_xdmf_center center) {
-  SQ_CHECK(nfield >= 0 && nfield <= 9, SQ_ERR_INTERNAL, "at most 9 fields per snapshot");
+  SQ_CHECK(nfield >= 0 && nfield <= SQ_XDMF_MAX_FIELDS, SQ_ERR_INTERNAL, "at most %d fields per snapshot", SQ_XDMF_MAX_FIELDS);
   if (w->count == w->cap) {
     const int64_t cap = w->cap ? 2 * w->cap : 16;
     double *t = realloc(w->time, (size_t)cap * sizeof(double));

@@ -39,6 +39,8 @@ void sq_receiver_writer_close(sq_receiver_writer *w);
 /** An XDMF + HDF5 snapshot series (opaque). */
 typedef struct sq_xdmf_writer sq_xdmf_writer;
 
+/** Most fields in one snapshot series. */
+#define SQ_XDMF_MAX_FIELDS 16
 /** Where the values of a snapshot live. */
 typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
 
