@@ -82,6 +82,10 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
     pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
   }
   pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
+  char why[256];
+  if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why)))
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the fault values at the fault point (%g, %g, %g): %s",
+                    v->path, v->cfg->line, x[0], x[1], x[2], why);
   return SQ_SUCCESS;
 }
 
@@ -142,7 +146,7 @@ static const char *const fv_names[FV_N] = {"slip_rate_strike", "slip_rate_dip", 
 struct sq_fault_output {
   sq_sim *s;
   int root;
-  int64_t every, station_every, nsteps;
+  int64_t every, nsteps;
   int64_t nglobal;      /* faces over all ranks (root) */
   int64_t *order;       /* root: gathered row -> output row (ascending gid) */
   double *rows;         /* root: gathered values, nglobal x FV_N */
@@ -151,6 +155,7 @@ struct sq_fault_output {
   struct station {
     int64_t face;       /* local fault face, -1: another rank has it */
     int point;
+    double next;        /* next time to write (fault.station_interval) */
     FILE *scec, *seissol;
   } *station;
 };
@@ -369,6 +374,7 @@ static int open_stations(sq_fault_output *o) {
              "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
              cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     if (st->face < 0) continue;
+    SQ_CALL(sq_fault_add_station(o->s->fault, st->face, st->point, k));
     const sq_fault_face *fc = &f->face[st->face];
     char name[64], path[SQ_PATH_MAX + 400];
     station_name(x, fc->frame + 3, name, sizeof(name));
@@ -401,20 +407,45 @@ static int open_stations(sq_fault_output *o) {
   return SQ_SUCCESS;
 }
 
-static void station_rows(sq_fault_output *o) {
+/* One row of both station formats from a log row (t, SRs, SRd, Ts, Td, Pn, mu, state, Sls, Sld, ASl, PSR, RT). */
+static void station_write(const sq_fault_output *o, const struct station *st, const double *r) {
+  const int rs = o->s->cfg.fault.law != SQ_FRICTION_LSW;
+  fprintf(st->scec, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e", r[0], r[8], r[1], 1e-6 * r[3], -r[9], -r[2],
+          -1e-6 * r[4], 1e-6 * r[5]);
+  if (rs) fprintf(st->scec, " %.10e", r[7] > 0 ? log10(r[7]) : r[7]);
+  fputc('\n', st->scec);
+  fprintf(st->seissol, "%.10e", r[0]);
+  for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) fprintf(st->seissol, " %.10e", r[c]);
+  fputc('\n', st->seissol);
+}
+
+/* Write the rows the rupture tasks logged since the last call (every step of the fault's cluster),
+ * thinned to fault.station_interval; `initial`: the row at the start from the initial state. */
+static void station_rows(sq_fault_output *o, int initial) {
   const sq_fault *f = o->s->fault;
+  const double every = o->s->cfg.fault.station_interval;
   for (int k = 0; k < o->nstation; ++k) {
-    const struct station *st = &o->station[k];
+    struct station *st = &o->station[k];
     if (st->face < 0) continue;
-    const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
-    const int rs = o->s->cfg.fault.law != SQ_FRICTION_LSW;
-    fprintf(st->scec, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e", o->s->time, s->slip[0], s->slip_rate[0],
-            1e-6 * s->traction[0], -s->slip[1], -s->slip_rate[1], -1e-6 * s->traction[1], 1e-6 * s->normal_stress);
-    if (rs) fprintf(st->scec, " %.10e", s->state > 0 ? log10(s->state) : s->state);
-    fputc('\n', st->scec);
-    fprintf(st->seissol, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e\n",
-            o->s->time, s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1], s->normal_stress, s->mu,
-            s->state, s->slip[0], s->slip[1], s->slip_path, s->peak_slip_rate, s->rupture_time);
+    if (initial) {
+      const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
+      const double r[SQ_FAULT_LOG_COLS] = {o->s->time, s->slip_rate[0], s->slip_rate[1], s->traction[0],
+                                           s->traction[1], s->normal_stress, s->mu, s->state, s->slip[0],
+                                           s->slip[1], s->slip_path, s->peak_slip_rate, s->rupture_time};
+      station_write(o, st, r);
+      st->next = o->s->time + every;
+      continue;
+    }
+    sq_fault_station_log *log = &f->log[k];
+    for (int64_t i = 0; i < log->n; ++i) {
+      const double *r = log->rows + i * SQ_FAULT_LOG_COLS;
+      if (r[0] + 1e-9 * every < st->next) continue;
+      station_write(o, st, r);
+      st->next = every > 0 ? st->next + every * floor((r[0] - st->next) / every + 1.0 + 1e-9) : r[0];
+    }
+    log->n = 0;
+    fflush(st->scec);
+    fflush(st->seissol);
   }
 }
 
@@ -429,8 +460,6 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output *
   o->root = s->rank == 0;
   o->nsteps = nsteps;
   o->every = cfg->fault.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg->fault.output_interval / dt + 0.5)) : nsteps;
-  o->station_every = cfg->fault.station_interval > 0
-                         ? (int64_t)fmax(1.0, floor(cfg->fault.station_interval / dt + 0.5)) : 1;
   double *geom = NULL;
   SQ_CALL(gather(o, 1, &geom));
   if (o->root && cfg->output_format == SQ_OUTPUT_XDMF) {
@@ -446,23 +475,18 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output *
     free(geom);
   }
   SQ_CALL(open_stations(o));
-  station_rows(o);
+  station_rows(o, 1);
   return snapshot(o);
 }
 
 int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done) {
   if (!o) return INT64_MAX;
-  int64_t n = o->every - done % o->every;
-  if (o->nstation > 0) {
-    const int64_t m = o->station_every - done % o->station_every;
-    if (m < n) n = m;
-  }
-  return n;
+  return o->every - done % o->every;
 }
 
 int sq_fault_output_after(sq_fault_output *o, int64_t done) {
   if (!o) return SQ_SUCCESS;
-  if (done % o->station_every == 0 || done == o->nsteps) station_rows(o);
+  station_rows(o, 0);
   if (done % o->every == 0 || done == o->nsteps) SQ_CALL(snapshot(o));
   return SQ_SUCCESS;
 }

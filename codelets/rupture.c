@@ -16,6 +16,7 @@ typedef struct rupture_args {
   int order, npoint, nslot;
   double t0, dt;
   sq_fault_options opt;
+  sq_fault_station_log *logs; /* host-side station logs (CPU body only): the fault's, or NULL */
   int dofs_buffer[]; /* per slot: buffer index of its dofs, or -1 (ghost: read only) */
 } rupture_args;
 
@@ -32,7 +33,8 @@ static void rupture_cpu(void *buffers[], void *cl_arg) {
       sq_fault_update(a->precision, a->order, a->npoint, (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]),
                       &a->opt, STARPU_VECTOR_GET_NX(buffers[RP_FACES]),
                       (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
-                      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), derivs, dofs, a->t0, a->dt, &bad);
+                      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), derivs, dofs, a->t0, a->dt,
+                      a->logs, &bad);
   if (nbad) {
     const sq_fault_face *fc = (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]) + bad;
     fprintf(stderr, "starquake: error: the friction solve did not converge at %lld fault points at t=%g (first: "
@@ -103,7 +105,7 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
   struct starpu_data_descr *descr = malloc(sizeof(*descr) * (RP_FIRST + 2 * tl->nslot));
   SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
   *a = (rupture_args){.precision = d->opt.precision, .order = d->opt.order, .npoint = f->npoint, .nslot = tl->nslot,
-                      .t0 = t0, .dt = dt, .opt = f->opt};
+                      .t0 = t0, .dt = dt, .opt = f->opt, .logs = f->log};
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_ref, STARPU_R};
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_faces[ftile], STARPU_R};

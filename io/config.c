@@ -362,6 +362,9 @@ typedef struct sq_cfg_key {
   sq_cfg_item_fn item;      /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
   int min_items, max_items; /**< SQ_KEY_SEQ */
   sq_cfg_value_fn validate; /**< optional extra check after the store */
+  int optional;             /**< SQ_KEY_MAP: an absent mapping is skipped, so its required keys and checks
+                                 apply only when it is given (sections that switch a feature on) */
+  const char *const *expr_vars; /**< SQ_KEY_EXPR: extra variable names besides x, y, z (NULL-terminated) */
 } sq_cfg_key;
 
 /** A mapping: its keys (terminated by a row with name NULL) and an optional cross-key check. */
@@ -623,19 +626,26 @@ static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node 
   return SQ_SUCCESS;
 }
 
-/** A number, or an expression in x, y, z (compiled here once to report syntax errors with the line). */
-static int sq_cfg_get_expr(sq_cfg_parse *p, const sq_node *node, const char *path, sq_cfg_expr *out) {
+/** A number, or an expression in x, y, z and the names @p vars (compiled here once to report syntax errors
+ * with the line). */
+static int sq_cfg_get_expr(sq_cfg_parse *p, const sq_node *node, const char *path, const char *const *vars,
+                           sq_cfg_expr *out) {
   char found[4 * SQ_CFG_SHOW + 64], err[256];
+  int nvars = 0;
+  while (vars && vars[nvars]) ++nvars;
   if (node->kind != SQ_NODE_SCALAR || (!node->quoted && sq_node_is_null(node)))
-    return SQ_CFG_FAIL(p, node->line, path, "expected a number or an expression in x, y, z, found %s",
-                       sq_cfg_found(node, found, sizeof(found)));
+    return SQ_CFG_FAIL(p, node->line, path, "expected a number or an expression in x, y, z%s, found %s",
+                       nvars ? " and group" : "", sq_cfg_found(node, found, sizeof(found)));
   if (node->len >= sizeof(out->text))
     return SQ_CFG_FAIL(p, node->line, path, "the expression is too long (%zu bytes, at most %zu)", node->len,
                        sizeof(out->text) - 1);
   sq_expr *e = NULL;
-  const int rc = sq_expr_compile(node->text, NULL, 0, &e, err, sizeof(err));
+  const int rc = sq_expr_compile(node->text, vars, nvars, &e, err, sizeof(err));
   if (rc == SQ_SUCCESS && sq_expr_uses(e, SQ_EXPR_T)) {
     sq_expr_destroy(e);
+    if (nvars)
+      return SQ_CFG_FAIL(p, node->line, path, "'%s' depends on t; these values are fixed in time and may depend "
+                         "on x, y, z and group only", node->text);
     return SQ_CFG_FAIL(p, node->line, path, "'%s' depends on t; fault values may depend on x, y, z only (the "
                        "nucleation ramp is fault.nucleation_time)", node->text);
   }
@@ -693,7 +703,7 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
     SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base));
     break;
   case SQ_KEY_EXPR:
-    SQ_CALL(sq_cfg_get_expr(p, node, path, field));
+    SQ_CALL(sq_cfg_get_expr(p, node, path, key->expr_vars, field));
     break;
   }
   if (key->validate) SQ_CALL(key->validate(p, node, path, field));
@@ -790,8 +800,8 @@ static int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char 
           sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
     } else if (key->required) {
       return SQ_CFG_MISSING(p, given, line, path, key->name, "");
-    } else if (key->type == SQ_KEY_MAP && !key->item) {
-      /* an absent section still gets its required keys and checks */
+    } else if (key->type == SQ_KEY_MAP && !key->item && !key->optional) {
+      /* an absent section still gets its required keys and checks (unless it switches a feature on) */
       SQ_CALL(sq_cfg_map(p, NULL, line, keypath, key->sub, (char *)base + key->offset));
     }
   }
@@ -1341,7 +1351,9 @@ static int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path,
 /* clang-format off */
 static const sq_cfg_word sq_cfg_quantity_words[] = {
     {"s_xx", 0}, {"s_yy", 1}, {"s_zz", 2}, {"s_xy", 3}, {"s_yz", 4}, {"s_xz", 5},
-    {"v1", 6},   {"v2", 7},   {"v3", 8},   {NULL, 0}};
+    {"v1", 6},   {"v2", 7},   {"v3", 8},
+    {"ep_xx", SQ_FIELD_EP_XX}, {"ep_yy", SQ_FIELD_EP_YY}, {"ep_zz", SQ_FIELD_EP_ZZ}, {"ep_xy", SQ_FIELD_EP_XY},
+    {"ep_yz", SQ_FIELD_EP_YZ}, {"ep_xz", SQ_FIELD_EP_XZ}, {"eta", SQ_FIELD_ETA}, {NULL, 0}};
 static const sq_cfg_word sq_cfg_format_words[] = {
     {"xdmf", SQ_OUTPUT_XDMF}, {"none", SQ_OUTPUT_NONE}, {NULL, 0}};
 /* clang-format on */
@@ -1369,7 +1381,7 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
      .offset = offsetof(sq_config, output_prefix), .validate = sq_cfg_prefix},
     {.name = "interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_config, output_interval)},
-    {.name = "fields", .type = SQ_KEY_SEQ, .item = sq_cfg_field_item, .max_items = 9},
+    {.name = "fields", .type = SQ_KEY_SEQ, .item = sq_cfg_field_item, .max_items = SQ_NFIELDS},
     {.name = "vertex_values", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_vertex)},
     {.name = "surface", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface)},
     {.name = "format", .type = SQ_KEY_ENUM, .words = sq_cfg_format_words,
@@ -1752,14 +1764,16 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
       const int ge = positive[i].rule[1] == '=';
       if (ge ? v >= 0 : v > 0) continue;
       const char *nm = sq_fault_param_names[positive[i].index];
-      return SQ_CFG_FAIL(p, e->line, nm, "%s = %g must be %s%s", nm, v, positive[i].rule,
+      if (k < 0) snprintf(keypath, sizeof(keypath), "%s.%s", path, nm);
+      else snprintf(keypath, sizeof(keypath), "%s.patches[%d].%s", path, k, nm);
+      return SQ_CFG_FAIL(p, e->line, keypath, "%s = %g must be %s%s", nm, v, positive[i].rule,
                          positive[i].index == SQ_FP_COHESION
                              ? " (starquake's cohesion adds strength; SeisSol's and TPV13's -0.2 MPa is 0.2e6 here)"
                              : "");
     }
     if (f->law == SQ_FRICTION_LSW && sq_cfg_fault_constant(&prm[SQ_FP_MU_S], &v) &&
         sq_cfg_fault_constant(&prm[SQ_FP_MU_D], &w) && w > v)
-      return SQ_CFG_FAIL(p, prm[SQ_FP_MU_D].line, "mu_d",
+      return SQ_CFG_FAIL(p, prm[SQ_FP_MU_D].line, k < 0 ? "fault.mu_d" : "fault.patches[].mu_d",
                          "mu_d = %g is larger than mu_s = %g (line %d); slip weakening needs mu_d <= mu_s", w, v,
                          prm[SQ_FP_MU_S].line);
   }
@@ -1796,6 +1810,74 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_fault_schema = {sq_cfg_fault_keys, sq_cfg_check_fault};
 
+/* ---- plasticity ------------------------------------------------------------------------------ */
+
+const char *const sq_plast_param_names[SQ_NPLAST_PARAMS] = {
+    "cohesion", "bulk_friction", "tv", "initial_stress.xx", "initial_stress.yy", "initial_stress.zz",
+    "initial_stress.xy", "initial_stress.yz", "initial_stress.xz"};
+
+/* plasticity values may also depend on the element's mesh group (regions of Gmsh or PUML meshes) */
+static const char *const sq_cfg_plast_vars[] = {"group", NULL};
+
+#define SQ_PP_KEY(s, i, req)                                                                                   \
+  {.name = #s, .type = SQ_KEY_EXPR, .required = (req), .expr_vars = sq_cfg_plast_vars,                        \
+   .offset = offsetof(sq_plasticity_config, param) + (i) * sizeof(sq_cfg_expr)}
+#define SQ_PP_STRESS_KEY(s, i)                                                                                 \
+  {.name = #s, .type = SQ_KEY_EXPR, .expr_vars = sq_cfg_plast_vars, .offset = (i) * sizeof(sq_cfg_expr)}
+/* clang-format off */
+static const sq_cfg_key sq_cfg_plast_stress_keys[] = {
+    SQ_PP_STRESS_KEY(xx, 0), SQ_PP_STRESS_KEY(yy, 1), SQ_PP_STRESS_KEY(zz, 2),
+    SQ_PP_STRESS_KEY(xy, 3), SQ_PP_STRESS_KEY(yz, 4), SQ_PP_STRESS_KEY(xz, 5),
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_plast_stress_schema = {sq_cfg_plast_stress_keys, NULL};
+
+/* Constant values are checked here, with their line; expressions at every element (app/plasticity_app.c). */
+static int sq_cfg_check_plasticity(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  sq_plasticity_config *c = base;
+  if (!map) return SQ_SUCCESS;
+  c->enabled = 1;
+  c->line = line;
+  static const char *const why[3] = {" (it adds strength: tau_c = cohesion cos(phi) - mean stress sin(phi))",
+                                     " (the tangent of the internal friction angle phi)",
+                                     " (the viscoplastic relaxation time in seconds; 0: instantaneous return)"};
+  char keypath[SQ_CFG_PATH];
+  for (int i = SQ_PP_COHESION; i <= SQ_PP_TV; ++i) {
+    const sq_cfg_expr *e = &c->param[i];
+    if (!e->text[0] || !sq_cfg_float_syntax(e->text)) continue;
+    const double v = strtod(e->text, NULL);
+    if (v >= 0) continue;
+    sq_cfg_join(keypath, sizeof(keypath), path, sq_plast_param_names[i], strlen(sq_plast_param_names[i]));
+    return SQ_CFG_FAIL(p, e->line, keypath, "%s = %g must be >= 0%s", sq_plast_param_names[i], v, why[i]);
+  }
+  return SQ_SUCCESS;
+}
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_plasticity_keys[] = {
+    SQ_PP_KEY(cohesion, SQ_PP_COHESION, 1),
+    SQ_PP_KEY(bulk_friction, SQ_PP_BULK_FRICTION, 1),
+    SQ_PP_KEY(tv, SQ_PP_TV, 1),
+    {.name = "initial_stress", .type = SQ_KEY_MAP, .sub = &sq_cfg_plast_stress_schema,
+     .offset = offsetof(sq_plasticity_config, param) + SQ_PP_S_XX * sizeof(sq_cfg_expr)},
+    {.name = NULL}};
+/* clang-format on */
+static const sq_cfg_schema sq_cfg_plasticity_schema = {sq_cfg_plasticity_keys, sq_cfg_check_plasticity};
+
+/* Rules across sections. */
+static int sq_cfg_check_root(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  const sq_config *cfg = base;
+  (void)path;
+  const int plastic = ((1 << SQ_NFIELDS) - 1) & ~((1 << SQ_FIELD_EP_XX) - 1);
+  if ((cfg->output_fields & plastic) && !cfg->plasticity.enabled) {
+    const long i = sq_node_find(map, "output");
+    const sq_node *out = i >= 0 ? map->items[i] : NULL;
+    return SQ_CFG_FAIL(p, sq_node_key_line(out, "fields", line), "output.fields",
+                       "plastic strain (ep_*) and eta are written only by runs with a 'plasticity:' section");
+  }
+  return SQ_SUCCESS;
+}
+
 /* ---- top level ------------------------------------------------------------------------------- */
 
 /* clang-format off */
@@ -1810,10 +1892,13 @@ static const sq_cfg_key sq_cfg_root_keys[] = {
      .max_items = SQ_MAX_SOURCES},
     {.name = "receivers", .type = SQ_KEY_MAP, .sub = &sq_cfg_receivers_schema},
     {.name = "checkpoint", .type = SQ_KEY_MAP, .sub = &sq_cfg_checkpoint_schema},
-    {.name = "fault", .type = SQ_KEY_MAP, .sub = &sq_cfg_fault_schema, .offset = offsetof(sq_config, fault)},
+    {.name = "fault", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_fault_schema,
+     .offset = offsetof(sq_config, fault)},
+    {.name = "plasticity", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_plasticity_schema,
+     .offset = offsetof(sq_config, plasticity)},
     {.name = NULL}};
 /* clang-format on */
-static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, NULL};
+static const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, sq_cfg_check_root};
 
 /* ============================================================================================== */
 /* libyaml -> node tree                                                                           */

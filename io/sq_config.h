@@ -63,7 +63,7 @@ typedef struct sq_source_config {
 /** The whole run configuration. */
 /** A config value that is a number or an expression in x, y, z (io/sq_expr.h), kept as text. */
 typedef struct sq_cfg_expr {
-  char text[240]; /**< "" when not given */
+  char text[400]; /**< "" when not given */
   int line;       /**< line in the config file */
 } sq_cfg_expr;
 
@@ -105,6 +105,33 @@ typedef struct sq_fault_config {
   double stations[SQ_MAX_FAULT_STATIONS][3];
   int station_line[SQ_MAX_FAULT_STATIONS];
 } sq_fault_config;
+
+/** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */
+enum sq_plast_param {
+  SQ_PP_COHESION, SQ_PP_BULK_FRICTION, SQ_PP_TV,
+  SQ_PP_S_XX, SQ_PP_S_YY, SQ_PP_S_ZZ, SQ_PP_S_XY, SQ_PP_S_YZ, SQ_PP_S_XZ,
+  SQ_NPLAST_PARAMS
+};
+/** Config key of each enum sq_plast_param ("cohesion", ..., "initial_stress.xx", ...). */
+extern const char *const sq_plast_param_names[SQ_NPLAST_PARAMS];
+
+/**
+ * The plasticity section: off-fault Drucker-Prager plasticity with viscoplastic relaxation (thesis §2.4).
+ * Values are numbers or expressions in x, y, z (metres) and group (the mesh group of the element),
+ * evaluated once at every element centroid.  initial_stress absent: fault.initial_stress when the
+ * fault section gives it, else zero.
+ */
+typedef struct sq_plasticity_config {
+  int enabled; /**< the section is present */
+  int line;
+  sq_cfg_expr param[SQ_NPLAST_PARAMS];
+} sq_plasticity_config;
+
+/** Wavefield output fields after the 9 quantities (bits of sq_config.output_fields): plastic strain and eta. */
+enum {
+  SQ_FIELD_EP_XX = 9, SQ_FIELD_EP_YY, SQ_FIELD_EP_ZZ, SQ_FIELD_EP_XY, SQ_FIELD_EP_YZ, SQ_FIELD_EP_XZ, SQ_FIELD_ETA,
+  SQ_NFIELDS /**< 16 */
+};
 
 typedef struct sq_config {
   char path[SQ_PATH_MAX]; /**< the file it was read from */
@@ -162,13 +189,16 @@ typedef struct sq_config {
   int receiver_hdf5;                                  /**< bool: also write PREFIX-receivers.h5 */
 
   /* output (snapshots): */
-  int output_fields;        /**< bit p set: quantity p (sq_physics.h order) in the wavefield snapshots */
+  int output_fields;        /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
+                                 order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
   int output_vertex;        /**< bool: vertex-interpolated instead of cell-average values */
   int output_surface;       /**< bool: free-surface snapshots */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
 
   /* fault: */
   sq_fault_config fault;
+  /* plasticity: */
+  sq_plasticity_config plasticity;
   /* checkpoint: */
   double checkpoint_interval;       /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
   char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */

@@ -55,10 +55,24 @@ static void project_side(sq_precision prec, int O, int B, int np, const double *
     }
 }
 
+static void station_append(sq_fault_station_log *log, double t, const sq_friction_state *s) {
+  if (log->n == log->cap) {
+    const int64_t cap = log->cap ? 2 * log->cap : 256;
+    double *rows = realloc(log->rows, sizeof(double) * SQ_FAULT_LOG_COLS * cap);
+    if (!rows) return; /* keeps the rows it has; the writer reports the gap */
+    log->rows = rows, log->cap = cap;
+  }
+  double *r = log->rows + log->n++ * SQ_FAULT_LOG_COLS;
+  const double row[SQ_FAULT_LOG_COLS] = {t, s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],
+                                         s->normal_stress, s->mu, s->state, s->slip[0], s->slip[1], s->slip_path,
+                                         s->peak_slip_rate, s->rupture_time};
+  memcpy(r, row, sizeof(row));
+}
+
 int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt,
                         int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
                         const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
-                        int64_t *bad_face) {
+                        sq_fault_station_log *logs, int64_t *bad_face) {
   const int B = sq_nbasis(O);
   const size_t nq = (size_t)B * 9;
   const double *tq = ref, *tw = ref + off_tw(O);
@@ -117,6 +131,7 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
         }
       }
     }
+    if (fc->station >= 0 && logs) station_append(&logs[fc->station], t0 + dt, &pts[fc->station_point].state);
     /* flux of the imposed states, integrated back onto each owned side's basis (eq. 3.44) */
     for (int side = 0; side < 2; ++side) {
       if (!fc->owned[side]) continue;
@@ -276,6 +291,7 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       fc->face[0] = k, fc->face[1] = m->face_nbface[c * 4 + k], fc->orient = m->face_orient[c * 4 + k];
       fc->owned[0] = !d->is_ghost[e], fc->owned[1] = !d->is_ghost[enb];
       fc->gid = 4 * c + k;
+      fc->station = -1;
       fc->cluster = d->cluster[c];
       build_face(d, fc);
     }
@@ -342,8 +358,27 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
   return SQ_SUCCESS;
 }
 
+int sq_fault_add_station(sq_fault *f, int64_t face, int point, int station) {
+  SQ_CHECK(face >= 0 && face < f->nface && point >= 0 && point < f->npoint, SQ_ERR_INTERNAL, "bad station point");
+  SQ_CHECK(f->face[face].station < 0, SQ_ERR_INPUT,
+           "fault stations %d and %d fall on the same fault face; move one of them to another face", f->face[face].station,
+           station);
+  if (station >= f->nstation) {
+    sq_fault_station_log *grown = realloc(f->log, sizeof(*grown) * (station + 1));
+    SQ_CHECK(grown, SQ_ERR_MEMORY, "out of memory");
+    memset(grown + f->nstation, 0, sizeof(*grown) * (station + 1 - f->nstation));
+    f->log = grown;
+    f->nstation = station + 1;
+  }
+  f->face[face].station = station;
+  f->face[face].station_point = point;
+  return SQ_SUCCESS;
+}
+
 void sq_fault_destroy(sq_fault *f) {
   if (!f) return;
+  for (int k = 0; k < f->nstation; ++k) free(f->log[k].rows);
+  free(f->log);
   for (int t = 0; t < f->ntile; ++t) SQ_FREE(f->tile[t].slot);
   SQ_FREE(f->tile);
   SQ_FREE(f->face);
@@ -371,7 +406,7 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
     int64_t bad = -1;
     const int64_t nbad = sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
                                          f->face + tl->begin, f->point + tl->begin * f->npoint, derivs,
-                                         dptr, t0, dt, &bad);
+                                         dptr, t0, dt, f->log, &bad);
     if (derivs != dv) free((void *)derivs);
     if (dptr != dofs) free(dptr);
     if (nbad) {

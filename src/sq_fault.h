@@ -42,6 +42,8 @@ typedef struct sq_fault_face {
   int32_t slot[2];     /**< each side's tile within its fault tile's slot list */
   int32_t index[2];    /**< each side's element index within that tile */
   int32_t cluster;
+  int32_t station;     /**< on-fault station logged at this face (index into the logs), or -1 */
+  int32_t station_point; /**< its quadrature point */
   int32_t pad;
   double area;
   double frame[9];     /**< n, s, d */
@@ -58,6 +60,16 @@ typedef struct sq_fault_tile {
   int nslot;          /**< element tiles its faces touch */
   int *slot;          /**< their indices, ascending */
 } sq_fault_tile;
+
+/** Columns of a station log row: t, slip rate (s, d), traction (s, d), normal stress, mu, state, slip (s, d),
+ *  slip path, peak slip rate, rupture time. */
+#define SQ_FAULT_LOG_COLS 13
+
+/** Time series of one on-fault station, appended by the rupture kernel at the end of every step. */
+typedef struct sq_fault_station_log {
+  int64_t n, cap;
+  double *rows; /**< n x SQ_FAULT_LOG_COLS, grown with realloc */
+} sq_fault_station_log;
 
 /** Options of the fault. */
 typedef struct sq_fault_options {
@@ -82,6 +94,8 @@ typedef struct sq_fault {
   sq_fault_point *point; /**< nface x npoint */
   int ntile;
   sq_fault_tile *tile;
+  int nstation;
+  sq_fault_station_log *log; /**< nstation logs (stations of faces whose "-" side is ours) */
 } sq_fault;
 
 /**
@@ -109,7 +123,13 @@ double sq_fault_ramp(double t, double T);
 int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *ref, const sq_fault_options *opt,
                         int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
                         const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
-                        int64_t *bad_face);
+                        sq_fault_station_log *logs, int64_t *bad_face);
+
+/**
+ * @brief Log point @p point of face @p face as on-fault station @p station (see sq_fault_station_log):
+ * the rupture kernel then appends its state after every step of the face's cluster.
+ */
+int sq_fault_add_station(sq_fault *fault, int64_t face, int point, int station);
 
 /** @brief Run sq_fault_update over every fault tile of cluster-agnostic serial stepping (GTS). */
 int sq_fault_step_serial(sq_fault *fault, sq_disc *disc, double t0, double dt);
