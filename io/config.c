@@ -932,6 +932,21 @@ static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const
   return sq_cfg_check_box_order(p, map, line, path, box->lo, box->hi);
 }
 
+/* mesh.box.fault: {lo, hi}, a rectangle flat along one axis whose grid faces become rupture faces */
+static const sq_cfg_key sq_cfg_box_fault_keys[] = {
+    {.name = "lo", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_box_params, fault_lo)},
+    {.name = "hi", .type = SQ_KEY_FLOAT3, .required = 1, .offset = offsetof(sq_box_params, fault_hi)},
+    {.name = NULL}};
+static const sq_cfg_schema sq_cfg_box_fault_schema = {sq_cfg_box_fault_keys, NULL};
+
+static int sq_cfg_box_fault(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
+  (void)index;
+  sq_box_params *box = base;
+  SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_box_fault_schema, box));
+  box->has_fault = 1;
+  return SQ_SUCCESS;
+}
+
 /* clang-format off */
 static const sq_cfg_key sq_cfg_box_keys[] = {
     {.name = "cells", .type = SQ_KEY_INT3, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 100000,
@@ -947,6 +962,7 @@ static const sq_cfg_key sq_cfg_box_keys[] = {
      .min_items = 0, .max_items = 4},
     {.name = "jitter", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 0.25,
      .offset = offsetof(sq_box_params, jitter)},
+    {.name = "fault", .type = SQ_KEY_MAP, .item = sq_cfg_box_fault},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_box_schema = {sq_cfg_box_keys, sq_cfg_check_box};
@@ -2427,7 +2443,10 @@ int sq_config_write_reference(FILE *out) {
           "of \"—\" means the key has none: give it where it is needed.  Sequence items are shown as `[i]`.\n");
   int ierr = SQ_SUCCESS;
   for (const sq_cfg_key *key = sq_cfg_root_keys; key->name && !ierr; ++key) {
-    const char *title = key->required ? " (required)" : "";
+    const char *title = key->required ? " (required)"
+                        : key->optional ? " (optional: the section switches the feature on; its required keys "
+                                          "apply when it is present)"
+                                        : "";
     if (key->type == SQ_KEY_MAP && key->sub) {
       ierr = sq_cfg_ref_map(out, key->name, title, key->sub, defaults);
     } else {

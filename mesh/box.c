@@ -242,6 +242,37 @@ done:
   return ierr;
 }
 
+/* Is face `side` (0 low, 1 high) along axis a of cube idx inside the fault rectangle? */
+static int on_fault(const sq_box_params *p, double *const nodes[3], const int64_t idx[3], int a, int side) {
+  const double x = nodes[a][idx[a] + side], tol = 1e-9 * (p->hi[a] - p->lo[a]);
+  if (p->fault_lo[a] != p->fault_hi[a] || fabs(x - p->fault_lo[a]) > tol) return 0;
+  for (int b = 0; b < 3; ++b) {
+    if (b == a) continue;
+    const double t = 1e-9 * (p->hi[b] - p->lo[b]);
+    if (nodes[b][idx[b]] < p->fault_lo[b] - t || nodes[b][idx[b] + 1] > p->fault_hi[b] + t) return 0;
+  }
+  return 1;
+}
+
+/* The fault rectangle must be flat along one axis and lie on a grid plane. */
+static int box_check_fault(const sq_box_params *p, double *const nodes[3], const int ncells[3]) {
+  if (!p->has_fault) return SQ_SUCCESS;
+  int flat = -1, nflat = 0;
+  for (int a = 0; a < 3; ++a)
+    if (p->fault_lo[a] == p->fault_hi[a]) flat = a, ++nflat;
+    else SQ_CHECK(p->fault_hi[a] > p->fault_lo[a], SQ_ERR_INPUT, "box: fault hi must be >= lo on the %c axis",
+                  axis_name[a]);
+  SQ_CHECK(nflat == 1, SQ_ERR_INPUT,
+           "box: the fault rectangle must be flat along exactly one axis (lo == hi there), found %d flat axes", nflat);
+  const double tol = 1e-9 * (p->hi[flat] - p->lo[flat]);
+  int found = 0;
+  for (int i = 1; i < ncells[flat]; ++i) found |= fabs(nodes[flat][i] - p->fault_lo[flat]) <= tol;
+  SQ_CHECK(found, SQ_ERR_INPUT, "box: the fault plane %c = %g is not an interior grid plane of the box; choose cells "
+                                "so that a grid plane falls there",
+           axis_name[flat], p->fault_lo[flat]);
+  return SQ_SUCCESS;
+}
+
 int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh) {
   SQ_CHECK(p && mesh, SQ_ERR_INTERNAL, "sq_mesh_box: NULL argument");
   *mesh = NULL;
@@ -260,6 +291,7 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh) {
                       axis_name[a], ncells[a], p->nzones ? " after refinement" : "");
     }
   }
+  if (!ierr) ierr = box_check_fault(p, nodes, ncells);
   if (ierr) goto fail;
 
   const int64_t nx = ncells[0], ny = ncells[1], nz = ncells[2];
@@ -305,6 +337,8 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh) {
               int a = cf / 2, side = cf % 2;
               if ((side == 0 && cube_idx[a] == 0) || (side == 1 && cube_idx[a] == cube_n[a] - 1))
                 tag = p->bc[cf];
+              else if (p->has_fault && on_fault(p, nodes, cube_idx, a, side))
+                tag = SQ_BC_RUPTURE;
             }
             m->face_bc[4 * cell + f] = (int8_t)tag;
           }

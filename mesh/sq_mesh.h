@@ -55,6 +55,10 @@ typedef struct sq_box_params {
   /** Random interior vertex perturbation, as a fraction of the local spacing (0 = none);
    *  used by tests to make the mesh genuinely unstructured. Deterministic (seeded). */
   double jitter;
+  /** A planar fault: the grid faces inside the rectangle [fault_lo, fault_hi], which is flat along one
+   *  axis (fault_lo[a] == fault_hi[a], on a grid plane), are tagged SQ_BC_RUPTURE. */
+  int has_fault;
+  double fault_lo[3], fault_hi[3];
 } sq_box_params;
 
 /** @brief Fill @p p with defaults: 4^3 cubes of [0,1]^3, 6 tets/cube, all faces periodic. */

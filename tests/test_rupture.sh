@@ -83,6 +83,16 @@ for sc in tpv101 tpv104; do
   grep -q ' psi$' "$OUT/$sc/$sc-faultst000dp075" && ok "$sc: SCEC files carry psi" || bad "$sc: no psi column"
 done
 
+# --- symmetry: a TPV5-like fault on a mirror-symmetric box mesh, nucleated symmetrically about x = 0
+"$SQ" "$SRC/tests/configs/rupture_box.yaml" --quiet --output "$OUT/sym" > "$OUT/sym.log" 2>&1 || { bad "symmetric run"; tail -3 "$OUT/sym.log"; }
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  if /usr/bin/python3 "$SRC/tests/rupture_symmetry.py" "$OUT/sym/sym-fault.h5" --tol 0.01 --min-faces 60 > "$OUT/sym.txt"; then
+    ok "symmetry: $(cat "$OUT/sym.txt")"
+  else bad "symmetry: $(cat "$OUT/sym.txt")"; fi
+else
+  echo "skip symmetry check (python3-h5py missing)"
+fi
+
 # --- plots (when matplotlib and h5py are installed)
 if /usr/bin/python3 -c 'import matplotlib, h5py' 2>/dev/null; then
   /usr/bin/python3 "$SRC/tools/plot_fault.py" snapshots "$OUT/lts/tpv5-fault.h5" -o "$OUT/sr.png" > /dev/null 2>&1 &&
