@@ -2256,6 +2256,9 @@ static const sq_cfg_ref_item sq_cfg_ref_items[] = {
     {sq_cfg_source_item, &sq_cfg_source_schema, &sq_cfg_ref_source_default, NULL, NULL},
     {sq_cfg_field_item, NULL, NULL, "word", sq_cfg_quantity_words},
     {sq_cfg_receiver_item, NULL, NULL, "float3", NULL},
+    {sq_cfg_box_fault, &sq_cfg_box_fault_schema, NULL, NULL, NULL},
+    {sq_cfg_patch_item, &sq_cfg_patch_schema, NULL, NULL, NULL},
+    {sq_cfg_station_item, NULL, NULL, "float3", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 /* What a value check demands, in words. */
