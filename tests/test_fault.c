@@ -120,6 +120,8 @@ START_TEST(locked_equals_welded) {
     const double *qb = (const double *)b.disc->dofs + b.disc->elem_of[c] * b.disc->nbasis * 9;
     for (int i = 0; i < a.disc->nbasis * 9; ++i) diff = fmax(diff, fabs(qa[i] - qb[i]));
   }
+  printf("locked fault vs welded interface: max |dofs difference| = %.3e (max |dofs| %.3e, relative %.3e)\n", diff,
+         scale, diff / scale);
   ck_assert_msg(scale > 1e-3, "the wave never reached anything (max %g)", scale);
   ck_assert_msg(diff <= 1e-12 * scale, "locked fault differs from the welded interface: %g (scale %g)", diff, scale);
   for (int64_t i = 0; i < b.fault->nface * b.fault->npoint; ++i) {
