@@ -9,6 +9,7 @@
 #include "sq_fault_app.h"
 #include "sq_fields.h"
 #include "sq_outputs.h"
+#include "sq_plasticity_app.h"
 
 /** Flush the receiver buffer at the next event once it holds this much. */
 #define SQ_RECEIVER_BUFFER_LIMIT ((size_t)64 << 20)
@@ -25,9 +26,9 @@ struct sq_outputs {
   sq_receiver_writer *rec;
   sq_xdmf_writer *wave, *surf;
   sq_surface *surface;
-  int nfield, field[9];     /* wavefield quantities */
-  int nsurf, surf_field[9]; /* surface quantities */
-  double *values[9];        /* scratch, one per quantity */
+  int nfield, field[SQ_NFIELDS]; /* wavefield fields: quantities, then plastic strain and eta */
+  int nsurf, surf_field[9];      /* surface quantities */
+  double *values[SQ_NFIELDS];    /* scratch, one per field */
   char ckpt[SQ_PATH_MAX + 300];
   sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
 };
@@ -84,12 +85,14 @@ static int energy_row(sq_outputs *o) {
 
 static int snapshots(sq_outputs *o) {
   const sq_disc *d = o->s->disc;
-  const char *names[9];
-  const double *vals[9];
+  const char *names[SQ_NFIELDS];
+  const double *vals[SQ_NFIELDS];
   if (o->wave) {
     for (int i = 0; i < o->nfield; ++i) {
-      names[i] = sq_quantity_names[o->field[i]];
-      if (o->cfg->output_vertex)
+      names[i] = sq_plasticity_field_name(o->field[i]);
+      if (o->field[i] >= SQ_FIELD_EP_XX) /* plastic strain and eta: per element */
+        sq_plasticity_field_values(o->s, o->field[i], o->cfg->output_vertex, o->values[i]);
+      else if (o->cfg->output_vertex)
         sq_fields_vertex_values(d, o->field[i], o->values[i]);
       else
         sq_fields_cell_average(d, o->field[i], o->values[i]);
@@ -142,7 +145,9 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                    .energy_rows = o->energy_rows,
                                    .wavefield_steps = sq_xdmf_count(o->wave),
                                    .surface_steps = sq_xdmf_count(o->surf)};
-  SQ_CALL(sq_checkpoint_write(o->ckpt, s->disc, &info));
+  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
+                                       .data = s->plastic ? s->plastic->strain : NULL};
+  SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
   if (sq_verbosity >= 2)
     fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
   return SQ_SUCCESS;
@@ -198,12 +203,13 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
                                     restart ? restart->receiver_samples : -1, &o->rec));
   }
   /* snapshots */
-  for (int p = 0; p < 9; ++p)
+  for (int p = 0; p < SQ_NFIELDS; ++p)
     if (cfg->output_fields & (1 << p))
       o->field[o->nfield++] = p;
-  if (cfg->output_surface) {
+  if (cfg->output_surface) { /* the surface shows the quantities only */
     for (int i = 0; i < o->nfield; ++i)
-      o->surf_field[o->nsurf++] = o->field[i];
+      if (o->field[i] < 9)
+        o->surf_field[o->nsurf++] = o->field[i];
     if (o->nsurf == 0)
       for (int p = 6; p < 9; ++p)
         o->surf_field[o->nsurf++] = p;
@@ -216,7 +222,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   } else if (want) {
     const sq_mesh *m = s->mesh;
     const int64_t nval = m->ncell > m->nvert ? m->ncell : m->nvert;
-    for (int i = 0; i < 9; ++i)
+    for (int i = 0; i < SQ_NFIELDS; ++i)
       SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
     if (o->nfield > 0)
       SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert, m->vert, m->ncell, 4,
@@ -287,7 +293,7 @@ size_t sq_outputs_memory(const sq_outputs *o) {
     bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
   if (o->values[0]) {
     const sq_mesh *m = o->s->mesh;
-    bytes += 9 * sizeof(double) * (size_t)(m->ncell > m->nvert ? m->ncell : m->nvert);
+    bytes += SQ_NFIELDS * sizeof(double) * (size_t)(m->ncell > m->nvert ? m->ncell : m->nvert);
   }
   return bytes;
 }
@@ -302,7 +308,7 @@ void sq_outputs_close(sq_outputs *o) {
   sq_xdmf_close(o->wave);
   sq_xdmf_close(o->surf);
   sq_surface_destroy(o->surface);
-  for (int i = 0; i < 9; ++i)
+  for (int i = 0; i < SQ_NFIELDS; ++i)
     SQ_FREE(o->values[i]);
   SQ_FREE(o);
 }
@@ -310,7 +316,9 @@ void sq_outputs_close(sq_outputs *o) {
 int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "restarts of MPI runs are not supported yet (%d ranks)", s->nranks);
   SQ_CHECK(s->steps == 0, SQ_ERR_INTERNAL, "a restart must come before the first step");
-  SQ_CALL(sq_checkpoint_read(path, s->disc, info));
+  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
+                                       .data = s->plastic ? s->plastic->strain : NULL};
+  SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
   s->time = info->time;
   s->steps = info->steps;
   s->plan_t0 = info->plan_t0;

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include "sq_app.h"
+#include "sq_plasticity_app.h"
 #include "sq_outputs.h"
 
 static double wall_now(void) {
@@ -267,10 +268,12 @@ int sq_cmd_run(int argc, char **argv) {
   const double t_steps = wall_now() - t_loop;
   double err = NAN, norm = NAN, e_end = 0;
   uint64_t hash = 0;
+  sq_plasticity_stats plast = {0};
   if (!ierr) { /* collective: every rank takes part */
     if (s->has_analytic) sq_sim_l2_error(s, &err, &norm);
     e_end = sq_sim_energy(s);
     hash = sq_sim_hash(s);
+    sq_sim_plasticity_stats(s, &plast);
   }
   if (!ierr && root) {
     snprintf(fname, sizeof(fname), "%s/%s-summary.txt", cfg.output_dir, cfg.output_prefix);
@@ -287,12 +290,23 @@ int sq_cmd_run(int argc, char **argv) {
       fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);
       if (s->has_analytic) fprintf(fs, "l2_error_relative: %.6e\n", err / norm);
       fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)hash);
+      if (s->plastic)
+        fprintf(fs, "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"
+                    "plastic_yield_fraction: %.6e\nplastic_max_eta: %.10e\n",
+                (unsigned long long)plast.strain_hash, (long long)plast.yielded_cells, (long long)plast.yield_updates,
+                nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0, plast.max_eta);
       fclose(fs);
       if (sq_verbosity >= 1) {
         printf("done: %lld steps in %.2f s (%.3g element updates/s), total %.2f s\n", (long long)nsteps, t_steps, ups,
                wall_now() - w0);
         if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
         printf("dofs hash: %016llx\n", (unsigned long long)hash);
+        if (s->plastic)
+          printf("plasticity: %lld of %lld cells yielded (max eta %.3e), %.3g%% of the element updates yielded; "
+                 "strain hash %016llx\n",
+                 (long long)plast.yielded_cells, (long long)s->mesh->ncell, plast.max_eta,
+                 nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
+                 (unsigned long long)plast.strain_hash);
         printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg.output_dir, cfg.output_prefix,
                cfg.output_prefix);
       }

@@ -7,6 +7,7 @@
 
 #include "sq_app.h"
 #include "sq_fault_app.h"
+#include "sq_plasticity_app.h"
 #include "sq_mesh_io.h"
 
 static int starpu_started = 0;
@@ -62,11 +63,21 @@ void sq_sim_l2_error(const sq_sim *s, double *err, double *norm) {
   *norm = sqrt(tot[1]);
 }
 
-uint64_t sq_sim_hash(const sq_sim *s) {
+uint64_t sq_sim_hash(const sq_sim *s) { return sq_sim_hash_rows(s, s->disc->dofs, sq_disc_elem_bytes(s->disc)); }
+
+uint64_t sq_sim_hash_rows(const sq_sim *s, const void *rows, size_t eb) {
   const sq_disc *d = s->disc;
-  if (s->nranks == 1) return sq_disc_hash(d);
-  /* gather every rank's owned dofs on rank 0 and hash them in global cell order */
-  const size_t eb = sq_disc_elem_bytes(d);
+  uint64_t h = 1469598103934665603ULL;
+  if (s->nranks == 1) { /* local order -> mesh-cell order, as sq_disc_hash does for the dofs */
+    for (int64_t c = 0; c < s->mesh->ncell; ++c) {
+      const int64_t e = d->elem_of[c];
+      if (e < 0 || d->is_ghost[e]) continue;
+      const unsigned char *p = (const unsigned char *)rows + e * eb;
+      for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    return h;
+  }
+  /* gather every rank's owned rows on rank 0 and hash them in global cell order */
   int64_t nown = 0;
   for (int64_t e = 0; e < d->nelem; ++e) nown += !d->is_ghost[e];
   int64_t *ids = malloc(sizeof(int64_t) * (nown + 1));
@@ -75,7 +86,7 @@ uint64_t sq_sim_hash(const sq_sim *s) {
   for (int64_t e = 0; e < d->nelem; ++e)
     if (!d->is_ghost[e]) {
       ids[k] = d->cell_of[e];
-      memcpy(data + k * eb, (const char *)d->dofs + e * eb, eb);
+      memcpy(data + k * eb, (const char *)rows + e * eb, eb);
       ++k;
     }
   int n = (int)nown, *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
@@ -97,7 +108,6 @@ uint64_t sq_sim_hash(const sq_sim *s) {
   }
   MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
   MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
-  uint64_t h = 1469598103934665603ULL;
   if (s->rank == 0) {
     const int64_t ncell = s->mesh->ncell;
     int64_t *where = malloc(sizeof(int64_t) * ncell);
@@ -214,14 +224,17 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     sq_planewave_init(&s->pw, &cfg->material_default, cfg->ic_wave_vector, cfg->ic_profile == SQ_PROFILE_GAUSSIAN,
                       cfg->ic_center, cfg->ic_width, cfg->ic_nmodes, kind, dir, amp);
     sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
-    s->has_analytic = cfg->nrules == 0; /* a plane wave is exact only in a homogeneous medium */
+    /* a plane wave is exact only in a homogeneous elastic medium */
+    s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }
   SQ_CALL(sq_sim_points_create(s));
   SQ_CALL(sq_sim_fault_create(s));
+  SQ_CALL(sq_sim_plasticity_create(s));
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
+    SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
   }
   return SQ_SUCCESS;
 }
@@ -253,8 +266,10 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt) {
       sq_disc_predict_serial(s->disc, dt);
       SQ_CALL(sq_fault_step_serial(s->fault, s->disc, gopt.t_begin, dt));
       sq_disc_correct_serial(s->disc);
+      if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt); /* after the update (ch. 8) */
     } else if (s->serial) {
       sq_disc_step_serial(s->disc, dt);
+      if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt);
     } else {
       SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
     }
@@ -270,6 +285,7 @@ void sq_sim_destroy(sq_sim *s) {
   sq_runtime_destroy(s->rt);
   sq_sim_points_destroy(s);
   sq_fault_destroy(s->fault);
+  sq_plastic_state_destroy(s->plastic);
   sq_disc_destroy(s->disc);
   sq_mesh_destroy(s->mesh);
   SQ_FREE(s->cell_material);

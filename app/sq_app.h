@@ -5,6 +5,7 @@
 #include "sq_config.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
+#include "sq_plastic_state.h"
 #include "sq_receiver.h"
 #include "sq_solver.h"
 #include "sq_source.h"
@@ -33,6 +34,7 @@ typedef struct sq_sim {
   sq_source_set *source_set;     /**< the sources located in this rank's elements */
   sq_receiver_set *receivers;    /**< receivers (NULL: none) */
   sq_fault *fault;               /**< dynamic rupture faces (NULL: none; app/fault_app.c) */
+  sq_plastic_state *plastic;     /**< off-fault plasticity (NULL: none; app/plasticity_app.c) */
 } sq_sim;
 
 /** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
@@ -47,6 +49,11 @@ double sq_sim_energy(const sq_sim *sim);
 void sq_sim_l2_error(const sq_sim *sim, double *err, double *norm);
 /** @brief Hash of all ranks' dofs in global cell order (equal to the one-rank hash). */
 uint64_t sq_sim_hash(const sq_sim *sim);
+/**
+ * @brief 64-bit FNV-1a hash of a per-element array (@p row_bytes per local element, local element order)
+ * over all ranks' owned elements in global cell order; equal on any number of ranks.  Collective.
+ */
+uint64_t sq_sim_hash_rows(const sq_sim *sim, const void *rows, size_t row_bytes);
 
 /** @brief Start StarPU with scheduler @p sched (NULL/"" : STARPU_SCHED or our default). */
 int sq_app_starpu_start(const char *sched);

@@ -54,6 +54,7 @@ int sq_runtime_sync(sq_runtime *rt) {
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
   }
+  SQ_CALL(sq_runtime_sync_plasticity(rt)); /* plastic strain for outputs and checkpoints */
   return SQ_SUCCESS;
 }
 
@@ -64,6 +65,7 @@ void sq_runtime_destroy(sq_runtime *rt) {
   sq_runtime_detach_sources(rt);
   sq_runtime_detach_receivers(rt);
   sq_runtime_detach_fault(rt);
+  sq_runtime_detach_plasticity(rt);
   for (int t = 0; t < rt->disc->ntile; ++t) {
     starpu_data_unregister(rt->dofs[t]);
     starpu_data_unregister(rt->tint[t]);
@@ -102,7 +104,8 @@ void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ?
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
 
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out) {
-  static const char *names[SQ_NTASK_KINDS] = {"ader", "local", "neighbor", "merged", "halo_pack", "rupture", "other"};
+  static const char *names[SQ_NTASK_KINDS] = {"ader",      "local",   "neighbor",   "merged",
+                                              "halo_pack", "rupture", "plasticity", "other"};
   double total = 0;
   for (int k = 0; k < SQ_NTASK_KINDS; ++k) total += 1e-9 * rt->prof[k].nanoseconds;
   fprintf(out, "  task time by kind (sum over workers):\n");

@@ -12,7 +12,8 @@
 
 /** Task kinds for the per-kind time breakdown (profiling). */
 enum sq_task_kind {
-  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_OTHER, SQ_NTASK_KINDS
+  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_PLASTICITY,
+  SQ_TASK_OTHER, SQ_NTASK_KINDS
 };
 
 /** Accumulated execution time of one task kind (filled from task callbacks when profiling is on). */
@@ -42,6 +43,13 @@ typedef struct sq_runtime {
   starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
   starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
   starpu_data_handle_t *fault_points;    /**< per fault tile: its friction state */
+  struct sq_plastic_state *plastic;      /**< off-fault plasticity data (plasticity.c), NULL: none */
+  starpu_data_handle_t plastic_ref;      /**< V and V^-1 in the working precision (read-only) */
+  starpu_data_handle_t *plastic_stress;  /**< per owned tile: initial stress (read-only); NULL for ghosts */
+  starpu_data_handle_t *plastic_params;  /**< per owned tile: cohesion, bulk friction, Tv (read-only) */
+  starpu_data_handle_t *plastic_mu;      /**< per owned tile: shear modulus (read-only) */
+  starpu_data_handle_t *plastic_strain;  /**< per owned tile: accumulated plastic strain and eta */
+  starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;
@@ -153,5 +161,22 @@ int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *e
  * state and the owned sides' dofs.
  */
 int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt);
+
+/* ---- off-fault plasticity (plasticity.c) -------------------------------------------------------- */
+
+/** @brief Register the per-tile plasticity blocks of @p state (after sq_runtime_create; NULL: none). */
+int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *state);
+/** Unregister the plasticity blocks (sq_runtime_destroy calls it). */
+void sq_runtime_detach_plasticity(sq_runtime *rt);
+/** Does tile @p tile get plasticity tasks (plasticity on, tile owned)? */
+int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile);
+/** @brief Make the host copies of the plastic strain and yield flags valid (sq_runtime_sync calls it). */
+int sq_runtime_sync_plasticity(sq_runtime *rt);
+/**
+ * @brief Insert the plasticity correction of @p tile after its update over a step @p dt (right after
+ * the tile's neighbour task): updates the stress dofs of yielding elements, accumulates their plastic
+ * strain and writes the yield flags.
+ */
+int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority);
 
 #endif

@@ -52,7 +52,8 @@ static int predict(const lts_walk *w, int l, int substep, double t0, double t1) 
   return SQ_SUCCESS;
 }
 
-/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0. */
+/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0, each followed by
+ * the tile's plasticity correction over the cluster's step (thesis ch. 8: after the element update). */
 static int correct(const lts_walk *w, int l, int substep, double t0) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++;
@@ -63,6 +64,8 @@ static int correct(const lts_walk *w, int l, int substep, double t0) {
     const sq_tile *tl = &d->tile[t];
     if (tl->cluster != l) continue;
     SQ_CALL(sq_insert_neighbor(w->rt, t, w->dt[l], substep, sq_graph_layer_priority(tl->layer)));
+    if (sq_runtime_tile_has_plasticity(w->rt, t))
+      SQ_CALL(sq_insert_plasticity(w->rt, t, w->dt[l], sq_graph_layer_priority(tl->layer)));
   }
   return SQ_SUCCESS;
 }

@@ -552,7 +552,28 @@ static void ck_attrs(ck_attr *a) {
 }
 enum { CK_NATTR = 13 };
 
+/* "a b c": the names of the extra per-element arrays */
+static void ck_field_names(int nfield, const sq_checkpoint_field *fields, char *out, size_t size) {
+  size_t o = 0;
+  out[0] = '\0';
+  for (int k = 0; k < nfield && o < size; ++k)
+    o += (size_t)snprintf(out + o, size - o, "%s%s", k ? " " : "", fields[k].name);
+}
+
+/* Rows of a per-element array by mesh cell (zeros for cells other ranks own), into @p rows. */
+static void ck_field_gather(const sq_disc *d, const sq_checkpoint_field *f, double *rows) {
+  for (int64_t c = 0; c < d->mesh->ncell; ++c) {
+    const int64_t e = d->elem_of[c];
+    for (int j = 0; j < f->ncol; ++j) rows[c * f->ncol + j] = e >= 0 ? f->data[e * f->ncol + j] : 0.0;
+  }
+}
+
 int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_info *info) {
+  return sq_checkpoint_write_fields(path, d, info, 0, NULL);
+}
+
+int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_checkpoint_info *info, int nfield,
+                               const sq_checkpoint_field *fields) {
   const int64_t ncell = d->mesh->ncell;
   const size_t eb = sq_disc_elem_bytes(d);
   char *rows = malloc(eb * (size_t)(ncell > 0 ? ncell : 1));
@@ -579,6 +600,21 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
     st = h5_attr_write(file, attr[i].name, attr[i].type, (const char *)info + attr[i].offset);
   if (!st)
     st = h5_attr_string(file, "format", "starquake checkpoint 1");
+  char names[512];
+  ck_field_names(nfield, fields, names, sizeof(names));
+  if (!st)
+    st = h5_attr_string(file, "fields", names);
+  for (int k = 0; k < nfield && !st; ++k) {
+    double *frows = malloc(sizeof(double) * (size_t)(ncell > 0 ? ncell : 1) * fields[k].ncol);
+    if (!frows) {
+      st = -1;
+      break;
+    }
+    ck_field_gather(d, &fields[k], frows);
+    const hsize_t fdims[2] = {(hsize_t)ncell, (hsize_t)fields[k].ncol};
+    st = h5_write_dataset(file, fields[k].name, H5T_NATIVE_DOUBLE, 2, fdims, frows);
+    free(frows);
+  }
   if (file >= 0 && H5Fclose(file) < 0)
     st = -1;
   h5_quiet_end(&q);
@@ -597,7 +633,70 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
   return SQ_SUCCESS;
 }
 
+/* The string attribute @p name of @p obj into @p out ("" when absent: checkpoints older than it). */
+static int h5_attr_read_string(hid_t obj, const char *name, char *out, size_t size) {
+  out[0] = '\0';
+  if (H5Aexists(obj, name) <= 0) return 0;
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+  const size_t len = type >= 0 ? H5Tget_size(type) : 0;
+  int st = attr < 0 || type < 0 || len == 0 || len >= size ? -1 : 0;
+  if (!st) {
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, len);
+    st = H5Aread(attr, mem, out) < 0 ? -1 : 0;
+    H5Tclose(mem);
+    out[len] = '\0';
+  }
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+  return st;
+}
+
+/* Read the per-element arrays @p fields of the open checkpoint @p file (which must list exactly them). */
+static int ck_fields_read(const char *path, hid_t file, sq_disc *d, int nfield, const sq_checkpoint_field *fields) {
+  char want[512], have[512];
+  ck_field_names(nfield, fields, want, sizeof(want));
+  h5_quiet q;
+  h5_quiet_begin(&q);
+  int st = h5_attr_read_string(file, "fields", have, sizeof(have));
+  h5_quiet_end(&q);
+  SQ_CHECK(!st, SQ_ERR_INPUT, "cannot read the attribute 'fields' of the checkpoint '%s'", path);
+  SQ_CHECK(!strcmp(want, have), SQ_ERR_INPUT,
+           "the checkpoint '%s' holds the per-element data [%s] but this run needs [%s]: a run with plasticity "
+           "restarts only from a checkpoint written with plasticity, and a run without it only from one without",
+           path, have, want);
+  const int64_t ncell = d->mesh->ncell;
+  for (int k = 0; k < nfield; ++k) {
+    const sq_checkpoint_field *f = &fields[k];
+    double *rows = malloc(sizeof(double) * (size_t)(ncell > 0 ? ncell : 1) * f->ncol);
+    SQ_CHECK(rows, SQ_ERR_MEMORY, "out of memory reading the checkpoint '%s'", path);
+    h5_quiet_begin(&q);
+    hid_t set = H5Dopen2(file, f->name, H5P_DEFAULT);
+    hid_t space = set >= 0 ? H5Dget_space(set) : -1;
+    hsize_t dims[2] = {0, 0};
+    st = space < 0 || H5Sget_simple_extent_ndims(space) != 2 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
+         dims[0] != (hsize_t)ncell || dims[1] != (hsize_t)f->ncol;
+    if (!st) st = H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
+    if (space >= 0) H5Sclose(space);
+    if (set >= 0) H5Dclose(set);
+    h5_quiet_end(&q);
+    if (!st)
+      for (int64_t c = 0; c < ncell; ++c)
+        if (d->elem_of[c] >= 0) memcpy(f->data + d->elem_of[c] * f->ncol, rows + c * f->ncol, sizeof(double) * f->ncol);
+    free(rows);
+    SQ_CHECK(!st, SQ_ERR_INPUT, "cannot read /%s (%lld x %d) from the checkpoint '%s'", f->name, (long long)ncell,
+             f->ncol, path);
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_checkpoint_read(const char *path, sq_disc *d, sq_checkpoint_info *info) {
+  return sq_checkpoint_read_fields(path, d, info, 0, NULL);
+}
+
+int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *info, int nfield,
+                              const sq_checkpoint_field *fields) {
   SQ_CHECK(access(path, R_OK) == 0, SQ_ERR_IO, "cannot read the checkpoint '%s': %s", path, strerror(errno));
   h5_quiet q;
   h5_quiet_begin(&q);
@@ -629,6 +728,11 @@ int sq_checkpoint_read(const char *path, sq_disc *d, sq_checkpoint_info *info) {
         "has %lld cells, order %d, %s precision",
         path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
         (long long)d->mesh->ncell, d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
+  }
+  const int fierr = ck_fields_read(path, file, d, nfield, fields);
+  if (fierr) {
+    H5Fclose(file);
+    return fierr;
   }
   const int64_t ncell = d->mesh->ncell;
   const size_t eb = sq_disc_elem_bytes(d);

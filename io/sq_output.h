@@ -86,9 +86,29 @@ typedef struct sq_checkpoint_info {
 int sq_checkpoint_write(const char *path, const sq_disc *disc, const sq_checkpoint_info *info);
 /**
  * @brief Read a checkpoint into @p disc's dofs; fails with a message when the file does not match
- * (cells, order, precision).
+ * (cells, order, precision, or it holds extra per-element data such as the plastic strain).
  */
 int sq_checkpoint_read(const char *path, sq_disc *disc, sq_checkpoint_info *info);
+
+/** A per-element array a checkpoint holds besides the dofs (e.g. the plastic strain of plasticity). */
+typedef struct sq_checkpoint_field {
+  const char *name; /**< dataset /NAME: ncell x ncol doubles, rows by mesh cell */
+  int ncol;         /**< doubles per element */
+  double *data;     /**< local elements x ncol in the disc's element order (read fills the owned rows) */
+} sq_checkpoint_field;
+
+/**
+ * @brief sq_checkpoint_write plus the @p nfield arrays @p fields; their names are listed in the file's
+ * attribute `fields`, so that a restart can tell a checkpoint with plasticity from one without.
+ */
+int sq_checkpoint_write_fields(const char *path, const sq_disc *disc, const sq_checkpoint_info *info, int nfield,
+                               const sq_checkpoint_field *fields);
+/**
+ * @brief sq_checkpoint_read plus the @p nfield arrays @p fields; the file must hold exactly these
+ * extra arrays (a run with plasticity restarts from a checkpoint with plasticity, and only such a run).
+ */
+int sq_checkpoint_read_fields(const char *path, sq_disc *disc, sq_checkpoint_info *info, int nfield,
+                              const sq_checkpoint_field *fields);
 
 /* ---- small helpers ---------------------------------------------------------------------------- */
 

@@ -1,0 +1,142 @@
+/**
+ * @file plasticity_app.c  The plasticity of a run: per-element values from the config, plastic strain
+ * output values and statistics.
+ */
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_expr.h"
+#include "sq_fields.h"
+#include "sq_plasticity_app.h"
+
+/* variables of the plasticity expressions: x, y, z, t (always 0 here), then group */
+static const char *const plast_vars[] = {"group"};
+
+static int compile(const char *path, const sq_cfg_expr *e, const char *key, sq_expr **out) {
+  char err[256];
+  *out = NULL;
+  if (!e->text[0]) return SQ_SUCCESS;
+  const int rc = sq_expr_compile(e->text, plast_vars, 1, out, err, sizeof(err));
+  if (rc == SQ_ERR_INPUT) return sq_error(rc, __FILE__, __LINE__, "%s:%d: %s: '%s': %s", path, e->line, key, e->text, err);
+  return rc;
+}
+
+int sq_sim_plasticity_create(sq_sim *s) {
+  const sq_plasticity_config *pc = &s->cfg.plasticity;
+  if (!pc->enabled) return SQ_SUCCESS;
+  /* the initial stress: plasticity.initial_stress, else fault.initial_stress, else zero */
+  sq_cfg_expr expr[SQ_NPLAST_PARAMS];
+  char key[SQ_NPLAST_PARAMS][64];
+  memcpy(expr, pc->param, sizeof(expr));
+  int own_stress = 0, fault_stress = 0;
+  for (int i = SQ_PP_S_XX; i <= SQ_PP_S_XZ; ++i) own_stress |= pc->param[i].text[0] != 0;
+  for (int i = 0; i < SQ_NPLAST_PARAMS; ++i) snprintf(key[i], sizeof(key[i]), "plasticity.%s", sq_plast_param_names[i]);
+  if (!own_stress && s->cfg.fault.enabled) {
+    for (int i = 0; i < 6; ++i) {
+      expr[SQ_PP_S_XX + i] = s->cfg.fault.param[SQ_FP_S_XX + i];
+      fault_stress |= expr[SQ_PP_S_XX + i].text[0] != 0;
+      snprintf(key[SQ_PP_S_XX + i], sizeof(key[0]), "fault.initial_stress.%s", sq_fault_param_names[SQ_FP_S_XX + i]);
+    }
+  }
+  SQ_CALL(sq_plastic_state_create(s->disc, &s->plastic));
+  sq_plastic_state *ps = s->plastic;
+  sq_expr *e[SQ_NPLAST_PARAMS] = {NULL};
+  int ierr = SQ_SUCCESS;
+  for (int i = 0; i < SQ_NPLAST_PARAMS && !ierr; ++i) ierr = compile(s->cfg.path, &expr[i], key[i], &e[i]);
+  const sq_disc *d = s->disc;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int64_t el = 0; el < d->nelem && !ierr; ++el) {
+    const int64_t c = d->cell_of[el];
+    const double *x = &s->mesh->centroid[3 * c];
+    const double vars[SQ_EXPR_NBUILTIN + 1] = {x[0], x[1], x[2], 0.0, (double)s->mesh->group[c]};
+    double v[SQ_NPLAST_PARAMS];
+    for (int i = 0; i < SQ_NPLAST_PARAMS && !ierr; ++i) {
+      v[i] = e[i] ? sq_expr_eval(e[i], vars) : 0.0;
+      if (!isfinite(v[i]))
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s is %g at (%g, %g, %g) (mesh cell %lld)",
+                        s->cfg.path, expr[i].line, key[i], v[i], x[0], x[1], x[2], (long long)c);
+    }
+    if (ierr) break;
+    char why[160];
+    if (sq_plasticity_check_params(v[SQ_PP_COHESION], v[SQ_PP_BULK_FRICTION], v[SQ_PP_TV], why, sizeof(why))) {
+      const int bad = v[SQ_PP_COHESION] < 0 ? SQ_PP_COHESION : v[SQ_PP_BULK_FRICTION] < 0 ? SQ_PP_BULK_FRICTION : SQ_PP_TV;
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s = %g at (%g, %g, %g) (mesh cell %lld): %s",
+                      s->cfg.path, expr[bad].line, key[bad], v[bad], x[0], x[1], x[2], (long long)c, why);
+      break;
+    }
+    for (int k = 0; k < 3; ++k) {
+      ps->params[3 * el + k] = v[SQ_PP_COHESION + k];
+      lo[k] = fmin(lo[k], v[SQ_PP_COHESION + k]), hi[k] = fmax(hi[k], v[SQ_PP_COHESION + k]);
+    }
+    for (int k = 0; k < 6; ++k) ps->initial_stress[6 * el + k] = v[SQ_PP_S_XX + k];
+  }
+  for (int i = 0; i < SQ_NPLAST_PARAMS; ++i) sq_expr_destroy(e[i]);
+  SQ_CALL(ierr);
+  if (s->nranks > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  if (sq_verbosity >= 1 && s->rank == 0) {
+    printf("  plasticity Drucker-Prager, viscoplastic: cohesion %g..%g, bulk friction %g..%g, Tv %g..%g s;\n"
+           "             initial stress from %s\n",
+           lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
+           own_stress ? "plasticity.initial_stress" : fault_stress ? "fault.initial_stress" : "nowhere (zero)");
+  }
+  return SQ_SUCCESS;
+}
+
+const char *sq_plasticity_field_name(int field) {
+  static const char *const names[] = {"ep_xx", "ep_yy", "ep_zz", "ep_xy", "ep_yz", "ep_xz", "eta"};
+  if (field >= 0 && field < 9) return sq_quantity_names[field];
+  if (field >= SQ_FIELD_EP_XX && field <= SQ_FIELD_ETA) return names[field - SQ_FIELD_EP_XX];
+  return "?";
+}
+
+void sq_plasticity_field_values(const sq_sim *s, int field, int vertex, double *out) {
+  const sq_disc *d = s->disc;
+  const sq_mesh *m = s->mesh;
+  const int col = field - SQ_FIELD_EP_XX;
+  if (!vertex) {
+    for (int64_t c = 0; c < m->ncell; ++c) {
+      const int64_t e = d->elem_of[c];
+      out[c] = e >= 0 && !d->is_ghost[e] ? s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col] : 0.0;
+    }
+    return;
+  }
+  int *count = calloc((size_t)(m->nvert > 0 ? m->nvert : 1), sizeof(int));
+  memset(out, 0, sizeof(double) * (size_t)m->nvert);
+  for (int64_t c = 0; c < m->ncell; ++c) {
+    const int64_t e = d->elem_of[c];
+    if (e < 0 || d->is_ghost[e]) continue;
+    for (int v = 0; v < 4; ++v) {
+      const int64_t id = m->cell_vert[c * 4 + v];
+      out[id] += s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col];
+      if (count) count[id]++;
+    }
+  }
+  for (int64_t v = 0; v < m->nvert; ++v)
+    if (count && count[v] > 0) out[v] /= count[v];
+  free(count);
+}
+
+void sq_sim_plasticity_stats(const sq_sim *s, sq_plasticity_stats *st) {
+  memset(st, 0, sizeof(*st));
+  if (!s->plastic) return;
+  const sq_plastic_state *ps = s->plastic;
+  st->strain_hash = sq_sim_hash_rows(s, ps->strain, SQ_PLASTIC_STRAIN_COLS * sizeof(double));
+  st->yield_updates = ps->yield_updates;
+  for (int64_t e = 0; e < s->disc->nelem; ++e) {
+    if (s->disc->is_ghost[e]) continue;
+    const double eta = ps->strain[SQ_PLASTIC_STRAIN_COLS * e + SQ_PLASTIC_STRAIN_COLS - 1];
+    st->yielded_cells += eta > 0;
+    st->max_eta = fmax(st->max_eta, eta);
+  }
+  if (s->nranks > 1) {
+    int64_t counts[2] = {st->yield_updates, st->yielded_cells};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &st->max_eta, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    st->yield_updates = counts[0], st->yielded_cells = counts[1];
+  }
+}

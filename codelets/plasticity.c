@@ -1,0 +1,133 @@
+/**
+ * @file plasticity.c  Codelet "plasticity": the Drucker-Prager viscoplastic correction of one tile after
+ * its update (thesis §2.4 eq. 2.27-2.34, ch. 8 eq. 8.2-8.3).  It is inserted right after the tile's
+ * neighbour task with the tile's cluster time step, so StarPU orders it after every contribution to the
+ * dofs of that step and before the next predictor reads them.  Every element pays the nodal yield check;
+ * only yielding ones pay the return mapping and the projection back (their flags are written).
+ *
+ * Buffers: the reference matrices (V, V^-1 in the working precision), then the tile's dofs and its
+ * plasticity blocks.  The CPU body calls the pure kernel in src/; a CUDA body takes the same buffers
+ * (the point-wise functions of src/plasticity_impl.h are host/device inline) and is left for later, so
+ * the codelet has no .cuda_funcs yet and StarPU runs these tasks on CPU workers.
+ */
+#include "sq_codelets.h"
+#include "sq_plastic_state.h"
+
+enum { PL_REF, PL_DOFS, PL_STRESS, PL_PARAMS, PL_MU, PL_STRAIN, PL_YIELDED, PL_NBUFFERS };
+
+/** Arguments of one plasticity task. */
+typedef struct plasticity_args {
+  sq_precision precision;
+  int order;
+  double psi0;            /**< value of the constant basis function (cell averages of the strain) */
+  double dt;              /**< the tile's cluster time step (relaxation over the step, eq. 2.34) */
+  int64_t *yield_updates; /**< host counter of yielding element updates (statistics only) */
+} plasticity_args;
+
+static void plasticity_cpu(void *buffers[], void *cl_arg) {
+  const plasticity_args *a = cl_arg;
+  const int64_t yielded = sq_plastic_state_block(
+      a->precision, a->order, a->psi0, (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]),
+      STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
+      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
+      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
+      a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]),
+      (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]));
+  if (yielded) __atomic_fetch_add(a->yield_updates, yielded, __ATOMIC_RELAXED);
+}
+
+static struct starpu_perfmodel plasticity_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_plasticity"};
+
+static struct starpu_codelet plasticity_cl = {
+    .cpu_funcs = {plasticity_cpu},
+    .cpu_funcs_name = {"plasticity_cpu"},
+    .nbuffers = PL_NBUFFERS,
+    .modes = {STARPU_R, STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_W},
+    .model = &plasticity_model,
+    .name = "sq_plasticity",
+};
+
+static void register_rows(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t row_bytes) {
+  starpu_vector_data_register(h, STARPU_MAIN_RAM, (uintptr_t)((char *)base + (size_t)begin * row_bytes), (uint32_t)n,
+                              row_bytes);
+}
+
+int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
+  rt->plastic = ps;
+  if (!ps) return SQ_SUCCESS;
+  const sq_disc *d = rt->disc;
+  SQ_CHECK(ps->nelem == d->nelem, SQ_ERR_INTERNAL, "plasticity state of %lld elements for a disc of %lld",
+           (long long)ps->nelem, (long long)d->nelem);
+  starpu_vector_data_register(&rt->plastic_ref, STARPU_MAIN_RAM, (uintptr_t)ps->ref_pack, 1, ps->ref_pack_bytes);
+  SQ_CALL(SQ_CALLOC(rt->plastic_stress, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_params, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_mu, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_strain, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_yielded, d->ntile));
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    if (tl->layer == SQ_LAYER_GHOST) continue; /* the owner rank corrects its cells */
+    const int64_t b = tl->begin, n = tl->end - tl->begin;
+    register_rows(&rt->plastic_stress[t], ps->initial_stress, b, n, 6 * sizeof(double));
+    register_rows(&rt->plastic_params[t], ps->params, b, n, 3 * sizeof(double));
+    register_rows(&rt->plastic_mu[t], ps->mu, b, n, sizeof(double));
+    register_rows(&rt->plastic_strain[t], ps->strain, b, n, SQ_PLASTIC_STRAIN_COLS * sizeof(double));
+    register_rows(&rt->plastic_yielded[t], ps->yielded, b, n, sizeof(uint8_t));
+  }
+  return SQ_SUCCESS;
+}
+
+void sq_runtime_detach_plasticity(sq_runtime *rt) {
+  if (!rt->plastic) return;
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    if (!rt->plastic_strain[t]) continue;
+    starpu_data_unregister(rt->plastic_stress[t]);
+    starpu_data_unregister(rt->plastic_params[t]);
+    starpu_data_unregister(rt->plastic_mu[t]);
+    starpu_data_unregister(rt->plastic_strain[t]);
+    starpu_data_unregister(rt->plastic_yielded[t]);
+  }
+  starpu_data_unregister(rt->plastic_ref);
+  SQ_FREE(rt->plastic_stress);
+  SQ_FREE(rt->plastic_params);
+  SQ_FREE(rt->plastic_mu);
+  SQ_FREE(rt->plastic_strain);
+  SQ_FREE(rt->plastic_yielded);
+  rt->plastic = NULL;
+}
+
+int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile) {
+  return rt->plastic && rt->plastic_strain[tile] != NULL;
+}
+
+int sq_runtime_sync_plasticity(sq_runtime *rt) {
+  for (int t = 0; rt->plastic && t < rt->disc->ntile; ++t) {
+    if (!rt->plastic_strain[t]) continue;
+    int ret = starpu_data_acquire(rt->plastic_strain[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the plastic strain of tile %d", ret, t);
+    starpu_data_release(rt->plastic_strain[t]);
+    ret = starpu_data_acquire(rt->plastic_yielded[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the yield flags of tile %d", ret, t);
+    starpu_data_release(rt->plastic_yielded[t]);
+  }
+  return SQ_SUCCESS;
+}
+
+int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority) {
+  sq_plastic_state *ps = rt->plastic;
+  SQ_CHECK(sq_runtime_tile_has_plasticity(rt, tile), SQ_ERR_INTERNAL, "tile %d has no plasticity data", tile);
+  plasticity_args *a = malloc(sizeof(*a));
+  SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
+  *a = (plasticity_args){.precision = rt->disc->opt.precision,
+                         .order = rt->disc->opt.order,
+                         .psi0 = ps->ref->psi0,
+                         .dt = dt,
+                         .yield_updates = &ps->yield_updates};
+  const int ret = starpu_task_insert(
+      &plasticity_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_CALLBACK_WITH_ARG_NFREE,
+      sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_PLASTICITY), STARPU_R, rt->plastic_ref, STARPU_RW,
+      rt->dofs[tile], STARPU_R, rt->plastic_stress[tile], STARPU_R, rt->plastic_params[tile], STARPU_R,
+      rt->plastic_mu[tile], STARPU_RW, rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], 0);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting plasticity task for tile %d failed (%d)", tile, ret);
+  return SQ_SUCCESS;
+}

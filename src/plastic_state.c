@@ -1,0 +1,79 @@
+/** @file plastic_state.c  Per-element plasticity data of a discretisation and the serial correction step. */
+#include "sq_plastic_state.h"
+#include "sq_ref.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sq_plastic_state_create(const sq_disc *disc, sq_plastic_state **out) {
+  *out = NULL;
+  sq_plastic_state *ps;
+  SQ_CALL(SQ_CALLOC(ps, 1));
+  *out = ps;
+  const int64_t n = disc->nelem, rows = n > 0 ? n : 1;
+  ps->nelem = n;
+  ps->precision = disc->opt.precision;
+  SQ_CALL(sq_plasticity_ref_create(disc->opt.order, &ps->ref));
+  SQ_CALL(SQ_CALLOC(ps->initial_stress, 6 * rows));
+  SQ_CALL(SQ_CALLOC(ps->params, 3 * rows));
+  SQ_CALL(SQ_CALLOC(ps->mu, rows));
+  SQ_CALL(SQ_CALLOC(ps->strain, SQ_PLASTIC_STRAIN_COLS * rows));
+  SQ_CALL(SQ_CALLOC(ps->yielded, rows));
+  for (int64_t e = 0; e < n; ++e) ps->mu[e] = disc->material[disc->cell_of[e]].mu;
+  const size_t bb = (size_t)ps->ref->nbasis * ps->ref->nbasis, rs = sq_real_size(ps->precision);
+  ps->ref_pack_bytes = 2 * bb * rs;
+  ps->ref_pack = calloc(1, ps->ref_pack_bytes);
+  SQ_CHECK(ps->ref_pack, SQ_ERR_MEMORY, "out of memory");
+  if (ps->precision == SQ_F64) {
+    memcpy(ps->ref_pack, ps->ref->V, bb * rs);
+    memcpy((char *)ps->ref_pack + bb * rs, ps->ref->Vinv, bb * rs);
+  } else {
+    memcpy(ps->ref_pack, ps->ref->V_f32, bb * rs);
+    memcpy((char *)ps->ref_pack + bb * rs, ps->ref->Vinv_f32, bb * rs);
+  }
+  return SQ_SUCCESS;
+}
+
+void sq_plastic_state_destroy(sq_plastic_state *ps) {
+  if (!ps) return;
+  sq_plasticity_ref_destroy(ps->ref);
+  SQ_FREE(ps->initial_stress);
+  SQ_FREE(ps->params);
+  SQ_FREE(ps->mu);
+  SQ_FREE(ps->strain);
+  SQ_FREE(ps->yielded);
+  free(ps->ref_pack);
+  SQ_FREE(ps);
+}
+
+int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n,
+                               void *dofs, const double *initial_stress, const double *params, const double *mu,
+                               double dt, double *strain, uint8_t *yielded) {
+  /* a view of the reference data on the packed matrices: only the working precision's pair is read */
+  const int B = sq_nbasis(order);
+  const size_t bb = (size_t)B * B;
+  sq_plasticity_ref view = {.order = order, .nbasis = B, .psi0 = psi0};
+  if (prec == SQ_F64) {
+    view.V = (double *)ref_pack;
+    view.Vinv = (double *)ref_pack + bb;
+  } else {
+    view.V_f32 = (float *)ref_pack;
+    view.Vinv_f32 = (float *)ref_pack + bb;
+  }
+  return sq_plasticity_tile(prec, &view, n, dofs, initial_stress, params, mu, dt, strain, yielded);
+}
+
+int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double dt) {
+  int64_t count = 0;
+  for (int t = 0; t < disc->ntile; ++t) {
+    const sq_tile *tl = &disc->tile[t];
+    if (tl->layer == SQ_LAYER_GHOST) continue;
+    const int64_t b = tl->begin;
+    count += sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
+                                    sq_disc_elem_ptr(disc, disc->dofs, b), ps->initial_stress + 6 * b,
+                                    ps->params + 3 * b, ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b,
+                                    ps->yielded + b);
+  }
+  ps->yield_updates += count;
+  return count;
+}
