@@ -4,6 +4,7 @@
  * stations (SeisSol text and SCEC formats) and the rupture-time file `cplot`.
  */
 #include <errno.h>
+#include <hdf5.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -156,6 +157,7 @@ struct sq_fault_output {
     int64_t face;       /* local fault face, -1: another rank has it */
     int point;
     double next;        /* next time to write (fault.station_interval) */
+    int64_t rows;       /* data rows written to each of its two files */
     FILE *scec, *seissol;
   } *station;
 };
@@ -355,7 +357,28 @@ static void station_name(const double x[3], const double strike[3], char *out, s
   snprintf(out, len, "faultst%s%03ddp%03d", h < 0 ? "-" : "", abs(h), dp);
 }
 
-static int open_stations(sq_fault_output *o) {
+/* Cut a station file to its header and the first `rows` data rows (a restart continues it). */
+static int continue_file(const char *path, int64_t rows) {
+  FILE *f = fopen(path, "r");
+  SQ_CHECK(f, SQ_ERR_IO, "cannot open '%s' to continue it: %s", path, strerror(errno));
+  int64_t header = 0;
+  char line[4096];
+  while (fgets(line, sizeof(line), f) && !(line[0] == '-' || line[0] == '+' || (line[0] >= '0' && line[0] <= '9')))
+    ++header;
+  fclose(f);
+  return sq_text_truncate(path, header, rows);
+}
+
+/* Open station k's file for writing: new (header written by the caller) or continued after `keep` rows. */
+static FILE *open_station_file(const char *path, int64_t keep, int *ierr) {
+  *ierr = keep >= 0 ? continue_file(path, keep) : SQ_SUCCESS;
+  if (*ierr) return NULL;
+  FILE *f = fopen(path, keep >= 0 ? "a" : "w");
+  if (!f) *ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
+  return f;
+}
+
+static int open_stations(sq_fault_output *o, const int64_t *keep) {
   const sq_config *cfg = &o->s->cfg;
   const sq_fault *f = o->s->fault;
   o->nstation = cfg->fault.nstations;
@@ -379,10 +402,14 @@ static int open_stations(sq_fault_output *o) {
     char name[64], path[SQ_PATH_MAX + 400];
     station_name(x, fc->frame + 3, name, sizeof(name));
     snprintf(path, sizeof(path), "%s/%s-%s", cfg->output_dir, cfg->output_prefix, name);
-    st->scec = fopen(path, "w");
-    SQ_CHECK(st->scec, SQ_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    int ierr;
+    const int64_t kept = keep ? keep[k] : -1;
+    st->rows = kept > 0 ? kept : 0;
+    st->scec = open_station_file(path, kept, &ierr);
+    SQ_CALL(ierr);
     const int rs = cfg->fault.law != SQ_FRICTION_LSW;
-    fprintf(st->scec,
+    if (kept < 0)
+      fprintf(st->scec,
             "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
             "# time_step=%.6e\n# num_time_steps=%lld\n# location= %.1f km along strike, %.1f km down-dip\n"
             "# Column #1 = Time (s)\n# Column #2 = horizontal slip (m)\n# Column #3 = horizontal slip rate (m/s)\n"
@@ -395,11 +422,12 @@ static int open_stations(sq_fault_output *o) {
             (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
             rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
-    st->seissol = fopen(path, "w");
-    SQ_CHECK(st->seissol, SQ_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    st->seissol = open_station_file(path, kept, &ierr);
+    SQ_CALL(ierr);
     double px[3];
     sq_fault_point_position(f, o->s->disc, st->face, st->point, px);
-    fprintf(st->seissol,
+    if (kept < 0)
+      fprintf(st->seissol,
             "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
             "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
             k + 1, px[0], px[1], px[2]);
@@ -417,6 +445,7 @@ static void station_write(const sq_fault_output *o, const struct station *st, co
   fprintf(st->seissol, "%.10e", r[0]);
   for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) fprintf(st->seissol, " %.10e", r[c]);
   fputc('\n', st->seissol);
+  ++((struct station *)st)->rows;
 }
 
 /* Write the rows the rupture tasks logged since the last call (every step of the fault's cluster),
@@ -449,7 +478,9 @@ static void station_rows(sq_fault_output *o, int initial) {
   }
 }
 
-int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output **out) {
+static int read_counts(const char *path, int nstation, int64_t *snapshots, int64_t *rows, double *next);
+
+int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, const char *restart, sq_fault_output **out) {
   *out = NULL;
   if (!s->fault) return SQ_SUCCESS;
   sq_fault_output *o;
@@ -460,6 +491,9 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output *
   o->root = s->rank == 0;
   o->nsteps = nsteps;
   o->every = cfg->fault.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg->fault.output_interval / dt + 0.5)) : nsteps;
+  int64_t snapshots = -1, keep[SQ_MAX_FAULT_STATIONS];
+  double next[SQ_MAX_FAULT_STATIONS];
+  if (restart) SQ_CALL(read_counts(restart, cfg->fault.nstations, &snapshots, keep, next));
   double *geom = NULL;
   SQ_CALL(gather(o, 1, &geom));
   if (o->root && cfg->output_format == SQ_OUTPUT_XDMF) {
@@ -467,16 +501,119 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, sq_fault_output *
     SQ_CALL(SQ_CALLOC(tri, 3 * (o->nglobal + 1)));
     for (int64_t i = 0; i < 3 * o->nglobal; ++i) tri[i] = i; /* unshared vertices: simple and exact */
     const int ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, o->nglobal, 3,
-                                  tri, -1, &o->xdmf);
+                                  tri, snapshots, &o->xdmf);
     SQ_FREE(tri);
     free(geom);
     SQ_CALL(ierr);
   } else {
     free(geom);
   }
-  SQ_CALL(open_stations(o));
+  SQ_CALL(open_stations(o, restart ? keep : NULL));
+  if (restart) {
+    for (int k = 0; k < o->nstation; ++k) o->station[k].next = next[k];
+    return SQ_SUCCESS;
+  }
   station_rows(o, 1);
   return snapshot(o);
+}
+
+/* ---------------------------------------------------------------------------- checkpoints */
+
+void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len) { snprintf(out, len, "%s.fault", ckpt); }
+
+/* The friction state of every fault point, the station rows and the fault snapshots written so far,
+ * in PATH (a file next to the main checkpoint; one rank: checkpoints of MPI runs are refused). */
+int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step) {
+  if (!o) return SQ_SUCCESS;
+  const sq_fault *f = o->s->fault;
+  char tmp[SQ_PATH_MAX + 320];
+  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double));
+  double *state = malloc(sizeof(double) * (size_t)(f->nface * f->npoint + 1) * ns);
+  int64_t *gid = malloc(sizeof(int64_t) * (f->nface + 1)), rows[SQ_MAX_FAULT_STATIONS + 1];
+  double next[SQ_MAX_FAULT_STATIONS + 1];
+  SQ_CHECK(state && gid, SQ_ERR_MEMORY, "out of memory");
+  for (int64_t i = 0; i < f->nface; ++i) {
+    gid[i] = f->face[i].gid;
+    for (int p = 0; p < f->npoint; ++p) memcpy(state + (i * f->npoint + p) * ns, &f->point[i * f->npoint + p].state, sizeof(sq_friction_state));
+  }
+  for (int k = 0; k < o->nstation; ++k) rows[k] = o->station[k].rows, next[k] = o->station[k].next;
+  const int64_t snapshots = sq_xdmf_count(o->xdmf);
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t st = file < 0 ? -1 : 0;
+  const hsize_t d1[1] = {(hsize_t)f->nface}, d2[2] = {(hsize_t)(f->nface * f->npoint), (hsize_t)ns};
+  const hsize_t ds[1] = {(hsize_t)(o->nstation > 0 ? o->nstation : 1)}, one[1] = {1};
+  const struct { const char *name; hid_t type; int rank; const hsize_t *dims; const void *data; } sets[] = {
+      {"gid", H5T_NATIVE_INT64, 1, d1, gid},          {"state", H5T_NATIVE_DOUBLE, 2, d2, state},
+      {"station_rows", H5T_NATIVE_INT64, 1, ds, rows}, {"station_next", H5T_NATIVE_DOUBLE, 1, ds, next},
+      {"step", H5T_NATIVE_INT64, 1, one, &step},      {"snapshots", H5T_NATIVE_INT64, 1, one, &snapshots}};
+  for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]) && st >= 0; ++k) {
+    hid_t space = H5Screate_simple(sets[k].rank, sets[k].dims, NULL);
+    hid_t set = H5Dcreate2(file, sets[k].name, sets[k].type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    st = set < 0 ? -1 : H5Dwrite(set, sets[k].type, H5S_ALL, H5S_ALL, H5P_DEFAULT, sets[k].data);
+    if (set >= 0) H5Dclose(set);
+    H5Sclose(space);
+  }
+  if (file >= 0 && H5Fclose(file) < 0) st = -1;
+  free(state), free(gid);
+  SQ_CHECK(st >= 0, SQ_ERR_IO, "cannot write the fault checkpoint '%s'", tmp);
+  SQ_CHECK(rename(tmp, path) == 0, SQ_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+  return SQ_SUCCESS;
+}
+
+static int read_set(hid_t file, const char *path, const char *name, hid_t type, hsize_t want, void *data) {
+  hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+  SQ_CHECK(set >= 0, SQ_ERR_INPUT, "the fault checkpoint '%s' has no dataset '%s'", path, name);
+  hid_t space = H5Dget_space(set);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  H5Sclose(space);
+  herr_t st = (hsize_t)n == want ? H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
+  H5Dclose(set);
+  SQ_CHECK((hsize_t)n == want, SQ_ERR_INPUT, "the fault checkpoint '%s': '%s' holds %lld values, this run needs %llu;"
+           " restart with the mesh and configuration that wrote it", path, name, (long long)n, (unsigned long long)want);
+  SQ_CHECK(st >= 0, SQ_ERR_IO, "cannot read '%s' from '%s'", name, path);
+  return SQ_SUCCESS;
+}
+
+static int read_counts(const char *path, int nstation, int64_t *snapshots, int64_t *rows, double *next) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  SQ_CHECK(file >= 0, SQ_ERR_IO, "cannot open the fault checkpoint '%s'", path);
+  int ierr = read_set(file, path, "snapshots", H5T_NATIVE_INT64, 1, snapshots);
+  if (!ierr && nstation > 0) ierr = read_set(file, path, "station_rows", H5T_NATIVE_INT64, (hsize_t)nstation, rows);
+  if (!ierr && nstation > 0) ierr = read_set(file, path, "station_next", H5T_NATIVE_DOUBLE, (hsize_t)nstation, next);
+  H5Fclose(file);
+  return ierr;
+}
+
+int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
+  sq_fault *f = s->fault;
+  if (!f) return SQ_SUCCESS;
+  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double));
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  SQ_CHECK(file >= 0, SQ_ERR_IO, "cannot open the fault checkpoint '%s' (written next to the checkpoint of a run with "
+           "a fault)", path);
+  int64_t saved_step = -1, *gid = malloc(sizeof(int64_t) * (f->nface + 1));
+  double *state = malloc(sizeof(double) * (size_t)(f->nface * f->npoint + 1) * ns);
+  int ierr = gid && state ? SQ_SUCCESS : SQ_ERR_MEMORY;
+  if (!ierr) ierr = read_set(file, path, "step", H5T_NATIVE_INT64, 1, &saved_step);
+  if (!ierr) ierr = read_set(file, path, "gid", H5T_NATIVE_INT64, (hsize_t)f->nface, gid);
+  if (!ierr) ierr = read_set(file, path, "state", H5T_NATIVE_DOUBLE, (hsize_t)(f->nface * f->npoint * ns), state);
+  H5Fclose(file);
+  if (!ierr && saved_step != step)
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' is of step %lld, the checkpoint of "
+                    "step %lld: the run stopped while writing them; use an older pair", path, (long long)saved_step,
+                    (long long)step);
+  for (int64_t i = 0; i < f->nface && !ierr; ++i) {
+    if (gid[i] != f->face[i].gid) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' has other fault faces than this "
+                      "run (face %lld); restart with the mesh and configuration that wrote it", path, (long long)i);
+      break;
+    }
+    for (int p = 0; p < f->npoint; ++p)
+      memcpy(&f->point[i * f->npoint + p].state, state + (i * f->npoint + p) * ns, sizeof(sq_friction_state));
+  }
+  free(gid), free(state);
+  return ierr;
 }
 
 int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done) {

@@ -131,7 +131,6 @@ static int checkpoint(sq_outputs *o, int64_t done) {
   const sq_sim *s = o->s;
   SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "checkpoints of MPI runs are not supported yet (%d ranks)",
            s->nranks);
-  SQ_CHECK(!s->fault, SQ_ERR_INPUT, "checkpoints of runs with a fault are not supported yet");
   const sq_checkpoint_info info = {.time = s->time,
                                    .dt = o->dt,
                                    .plan_t0 = s->plan_t0,
@@ -147,6 +146,11 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                    .surface_steps = sq_xdmf_count(o->surf)};
   const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
                                        .data = s->plastic ? s->plastic->strain : NULL};
+  if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
+    char fault_ckpt[SQ_PATH_MAX + 320];
+    sq_fault_checkpoint_path(o->ckpt, fault_ckpt, sizeof(fault_ckpt));
+    SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
+  }
   SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
   if (sq_verbosity >= 2)
     fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
@@ -170,8 +174,6 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1, SQ_ERR_INPUT,
            "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet",
            cfg->path, s->nranks);
-  SQ_CHECK(o->ckpt_every == 0 || !s->fault, SQ_ERR_INPUT,
-           "%s: checkpoint.interval is set, but checkpoints of runs with a fault are not supported yet", cfg->path);
   if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
@@ -237,8 +239,14 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
       SQ_CALL(snapshots(o));
   }
   /* fault */
-  SQ_CHECK(!restart || !s->fault, SQ_ERR_INPUT, "restarts of runs with a fault are not supported yet");
-  SQ_CALL(sq_fault_output_open(s, nsteps, dt, &o->fault));
+  char fault_ckpt[SQ_PATH_MAX + 320];
+  {
+    const char *cdir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
+    char main_ckpt[SQ_PATH_MAX + 300];
+    snprintf(main_ckpt, sizeof(main_ckpt), "%s/%s-checkpoint.h5", cdir, cfg->output_prefix);
+    sq_fault_checkpoint_path(s->restart_path[0] ? s->restart_path : main_ckpt, fault_ckpt, sizeof(fault_ckpt));
+  }
+  SQ_CALL(sq_fault_output_open(s, nsteps, dt, restart ? fault_ckpt : NULL, &o->fault));
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
@@ -319,6 +327,12 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
                                        .data = s->plastic ? s->plastic->strain : NULL};
   SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
+  snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
+  if (s->fault) {
+    char fault_ckpt[SQ_PATH_MAX + 320];
+    sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
+    SQ_CALL(sq_fault_checkpoint_read(s, fault_ckpt, info->steps));
+  }
   s->time = info->time;
   s->steps = info->steps;
   s->plan_t0 = info->plan_t0;

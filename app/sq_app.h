@@ -34,6 +34,7 @@ typedef struct sq_sim {
   sq_source_set *source_set;     /**< the sources located in this rank's elements */
   sq_receiver_set *receivers;    /**< receivers (NULL: none) */
   sq_fault *fault;               /**< dynamic rupture faces (NULL: none; app/fault_app.c) */
+  char restart_path[SQ_PATH_MAX];/**< the checkpoint this run restarted from ("" for a new run) */
   sq_plastic_state *plastic;     /**< off-fault plasticity (NULL: none; app/plasticity_app.c) */
 } sq_sim;
 

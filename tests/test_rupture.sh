@@ -74,6 +74,23 @@ for run in "3 bwm" "4 bwm" "4 encoded"; do
   else bad "mpirun -np $1 $2: rc=$rc hash=${h:-none}"; tail -3 "$OUT/np.log"; fi
 done
 
+# --- restart: the friction state and the fault outputs continue bitwise (checkpoint at t = 0.5 of 1)
+printf 'checkpoint:\n  interval: 0.5\n' | cat "$cfg" - > "$OUT/ck.yaml"
+"$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/A" > /dev/null 2>&1 && cp -r "$OUT/A" "$OUT/B" &&
+  "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/B" --restart "$OUT/B/tpv5-checkpoint.h5" > "$OUT/B.log" 2>&1
+same=1
+for f in "$OUT"/A/*; do
+  n=$(basename "$f")
+  case $n in
+    *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$OUT/B/$n" > /dev/null 2>&1 || { same=0; echo "  differs: $n"; } ;;
+    *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$OUT/B/$n")" ] || { same=0; echo "  dofs hash differs"; } ;;
+    *.fault) ;;
+    *) cmp -s "$f" "$OUT/B/$n" || { same=0; echo "  differs: $n"; } ;;
+  esac
+done
+[ $same -eq 1 ] && [ "$(hash_of "$OUT/A/tpv5-summary.txt")" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
+  { bad "restart with a fault"; tail -3 "$OUT/B.log"; }
+
 # --- rate-and-state laws nucleate
 for sc in tpv101 tpv104; do
   "$SQ" "$OUT/$sc.yaml" --quiet --output "$OUT/$sc" > "$OUT/$sc.log" 2>&1 || { bad "$sc run"; tail -3 "$OUT/$sc.log"; continue; }
