@@ -59,11 +59,10 @@ int sq_sim_plasticity_create(sq_sim *s) {
                         s->cfg.path, expr[i].line, key[i], v[i], x[0], x[1], x[2], (long long)c);
     }
     if (ierr) break;
-    char why[160];
-    if (sq_plasticity_check_params(v[SQ_PP_COHESION], v[SQ_PP_BULK_FRICTION], v[SQ_PP_TV], why, sizeof(why))) {
+    if (sq_plasticity_check_params(v[SQ_PP_COHESION], v[SQ_PP_BULK_FRICTION], v[SQ_PP_TV], NULL, 0)) {
       const int bad = v[SQ_PP_COHESION] < 0 ? SQ_PP_COHESION : v[SQ_PP_BULK_FRICTION] < 0 ? SQ_PP_BULK_FRICTION : SQ_PP_TV;
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s = %g at (%g, %g, %g) (mesh cell %lld): %s",
-                      s->cfg.path, expr[bad].line, key[bad], v[bad], x[0], x[1], x[2], (long long)c, why);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s = %g at (%g, %g, %g) (mesh cell %lld): must be >= 0",
+                      s->cfg.path, expr[bad].line, key[bad], v[bad], x[0], x[1], x[2], (long long)c);
       break;
     }
     for (int k = 0; k < 3; ++k) {

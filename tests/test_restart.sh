@@ -6,7 +6,10 @@
 #     byte, and so does the final dofs hash;
 #  2. SIGUSR1: the run writes a checkpoint, stops with a non-zero status and a message naming it;
 #     the restart again reproduces the uninterrupted run;
-#  3. a checkpoint is refused by a run it does not fit.
+#  3. a checkpoint is refused by a run it does not fit;
+#  4. with off-fault plasticity (tests/configs/plasticity.yaml): the checkpoint holds the plastic strain,
+#     a restart from it reproduces the uninterrupted run (dofs, plastic strain, receivers, snapshots with
+#     ep_* and eta) bit for bit, and an elastic run refuses it.
 set -u
 SQ=${SQ_BIN:-./starquake}
 CFG=${srcdir:-.}/tests/configs/sources.yaml
@@ -80,6 +83,35 @@ sed 's/^  order: 3$/  order: 2/' "$CFG" > "$OUT/order2.yaml"
 "$SQ" "$OUT/order2.yaml" --quiet --output "$OUT/o2" --restart "$OUT/ref/src-checkpoint.h5" 2> "$OUT/o2.err" &&
   bad "order-2 run accepted an order-3 checkpoint" ||
   { grep -q "does not fit this run" "$OUT/o2.err" && ok "mismatched checkpoint refused" || bad "message: $(cat "$OUT/o2.err")"; }
+
+# 4. plasticity: restart a copy of the finished run from its last checkpoint (t = 0.3 of 0.45)
+PCFG=${srcdir:-.}/tests/configs/plasticity.yaml
+phash() { grep "^$2:" "$1/plast-summary.txt" 2>/dev/null | awk '{print $2}'; }
+"$SQ" "$PCFG" --quiet --output "$OUT/pref" || bad "plasticity: uninterrupted run"
+cp -r "$OUT/pref" "$OUT/prst"
+rm -f "$OUT/prst/plast-summary.txt"
+"$SQ" "$PCFG" --quiet --output "$OUT/prst" --restart "$OUT/prst/plast-checkpoint.h5" || bad "plasticity: restart"
+for key in dofs_hash plastic_strain_hash; do
+  a=$(phash "$OUT/pref" $key) b=$(phash "$OUT/prst" $key)
+  [ -n "$a" ] && [ "$a" = "$b" ] && ok "plasticity restart: $key $a" || bad "plasticity restart: $key $b != $a"
+done
+n=0 diff=0
+for f in "$OUT"/pref/plast-receiver-*.dat "$OUT/pref/plast-energy.csv"; do
+  n=$((n + 1))
+  cmp -s "$f" "$OUT/prst/$(basename "$f")" || { diff=1; echo "  $(basename "$f") differs"; }
+done
+[ $diff -eq 0 ] && ok "plasticity restart: $n text files identical" || bad "plasticity restart: text files differ"
+if $PY -c 'import h5py' 2>/dev/null; then
+  $PY "$H5CMP" "$OUT/pref/plast-wavefield.h5" "$OUT/prst/plast-wavefield.h5" > "$OUT/cmp.txt" &&
+    ok "plasticity restart: plast-wavefield.h5 (ep_*, eta) $(cat "$OUT/cmp.txt")" || bad "plasticity restart: wavefield: $(cat "$OUT/cmp.txt")"
+  $PY -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); assert f["plastic_strain"].shape[1] == 7 and f.attrs["fields"] in (b"plastic_strain", "plastic_strain")' \
+    "$OUT/pref/plast-checkpoint.h5" && ok "plasticity checkpoint holds /plastic_strain" || bad "plasticity checkpoint lacks /plastic_strain"
+fi
+sed -e '/^plasticity:/,/^  initial_stress:/d' -e 's/, ep_xx, ep_yy, ep_zz, ep_xy, ep_yz, ep_xz, eta//' "$PCFG" > "$OUT/elastic.yaml"
+"$SQ" "$OUT/elastic.yaml" --quiet --output "$OUT/pel" --restart "$OUT/pref/plast-checkpoint.h5" 2> "$OUT/pel.err" &&
+  bad "an elastic run accepted a checkpoint with plasticity" ||
+  { grep -q "holds the per-element data \[plastic_strain\] but this run needs \[\]" "$OUT/pel.err" &&
+      ok "elastic run refuses a plasticity checkpoint" || bad "message: $(cat "$OUT/pel.err")"; }
 
 echo "restart: $pass passed, $fail failed"
 [ $fail -eq 0 ]
