@@ -31,6 +31,8 @@ struct sq_outputs {
   double *values[SQ_NFIELDS];    /* scratch, one per field */
   char ckpt[SQ_PATH_MAX + 300];
   sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
+  int want_wave;            /* wavefield snapshots (every rank computes, rank 0 writes) */
+  double *vertex_count;     /* MPI vertex output: owned cells at each vertex on this rank */
 };
 
 static int mkdir_p(const char *path) {
@@ -83,31 +85,52 @@ static int energy_row(sq_outputs *o) {
   return SQ_SUCCESS;
 }
 
+/* MPI: other ranks' cells hold 0 in every rank's values, so a sum gathers them exactly on rank 0;
+ * vertex averages are weighted by each rank's count of cells at the vertex first. */
+static void gather_values(const sq_outputs *o, double *values, int64_t n, int vertex) {
+  if (o->s->nranks < 2) return;
+  if (vertex && o->vertex_count)
+    for (int64_t v = 0; v < n; ++v) values[v] *= o->vertex_count[v];
+  MPI_Reduce(o->root ? MPI_IN_PLACE : values, values, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (vertex && o->vertex_count && o->root) {
+    double *count = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    MPI_Reduce(o->vertex_count, count, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int64_t v = 0; v < n; ++v) values[v] = count[v] > 0 ? values[v] / count[v] : 0.0;
+    free(count);
+  } else if (vertex && o->vertex_count) {
+    MPI_Reduce(o->vertex_count, NULL, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  }
+}
+
 static int snapshots(sq_outputs *o) {
   const sq_disc *d = o->s->disc;
+  const sq_mesh *m = o->s->mesh;
   const char *names[SQ_NFIELDS];
   const double *vals[SQ_NFIELDS];
-  if (o->wave) {
+  if (o->want_wave) {
+    const int vertex = o->cfg->output_vertex;
     for (int i = 0; i < o->nfield; ++i) {
       names[i] = sq_plasticity_field_name(o->field[i]);
       if (o->field[i] >= SQ_FIELD_EP_XX) /* plastic strain and eta: per element */
-        sq_plasticity_field_values(o->s, o->field[i], o->cfg->output_vertex, o->values[i]);
-      else if (o->cfg->output_vertex)
+        sq_plasticity_field_values(o->s, o->field[i], vertex, o->values[i]);
+      else if (vertex)
         sq_fields_vertex_values(d, o->field[i], o->values[i]);
       else
         sq_fields_cell_average(d, o->field[i], o->values[i]);
+      gather_values(o, o->values[i], vertex ? m->nvert : m->ncell, vertex);
       vals[i] = o->values[i];
     }
-    SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals,
-                          o->cfg->output_vertex ? SQ_XDMF_NODE : SQ_XDMF_CELL));
+    if (o->wave)
+      SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals, vertex ? SQ_XDMF_NODE : SQ_XDMF_CELL));
   }
-  if (o->surf) {
+  if (o->surface) {
     for (int i = 0; i < o->nsurf; ++i) {
       names[i] = sq_quantity_names[o->surf_field[i]];
       sq_fields_surface_values(d, o->surface, o->surf_field[i], o->values[i]);
+      gather_values(o, o->values[i], o->surface->nface, 0);
       vals[i] = o->values[i];
     }
-    SQ_CALL(sq_xdmf_write(o->surf, o->s->time, o->nsurf, names, vals, SQ_XDMF_CELL));
+    if (o->surf) SQ_CALL(sq_xdmf_write(o->surf, o->s->time, o->nsurf, names, vals, SQ_XDMF_CELL));
   }
   return SQ_SUCCESS;
 }
@@ -216,24 +239,31 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
       for (int p = 6; p < 9; ++p)
         o->surf_field[o->nsurf++] = p;
   }
+  /* every rank computes the values of its own cells; MPI runs sum them onto rank 0, which writes */
   const int want = cfg->output_format == SQ_OUTPUT_XDMF && (o->nfield > 0 || cfg->output_surface);
-  if (want && s->nranks > 1) {
-    if (o->root)
-      fprintf(stderr,
-              "starquake: warning: wavefield and surface snapshots are not written by MPI runs yet\n");
-  } else if (want) {
+  if (want) {
     const sq_mesh *m = s->mesh;
     const int64_t nval = m->ncell > m->nvert ? m->ncell : m->nvert;
     for (int i = 0; i < SQ_NFIELDS; ++i)
       SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
-    if (o->nfield > 0)
+    o->want_wave = o->nfield > 0;
+    if (o->want_wave && o->root)
       SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert, m->vert, m->ncell, 4,
                            m->cell_vert, restart ? restart->wavefield_steps : -1, &o->wave));
     if (cfg->output_surface) {
       SQ_CALL(sq_surface_create(m, &o->surface));
-      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert, m->vert,
-                           o->surface->nface, 3, o->surface->tri, restart ? restart->surface_steps : -1,
-                           &o->surf));
+      if (o->root)
+        SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert, m->vert,
+                             o->surface->nface, 3, o->surface->tri, restart ? restart->surface_steps : -1,
+                             &o->surf));
+    }
+    if (s->nranks > 1 && cfg->output_vertex) { /* per-vertex counts of owned cells, to combine ranks' averages */
+      SQ_CALL(SQ_CALLOC(o->vertex_count, m->nvert > 0 ? m->nvert : 1));
+      for (int64_t c = 0; c < m->ncell; ++c) {
+        const int64_t e = s->disc->elem_of[c];
+        if (e >= 0 && !s->disc->is_ghost[e])
+          for (int v = 0; v < 4; ++v) o->vertex_count[m->cell_vert[c * 4 + v]] += 1.0;
+      }
     }
     if (!restart)
       SQ_CALL(snapshots(o));
@@ -318,6 +348,7 @@ void sq_outputs_close(sq_outputs *o) {
   sq_surface_destroy(o->surface);
   for (int i = 0; i < SQ_NFIELDS; ++i)
     SQ_FREE(o->values[i]);
+  SQ_FREE(o->vertex_count);
   SQ_FREE(o);
 }
 
