@@ -7,7 +7,8 @@ usage: tools/plot_receivers.py PREFIX [-o seismograms.png] [--quantities v1 v2 v
 PREFIX is the output directory and prefix of a run, e.g. output/loh1 for the files
 output/loh1-receiver-00001.dat, ...  Each receiver gets one row of panels, one panel per quantity.
 With --compare, a second run's receivers (same numbering) are drawn dashed on top, e.g. to compare
-two resolutions or a run against a reference.  Needs matplotlib (Debian: apt-get install
+two resolutions or a run against a reference.  The quantity `vmag` is the velocity magnitude
+sqrt(v1^2 + v2^2 + v3^2).  Needs matplotlib (Debian: apt-get install
 python3-matplotlib) and numpy.
 """
 import argparse
@@ -43,6 +44,13 @@ def read_receiver(path):
     return names, loc, np.array(rows).reshape(-1, len(names))
 
 
+def column(names, data, q):
+    """Column @q of a receiver's data, or the velocity magnitude for q = 'vmag' (None if absent)."""
+    if q == "vmag" and all(v in names for v in ("v1", "v2", "v3")):
+        return np.sqrt(sum(data[:, names.index(v)] ** 2 for v in ("v1", "v2", "v3")))
+    return data[:, names.index(q)] if q in names else None
+
+
 def receivers(prefix):
     files = sorted(glob.glob(prefix + "-receiver-*.dat"))
     out = {}
@@ -57,7 +65,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("prefix", help="output directory and prefix, e.g. output/loh1")
     ap.add_argument("-o", "--output", default="seismograms.png", help="PNG file to write")
-    ap.add_argument("--quantities", nargs="+", default=["v1", "v2", "v3"], help="columns to draw")
+    ap.add_argument("--quantities", nargs="+", default=["v1", "v2", "v3"], help="columns to draw (vmag: |v|)")
     ap.add_argument("--receivers", nargs="+", type=int, help="receiver numbers (default: all, at most 20)")
     ap.add_argument("--compare", help="a second run's prefix, drawn dashed")
     ap.add_argument("--title", help="figure title")
@@ -76,12 +84,14 @@ def main():
         names, loc, data = read_receiver(found[r])
         ref = read_receiver(other[r]) if r in other else None
         for col, q in enumerate(args.quantities):
-            if q not in names:
-                sys.exit("%s: no column '%s' (columns: %s)" % (found[r], q, ", ".join(names)))
+            values = column(names, data, q)
+            if values is None:
+                sys.exit("%s: no column '%s' (columns: %s, vmag)" % (found[r], q, ", ".join(names)))
             ax = axes[row][col]
-            ax.plot(data[:, 0], data[:, names.index(q)], lw=1.0, label=args.prefix)
-            if ref is not None and q in ref[0]:
-                ax.plot(ref[2][:, 0], ref[2][:, ref[0].index(q)], "--", lw=1.0, label=args.compare)
+            ax.plot(data[:, 0], values, lw=1.0, label=args.prefix)
+            other_values = column(ref[0], ref[2], q) if ref is not None else None
+            if other_values is not None:
+                ax.plot(ref[2][:, 0], other_values, "--", lw=1.0, label=args.compare)
             if row == 0:
                 ax.set_title(q)
             if col == 0:
