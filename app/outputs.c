@@ -150,10 +150,66 @@ static int flush_receivers(sq_outputs *o) {
   return SQ_SUCCESS;
 }
 
+/*
+ * MPI checkpoints: rank 0 gathers every rank's owned rows (dofs and the extra per-element field) by
+ * global cell id into a one-rank view of the discretisation, and writes the file; a restart on any
+ * number of ranks reads the rows of its own cells.
+ */
+static int gather_checkpoint(const sq_sim *s, const sq_checkpoint_field *field, sq_disc *view, double **frows) {
+  const sq_disc *d = s->disc;
+  const int64_t ncell = s->mesh->ncell;
+  const size_t eb = sq_disc_elem_bytes(d);
+  const int fcol = field->data ? field->ncol : 0, nr = s->nranks;
+  int64_t n = 0;
+  for (int64_t e = 0; e < d->nelem; ++e) n += !d->is_ghost[e];
+  const size_t row = eb + sizeof(double) * fcol + sizeof(int64_t); /* cell id, dofs, field */
+  char *mine = malloc(row * (size_t)(n + 1));
+  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory gathering the checkpoint");
+  int64_t k = 0;
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    if (d->is_ghost[e]) continue;
+    char *r = mine + row * k++;
+    memcpy(r, &d->cell_of[e], sizeof(int64_t));
+    memcpy(r + sizeof(int64_t), (const char *)d->dofs + (size_t)e * eb, eb);
+    if (fcol) memcpy(r + sizeof(int64_t) + eb, field->data + e * fcol, sizeof(double) * fcol);
+  }
+  int bytes = (int)(row * n), *counts = malloc(sizeof(int) * nr), *displs = malloc(sizeof(int) * nr);
+  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char *all = NULL;
+  if (s->rank == 0) {
+    int64_t total = 0;
+    for (int r = 0; r < nr; ++r) displs[r] = (int)total, total += counts[r];
+    all = malloc((size_t)(total > 0 ? total : 1));
+  }
+  MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+  free(mine), free(counts), free(displs);
+  if (s->rank != 0) return SQ_SUCCESS;
+  *view = *d; /* one rank holding every cell, element e = cell e */
+  view->nelem = ncell;
+  int64_t *ident = malloc(sizeof(int64_t) * (size_t)(ncell + 1));
+  void *dofs = malloc(eb * (size_t)(ncell + 1));
+  *frows = fcol ? malloc(sizeof(double) * fcol * (size_t)(ncell + 1)) : NULL;
+  SQ_CHECK(ident && dofs && (!fcol || *frows), SQ_ERR_MEMORY, "out of memory gathering the checkpoint");
+  for (int64_t c = 0; c < ncell; ++c) ident[c] = c;
+  for (int64_t i = 0; i < ncell; ++i) { /* every cell is owned by exactly one rank */
+    const char *r = all + row * i;
+    int64_t c;
+    memcpy(&c, r, sizeof(c));
+    memcpy((char *)dofs + (size_t)c * eb, r + sizeof(int64_t), eb);
+    if (fcol) memcpy(*frows + c * fcol, r + sizeof(int64_t) + eb, sizeof(double) * fcol);
+  }
+  free(all);
+  view->elem_of = ident;
+  view->dofs = dofs;
+  return SQ_SUCCESS;
+}
+
 static int checkpoint(sq_outputs *o, int64_t done) {
   const sq_sim *s = o->s;
-  SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "checkpoints of MPI runs are not supported yet (%d ranks)",
-           s->nranks);
+  SQ_CHECK(s->nranks == 1 || !s->fault, SQ_ERR_INPUT,
+           "checkpoints of MPI runs with a fault are not supported yet (%d ranks)", s->nranks);
+  int64_t samples = sq_receiver_writer_count(o->rec);
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &samples, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   const sq_checkpoint_info info = {.time = s->time,
                                    .dt = o->dt,
                                    .plan_t0 = s->plan_t0,
@@ -163,7 +219,7 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                    .order = s->disc->opt.order,
                                    .precision = (int)s->disc->opt.precision,
                                    .ncell = s->mesh->ncell,
-                                   .receiver_samples = sq_receiver_writer_count(o->rec),
+                                   .receiver_samples = samples,
                                    .energy_rows = o->energy_rows,
                                    .wavefield_steps = sq_xdmf_count(o->wave),
                                    .surface_steps = sq_xdmf_count(o->surf)};
@@ -174,7 +230,21 @@ static int checkpoint(sq_outputs *o, int64_t done) {
     sq_fault_checkpoint_path(o->ckpt, fault_ckpt, sizeof(fault_ckpt));
     SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
   }
-  SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
+  if (s->nranks > 1) {
+    sq_disc view;
+    double *frows = NULL;
+    SQ_CALL(gather_checkpoint(s, &plastic, &view, &frows));
+    int ierr = SQ_SUCCESS;
+    if (o->root) {
+      const sq_checkpoint_field gathered = {.name = plastic.name, .ncol = plastic.ncol, .data = frows};
+      ierr = sq_checkpoint_write_fields(o->ckpt, &view, &info, s->plastic ? 1 : 0, &gathered);
+      free(view.elem_of), free(view.dofs), free(frows);
+    }
+    MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    SQ_CALL(ierr);
+  } else {
+    SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
+  }
   if (sq_verbosity >= 2)
     fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
   return SQ_SUCCESS;
@@ -194,9 +264,6 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->out_every = every(cfg->output_interval, dt, nsteps);
   o->flush_every = every(cfg->receiver_flush, dt, 0);
   o->ckpt_every = every(cfg->checkpoint_interval, dt, 0);
-  SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1, SQ_ERR_INPUT,
-           "%s: checkpoint.interval is set, but checkpoints of MPI runs (%d ranks) are not supported yet",
-           cfg->path, s->nranks);
   if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
@@ -280,6 +347,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
+  SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1 || !s->fault, SQ_ERR_INPUT,
+           "%s: checkpoint.interval is set, but checkpoints of MPI runs with a fault are not supported yet", cfg->path);
   if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0]))
     SQ_CALL(mkdir_p(dir));
   return SQ_SUCCESS;
@@ -353,12 +422,12 @@ void sq_outputs_close(sq_outputs *o) {
 }
 
 int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
-  SQ_CHECK(s->nranks == 1, SQ_ERR_INPUT, "restarts of MPI runs are not supported yet (%d ranks)", s->nranks);
   SQ_CHECK(s->steps == 0, SQ_ERR_INTERNAL, "a restart must come before the first step");
   const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
                                        .data = s->plastic ? s->plastic->strain : NULL};
   SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
   snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
+  SQ_CHECK(s->nranks == 1 || !s->fault, SQ_ERR_INPUT, "restarts of MPI runs with a fault are not supported yet");
   if (s->fault) {
     char fault_ckpt[SQ_PATH_MAX + 320];
     sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));

@@ -53,5 +53,17 @@ if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
 else
   echo "skip snapshot comparison (python3-h5py missing)"
 fi
+# MPI checkpoints: written by 2 ranks (rank 0 gathers), restarted on 3 ranks and on one process
+printf 'checkpoint:\n  interval: 0.01\n' | cat "$OUT/snap.yaml" - > "$OUT/ck.yaml"
+timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck2" > "$OUT/ck.log" 2>&1
+cp -r "$OUT/ck2" "$OUT/ck3" && cp -r "$OUT/ck2" "$OUT/ck1"
+timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck3" --restart "$OUT/ck3/lts-checkpoint.h5" >> "$OUT/ck.log" 2>&1
+"$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck1" --restart "$OUT/ck1/lts-checkpoint.h5" >> "$OUT/ck.log" 2>&1
+for r in ck3 ck1; do
+  h=$(hash_of "$OUT/$r")
+  if [ "$h" = "$ref" ] && cmp -s "$OUT/ck2/lts-energy.csv" "$OUT/$r/lts-energy.csv"; then
+    ok "checkpoint of 2 ranks restarted on ${r#ck} rank(s): $h, energies equal"
+  else bad "restart $r: hash ${h:-none}"; tail -3 "$OUT/ck.log"; fi
+done
 echo "mpi: $pass passed, $fail failed"
 [ $fail -eq 0 ]
