@@ -54,6 +54,8 @@ cat > "$T/bin/srun" << 'SH'
 # fake srun: one task on this machine; drop the options, run the command in place (exec keeps the
 # pid, so that signals sent to "srun" reach the task, as the real srun forwards them)
 while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+# SQ_TEST_SRUN_NP=N: N MPI tasks through mpirun (which forwards SIGUSR1 to them, as srun does)
+[ -n "${SQ_TEST_SRUN_NP:-}" ] && exec mpirun -np "$SQ_TEST_SRUN_NP" --oversubscribe "$@"
 exec "$@"
 SH
 chmod +x "$T/bin/sbatch" "$T/bin/srun"
@@ -168,6 +170,40 @@ finish_job
 if [ $rc -ne 0 ] && [ "$(wc -l < "$T/sbatch.log")" -eq "$n0" ] && grep -q "not resubmitting" "$T/failed.out"; then
   ok "failed run: exit status $rc, no resubmission"
 else bad "failed run: exit status $rc: $(cat "$T/failed.out")"; fi
+
+# the chain with 2 MPI ranks per job: rank 0 gathers the checkpoint, the next job restarts from it
+if command -v mpirun > /dev/null; then
+  export SQ_TEST_SRUN_NP=2
+  sed "s|out-long|out-mpi|" "$T/long.yaml" > "$T/mpi.yaml"
+  : > "$T/sbatch.log"
+  mckpt=$T/out-mpi/chain-checkpoint.h5
+  run_job mpi1 "$T/mpi.yaml"
+  if wait_for 120 grep -q "^progress:" "$T/mpi1.err"; then
+    kill -USR1 "$jobpid"
+    finish_job
+    if grep -q "stopped by SIGUSR1" "$T/mpi1.err" && [ -f "$mckpt" ] && [ "$(wc -l < "$T/sbatch.log")" -eq 1 ]; then
+      ok "MPI link 1 (2 ranks): checkpoint written, resubmitted"
+    else bad "MPI link 1: rc=$rc: $(tail -3 "$T/mpi1.err") sbatch: $(cat "$T/sbatch.log")"; fi
+    read -r -a words < "$T/sbatch.log"
+    export SQ_CHAIN_INDEX=${words[0]#--export=ALL,SQ_CHAIN_INDEX=}
+    run_job mpi2 "${words[@]:2}"
+    if wait_for 120 grep -q "^progress:" "$T/mpi2.err"; then
+      kill -USR1 "$jobpid"
+      finish_job
+      if grep -q "^ *restart .*chain-checkpoint.h5: t=" "$T/mpi2.out" && grep -q "stopped by SIGUSR1" "$T/mpi2.err"; then
+        ok "MPI link 2 (2 ranks): restarted from the checkpoint and stopped again"
+      else bad "MPI link 2: $(cat "$T/mpi2.out" | tail -3) $(tail -3 "$T/mpi2.err")"; fi
+    else
+      bad "MPI link 2 did not start: $(tail -5 "$T/mpi2.err")"
+      finish_job
+    fi
+    unset SQ_CHAIN_INDEX
+  else
+    bad "MPI link 1 did not start stepping: $(tail -5 "$T/mpi1.err")"
+    finish_job
+  fi
+  unset SQ_TEST_SRUN_NP
+fi
 
 echo "slurm: $pass passed, $fail failed"
 [ $fail -eq 0 ]
