@@ -792,6 +792,41 @@ START_TEST(test_mutations) {
 }
 END_TEST
 
+/* The plasticity section (issue 8): optional, then its keys are required; expressions in x, y, z, group. */
+START_TEST(test_plasticity_section) {
+  sq_config cfg;
+  EXPECT_OK(BASE, &cfg);
+  ck_assert_int_eq(cfg.plasticity.enabled, 0);
+  ck_assert_int_eq(cfg.fault.enabled, 0); /* absent optional sections do not demand their keys */
+  EXPECT_OK(BASE "plasticity:\n  cohesion: 5e6\n  bulk_friction: if(group == 2, 0.6, 0.85)\n  tv: 0.03\n"
+                 "  initial_stress: {zz: 16660 * z, xy: 1e6}\n"
+                 "output:\n  fields: [v1, ep_xy, eta]\n",
+            &cfg);
+  ck_assert_int_eq(cfg.plasticity.enabled, 1);
+  ck_assert_int_eq(cfg.plasticity.line, 7);
+  ck_assert_str_eq(cfg.plasticity.param[SQ_PP_COHESION].text, "5e6");
+  ck_assert_int_eq(cfg.plasticity.param[SQ_PP_BULK_FRICTION].line, 9);
+  ck_assert_str_eq(cfg.plasticity.param[SQ_PP_S_ZZ].text, "16660 * z");
+  ck_assert_str_eq(cfg.plasticity.param[SQ_PP_S_XY].text, "1e6");
+  ck_assert_str_eq(cfg.plasticity.param[SQ_PP_S_XX].text, "");
+  ck_assert_int_eq(cfg.output_fields, (1 << 6) | (1 << SQ_FIELD_EP_XY) | (1 << SQ_FIELD_ETA));
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: 1\n  tv: 0\n", "test.yaml:7: key 'plasticity.bulk_friction'",
+               "required key is missing");
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: -1\n  bulk_friction: 0.6\n  tv: 0\n",
+               "test.yaml:8: key 'plasticity.cohesion'", ">= 0");
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: 1\n  bulk_friction: -0.6\n  tv: 0\n",
+               "test.yaml:9: key 'plasticity.bulk_friction'", ">= 0");
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: 1\n  bulk_friction: 0.6\n  tv: 0.1 * t\n",
+               "test.yaml:10: key 'plasticity.tv'", "depends on t");
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: 1 + groop\n  bulk_friction: 0.6\n  tv: 0\n",
+               "test.yaml:8: key 'plasticity.cohesion'", "groop");
+  EXPECT_ERROR(BASE "plasticity:\n  cohesion: 1\n  bulk_friction: 0.6\n  tv: 0\n  initial_stress: {zx: 1}\n",
+               "test.yaml:11: key 'plasticity.initial_stress.zx'", "unknown key");
+  EXPECT_ERROR(BASE "output:\n  fields: [eta]\n", "test.yaml:8: key 'output.fields'", "plasticity");
+  EXPECT_ERROR(BASE "fault:\n  mu_s: 0.6\n", "key 'fault.friction_law'", "required key is missing");
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 
 static Suite *config_suite(void) {
@@ -810,6 +845,7 @@ static Suite *config_suite(void) {
       {"values", {test_nonfinite, test_duplicate_key}},
       {"files", {test_yaml_syntax, test_empty, test_missing_file, test_file_errors_name_file}},
       {"materials", {test_material_rules, test_too_many_rules}},
+      {"plasticity", {test_plasticity_section}},
       {"robustness", {test_mutations}},
   };
   for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); ++g) {
