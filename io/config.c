@@ -944,6 +944,19 @@ static int sq_cfg_box_fault(sq_cfg_parse *p, const sq_node *node, int line, cons
   sq_box_params *box = base;
   SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_box_fault_schema, box));
   box->has_fault = 1;
+  int flat = -1, nflat = 0;
+  for (int a = 0; a < 3; ++a)
+    if (box->fault_lo[a] == box->fault_hi[a]) flat = a, ++nflat;
+  if (nflat != 1)
+    return SQ_CFG_FAIL(p, line, path, "the fault rectangle must be flat along exactly one axis (lo == hi there), "
+                       "found %d flat axes", nflat);
+  if (box->nzones == 0) { /* uniform grid: the plane must be one of its interior planes (refined grids: box.c) */
+    const double h = (box->hi[flat] - box->lo[flat]) / box->n[flat], k = (box->fault_lo[flat] - box->lo[flat]) / h;
+    if (!(fabs(k - round(k)) < 1e-9 && k > 0.5 && k < box->n[flat] - 0.5))
+      return SQ_CFG_FAIL(p, line, path, "the fault plane %c = %g is not a grid plane inside the box (planes every %g "
+                         "from %g); move it or change mesh.box.cells", "xyz"[flat], box->fault_lo[flat], h,
+                         box->lo[flat]);
+  }
   return SQ_SUCCESS;
 }
 
