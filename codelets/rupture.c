@@ -7,6 +7,9 @@
  */
 #include "sq_codelets.h"
 #include "sq_fault.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 
 /* Fixed buffers, then nslot derivative blocks, then the dofs of the owned slots. */
 enum { RP_REF, RP_FACES, RP_POINTS, RP_FIRST };
@@ -17,6 +20,8 @@ typedef struct rupture_args {
   double t0, dt;
   sq_fault_options opt;
   sq_fault_station_log *logs; /* host-side station logs (CPU body only): the fault's, or NULL */
+  int cuda_ok;                /* 0: the tile must run on a CPU worker (station faces, too many slots) */
+  int shared_elements;        /* some owned element has several faces in the tile (CUDA: in face order) */
   int dofs_buffer[]; /* per slot: buffer index of its dofs, or -1 (ghost: read only) */
 } rupture_args;
 
@@ -44,15 +49,74 @@ static void rupture_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
+#ifdef SQ_USE_CUDA
+/*
+ * The slot table (derivatives and dofs per element tile) travels by value in the kernel's parameters,
+ * so it holds at most SQ_CUDA_MAX_SLOTS tiles.  Tiles with more, and tiles with an on-fault station
+ * face (the station log is a host buffer that the CPU body appends to), are refused on CUDA workers
+ * by rupture_can_execute.
+ */
+static void rupture_cuda(void *buffers[], void *cl_arg) {
+  const rupture_args *a = cl_arg;
+  STARPU_ASSERT_MSG(a->cuda_ok && a->nslot <= SQ_CUDA_MAX_SLOTS, "rupture task with %d slots on a CUDA worker",
+                    a->nslot);
+  sq_cuda_rupture_slots slots;
+  slots.nslot = a->nslot;
+  for (int s = 0; s < a->nslot; ++s) {
+    slots.derivs[s] = (const void *)STARPU_VECTOR_GET_PTR(buffers[RP_FIRST + s]);
+    slots.dofs[s] = a->dofs_buffer[s] >= 0 ? (void *)STARPU_VECTOR_GET_PTR(buffers[a->dofs_buffer[s]]) : NULL;
+  }
+  sq_cuda_rupture(a->precision, a->order, a->npoint, STARPU_VECTOR_GET_NX(buffers[RP_FACES]),
+                  (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]),
+                  (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
+                  (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), &slots, &a->opt, a->t0, a->dt,
+                  a->shared_elements, starpu_cuda_get_local_stream());
+}
+
+static int rupture_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) return 1;
+  return ((const rupture_args *)task->cl_arg)->cuda_ok;
+}
+#endif
+
 static struct starpu_perfmodel rupture_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_rupture"};
 
 static struct starpu_codelet rupture_cl = {
     .cpu_funcs = {rupture_cpu},
     .cpu_funcs_name = {"rupture_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {rupture_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+    .can_execute = rupture_can_execute,
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &rupture_model,
     .name = "sq_rupture",
 };
+
+static int cmp_int64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Per fault tile: 1 if an owned element is a side of more than one of its faces (kinked or branching
+ * faults); the CUDA body then adds those faces' updates in face order (rupture_cuda.cu). */
+static int fault_shared_elements(const sq_fault *f, int *shared) {
+  for (int t = 0; t < f->ntile; ++t) {
+    const sq_fault_tile *tl = &f->tile[t];
+    int64_t *elem, n = 0;
+    SQ_CALL(SQ_CALLOC(elem, 2 * (tl->end - tl->begin) + 1));
+    for (int64_t i = tl->begin; i < tl->end; ++i)
+      for (int s = 0; s < 2; ++s)
+        if (f->face[i].owned[s]) elem[n++] = f->face[i].elem[s];
+    qsort(elem, (size_t)n, sizeof(int64_t), cmp_int64);
+    shared[t] = 0;
+    for (int64_t i = 1; i < n; ++i) shared[t] |= elem[i] == elem[i - 1];
+    SQ_FREE(elem);
+  }
+  return SQ_SUCCESS;
+}
 
 int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
   rt->fault = f;
@@ -60,6 +124,8 @@ int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
   starpu_vector_data_register(&rt->fault_ref, STARPU_MAIN_RAM, (uintptr_t)f->ref, (uint32_t)f->ref_len, sizeof(double));
   SQ_CALL(SQ_CALLOC(rt->fault_faces, f->ntile + 1));
   SQ_CALL(SQ_CALLOC(rt->fault_points, f->ntile + 1));
+  SQ_CALL(SQ_CALLOC(rt->fault_shared, f->ntile + 1));
+  SQ_CALL(fault_shared_elements(f, rt->fault_shared));
   for (int t = 0; t < f->ntile; ++t) {
     const sq_fault_tile *tl = &f->tile[t];
     const uint32_t n = (uint32_t)(tl->end - tl->begin);
@@ -81,6 +147,7 @@ void sq_runtime_detach_fault(sq_runtime *rt) {
   starpu_data_unregister(rt->fault_ref);
   SQ_FREE(rt->fault_faces);
   SQ_FREE(rt->fault_points);
+  SQ_FREE(rt->fault_shared);
   rt->fault = NULL;
 }
 
@@ -105,7 +172,11 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
   struct starpu_data_descr *descr = malloc(sizeof(*descr) * (RP_FIRST + 2 * tl->nslot));
   SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
   *a = (rupture_args){.precision = d->opt.precision, .order = d->opt.order, .npoint = f->npoint, .nslot = tl->nslot,
-                      .t0 = t0, .dt = dt, .opt = f->opt, .logs = f->log};
+                      .t0 = t0, .dt = dt, .opt = f->opt, .logs = f->log, .shared_elements = rt->fault_shared[ftile]};
+#ifdef SQ_USE_CUDA
+  a->cuda_ok = tl->nslot <= SQ_CUDA_MAX_SLOTS;
+  for (int64_t i = tl->begin; i < tl->end && a->cuda_ok; ++i) a->cuda_ok = f->face[i].station < 0;
+#endif
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_ref, STARPU_R};
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_faces[ftile], STARPU_R};

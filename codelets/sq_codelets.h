@@ -43,6 +43,7 @@ typedef struct sq_runtime {
   starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
   starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
   starpu_data_handle_t *fault_points;    /**< per fault tile: its friction state */
+  int *fault_shared;                     /**< per fault tile: 1 if an owned element has several of its faces */
   struct sq_plastic_state *plastic;      /**< off-fault plasticity data (plasticity.c), NULL: none */
   starpu_data_handle_t plastic_ref;      /**< V and V^-1 in the working precision (read-only) */
   starpu_data_handle_t *plastic_stress;  /**< per owned tile: initial stress (read-only); NULL for ghosts */

@@ -1,5 +1,5 @@
 /**
- * @file sq_cuda.h  CUDA launchers of the element kernels (kernels_cuda.cu), callable from C.
+ * @file sq_cuda.h  CUDA launchers of the element kernels (*_cuda.cu) and of the rupture kernel, callable from C.
  *
  * No CUDA type appears here: device pointers are `void *`, streams pass as `void *` (a
  * cudaStream_t; NULL is the default stream).  Every launcher enqueues one fused kernel on the stream
@@ -31,6 +31,38 @@ typedef struct sq_cuda_slots {
   double t0[SQ_CUDA_MAX_SLOTS];        /**< SQ_LINK_DERIVS: integrate the Taylor series over [t0, t1] */
   double t1[SQ_CUDA_MAX_SLOTS];
 } sq_cuda_slots;
+
+/**
+ * Element tiles of one rupture task, passed to the kernel by value (2 KiB): each slot's time derivatives
+ * and dofs (NULL for a ghost tile, which is read only).  Tasks with more slots run on a CPU worker
+ * (codelets/rupture.c).
+ */
+typedef struct sq_cuda_rupture_slots {
+  int nslot;
+  const void *derivs[SQ_CUDA_MAX_SLOTS]; /**< device pointer per slot: O x B x 9 per element */
+  void *dofs[SQ_CUDA_MAX_SLOTS];         /**< device pointer per slot: B x 9 per element, or NULL */
+} sq_cuda_rupture_slots;
+
+struct sq_fault_face;
+struct sq_fault_point;
+struct sq_fault_options;
+
+/**
+ * @brief Rupture step of a tile of fault faces on the GPU (sq_fault_update without station logs): one
+ * block per face, one thread per face point (thesis ch. 7); the point-wise physics is fault_impl.h's.
+ * @param npoint           face points, (order + 1)^2
+ * @param nface            faces of the tile
+ * @param ref, faces, points  device copies of the fault's reference data, the tile's faces and their
+ *                         friction state (updated)
+ * @param slots            host struct, copied into the kernel's parameters (nslot <= SQ_CUDA_MAX_SLOTS)
+ * @param opt              host pointer: friction law and nucleation time
+ * @param shared_elements  nonzero when some owned element has several faces in the tile: those faces
+ *                         then run in a second, one-block launch in face order (deterministic sums)
+ */
+void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
+                     const struct sq_fault_face *faces, struct sq_fault_point *points,
+                     const sq_cuda_rupture_slots *slots, const struct sq_fault_options *opt, double t0, double dt,
+                     int shared_elements, void *stream);
 
 /**
  * @brief ADER predictor on the GPU (sq_kernel_ader), fused with the LTS buffer update

@@ -5,26 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "friction_impl.h"
+#include "fault_impl.h"
 
-/* Flat reference data: time points and weights on [0, 1], then per face / orientation the values of
- * the basis at the face points (npoint x B) and the weighted back-projections (B x npoint). */
-static size_t off_tw(int O) { return (size_t)O; }
-static size_t off_vm(int O) { return 2 * (size_t)O; }
-static size_t off_vp(int O, int B, int np) { return off_vm(O) + 4 * (size_t)np * B; }
-static size_t off_bm(int O, int B, int np) { return off_vp(O, B, np) + 12 * (size_t)np * B; }
-static size_t off_bp(int O, int B, int np) { return off_bm(O, B, np) + 4 * (size_t)np * B; }
-static size_t ref_len(int O, int B, int np) { return off_bp(O, B, np) + 12 * (size_t)np * B; }
+/* Flat reference data: layout and offsets in fault_impl.h (sq_fault_off_*). */
 
-/* Fault-frame components kept per point: sigma_nn, sigma_ns, sigma_nd, v_n, v_s, v_d, and where they
- * sit in the 9-vector (s_xx, s_yy, s_zz, s_xy, s_yz, s_xz, u, v, w) of the rotated state. */
-static const int full_index[6] = {0, 3, 5, 6, 7, 8};
-
-double sq_fault_ramp(double t, double T) {
-  if (T <= 0.0 || t >= T) return 1.0;
-  if (t <= 0.0) return 0.0;
-  return exp((t - T) * (t - T) / (t * (t - 2.0 * T)));
-}
+double sq_fault_ramp(double t, double T) { return sq_fault_ramp_eval(t, T); }
 
 static double load_real(sq_precision p, const void *base, size_t i) {
   return p == SQ_F64 ? ((const double *)base)[i] : (double)((const float *)base)[i];
@@ -47,11 +32,7 @@ static void project_side(sq_precision prec, int O, int B, int np, const double *
         for (int k = 0; k < B; ++k) s += V[i * B + k] * load_real(prec, derivs, j * nq + (size_t)p * B + k);
         q[p] = s;
       }
-      for (int c = 0; c < 6; ++c) {
-        double s = 0.0;
-        for (int p = 0; p < 9; ++p) s += tinv[full_index[c] * 9 + p] * q[p];
-        P[((size_t)j * np + i) * 6 + c] = s;
-      }
+      sq_fault_rotate(tinv, q, &P[((size_t)j * np + i) * 6], 1);
     }
 }
 
@@ -75,59 +56,30 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
                         sq_fault_station_log *logs, int64_t *bad_face) {
   const int B = sq_nbasis(O);
   const size_t nq = (size_t)B * 9;
-  const double *tq = ref, *tw = ref + off_tw(O);
+  const double *tq = ref, *tw = ref + sq_fault_off_tw(O);
   int64_t nbad = 0;
   double P[2][7 * 64 * 6], Ib[2][64 * 6], upd[84 * 9];
   for (int64_t fi = 0; fi < nface; ++fi) {
     const sq_fault_face *fc = &faces[fi];
     sq_fault_point *pts = points + fi * np;
     for (int side = 0; side < 2; ++side) {
-      const double *V = side == 0 ? ref + off_vm(O) + (size_t)fc->face[0] * np * B
-                                  : ref + off_vp(O, B, np) + (size_t)(fc->face[1] * 3 + fc->orient) * np * B;
+      const double *V = ref + sq_fault_off_values(O, B, np, fc, side);
       const void *D = (const char *)derivs_slot[fc->slot[side]] +
                       (size_t)fc->index[side] * O * nq * (prec == SQ_F64 ? sizeof(double) : sizeof(float));
       project_side(prec, O, B, np, V, D, fc->tinv, P[side]);
     }
     memset(Ib, 0, sizeof(Ib));
-    const double zpm = fc->impedance[0], zpp = fc->impedance[1], zsm = fc->impedance[2], zsp = fc->impedance[3];
-    const double eta_p = zpm * zpp / (zpm + zpp), eta_s = zsm * zsp / (zsm + zsp);
+    const double eta_p = sq_fault_eta(fc->impedance[0], fc->impedance[1]);
+    const double eta_s = sq_fault_eta(fc->impedance[2], fc->impedance[3]);
     for (int k = 0; k < O; ++k) {
-      const double tau = dt * tq[k], wk = dt * tw[k], t = t0 + tau, G = sq_fault_ramp(t, opt->nucleation_time);
+      const double tau = dt * tq[k], wk = dt * tw[k], t = t0 + tau, G = sq_fault_ramp_eval(t, opt->nucleation_time);
       for (int i = 0; i < np; ++i) {
-        double qm[6] = {0}, qp[6] = {0}, fac = 1.0; /* Taylor series at tau (eq. 3.45-3.46) */
-        for (int j = 0; j < O; ++j) {
-          for (int c = 0; c < 6; ++c) {
-            qm[c] += fac * P[0][((size_t)j * np + i) * 6 + c];
-            qp[c] += fac * P[1][((size_t)j * np + i) * 6 + c];
-          }
-          fac *= tau / (j + 1);
-        }
-        sq_fault_point *pt = &pts[i];
-        /* Godunov state without opening (eq. 3.57): continuous normal stress and velocity */
-        const double sn = eta_p * (qm[0] / zpm + qp[0] / zpp + qp[3] - qm[3]);
-        double lock[2], base[2];
-        for (int a = 0; a < 2; ++a) {
-          lock[a] = eta_s * (qm[1 + a] / zsm + qp[1 + a] / zsp + qp[4 + a] - qm[4 + a]);
-          base[a] = pt->traction0[1 + a] + G * pt->nucleation[1 + a];
-        }
-        const double sigma_total = pt->traction0[0] + G * pt->nucleation[0] + sn;
-        const double tau_lock[2] = {base[0] + lock[0], base[1] + lock[1]};
-        if (sq_friction_solve_point(opt->law, &pt->param, t, wk, sigma_total, tau_lock, eta_s, &pt->state)) {
+        double qm[6], qp[6]; /* Taylor series at tau (eq. 3.45-3.46) */
+        sq_fault_taylor(O, tau, &P[0][(size_t)i * 6], (size_t)np * 6, 1, qm);
+        sq_fault_taylor(O, tau, &P[1][(size_t)i * 6], (size_t)np * 6, 1, qp);
+        if (sq_fault_solve_point(opt->law, fc->impedance, eta_p, eta_s, t, wk, G, qm, qp, &pts[i], &Ib[0][i * 6],
+                                 &Ib[1][i * 6])) {
           if (nbad++ == 0 && bad_face) *bad_face = fi;
-        }
-        double gm[6], gp[6]; /* imposed states (eq. 3.61-3.64) */
-        gm[0] = gp[0] = sn;
-        gm[3] = qm[3] + (sn - qm[0]) / zpm;
-        gp[3] = qp[3] + (qp[0] - sn) / zpp;
-        for (int a = 0; a < 2; ++a) {
-          const double ts = pt->state.traction[a] - base[a];
-          gm[1 + a] = gp[1 + a] = ts;
-          gm[4 + a] = qm[4 + a] + (ts - qm[1 + a]) / zsm;
-          gp[4 + a] = qp[4 + a] + (qp[1 + a] - ts) / zsp;
-        }
-        for (int c = 0; c < 6; ++c) {
-          Ib[0][i * 6 + c] += wk * gm[c];
-          Ib[1][i * 6 + c] += wk * gp[c];
         }
       }
     }
@@ -135,15 +87,9 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
     /* flux of the imposed states, integrated back onto each owned side's basis (eq. 3.44) */
     for (int side = 0; side < 2; ++side) {
       if (!fc->owned[side]) continue;
-      const double *Bk = side == 0 ? ref + off_bm(O, B, np) + (size_t)fc->face[0] * np * B
-                                   : ref + off_bp(O, B, np) + (size_t)(fc->face[1] * 3 + fc->orient) * np * B;
+      const double *Bk = ref + sq_fault_off_backproj(O, B, np, fc, side);
       double F[64 * 9];
-      for (int i = 0; i < np; ++i)
-        for (int p = 0; p < 9; ++p) {
-          double s = 0.0;
-          for (int c = 0; c < 6; ++c) s += fc->flux[side][p * 9 + full_index[c]] * Ib[side][i * 6 + c];
-          F[i * 9 + p] = s;
-        }
+      for (int i = 0; i < np; ++i) sq_fault_flux_point(fc->flux[side], &Ib[side][i * 6], &F[i * 9], 1);
       for (int p = 0; p < 9; ++p)
         for (int l = 0; l < B; ++l) {
           double s = 0.0;
@@ -187,18 +133,18 @@ static int build_ref(sq_fault *f, const sq_ref *r) {
   SQ_CALL(sq_quad_tri(O + 1, &f->chi, &f->chi_weight, &np));
   f->npoint = np;
   SQ_CHECK(np <= 64 && O <= 7, SQ_ERR_INTERNAL, "fault rule of %d points exceeds the kernel's limit", np);
-  f->ref_len = ref_len(O, B, np);
+  f->ref_len = sq_fault_ref_len(O, B, np);
   SQ_CALL(SQ_CALLOC(f->ref, f->ref_len));
   double x[8], w[8];
   SQ_CALL(sq_gauss_jacobi(O, 0.0, 0.0, x, w));
-  for (int k = 0; k < O; ++k) f->ref[k] = 0.5 * (x[k] + 1.0), f->ref[off_tw(O) + k] = 0.5 * w[k];
+  for (int k = 0; k < O; ++k) f->ref[k] = 0.5 * (x[k] + 1.0), f->ref[sq_fault_off_tw(O) + k] = 0.5 * w[k];
   double phi[84];
   for (int face = 0; face < 4; ++face)
     for (int h = -1; h < 3; ++h) { /* h = -1: the "-" side itself */
-      double *V = h < 0 ? f->ref + off_vm(O) + (size_t)face * np * B
-                        : f->ref + off_vp(O, B, np) + (size_t)(face * 3 + h) * np * B;
-      double *Bk = h < 0 ? f->ref + off_bm(O, B, np) + (size_t)face * np * B
-                         : f->ref + off_bp(O, B, np) + (size_t)(face * 3 + h) * np * B;
+      double *V = h < 0 ? f->ref + sq_fault_off_vm(O) + (size_t)face * np * B
+                        : f->ref + sq_fault_off_vp(O, B, np) + (size_t)(face * 3 + h) * np * B;
+      double *Bk = h < 0 ? f->ref + sq_fault_off_bm(O, B, np) + (size_t)face * np * B
+                         : f->ref + sq_fault_off_bp(O, B, np) + (size_t)(face * 3 + h) * np * B;
       for (int i = 0; i < np; ++i) {
         double chi[2] = {f->chi[2 * i], f->chi[2 * i + 1]}, xi[3];
         if (h >= 0) sq_ref_face_neighbor_chi(h, &f->chi[2 * i], chi);

@@ -85,7 +85,7 @@ typedef int (*sq_fault_init_fn)(void *ctx, const double x[3], const double frame
 typedef struct sq_fault {
   sq_fault_options opt;
   int order, nbasis, npoint, ntime; /**< npoint = (O+1)^2 face points, ntime = O time points */
-  double *ref;        /**< flat reference data, see sq_fault_ref_* offsets in fault.c */
+  double *ref;        /**< flat reference data, layout and offsets in fault_impl.h */
   size_t ref_len;     /**< doubles in ref */
   double *chi;        /**< npoint x 2 reference-triangle points of the face rule */
   double *chi_weight; /**< npoint weights (sum 1/2) */

@@ -56,6 +56,12 @@ timeout "$(limit 240)" "$BIN/test_cuda" > "$LOG/test_cuda.log" 2>&1
 TEST_RC=$?
 tail -n 5 "$LOG/test_cuda.log"
 
+# the CUDA rupture kernel against the CPU, per fault quantity, and its throughput (tests/meshes/fault.msh)
+stamp "test_cuda_rupture"
+SQ_SRCDIR=$ROOT SQ_RUPTURE_BENCH=1 timeout "$(limit 180)" "$BIN/test_cuda_rupture" > "$LOG/test_cuda_rupture.log" 2>&1
+RUPTURE_RC=$?
+tail -n 3 "$LOG/test_cuda_rupture.log"
+
 proxy() { # proxy LOGNAME TIMEOUT ARGS...
   local name=$1 limit=$2
   shift 2
@@ -92,6 +98,7 @@ stamp "done"
   cat "$LOG/peaks.txt" | grep PEAK
   echo "test_cuda: exit $TEST_RC ($(grep -c 'rel L2' "$LOG/test_cuda.log") comparisons; worst f64 $(grep 'f64  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1), worst f32 $(grep 'f32  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1))"
   grep "bus bytes" "$LOG/test_cuda.log" | head -n 4
+  echo "test_cuda_rupture: exit $RUPTURE_RC; worst relative error kernel f64 $(grep '^RUPTURE_ERRORS kernel .* f64' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f64 $(grep '^RUPTURE_ERRORS run .* f64' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f32 $(grep '^RUPTURE_ERRORS run .* f32' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1); faces/s O6 $(sed -n 's/^RUPTURE_THROUGHPUT order=6 prec=\(f[0-9]*\).*gpu_faces_per_s=\([^ ]*\).*/\1 \2/p' "$LOG/test_cuda_rupture.log" | tr '\n' ' ')"
   printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
   cat "$LOG"/proxy_o6.log "$LOG"/sweep.log "$LOG"/cpu.log "$LOG"/hetero.log 2>/dev/null | grep '^RESULT' |
     sed 's/[a-z_]*=//g' | awk '{printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10.3e %8.1f %6.1f %7.1f %6.1f %10.0f %4s/%-4s\n", $2, $3, $4, $5, $6, $9, $10, $13, $14, $15, $16, $17, $19, $20, $21}'

@@ -1,0 +1,179 @@
+/**
+ * @file emu_rupture.cc  Runs the rupture kernel of codelets/rupture_cuda.cu on the CPU (sq_cuda_emu.h)
+ * against sq_fault_update, orders 2..7 in both precisions, on the slipping fault of tests/test_fault.c
+ * (tests/meshes/fault.msh), after serial steps up to t = 0.06; then on a tile where every other face
+ * appears twice, so that the kernel's parallel pass takes half of the faces and its in-order (serial)
+ * pass, for elements with several faces, the other half.
+ * Without FMA contraction the kernel sums in the CPU's order, so the results must agree bitwise.
+ * No GPU needed; see tests/cuda_emu/rupture.sh.  Exit 0 when everything agrees.
+ */
+#define SQ_CUDA_EMULATE 1
+#include "rupture_cuda.cu"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "sq_mesh_io.h"
+}
+
+namespace {
+
+int failures = 0;
+const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
+
+int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+  (void)ctx, (void)frame;
+  memset(pt, 0, sizeof(*pt));
+  pt->param.mu_s = 0.6, pt->param.mu_d = 0.3, pt->param.d_c = 0.02, pt->param.forced_time = 0.0, pt->param.t0 = 0.05;
+  if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
+  pt->traction0[0] = -1.0;
+  pt->traction0[1] = 0.5;
+  return SQ_SUCCESS;
+}
+
+/* One rupture step of faces [0, nface) on the emulated GPU. */
+template <int ORDER, typename Real>
+void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_fault_point *points,
+              const void *const *derivs, void *const *dofs, int nslot, double t0, double dt, int serial) {
+  using T = sq_cuda::RuptureShape<ORDER, Real>;
+  sq_cuda_rupture_slots slots;
+  slots.nslot = nslot;
+  for (int s = 0; s < nslot; ++s) slots.derivs[s] = derivs[s], slots.dofs[s] = dofs[s];
+  const sq_cuda::RuptureArgs args = {f->ref, faces, points, nface, f->opt.law, f->opt.nucleation_time, t0, dt};
+  sq_emu_launch((unsigned)nface, T::THREADS, sizeof(double) * T::SMEM,
+                [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, serial, 0); });
+  if (serial)
+    sq_emu_launch(1, T::THREADS, sizeof(double) * T::SMEM,
+                  [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, 1, 1); });
+}
+
+void compare(const char *what, int order, sq_precision prec, const void *a, const void *b, size_t bytes) {
+  const bool ok = memcmp(a, b, bytes) == 0;
+  double worst = 0;
+  if (!ok) {
+    const size_t n = bytes / (prec == SQ_F64 ? 8 : 4);
+    for (size_t i = 0; i < n; ++i) {
+      const double x = prec == SQ_F64 ? ((const double *)a)[i] : ((const float *)a)[i];
+      const double y = prec == SQ_F64 ? ((const double *)b)[i] : ((const float *)b)[i];
+      worst = fmax(worst, fabs(x - y) / fmax(fabs(y), 1e-300));
+    }
+    ++failures;
+  }
+  printf("  %-22s O%d %s  %s", what, order, prec == SQ_F64 ? "f64" : "f32", ok ? "bitwise equal\n" : "DIFFER");
+  if (!ok) printf(" (max rel %.3e)\n", worst);
+}
+
+template <int ORDER, typename Real> void check(const char *mesh_path) {
+  const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
+  sq_mesh *mesh;
+  if (sq_mesh_read(mesh_path, &mesh)) abort();
+  std::vector<sq_material> mat(mesh->ncell, unit);
+  sq_disc_options opt = {};
+  opt.order = ORDER, opt.precision = prec, opt.cfl = 0.5, opt.tile_size = 64, opt.lts_rate = 1, opt.max_clusters = 1;
+  opt.rupture = 1;
+  sq_disc *d;
+  if (sq_disc_create(mesh, mat.data(), &opt, &d)) abort();
+  sq_fault *f;
+  sq_fault_options fo = {};
+  fo.law = SQ_FRICTION_LSW, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
+  if (sq_fault_create(d, &fo, init_point, nullptr, &f)) abort();
+  sq_planewave pw;
+  const sq_wave_kind kind[1] = {SQ_WAVE_S1};
+  const int dir[1] = {1};
+  const double amp[1] = {0.05}, k[3] = {1, 0, 0};
+  sq_planewave_init(&pw, &unit, k, 1, -0.25, 0.15, 1, kind, dir, amp);
+  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  const double dt = d->cluster_dt[0];
+  const int nsteps = (int)ceil(0.06 / dt); /* past the forced weakening: the middle of the fault slips */
+  for (int i = 0; i < nsteps; ++i) {
+    sq_disc_predict_serial(d, dt);
+    if (sq_fault_step_serial(f, d, i * dt, dt)) abort();
+    sq_disc_correct_serial(d);
+  }
+  sq_disc_predict_serial(d, dt); /* the derivatives of the step compared */
+  const double t0 = nsteps * dt;
+  const size_t eb = sq_disc_elem_bytes(d), dofs_bytes = (size_t)d->nelem * eb;
+  const size_t pts_bytes = sizeof(sq_fault_point) * f->nface * f->npoint;
+  std::vector<char> dofs_cpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), dofs_gpu = dofs_cpu;
+  std::vector<sq_fault_point> pts_cpu(f->point, f->point + f->nface * f->npoint), pts_gpu = pts_cpu;
+  int64_t ruptured = 0;
+  for (const auto &p : pts_cpu) ruptured += p.state.rupture_time >= 0;
+  printf("O%d %s: %lld faces, %d tiles, %lld of %lld points ruptured; shared memory %zu bytes, %d threads\n", ORDER,
+         prec == SQ_F64 ? "f64" : "f32", (long long)f->nface, f->ntile, (long long)ruptured, (long long)pts_cpu.size(),
+         sizeof(double) * sq_cuda::RuptureShape<ORDER, Real>::SMEM, sq_cuda::RuptureShape<ORDER, Real>::THREADS);
+  for (int t = 0; t < f->ntile; ++t) {
+    const sq_fault_tile *tl = &f->tile[t];
+    std::vector<const void *> dv(tl->nslot);
+    std::vector<void *> qc(tl->nslot), qg(tl->nslot);
+    for (int s = 0; s < tl->nslot; ++s) {
+      const sq_tile *et = &d->tile[tl->slot[s]];
+      dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * ORDER;
+      qc[s] = dofs_cpu.data() + (size_t)et->begin * eb;
+      qg[s] = dofs_gpu.data() + (size_t)et->begin * eb;
+    }
+    int64_t bad = -1;
+    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
+                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, nullptr, &bad))
+      abort();
+    emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pts_gpu.data() + tl->begin * f->npoint,
+                          dv.data(), qg.data(), tl->nslot, t0, dt, 0);
+  }
+  compare("dofs", ORDER, prec, dofs_gpu.data(), dofs_cpu.data(), dofs_bytes);
+  compare("friction state", ORDER, SQ_F64, pts_gpu.data(), pts_cpu.data(), pts_bytes);
+
+  /* every other face of tile 0 twice: those elements have two faces and go through the serial pass */
+  {
+    const sq_fault_tile *tl = &f->tile[0];
+    const int64_t np = f->npoint;
+    std::vector<sq_fault_face> twice;
+    std::vector<sq_fault_point> pc, pg;
+    for (int64_t i = tl->begin; i < tl->end; ++i)
+      for (int r = 0; r < 1 + (i % 2 == 0); ++r) {
+        twice.push_back(f->face[i]);
+        pc.insert(pc.end(), f->point + i * np, f->point + (i + 1) * np);
+      }
+    const int64_t n2 = (int64_t)twice.size();
+    pg = pc;
+    std::vector<char> qcpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), qgpu = qcpu;
+    std::vector<const void *> dv(tl->nslot);
+    std::vector<void *> qc(tl->nslot), qg(tl->nslot);
+    for (int s = 0; s < tl->nslot; ++s) {
+      const sq_tile *et = &d->tile[tl->slot[s]];
+      dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * ORDER;
+      qc[s] = qcpu.data() + (size_t)et->begin * eb;
+      qg[s] = qgpu.data() + (size_t)et->begin * eb;
+    }
+    int64_t bad = -1;
+    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(),
+                        t0, dt, nullptr, &bad))
+      abort();
+    emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
+    compare("dofs, shared elements", ORDER, prec, qgpu.data(), qcpu.data(), dofs_bytes);
+    compare("state, shared elements", ORDER, SQ_F64, pg.data(), pc.data(), sizeof(sq_fault_point) * pc.size());
+  }
+  sq_fault_destroy(f);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const char *mesh = argc > 1 ? argv[1] : "tests/meshes/fault.msh";
+  const int max_order = argc > 2 ? atoi(argv[2]) : 7;
+#define SQ_EMU_ORDER(O)                                                                              \
+  if (O <= max_order) {                                                                              \
+    check<O, double>(mesh);                                                                          \
+    check<O, float>(mesh);                                                                           \
+  }
+  SQ_EMU_ORDER(2)
+  SQ_EMU_ORDER(3)
+  SQ_EMU_ORDER(4)
+  SQ_EMU_ORDER(5)
+  SQ_EMU_ORDER(6)
+  SQ_EMU_ORDER(7)
+  printf("%s\n", failures ? "FAILED" : "all bitwise equal");
+  return failures ? 1 : 0;
+}
