@@ -2,7 +2,7 @@
 # TPV13 with and without off-fault plasticity: both runs of a variant, then the near-fault receiver
 # (receiver 1: 3 km from the centre of the fault toward the free surface, thesis Fig. 8.2) of both.
 #   configs/tpv13/compare.sh [full|short|puml] [starquake options]
-#     e.g. H_FAULT=1500 configs/tpv13/compare.sh full        (the figure in docs/tpv13_receiver.png)
+#     e.g. H_FAULT=1000 H_FAR=15000 configs/tpv13/compare.sh full   (the runs of docs/tpv13_receiver.png)
 # Writes output/<prefix>/ and output/<prefix>-elastic/ (see run.sh), output/<prefix>-receiver1.png and
 # prints the peak velocity magnitude of both runs at receiver 1 and the wall time of both runs.
 set -eu

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SCEC TPV13 (60-degree dipping normal fault, linear slip weakening, off-fault plasticity): mesh, run, plot.
 #   configs/tpv13/run.sh [full|short|puml] [starquake options]
-#     full  (default) tpv13.yaml: Gmsh mesh tpv13.msh (h_fault = ${H_FAULT:-500} m), order 4, 8 s
+#     full  (default) tpv13.yaml: Gmsh mesh tpv13.msh (h_fault = ${H_FAULT:-500} m, h_far = ${H_FAR:-10000} m;
+#                     delete tpv13.msh to mesh again with other sizes), order 4, 8 s
 #     short           tpv13_short.yaml: coarse tpv13-coarse.msh (h_fault 3 km, h_far 15 km), order 3, 1 s;
 #                     a smoke test of a few seconds on 2 cores
 #     puml            tpv13_puml.yaml: SeisSol's PUMGen mesh ../shared/meshes/tpv13_training.puml.h5
@@ -20,7 +21,7 @@ mesh() { # OUT.msh H_FAULT H_FAR
     { cat "$here/gmsh.log"; exit 1; }
 }
 case $variant in
-  full) mesh "$here/tpv13.msh" "${H_FAULT:-500}" 10000 && cfg=$here/tpv13.yaml ;;
+  full) mesh "$here/tpv13.msh" "${H_FAULT:-500}" "${H_FAR:-10000}" && cfg=$here/tpv13.yaml ;;
   short) mesh "$here/tpv13-coarse.msh" 3000 15000 && cfg=$here/tpv13_short.yaml ;;
   puml) cfg=$here/tpv13_puml.yaml ;;
 esac
