@@ -5,15 +5,20 @@
  * dofs of that step and before the next predictor reads them.  Every element pays the nodal yield check;
  * only yielding ones pay the return mapping and the projection back (their flags are written).
  *
- * Buffers: the reference matrices (V, V^-1 in the working precision), then the tile's dofs and its
- * plasticity blocks.  The CPU body calls the pure kernel in src/; a CUDA body takes the same buffers
- * (the point-wise functions of src/plasticity_impl.h are host/device inline) and is left for later, so
- * the codelet has no .cuda_funcs yet and StarPU runs these tasks on CPU workers.
+ * Buffers: the reference matrices (V, V^-1 in the working precision), then the tile's dofs, its
+ * plasticity blocks and its yield counter.  The CPU body calls the pure kernel in src/; the CUDA body
+ * (plasticity_cuda.cu) runs the same point-wise functions (src/plasticity_impl.h, host/device inline)
+ * with threads over the nodes.  The run statistic "yielding element updates" is a per-tile counter
+ * handle that both bodies add to where the data lives; sq_runtime_sync_plasticity collects it.
  */
 #include "sq_codelets.h"
 #include "sq_plastic_state.h"
 
-enum { PL_REF, PL_DOFS, PL_STRESS, PL_PARAMS, PL_MU, PL_STRAIN, PL_YIELDED, PL_NBUFFERS };
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
+
+enum { PL_REF, PL_DOFS, PL_STRESS, PL_PARAMS, PL_MU, PL_STRAIN, PL_YIELDED, PL_COUNT, PL_NBUFFERS };
 
 /** Arguments of one plasticity task. */
 typedef struct plasticity_args {
@@ -21,7 +26,6 @@ typedef struct plasticity_args {
   int order;
   double psi0;            /**< value of the constant basis function (cell averages of the strain) */
   double dt;              /**< the tile's cluster time step (relaxation over the step, eq. 2.34) */
-  int64_t *yield_updates; /**< host counter of yielding element updates (statistics only) */
 } plasticity_args;
 
 static void plasticity_cpu(void *buffers[], void *cl_arg) {
@@ -33,16 +37,34 @@ static void plasticity_cpu(void *buffers[], void *cl_arg) {
       (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
       a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]),
       (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]));
-  if (yielded) __atomic_fetch_add(a->yield_updates, yielded, __ATOMIC_RELAXED);
+  *(int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]) += yielded;
 }
+
+#ifdef SQ_USE_CUDA
+static void plasticity_cuda(void *buffers[], void *cl_arg) {
+  const plasticity_args *a = cl_arg;
+  sq_cuda_plasticity(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), a->psi0,
+                     (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
+                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
+                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]),
+                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]), a->dt,
+                     (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]),
+                     (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]),
+                     (int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]), starpu_cuda_get_local_stream());
+}
+#endif
 
 static struct starpu_perfmodel plasticity_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_plasticity"};
 
 static struct starpu_codelet plasticity_cl = {
     .cpu_funcs = {plasticity_cpu},
     .cpu_funcs_name = {"plasticity_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {plasticity_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = PL_NBUFFERS,
-    .modes = {STARPU_R, STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_W},
+    .modes = {STARPU_R, STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_W, STARPU_RW},
     .model = &plasticity_model,
     .name = "sq_plasticity",
 };
@@ -64,6 +86,8 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
   SQ_CALL(SQ_CALLOC(rt->plastic_mu, d->ntile));
   SQ_CALL(SQ_CALLOC(rt->plastic_strain, d->ntile));
   SQ_CALL(SQ_CALLOC(rt->plastic_yielded, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_count, d->ntile));
+  SQ_CALL(SQ_CALLOC(rt->plastic_count_value, d->ntile));
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue; /* the owner rank corrects its cells */
@@ -73,6 +97,7 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
     register_rows(&rt->plastic_mu[t], ps->mu, b, n, sizeof(double));
     register_rows(&rt->plastic_strain[t], ps->strain, b, n, SQ_PLASTIC_STRAIN_COLS * sizeof(double));
     register_rows(&rt->plastic_yielded[t], ps->yielded, b, n, sizeof(uint8_t));
+    register_rows(&rt->plastic_count[t], rt->plastic_count_value, t, 1, sizeof(int64_t));
   }
   return SQ_SUCCESS;
 }
@@ -86,6 +111,8 @@ void sq_runtime_detach_plasticity(sq_runtime *rt) {
     starpu_data_unregister(rt->plastic_mu[t]);
     starpu_data_unregister(rt->plastic_strain[t]);
     starpu_data_unregister(rt->plastic_yielded[t]);
+    starpu_data_unregister(rt->plastic_count[t]);
+    rt->plastic->yield_updates += rt->plastic_count_value[t]; /* counted since the last sync */
   }
   starpu_data_unregister(rt->plastic_ref);
   SQ_FREE(rt->plastic_stress);
@@ -93,6 +120,8 @@ void sq_runtime_detach_plasticity(sq_runtime *rt) {
   SQ_FREE(rt->plastic_mu);
   SQ_FREE(rt->plastic_strain);
   SQ_FREE(rt->plastic_yielded);
+  SQ_FREE(rt->plastic_count);
+  SQ_FREE(rt->plastic_count_value);
   rt->plastic = NULL;
 }
 
@@ -109,6 +138,12 @@ int sq_runtime_sync_plasticity(sq_runtime *rt) {
     ret = starpu_data_acquire(rt->plastic_yielded[t], STARPU_R);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the yield flags of tile %d", ret, t);
     starpu_data_release(rt->plastic_yielded[t]);
+    /* the run statistic: move the tile's count into the state, and restart it from zero */
+    ret = starpu_data_acquire(rt->plastic_count[t], STARPU_RW);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the yield counter of tile %d", ret, t);
+    rt->plastic->yield_updates += rt->plastic_count_value[t];
+    rt->plastic_count_value[t] = 0;
+    starpu_data_release(rt->plastic_count[t]);
   }
   return SQ_SUCCESS;
 }
@@ -121,13 +156,13 @@ int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority) {
   *a = (plasticity_args){.precision = rt->disc->opt.precision,
                          .order = rt->disc->opt.order,
                          .psi0 = ps->ref->psi0,
-                         .dt = dt,
-                         .yield_updates = &ps->yield_updates};
+                         .dt = dt};
   const int ret = starpu_task_insert(
       &plasticity_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_CALLBACK_WITH_ARG_NFREE,
       sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_PLASTICITY), STARPU_R, rt->plastic_ref, STARPU_RW,
       rt->dofs[tile], STARPU_R, rt->plastic_stress[tile], STARPU_R, rt->plastic_params[tile], STARPU_R,
-      rt->plastic_mu[tile], STARPU_RW, rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], 0);
+      rt->plastic_mu[tile], STARPU_RW, rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], STARPU_RW,
+      rt->plastic_count[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting plasticity task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

@@ -51,6 +51,8 @@ typedef struct sq_runtime {
   starpu_data_handle_t *plastic_mu;      /**< per owned tile: shear modulus (read-only) */
   starpu_data_handle_t *plastic_strain;  /**< per owned tile: accumulated plastic strain and eta */
   starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
+  starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
+  int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;

@@ -1,5 +1,6 @@
 /**
- * @file sq_cuda.h  CUDA launchers of the element kernels (*_cuda.cu) and of the rupture kernel, callable from C.
+ * @file sq_cuda.h  CUDA launchers of the element kernels (*_cuda.cu), of the rupture and of the plasticity
+ * kernels, callable from C.
  *
  * No CUDA type appears here: device pointers are `void *`, streams pass as `void *` (a
  * cudaStream_t; NULL is the default stream).  Every launcher enqueues one fused kernel on the stream
@@ -92,6 +93,21 @@ void sq_cuda_neighbor(sq_precision prec, int order, int64_t n, const void *pack,
 void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs, const void *star,
                      const void *flux_local, double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset,
                      void *stream);
+
+/**
+ * @brief Plasticity correction of a tile on the GPU (sq_plasticity_tile, thesis ch. 8): threads over the B
+ * nodes of an element, several elements per block; the return mapping is plasticity_impl.h's.  Results
+ * agree with the CPU body bit for bit where the relaxation time is 0 (no FMA, the CPU's summation order),
+ * else to the last bits of expm1.
+ * @param ref_pack     V then V^-1 (B x B each, column-major) in the working precision
+ * @param dofs         n x B x 9 (stress columns updated where an element yields)
+ * @param initial_stress, params, mu, strain, yielded  the tile's rows of the plasticity blocks
+ *                     (n x 6, n x 3, n, n x 7 updated, n flags written)
+ * @param yield_count  one int64 in device memory: the number of yielding elements is added to it
+ */
+void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, const void *ref_pack, void *dofs,
+                        const double *initial_stress, const double *params, const double *mu, double dt,
+                        double *strain, uint8_t *yielded, int64_t *yield_count, void *stream);
 
 /** @brief Number of CUDA devices visible (0 when there is none or the driver fails). */
 int sq_cuda_device_count(void);

@@ -6,6 +6,7 @@
 # $OUT (or /tmp/sq-device) and prints a summary table last.
 # SQ_DEVICE_MODE=quick runs only the peaks, the test and one proxy point; SQ_DEVICE_MODE=short adds
 # the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
+# SQ_DEVICE_MODE=plasticity runs only test_cuda_plasticity (with its throughput; about 1 minute);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
 ROOT=$(pwd)
@@ -40,6 +41,9 @@ if grep -q "not found" "$LOG/env.txt"; then
 fi
 cat "$LOG/env.txt"
 
+MODE=${SQ_DEVICE_MODE:-full}
+TEST_RC=- RUPTURE_RC=-
+if [ "$MODE" != plasticity ]; then
 stamp "peaks"
 timeout "$(limit 60)" "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
 cat "$LOG/peaks.txt"
@@ -61,6 +65,14 @@ stamp "test_cuda_rupture"
 SQ_SRCDIR=$ROOT SQ_RUPTURE_BENCH=1 timeout "$(limit 180)" "$BIN/test_cuda_rupture" > "$LOG/test_cuda_rupture.log" 2>&1
 RUPTURE_RC=$?
 tail -n 3 "$LOG/test_cuda_rupture.log"
+fi
+
+# the CUDA plasticity kernel against the CPU body, per quantity, a GPU-only run with plasticity, and the
+# kernel's throughput
+stamp "test_cuda_plasticity"
+SQ_PLASTICITY_BENCH=1 timeout "$(limit 150)" "$BIN/test_cuda_plasticity" > "$LOG/test_cuda_plasticity.log" 2>&1
+PLASTICITY_RC=$?
+tail -n 3 "$LOG/test_cuda_plasticity.log"
 
 proxy() { # proxy LOGNAME TIMEOUT ARGS...
   local name=$1 limit=$2
@@ -70,8 +82,9 @@ proxy() { # proxy LOGNAME TIMEOUT ARGS...
   timeout "$(limit "$limit")" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
 }
 
-MODE=${SQ_DEVICE_MODE:-full}
-if [ "$MODE" = quick ]; then
+if [ "$MODE" = plasticity ]; then
+  :
+elif [ "$MODE" = quick ]; then
   proxy proxy_o6.log 120 512k 0 all 6 single gpu
 elif [ "$MODE" = short ]; then
   proxy proxy_o6.log 90 512k 0 all,ader,local,neighbor,predict 6 single gpu
@@ -95,10 +108,13 @@ fi
 stamp "done"
 {
   echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1))"
-  cat "$LOG/peaks.txt" | grep PEAK
+  grep PEAK "$LOG/peaks.txt" 2>/dev/null
+  if [ "$MODE" != plasticity ]; then
   echo "test_cuda: exit $TEST_RC ($(grep -c 'rel L2' "$LOG/test_cuda.log") comparisons; worst f64 $(grep 'f64  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1), worst f32 $(grep 'f32  rel L2' "$LOG/test_cuda.log" | awk '{print $(NF)}' | sort -g | tail -n 1))"
   grep "bus bytes" "$LOG/test_cuda.log" | head -n 4
   echo "test_cuda_rupture: exit $RUPTURE_RC; worst relative error kernel f64 $(grep '^RUPTURE_ERRORS kernel .* f64' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f64 $(grep '^RUPTURE_ERRORS run .* f64' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f32 $(grep '^RUPTURE_ERRORS run .* f32' "$LOG/test_cuda_rupture.log" | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1); faces/s O6 $(sed -n 's/^RUPTURE_THROUGHPUT order=6 prec=\(f[0-9]*\).*gpu_faces_per_s=\([^ ]*\).*/\1 \2/p' "$LOG/test_cuda_rupture.log" | tr '\n' ' ')"
+  fi
+  echo "test_cuda_plasticity: exit $PLASTICITY_RC; worst relative error kernel f64 $(grep '^PLASTICITY_ERRORS kernel .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), kernel f32 $(grep '^PLASTICITY_ERRORS kernel .* f32' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f64 $(grep '^PLASTICITY_ERRORS run .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1); elements/s O3-O6 $(sed -n 's/^PLASTICITY_THROUGHPUT order=\([3-6]\) prec=\(f[0-9]*\).*gpu_elems_per_s=\([^ ]*\).*/O\1 \2 \3/p' "$LOG/test_cuda_plasticity.log" | tr '\n' ' ')"
   printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
   cat "$LOG"/proxy_o6.log "$LOG"/sweep.log "$LOG"/cpu.log "$LOG"/hetero.log 2>/dev/null | grep '^RESULT' |
     sed 's/[a-z_]*=//g' | awk '{printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10.3e %8.1f %6.1f %7.1f %6.1f %10.0f %4s/%-4s\n", $2, $3, $4, $5, $6, $9, $10, $13, $14, $15, $16, $17, $19, $20, $21}'
