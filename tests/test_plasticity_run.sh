@@ -8,7 +8,7 @@
 #     snapshot, and the yielding cells are those the summary counts;
 #  4. plasticity with a huge cohesion equals the elastic run bit for bit (serial GTS and StarPU LTS):
 #     elements that do not yield are never touched;
-#  5. mpirun -np 2 equals one rank bit for bit (dofs and plastic strain);
+#  5. mpirun -np 2 equals one rank bit for bit (dofs, plastic strain, snapshot with the plastic fields);
 #  6. bad plasticity inputs give one clear error naming the file and line.
 set -u
 SQ=${SQ_BIN:-./starquake}
@@ -111,6 +111,10 @@ if command -v "$MPIRUN" > /dev/null; then
   rc=$?
   h=$(hashes "$OUT/np2")
   [ $rc -eq 0 ] && [ "$h" = "$lref" ] && ok "mpirun -np 2 = one rank: $h" || { bad "mpirun -np 2: rc=$rc $h != $lref"; tail -3 "$OUT/np2.log"; }
+  if $PY -c 'import h5py' 2> /dev/null && [ -s "$OUT/np2/pw-wavefield.h5" ]; then # rank 0 gathers the plastic fields too
+    $PY "${srcdir:-.}/tests/h5compare.py" "$OUT/lts/pw-wavefield.h5" "$OUT/np2/pw-wavefield.h5" > "$OUT/np2.cmp" 2>&1 &&
+      ok "mpirun -np 2 snapshot (ep_*, eta) = one rank: $(cat "$OUT/np2.cmp")" || bad "mpirun -np 2 snapshot: $(cat "$OUT/np2.cmp")"
+  fi
 else
   echo "skip MPI (mpirun not found)"
 fi
