@@ -258,6 +258,9 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       const double tau = hypot(pt->traction0[1], pt->traction0[2]);
       const double v_init = pt->state.slip_rate[0]; /* the caller's initial slip rate */
       sq_friction_init_state(opt->law, &pt->param, v_init, tau, pt->traction0[0], &pt->state);
+      /* the initial traction and slip rate point along the initial shear (the solver reads magnitudes) */
+      pt->state.traction[0] = pt->traction0[1], pt->state.traction[1] = pt->traction0[2];
+      if (tau > 0) pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau, pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
     }
   /* tiles of at most tile_size faces per cluster, with the element tiles they touch */
   int *tile_of;
