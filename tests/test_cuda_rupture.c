@@ -59,15 +59,28 @@ static void host_copy(void *host, const void *dev, size_t bytes) {
 
 static const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
-/* ctx: the forced rupture time of the nucleation patch (test_fault.c: 0) */
+/* The friction set-up of a run: the law and, for LSW, the forced rupture time of the nucleation patch
+ * (test_fault.c: 0); the rate-and-state laws nucleate with extra shear in the same patch instead. */
+typedef struct setup {
+  sq_friction_law law;
+  double forced_time;
+} setup;
+
 static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+  const setup *s = ctx;
   (void)frame;
   memset(pt, 0, sizeof(*pt));
-  pt->param = (sq_friction_params){
-      .mu_s = 0.6, .mu_d = 0.3, .d_c = 0.02, .forced_time = *(const double *)ctx, .t0 = 0.05};
-  if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
+  const int patch = fabs(x[1]) <= 0.2 && fabs(x[2] + 0.45) <= 0.15;
   pt->traction0[0] = -1.0;
   pt->traction0[1] = 0.5;
+  if (s->law == SQ_FRICTION_LSW) {
+    pt->param = (sq_friction_params){.mu_s = 0.6, .mu_d = 0.3, .d_c = 0.02, .forced_time = s->forced_time, .t0 = 0.05};
+    if (!patch) pt->param.forced_time = SQ_FRICTION_NEVER;
+    return SQ_SUCCESS;
+  }
+  pt->param = (sq_friction_params){.a = 0.01, .b = 0.014, .L = 0.002, .f0 = 0.6, .V0 = 1e-6, .f_w = 0.2, .V_w = 0.1};
+  pt->state.slip_rate[0] = 1e-9; /* initial slip rate, read by sq_fault_create */
+  if (patch) pt->nucleation[1] = 0.4;
   return SQ_SUCCESS;
 }
 
@@ -78,7 +91,7 @@ typedef struct run {
   sq_material *mat;
 } run;
 
-static void run_create(run *r, int order, sq_precision prec, int tile, double forced_time) {
+static void run_create_law(run *r, int order, sq_precision prec, int tile, double forced_time, sq_friction_law law) {
   char path[4096]; /* SQ_SRCDIR in the environment: the source tree moved (the GPU host) */
   snprintf(path, sizeof(path), "%s/tests/meshes/fault.msh", getenv("SQ_SRCDIR") ? getenv("SQ_SRCDIR") : SQ_SRCDIR);
   ck_assert_int_eq(sq_mesh_read(path, &r->mesh), 0);
@@ -87,8 +100,9 @@ static void run_create(run *r, int order, sq_precision prec, int tile, double fo
   const sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1,
                                .max_clusters = 4, .rupture = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
-  const sq_fault_options fo = {.law = SQ_FRICTION_LSW, .reference = {1.0, 0.0, -0.5}};
-  ck_assert_int_eq(sq_fault_create(r->disc, &fo, init_point, &forced_time, &r->fault), 0);
+  const sq_fault_options fo = {.law = law, .reference = {1.0, 0.0, -0.5}, .nucleation_time = 0.02};
+  setup su = {.law = law, .forced_time = forced_time};
+  ck_assert_int_eq(sq_fault_create(r->disc, &fo, init_point, &su, &r->fault), 0);
   ck_assert_int_gt(r->fault->nface, 10);
   sq_planewave pw;
   const sq_wave_kind kind[1] = {SQ_WAVE_S1};
@@ -96,6 +110,10 @@ static void run_create(run *r, int order, sq_precision prec, int tile, double fo
   const double amp[1] = {0.05}, k[3] = {1, 0, 0};
   sq_planewave_init(&pw, &unit, k, 1, -0.25, 0.15, 1, kind, dir, amp);
   sq_disc_project(r->disc, sq_planewave_eval, &pw, 0.0);
+}
+
+static void run_create(run *r, int order, sq_precision prec, int tile, double forced_time) {
+  run_create_law(r, order, prec, tile, forced_time, SQ_FRICTION_LSW);
 }
 
 static void run_destroy(run *r) {
@@ -424,12 +442,12 @@ static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu) {
   sq_runtime_destroy(rt);
 }
 
-static void runs_one(sq_precision p) {
+static void runs_law(sq_precision p, sq_friction_law law) {
   const int order = 3, nsteps = 40;
   run cpu, gpu;
   int64_t nc, ng;
-  run_create(&cpu, order, p, 16, 0.0);
-  run_create(&gpu, order, p, 16, 0.0);
+  run_create_law(&cpu, order, p, 16, 0.0, law);
+  run_create_law(&gpu, order, p, 16, 0.0, law);
   start_starpu(0);
   graph_run(&cpu, nsteps, &nc, &ng);
   ck_assert_int_eq(ng, 0);
@@ -443,9 +461,9 @@ static void runs_one(sq_precision p) {
   const int64_t npt = f->nface * f->npoint;
   int64_t ruptured = 0;
   for (int64_t i = 0; i < npt; ++i) ruptured += f->point[i].state.rupture_time >= 0;
-  printf("  run O%d %s: %d fault tiles, %d steps to t = %.3f, %lld of %lld points ruptured, tasks gpu %lld\n", order,
-         prec_name(p), f->ntile, nsteps, nsteps * cpu.disc->cluster_dt[0], (long long)ruptured, (long long)npt,
-         (long long)ng);
+  printf("  run O%d %s %s: %d fault tiles, %d steps to t = %.3f, %lld of %lld points ruptured, tasks gpu %lld\n", order,
+         prec_name(p), sq_friction_law_name(law), f->ntile, nsteps, nsteps * cpu.disc->cluster_dt[0],
+         (long long)ruptured, (long long)npt, (long long)ng);
   ck_assert_int_gt(ruptured, 0);
   double err[NQUANT];
   int64_t mismatch;
@@ -458,10 +476,18 @@ static void runs_one(sq_precision p) {
   run_destroy(&gpu);
 }
 
-START_TEST(runs_f64) { runs_one(SQ_F64); }
+START_TEST(runs_f64) { runs_law(SQ_F64, SQ_FRICTION_LSW); }
 END_TEST
 
-START_TEST(runs_f32) { runs_one(SQ_F32); }
+START_TEST(runs_f32) { runs_law(SQ_F32, SQ_FRICTION_LSW); }
+END_TEST
+
+/* the rate-and-state laws (aging, slip, fast velocity weakening) on the GPU against the CPU, f64 */
+START_TEST(runs_rate_state) {
+  runs_law(SQ_F64, SQ_FRICTION_RS_AGING);
+  runs_law(SQ_F64, SQ_FRICTION_RS_SLIP);
+  runs_law(SQ_F64, SQ_FRICTION_RS_FVW);
+}
 END_TEST
 
 int main(void) {
@@ -478,6 +504,7 @@ int main(void) {
   tcase_add_test(tc, kernel_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);
+  tcase_add_test(tc, runs_rate_state);
   tcase_add_test(tc, throughput);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
