@@ -526,39 +526,75 @@ void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len) { snprint
 int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step) {
   if (!o) return SQ_SUCCESS;
   const sq_fault *f = o->s->fault;
-  char tmp[SQ_PATH_MAX + 320];
-  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double));
-  double *state = malloc(sizeof(double) * (size_t)(f->nface * f->npoint + 1) * ns);
-  int64_t *gid = malloc(sizeof(int64_t) * (f->nface + 1)), rows[SQ_MAX_FAULT_STATIONS + 1];
-  double next[SQ_MAX_FAULT_STATIONS + 1];
-  SQ_CHECK(state && gid, SQ_ERR_MEMORY, "out of memory");
+  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), width = 1 + f->npoint * ns;
+  /* rows (gid, every point's state) of the faces whose "-" side is ours; rank 0 gathers them */
+  int64_t n = 0;
+  for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
+  double *mine = malloc(sizeof(double) * (size_t)(n + 1) * width);
+  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory");
+  int64_t r = 0;
   for (int64_t i = 0; i < f->nface; ++i) {
-    gid[i] = f->face[i].gid;
-    for (int p = 0; p < f->npoint; ++p) memcpy(state + (i * f->npoint + p) * ns, &f->point[i * f->npoint + p].state, sizeof(sq_friction_state));
+    if (!f->face[i].owned[0]) continue;
+    double *row = mine + r++ * width;
+    row[0] = (double)f->face[i].gid; /* exact: gids are far below 2^53 */
+    for (int p = 0; p < f->npoint; ++p) memcpy(row + 1 + p * ns, &f->point[i * f->npoint + p].state, sizeof(sq_friction_state));
   }
+  int64_t rows[SQ_MAX_FAULT_STATIONS + 1] = {0};
+  double next[SQ_MAX_FAULT_STATIONS + 1] = {0};
   for (int k = 0; k < o->nstation; ++k) rows[k] = o->station[k].rows, next[k] = o->station[k].next;
-  const int64_t snapshots = sq_xdmf_count(o->xdmf);
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t st = file < 0 ? -1 : 0;
-  const hsize_t d1[1] = {(hsize_t)f->nface}, d2[2] = {(hsize_t)(f->nface * f->npoint), (hsize_t)ns};
-  const hsize_t ds[1] = {(hsize_t)(o->nstation > 0 ? o->nstation : 1)}, one[1] = {1};
-  const struct { const char *name; hid_t type; int rank; const hsize_t *dims; const void *data; } sets[] = {
-      {"gid", H5T_NATIVE_INT64, 1, d1, gid},          {"state", H5T_NATIVE_DOUBLE, 2, d2, state},
-      {"station_rows", H5T_NATIVE_INT64, 1, ds, rows}, {"station_next", H5T_NATIVE_DOUBLE, 1, ds, next},
-      {"step", H5T_NATIVE_INT64, 1, one, &step},      {"snapshots", H5T_NATIVE_INT64, 1, one, &snapshots}};
-  for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]) && st >= 0; ++k) {
-    hid_t space = H5Screate_simple(sets[k].rank, sets[k].dims, NULL);
-    hid_t set = H5Dcreate2(file, sets[k].name, sets[k].type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    st = set < 0 ? -1 : H5Dwrite(set, sets[k].type, H5S_ALL, H5S_ALL, H5P_DEFAULT, sets[k].data);
-    if (set >= 0) H5Dclose(set);
-    H5Sclose(space);
+  double *all = mine;
+  int64_t total = n;
+  if (o->s->nranks > 1) { /* each station lives on one rank; the others hold 0 */
+    MPI_Allreduce(MPI_IN_PLACE, rows, SQ_MAX_FAULT_STATIONS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, next, SQ_MAX_FAULT_STATIONS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int count = (int)(n * width), *counts = malloc(sizeof(int) * o->s->nranks), *displs = malloc(sizeof(int) * o->s->nranks);
+    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (o->root) {
+      int sum = 0;
+      for (int k = 0; k < o->s->nranks; ++k) displs[k] = sum, sum += counts[k];
+      all = malloc(sizeof(double) * (size_t)(sum + width));
+      total = sum / width;
+    }
+    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(counts), free(displs);
   }
-  if (file >= 0 && H5Fclose(file) < 0) st = -1;
-  free(state), free(gid);
-  SQ_CHECK(st >= 0, SQ_ERR_IO, "cannot write the fault checkpoint '%s'", tmp);
-  SQ_CHECK(rename(tmp, path) == 0, SQ_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-  return SQ_SUCCESS;
+  int ierr = SQ_SUCCESS;
+  if (o->root) {
+    qsort(all, total, sizeof(double) * width, sq_fault_app_cmp_gid); /* rows by gid (first column) */
+    int64_t *gid = malloc(sizeof(int64_t) * (total + 1));
+    double *state = malloc(sizeof(double) * (size_t)(total + 1) * f->npoint * ns);
+    for (int64_t i = 0; i < total; ++i) {
+      gid[i] = (int64_t)all[i * width];
+      memcpy(state + i * f->npoint * ns, all + i * width + 1, sizeof(double) * f->npoint * ns);
+    }
+    const int64_t snapshots = sq_xdmf_count(o->xdmf);
+    char tmp[SQ_PATH_MAX + 320];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t st = file < 0 ? -1 : 0;
+    const hsize_t d1[1] = {(hsize_t)total}, d2[2] = {(hsize_t)(total * f->npoint), (hsize_t)ns};
+    const hsize_t ds[1] = {(hsize_t)(o->nstation > 0 ? o->nstation : 1)}, one[1] = {1};
+    const struct { const char *name; hid_t type; int rank; const hsize_t *dims; const void *data; } sets[] = {
+        {"gid", H5T_NATIVE_INT64, 1, d1, gid},          {"state", H5T_NATIVE_DOUBLE, 2, d2, state},
+        {"station_rows", H5T_NATIVE_INT64, 1, ds, rows}, {"station_next", H5T_NATIVE_DOUBLE, 1, ds, next},
+        {"step", H5T_NATIVE_INT64, 1, one, &step},      {"snapshots", H5T_NATIVE_INT64, 1, one, &snapshots}};
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]) && st >= 0; ++k) {
+      hid_t space = H5Screate_simple(sets[k].rank, sets[k].dims, NULL);
+      hid_t set = H5Dcreate2(file, sets[k].name, sets[k].type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      st = set < 0 ? -1 : H5Dwrite(set, sets[k].type, H5S_ALL, H5S_ALL, H5P_DEFAULT, sets[k].data);
+      if (set >= 0) H5Dclose(set);
+      H5Sclose(space);
+    }
+    if (file >= 0 && H5Fclose(file) < 0) st = -1;
+    free(state), free(gid);
+    if (st < 0) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write the fault checkpoint '%s'", tmp);
+    else if (rename(tmp, path) != 0)
+      ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+  }
+  if (all != mine) free(all);
+  free(mine);
+  if (o->s->nranks > 1) MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ierr;
 }
 
 static int read_set(hid_t file, const char *path, const char *name, hid_t type, hsize_t want, void *data) {
@@ -585,6 +621,21 @@ static int read_counts(const char *path, int nstation, int64_t *snapshots, int64
   return ierr;
 }
 
+static int64_t set_size(hid_t file, const char *name) {
+  hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+  if (set < 0) return -1;
+  hid_t space = H5Dget_space(set);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  H5Sclose(space);
+  H5Dclose(set);
+  return (int64_t)n;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
   sq_fault *f = s->fault;
   if (!f) return SQ_SUCCESS;
@@ -592,25 +643,31 @@ int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   SQ_CHECK(file >= 0, SQ_ERR_IO, "cannot open the fault checkpoint '%s' (written next to the checkpoint of a run with "
            "a fault)", path);
-  int64_t saved_step = -1, *gid = malloc(sizeof(int64_t) * (f->nface + 1));
-  double *state = malloc(sizeof(double) * (size_t)(f->nface * f->npoint + 1) * ns);
-  int ierr = gid && state ? SQ_SUCCESS : SQ_ERR_MEMORY;
+  const int64_t nsaved = set_size(file, "gid");
+  int64_t saved_step = -1, *gid = malloc(sizeof(int64_t) * (nsaved > 0 ? nsaved : 1));
+  double *state = malloc(sizeof(double) * (size_t)(nsaved > 0 ? nsaved : 1) * f->npoint * ns);
+  int ierr = nsaved < 0 ? sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' has no dataset 'gid'", path)
+             : gid && state ? SQ_SUCCESS : SQ_ERR_MEMORY;
   if (!ierr) ierr = read_set(file, path, "step", H5T_NATIVE_INT64, 1, &saved_step);
-  if (!ierr) ierr = read_set(file, path, "gid", H5T_NATIVE_INT64, (hsize_t)f->nface, gid);
-  if (!ierr) ierr = read_set(file, path, "state", H5T_NATIVE_DOUBLE, (hsize_t)(f->nface * f->npoint * ns), state);
+  if (!ierr) ierr = read_set(file, path, "gid", H5T_NATIVE_INT64, (hsize_t)nsaved, gid);
+  if (!ierr) ierr = read_set(file, path, "state", H5T_NATIVE_DOUBLE, (hsize_t)(nsaved * f->npoint * ns), state);
   H5Fclose(file);
   if (!ierr && saved_step != step)
     ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' is of step %lld, the checkpoint of "
                     "step %lld: the run stopped while writing them; use an older pair", path, (long long)saved_step,
                     (long long)step);
+  /* every local face (either side ours) takes its state by global id: any partition restarts */
   for (int64_t i = 0; i < f->nface && !ierr; ++i) {
-    if (gid[i] != f->face[i].gid) {
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' has other fault faces than this "
-                      "run (face %lld); restart with the mesh and configuration that wrote it", path, (long long)i);
+    const int64_t *hit = bsearch(&f->face[i].gid, gid, nsaved, sizeof(int64_t), cmp_i64);
+    if (!hit) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' lacks fault face %lld (mesh cell %lld "
+                      "face %lld); restart with the mesh and configuration that wrote it", path,
+                      (long long)f->face[i].gid, (long long)(f->face[i].gid / 4), (long long)(f->face[i].gid % 4));
       break;
     }
+    const int64_t j = hit - gid;
     for (int p = 0; p < f->npoint; ++p)
-      memcpy(&f->point[i * f->npoint + p].state, state + (i * f->npoint + p) * ns, sizeof(sq_friction_state));
+      memcpy(&f->point[i * f->npoint + p].state, state + (j * f->npoint + p) * ns, sizeof(sq_friction_state));
   }
   free(gid), free(state);
   return ierr;

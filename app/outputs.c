@@ -206,8 +206,6 @@ static int gather_checkpoint(const sq_sim *s, const sq_checkpoint_field *field, 
 
 static int checkpoint(sq_outputs *o, int64_t done) {
   const sq_sim *s = o->s;
-  SQ_CHECK(s->nranks == 1 || !s->fault, SQ_ERR_INPUT,
-           "checkpoints of MPI runs with a fault are not supported yet (%d ranks)", s->nranks);
   int64_t samples = sq_receiver_writer_count(o->rec);
   if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &samples, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   const sq_checkpoint_info info = {.time = s->time,
@@ -347,8 +345,6 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
-  SQ_CHECK(o->ckpt_every == 0 || s->nranks == 1 || !s->fault, SQ_ERR_INPUT,
-           "%s: checkpoint.interval is set, but checkpoints of MPI runs with a fault are not supported yet", cfg->path);
   if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0]))
     SQ_CALL(mkdir_p(dir));
   return SQ_SUCCESS;
@@ -427,7 +423,6 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
                                        .data = s->plastic ? s->plastic->strain : NULL};
   SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
   snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
-  SQ_CHECK(s->nranks == 1 || !s->fault, SQ_ERR_INPUT, "restarts of MPI runs with a fault are not supported yet");
   if (s->fault) {
     char fault_ckpt[SQ_PATH_MAX + 320];
     sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));

@@ -91,6 +91,23 @@ done
 [ $same -eq 1 ] && [ "$(hash_of "$OUT/A/tpv5-summary.txt")" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
   { bad "restart with a fault"; tail -3 "$OUT/B.log"; }
 
+# --- MPI restart: a checkpoint of 3 ranks (faces across ranks) restarted on 4 equals the one-rank run
+timeout 300 mpirun -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1 &&
+  timeout 300 mpirun -np 4 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" \
+    --restart "$OUT/M/tpv5-checkpoint.h5" >> "$OUT/M.log" 2>&1
+same=1
+for f in "$OUT"/A/*; do
+  n=$(basename "$f")
+  case $n in
+    *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$OUT/M/$n" > /dev/null 2>&1 || { same=0; echo "  differs: $n"; } ;;
+    *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$OUT/M/$n")" ] || { same=0; echo "  dofs hash differs"; } ;;
+    *.fault) ;;
+    *) cmp -s "$f" "$OUT/M/$n" || { same=0; echo "  differs: $n"; } ;;
+  esac
+done
+[ $same -eq 1 ] && ok "MPI restart with a fault: checkpoint of 3 ranks, restarted on 4, equals the one-rank run" ||
+  { bad "MPI restart with a fault"; tail -3 "$OUT/M.log"; }
+
 # --- rate-and-state laws nucleate
 for sc in tpv101 tpv104; do
   "$SQ" "$OUT/$sc.yaml" --quiet --output "$OUT/$sc" > "$OUT/$sc.log" 2>&1 || { bad "$sc run"; tail -3 "$OUT/$sc.log"; continue; }
