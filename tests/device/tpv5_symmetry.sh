@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# tests/device/tpv5_symmetry.sh: TPV5 with symmetric stress patches on a mirror-symmetric box mesh
+# (tests/configs/tpv5_symmetric_box.yaml: 311 040 tets, order 4, 4 s), all tasks on the GPU
+# (STARPU_NCPU=0; the config has no on-fault stations, so every rupture tile may run there).
+# Writes $OUT/tpv5sym/; compare with `tests/rupture_symmetry.py $OUT/tpv5sym/tpv5sym-fault.h5`.
+set -u
+ROOT=$(pwd)
+CARRY=$ROOT/.deps/carry
+export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
+export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=0 STARPU_NCUDA=1
+mkdir -p "$STARPU_HOME"
+nvidia-smi --query-gpu=name --format=csv,noheader
+timeout ${SQ_LIMIT:-500} "$CARRY/bin/starquake" tests/configs/tpv5_symmetric_box.yaml --profile --output "${OUT:-/tmp}/tpv5sym" 2>&1 | tail -n 20
