@@ -2,6 +2,9 @@
 #include <starpu_mpi.h>
 
 #include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
 #include "sq_fault.h"
 
 static void register_block(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t elem_bytes) {
@@ -36,6 +39,16 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
     if (d->tile[t].needs_derivs) register_block(&rt->derivs[t], d->derivs, b, n, eb * d->opt.order);
     if (d->tile[t].needs_buffer) register_block(&rt->buffer[t], d->buffer, b, n, eb);
   }
+#ifdef SQ_USE_CUDA
+  /* neighbour tasks with more slots than the CUDA kernel takes run on CPU workers only: say so */
+  int wide = 0;
+  for (int t = 0; t < nt; ++t) wide += d->tile[t].layer != SQ_LAYER_GHOST && d->tile[t].nneighbor > SQ_CUDA_MAX_SLOTS;
+  if (wide && starpu_cuda_worker_get_count() > 0 && d->opt.rank == 0 && sq_verbosity >= 1)
+    fprintf(stderr,
+            "starquake: warning: %d of %d tiles read more than %d neighbour tiles, so their neighbour tasks run on "
+            "CPU workers only (with STARPU_NCPU=0 they cannot run); a larger runtime.tile_size (e.g. 4096) fixes "
+            "this\n", wide, nt, SQ_CUDA_MAX_SLOTS);
+#endif
   *out = rt;
   return SQ_SUCCESS;
 }
