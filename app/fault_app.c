@@ -198,15 +198,8 @@ static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *
       }
     }
     if (sq_solve_dense(3, A, b) == SQ_SUCCESS) {
-      double x0[3], x1[3], x2[3];
-      const double c0[2] = {0, 0}, c1[2] = {1, 0}, c2[2] = {0, 1};
+      /* the face's edge vectors: x(chi) = p0 + chi1 e1 + chi2 e2 (sq_ref.h face parametrisation) */
       const sq_fault_face *fc = &f->face[i];
-      double xi[3];
-      sq_ref_face_point(fc->face[0], c0, xi);
-      (void)xi;
-      /* edge vectors of the face in space from three points of the parametrisation */
-      sq_fault_point_position(f, d, i, 0, x0);
-      (void)c1, (void)c2, (void)x1, (void)x2;
       const int64_t c = d->cell_of[fc->elem[0]];
       const int64_t *cv = &d->mesh->cell_vert[c * 4];
       const int *fv = sq_ref_face_vertices[fc->face[0]];
@@ -273,10 +266,6 @@ static int gather(sq_fault_output *o, int with_geometry, double **geom_out) {
     }
     int64_t *idx = malloc(sizeof(int64_t) * (total + 1));
     for (int64_t i = 0; i < total; ++i) idx[i] = i;
-    for (int64_t i = 1; i < total; ++i) { /* insertion sort by gid is too slow for big faults: use qsort on pairs */
-      (void)i;
-      break;
-    }
     double *key = malloc(sizeof(double) * 2 * (total + 1));
     for (int64_t i = 0; i < total; ++i) key[2 * i] = all[i * width], key[2 * i + 1] = (double)i;
     qsort(key, total, 2 * sizeof(double), (int (*)(const void *, const void *))sq_fault_app_cmp_gid);
