@@ -120,7 +120,9 @@ int sq_sim_fault_create(sq_sim *s) {
   }
   const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
                                 .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
-                                .nucleation_time = fc->nucleation_time};
+                                .nucleation_time = fc->nucleation_time,
+                                .nstation = fc->nstations,
+                                .station = (const double(*)[3])fc->stations};
   if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
   values_free(&v);
   if (ierr) return ierr;
@@ -303,42 +305,6 @@ static int snapshot(sq_fault_output *o) {
 }
 
 /* Nearest fault point of the face holding x (within its plane and triangle), on this rank. */
-static int find_station(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, int *point,
-                        double *dist) {
-  *face = -1, *dist = INFINITY;
-  for (int64_t i = 0; i < f->nface; ++i) {
-    const sq_fault_face *fc = &f->face[i];
-    const int64_t c = d->cell_of[fc->elem[0]];
-    const int *fv = sq_ref_face_vertices[fc->face[0]];
-    double p[3][3];
-    for (int v = 0; v < 3; ++v)
-      for (int k = 0; k < 3; ++k) p[v][k] = d->mesh->vert[d->mesh->cell_vert[c * 4 + fv[v]] * 3 + k];
-    double e1[3], e2[3], r[3];
-    for (int k = 0; k < 3; ++k) e1[k] = p[1][k] - p[0][k], e2[k] = p[2][k] - p[0][k], r[k] = x[k] - p[0][k];
-    const double *n = fc->frame;
-    const double h = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
-    const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
-    const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
-    const double r1 = r[0] * e1[0] + r[1] * e1[1] + r[2] * e1[2], r2 = r[0] * e2[0] + r[1] * e2[1] + r[2] * e2[2];
-    const double a = (g22 * r1 - g12 * r2) / det, b = (g11 * r2 - g12 * r1) / det;
-    const double size = sqrt(fmax(g11, g22)), tol = 1e-6;
-    /* distance to the face (0 inside), for the message when no face holds the point */
-    const double out = fmax(fmax(-a, -b), a + b - 1.0);
-    const double dd = fabs(h) + fmax(0.0, out) * size;
-    if (dd < *dist) *dist = dd;
-    if (fabs(h) > 1e-3 * size || a < -tol || b < -tol || a + b > 1.0 + tol) continue;
-    if (!fc->owned[0]) continue;
-    *face = i;
-    double best = INFINITY;
-    for (int q = 0; q < f->npoint; ++q) {
-      const double da = f->chi[2 * q] - a, db = f->chi[2 * q + 1] - b;
-      if (da * da + db * db < best) best = da * da + db * db, *point = q;
-    }
-    return SQ_SUCCESS;
-  }
-  return SQ_SUCCESS;
-}
-
 static void station_name(const double x[3], const double strike[3], char *out, size_t len) {
   /* SCEC: along-strike distance and depth in hectometres */
   const double st = x[0] * strike[0] + x[1] * strike[1] + x[2] * strike[2];
@@ -376,7 +342,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     const double *x = cfg->fault.stations[k];
     double dist;
     struct station *st = &o->station[k];
-    SQ_CALL(find_station(f, o->s->disc, x, &st->face, &st->point, &dist));
+    sq_fault_locate(f, o->s->disc, x, &st->face, &st->point, &dist);
     int found = st->face >= 0;
     if (o->s->nranks > 1) {
       MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -386,7 +352,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
              "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
              cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     if (st->face < 0) continue;
-    SQ_CALL(sq_fault_add_station(o->s->fault, st->face, st->point, k));
+    SQ_CHECK(f->face[st->face].station == k, SQ_ERR_INTERNAL, "fault station %d was not placed by sq_fault_create", k);
     const sq_fault_face *fc = &f->face[st->face];
     char name[64], path[SQ_PATH_MAX + 400];
     station_name(x, fc->frame + 3, name, sizeof(name));

@@ -197,6 +197,41 @@ static void build_face(const sq_disc *d, sq_fault_face *fc) {
   }
 }
 
+void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, int *point, double *dist) {
+  *face = -1, *dist = INFINITY;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const sq_fault_face *fc = &f->face[i];
+    const int64_t c = d->cell_of[fc->elem[0]];
+    const int *fv = sq_ref_face_vertices[fc->face[0]];
+    double p[3][3];
+    for (int v = 0; v < 3; ++v)
+      for (int k = 0; k < 3; ++k) p[v][k] = d->mesh->vert[d->mesh->cell_vert[c * 4 + fv[v]] * 3 + k];
+    double e1[3], e2[3], r[3];
+    for (int k = 0; k < 3; ++k) e1[k] = p[1][k] - p[0][k], e2[k] = p[2][k] - p[0][k], r[k] = x[k] - p[0][k];
+    const double *n = fc->frame;
+    const double h = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+    const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
+    const double r1 = r[0] * e1[0] + r[1] * e1[1] + r[2] * e1[2], r2 = r[0] * e2[0] + r[1] * e2[1] + r[2] * e2[2];
+    const double a = (g22 * r1 - g12 * r2) / det, b = (g11 * r2 - g12 * r1) / det;
+    const double size = sqrt(fmax(g11, g22)), tol = 1e-6;
+    /* distance to the face (0 inside), for the message when no face holds the point */
+    const double out = fmax(fmax(-a, -b), a + b - 1.0);
+    const double dd = fabs(h) + fmax(0.0, out) * size;
+    if (dd < *dist) *dist = dd;
+    if (fabs(h) > 1e-3 * size || a < -tol || b < -tol || a + b > 1.0 + tol) continue;
+    if (!fc->owned[0]) continue;
+    *face = i;
+    double best = INFINITY;
+    for (int q = 0; q < f->npoint; ++q) {
+      const double da = f->chi[2 * q] - a, db = f->chi[2 * q + 1] - b;
+      if (da * da + db * db < best) best = da * da + db * db, *point = q;
+    }
+    return;
+  }
+}
+
+
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn init, void *ctx, sq_fault **out) {
@@ -262,6 +297,15 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       pt->state.traction[0] = pt->traction0[1], pt->state.traction[1] = pt->traction0[2];
       if (tau > 0) pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau, pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
     }
+  /* on-fault stations: their faces log after every step (a host buffer, so their tiles run on CPU
+   * workers); each such face gets a tile of its own so that the rest of the fault can go to a GPU */
+  for (int k = 0; k < opt->nstation; ++k) {
+    int64_t face;
+    int point;
+    double dist;
+    sq_fault_locate(f, d, opt->station[k], &face, &point, &dist);
+    if (face >= 0) SQ_CALL(sq_fault_add_station(f, face, point, k));
+  }
   /* tiles of at most tile_size faces per cluster, with the element tiles they touch */
   int *tile_of;
   SQ_CALL(SQ_CALLOC(tile_of, d->nelem + 1));
@@ -273,7 +317,9 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
   SQ_CALL(SQ_CALLOC(slots, 2 * (size_t)ts));
   for (int64_t b = 0; b < f->nface;) {
     int64_t e = b + 1;
-    while (e < f->nface && e - b < ts && f->face[e].cluster == f->face[b].cluster) ++e;
+    while (f->face[b].station < 0 && e < f->nface && e - b < ts && f->face[e].cluster == f->face[b].cluster &&
+           f->face[e].station < 0)
+      ++e;
     sq_fault_tile *tl = &f->tile[f->ntile++];
     tl->begin = b, tl->end = e, tl->cluster = f->face[b].cluster;
     int ns = 0;

@@ -76,6 +76,8 @@ typedef struct sq_fault_options {
   sq_friction_law law;
   double reference[3];      /**< a point on the "+" side */
   double nucleation_time;   /**< ramp time T of the nucleation tractions (0: at once) */
+  int nstation;             /**< on-fault stations: their faces get tiles of their own (sq_fault_add_station) */
+  const double (*station)[3];
 } sq_fault_options;
 
 /** Per-point initial values, filled by the caller (config evaluation) at each point's position. */
@@ -130,6 +132,13 @@ int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *
  * the rupture kernel then appends its state after every step of the face's cluster.
  */
 int sq_fault_add_station(sq_fault *fault, int64_t face, int point, int station);
+
+/**
+ * @brief The face holding point @p x (within 1e-3 of its size off its plane) whose "-" side is ours,
+ * and its nearest quadrature point; *@p face = -1 if none.  @p dist: distance to the nearest face.
+ */
+void sq_fault_locate(const sq_fault *fault, const sq_disc *disc, const double x[3], int64_t *face, int *point,
+                     double *dist);
 
 /** @brief Run sq_fault_update over every fault tile of cluster-agnostic serial stepping (GTS). */
 int sq_fault_step_serial(sq_fault *fault, sq_disc *disc, double t0, double dt);
