@@ -24,20 +24,7 @@
  */
 #include "cuda_kernels.cuh"
 
-#define SQ_REAL double
-#define SQ_FN(name) sq_internal_##name##_f64
-#define SQ_SQRT(x) sqrt(x)
-#include "plasticity_impl.h"
-#undef SQ_REAL
-#undef SQ_FN
-#undef SQ_SQRT
-#define SQ_REAL float
-#define SQ_FN(name) sq_internal_##name##_f32
-#define SQ_SQRT(x) sqrtf(x)
-#include "plasticity_impl.h"
-#undef SQ_REAL
-#undef SQ_FN
-#undef SQ_SQRT
+#include "plasticity_both.h"
 
 namespace sq_cuda {
 

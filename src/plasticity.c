@@ -6,20 +6,7 @@
 
 #include "sq_ref.h"
 
-#define SQ_REAL double
-#define SQ_FN(name) sq_internal_##name##_f64
-#define SQ_SQRT(x) sqrt(x)
-#include "plasticity_impl.h"
-#undef SQ_REAL
-#undef SQ_FN
-#undef SQ_SQRT
-#define SQ_REAL float
-#define SQ_FN(name) sq_internal_##name##_f32
-#define SQ_SQRT(x) sqrtf(x)
-#include "plasticity_impl.h"
-#undef SQ_REAL
-#undef SQ_FN
-#undef SQ_SQRT
+#include "plasticity_both.h"
 
 /* Lobatto-Gauss-Legendre nodes of degree n >= 1 on [0,1], ascending: the interior ones are the roots of P'_n,
  * i.e. the Gauss-Jacobi(1,1) nodes. */
