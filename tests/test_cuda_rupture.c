@@ -31,29 +31,9 @@ int main(void) {
 }
 #else
 
-#include <cuda_runtime.h>
-
 #include "sq_cuda.h"
+#include "sq_cuda_test_util.h"
 
-static const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
-
-#define CUDA_OK(expr)                                                                              \
-  do {                                                                                             \
-    cudaError_t err_ = (expr);                                                                     \
-    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                 \
-  } while (0)
-
-static void *dev_copy(const void *host, size_t bytes) {
-  void *d;
-  CUDA_OK(cudaMalloc(&d, bytes ? bytes : 1));
-  CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-  return d;
-}
-
-static void host_copy(void *host, const void *dev, size_t bytes) {
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
-}
 
 /* ---- the slipping fault of test_fault.c ------------------------------------------------------------- */
 
@@ -300,12 +280,6 @@ END_TEST
 
 /* ---- throughput (SQ_RUPTURE_BENCH=1) ------------------------------------------------------------------- */
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /*
  * The fault's faces copied `copies` times, every face side with its own element (no shared elements,
  * as on a planar fault) in one slot: derivatives and dofs are gathered per face side and replicated on
@@ -403,28 +377,6 @@ START_TEST(throughput) {
 END_TEST
 
 /* ---- (2) whole runs: GPU alone against CPU alone ------------------------------------------------------- */
-
-static int start_starpu(int gpu) {
-  struct starpu_conf conf;
-  starpu_conf_init(&conf);
-  conf.sched_policy_name = "lws";
-  conf.ncuda = gpu ? 1 : 0;
-  conf.ncpus = gpu ? 0 : 2;
-  conf.nopencl = 0;
-  ck_assert_int_eq(starpu_init(&conf), 0);
-  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-  return (int)starpu_cuda_worker_get_count();
-}
-
-static void task_counts(int64_t *cpu, int64_t *gpu) {
-  *cpu = *gpu = 0;
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    struct starpu_profiling_worker_info info;
-    ck_assert_int_eq(starpu_profiling_worker_get_info((int)w, &info), 0);
-    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER) *gpu += info.executed_tasks;
-    else *cpu += info.executed_tasks;
-  }
-}
 
 static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu) {
   sq_runtime *rt;
