@@ -19,6 +19,21 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 hash_of() { grep '^dofs_hash:' "$1" 2>/dev/null | awk '{print $2}'; }
+# same_outputs A B: every output file of run A equals B's: text byte for byte, HDF5 dataset by
+# dataset (h5compare.py), the same dofs hash; the fault checkpoint is not an output
+same_outputs() {
+  local f n rc=0
+  for f in "$1"/*; do
+    n=$(basename "$f")
+    case $n in
+      *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
+      *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$2/$n")" ] || { rc=1; echo "  dofs hash differs"; } ;;
+      *.fault) ;;
+      *) cmp -s "$f" "$2/$n" || { rc=1; echo "  differs: $n"; } ;;
+    esac
+  done
+  return $rc
+}
 mesh() { gmsh -3 -setnumber h_fault 3000 -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000 \
   -format msh22 -o "$2" "$1" > "$OUT/gmsh.log" 2>&1 || { cat "$OUT/gmsh.log"; exit 1; }; }
 mesh "$SRC/configs/tpv5/tpv5.geo" "$OUT/tpv5.msh"
@@ -78,34 +93,14 @@ done
 printf 'checkpoint:\n  interval: 0.5\n' | cat "$cfg" - > "$OUT/ck.yaml"
 "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/A" > /dev/null 2>&1 && cp -r "$OUT/A" "$OUT/B" &&
   "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/B" --restart "$OUT/B/tpv5-checkpoint.h5" > "$OUT/B.log" 2>&1
-same=1
-for f in "$OUT"/A/*; do
-  n=$(basename "$f")
-  case $n in
-    *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$OUT/B/$n" > /dev/null 2>&1 || { same=0; echo "  differs: $n"; } ;;
-    *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$OUT/B/$n")" ] || { same=0; echo "  dofs hash differs"; } ;;
-    *.fault) ;;
-    *) cmp -s "$f" "$OUT/B/$n" || { same=0; echo "  differs: $n"; } ;;
-  esac
-done
-[ $same -eq 1 ] && [ "$(hash_of "$OUT/A/tpv5-summary.txt")" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
+same_outputs "$OUT/A" "$OUT/B" && [ "$(hash_of "$OUT/A/tpv5-summary.txt")" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
   { bad "restart with a fault"; tail -3 "$OUT/B.log"; }
 
 # --- MPI restart: a checkpoint of 3 ranks (faces across ranks) restarted on 4 equals the one-rank run
 timeout 300 mpirun -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1 &&
   timeout 300 mpirun -np 4 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" \
     --restart "$OUT/M/tpv5-checkpoint.h5" >> "$OUT/M.log" 2>&1
-same=1
-for f in "$OUT"/A/*; do
-  n=$(basename "$f")
-  case $n in
-    *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$OUT/M/$n" > /dev/null 2>&1 || { same=0; echo "  differs: $n"; } ;;
-    *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$OUT/M/$n")" ] || { same=0; echo "  dofs hash differs"; } ;;
-    *.fault) ;;
-    *) cmp -s "$f" "$OUT/M/$n" || { same=0; echo "  differs: $n"; } ;;
-  esac
-done
-[ $same -eq 1 ] && ok "MPI restart with a fault: checkpoint of 3 ranks, restarted on 4, equals the one-rank run" ||
+same_outputs "$OUT/A" "$OUT/M" && ok "MPI restart with a fault: checkpoint of 3 ranks, restarted on 4, equals the one-rank run" ||
   { bad "MPI restart with a fault"; tail -3 "$OUT/M.log"; }
 
 # --- rate-and-state laws nucleate
