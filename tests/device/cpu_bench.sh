@@ -6,12 +6,8 @@
 #      --order 6 --graded --meshes 4,8 --cfl 0.25`, LTS (rate 2) and GTS side by side, 8 workers each.
 # Logs go to $OUT (or /tmp/sq-cpu); the tables are printed last.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCUDA=0
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
+export STARPU_NCUDA=0
 LOG=${OUT:-/tmp/sq-cpu}
 mkdir -p "$LOG"
 T0=$(date +%s)

@@ -3,12 +3,8 @@
 # TPV5 box of tests/configs/tpv5_symmetric_box.yaml (311 040 tets, order 4 DP, 1 s) on 1 and on 2
 # CUDA workers (STARPU_NCPU=0, tile 4096, dmdas), printing element updates/s of each.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=0
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
+export STARPU_NCPU=0
 nvidia-smi --query-gpu=name --format=csv,noheader
 sed -e 's/end_time: 4.0/end_time: 1.0/' -e 's/output_interval: 4.0/output_interval: 1.0/' tests/configs/tpv5_symmetric_box.yaml > /tmp/mg.yaml
 for n in ${SQ_NGPUS:-1 2}; do

@@ -4,12 +4,8 @@
 # configs/tpv104/tpv104.msh made here with `gmsh -3 -setnumber h_fault 500 -format msh22 -bin`,
 # carried).  On-fault stations are dropped (their tiles stay on CPU workers).  Writes $OUT/<scenario>/.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=0 STARPU_NCUDA=1
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
+export STARPU_NCPU=0 STARPU_NCUDA=1
 nvidia-smi --query-gpu=name --format=csv,noheader
 for sc in tpv101 tpv104; do
   sed -e '/  station_interval:/d' -e '/  stations:/,/^output:/{/^output:/!d}' configs/$sc/$sc.yaml > configs/$sc/$sc-gpu.yaml

@@ -5,12 +5,7 @@
 # workers) and once on the 16 CPU cores, each into $OUT/tpv5-{gpu,cpu}.  Carry .deps/starpu,
 # .deps/carry (tests/device/prepare.sh) and configs/tpv5/tpv5.msh.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
 OUTDIR=${OUT:-/tmp/sq-tpv5}
 T0=$(date +%s)
 nvidia-smi --query-gpu=name --format=csv,noheader

@@ -4,18 +4,13 @@
 # pin their rupture tiles to CPU workers, so this run drops them and keeps the fault snapshots
 # (every 0.5 s) and the rupture-time file cplot.  Writes $OUT/tpv5-gpu/.
 # SQ_KEEP_STATIONS=1 STARPU_NCPU=1 keeps the 9 stations: their one-face rupture tiles run on the CPU
-# worker, everything else on the GPU (STARPU_SCHED=eager by default here).
+# worker, everything else on the GPU.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=${STARPU_NCPU:-0} STARPU_NCUDA=1
-export STARPU_SCHED=${STARPU_SCHED:-eager}
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
+export STARPU_NCPU=${STARPU_NCPU:-0} STARPU_NCUDA=1
 if [ -n "${SQ_KEEP_STATIONS:-}" ]; then cp configs/tpv5/tpv5.yaml configs/tpv5/tpv5-gpu.yaml # needs STARPU_NCPU >= 1
 else sed -e '/  station_interval:/d' -e '/  stations:/,/^output:/{/^output:/!d}' configs/tpv5/tpv5.yaml > configs/tpv5/tpv5-gpu.yaml; fi
 nvidia-smi --query-gpu=name --format=csv,noheader
-timeout ${SQ_LIMIT:-540} "$CARRY/bin/starquake" configs/tpv5/tpv5-gpu.yaml --profile --output "${OUT:-/tmp}/tpv5-gpu" 2>&1 |
+timeout ${SQ_LIMIT:-540} "$CARRY/bin/starquake" configs/tpv5/tpv5-gpu.yaml --profile --tile-size ${SQ_TILE:-4096} --output "${OUT:-/tmp}/tpv5-gpu" 2>&1 |
   grep -v "^progress" | tail -n 30
 grep -c . "${OUT:-/tmp}/tpv5-gpu/tpv5-cplot"

@@ -4,11 +4,7 @@
 # (STARPU_NCPU=0; the config has no on-fault stations, so every rupture tile may run there).
 # Writes $OUT/tpv5sym/; compare with `tests/rupture_symmetry.py $OUT/tpv5sym/tpv5sym-fault.h5`.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ldd "$CARRY/bin/starquake" | grep -q "not found" && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=0 STARPU_NCUDA=1
-mkdir -p "$STARPU_HOME"
+. tests/device/env.sh
+export STARPU_NCPU=0 STARPU_NCUDA=1
 nvidia-smi --query-gpu=name --format=csv,noheader
 timeout ${SQ_LIMIT:-500} "$CARRY/bin/starquake" tests/configs/tpv5_symmetric_box.yaml --profile --output "${OUT:-/tmp}/tpv5sym" 2>&1 | tail -n 20
