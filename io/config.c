@@ -1689,7 +1689,6 @@ const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {
   SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP)
 
 /* clang-format off */
-#define TYPE sq_fault_config
 static const sq_cfg_key sq_cfg_stress_keys[] = {
     {.name = "xx", .type = SQ_KEY_EXPR, .offset = 0 * sizeof(sq_cfg_expr)},
     {.name = "yy", .type = SQ_KEY_EXPR, .offset = 1 * sizeof(sq_cfg_expr)},
@@ -1698,7 +1697,6 @@ static const sq_cfg_key sq_cfg_stress_keys[] = {
     {.name = "yz", .type = SQ_KEY_EXPR, .offset = 4 * sizeof(sq_cfg_expr)},
     {.name = "xz", .type = SQ_KEY_EXPR, .offset = 5 * sizeof(sq_cfg_expr)},
     {.name = NULL}};
-#undef TYPE
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_stress_schema = {sq_cfg_stress_keys, NULL};
 
