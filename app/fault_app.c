@@ -151,7 +151,6 @@ struct sq_fault_output {
   int root;
   int64_t every, nsteps;
   int64_t nglobal;      /* faces over all ranks (root) */
-  int64_t *order;       /* root: gathered row -> output row (ascending gid) */
   double *rows;         /* root: gathered values, nglobal x FV_N */
   sq_xdmf_writer *xdmf;
   int nstation;
@@ -261,9 +260,8 @@ static int gather(sq_fault_output *o, int with_geometry, double **geom_out) {
     free(counts), free(displs);
   }
   if (o->root) { /* rows in ascending gid */
-    if (!o->order) {
+    if (!o->rows) {
       o->nglobal = total;
-      SQ_CALL(SQ_CALLOC(o->order, total + 1));
       SQ_CALL(SQ_CALLOC(o->rows, (total + 1) * FV_N));
     }
     int64_t *idx = malloc(sizeof(int64_t) * (total + 1));
@@ -340,19 +338,23 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
   SQ_CALL(SQ_CALLOC(o->station, o->nstation + 1));
   for (int k = 0; k < o->nstation; ++k) {
     const double *x = cfg->fault.stations[k];
-    double dist;
     struct station *st = &o->station[k];
-    sq_fault_locate(f, o->s->disc, x, &st->face, &st->point, &dist);
+    st->face = -1; /* sq_fault_create placed the station on the face holding it, if that face is ours */
+    for (int64_t i = 0; i < f->nface && st->face < 0; ++i)
+      if (f->face[i].station == k) st->face = i, st->point = f->face[i].station_point;
     int found = st->face >= 0;
-    if (o->s->nranks > 1) {
-      MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!found) { /* only for the message: how far the nearest fault face is */
+      int64_t face;
+      int point;
+      double dist;
+      sq_fault_locate(f, o->s->disc, x, &face, &point, &dist);
+      if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
+                      cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     }
-    SQ_CHECK(found > 0, SQ_ERR_INPUT,
-             "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
-             cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     if (st->face < 0) continue;
-    SQ_CHECK(f->face[st->face].station == k, SQ_ERR_INTERNAL, "fault station %d was not placed by sq_fault_create", k);
     const sq_fault_face *fc = &f->face[st->face];
     char name[64], path[SQ_PATH_MAX + 400];
     station_name(x, fc->frame + 3, name, sizeof(name));
@@ -708,7 +710,6 @@ int sq_fault_output_close(sq_fault_output *o) {
   }
   SQ_FREE(o->station);
   sq_xdmf_close(o->xdmf);
-  SQ_FREE(o->order);
   SQ_FREE(o->rows);
   SQ_FREE(o);
   return ierr;
