@@ -3,7 +3,8 @@
  * of the tile's predictor (thesis eq. 3.24) at the sample times inside the step [t0, t1).  It reads
  * the derivatives the ader (and source) tasks of that step stored and writes the samples straight
  * into the receiver set's host buffer: every task writes its own slots, and the buffer only moves
- * between syncs.  CPU only.
+ * between syncs.  The CUDA body copies the receiver elements' derivatives to the host and samples
+ * them with the CPU body's arithmetic (bit for bit the same samples); the tile stays on the GPU.
  */
 #include "sq_codelets.h"
 #include "sq_receiver.h"
@@ -17,6 +18,7 @@ typedef struct receivers_args {
   int64_t jb, je;
   double *out; /* slot of sample jb */
   int64_t stride;
+  const sq_receiver_point *host_points; /* the tile's points in host memory (CUDA body) */
 } receivers_args;
 
 static void receivers_cpu(void *buffers[], void *cl_arg) {
@@ -27,11 +29,42 @@ static void receivers_cpu(void *buffers[], void *cl_arg) {
                       a->je, a->out, a->stride);
 }
 
+#ifdef SQ_USE_CUDA
+static void receivers_cuda(void *buffers[], void *cl_arg) {
+  const receivers_args *a = cl_arg;
+  const int n = a->npoint;
+  const size_t row = (size_t)sq_nbasis(a->order) * 9 * sq_real_size(a->precision) * a->order;
+  int32_t *elems = malloc(sizeof(int32_t) * (size_t)n);
+  sq_receiver_point *pts = malloc(sizeof(sq_receiver_point) * (size_t)n);
+  char *host = malloc(row * (size_t)n);
+  if (!elems || !pts || !host) {
+    fprintf(stderr, "starquake: out of memory in the receivers task\n");
+    abort();
+  }
+  int ne = 0; /* distinct receiver elements (the points are sorted by element), points renumbered */
+  for (int i = 0; i < n; ++i) {
+    if (ne == 0 || elems[ne - 1] != a->host_points[i].elem) elems[ne++] = a->host_points[i].elem;
+    pts[i] = a->host_points[i];
+    pts[i].elem = ne - 1;
+  }
+  cudaStream_t stream = starpu_cuda_get_local_stream();
+  sq_cuda_stage_rows(0, (void *)STARPU_VECTOR_GET_PTR(buffers[REC_DERIVS]), host, row, ne, elems, stream);
+  sq_cuda_stage_wait(stream, "staging the receiver elements");
+  sq_kernel_receivers(a->precision, a->order, n, pts, host, a->t0, a->interval, a->jb, a->je, a->out, a->stride);
+  free(host);
+  free(pts);
+  free(elems);
+}
+#endif
+
 static struct starpu_perfmodel receivers_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_receivers"};
 
 static struct starpu_codelet receivers_cl = {
     .cpu_funcs = {receivers_cpu},
     .cpu_funcs_name = {"receivers_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {receivers_cuda}, /* synchronous: it waits for its own copy */
+#endif
     .nbuffers = 2,
     .modes = {STARPU_R, STARPU_R},
     .model = &receivers_model,
@@ -88,7 +121,8 @@ int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int prio
                         .jb = jb,
                         .je = je,
                         .out = sq_receiver_set_slot(set, jb),
-                        .stride = (int64_t)set->n * 9};
+                        .stride = (int64_t)set->n * 9,
+                        .host_points = &set->point[set->tile_begin[tile]]};
   int ret = starpu_task_insert(&receivers_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                STARPU_R, rt->receiver_points[tile], STARPU_R, rt->derivs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting receivers task for tile %d failed (%d)", tile, ret);

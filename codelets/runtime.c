@@ -53,6 +53,33 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
   return SQ_SUCCESS;
 }
 
+#ifdef SQ_USE_CUDA
+void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, int ne, const int32_t *elems,
+                        cudaStream_t stream) {
+  for (int j = 0; j < ne;) {
+    int k = j + 1; /* a run of consecutive elements moves in one copy */
+    while (k < ne && elems[k] == elems[k - 1] + 1) ++k;
+    char *d = (char *)dev + (size_t)elems[j] * row_bytes, *h = (char *)host + (size_t)j * row_bytes;
+    const size_t bytes = (size_t)(k - j) * row_bytes;
+    const cudaError_t err = to_device ? cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream)
+                                      : cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream);
+    if (err != cudaSuccess) {
+      fprintf(stderr, "starquake: CUDA copy of %zu bytes failed: %s\n", bytes, cudaGetErrorString(err));
+      abort();
+    }
+    j = k;
+  }
+}
+
+void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
+  const cudaError_t err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) {
+    fprintf(stderr, "starquake: %s on the GPU failed: %s\n", what, cudaGetErrorString(err));
+    abort();
+  }
+}
+#endif
+
 int sq_runtime_sync(sq_runtime *rt) {
   int ret = rt->disc->opt.nranks > 1 ? starpu_mpi_wait_for_all(MPI_COMM_WORLD) : starpu_task_wait_for_all();
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);

@@ -3,8 +3,9 @@
  * (thesis eq. 3.21, 3.29-3.35).  It runs after the tile's ader and local tasks of that step: it adds
  * the sources' own predictor to tint (and to the LTS buffer and the kept derivatives), the local
  * update of that predictor, and the time-integrated source to the dofs.  Neighbour tasks read tint,
- * buffer and derivatives later, so they see the complete predictor.  CPU only: the tiles with
- * sources are few, and StarPU moves their data to the host.
+ * buffer and derivatives later, so they see the complete predictor.  The CUDA body stages the
+ * source elements' rows to the host, runs the CPU body's arithmetic on them and copies them back, so
+ * the tile stays on the GPU and both bodies agree bit for bit.
  */
 #include "sq_codelets.h"
 #include "sq_source.h"
@@ -19,6 +20,8 @@ typedef struct source_args {
   int has_derivs, has_buffer;
   int predictor;
   int npoint;
+  const sq_source_point *host_points; /* the tile's points in host memory (CUDA body) */
+  const void *host_pack;              /* the reference matrices in host memory (read-only) */
   double coef[]; /* npoint x (order + 1): sq_source_set_coefficients */
 } source_args;
 
@@ -36,11 +39,70 @@ static void source_cpu(void *buffers[], void *cl_arg) {
                           (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), derivs, buffer);
 }
 
+#ifdef SQ_USE_CUDA
+/* One tile array of the source task: its device rows, row size, and whether the task writes it. */
+typedef struct staged {
+  void *dev;
+  size_t row;
+  int written;
+} staged;
+
+static void source_cuda(void *buffers[], void *cl_arg) {
+  const source_args *a = cl_arg;
+  const int order = a->order, n = a->npoint;
+  const size_t rs = sq_real_size(a->precision), row = (size_t)sq_nbasis(order) * 9 * rs;
+  cudaStream_t stream = starpu_cuda_get_local_stream();
+  /* the distinct source elements (the points are sorted by element) and the points renumbered to them */
+  int32_t *elems = malloc(sizeof(int32_t) * (size_t)n);
+  sq_source_point *pts = malloc(sizeof(sq_source_point) * (size_t)n);
+  if (!elems || !pts) {
+    fprintf(stderr, "starquake: out of memory in the source task\n");
+    abort();
+  }
+  int ne = 0;
+  for (int i = 0; i < n; ++i) {
+    if (ne == 0 || elems[ne - 1] != a->host_points[i].elem) elems[ne++] = a->host_points[i].elem;
+    pts[i] = a->host_points[i];
+    pts[i].elem = ne - 1;
+  }
+  /* packed host rows: star, flux, dofs, tint, then the optional derivatives and buffer */
+  staged arr[6] = {{(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_STAR]), 243 * rs, 0},
+              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]), 324 * rs, 0},
+              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]), row, 1},
+              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), row, 1}};
+  int narr = 4, next = SRC_FIRST_OPTIONAL, iderivs = -1, ibuffer = -1;
+  if (a->has_derivs) iderivs = narr, arr[narr++] = (staged){(void *)STARPU_VECTOR_GET_PTR(buffers[next++]), row * order, 1};
+  if (a->has_buffer) ibuffer = narr, arr[narr++] = (staged){(void *)STARPU_VECTOR_GET_PTR(buffers[next++]), row, 1};
+  size_t total = 0;
+  for (int k = 0; k < narr; ++k) total += arr[k].row * (size_t)ne;
+  char *host = malloc(total), *at[6];
+  if (!host) {
+    fprintf(stderr, "starquake: out of memory in the source task\n");
+    abort();
+  }
+  at[0] = host;
+  for (int k = 1; k < narr; ++k) at[k] = at[k - 1] + arr[k - 1].row * (size_t)ne;
+  for (int k = 0; k < narr; ++k) sq_cuda_stage_rows(0, arr[k].dev, at[k], arr[k].row, ne, elems, stream);
+  sq_cuda_stage_wait(stream, "staging the source elements");
+  sq_kernel_point_sources(a->precision, order, n, pts, a->coef, a->dt, a->predictor, a->host_pack, at[0], at[1], at[2],
+                          at[3], iderivs < 0 ? NULL : at[iderivs], ibuffer < 0 ? NULL : at[ibuffer]);
+  for (int k = 0; k < narr; ++k)
+    if (arr[k].written) sq_cuda_stage_rows(1, arr[k].dev, at[k], arr[k].row, ne, elems, stream);
+  sq_cuda_stage_wait(stream, "copying the source elements back");
+  free(host);
+  free(pts);
+  free(elems);
+}
+#endif
+
 static struct starpu_perfmodel source_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_source"};
 
 static struct starpu_codelet source_cl = {
     .cpu_funcs = {source_cpu},
     .cpu_funcs_name = {"source_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {source_cuda}, /* synchronous: it waits for its own copies */
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &source_model,
     .name = "sq_source",
@@ -92,6 +154,8 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
   a->has_buffer = buffer_mode != SQ_BUFFER_NONE;
   a->predictor = rt->sources->predictor;
   a->npoint = n;
+  a->host_points = &rt->sources->point[rt->sources->tile_begin[tile]];
+  a->host_pack = d->pack;
   /* the time function over [t0, t0 + dt], evaluated here: the task only does arithmetic */
   sq_source_set_coefficients(rt->sources, tile, t0, dt, order, a->coef);
   struct starpu_data_descr descr[SRC_FIRST_OPTIONAL + 2] = {

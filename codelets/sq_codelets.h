@@ -150,6 +150,20 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
  */
 int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int priority);
 
+#ifdef SQ_USE_CUDA
+/**
+ * @brief CUDA bodies of the source and receiver tasks: copy the rows of the @p ne elements @p elems
+ * (ascending) of a tile array on the GPU (@p dev, @p row_bytes per element) into the packed host
+ * array @p host (gather), or back (scatter), on @p stream.  The caller synchronises the stream.
+ * These tasks touch a handful of elements per tile, so they stage those elements instead of the tile:
+ * the tile's data stays on the GPU and the arithmetic is the CPU body's, bit for bit.
+ */
+void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, int ne, const int32_t *elems,
+                        cudaStream_t stream);
+/** @brief Wait for @p stream; abort with a message naming @p what on a CUDA error. */
+void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
+#endif
+
 /* ---- dynamic rupture (rupture.c) ---------------------------------------------------------------- */
 
 /** @brief Register the fault's data (after sq_runtime_create; NULL: no fault). */

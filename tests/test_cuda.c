@@ -2,7 +2,8 @@
  * @file test_cuda.c  Check suite for the CUDA codelets: (1) every launcher against its CPU kernel,
  * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain and with merged
  * predictors) against the CPU-only run; (3) a mixed CPU + GPU run whose tasks land on both kinds of
- * worker.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
+ * worker; (4) the runs of (2) and (3) again with point sources and receivers, whose tasks then run on
+ * the GPU too.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
  * Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 
 #include "sq_graph.h"
+#include "sq_locate.h"
+#include "sq_receiver.h"
+#include "sq_source.h"
 
 #ifndef SQ_USE_CUDA
 int main(void) {
@@ -274,8 +278,49 @@ static long long bus_bytes(void) {
 }
 
 /* A three-cluster LTS run of >= 50 fine steps; returns the dofs (caller frees) and the task counts. */
+/* Point sources and receivers of the runs with points (4): a moment tensor and a force, three receivers. */
+typedef struct run_points {
+  sq_source_list list;
+  sq_source_set *set;
+  sq_receiver_set *rec;
+  double *samples; /* out: every sample, nsample x 3 x 9 */
+  size_t nsample;
+} run_points;
+
+static void points_create(sq_disc *d, sq_mesh *mesh, double t_end, run_points *pt) {
+  sq_locator *loc;
+  ck_assert_int_eq(sq_locator_create(mesh, &loc), 0);
+  sq_point_source src;
+  memset(&src, 0, sizeof(src));
+  src.kind = SQ_SOURCE_MOMENT;
+  src.x[0] = 0.48, src.x[1] = 0.41, src.x[2] = 0.52; /* in the fast (small-step) region */
+  src.moment[3] = 1.0, src.moment[0] = 0.5;
+  src.stf.kind = SQ_STF_GAUSSIAN, src.stf.delay = 0.3 * t_end, src.stf.width = 0.1 * t_end;
+  ck_assert_int_eq(sq_source_list_push(&pt->list, &src), 0);
+  memset(&src, 0, sizeof(src));
+  src.kind = SQ_SOURCE_FORCE;
+  src.x[0] = 0.13, src.x[1] = 0.85, src.x[2] = 0.3; /* in the slow region */
+  src.force[2] = 2.0;
+  src.stf.kind = SQ_STF_RICKER, src.stf.delay = 0.4 * t_end, src.stf.frequency = 3.0 / t_end;
+  ck_assert_int_eq(sq_source_list_push(&pt->list, &src), 0);
+  ck_assert_int_eq(sq_source_set_create(d, loc, &pt->list, &pt->set), 0);
+  const double x[9] = {0.5, 0.42, 0.5, 0.2, 0.8, 0.35, 0.9, 0.1, 0.7};
+  const char *origin[3] = {"test:1", "test:2", "test:3"};
+  ck_assert_int_eq(sq_receiver_set_create(d, loc, 3, x, origin, t_end / 40, 0, &pt->rec), 0);
+  sq_locator_destroy(loc);
+  pt->samples = NULL;
+  pt->nsample = 0;
+}
+
+static void points_destroy(run_points *pt) {
+  sq_source_set_destroy(pt->set);
+  sq_receiver_set_destroy(pt->rec);
+  sq_source_list_clear(&pt->list);
+}
+
+/* pt: NULL, or the run also has point sources and receivers, and returns the samples in pt. */
 static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *ncpu_tasks, int64_t *ngpu_tasks,
-                     size_t *len, int *nclusters) {
+                     size_t *len, int *nclusters, run_points *pt) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(4, 4, p, 1, tile, &mesh);
   ck_assert_int_ge(d->ncluster, 3);
@@ -286,20 +331,32 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   const double amp[1] = {1.0};
   sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
   sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
-  sq_runtime *rt;
-  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
   const int64_t fine_per_sync = (int64_t)1 << (d->ncluster - 1);
   const int64_t nsync = (50 + fine_per_sync - 1) / fine_per_sync;
+  const double t_end = (double)nsync * d->cluster_dt[d->ncluster - 1];
+  if (pt) points_create(d, mesh, t_end, pt); /* before the runtime: receiver tiles keep derivatives */
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  if (pt) {
+    ck_assert_int_eq(sq_runtime_attach_sources(rt, pt->set), 0);
+    ck_assert_int_eq(sq_runtime_attach_receivers(rt, pt->rec), 0);
+    ck_assert_int_eq(sq_receiver_set_reserve(pt->rec, t_end), 0);
+    for (int64_t i = 0; i < pt->rec->capacity * 27; ++i) pt->rec->samples[i] = NAN; /* unwritten shows */
+  }
   sq_graph_options opt = {.merge_neighbor_clusters = merge};
   int64_t c0, g0;
   task_counts(&c0, &g0);
   bus_bytes();
   /* the first interval uploads the data; after that, a GPU-only run should move (almost) nothing */
-  ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+  const double dt_sync = d->cluster_dt[d->ncluster - 1];
+  opt.t_begin = 0.0, opt.t_end = dt_sync;
+  ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt), 0);
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
   const long long first = bus_bytes();
-  for (int64_t s = 1; s < nsync; ++s)
-    ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+  for (int64_t s = 1; s < nsync; ++s) {
+    opt.t_begin = (double)s * dt_sync, opt.t_end = (double)(s + 1) * dt_sync; /* the sources' and receivers' times */
+    ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt), 0);
+  }
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
   const long long steady = bus_bytes();
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
@@ -308,11 +365,21 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
          (long long)(nsync - 1), steady, nsync > 1 ? (double)steady / (nsync - 1) : 0.0, bus_bytes());
   sq_runtime_destroy(rt);
   ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
+  if (pt) {
+    int64_t jb, je;
+    sq_receiver_samples_in(pt->rec->interval, 0.0, t_end, &jb, &je);
+    ck_assert_int_eq(jb, 0);
+    ck_assert_int_ge(je, 40);
+    pt->nsample = (size_t)je;
+    pt->samples = host_dup(pt->rec->samples, sizeof(double) * pt->nsample * 3 * 9);
+    points_destroy(pt);
+  }
   *len = (size_t)d->nelem * d->nbasis * 9;
   *nclusters = d->ncluster;
   void *out = host_dup(d->dofs, *len * sq_real_size(p));
-  printf("  run %-4s %s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
+  printf("  run %-4s %s%s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
          w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge ? " merged" : "",
+         pt ? " sources+receivers" : "",
          d->ncluster, (long long)nsync, (long long)(nsync * fine_per_sync), (long long)*ncpu_tasks,
          (long long)*ngpu_tasks);
   sq_disc_destroy(d);
@@ -320,42 +387,90 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   return out;
 }
 
-static void runs_one(sq_precision p) {
+/* Relative L2 of two sample series (double precision whatever the run's precision). */
+static void check_samples(const char *what, sq_precision p, const run_points *got, const run_points *ref) {
+  ck_assert_uint_eq(got->nsample, ref->nsample);
+  double peak = 0.0; /* the sources must have reached the receivers, or the comparison proves nothing */
+  for (size_t i = 0; i < ref->nsample * 27; ++i) {
+    ck_assert_msg(isfinite(ref->samples[i]) && isfinite(got->samples[i]),
+                  "%s: sample %zu of receiver %zu is not finite (cpu %g, this run %g): a slot was not written", what,
+                  i / 27, i % 27 / 9, ref->samples[i], got->samples[i]);
+    peak = fmax(peak, fabs(ref->samples[i]));
+  }
+  ck_assert_msg(peak > 0.0, "%s: reference samples are all zero", what);
+  const double err = rel_l2(SQ_F64, got->samples, ref->samples, ref->nsample * 27);
+  if (!(err <= tolerance(p))) /* say where: sample, receiver, quantity */
+    for (size_t i = 0, shown = 0; i < ref->nsample * 27 && shown < 8; ++i)
+      if (!(fabs(got->samples[i] - ref->samples[i]) <= tolerance(p) * peak))
+        printf("  sample %zu receiver %zu quantity %zu: got %.17g, cpu %.17g\n", i / 27, i % 27 / 9, i % 9,
+               got->samples[i], ref->samples[i]),
+            ++shown;
+  printf("  %-14s O4 %s  rel L2 %.3e (%zu samples x 3 receivers)\n", what, prec_name(p), err, ref->nsample);
+  ck_assert_msg(err <= tolerance(p), "%s %s: relative L2 difference %.3e > %.1e", what, prec_name(p), err,
+                tolerance(p));
+}
+
+static void runs_one(sq_precision p, int points) {
   size_t len;
   int L;
   int64_t nc, ng;
+  run_points pref = {0}, pgot = {0};
   start_starpu(WORKERS_CPU, "lws");
-  void *ref = lts_run(p, WORKERS_CPU, 0, 32, &nc, &ng, &len, &L);
+  void *ref = lts_run(p, WORKERS_CPU, 0, 32, &nc, &ng, &len, &L, points ? &pref : NULL);
   ck_assert_int_eq(ng, 0);
   starpu_shutdown();
 
   ck_assert_int_ge(start_starpu(WORKERS_GPU, "lws"), 1);
-  void *gpu = lts_run(p, WORKERS_GPU, 0, 32, &nc, &ng, &len, &L);
+  void *gpu = lts_run(p, WORKERS_GPU, 0, 32, &nc, &ng, &len, &L, points ? &pgot : NULL);
   ck_assert_int_eq(nc, 0);
   ck_assert_int_gt(ng, 0);
   check_close("run gpu", 4, p, gpu, ref, len);
   free(gpu);
-  gpu = lts_run(p, WORKERS_GPU, 1, 32, &nc, &ng, &len, &L);
+  if (points) {
+    check_samples("run gpu receivers", p, &pgot, &pref);
+    free(pgot.samples);
+  }
+  gpu = lts_run(p, WORKERS_GPU, 1, 32, &nc, &ng, &len, &L, points ? &pgot : NULL);
   check_close("run gpu merged", 4, p, gpu, ref, len);
   free(gpu);
+  if (points) {
+    check_samples("run gpu merged receivers", p, &pgot, &pref);
+    free(pgot.samples);
+  }
   starpu_shutdown();
 
   /* eager hands every task to the first idle worker: with small tiles both kinds get work */
   ck_assert_int_ge(start_starpu(WORKERS_BOTH, "eager"), 1);
-  void *both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L);
+  void *both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, points ? &pgot : NULL);
   ck_assert_msg(nc > 0 && ng > 0, "mixed run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
                 (long long)ng);
   check_close("run cpu+gpu", 4, p, both, ref, len);
   free(both);
+  if (points) {
+    check_samples("run cpu+gpu receivers", p, &pgot, &pref);
+    free(pgot.samples);
+    free(pref.samples);
+  }
   starpu_shutdown();
   free(ref);
 }
 
-START_TEST(runs_f64) { runs_one(SQ_F64); }
+START_TEST(runs_f64) { runs_one(SQ_F64, 0); }
 END_TEST
 
-START_TEST(runs_f32) { runs_one(SQ_F32); }
+START_TEST(runs_f32) { runs_one(SQ_F32, 0); }
 END_TEST
+
+START_TEST(points_f64) { runs_one(SQ_F64, 1); }
+END_TEST
+
+START_TEST(points_f32) { runs_one(SQ_F32, 1); }
+END_TEST
+
+/* A failed check leaves its test early (no fork): shut StarPU down for the next test. */
+static void teardown(void) {
+  if (starpu_is_initialized()) starpu_shutdown();
+}
 
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
@@ -368,9 +483,12 @@ int main(void) {
   Suite *s = suite_create("cuda");
   TCase *tc = tcase_create("cuda");
   tcase_set_timeout(tc, 600);
+  tcase_add_checked_fixture(tc, NULL, teardown);
   tcase_add_test(tc, kernels_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);
+  tcase_add_test(tc, points_f64);
+  tcase_add_test(tc, points_f32);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
