@@ -161,11 +161,38 @@ static void pack_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
+#ifdef SQ_USE_CUDA
+/* The same rows, copied on the GPU where the copy tiles live; StarPU-MPI then stages the message to
+ * the host for MPI (Open MPI here is not CUDA-aware), and the ghost tiles travel up when a GPU reads them. */
+static void pack_cuda(void *buffers[], void *cl_arg) {
+  const pack_args *a = cl_arg;
+  char *out = (char *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  cudaStream_t stream = starpu_cuda_get_local_stream();
+  for (int64_t i = 0; i < a->n;) {
+    int64_t j = i + 1; /* consecutive rows of one tile move in one copy */
+    while (j < a->n && a->map[2 * j] == a->map[2 * i] && a->map[2 * j + 1] == a->map[2 * j - 1] + 1) ++j;
+    const char *src =
+        (const char *)STARPU_VECTOR_GET_PTR(buffers[1 + a->map[2 * i]]) + (size_t)a->map[2 * i + 1] * a->bytes;
+    const cudaError_t err =
+        cudaMemcpyAsync(out + i * a->bytes, src, (size_t)(j - i) * a->bytes, cudaMemcpyDeviceToDevice, stream);
+    if (err != cudaSuccess) {
+      fprintf(stderr, "starquake: halo packing on the GPU failed: %s\n", cudaGetErrorString(err));
+      abort();
+    }
+    i = j;
+  }
+}
+#endif
+
 static struct starpu_perfmodel pack_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_halo_pack"};
 
 static struct starpu_codelet pack_cl = {
     .cpu_funcs = {pack_cpu},
     .cpu_funcs_name = {"pack_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {pack_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &pack_model,
     .name = "sq_halo_pack",

@@ -328,10 +328,40 @@ static double get_real(const sq_disc *d, const void *base, size_t i) {
   return d->opt.precision == SQ_F64 ? ((const double *)base)[i] : (double)((const float *)base)[i];
 }
 
+/* The basis at the reference volume points, nvol x B (caller frees): tabulated once per sweep over the
+ * elements instead of once per element and point. */
+static double *vol_basis(const sq_disc *d) {
+  const sq_ref *r = d->ref;
+  double *phi = malloc(sizeof(double) * (size_t)r->nvol * d->nbasis);
+  if (!phi) {
+    fprintf(stderr, "starquake: out of memory tabulating the basis (%d points)\n", r->nvol);
+    abort();
+  }
+  for (int iq = 0; iq < r->nvol; ++iq) sq_basis_eval(d->opt.order, &r->vol_point[iq * 3], phi + (size_t)iq * d->nbasis);
+  return phi;
+}
+
+/* The dofs of element e in double precision (B x 9, basis index fastest). */
+static void load_dofs(const sq_disc *d, int64_t e, double *dof) {
+  const size_t nq = (size_t)d->nbasis * 9;
+  if (d->opt.precision == SQ_F64) memcpy(dof, (const double *)d->dofs + e * nq, nq * sizeof(double));
+  else
+    for (size_t i = 0; i < nq; ++i) dof[i] = ((const float *)d->dofs)[e * nq + i];
+}
+
+/* The solution at a point where the basis takes the values phi, from an element's loaded dofs. */
+static void eval_vol(int B, const double *dof, const double *phi, double q[9]) {
+  for (int p = 0; p < 9; ++p) {
+    double s = 0.0;
+    for (int k = 0; k < B; ++k) s += phi[k] * dof[k + p * B];
+    q[p] = s;
+  }
+}
+
 void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
   const sq_ref *r = d->ref;
   const int B = d->nbasis;
-  double *phi = malloc(sizeof(double) * B), acc[84 * 9];
+  double *table = vol_basis(d), acc[84 * 9];
   for (int64_t e = 0; e < d->nelem; ++e) {
     const int64_t c = d->cell_of[e];
     memset(acc, 0, sizeof(acc));
@@ -339,7 +369,7 @@ void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
       double x[3], q[9];
       ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
       fn(ctx, x, t, q);
-      sq_basis_eval(d->opt.order, &r->vol_point[iq * 3], phi);
+      const double *phi = table + (size_t)iq * B;
       for (int p = 0; p < 9; ++p)
         for (int k = 0; k < B; ++k) acc[k + p * B] += r->vol_weight[iq] * phi[k] * q[p];
     }
@@ -351,7 +381,7 @@ void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
         else ((float *)d->dofs)[i] = (float)v;
       }
   }
-  free(phi);
+  free(table);
 }
 
 void sq_disc_eval(const sq_disc *d, int64_t e, const double xi[3], double q[9]) {
@@ -367,38 +397,47 @@ void sq_disc_eval(const sq_disc *d, int64_t e, const double xi[3], double q[9]) 
 
 void sq_disc_l2_error(const sq_disc *d, sq_field_fn fn, const void *ctx, double t, double *err, double *norm) {
   const sq_ref *r = d->ref;
-  double e2 = 0.0, n2 = 0.0;
+  double e2 = 0.0, n2 = 0.0, *table = vol_basis(d);
   for (int64_t e = 0; e < d->nelem; ++e) {
     if (d->is_ghost[e]) continue;
     const int64_t c = d->cell_of[e];
     const double jac = 6.0 * d->mesh->volume[c];
+    double dof[84 * 9];
+    load_dofs(d, e, dof);
     for (int iq = 0; iq < r->nvol; ++iq) {
       double x[3], q[9], qh[9];
       ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
       fn(ctx, x, t, q);
-      sq_disc_eval(d, e, &r->vol_point[iq * 3], qh);
+      eval_vol(d->nbasis, dof, table + (size_t)iq * d->nbasis, qh);
       for (int p = 0; p < 9; ++p) {
         e2 += jac * r->vol_weight[iq] * (qh[p] - q[p]) * (qh[p] - q[p]);
         n2 += jac * r->vol_weight[iq] * q[p] * q[p];
       }
     }
   }
+  free(table);
   *err = sqrt(e2);
   *norm = sqrt(n2);
 }
 
 double sq_disc_energy(const sq_disc *d) {
+  /* the energy density is a quadratic form and the basis is orthogonal: the integral over an element is
+   * |J| sum_k M_k density(q_k), exactly what quadrature of the interpolated field gives, at the cost of
+   * one density per basis function instead of one per quadrature point */
   const sq_ref *r = d->ref;
+  const int B = d->nbasis;
   double total = 0.0;
   for (int64_t e = 0; e < d->nelem; ++e) {
     if (d->is_ghost[e]) continue;
     const int64_t c = d->cell_of[e];
-    const double jac = 6.0 * d->mesh->volume[c];
-    for (int iq = 0; iq < r->nvol; ++iq) {
-      double qh[9];
-      sq_disc_eval(d, e, &r->vol_point[iq * 3], qh);
-      total += jac * r->vol_weight[iq] * sq_energy_density(&d->material[c], qh);
+    double dof[84 * 9], sum = 0.0;
+    load_dofs(d, e, dof);
+    for (int k = 0; k < B; ++k) {
+      double qk[9];
+      for (int p = 0; p < 9; ++p) qk[p] = dof[k + p * B];
+      sum += r->mass[k] * sq_energy_density(&d->material[c], qk);
     }
+    total += 6.0 * d->mesh->volume[c] * sum;
   }
   return total;
 }
