@@ -198,33 +198,85 @@ static int64_t rows_here(const sq_rows *rows, int64_t nrow, int write) {
   return rows ? rows->n : (!write || io_rank() == 0) ? nrow : 0;
 }
 
+/* A block of a selection: indices [first, first + len) of one dimension. */
+typedef struct h5_run {
+  hsize_t first, len;
+} h5_run;
+
 /*
- * Select in @p space (ndim dimensions, @p dims) the rows of a transfer (all of dimension 1 and 2):
- * one hyperslab per run of consecutive rows, in ascending order (HDF5 appends such runs cheaply).
- * Fails when the rows are not ascending or lie outside the dataset.
+ * The union of the blocks @p run[lo, hi) (ascending, disjoint) along dimension @p dim, each spanning
+ * @p start / @p count in the other dimensions, as the selection of a copy of @p tmpl.  Halves are
+ * built apart and then combined: appending n blocks one by one costs O(n^2) in HDF5 1.10 (every OR
+ * walks the whole selection), combining halves O(n log n).
+ */
+static hid_t h5_runs(hid_t tmpl, int ndim, const hsize_t *start, const hsize_t *count, int dim,
+                     const h5_run *run, int64_t lo, int64_t hi) {
+  if (hi - lo > 64) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    hid_t a = h5_runs(tmpl, ndim, start, count, dim, run, lo, mid);
+    hid_t b = a >= 0 ? h5_runs(tmpl, ndim, start, count, dim, run, mid, hi) : -1;
+    const int st = b < 0 || H5Smodify_select(a, H5S_SELECT_OR, b) < 0;
+    if (b >= 0)
+      H5Sclose(b);
+    if (st && a >= 0)
+      H5Sclose(a), a = -1;
+    return a;
+  }
+  hid_t space = H5Scopy(tmpl);
+  int st = space < 0 || H5Sselect_none(space) < 0;
+  hsize_t s[3], c[3];
+  for (int d = 0; d < ndim; ++d)
+    s[d] = start[d], c[d] = count[d];
+  for (int64_t k = lo; k < hi && !st; ++k) {
+    s[dim] = run[k].first;
+    c[dim] = run[k].len;
+    st = H5Sselect_hyperslab(space, H5S_SELECT_OR, s, NULL, c, NULL) < 0;
+  }
+  if (st && space >= 0)
+    H5Sclose(space), space = -1;
+  return space;
+}
+
+/* Select the blocks @p run[0, n) of dimension @p dim (see h5_runs) in @p space; none when n is 0. */
+static int h5_select_runs(hid_t space, int ndim, const hsize_t *start, const hsize_t *count, int dim,
+                          const h5_run *run, int64_t n) {
+  if (n == 0)
+    return H5Sselect_none(space) < 0 ? -1 : 0;
+  const hid_t sel = h5_runs(space, ndim, start, count, dim, run, 0, n);
+  const int st = sel < 0 || H5Sselect_copy(space, sel) < 0 ? -1 : 0;
+  if (sel >= 0)
+    H5Sclose(sel);
+  return st;
+}
+
+/*
+ * Select in @p space (ndim dimensions, @p dims) the rows of a transfer (all of dimensions 1 and 2):
+ * one block per run of consecutive rows.  Fails when the rows do not ascend or lie outside the dataset.
  */
 static int h5_select_rows(hid_t space, int ndim, const hsize_t *dims, const sq_rows *rows, int write) {
   if (!rows)
     return rows_here(NULL, (int64_t)dims[0], write) > 0 ? H5Sselect_all(space) : H5Sselect_none(space);
-  if (H5Sselect_none(space) < 0)
+  h5_run *run = malloc(sizeof(h5_run) * (size_t)(rows->n > 0 ? rows->n : 1));
+  if (!run)
     return -1;
-  hsize_t start[3] = {0, 0, 0}, count[3] = {0, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
-  int64_t prev = -1;
+  int64_t nrun = 0, prev = -1;
   for (int64_t k = 0; k < rows->n;) {
     const int64_t first = rows->id ? rows->id[k] : rows->first + k;
     int64_t len = rows->id ? 1 : rows->n - k;
     while (rows->id && k + len < rows->n && rows->id[k + len] == first + len)
       ++len;
-    if (first <= prev || first < 0 || (hsize_t)(first + len) > dims[0])
+    if (first <= prev || first < 0 || (hsize_t)(first + len) > dims[0]) {
+      free(run);
       return -1;
-    start[0] = (hsize_t)first;
-    count[0] = (hsize_t)len;
-    if (H5Sselect_hyperslab(space, H5S_SELECT_OR, start, NULL, count, NULL) < 0)
-      return -1;
+    }
+    run[nrun++] = (h5_run){(hsize_t)first, (hsize_t)len};
     prev = first + len - 1;
     k += len;
   }
-  return 0;
+  const hsize_t start[3] = {0, 0, 0}, count[3] = {0, ndim > 1 ? dims[1] : 1, ndim > 2 ? dims[2] : 1};
+  const int st = h5_select_runs(space, ndim, start, count, 0, run, nrun);
+  free(run);
+  return st;
 }
 
 /* Write (or read) this rank's rows of the whole dataset @p set, packed in @p data; collective. */
@@ -304,21 +356,22 @@ static int h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *
     if (!sel)
       sel = mine ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, mdims, NULL) < 0
                  : H5Sselect_none(space) < 0;
-  } else if (!sel) {
-    sel = H5Sselect_none(space) < 0 || H5Sselect_none(mem) < 0;
-    for (hsize_t i = 0; i < dims[1] && !sel;) {
-      if (!cols[i]) {
-        ++i;
-        continue;
-      }
-      hsize_t len = 1;
+  } else if (!sel) { /* the runs of marked columns, the same in the file and in memory */
+    h5_run *run = malloc(sizeof(h5_run) * (size_t)(dims[1] > 0 ? dims[1] : 1));
+    int64_t nrun = 0;
+    for (hsize_t i = 0; run && i < dims[1];) {
+      hsize_t len = 0;
       while (i + len < dims[1] && cols[i + len])
         ++len;
-      hsize_t fstart[3] = {(hsize_t)at, i, 0}, mstart[3] = {0, i, 0}, cnt[3] = {(hsize_t)count, len, dims[2]};
-      sel = H5Sselect_hyperslab(space, H5S_SELECT_OR, fstart, NULL, cnt, NULL) < 0 ||
-            H5Sselect_hyperslab(mem, H5S_SELECT_OR, mstart, NULL, cnt, NULL) < 0;
-      i += len;
+      if (len)
+        run[nrun++] = (h5_run){i, len};
+      i += len ? len : 1;
     }
+    const hsize_t fstart[3] = {(hsize_t)at, 0, 0}, mstart[3] = {0, 0, 0},
+                  cnt[3] = {(hsize_t)count, 0, dims[2]};
+    sel = !run || h5_select_runs(space, ndim, fstart, cnt, 1, run, nrun) < 0 ||
+          h5_select_runs(mem, ndim, mstart, cnt, 1, run, nrun) < 0;
+    free(run);
   }
   IO_STEP(st, sel ? -1 : 0);
   IO_STEP(st, H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, dxpl, data));
