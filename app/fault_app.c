@@ -4,7 +4,6 @@
  * stations (SeisSol text and SCEC formats) and the rupture-time file `cplot`.
  */
 #include <errno.h>
-#include <hdf5.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -150,8 +149,11 @@ struct sq_fault_output {
   sq_sim *s;
   int root;
   int64_t every, nsteps;
-  int64_t nglobal;      /* faces over all ranks (root) */
-  double *rows;         /* root: gathered values, nglobal x FV_N */
+  int64_t nglobal;      /* faces over all ranks: the rows of the fault files */
+  int64_t nown;         /* faces whose "-" side is ours: the rows this rank writes */
+  int64_t *own_face;    /* their local index, in the order of their rows */
+  int64_t *own_row;     /* their row in the files, ascending */
+  double *values;       /* FV_N x nown: one snapshot, value by value */
   sq_xdmf_writer *xdmf;
   int nstation;
   struct station {
@@ -221,84 +223,118 @@ static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *
   }
 }
 
-/* Gather the faces whose "-" side each rank owns (values, and once the geometry) to the root. */
-static int gather(sq_fault_output *o, int with_geometry, double **geom_out) {
-  const sq_fault *f = o->s->fault;
-  const sq_disc *d = o->s->disc;
-  int64_t n = 0;
-  for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
-  const int width = FV_N + 1 + (with_geometry ? 9 : 0);
-  double *mine = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * width);
-  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory");
-  int64_t r = 0;
-  for (int64_t i = 0; i < f->nface; ++i) {
-    if (!f->face[i].owned[0]) continue;
-    double *row = mine + r++ * width;
-    row[0] = (double)f->face[i].gid;
-    face_values(f, d, i, row + 1);
-    if (with_geometry) {
-      const sq_fault_face *fc = &f->face[i];
-      const int64_t c = d->cell_of[fc->elem[0]];
-      for (int v = 0; v < 3; ++v)
-        for (int k = 0; k < 3; ++k)
-          row[1 + FV_N + 3 * v + k] = d->mesh->vert[d->mesh->cell_vert[c * 4 + sq_ref_face_vertices[fc->face[0]][v]] * 3 + k];
-    }
-  }
-  int count = (int)(n * width), *counts = NULL, *displs = NULL;
-  double *all = mine;
-  int64_t total = n;
-  if (o->s->nranks > 1) {
-    counts = malloc(sizeof(int) * o->s->nranks), displs = malloc(sizeof(int) * o->s->nranks);
-    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (o->root) {
-      int sum = 0;
-      for (int k = 0; k < o->s->nranks; ++k) displs[k] = sum, sum += counts[k];
-      all = malloc(sizeof(double) * (sum > 0 ? sum : 1));
-      total = sum / width;
-    }
-    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    free(counts), free(displs);
-  }
-  if (o->root) { /* rows in ascending gid */
-    if (!o->rows) {
-      o->nglobal = total;
-      SQ_CALL(SQ_CALLOC(o->rows, (total + 1) * FV_N));
-    }
-    int64_t *idx = malloc(sizeof(int64_t) * (total + 1));
-    for (int64_t i = 0; i < total; ++i) idx[i] = i;
-    double *key = malloc(sizeof(double) * 2 * (total + 1));
-    for (int64_t i = 0; i < total; ++i) key[2 * i] = all[i * width], key[2 * i + 1] = (double)i;
-    qsort(key, total, 2 * sizeof(double), (int (*)(const void *, const void *))sq_fault_app_cmp_gid);
-    for (int64_t i = 0; i < total; ++i) idx[i] = (int64_t)key[2 * i + 1];
-    free(key);
-    for (int64_t i = 0; i < total; ++i) memcpy(o->rows + i * FV_N, all + idx[i] * width + 1, sizeof(double) * FV_N);
-    if (with_geometry) {
-      double *g = malloc(sizeof(double) * 9 * (total + 1));
-      for (int64_t i = 0; i < total; ++i) memcpy(g + 9 * i, all + idx[i] * width + 1 + FV_N, sizeof(double) * 9);
-      *geom_out = g;
-    }
-    free(idx);
-  }
-  if (all != mine) free(all);
-  free(mine);
-  return SQ_SUCCESS;
-}
-
-int sq_fault_app_cmp_gid(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
 
-static int snapshot(sq_fault_output *o) {
-  SQ_CALL(gather(o, 0, NULL));
-  if (!o->root || !o->xdmf) return SQ_SUCCESS;
-  double *col[FV_N];
-  for (int v = 0; v < FV_N; ++v) {
-    col[v] = malloc(sizeof(double) * (o->nglobal + 1));
-    for (int64_t i = 0; i < o->nglobal; ++i) col[v][i] = o->rows[i * FV_N + v];
+/*
+ * The row of every local fault face in the fault files (snapshots, fault checkpoint): the rank of its
+ * gid among the gids of all fault faces, each listed once, by the rank that owns its "-" side.  The
+ * ranks exchange their gids (an index: 8 bytes a face) once.  *@p nglobal: faces over all ranks.
+ */
+static int fault_rows(const sq_sim *s, int64_t **row, int64_t *nglobal) {
+  const sq_fault *f = s->fault;
+  int64_t n = 0;
+  for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
+  int64_t *all = malloc(sizeof(int64_t) * (size_t)(n + 1)), total = n;
+  SQ_CALL(SQ_CALLOC(*row, f->nface + 1));
+  SQ_CHECK(all, SQ_ERR_MEMORY, "out of memory numbering the fault faces");
+  n = 0;
+  for (int64_t i = 0; i < f->nface; ++i)
+    if (f->face[i].owned[0]) all[n++] = f->face[i].gid;
+  if (s->nranks > 1) {
+    int count = (int)n, *counts = malloc(sizeof(int) * s->nranks), *displs = malloc(sizeof(int) * s->nranks);
+    SQ_CHECK(counts && displs, SQ_ERR_MEMORY, "out of memory numbering the fault faces");
+    MPI_Allgather(&count, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    total = 0;
+    for (int r = 0; r < s->nranks; ++r) displs[r] = (int)total, total += counts[r];
+    int64_t *every = malloc(sizeof(int64_t) * (size_t)(total + 1));
+    SQ_CHECK(every, SQ_ERR_MEMORY, "out of memory numbering the fault faces");
+    MPI_Allgatherv(all, count, MPI_INT64_T, every, counts, displs, MPI_INT64_T, MPI_COMM_WORLD);
+    free(all), free(counts), free(displs);
+    all = every;
   }
-  const int ierr = sq_xdmf_write(o->xdmf, o->s->time, FV_N, fv_names, (const double *const *)col, SQ_XDMF_CELL);
-  for (int v = 0; v < FV_N; ++v) free(col[v]);
+  qsort(all, total, sizeof(int64_t), cmp_i64);
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const int64_t *hit = bsearch(&f->face[i].gid, all, total, sizeof(int64_t), cmp_i64);
+    (*row)[i] = hit ? hit - all : -1; /* -1: nobody owns its "-" side (cannot happen) */
+  }
+  free(all);
+  *nglobal = total;
+  return SQ_SUCCESS;
+}
+
+/* The local faces @p pick marks (NULL: all), in the order of their rows @p row (the local faces are
+ * ordered by cluster first): @p face[k] has row @p face_row[k], ascending.  Returns how many. */
+static int64_t faces_by_row(const sq_fault *f, const int64_t *row, const int *pick, int64_t *face, int64_t *face_row) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < f->nface; ++i)
+    if (!pick || pick[i]) face_row[n] = row[i], face[n++] = i;
+  int64_t *pair = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1)); /* (row, face), sorted by row */
+  if (!pair) return -1;
+  for (int64_t k = 0; k < n; ++k) pair[2 * k] = face_row[k], pair[2 * k + 1] = face[k];
+  qsort(pair, n, 2 * sizeof(int64_t), cmp_i64);
+  for (int64_t k = 0; k < n; ++k) face_row[k] = pair[2 * k], face[k] = pair[2 * k + 1];
+  free(pair);
+  return n;
+}
+
+/* The faces this rank writes (its "-" sides) and their rows. */
+static int own_rows(sq_fault_output *o) {
+  const sq_fault *f = o->s->fault;
+  int64_t *row = NULL;
+  int *mine = NULL;
+  SQ_CALL(fault_rows(o->s, &row, &o->nglobal));
+  const int64_t n = f->nface > 0 ? f->nface : 1;
+  int ierr = SQ_CALLOC(o->own_face, n);
+  if (!ierr) ierr = SQ_CALLOC(o->own_row, n);
+  if (!ierr) ierr = SQ_CALLOC(mine, n);
+  for (int64_t i = 0; !ierr && i < f->nface; ++i) mine[i] = f->face[i].owned[0];
+  if (!ierr) o->nown = faces_by_row(f, row, mine, o->own_face, o->own_row);
+  if (!ierr && o->nown < 0) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory numbering the fault faces");
+  if (!ierr) ierr = SQ_CALLOC(o->values, (o->nown > 0 ? o->nown : 1) * FV_N);
+  SQ_FREE(mine);
+  SQ_FREE(row);
+  return ierr;
+}
+
+static int snapshot(sq_fault_output *o) {
+  if (!o->xdmf) return SQ_SUCCESS;
+  double v[FV_N];
+  for (int64_t k = 0; k < o->nown; ++k) {
+    face_values(o->s->fault, o->s->disc, o->own_face[k], v);
+    for (int j = 0; j < FV_N; ++j) o->values[j * o->nown + k] = v[j];
+  }
+  const double *col[FV_N];
+  for (int j = 0; j < FV_N; ++j) col[j] = o->values + j * o->nown;
+  const sq_rows rows = {.n = o->nown, .id = o->own_row};
+  return sq_xdmf_write(o->xdmf, o->s->time, FV_N, fv_names, col, SQ_XDMF_CELL, &rows);
+}
+
+/* Open the fault's XDMF series: each rank writes the triangles of its faces (three unshared vertices
+ * each: simple and exact). */
+static int open_xdmf(sq_fault_output *o, int64_t snapshots) {
+  const sq_fault *f = o->s->fault;
+  const sq_disc *d = o->s->disc;
+  const sq_config *cfg = &o->s->cfg;
+  const int64_t n = o->nown;
+  double *geom = malloc(sizeof(double) * 9 * (size_t)(n + 1));
+  int64_t *tri = malloc(sizeof(int64_t) * 3 * (size_t)(n + 1)), *node = malloc(sizeof(int64_t) * 3 * (size_t)(n + 1));
+  SQ_CHECK(geom && tri && node, SQ_ERR_MEMORY, "out of memory opening the fault output");
+  for (int64_t k = 0; k < n; ++k) {
+    const sq_fault_face *fc = &f->face[o->own_face[k]];
+    const int64_t c = d->cell_of[fc->elem[0]];
+    for (int v = 0; v < 3; ++v) {
+      node[3 * k + v] = tri[3 * k + v] = 3 * o->own_row[k] + v;
+      for (int x = 0; x < 3; ++x)
+        geom[9 * k + 3 * v + x] = d->mesh->vert[d->mesh->cell_vert[c * 4 + sq_ref_face_vertices[fc->face[0]][v]] * 3 + x];
+    }
+  }
+  const sq_rows node_rows = {.n = 3 * n, .id = node}, face_rows = {.n = n, .id = o->own_row};
+  const int ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, &node_rows,
+                                o->nglobal, 3, tri, &face_rows, snapshots, &o->xdmf);
+  free(geom), free(tri), free(node);
   return ierr;
 }
 
@@ -451,20 +487,8 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, const char *resta
   int64_t snapshots = -1, keep[SQ_MAX_FAULT_STATIONS];
   double next[SQ_MAX_FAULT_STATIONS];
   if (restart) SQ_CALL(read_counts(restart, cfg->fault.nstations, &snapshots, keep, next));
-  double *geom = NULL;
-  SQ_CALL(gather(o, 1, &geom));
-  if (o->root && cfg->output_format == SQ_OUTPUT_XDMF) {
-    int64_t *tri;
-    SQ_CALL(SQ_CALLOC(tri, 3 * (o->nglobal + 1)));
-    for (int64_t i = 0; i < 3 * o->nglobal; ++i) tri[i] = i; /* unshared vertices: simple and exact */
-    const int ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, o->nglobal, 3,
-                                  tri, snapshots, &o->xdmf);
-    SQ_FREE(tri);
-    free(geom);
-    SQ_CALL(ierr);
-  } else {
-    free(geom);
-  }
+  SQ_CALL(own_rows(o));
+  if (cfg->output_format == SQ_OUTPUT_XDMF) SQ_CALL(open_xdmf(o, snapshots));
   SQ_CALL(open_stations(o, restart ? keep : NULL));
   if (restart) {
     for (int k = 0; k < o->nstation; ++k) o->station[k].next = next[k];
@@ -479,154 +503,96 @@ int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, const char *resta
 void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len) { snprintf(out, len, "%s.fault", ckpt); }
 
 /* The friction state of every fault point, the station rows and the fault snapshots written so far,
- * in PATH (a file next to the main checkpoint; one rank: checkpoints of MPI runs are refused). */
+ * in PATH (a file next to the main checkpoint): each rank writes the faces whose "-" side it owns. */
 int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step) {
   if (!o) return SQ_SUCCESS;
   const sq_fault *f = o->s->fault;
-  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), width = 1 + f->npoint * ns;
-  /* rows (gid, every point's state) of the faces whose "-" side is ours; rank 0 gathers them */
-  int64_t n = 0;
-  for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
-  double *mine = malloc(sizeof(double) * (size_t)(n + 1) * width);
-  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory");
-  int64_t r = 0;
-  for (int64_t i = 0; i < f->nface; ++i) {
-    if (!f->face[i].owned[0]) continue;
-    double *row = mine + r++ * width;
-    row[0] = (double)f->face[i].gid; /* exact: gids are far below 2^53 */
-    for (int p = 0; p < f->npoint; ++p) memcpy(row + 1 + p * ns, &f->point[i * f->npoint + p].state, sizeof(sq_friction_state));
+  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
+  const int64_t n = o->nown;
+  int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *point_row = malloc(sizeof(int64_t) * (size_t)(n * np + 1));
+  double *state = malloc(sizeof(double) * (size_t)(n * np + 1) * ns);
+  int ok = gid && point_row && state;
+  if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!ok) {
+    free(gid), free(point_row), free(state);
+    return sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory writing the fault checkpoint '%s'", path);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = o->own_face[k];
+    gid[k] = f->face[i].gid;
+    for (int p = 0; p < np; ++p) {
+      point_row[k * np + p] = o->own_row[k] * np + p; /* the state has one row per fault point */
+      memcpy(state + (k * np + p) * ns, &f->point[i * np + p].state, sizeof(sq_friction_state));
+    }
   }
   int64_t rows[SQ_MAX_FAULT_STATIONS + 1] = {0};
   double next[SQ_MAX_FAULT_STATIONS + 1] = {0};
   for (int k = 0; k < o->nstation; ++k) rows[k] = o->station[k].rows, next[k] = o->station[k].next;
-  double *all = mine;
-  int64_t total = n;
   if (o->s->nranks > 1) { /* each station lives on one rank; the others hold 0 */
     MPI_Allreduce(MPI_IN_PLACE, rows, SQ_MAX_FAULT_STATIONS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, next, SQ_MAX_FAULT_STATIONS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    int count = (int)(n * width), *counts = malloc(sizeof(int) * o->s->nranks), *displs = malloc(sizeof(int) * o->s->nranks);
-    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (o->root) {
-      int sum = 0;
-      for (int k = 0; k < o->s->nranks; ++k) displs[k] = sum, sum += counts[k];
-      all = malloc(sizeof(double) * (size_t)(sum + width));
-      total = sum / width;
-    }
-    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    free(counts), free(displs);
   }
-  int ierr = SQ_SUCCESS;
-  if (o->root) {
-    qsort(all, total, sizeof(double) * width, sq_fault_app_cmp_gid); /* rows by gid (first column) */
-    int64_t *gid = malloc(sizeof(int64_t) * (total + 1));
-    double *state = malloc(sizeof(double) * (size_t)(total + 1) * f->npoint * ns);
-    for (int64_t i = 0; i < total; ++i) {
-      gid[i] = (int64_t)all[i * width];
-      memcpy(state + i * f->npoint * ns, all + i * width + 1, sizeof(double) * f->npoint * ns);
-    }
-    const int64_t snapshots = sq_xdmf_count(o->xdmf);
-    char tmp[SQ_PATH_MAX + 320];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t st = file < 0 ? -1 : 0;
-    const hsize_t d1[1] = {(hsize_t)total}, d2[2] = {(hsize_t)(total * f->npoint), (hsize_t)ns};
-    const hsize_t ds[1] = {(hsize_t)(o->nstation > 0 ? o->nstation : 1)}, one[1] = {1};
-    const struct { const char *name; hid_t type; int rank; const hsize_t *dims; const void *data; } sets[] = {
-        {"gid", H5T_NATIVE_INT64, 1, d1, gid},          {"state", H5T_NATIVE_DOUBLE, 2, d2, state},
-        {"station_rows", H5T_NATIVE_INT64, 1, ds, rows}, {"station_next", H5T_NATIVE_DOUBLE, 1, ds, next},
-        {"step", H5T_NATIVE_INT64, 1, one, &step},      {"snapshots", H5T_NATIVE_INT64, 1, one, &snapshots}};
-    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]) && st >= 0; ++k) {
-      hid_t space = H5Screate_simple(sets[k].rank, sets[k].dims, NULL);
-      hid_t set = H5Dcreate2(file, sets[k].name, sets[k].type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-      st = set < 0 ? -1 : H5Dwrite(set, sets[k].type, H5S_ALL, H5S_ALL, H5P_DEFAULT, sets[k].data);
-      if (set >= 0) H5Dclose(set);
-      H5Sclose(space);
-    }
-    if (file >= 0 && H5Fclose(file) < 0) st = -1;
-    free(state), free(gid);
-    if (st < 0) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write the fault checkpoint '%s'", tmp);
-    else if (rename(tmp, path) != 0)
-      ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-  }
-  if (all != mine) free(all);
-  free(mine);
-  if (o->s->nranks > 1) MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int64_t snapshots = sq_xdmf_count(o->xdmf);
+  const int64_t nst = o->nstation > 0 ? o->nstation : 1;
+  const sq_rows faces = {.n = n, .id = o->own_row}, points = {.n = n * np, .id = point_row};
+  const sq_h5_set sets[] = {{"gid", 1, o->nglobal, 0, &faces, gid},
+                            {"state", 0, o->nglobal * np, ns, &points, state},
+                            {"station_rows", 1, nst, 0, NULL, rows},
+                            {"station_next", 0, nst, 0, NULL, next},
+                            {"step", 1, 1, 0, NULL, &step},
+                            {"snapshots", 1, 1, 0, NULL, &snapshots}};
+  const int ierr = sq_h5_file_write(path, "the fault checkpoint", (int)(sizeof(sets) / sizeof(sets[0])), sets);
+  free(gid), free(point_row), free(state);
   return ierr;
-}
-
-static int read_set(hid_t file, const char *path, const char *name, hid_t type, hsize_t want, void *data) {
-  hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
-  SQ_CHECK(set >= 0, SQ_ERR_INPUT, "the fault checkpoint '%s' has no dataset '%s'", path, name);
-  hid_t space = H5Dget_space(set);
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  H5Sclose(space);
-  herr_t st = (hsize_t)n == want ? H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
-  H5Dclose(set);
-  SQ_CHECK((hsize_t)n == want, SQ_ERR_INPUT, "the fault checkpoint '%s': '%s' holds %lld values, this run needs %llu;"
-           " restart with the mesh and configuration that wrote it", path, name, (long long)n, (unsigned long long)want);
-  SQ_CHECK(st >= 0, SQ_ERR_IO, "cannot read '%s' from '%s'", name, path);
-  return SQ_SUCCESS;
 }
 
 static int read_counts(const char *path, int nstation, int64_t *snapshots, int64_t *rows, double *next) {
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  SQ_CHECK(file >= 0, SQ_ERR_IO, "cannot open the fault checkpoint '%s'", path);
-  int ierr = read_set(file, path, "snapshots", H5T_NATIVE_INT64, 1, snapshots);
-  if (!ierr && nstation > 0) ierr = read_set(file, path, "station_rows", H5T_NATIVE_INT64, (hsize_t)nstation, rows);
-  if (!ierr && nstation > 0) ierr = read_set(file, path, "station_next", H5T_NATIVE_DOUBLE, (hsize_t)nstation, next);
-  H5Fclose(file);
-  return ierr;
-}
-
-static int64_t set_size(hid_t file, const char *name) {
-  hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
-  if (set < 0) return -1;
-  hid_t space = H5Dget_space(set);
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  H5Sclose(space);
-  H5Dclose(set);
-  return (int64_t)n;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
+  const sq_h5_set sets[] = {{"snapshots", 1, 1, 0, NULL, snapshots},
+                            {"station_rows", 1, nstation, 0, NULL, rows},
+                            {"station_next", 0, nstation, 0, NULL, next}};
+  return sq_h5_file_read(path, "the fault checkpoint", nstation > 0 ? 3 : 1, sets);
 }
 
 int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
   sq_fault *f = s->fault;
   if (!f) return SQ_SUCCESS;
-  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double));
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  SQ_CHECK(file >= 0, SQ_ERR_IO, "cannot open the fault checkpoint '%s' (written next to the checkpoint of a run with "
-           "a fault)", path);
-  const int64_t nsaved = set_size(file, "gid");
-  int64_t saved_step = -1, *gid = malloc(sizeof(int64_t) * (nsaved > 0 ? nsaved : 1));
-  double *state = malloc(sizeof(double) * (size_t)(nsaved > 0 ? nsaved : 1) * f->npoint * ns);
-  int ierr = nsaved < 0 ? sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' has no dataset 'gid'", path)
-             : gid && state ? SQ_SUCCESS : SQ_ERR_MEMORY;
-  if (!ierr) ierr = read_set(file, path, "step", H5T_NATIVE_INT64, 1, &saved_step);
-  if (!ierr) ierr = read_set(file, path, "gid", H5T_NATIVE_INT64, (hsize_t)nsaved, gid);
-  if (!ierr) ierr = read_set(file, path, "state", H5T_NATIVE_DOUBLE, (hsize_t)(nsaved * f->npoint * ns), state);
-  H5Fclose(file);
-  if (!ierr && saved_step != step)
-    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' is of step %lld, the checkpoint of "
-                    "step %lld: the run stopped while writing them; use an older pair", path, (long long)saved_step,
-                    (long long)step);
-  /* every local face (either side ours) takes its state by global id: any partition restarts */
-  for (int64_t i = 0; i < f->nface && !ierr; ++i) {
-    const int64_t *hit = bsearch(&f->face[i].gid, gid, nsaved, sizeof(int64_t), cmp_i64);
-    if (!hit) {
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' lacks fault face %lld (mesh cell %lld "
-                      "face %lld); restart with the mesh and configuration that wrote it", path,
-                      (long long)f->face[i].gid, (long long)(f->face[i].gid / 4), (long long)(f->face[i].gid % 4));
-      break;
-    }
-    const int64_t j = hit - gid;
-    for (int p = 0; p < f->npoint; ++p)
-      memcpy(&f->point[i * f->npoint + p].state, state + (j * f->npoint + p) * ns, sizeof(sq_friction_state));
-  }
-  free(gid), free(state);
+  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
+  int64_t saved_step = -1;
+  const sq_h5_set step_set = {"step", 1, 1, 0, NULL, &saved_step};
+  SQ_CALL(sq_h5_file_read(path, "the fault checkpoint", 1, &step_set));
+  if (saved_step != step)
+    return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' is of step %lld, the checkpoint "
+                         "of step %lld: the run stopped while writing them; use an older pair", path,
+                         (long long)saved_step, (long long)step);
+  /* every local face (either side ours) reads its row by global id: any partition restarts */
+  int64_t *row = NULL, nglobal = 0;
+  SQ_CALL(fault_rows(s, &row, &nglobal));
+  const size_t nf = (size_t)f->nface + 1;
+  int64_t *face = malloc(sizeof(int64_t) * nf), *face_row = malloc(sizeof(int64_t) * nf);
+  int64_t *gid = malloc(sizeof(int64_t) * nf), *point_row = malloc(sizeof(int64_t) * nf * np);
+  double *state = malloc(sizeof(double) * nf * np * ns);
+  int ok = face && face_row && gid && point_row && state && faces_by_row(f, row, NULL, face, face_row) == f->nface;
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int ierr = ok ? SQ_SUCCESS : sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading the fault "
+                                             "checkpoint '%s'", path);
+  for (int64_t k = 0; ok && k < f->nface; ++k)
+    for (int p = 0; p < np; ++p) point_row[k * np + p] = face_row[k] * np + p;
+  const sq_rows faces = {.n = f->nface, .id = face_row}, points = {.n = f->nface * np, .id = point_row};
+  const sq_h5_set sets[] = {{"gid", 1, nglobal, 0, &faces, gid}, {"state", 0, nglobal * np, ns, &points, state}};
+  if (!ierr) ierr = sq_h5_file_read(path, "the fault checkpoint", 2, sets);
+  int64_t wrong = -1; /* a face of this run the checkpoint holds another face in place of */
+  for (int64_t k = 0; !ierr && k < f->nface && wrong < 0; ++k)
+    if (gid[k] != f->face[face[k]].gid) wrong = f->face[face[k]].gid;
+  if (!ierr && s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (!ierr && wrong >= 0)
+    ierr = sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' lacks fault face %lld (mesh "
+                         "cell %lld face %lld); restart with the mesh and configuration that wrote it", path,
+                         (long long)wrong, (long long)(wrong / 4), (long long)(wrong % 4));
+  for (int64_t k = 0; !ierr && k < f->nface; ++k)
+    for (int p = 0; p < np; ++p)
+      memcpy(&f->point[face[k] * np + p].state, state + (k * np + p) * ns, sizeof(sq_friction_state));
+  free(face), free(face_row), free(gid), free(point_row), free(state);
+  SQ_FREE(row);
   return ierr;
 }
 
@@ -710,7 +676,9 @@ int sq_fault_output_close(sq_fault_output *o) {
   }
   SQ_FREE(o->station);
   sq_xdmf_close(o->xdmf);
-  SQ_FREE(o->rows);
+  SQ_FREE(o->own_face);
+  SQ_FREE(o->own_row);
+  SQ_FREE(o->values);
   SQ_FREE(o);
   return ierr;
 }

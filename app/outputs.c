@@ -31,8 +31,16 @@ struct sq_outputs {
   double *values[SQ_NFIELDS];    /* scratch, one per field */
   char ckpt[SQ_PATH_MAX + 300];
   sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
-  int want_wave;            /* wavefield snapshots (every rank computes, rank 0 writes) */
+  int want_wave;            /* wavefield snapshots (every rank computes and writes its rows) */
+  /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them) */
+  int64_t *own_cell;        /* the mesh cells it owns, ascending */
+  sq_rows cell_rows;        /* their rows: cell-centred values */
+  sq_rows vert_rows;        /* its contiguous share of the vertices: geometry and vertex values */
+  int64_t *own_face;        /* the free-surface triangles of its cells, ascending */
+  sq_rows face_rows;        /* their rows */
   double *vertex_count;     /* MPI vertex output: owned cells at each vertex on this rank */
+  double *vertex_total;     /* MPI vertex output: cells at each vertex of vert_rows, over all ranks */
+  int *vertex_share;        /* MPI vertex output: vertices in each rank's share */
 };
 
 static int mkdir_p(const char *path) {
@@ -74,6 +82,7 @@ static int energy_row(sq_outputs *o) {
     sq_fault_energies(o->s->fault, o->s->disc, &fe[0], &fe[1]);
     if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, fe, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
+  ++o->energy_rows; /* counted on every rank: the checkpoint's attributes are the same everywhere */
   if (!o->energy)
     return SQ_SUCCESS;
   fprintf(o->energy, "%.10e,%.10e,%.10e,%.10e", o->s->time, e[0], e[1], e[2]);
@@ -81,30 +90,30 @@ static int energy_row(sq_outputs *o) {
   fputc('\n', o->energy);
   fflush(o->energy);
   SQ_CHECK(!ferror(o->energy), SQ_ERR_IO, "cannot write the energy file in '%s'", o->cfg->output_dir);
-  ++o->energy_rows;
   return SQ_SUCCESS;
 }
 
-/* MPI: other ranks' cells hold 0 in every rank's values, so a sum gathers them exactly on rank 0;
- * vertex averages are weighted by each rank's count of cells at the vertex first. */
-static void gather_values(const sq_outputs *o, double *values, int64_t n, int vertex) {
-  if (o->s->nranks < 2) return;
-  if (vertex && o->vertex_count)
-    for (int64_t v = 0; v < n; ++v) values[v] *= o->vertex_count[v];
-  MPI_Reduce(o->root ? MPI_IN_PLACE : values, values, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (vertex && o->vertex_count && o->root) {
-    double *count = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    MPI_Reduce(o->vertex_count, count, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    for (int64_t v = 0; v < n; ++v) values[v] = count[v] > 0 ? values[v] / count[v] : 0.0;
-    free(count);
-  } else if (vertex && o->vertex_count) {
-    MPI_Reduce(o->vertex_count, NULL, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  }
+/* Keep the rows @p rows of a full-size array, packed at its start (ids ascend, so in place is safe). */
+static void pack_rows(double *values, const sq_rows *rows) {
+  for (int64_t k = 0; k < rows->n; ++k) values[k] = values[rows->id[k]];
+}
+
+/*
+ * Vertex averages over every rank's cells, for this rank's share of the vertices, at the start of
+ * @p values: each rank's averages over its own cells are weighted by its count of cells at the vertex,
+ * summed onto the vertex's share (MPI_Reduce_scatter) and divided by the total count.
+ */
+static void vertex_values_share(const sq_outputs *o, double *values) {
+  if (o->s->nranks < 2) return; /* one rank: its averages are the averages, and it writes them all */
+  const int64_t n = o->s->mesh->nvert;
+  for (int64_t v = 0; v < n; ++v) values[v] *= o->vertex_count[v];
+  MPI_Reduce_scatter(MPI_IN_PLACE, values, o->vertex_share, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (int64_t k = 0; k < o->vert_rows.n; ++k)
+    values[k] = o->vertex_total[k] > 0 ? values[k] / o->vertex_total[k] : 0.0;
 }
 
 static int snapshots(sq_outputs *o) {
   const sq_disc *d = o->s->disc;
-  const sq_mesh *m = o->s->mesh;
   const char *names[SQ_NFIELDS];
   const double *vals[SQ_NFIELDS];
   if (o->want_wave) {
@@ -117,20 +126,21 @@ static int snapshots(sq_outputs *o) {
         sq_fields_vertex_values(d, o->field[i], o->values[i]);
       else
         sq_fields_cell_average(d, o->field[i], o->values[i]);
-      gather_values(o, o->values[i], vertex ? m->nvert : m->ncell, vertex);
+      if (vertex) vertex_values_share(o, o->values[i]);
+      else pack_rows(o->values[i], &o->cell_rows);
       vals[i] = o->values[i];
     }
-    if (o->wave)
-      SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals, vertex ? SQ_XDMF_NODE : SQ_XDMF_CELL));
+    SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals, vertex ? SQ_XDMF_NODE : SQ_XDMF_CELL,
+                          vertex ? &o->vert_rows : &o->cell_rows));
   }
   if (o->surface) {
     for (int i = 0; i < o->nsurf; ++i) {
       names[i] = sq_quantity_names[o->surf_field[i]];
       sq_fields_surface_values(d, o->surface, o->surf_field[i], o->values[i]);
-      gather_values(o, o->values[i], o->surface->nface, 0);
+      pack_rows(o->values[i], &o->face_rows);
       vals[i] = o->values[i];
     }
-    if (o->surf) SQ_CALL(sq_xdmf_write(o->surf, o->s->time, o->nsurf, names, vals, SQ_XDMF_CELL));
+    SQ_CALL(sq_xdmf_write(o->surf, o->s->time, o->nsurf, names, vals, SQ_XDMF_CELL, &o->face_rows));
   }
   return SQ_SUCCESS;
 }
@@ -147,60 +157,6 @@ static int flush_receivers(sq_outputs *o) {
     return SQ_SUCCESS;
   SQ_CALL(sq_receiver_writer_append(o->rec, r->first, count, r->samples));
   sq_receiver_set_consume(r, count);
-  return SQ_SUCCESS;
-}
-
-/*
- * MPI checkpoints: rank 0 gathers every rank's owned rows (dofs and the extra per-element field) by
- * global cell id into a one-rank view of the discretisation, and writes the file; a restart on any
- * number of ranks reads the rows of its own cells.
- */
-static int gather_checkpoint(const sq_sim *s, const sq_checkpoint_field *field, sq_disc *view, double **frows) {
-  const sq_disc *d = s->disc;
-  const int64_t ncell = s->mesh->ncell;
-  const size_t eb = sq_disc_elem_bytes(d);
-  const int fcol = field->data ? field->ncol : 0, nr = s->nranks;
-  int64_t n = 0;
-  for (int64_t e = 0; e < d->nelem; ++e) n += !d->is_ghost[e];
-  const size_t row = eb + sizeof(double) * fcol + sizeof(int64_t); /* cell id, dofs, field */
-  char *mine = malloc(row * (size_t)(n + 1));
-  SQ_CHECK(mine, SQ_ERR_MEMORY, "out of memory gathering the checkpoint");
-  int64_t k = 0;
-  for (int64_t e = 0; e < d->nelem; ++e) {
-    if (d->is_ghost[e]) continue;
-    char *r = mine + row * k++;
-    memcpy(r, &d->cell_of[e], sizeof(int64_t));
-    memcpy(r + sizeof(int64_t), (const char *)d->dofs + (size_t)e * eb, eb);
-    if (fcol) memcpy(r + sizeof(int64_t) + eb, field->data + e * fcol, sizeof(double) * fcol);
-  }
-  int bytes = (int)(row * n), *counts = malloc(sizeof(int) * nr), *displs = malloc(sizeof(int) * nr);
-  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  char *all = NULL;
-  if (s->rank == 0) {
-    int64_t total = 0;
-    for (int r = 0; r < nr; ++r) displs[r] = (int)total, total += counts[r];
-    all = malloc((size_t)(total > 0 ? total : 1));
-  }
-  MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
-  free(mine), free(counts), free(displs);
-  if (s->rank != 0) return SQ_SUCCESS;
-  *view = *d; /* one rank holding every cell, element e = cell e */
-  view->nelem = ncell;
-  int64_t *ident = malloc(sizeof(int64_t) * (size_t)(ncell + 1));
-  void *dofs = malloc(eb * (size_t)(ncell + 1));
-  *frows = fcol ? malloc(sizeof(double) * fcol * (size_t)(ncell + 1)) : NULL;
-  SQ_CHECK(ident && dofs && (!fcol || *frows), SQ_ERR_MEMORY, "out of memory gathering the checkpoint");
-  for (int64_t c = 0; c < ncell; ++c) ident[c] = c;
-  for (int64_t i = 0; i < ncell; ++i) { /* every cell is owned by exactly one rank */
-    const char *r = all + row * i;
-    int64_t c;
-    memcpy(&c, r, sizeof(c));
-    memcpy((char *)dofs + (size_t)c * eb, r + sizeof(int64_t), eb);
-    if (fcol) memcpy(*frows + c * fcol, r + sizeof(int64_t) + eb, sizeof(double) * fcol);
-  }
-  free(all);
-  view->elem_of = ident;
-  view->dofs = dofs;
   return SQ_SUCCESS;
 }
 
@@ -228,23 +184,57 @@ static int checkpoint(sq_outputs *o, int64_t done) {
     sq_fault_checkpoint_path(o->ckpt, fault_ckpt, sizeof(fault_ckpt));
     SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
   }
-  if (s->nranks > 1) {
-    sq_disc view;
-    double *frows = NULL;
-    SQ_CALL(gather_checkpoint(s, &plastic, &view, &frows));
-    int ierr = SQ_SUCCESS;
-    if (o->root) {
-      const sq_checkpoint_field gathered = {.name = plastic.name, .ncol = plastic.ncol, .data = frows};
-      ierr = sq_checkpoint_write_fields(o->ckpt, &view, &info, s->plastic ? 1 : 0, &gathered);
-      free(view.elem_of), free(view.dofs), free(frows);
-    }
-    MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    SQ_CALL(ierr);
-  } else {
-    SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
-  }
+  /* every rank writes the rows of its own cells (parallel HDF5) */
+  SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
   if (sq_verbosity >= 2)
     fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
+  return SQ_SUCCESS;
+}
+
+/* Rows [n r / P, n (r + 1) / P): rank r's even share of n rows replicated on every rank. */
+static sq_rows share(int64_t n, int rank, int nranks) {
+  const int64_t lo = n * rank / nranks, hi = n * (rank + 1) / nranks;
+  return (sq_rows){.n = hi - lo, .first = lo};
+}
+
+/* The rows of the snapshot files this rank writes: its cells, its share of the vertices (with the
+ * counts that combine the ranks' vertex averages), the free-surface triangles of its cells. */
+static int snapshot_rows(sq_outputs *o) {
+  const sq_sim *s = o->s;
+  const sq_mesh *m = s->mesh;
+  const sq_disc *d = s->disc;
+  int64_t n = 0;
+  for (int64_t c = 0; c < m->ncell; ++c) n += d->elem_of[c] >= 0 && !d->is_ghost[d->elem_of[c]];
+  SQ_CALL(SQ_CALLOC(o->own_cell, n > 0 ? n : 1));
+  o->cell_rows = (sq_rows){.n = n, .id = o->own_cell};
+  n = 0;
+  for (int64_t c = 0; c < m->ncell; ++c)
+    if (d->elem_of[c] >= 0 && !d->is_ghost[d->elem_of[c]]) o->own_cell[n++] = c;
+  o->vert_rows = share(m->nvert, s->rank, s->nranks);
+  if (o->cfg->output_surface) {
+    SQ_CALL(sq_surface_create(m, &o->surface));
+    SQ_CALL(SQ_CALLOC(o->own_face, o->surface->nface > 0 ? o->surface->nface : 1));
+    n = 0;
+    for (int64_t i = 0; i < o->surface->nface; ++i) {
+      const int64_t e = d->elem_of[o->surface->cell[i]];
+      if (e >= 0 && !d->is_ghost[e]) o->own_face[n++] = i;
+    }
+    o->face_rows = (sq_rows){.n = n, .id = o->own_face};
+  }
+  if (s->nranks > 1 && o->cfg->output_vertex && o->nfield > 0) {
+    /* per-vertex counts of owned cells, and their sums over the ranks for this rank's share */
+    SQ_CALL(SQ_CALLOC(o->vertex_count, m->nvert > 0 ? m->nvert : 1));
+    SQ_CALL(SQ_CALLOC(o->vertex_total, o->vert_rows.n > 0 ? o->vert_rows.n : 1));
+    SQ_CALL(SQ_CALLOC(o->vertex_share, s->nranks));
+    for (int64_t c = 0; c < m->ncell; ++c) {
+      const int64_t e = d->elem_of[c];
+      if (e >= 0 && !d->is_ghost[e])
+        for (int v = 0; v < 4; ++v) o->vertex_count[m->cell_vert[c * 4 + v]] += 1.0;
+    }
+    for (int r = 0; r < s->nranks; ++r) o->vertex_share[r] = (int)share(m->nvert, r, s->nranks).n;
+    MPI_Reduce_scatter(o->vertex_count, o->vertex_total, o->vertex_share, MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD);
+  }
   return SQ_SUCCESS;
 }
 
@@ -267,6 +257,16 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     s->plan_step0 = s->steps;
     s->plan_dt = dt;
   }
+  if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
+    char hdf5[96];
+    sq_output_hdf5_describe(hdf5, sizeof(hdf5));
+    if (s->nranks > 1)
+      printf("  output     %s/, %s: each of the %d ranks writes its own rows\n", cfg->output_dir, hdf5,
+             s->nranks);
+    else
+      printf("  output     %s/, %s\n", cfg->output_dir, hdf5);
+    fflush(stdout);
+  }
   /* energies */
   char path[SQ_PATH_MAX + 300];
   snprintf(path, sizeof(path), "%s/%s-energy.csv", cfg->output_dir, cfg->output_prefix);
@@ -282,16 +282,11 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->energy_rows = restart ? restart->energy_rows : 0;
   if (!restart)
     SQ_CALL(energy_row(o));
-  /* receivers: each rank writes the receivers in its cells; one HDF5 file needs one rank for now */
-  if (s->receivers) {
-    const int hdf5 = cfg->receiver_hdf5 && s->nranks == 1;
-    if (cfg->receiver_hdf5 && s->nranks > 1 && o->root)
-      fprintf(stderr, "starquake: warning: the receivers' HDF5 file is not written by MPI runs yet; the text "
-                      "files are\n");
+  /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
+  if (s->receivers)
     SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
-                                    s->receivers->owned, s->receivers->interval, hdf5,
+                                    s->receivers->owned, s->receivers->interval, cfg->receiver_hdf5,
                                     restart ? restart->receiver_samples : -1, &o->rec));
-  }
   /* snapshots */
   for (int p = 0; p < SQ_NFIELDS; ++p)
     if (cfg->output_fields & (1 << p))
@@ -304,31 +299,28 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
       for (int p = 6; p < 9; ++p)
         o->surf_field[o->nsurf++] = p;
   }
-  /* every rank computes the values of its own cells; MPI runs sum them onto rank 0, which writes */
+  /* every rank computes the values of its own cells and writes its rows of the files (parallel HDF5) */
   const int want = cfg->output_format == SQ_OUTPUT_XDMF && (o->nfield > 0 || cfg->output_surface);
   if (want) {
     const sq_mesh *m = s->mesh;
     const int64_t nval = m->ncell > m->nvert ? m->ncell : m->nvert;
     for (int i = 0; i < SQ_NFIELDS; ++i)
       SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
+    SQ_CALL(snapshot_rows(o));
+    /* the mesh is on every rank: each writes an even share of the geometry and the topology */
+    const sq_rows cells = share(m->ncell, s->rank, s->nranks);
     o->want_wave = o->nfield > 0;
-    if (o->want_wave && o->root)
-      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert, m->vert, m->ncell, 4,
-                           m->cell_vert, restart ? restart->wavefield_steps : -1, &o->wave));
+    if (o->want_wave)
+      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert,
+                           m->vert + 3 * o->vert_rows.first, &o->vert_rows, m->ncell, 4,
+                           m->cell_vert + 4 * cells.first, &cells, restart ? restart->wavefield_steps : -1,
+                           &o->wave));
     if (cfg->output_surface) {
-      SQ_CALL(sq_surface_create(m, &o->surface));
-      if (o->root)
-        SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert, m->vert,
-                             o->surface->nface, 3, o->surface->tri, restart ? restart->surface_steps : -1,
-                             &o->surf));
-    }
-    if (s->nranks > 1 && cfg->output_vertex) { /* per-vertex counts of owned cells, to combine ranks' averages */
-      SQ_CALL(SQ_CALLOC(o->vertex_count, m->nvert > 0 ? m->nvert : 1));
-      for (int64_t c = 0; c < m->ncell; ++c) {
-        const int64_t e = s->disc->elem_of[c];
-        if (e >= 0 && !s->disc->is_ghost[e])
-          for (int v = 0; v < 4; ++v) o->vertex_count[m->cell_vert[c * 4 + v]] += 1.0;
-      }
+      const sq_rows tris = share(o->surface->nface, s->rank, s->nranks);
+      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert,
+                           m->vert + 3 * o->vert_rows.first, &o->vert_rows, o->surface->nface, 3,
+                           o->surface->tri + 3 * tris.first, &tris, restart ? restart->surface_steps : -1,
+                           &o->surf));
     }
     if (!restart)
       SQ_CALL(snapshots(o));
@@ -414,6 +406,10 @@ void sq_outputs_close(sq_outputs *o) {
   for (int i = 0; i < SQ_NFIELDS; ++i)
     SQ_FREE(o->values[i]);
   SQ_FREE(o->vertex_count);
+  SQ_FREE(o->vertex_total);
+  SQ_FREE(o->vertex_share);
+  SQ_FREE(o->own_cell);
+  SQ_FREE(o->own_face);
   SQ_FREE(o);
 }
 

@@ -20,9 +20,11 @@ typedef struct sq_fault_output sq_fault_output;
 int sq_fault_output_open(sq_sim *sim, int64_t nsteps, double dt, const char *restart, sq_fault_output **out);
 /** @brief Path of the fault checkpoint that goes with checkpoint @p ckpt: "CKPT.fault". */
 void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len);
-/** @brief Write the friction state and the output counters of step @p step to @p path (one rank). */
+/** @brief Write the friction state and the output counters of step @p step to @p path.  Collective: each
+ * rank writes the faces whose "-" side it owns (parallel HDF5). */
 int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step);
-/** @brief Read the friction state of step @p step back from @p path (the same mesh and config). */
+/** @brief Read the friction state of step @p step back from @p path (the same mesh and config; any number of
+ * ranks: each reads the rows of its own faces).  Collective. */
 int sq_fault_checkpoint_read(sq_sim *sim, const char *path, int64_t step);
 /** @brief Sync intervals after @p done until the next fault output (INT64_MAX without a fault). */
 int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done);
@@ -30,7 +32,5 @@ int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done);
 int sq_fault_output_after(sq_fault_output *o, int64_t done);
 /** @brief Write the rupture-time file, close and free (NULL is fine).  Collective. */
 int sq_fault_output_close(sq_fault_output *o);
-/** qsort comparison of (gid, index) double pairs by gid. */
-int sq_fault_app_cmp_gid(const void *a, const void *b);
 
 #endif

@@ -147,7 +147,7 @@ START_TEST(xdmf_series) {
   mkdir(dir, 0777);
   sq_xdmf_writer *w;
   ck_assert_int_eq(
-      sq_xdmf_open(dir, "p", "wavefield", mesh->nvert, mesh->vert, mesh->ncell, 4, mesh->cell_vert, -1, &w),
+      sq_xdmf_open(dir, "p", "wavefield", mesh->nvert, mesh->vert, NULL, mesh->ncell, 4, mesh->cell_vert, NULL, -1, &w),
       0);
   double *v1 = malloc(sizeof(double) * mesh->ncell), *v2 = malloc(sizeof(double) * mesh->ncell);
   const char *names[2] = {"v1", "s_xy"};
@@ -155,7 +155,7 @@ START_TEST(xdmf_series) {
     for (int64_t c = 0; c < mesh->ncell; ++c)
       v1[c] = k * 100 + c, v2[c] = -c;
     const double *vals[2] = {v1, v2};
-    ck_assert_int_eq(sq_xdmf_write(w, 0.5 * k, 2, names, vals, SQ_XDMF_CELL), 0);
+    ck_assert_int_eq(sq_xdmf_write(w, 0.5 * k, 2, names, vals, SQ_XDMF_CELL, NULL), 0);
   }
   sq_xdmf_close(w);
   /* read back through the HDF5 C API */
@@ -189,13 +189,13 @@ START_TEST(xdmf_series) {
   ck_assert(strstr(text, "<Time Value=\"1\"/>"));
   /* continue after a restart that kept 2 snapshots: step 2 is dropped, then written anew */
   ck_assert_int_eq(
-      sq_xdmf_open(dir, "p", "wavefield", mesh->nvert, mesh->vert, mesh->ncell, 4, mesh->cell_vert, 2, &w),
+      sq_xdmf_open(dir, "p", "wavefield", mesh->nvert, mesh->vert, NULL, mesh->ncell, 4, mesh->cell_vert, NULL, 2, &w),
       0);
   ck_assert_int_eq(sq_xdmf_count(w), 2);
   for (int64_t c = 0; c < mesh->ncell; ++c)
     v1[c] = -7.0;
   const double *vals[2] = {v1, v2};
-  ck_assert_int_eq(sq_xdmf_write(w, 0.75, 2, names, vals, SQ_XDMF_CELL), 0);
+  ck_assert_int_eq(sq_xdmf_write(w, 0.75, 2, names, vals, SQ_XDMF_CELL, NULL), 0);
   sq_xdmf_close(w);
   snprintf(path, sizeof(path), "%s/p-wavefield.h5", dir);
   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -207,6 +207,44 @@ START_TEST(xdmf_series) {
   free(v2);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
+}
+END_TEST
+
+/* sq_rows: runs of rows become hyperslabs; a read takes any rows, a size mismatch names both sizes. */
+START_TEST(h5_rows) {
+  char path[128];
+  snprintf(path, sizeof(path), "/tmp/sq_trows_%d.h5", (int)getpid());
+  enum { N = 10 };
+  double v[N][2];
+  int64_t all[N], ids[N];
+  for (int i = 0; i < N; ++i) v[i][0] = i, v[i][1] = -0.5 * i, all[i] = i, ids[i] = 100 + i;
+  const sq_rows every = {.n = N, .id = all}, tail = {.n = 4, .first = 6};
+  const sq_h5_set out[] = {{"pairs", 0, N, 2, &every, v}, {"ids", 1, N, 0, NULL, ids}, {"tail", 1, N, 0, &tail, ids + 6}};
+  ck_assert_int_eq(sq_h5_file_write(path, "the test file", 3, out), 0);
+  ck_assert_int_ne(access(path, F_OK), -1);
+  /* read three runs: {1}, {3, 4}, {8} */
+  const int64_t pick[4] = {1, 3, 4, 8};
+  const sq_rows some = {.n = 4, .id = pick};
+  double back[4][2] = {{0}};
+  int64_t back_ids[N] = {0};
+  const sq_h5_set in[] = {{"pairs", 0, N, 2, &some, back}, {"ids", 1, N, 0, NULL, back_ids}};
+  ck_assert_int_eq(sq_h5_file_read(path, "the test file", 2, in), 0);
+  for (int k = 0; k < 4; ++k) ck_assert(back[k][0] == (double)pick[k] && back[k][1] == -0.5 * pick[k]);
+  for (int i = 0; i < N; ++i) ck_assert_int_eq(back_ids[i], 100 + i);
+  int64_t back_tail[N] = {0};
+  const sq_h5_set in_tail[] = {{"tail", 1, N, 0, NULL, back_tail}};
+  ck_assert_int_eq(sq_h5_file_read(path, "the test file", 1, in_tail), 0);
+  for (int i = 6; i < N; ++i) ck_assert_int_eq(back_tail[i], 100 + i);
+  /* rows not ascending, another size, a missing dataset: errors, no crash */
+  const int64_t bad[2] = {4, 3};
+  const sq_rows unsorted = {.n = 2, .id = bad};
+  const sq_h5_set wrong[] = {{"pairs", 0, N, 2, &unsorted, back}};
+  ck_assert_int_ne(sq_h5_file_read(path, "the test file", 1, wrong), 0);
+  const sq_h5_set other[] = {{"pairs", 0, N + 1, 2, &some, back}};
+  ck_assert_int_eq(sq_h5_file_read(path, "the test file", 1, other), SQ_ERR_INPUT);
+  const sq_h5_set missing[] = {{"nothing", 0, N, 0, NULL, back}};
+  ck_assert_int_eq(sq_h5_file_read(path, "the test file", 1, missing), SQ_ERR_INPUT);
+  unlink(path);
 }
 END_TEST
 
@@ -248,6 +286,7 @@ int main(void) {
   tcase_add_test(tc, checkpoint_roundtrip);
   tcase_add_test(tc, field_values);
   tcase_add_test(tc, xdmf_series);
+  tcase_add_test(tc, h5_rows);
   tcase_add_test(tc, config_output_and_checkpoint);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Real MPI runs (mpirun -np 1/2/4): with LTS (three clusters) and every METIS weighting, N ranks give
 # bitwise the dofs of one rank (the halo carries exact copies; per-element arithmetic never depends on
-# the partition).
+# the partition).  Output under MPI is parallel HDF5 (every rank writes its own rows through MPI-IO):
+# the files of N ranks read back (h5py) equal one rank's, checkpoints restart on other rank counts,
+# and a file that cannot be created gives one error, not a hang.
 set -u
 SQ=${SQ_BIN:-./starquake}
 CFG=${srcdir:-.}/tests/configs/lts.yaml
@@ -42,10 +44,13 @@ h=$(hash_of "$OUT/nsw")
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$CFG" --output "$OUT/report" > "$OUT/report.log" 2>&1
 grep -q "work imbalance .* edge cut" "$OUT/report.log" && ok "partition report" || bad "partition report missing"
 [ "$(ls "$OUT/report" | wc -l)" -eq 2 ] && ok "only rank 0 writes files" || bad "unexpected files: $(ls "$OUT/report")"
-# wavefield snapshots of MPI runs: rank 0 gathers every rank's cells; identical to one rank's file
+# wavefield snapshots of MPI runs: every rank writes its own cells (parallel HDF5); identical to one rank's file
 sed 's/  prefix: lts/  prefix: lts\n  interval: 0.01\n  fields: [v1, v2, s_xx]/' "$CFG" > "$OUT/snap.yaml"
 "$SQ" "$OUT/snap.yaml" --quiet --output "$OUT/snap1" > /dev/null 2>&1
-timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/snap.yaml" --quiet --output "$OUT/snap3" > "$OUT/snap.log" 2>&1
+timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/snap.yaml" --output "$OUT/snap3" > "$OUT/snap.log" 2>&1
+h5line=$(grep -o 'HDF5 [0-9.]* parallel (MPI-IO): each of the 3 ranks writes its own rows' "$OUT/snap.log")
+[ -n "$h5line" ] && ok "np=3 start-up names the parallel HDF5: $h5line" ||
+  { bad "np=3: no 'HDF5 ... parallel (MPI-IO)' line at start-up"; head -20 "$OUT/snap.log"; }
 if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
   /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/snap1/lts-wavefield.h5" "$OUT/snap3/lts-wavefield.h5" > "$OUT/cmp.txt" 2>&1 &&
     cmp -s "$OUT/snap1/lts-wavefield.xdmf" "$OUT/snap3/lts-wavefield.xdmf" &&
@@ -53,7 +58,7 @@ if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
 else
   echo "skip snapshot comparison (python3-h5py missing)"
 fi
-# MPI checkpoints: written by 2 ranks (rank 0 gathers), restarted on 3 ranks and on one process
+# MPI checkpoints: written by 2 ranks (each its own rows), restarted on 3 ranks and on one process
 printf 'checkpoint:\n  interval: 0.01\n' | cat "$OUT/snap.yaml" - > "$OUT/ck.yaml"
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck2" > "$OUT/ck.log" 2>&1
 cp -r "$OUT/ck2" "$OUT/ck3" && cp -r "$OUT/ck2" "$OUT/ck1"
@@ -65,5 +70,80 @@ for r in ck3 ck1; do
     ok "checkpoint of 2 ranks restarted on ${r#ck} rank(s): $h, energies equal"
   else bad "restart $r: hash ${h:-none}"; tail -3 "$OUT/ck.log"; fi
 done
+# every HDF5 output of an MPI run, read back with h5py, equals one rank's (tests/configs/sources.yaml:
+# receivers, wavefield, free surface, checkpoint); the checkpoint of 3 ranks restarted on 2 continues
+# every file (the receivers' extendible datasets included) to the one-rank run's
+SRC_CFG=${srcdir:-.}/tests/configs/sources.yaml
+"$SQ" "$SRC_CFG" --quiet --output "$OUT/src1" > "$OUT/src.log" 2>&1
+timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$SRC_CFG" --quiet --partition bwm --output "$OUT/src3" >> "$OUT/src.log" 2>&1
+cp -r "$OUT/src3" "$OUT/src2"
+timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$SRC_CFG" --quiet --output "$OUT/src2" \
+  --restart "$OUT/src2/src-checkpoint.h5" >> "$OUT/src.log" 2>&1
+sed 's/  surface: true/  surface: true\n  vertex_values: true/' "$SRC_CFG" > "$OUT/vertex.yaml"
+"$SQ" "$OUT/vertex.yaml" --quiet --output "$OUT/vtx1" >> "$OUT/src.log" 2>&1
+timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/vertex.yaml" --quiet --output "$OUT/vtx3" >> "$OUT/src.log" 2>&1
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+  same=1
+  for h in receivers wavefield surface checkpoint; do
+    /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src3/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+      { same=0; echo "  np=3 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
+    [ $h = checkpoint ] && continue
+    /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src2/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+      { same=0; echo "  restart 3 -> 2 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
+  done
+  for f in "$OUT"/src1/src-receiver-*.dat "$OUT/src1/src-energy.csv" "$OUT"/src1/*.xdmf; do
+    cmp -s "$f" "$OUT/src3/$(basename "$f")" && cmp -s "$f" "$OUT/src2/$(basename "$f")" || { same=0; echo "  $(basename "$f") differs"; }
+  done
+  [ $same = 1 ] && ok "np=3 receivers/wavefield/surface/checkpoint HDF5 = one rank's; restarted on 2 ranks = uninterrupted" ||
+    { bad "np=3 HDF5 outputs or the 3 -> 2 restart differ"; tail -3 "$OUT/src.log"; }
+  # checkpoint attributes (metadata written collectively) and vertex values: the same as one rank's;
+  # vertex averages combine the ranks' sums, so they may differ from one rank's in the last bits only
+  if /usr/bin/python3 - "$OUT" > "$OUT/cmp.txt" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+out = sys.argv[1]
+a, b = h5py.File(out + "/src1/src-checkpoint.h5", "r"), h5py.File(out + "/src3/src-checkpoint.h5", "r")
+assert dict(a.attrs) == dict(b.attrs), "checkpoint attributes differ"
+a, b = h5py.File(out + "/vtx1/src-wavefield.h5", "r"), h5py.File(out + "/vtx3/src-wavefield.h5", "r")
+assert sorted(a) == sorted(b), "other groups"
+worst = 0.0
+for g in a:
+    for k in a[g]:
+        x, y = a[g][k][()], b[g][k][()]
+        assert x.shape == y.shape, g + "/" + k
+        if g == "mesh":
+            assert np.array_equal(x, y), g + "/" + k
+        else:
+            worst = max(worst, float(np.max(np.abs(x - y)) / max(1.0, float(np.max(np.abs(x))))))
+assert worst < 1e-12, "vertex values differ by %g" % worst
+print("vertex values within %.1e of one rank's" % worst)
+PY
+  then ok "np=3 checkpoint attributes = one rank's; $(cat "$OUT/cmp.txt")"
+  else bad "np=3 checkpoint attributes / vertex values: $(tail -1 "$OUT/cmp.txt")"; fi
+else
+  echo "skip HDF5 comparisons (python3-h5py missing)"
+fi
+# plasticity: the checkpoint's /plastic_strain, written by 3 ranks, equals one rank's; restarted on 2
+# ranks, the run ends with the uninterrupted run's dofs and plastic strain
+PL_CFG=${srcdir:-.}/tests/configs/plasticity.yaml
+pl_hashes() { grep -E '^(dofs|plastic_strain)_hash:' "$1/plast-summary.txt" 2>/dev/null | tr '\n' ' '; }
+"$SQ" "$PL_CFG" --quiet --output "$OUT/pl1" > "$OUT/pl.log" 2>&1
+timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$PL_CFG" --quiet --output "$OUT/pl3" >> "$OUT/pl.log" 2>&1
+cp -r "$OUT/pl3" "$OUT/pl2"
+timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$PL_CFG" --quiet --output "$OUT/pl2" \
+  --restart "$OUT/pl2/plast-checkpoint.h5" >> "$OUT/pl.log" 2>&1
+ref_pl=$(pl_hashes "$OUT/pl1")
+if [ -n "$ref_pl" ] && [ "$(pl_hashes "$OUT/pl2")" = "$ref_pl" ] &&
+   { ! /usr/bin/python3 -c 'import h5py' 2>/dev/null ||
+     /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/pl1/plast-checkpoint.h5" "$OUT/pl3/plast-checkpoint.h5" > /dev/null 2>&1; }
+then ok "plasticity: checkpoint of 3 ranks (dofs, plastic strain) = one rank's, restarted on 2 = uninterrupted"
+else bad "plasticity checkpoint under MPI: ${ref_pl:-no reference} vs $(pl_hashes "$OUT/pl2")"; tail -3 "$OUT/pl.log"; fi
+# a collective HDF5 create that fails (the snapshot file's path is a directory): one message, no hang
+mkdir -p "$OUT/fail/lts-wavefield.h5"
+timeout 120 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/snap.yaml" --quiet --output "$OUT/fail" > "$OUT/fail.log" 2>&1
+rc=$?
+n=$(grep -c '^starquake: error: cannot create the snapshot file' "$OUT/fail.log")
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 1 ] && [ "$(grep -c '^starquake: error:' "$OUT/fail.log")" -eq 1 ]; then
+  ok "np=3 failing HDF5 create: exit $rc, one message"
+else bad "np=3 failing HDF5 create: rc=$rc, $n messages"; tail -5 "$OUT/fail.log"; fi
 echo "mpi: $pass passed, $fail failed"
 [ $fail -eq 0 ]

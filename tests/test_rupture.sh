@@ -3,7 +3,8 @@
 # real gmsh from configs/*/*.geo (fault elements of 3 km, order 3, 1-1.5 s):
 # - the serial reference equals the StarPU run bitwise (GTS); merged neighbour-cluster tasks change
 #   nothing (LTS); mpirun -np 3 / 4 with fault faces across ranks gives the one-rank dofs, cplot and
-#   station files bitwise;
+#   station files bitwise, and its fault XDMF/HDF5 (each rank writes its own faces: parallel HDF5) reads
+#   back equal;
 # - the outputs exist and hold what they should (SCEC station header and columns, SeisSol fault
 #   receivers, cplot, fault XDMF/HDF5, frictional work and seismic moment in the energies);
 # - TPV101 (aging) and TPV104 (fast velocity weakening) nucleate;
@@ -85,7 +86,9 @@ for run in "3 bwm" "4 bwm" "4 encoded"; do
   rc=$? h=$(hash_of "$OUT/np$1$2/tpv5-summary.txt")
   across=$(grep -o '([0-9]* across ranks)' "$OUT/np.log" | tr -dc '0-9')
   if [ $rc -eq 0 ] && [ "$h" = "$ref" ] && cmp -s "$OUT/lts/tpv5-cplot" "$OUT/np$1$2/tpv5-cplot" &&
-     cmp -s "$st" "$OUT/np$1$2/tpv5-faultst000dp075"; then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank"
+     cmp -s "$st" "$OUT/np$1$2/tpv5-faultst000dp075" && cmp -s "$OUT/lts/tpv5-fault.xdmf" "$OUT/np$1$2/tpv5-fault.xdmf" &&
+     /usr/bin/python3 "$SRC/tests/h5compare.py" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
+  then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank (dofs, cplot, station, fault HDF5)"
   else bad "mpirun -np $1 $2: rc=$rc hash=${h:-none}"; tail -3 "$OUT/np.log"; fi
 done
 

@@ -28,17 +28,17 @@ libpath() {
   cache=$(ldconfig -p)
   awk -v n="$1" '$1 == n && /x86-64/ && !found {print $NF; found = 1}' <<< "$cache"
 }
-for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0; do
+for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0 libhdf5_openmpi.so.103; do
   p=$(libpath "$lib")
   [ -n "$p" ] || { echo "prepare.sh: $lib not found here" >&2; exit 1; }
   cp -L "$p" "$CARRY/lib/$lib"
 done
-for lib in libhdf5_serial.so.103 libsz.so.2 libaec.so.0; do
+for lib in libsz.so.2 libaec.so.0; do
   p=$(libpath "$lib")
   [ -n "$p" ] && cp -L "$p" "$CARRY/lib-fallback/$lib"
 done
 # every library the binaries need must be carried, in StarPU's prefix, in CUDA, or a system library
-for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0; do
+for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.so.0 libhdf5_openmpi.so.103; do
   [ -s "$CARRY/lib/$lib" ] || { echo "prepare.sh: $CARRY/lib/$lib is missing" >&2; exit 1; }
 done
 echo "prepare.sh: carried:"

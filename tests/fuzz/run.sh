@@ -31,9 +31,10 @@ mkdir -p "$BUILD" "$FUZZ_DIR/corpus" "$FUZZ_DIR/artifacts" "$FUZZ_DIR/logs"
 
 # ---- build ----------------------------------------------------------------------------------
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-CFLAGS="-std=gnu11 -O1 -g $SAN -I$ROOT/src -I$ROOT/mesh -I$ROOT/io $(pkg-config --cflags hdf5 2> /dev/null)"
-CFLAGS="$CFLAGS -I/usr/include/hdf5/serial"
-LIBS="-L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5 -lyaml -lmetis -lm"
+# io/output.c writes through parallel HDF5: its flags bring Open MPI's (clang is not mpicc)
+pkg-config --exists hdf5-openmpi || die "pkg-config has no hdf5-openmpi (apt-get install libhdf5-openmpi-dev)"
+CFLAGS="-std=gnu11 -O1 -g $SAN -I$ROOT/src -I$ROOT/mesh -I$ROOT/io $(pkg-config --cflags hdf5-openmpi)"
+LIBS="$(pkg-config --libs hdf5-openmpi) -lyaml -lmetis -lm"
 objs=()
 for src in "$ROOT"/src/*.c "$ROOT"/mesh/*.c "$ROOT"/io/*.c; do
   obj=$BUILD/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o
