@@ -108,6 +108,13 @@ int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *m) {
   return SQ_SUCCESS;
 }
 
+/* The minimum of a key over the ranks (sq_fault_options.min_over_processes). */
+static int64_t min_over_ranks(int64_t key, void *ctx) {
+  (void)ctx;
+  MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  return key;
+}
+
 int sq_sim_fault_create(sq_sim *s) {
   const sq_fault_config *fc = &s->cfg.fault;
   if (!fc->enabled) return SQ_SUCCESS;
@@ -121,7 +128,8 @@ int sq_sim_fault_create(sq_sim *s) {
                                 .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
                                 .nucleation_time = fc->nucleation_time,
                                 .nstation = fc->nstations,
-                                .station = (const double(*)[3])fc->stations};
+                                .station = (const double(*)[3])fc->stations,
+                                .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL};
   if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
   values_free(&v);
   if (ierr) return ierr;
@@ -386,7 +394,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
       double dist;
       sq_fault_locate(f, o->s->disc, x, &face, &point, &dist);
       if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+      return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
                       cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     }

@@ -199,6 +199,7 @@ static void build_face(const sq_disc *d, sq_fault_face *fc) {
 
 void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, int *point, double *dist) {
   *face = -1, *dist = INFINITY;
+  int64_t best_key = INT64_MAX;
   for (int64_t i = 0; i < f->nface; ++i) {
     const sq_fault_face *fc = &f->face[i];
     const int64_t c = d->cell_of[fc->elem[0]];
@@ -221,13 +222,17 @@ void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int
     if (dd < *dist) *dist = dd;
     if (fabs(h) > 1e-3 * size || a < -tol || b < -tol || a + b > 1.0 + tol) continue;
     if (!fc->owned[0]) continue;
+    /* on a shared edge or vertex several faces hold the point: the smallest (cell, face) key wins, so
+     * the choice does not depend on the local order of the faces or on the partition */
+    const int64_t key = sq_fault_face_key(d, fc);
+    if (key >= best_key) continue;
+    best_key = key;
     *face = i;
     double best = INFINITY;
     for (int q = 0; q < f->npoint; ++q) {
       const double da = f->chi[2 * q] - a, db = f->chi[2 * q + 1] - b;
       if (da * da + db * db < best) best = da * da + db * db, *point = q;
     }
-    return;
   }
 }
 
@@ -304,7 +309,9 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
     int point;
     double dist;
     sq_fault_locate(f, d, opt->station[k], &face, &point, &dist);
-    if (face >= 0) SQ_CALL(sq_fault_add_station(f, face, point, k));
+    const int64_t key = face >= 0 ? sq_fault_face_key(d, &f->face[face]) : INT64_MAX;
+    const int64_t best = opt->min_over_processes ? opt->min_over_processes(key, opt->min_ctx) : key;
+    if (face >= 0 && key == best) SQ_CALL(sq_fault_add_station(f, face, point, k));
   }
   /* tiles of at most tile_size faces per cluster, with the element tiles they touch */
   int *tile_of;

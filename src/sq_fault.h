@@ -78,6 +78,11 @@ typedef struct sq_fault_options {
   double nucleation_time;   /**< ramp time T of the nucleation tractions (0: at once) */
   int nstation;             /**< on-fault stations: their faces get tiles of their own (sq_fault_add_station) */
   const double (*station)[3];
+  /** Several processes: the minimum of @p key over all of them (a collective call); NULL: one process.
+   *  A station on an edge or vertex shared by faces of several processes goes to the face of smallest
+   *  (global cell, face) key, so exactly one process logs it, the same face as on one process. */
+  int64_t (*min_over_processes)(int64_t key, void *ctx);
+  void *min_ctx;
 } sq_fault_options;
 
 /** Per-point initial values, filled by the caller (config evaluation) at each point's position. */
@@ -133,9 +138,15 @@ int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *
  */
 int sq_fault_add_station(sq_fault *fault, int64_t face, int point, int station);
 
+/** @brief A face's key, unique over all processes: 4 x (mesh cell of its "-" side) + that side's face. */
+static inline int64_t sq_fault_face_key(const sq_disc *disc, const sq_fault_face *face) {
+  return 4 * disc->cell_of[face->elem[0]] + face->face[0];
+}
+
 /**
  * @brief The face holding point @p x (within 1e-3 of its size off its plane) whose "-" side is ours,
- * and its nearest quadrature point; *@p face = -1 if none.  @p dist: distance to the nearest face.
+ * the one of smallest sq_fault_face_key where several do, and its nearest quadrature point;
+ * *@p face = -1 if none.  @p dist: distance to the nearest face.
  */
 void sq_fault_locate(const sq_fault *fault, const sq_disc *disc, const double x[3], int64_t *face, int *point,
                      double *dist);

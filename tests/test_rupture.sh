@@ -106,6 +106,18 @@ timeout 300 mpirun -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partitio
 same_outputs "$OUT/A" "$OUT/M" && ok "MPI restart with a fault: checkpoint of 3 ranks, restarted on 4, equals the one-rank run" ||
   { bad "MPI restart with a fault"; tail -3 "$OUT/M.log"; }
 
+# --- a station on a mesh vertex that fault faces of several ranks share: exactly one rank logs it, at
+# the face one rank would choose (smallest cell, face key), so the file equals the one-rank file
+sed -e 's/end_time: 3.0/end_time: 0.5/' -e 's/  output_interval: 3.0/  output_interval: 3.0\n  stations: [[0, 0, -4500]]/' \
+  "$SRC/tests/configs/rupture_box.yaml" > "$OUT/vst.yaml"
+"$SQ" "$OUT/vst.yaml" --quiet --output "$OUT/vst1" > "$OUT/vst.log" 2>&1
+timeout 300 mpirun -np 4 --oversubscribe "$SQ" "$OUT/vst.yaml" --quiet --output "$OUT/vst4" >> "$OUT/vst.log" 2>&1
+st1=$(ls "$OUT/vst1" | grep -c faultst) st4=$(ls "$OUT/vst4" | grep -c faultst)
+f=$(ls "$OUT/vst1" | grep faultst | head -n 1)
+if [ "$st1" = 1 ] && [ "$st4" = 1 ] && [ -n "$f" ] && cmp -s "$OUT/vst1/$f" "$OUT/vst4/$f"; then
+  ok "station on a vertex shared across ranks: one file, np=4 = one rank ($(grep -c '^[0-9-]' "$OUT/vst1/$f") rows)"
+else bad "station on a shared vertex: files $st1 / $st4"; tail -3 "$OUT/vst.log"; fi
+
 # --- rate-and-state laws nucleate
 for sc in tpv101 tpv104; do
   "$SQ" "$OUT/$sc.yaml" --quiet --output "$OUT/$sc" > "$OUT/$sc.log" 2>&1 || { bad "$sc run"; tail -3 "$OUT/$sc.log"; continue; }
