@@ -7,7 +7,7 @@
 # SQ_DEVICE_MODE=quick runs only the peaks, the test and one proxy point; SQ_DEVICE_MODE=short adds
 # the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
 # SQ_DEVICE_MODE=plasticity runs only test_cuda_plasticity (with its throughput; about 1 minute);
-# SQ_DEVICE_MODE=hetero runs test_cuda, the CPU codelets and the heterogeneous CPU+GPU table: a
+# SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
@@ -88,6 +88,9 @@ proxy() { # proxy LOGNAME TIMEOUT ARGS...
 if [ "$MODE" = plasticity ]; then
   :
 elif [ "$MODE" = hetero ]; then
+  stamp "restart of a CPU checkpoint on the GPU"
+  OUT=$LOG/restart_gpu timeout "$(limit 120)" bash tests/device/restart_gpu.sh > "$LOG/restart_gpu.log" 2>&1
+  grep -E "PASS|FAIL" "$LOG/restart_gpu.log"
   proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
   # the schedulers need calibrated models: one pass that runs tasks on both kinds of worker
   STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 64k 12 all 6 single both 1024
@@ -138,6 +141,7 @@ stamp "done"
   echo "test_cuda_plasticity: exit $PLASTICITY_RC; worst relative error kernel f64 $(grep '^PLASTICITY_ERRORS kernel .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), kernel f32 $(grep '^PLASTICITY_ERRORS kernel .* f32' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f64 $(grep '^PLASTICITY_ERRORS run .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1); elements/s O3-O6 $(sed -n 's/^PLASTICITY_THROUGHPUT order=\([3-6]\) prec=\(f[0-9]*\).*gpu_elems_per_s=\([^ ]*\).*/O\1 \2 \3/p' "$LOG/test_cuda_plasticity.log" | tr '\n' ' ')"
   printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
   cat "$LOG"/hetero_ratio.txt 2>/dev/null
+  grep -hE "PASS|FAIL" "$LOG"/restart_gpu.log 2>/dev/null
   cat "$LOG"/proxy_o6.log "$LOG"/sweep.log "$LOG"/cpu.log "$LOG"/hetero.log 2>/dev/null | grep '^RESULT' |
     sed 's/[a-z_]*=//g' | awk '{printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10.3e %8.1f %6.1f %7.1f %6.1f %10.0f %4s/%-4s\n", $2, $3, $4, $5, $6, $9, $10, $13, $14, $15, $16, $17, $19, $20, $21}'
 } > "$LOG/summary.txt"
