@@ -29,6 +29,7 @@ typedef struct SQ_FN(gemm) {
   int add; /* 1: c += a b (beta = 1); 0: c = a b */
 #ifdef SQ_USE_XSMM
   SQ_XSMM_FUNCTION jit; /* NULL: libxsmm declined this shape, use the loops */
+  int vzeroupper;       /* jit uses AVX registers: clear their upper halves before SSE code runs */
 #endif
 } SQ_FN(gemm);
 
@@ -42,6 +43,29 @@ typedef struct SQ_FN(plan) {
   SQ_FN(gemm) ader_stiff[SQ_ORDER_MAX][2]; /* nout x 9 x nin: D^i (+)= Kder_d . T_d */
 } SQ_FN(plan);
 
+/* y = a x and y += a x, unrolled by 4 so that gcc -O2 vectorises them (its loop vectoriser there
+ * refuses trip counts that are not known multiples of the vector length; the SLP one does not) */
+static inline void SQ_FN(scale)(int len, sq_real_t a, const sq_real_t *restrict x, sq_real_t *restrict y) {
+  int i = 0;
+  for (; i + 4 <= len; i += 4) {
+    y[i] = a * x[i];
+    y[i + 1] = a * x[i + 1];
+    y[i + 2] = a * x[i + 2];
+    y[i + 3] = a * x[i + 3];
+  }
+  for (; i < len; ++i) y[i] = a * x[i];
+}
+static inline void SQ_FN(axpy)(int len, sq_real_t a, const sq_real_t *restrict x, sq_real_t *restrict y) {
+  int i = 0;
+  for (; i + 4 <= len; i += 4) {
+    y[i] += a * x[i];
+    y[i + 1] += a * x[i + 1];
+    y[i + 2] += a * x[i + 2];
+    y[i + 3] += a * x[i + 3];
+  }
+  for (; i < len; ++i) y[i] += a * x[i];
+}
+
 static void SQ_FN(gemm_loops)(const SQ_FN(gemm) *g, const sq_real_t *restrict a, const sq_real_t *restrict b,
                               sq_real_t *restrict c) {
   for (int j = 0; j < g->n; ++j) {
@@ -51,16 +75,27 @@ static void SQ_FN(gemm_loops)(const SQ_FN(gemm) *g, const sq_real_t *restrict a,
     for (int l = 0; l < g->k; ++l) {
       const sq_real_t blj = b[l + (size_t)j * g->ldb];
       if (blj == 0) continue; /* the star matrices are half zeros */
-      const sq_real_t *restrict al = a + (size_t)l * g->lda;
-      for (int i = 0; i < g->m; ++i) cj[i] += blj * al[i];
+      SQ_FN(axpy)(g->m, blj, a + (size_t)l * g->lda, cj);
     }
   }
 }
 
+#ifdef SQ_USE_XSMM
+/* libxsmm 1.17 kernels return without vzeroupper, and the rest of the binary is SSE (x86-64-v2):
+ * the first SSE instruction after an AVX kernel pays a state transition (measured: ~7 % of the
+ * ader kernel).  Not inlined, so that no spilled SSE value is reloaded between call and vzeroupper. */
+static __attribute__((noinline)) void SQ_FN(jit_call_avx)(SQ_XSMM_FUNCTION jit, const sq_real_t *a,
+                                                          const sq_real_t *b, sq_real_t *c) {
+  jit(a, b, c);
+  __asm__ volatile("vzeroupper" ::: "memory");
+}
+#endif
+
 static inline void SQ_FN(gemm_run)(const SQ_FN(gemm) *g, const sq_real_t *a, const sq_real_t *b, sq_real_t *c) {
 #ifdef SQ_USE_XSMM
   if (g->jit) {
-    g->jit(a, b, c);
+    if (g->vzeroupper) SQ_FN(jit_call_avx)(g->jit, a, b, c);
+    else g->jit(a, b, c);
     return;
   }
 #endif
@@ -77,6 +112,7 @@ static int SQ_FN(gemm_init)(SQ_FN(gemm) *g, int m, int n, int k, int lda, int ld
     const int flags = add ? LIBXSMM_GEMM_FLAG_NONE : LIBXSMM_GEMM_FLAG_BETA_0;
     const int prefetch = LIBXSMM_GEMM_PREFETCH_NONE; /* the kernels are called with (a, b, c) only */
     g->jit = SQ_XSMM_DISPATCH(m, n, k, &ld[0], &ld[1], &ld[2], &alpha, &beta, &flags, &prefetch);
+    g->vzeroupper = libxsmm_get_target_archid() >= LIBXSMM_X86_AVX;
     return g->jit != NULL;
   }
 #endif
@@ -134,10 +170,6 @@ static const char *SQ_FN(gemm_name)(void) {
   return SQ_FN(plans_name);
 }
 
-static void SQ_FN(negate)(int len, const sq_real_t *restrict in, sq_real_t *restrict out) {
-  for (int i = 0; i < len; ++i) out[i] = -in[i];
-}
-
 /* Cauchy-Kovalevski (eq. 3.33): D^i = -sum_d Kder_d D^{i-1} A*_d^T, and the time integral (eq. 3.34). */
 static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *dofs,
                         const sq_real_t *star, double dt, sq_real_t *tint, sq_real_t *derivs) {
@@ -148,8 +180,8 @@ static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_
     sq_real_t *ti = tint + e * nq;
     if (derivs) memcpy(derivs + (e * order) * nq, cur, nq * sizeof(sq_real_t));
     double factor = dt; /* dt^{i+1} / (i+1)! */
-    for (int k = 0; k < nq; ++k) ti[k] = (sq_real_t)factor * cur[k];
-    SQ_FN(negate)(243, star + e * 243, nstar);
+    SQ_FN(scale)(nq, (sq_real_t)factor, cur, ti);
+    SQ_FN(scale)(243, -1, star + e * 243, nstar);
     for (int i = 1; i < order; ++i) {
       /* D^i is a polynomial of degree N - i: only the first nb(order - i) coefficients are non-zero */
       const int nout = sq_nbasis(order - i);
@@ -157,11 +189,11 @@ static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_
       SQ_FN(gemm_run)(&plan->ader_star[i], cur, nstar, tmp);
       for (int d = 0; d < 3; ++d)
         SQ_FN(gemm_run)(&plan->ader_stiff[i][d > 0], pack + (SQ_PACK_KDER + d) * BB, tmp + d * nq, next);
-      for (int p = 0; p < 9; ++p)
-        for (int k = nout; k < B; ++k) next[k + p * B] = 0;
+      if (derivs) /* the stored D^i is B x 9; the work buffers' rows >= nout are never read */
+        for (int p = 0; p < 9; ++p)
+          for (int k = nout; k < B; ++k) next[k + p * B] = 0;
       factor *= dt / (i + 1);
-      for (int p = 0; p < 9; ++p)
-        for (int k = 0; k < nout; ++k) ti[k + p * B] += (sq_real_t)factor * next[k + p * B];
+      for (int p = 0; p < 9; ++p) SQ_FN(axpy)(nout, (sq_real_t)factor, next + p * B, ti + p * B);
       cur = next;
     }
   }
@@ -175,13 +207,13 @@ static void SQ_FN(local)(const SQ_FN(plan) *plan, int order, int64_t n, const sq
   for (int64_t e = 0; e < n; ++e) {
     const sq_real_t *ti = tint + e * nq;
     sq_real_t *q = dofs + e * nq;
-    SQ_FN(negate)(324, flux_local + e * 324, nflux);
+    SQ_FN(scale)(324, -1, flux_local + e * 324, nflux);
     for (int d = 0; d < 3; ++d) SQ_FN(gemm_run)(&plan->local_star, ti, star + e * 243 + d * 81, stack + d * B);
     for (int j = 0; j < 4; ++j) SQ_FN(gemm_run)(&plan->local_star, ti, nflux + j * 81, stack + (3 + j) * B);
     /* sum the update first and round it onto the dofs once: the increment is much smaller than the
      * state, so this keeps single-precision round-off well below the discretisation error */
     SQ_FN(gemm_run)(&plan->local_stiff, pack + SQ_PACK_KVOL * BB, stack, update);
-    for (int k = 0; k < nq; ++k) q[k] += update[k];
+    SQ_FN(axpy)(nq, 1, update, q);
   }
 }
 
@@ -190,9 +222,7 @@ static void SQ_FN(taylor_one)(int order, int B, const sq_real_t *d, double t0, d
   memset(out, 0, nq * sizeof(sq_real_t));
   double p0 = t0, p1 = t1; /* t^{i+1} / (i+1)! */
   for (int i = 0; i < order; ++i) {
-    const sq_real_t f = (sq_real_t)(p1 - p0);
-    const sq_real_t *di = d + i * nq;
-    for (int k = 0; k < nq; ++k) out[k] += f * di[k];
+    SQ_FN(axpy)(nq, (sq_real_t)(p1 - p0), d + i * nq, out);
     p0 *= t0 / (i + 2);
     p1 *= t1 / (i + 2);
   }
@@ -218,14 +248,13 @@ static void SQ_FN(neighbor)(const SQ_FN(plan) *plan, int order, int64_t n, const
         SQ_FN(taylor_one)(order, B, d, nb_t0[ln->slot], nb_t1[ln->slot], integ);
         src = integ;
       }
-      SQ_FN(negate)(81, flux_nb + e * 324 + j * 81, nflux);
+      SQ_FN(scale)(81, -1, flux_nb + e * 324 + j * 81, nflux);
       SQ_FN(gemm_run)(&plan->face_star, src, nflux, tmp);
       /* one rounding onto the dofs, as in local */
       SQ_FN(gemm_run)(&plan->face_stiff[nface > 0], pack + (SQ_PACK_FNB + ln->flux) * BB, tmp, update);
       ++nface;
     }
-    if (nface)
-      for (int k = 0; k < nq; ++k) q[k] += update[k];
+    if (nface) SQ_FN(axpy)(nq, 1, update, q);
   }
 }
 
