@@ -319,6 +319,8 @@ int main(int argc, char **argv) {
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   printf("# starquake-proxy: peaks SP %.0f GFLOP/s, DP %.0f GFLOP/s, memory %.0f GB/s (%s)\n", o.peak_sp, o.peak_dp,
          o.peak_bw, o.peak_source);
+  printf("# CPU element products: %s (double), %s (single)\n", sq_kernel_gemm_name(SQ_F64),
+         sq_kernel_gemm_name(SQ_F32));
   int err = 0;
   for (int ie = 0; ie < o.nelem_list && !err; ++ie) {
     sq_box_params bp;

@@ -9,6 +9,10 @@
  * - flux_local:  4 x 81, local flux solver of face j, scaled by |S_j|/|J| (eq. 3.11);
  * - flux_nb:     4 x 81, neighbour flux solver of face j, scaled by |S_j|/|J|.
  * A row-major 9x9 matrix A read column-major is A^T, so "X . Q . A^T" is one right-multiplication.
+ *
+ * Every kernel is a sequence of small column-major GEMMs (the star stage Q . A^T, then the stiffness
+ * stage X . (Q A^T)), run by JIT kernels of libxsmm when configured (m4/sq_xsmm.m4), else by plain
+ * C loops; see kernels_impl.h and docs/PERFORMANCE.md.
  */
 #ifndef SQ_KERNELS_H
 #define SQ_KERNELS_H
@@ -40,7 +44,23 @@ typedef struct sq_face_link {
   int32_t index; /**< element index within that buffer */
 } sq_face_link;
 
-/** @brief Pack the reference matrices of @p ref into a new buffer in precision @p prec. */
+/** Implementation of the small dense products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor. */
+typedef enum sq_gemm_impl {
+  SQ_GEMM_BEST = 0, /**< libxsmm JIT kernels where configured and the host CPU has them, else plain C */
+  SQ_GEMM_PLAIN = 1 /**< plain C loops (also the reference that tests compare libxsmm against) */
+} sq_gemm_impl;
+
+/**
+ * @brief What SQ_GEMM_BEST runs in precision @p prec, for reports: "libxsmm JIT (<arch>)", "plain C
+ * (built without libxsmm)", or a mix if libxsmm declined some shapes.  Dispatches the JIT kernels
+ * of every order on first use (as does sq_kernel_pack); thread-safe.
+ */
+const char *sq_kernel_gemm_name(sq_precision prec);
+
+/**
+ * @brief Pack the reference matrices of @p ref into a new buffer in precision @p prec, and make sure
+ * the JIT kernels of @p prec are dispatched (once per process, at start-up rather than in a task).
+ */
 int sq_kernel_pack(const sq_ref *ref, sq_precision prec, void **pack, size_t *bytes);
 
 /**
@@ -66,6 +86,17 @@ void sq_kernel_local(sq_precision prec, int order, int64_t n, const void *pack, 
 void sq_kernel_neighbor(sq_precision prec, int order, int64_t n, const void *pack, const sq_face_link *links,
                         const void *flux_nb, const void *const *nb_data, const double *nb_t0, const double *nb_t1,
                         void *dofs);
+
+/** @brief sq_kernel_ader with the products run by @p impl (tests compare the implementations). */
+void sq_kernel_ader_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
+                         const void *dofs, const void *star, double dt, void *tint, void *derivs);
+/** @brief sq_kernel_local with the products run by @p impl. */
+void sq_kernel_local_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
+                          const void *tint, const void *star, const void *flux_local, void *dofs);
+/** @brief sq_kernel_neighbor with the products run by @p impl. */
+void sq_kernel_neighbor_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
+                             const sq_face_link *links, const void *flux_nb, const void *const *nb_data,
+                             const double *nb_t0, const double *nb_t1, void *dofs);
 
 /** @brief LTS buffer (eq. 3.40): buffer = tint (@p reset) or buffer += tint, for @p n elements. */
 void sq_kernel_accumulate(sq_precision prec, int order, int64_t n, const void *tint, int reset, void *buffer);
