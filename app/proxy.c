@@ -240,6 +240,10 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
   fill_dofs(d);
   sq_runtime *rt;
   SQ_CALL(sq_runtime_create(d, &rt));
+  /* SQ_CPU_SHARE: static CPU/GPU split of the tiles (runtime.cpu_share), for "both" */
+  const double share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
+  const double placed = sq_runtime_split_tiles(rt, share);
+  if (placed >= 0) printf("# static split: %.1f %% of the elements on CPU workers (SQ_CPU_SHARE=%g)\n", 100.0 * placed, share);
   const double dt = d->cluster_dt[0];
   const int gpu_model = o->workers != W_CPU;
   unsigned ncpu = starpu_cpu_worker_get_count(), ngpu = starpu_cuda_worker_get_count();
@@ -274,11 +278,11 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     const char *wname = o->workers == W_CPU ? "cpu" : o->workers == W_GPU ? "gpu" : "both";
     printf("RESULT kernel=%s order=%d prec=%s elems=%lld workers=%s ncpu=%u ngpu=%u sched=%s tile=%d steps=%lld "
            "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gbs=%.1f pct_peak_bw=%.1f "
-           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld\n",
+           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
            getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default",
            o->tile, (long long)steps, secs, upd, gflops, 100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
-           ncpu && !ngpu ? gflops / ncpu : 0.0, (double)moved / steps, c, g);
+           ncpu && !ngpu ? gflops / ncpu : 0.0, (double)moved / steps, c, g, placed);
     fflush(stdout);
   }
   sq_runtime_destroy(rt);

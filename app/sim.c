@@ -232,6 +232,10 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   SQ_CALL(sq_sim_plasticity_create(s));
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
+    const double placed = sq_runtime_split_tiles(s->rt, cfg->cpu_share);
+    if (placed >= 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  placement  %.1f %% of the elements on CPU workers, the rest on GPUs (runtime.cpu_share %g)\n",
+             100.0 * placed, cfg->cpu_share);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));

@@ -124,6 +124,7 @@ int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int prio
                         .stride = (int64_t)set->n * 9,
                         .host_points = &set->point[set->tile_begin[tile]]};
   int ret = starpu_task_insert(&receivers_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
+                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile),
                                STARPU_R, rt->receiver_points[tile], STARPU_R, rt->derivs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting receivers task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

@@ -80,6 +80,37 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
 }
 #endif
 
+double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
+  const sq_disc *d = rt->disc;
+  SQ_FREE(rt->tile_where);
+  if (!(cpu_share >= 0.0) || starpu_cuda_worker_get_count() == 0 || starpu_cpu_worker_get_count() == 0) return -1.0;
+  if (SQ_CALLOC(rt->tile_where, d->ntile)) return -1.0;
+  int64_t on_cpu = 0, owned = 0;
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t total = 0, before = 0;
+    for (int t = 0; t < d->ntile; ++t)
+      if (d->tile[t].cluster == l && d->tile[t].layer != SQ_LAYER_GHOST) total += d->tile[t].end - d->tile[t].begin;
+    for (int t = 0; t < d->ntile; ++t) {
+      const sq_tile *tl = &d->tile[t];
+      if (tl->cluster != l) continue;
+      if (tl->layer == SQ_LAYER_GHOST) {
+        rt->tile_where[t] = -1;
+        continue;
+      }
+      const int64_t n = tl->end - tl->begin;
+      int cpu = (double)before + 0.5 * (double)n < cpu_share * (double)total;
+#ifdef SQ_USE_CUDA
+      cpu |= tl->nneighbor > SQ_CUDA_MAX_SLOTS;
+#endif
+      rt->tile_where[t] = cpu ? STARPU_CPU : STARPU_CUDA;
+      before += n;
+      owned += n;
+      on_cpu += cpu ? n : 0;
+    }
+  }
+  return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
+}
+
 int sq_runtime_sync(sq_runtime *rt) {
   int ret = rt->disc->opt.nranks > 1 ? starpu_mpi_wait_for_all(MPI_COMM_WORLD) : starpu_task_wait_for_all();
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);
@@ -117,6 +148,7 @@ void sq_runtime_destroy(sq_runtime *rt) {
     if (rt->buffer[t]) starpu_data_unregister(rt->buffer[t]);
   }
   starpu_data_unregister(rt->pack);
+  SQ_FREE(rt->tile_where);
   SQ_FREE(rt->dofs);
   SQ_FREE(rt->tint);
   SQ_FREE(rt->star);

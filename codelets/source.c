@@ -172,6 +172,7 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
   if (a->has_buffer)
     descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
   int ret = starpu_task_insert(&source_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting source task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

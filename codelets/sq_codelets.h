@@ -53,6 +53,8 @@ typedef struct sq_runtime {
   starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
   starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
   int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
+  int32_t *tile_where;              /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
+                                         (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;
@@ -87,6 +89,21 @@ typedef enum {
 
 /** @brief Register every tile's data of @p disc with StarPU (starpu_init must have been called). */
 int sq_runtime_create(sq_disc *disc, sq_runtime **rt);
+/**
+ * @brief Static CPU/GPU split of the element work: in every cluster, the first tiles holding a fraction
+ * @p cpu_share of its owned elements run their element tasks (ader, local, neighbour, merged, sources,
+ * receivers, plasticity) on CPU workers only, the others on CUDA workers only.  Contiguous tiles keep
+ * the data of each part on its own memory node, so only the tiles on the border move each step
+ * (dmda/dmdas move a tile and its neighbours whenever they hand one task to a CPU).  No-op unless
+ * both kinds of worker are present; tiles that a GPU cannot take (too many neighbour tiles) go to CPUs.
+ * @return the fraction of owned elements placed on CPUs (-1: no split)
+ */
+double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
+/** Where the element tasks of @p tile may run (the value for STARPU_EXECUTE_WHERE; -1: anywhere). */
+static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
+  return rt->tile_where ? (unsigned long long)(uint32_t)rt->tile_where[tile] : (unsigned long long)-1;
+}
+
 /** @brief Wait for all tasks and make the host copies of the dofs valid (data may live on a GPU). */
 int sq_runtime_sync(sq_runtime *rt);
 /** @brief Unregister everything (data returns to the host arrays) and free @p rt. */

@@ -172,6 +172,8 @@ typedef struct sq_config {
   int tile_size;          /**< elements per task tile */
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
+  double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
+                                    kept on CPU workers, the rest on GPUs (with both kinds present) */
   sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;      /**< bool: measure each rank's speed at start-up and size its part by it */
 

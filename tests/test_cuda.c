@@ -318,6 +318,9 @@ static void points_destroy(run_points *pt) {
   sq_source_list_clear(&pt->list);
 }
 
+/* >= 0: the runs split the tiles statically between CPU and GPU workers (sq_runtime_split_tiles) */
+static double split_share = -1.0;
+
 /* pt: NULL, or the run also has point sources and receivers, and returns the samples in pt. */
 static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *ncpu_tasks, int64_t *ngpu_tasks,
                      size_t *len, int *nclusters, run_points *pt) {
@@ -337,6 +340,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   if (pt) points_create(d, mesh, t_end, pt); /* before the runtime: receiver tiles keep derivatives */
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  if (split_share >= 0) ck_assert(sq_runtime_split_tiles(rt, split_share) > 0);
   if (pt) {
     ck_assert_int_eq(sq_runtime_attach_sources(rt, pt->set), 0);
     ck_assert_int_eq(sq_runtime_attach_receivers(rt, pt->rec), 0);
@@ -445,6 +449,14 @@ static void runs_one(sq_precision p, int points) {
   ck_assert_msg(nc > 0 && ng > 0, "mixed run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
                 (long long)ng);
   check_close("run cpu+gpu", 4, p, both, ref, len);
+  free(both);
+  /* a static split: a third of each cluster's tiles on the CPU workers, the rest on the GPU */
+  split_share = 1.0 / 3.0;
+  both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, NULL);
+  split_share = -1.0;
+  ck_assert_msg(nc > 0 && ng > 0, "split run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
+                (long long)ng);
+  check_close("run split", 4, p, both, ref, len);
   free(both);
   if (points) {
     check_samples("run cpu+gpu receivers", p, &pgot, &pref);

@@ -99,8 +99,14 @@ elif [ "$MODE" = hetero ]; then
   for s in dmda dmdas eager lws; do
     STARPU_SCHED=$s proxy hetero.log 60 64k 6 all 6 single both 1024
   done
+  # static split (runtime.cpu_share): the CPU workers' share of the tiles from the two rates above
+  share=$(grep '^RESULT' "$LOG/hetero.log" | awk '/workers=gpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); g = b[1]}
+    /workers=cpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); c = b[1]} END {if (g + c > 0) printf "%.3f", c / (g + c)}')
+  for s in dmda eager; do
+    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 64k 6 all 6 single both 1024
+  done
   awk '/^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
-       key = v["workers"] (v["workers"] == "both" ? " " v["sched"] : "");
+       key = v["workers"] (v["workers"] == "both" ? " " v["sched"] (v["cpu_share"] >= 0 ? " split " v["cpu_share"] : "") : "");
        rate[key] = v["upd_per_s"]; order[++n] = key}
        END {ref = rate["cpu"] + rate["gpu"];
             printf "HETERO cpu %.4e gpu %.4e sum %.4e\n", rate["cpu"], rate["gpu"], ref;
