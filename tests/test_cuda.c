@@ -450,16 +450,20 @@ static void runs_one(sq_precision p, int points) {
                 (long long)ng);
   check_close("run cpu+gpu", 4, p, both, ref, len);
   free(both);
+  if (points) {
+    check_samples("run cpu+gpu receivers", p, &pgot, &pref);
+    free(pgot.samples);
+  }
   /* a static split: a third of each cluster's tiles on the CPU workers, the rest on the GPU */
   split_share = 1.0 / 3.0;
-  both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, NULL);
+  both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, points ? &pgot : NULL);
   split_share = -1.0;
   ck_assert_msg(nc > 0 && ng > 0, "split run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
                 (long long)ng);
   check_close("run split", 4, p, both, ref, len);
   free(both);
   if (points) {
-    check_samples("run cpu+gpu receivers", p, &pgot, &pref);
+    check_samples("run split receivers", p, &pgot, &pref);
     free(pgot.samples);
     free(pref.samples);
   }
