@@ -56,7 +56,7 @@ mesh:
   box:
     cells: [$nx, $ny, $nz]
     hi: [1.0, 1.0, 1.6]
-    refine: [{lo: [0.45, 0.0, 0.0], hi: [0.5, 1.0, 1.6], factor: 2}]
+    refine: [{lo: [0.45, 0.0, 0.0], hi: [0.5, 1.0, 1.6], factor: 4}]
 materials:
   default: {rho: 1.0, lambda: 2.0, mu: 1.0}
 initial_condition:
@@ -74,7 +74,7 @@ output:
 runtime:
   tile_size: ${SQ_SCALE_TILE:-16384}
 EOF
-  export STARPU_NCPU=1 STARPU_SCHED=${SQ_SCALE_SCHED:-dmdas}
+  export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda}
   base=
   for np in 1 2 4; do
     [ "$np" -le "$NGPU" ] || continue
@@ -87,7 +87,7 @@ EOF
     rows+=("| $np rank(s) x 1 GPU | ${r:-failed} | efficiency $eff | hash $(hash_of "$OUTDIR/s$np") |")
     grep -E "^  mesh|clusters|^done|rank .* imbalance|work imbalance" "$log" | head -6 | sed "s/^/  [np $np] /"
   done
-  if [ "$NGPU" -gt 1 ]; then
+  if [ "$NGPU" -gt 1 ] && [ "${SQ_SCALE_ALLGPU:-1}" = 1 ]; then
     log=$OUTDIR/scale-1x$NGPU.log
     SQ_ALL_GPUS=1 STARPU_NCUDA=$NGPU timeout 280 mpirun -np 1 "$OUTDIR/rank.sh" "$SQ" "$OUTDIR/scale.yaml" \
       --output "$OUTDIR/sall" > "$log" 2>&1
