@@ -78,52 +78,58 @@ uint64_t sq_sim_hash_rows(const sq_sim *s, const void *rows, size_t eb) {
     }
     return h;
   }
-  /* gather every rank's owned rows on rank 0 and hash them in global cell order */
-  int64_t nown = 0;
-  for (int64_t e = 0; e < d->nelem; ++e) nown += !d->is_ghost[e];
-  int64_t *ids = malloc(sizeof(int64_t) * (nown + 1));
-  char *data = malloc(eb * (nown + 1));
-  int64_t k = 0;
-  for (int64_t e = 0; e < d->nelem; ++e)
-    if (!d->is_ghost[e]) {
-      ids[k] = sq_mesh_global_cell(s->mesh, d->cell_of[e]);
-      memcpy(data + k * eb, (const char *)rows + e * eb, eb);
-      ++k;
-    }
-  int n = (int)nown, *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
-  int64_t *all_ids = NULL;
-  char *all = NULL;
+  /* rank 0 hashes every rank's owned rows in global cell order, window by window of global ids (so
+   * that it never holds more than 16 MiB of rows): each rank's owned cells ascend by global id */
+  const sq_mesh *m = s->mesh;
+  const int64_t nglobal = sq_mesh_ncell_global(m), window = (int64_t)(((size_t)16 << 20) / eb) + 1; /* 16 MiB */
+  int64_t next = 0; /* next local cell to look at */
+  char *data = malloc(eb * (size_t)window + 1), *all = NULL;
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)window + 1), *all_ids = NULL;
+  int *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
   if (s->rank == 0) {
     counts = calloc(s->nranks, sizeof(int)), displs = calloc(s->nranks, sizeof(int));
     bcounts = calloc(s->nranks, sizeof(int)), bdispls = calloc(s->nranks, sizeof(int));
+    all = malloc(eb * (size_t)window + 1), all_ids = malloc(sizeof(int64_t) * (size_t)window + 1);
   }
-  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (s->rank == 0) {
-    int total = 0;
-    for (int r = 0; r < s->nranks; ++r) {
-      displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
-      total += counts[r];
+  char *row = s->rank == 0 ? malloc(eb * (size_t)window + 1) : NULL; /* window rows in global order */
+  unsigned char *have = s->rank == 0 ? calloc((size_t)window, 1) : NULL;
+  for (int64_t lo = 0; lo < nglobal; lo += window) {
+    const int64_t hi = lo + window < nglobal ? lo + window : nglobal;
+    int n = 0;
+    for (; next < m->ncell && sq_mesh_global_cell(m, next) < hi; ++next) {
+      const int64_t e = d->elem_of[next];
+      if (e < 0 || d->is_ghost[e]) continue;
+      ids[n] = sq_mesh_global_cell(m, next) - lo;
+      memcpy(data + (size_t)n * eb, (const char *)rows + e * eb, eb);
+      ++n;
     }
-    all_ids = malloc(sizeof(int64_t) * (total + 1));
-    all = malloc(eb * (total + 1));
-  }
-  MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (s->rank == 0) {
-    const int64_t ncell = sq_mesh_ncell_global(s->mesh);
-    int64_t *where = malloc(sizeof(int64_t) * ncell);
-    for (int64_t c = 0; c < ncell; ++c) where[c] = -1;
-    int total = displs[s->nranks - 1] + counts[s->nranks - 1];
-    for (int i = 0; i < total; ++i) where[all_ids[i]] = i;
-    for (int64_t c = 0; c < ncell; ++c) {
-      if (where[c] < 0) continue;
-      const unsigned char *p = (const unsigned char *)all + where[c] * eb;
-      for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (s->rank == 0) {
+      int total = 0;
+      for (int r = 0; r < s->nranks; ++r) {
+        displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
+        total += counts[r];
+      }
     }
-    free(where), free(all), free(all_ids), free(counts), free(displs), free(bcounts), free(bdispls);
+    MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (s->rank == 0) {
+      const int total = displs[s->nranks - 1] + counts[s->nranks - 1];
+      memset(have, 0, (size_t)(hi - lo));
+      for (int i = 0; i < total; ++i) {
+        memcpy(row + (size_t)all_ids[i] * eb, all + (size_t)i * eb, eb);
+        have[all_ids[i]] = 1;
+      }
+      for (int64_t c = 0; c < hi - lo; ++c) {
+        if (!have[c]) continue;
+        const unsigned char *p = (const unsigned char *)row + c * eb;
+        for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+      }
+    }
   }
   MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  free(ids), free(data);
+  free(ids), free(data), free(all), free(all_ids), free(row), free(have);
+  free(counts), free(displs), free(bcounts), free(bdispls);
   return h;
 }
 
