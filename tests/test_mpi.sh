@@ -3,7 +3,8 @@
 # bitwise the dofs of one rank (the halo carries exact copies; per-element arithmetic never depends on
 # the partition).  Output under MPI is parallel HDF5 (every rank writes its own rows through MPI-IO):
 # the files of N ranks read back (h5py) equal one rank's, checkpoints restart on other rank counts,
-# and a file that cannot be created gives one error, not a hang.
+# and a file that cannot be created gives one error, not a hang.  A PUMGen mesh is read by blocks on 4
+# ranks (no rank holds the whole mesh) and gives the files and dofs of one rank.
 set -u
 SQ=${SQ_BIN:-./starquake}
 CFG=${srcdir:-.}/tests/configs/lts.yaml
