@@ -96,12 +96,15 @@ static int64_t mesh_rupture_faces(const sq_mesh *m) {
 }
 
 int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *m) {
-  const int64_t n = mesh_rupture_faces(m);
+  return sq_sim_fault_check_count(cfg, m->source, mesh_rupture_faces(m));
+}
+
+int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t n) {
   if (cfg->fault.enabled)
     SQ_CHECK(n > 0, SQ_ERR_INPUT,
              "%s:%d: fault.friction_law is set, but the mesh %s has no dynamic-rupture faces (tag 3: Gmsh physical "
              "surface 103, PUML boundary code 3 or > 64)",
-             cfg->path, cfg->fault.line, m->source);
+             cfg->path, cfg->fault.line, source);
   else if (n > 0 && sq_verbosity >= 1 && sq_app_rank() == 0)
     fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
                     "they act as ordinary welded faces\n", (long long)n);

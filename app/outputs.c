@@ -32,15 +32,21 @@ struct sq_outputs {
   char ckpt[SQ_PATH_MAX + 300];
   sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
   int want_wave;            /* wavefield snapshots (every rank computes and writes its rows) */
-  /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them) */
-  int64_t *own_cell;        /* the mesh cells it owns, ascending */
-  sq_rows cell_rows;        /* their rows: cell-centred values */
-  sq_rows vert_rows;        /* its contiguous share of the vertices: geometry and vertex values */
-  int64_t *own_face;        /* the free-surface triangles of its cells, ascending */
-  sq_rows face_rows;        /* their rows */
-  double *vertex_count;     /* MPI vertex output: owned cells at each vertex on this rank */
-  double *vertex_total;     /* MPI vertex output: cells at each vertex of vert_rows, over all ranks */
-  int *vertex_share;        /* MPI vertex output: vertices in each rank's share */
+  /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them): the local
+   * indices of what it writes, ascending, and their rows in the files (global numbering) */
+  int64_t *own_cell, *own_cell_row;  /* the mesh cells it owns */
+  sq_rows cell_rows;                 /* cell-centred values, topology */
+  int64_t *own_vert, *own_vert_row;  /* the vertices it writes (sq_mesh.vert_writer) */
+  sq_rows vert_rows;                 /* geometry and vertex values */
+  int64_t *own_face, *own_face_row;  /* the free-surface triangles of its cells */
+  sq_rows face_rows;
+  /* MPI vertex output: each rank's averages over its owned cells, weighted by their count, go to the
+   * vertex's writer (MPI_Alltoallv), which divides the sum by the total count */
+  double *vertex_count;     /* owned cells at each local vertex */
+  double *vertex_total;     /* cells at each local vertex over all ranks (at the vertices written here) */
+  int *send_count, *send_displ, *recv_count, *recv_displ; /* per rank */
+  int64_t *send_vert, *recv_vert;   /* local vertices sent, in send order; local vertices received */
+  double *send_buf, *recv_buf;
 };
 
 static int mkdir_p(const char *path) {
@@ -93,23 +99,35 @@ static int energy_row(sq_outputs *o) {
   return SQ_SUCCESS;
 }
 
-/* Keep the rows @p rows of a full-size array, packed at its start (ids ascend, so in place is safe). */
-static void pack_rows(double *values, const sq_rows *rows) {
-  for (int64_t k = 0; k < rows->n; ++k) values[k] = values[rows->id[k]];
+/* Keep the entries @p local[0..n) (ascending) of a full-size array, packed at its start (in place). */
+static void pack_rows(double *values, const int64_t *local, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) values[k] = values[local[k]];
+}
+
+/* Send @p values (per local vertex, weighted by the counts) to the vertices' writers and add what the
+ * others send into @p values. */
+static void vertex_exchange(const sq_outputs *o, double *values) {
+  const int nr = o->s->nranks;
+  const int64_t nsend = o->send_displ[nr - 1] + o->send_count[nr - 1];
+  const int64_t nrecv = o->recv_displ[nr - 1] + o->recv_count[nr - 1];
+  for (int64_t k = 0; k < nsend; ++k) o->send_buf[k] = values[o->send_vert[k]];
+  MPI_Alltoallv(o->send_buf, o->send_count, o->send_displ, MPI_DOUBLE, o->recv_buf, o->recv_count, o->recv_displ,
+                MPI_DOUBLE, MPI_COMM_WORLD);
+  for (int64_t k = 0; k < nrecv; ++k) values[o->recv_vert[k]] += o->recv_buf[k];
 }
 
 /*
- * Vertex averages over every rank's cells, for this rank's share of the vertices, at the start of
+ * Vertex averages over every rank's cells, for the vertices this rank writes, packed at the start of
  * @p values: each rank's averages over its own cells are weighted by its count of cells at the vertex,
- * summed onto the vertex's share (MPI_Reduce_scatter) and divided by the total count.
+ * summed at the vertex's writer and divided by the total count.
  */
 static void vertex_values_share(const sq_outputs *o, double *values) {
   if (o->s->nranks < 2) return; /* one rank: its averages are the averages, and it writes them all */
   const int64_t n = o->s->mesh->nvert;
   for (int64_t v = 0; v < n; ++v) values[v] *= o->vertex_count[v];
-  MPI_Reduce_scatter(MPI_IN_PLACE, values, o->vertex_share, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  for (int64_t k = 0; k < o->vert_rows.n; ++k)
-    values[k] = o->vertex_total[k] > 0 ? values[k] / o->vertex_total[k] : 0.0;
+  vertex_exchange(o, values);
+  for (int64_t v = 0; v < n; ++v) values[v] = o->vertex_total[v] > 0 ? values[v] / o->vertex_total[v] : 0.0;
+  pack_rows(values, o->own_vert, o->vert_rows.n);
 }
 
 static int snapshots(sq_outputs *o) {
@@ -127,7 +145,7 @@ static int snapshots(sq_outputs *o) {
       else
         sq_fields_cell_average(d, o->field[i], o->values[i]);
       if (vertex) vertex_values_share(o, o->values[i]);
-      else pack_rows(o->values[i], &o->cell_rows);
+      else pack_rows(o->values[i], o->own_cell, o->cell_rows.n);
       vals[i] = o->values[i];
     }
     SQ_CALL(sq_xdmf_write(o->wave, o->s->time, o->nfield, names, vals, vertex ? SQ_XDMF_NODE : SQ_XDMF_CELL,
@@ -137,7 +155,7 @@ static int snapshots(sq_outputs *o) {
     for (int i = 0; i < o->nsurf; ++i) {
       names[i] = sq_quantity_names[o->surf_field[i]];
       sq_fields_surface_values(d, o->surface, o->surf_field[i], o->values[i]);
-      pack_rows(o->values[i], &o->face_rows);
+      pack_rows(o->values[i], o->own_face, o->face_rows.n);
       vals[i] = o->values[i];
     }
     SQ_CALL(sq_xdmf_write(o->surf, o->s->time, o->nsurf, names, vals, SQ_XDMF_CELL, &o->face_rows));
@@ -172,7 +190,7 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                    .nsteps = o->nsteps,
                                    .order = s->disc->opt.order,
                                    .precision = (int)s->disc->opt.precision,
-                                   .ncell = s->mesh->ncell,
+                                   .ncell = sq_mesh_ncell_global(s->mesh),
                                    .receiver_samples = samples,
                                    .energy_rows = o->energy_rows,
                                    .wavefield_steps = sq_xdmf_count(o->wave),
@@ -191,14 +209,8 @@ static int checkpoint(sq_outputs *o, int64_t done) {
   return SQ_SUCCESS;
 }
 
-/* Rows [n r / P, n (r + 1) / P): rank r's even share of n rows replicated on every rank. */
-static sq_rows share(int64_t n, int rank, int nranks) {
-  const int64_t lo = n * rank / nranks, hi = n * (rank + 1) / nranks;
-  return (sq_rows){.n = hi - lo, .first = lo};
-}
-
-/* The rows of the snapshot files this rank writes: its cells, its share of the vertices (with the
- * counts that combine the ranks' vertex averages), the free-surface triangles of its cells. */
+/* The rows of the snapshot files this rank writes: its cells, the vertices it writes (with the plan
+ * that combines the ranks' vertex averages), the free-surface triangles of its cells. */
 static int snapshot_rows(sq_outputs *o) {
   const sq_sim *s = o->s;
   const sq_mesh *m = s->mesh;
@@ -206,34 +218,90 @@ static int snapshot_rows(sq_outputs *o) {
   int64_t n = 0;
   for (int64_t c = 0; c < m->ncell; ++c) n += d->elem_of[c] >= 0 && !d->is_ghost[d->elem_of[c]];
   SQ_CALL(SQ_CALLOC(o->own_cell, n > 0 ? n : 1));
-  o->cell_rows = (sq_rows){.n = n, .id = o->own_cell};
+  SQ_CALL(SQ_CALLOC(o->own_cell_row, n > 0 ? n : 1));
+  o->cell_rows = (sq_rows){.n = n, .id = o->own_cell_row};
   n = 0;
   for (int64_t c = 0; c < m->ncell; ++c)
-    if (d->elem_of[c] >= 0 && !d->is_ghost[d->elem_of[c]]) o->own_cell[n++] = c;
-  o->vert_rows = share(m->nvert, s->rank, s->nranks);
+    if (d->elem_of[c] >= 0 && !d->is_ghost[d->elem_of[c]])
+      o->own_cell[n] = c, o->own_cell_row[n++] = sq_mesh_global_cell(m, c);
+  n = 0;
+  for (int64_t v = 0; v < m->nvert; ++v) n += !m->vert_writer || m->vert_writer[v] == s->rank;
+  SQ_CALL(SQ_CALLOC(o->own_vert, n > 0 ? n : 1));
+  SQ_CALL(SQ_CALLOC(o->own_vert_row, n > 0 ? n : 1));
+  o->vert_rows = (sq_rows){.n = n, .id = o->own_vert_row};
+  n = 0;
+  for (int64_t v = 0; v < m->nvert; ++v)
+    if (!m->vert_writer || m->vert_writer[v] == s->rank) o->own_vert[n] = v, o->own_vert_row[n++] = sq_mesh_global_vert(m, v);
   if (o->cfg->output_surface) {
     SQ_CALL(sq_surface_create(m, &o->surface));
     SQ_CALL(SQ_CALLOC(o->own_face, o->surface->nface > 0 ? o->surface->nface : 1));
+    SQ_CALL(SQ_CALLOC(o->own_face_row, o->surface->nface > 0 ? o->surface->nface : 1));
     n = 0;
     for (int64_t i = 0; i < o->surface->nface; ++i) {
-      const int64_t e = d->elem_of[o->surface->cell[i]];
-      if (e >= 0 && !d->is_ghost[e]) o->own_face[n++] = i;
+      const int64_t c = o->surface->cell[i], e = d->elem_of[c];
+      if (e < 0 || d->is_ghost[e]) continue;
+      int64_t row = i;
+      if (m->surface_first) { /* global numbering: the cell's first face, then its faces in order */
+        row = m->surface_first[c];
+        for (int f = 0; f < o->surface->face[i]; ++f)
+          row += m->face_bc[c * 4 + f] == SQ_BC_FREE && m->face_neighbor[c * 4 + f] < 0;
+      }
+      o->own_face[n] = i, o->own_face_row[n++] = row;
     }
-    o->face_rows = (sq_rows){.n = n, .id = o->own_face};
+    o->face_rows = (sq_rows){.n = n, .id = o->own_face_row};
   }
   if (s->nranks > 1 && o->cfg->output_vertex && o->nfield > 0) {
-    /* per-vertex counts of owned cells, and their sums over the ranks for this rank's share */
+    const int nr = s->nranks;
     SQ_CALL(SQ_CALLOC(o->vertex_count, m->nvert > 0 ? m->nvert : 1));
-    SQ_CALL(SQ_CALLOC(o->vertex_total, o->vert_rows.n > 0 ? o->vert_rows.n : 1));
-    SQ_CALL(SQ_CALLOC(o->vertex_share, s->nranks));
+    SQ_CALL(SQ_CALLOC(o->vertex_total, m->nvert > 0 ? m->nvert : 1));
+    SQ_CALL(SQ_CALLOC(o->send_count, nr));
+    SQ_CALL(SQ_CALLOC(o->send_displ, nr));
+    SQ_CALL(SQ_CALLOC(o->recv_count, nr));
+    SQ_CALL(SQ_CALLOC(o->recv_displ, nr));
     for (int64_t c = 0; c < m->ncell; ++c) {
       const int64_t e = d->elem_of[c];
       if (e >= 0 && !d->is_ghost[e])
         for (int v = 0; v < 4; ++v) o->vertex_count[m->cell_vert[c * 4 + v]] += 1.0;
     }
-    for (int r = 0; r < s->nranks; ++r) o->vertex_share[r] = (int)share(m->nvert, r, s->nranks).n;
-    MPI_Reduce_scatter(o->vertex_count, o->vertex_total, o->vertex_share, MPI_DOUBLE, MPI_SUM,
-                       MPI_COMM_WORLD);
+    /* the vertices at our cells that another rank writes, grouped by writer (ascending local = global) */
+    for (int64_t v = 0; v < m->nvert; ++v)
+      if (o->vertex_count[v] > 0 && m->vert_writer[v] != s->rank) o->send_count[m->vert_writer[v]]++;
+    int64_t nsend = 0;
+    for (int r = 0; r < nr; ++r) o->send_displ[r] = (int)nsend, nsend += o->send_count[r];
+    SQ_CALL(SQ_CALLOC(o->send_vert, nsend + 1));
+    SQ_CALL(SQ_CALLOC(o->send_buf, nsend + 1));
+    int64_t *gid;
+    SQ_CALL(SQ_CALLOC(gid, nsend + 1));
+    int *fill;
+    SQ_CALL(SQ_CALLOC(fill, nr));
+    for (int64_t v = 0; v < m->nvert; ++v)
+      if (o->vertex_count[v] > 0 && m->vert_writer[v] != s->rank) {
+        const int r = m->vert_writer[v], k = o->send_displ[r] + fill[r]++;
+        o->send_vert[k] = v, gid[k] = m->vert_global[v];
+      }
+    MPI_Alltoall(o->send_count, 1, MPI_INT, o->recv_count, 1, MPI_INT, MPI_COMM_WORLD);
+    int64_t nrecv = 0;
+    for (int r = 0; r < nr; ++r) o->recv_displ[r] = (int)nrecv, nrecv += o->recv_count[r];
+    SQ_CALL(SQ_CALLOC(o->recv_vert, nrecv + 1));
+    SQ_CALL(SQ_CALLOC(o->recv_buf, nrecv + 1));
+    MPI_Alltoallv(gid, o->send_count, o->send_displ, MPI_INT64_T, o->recv_vert, o->recv_count, o->recv_displ,
+                  MPI_INT64_T, MPI_COMM_WORLD);
+    for (int64_t k = 0; k < nrecv; ++k) { /* global -> local: we write it, so we hold it */
+      int64_t lo = 0, hi = m->nvert - 1;
+      while (lo < hi) {
+        const int64_t mid = (lo + hi) / 2;
+        if (m->vert_global[mid] < o->recv_vert[k]) lo = mid + 1;
+        else hi = mid;
+      }
+      SQ_CHECK(m->nvert > 0 && m->vert_global[lo] == o->recv_vert[k], SQ_ERR_INTERNAL,
+               "vertex output: rank %d was sent vertex %lld, which it does not hold", s->rank,
+               (long long)o->recv_vert[k]);
+      o->recv_vert[k] = lo;
+    }
+    SQ_FREE(gid);
+    SQ_FREE(fill);
+    memcpy(o->vertex_total, o->vertex_count, sizeof(double) * (size_t)m->nvert);
+    vertex_exchange(o, o->vertex_total);
   }
   return SQ_SUCCESS;
 }
@@ -307,21 +375,32 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     for (int i = 0; i < SQ_NFIELDS; ++i)
       SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
     SQ_CALL(snapshot_rows(o));
-    /* the mesh is on every rank: each writes an even share of the geometry and the topology */
-    const sq_rows cells = share(m->ncell, s->rank, s->nranks);
+    /* each rank writes the geometry of the vertices it writes and the topology of its cells, in global
+     * vertex numbers */
+    double *node;
+    int64_t *topo;
+    const int64_t ntri = o->surface ? o->face_rows.n : 0;
+    SQ_CALL(SQ_CALLOC(node, 3 * o->vert_rows.n + 1));
+    SQ_CALL(SQ_CALLOC(topo, 4 * o->cell_rows.n + 3 * ntri + 1));
+    for (int64_t k = 0; k < o->vert_rows.n; ++k) memcpy(&node[3 * k], &m->vert[3 * o->own_vert[k]], 3 * sizeof(double));
+    for (int64_t k = 0; k < o->cell_rows.n; ++k)
+      for (int v = 0; v < 4; ++v) topo[4 * k + v] = sq_mesh_global_vert(m, m->cell_vert[4 * o->own_cell[k] + v]);
     o->want_wave = o->nfield > 0;
+    int ierr = SQ_SUCCESS;
     if (o->want_wave)
-      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", m->nvert,
-                           m->vert + 3 * o->vert_rows.first, &o->vert_rows, m->ncell, 4,
-                           m->cell_vert + 4 * cells.first, &cells, restart ? restart->wavefield_steps : -1,
-                           &o->wave));
-    if (cfg->output_surface) {
-      const sq_rows tris = share(o->surface->nface, s->rank, s->nranks);
-      SQ_CALL(sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", m->nvert,
-                           m->vert + 3 * o->vert_rows.first, &o->vert_rows, o->surface->nface, 3,
-                           o->surface->tri + 3 * tris.first, &tris, restart ? restart->surface_steps : -1,
-                           &o->surf));
+      ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", sq_mesh_nvert_global(m), node,
+                          &o->vert_rows, sq_mesh_ncell_global(m), 4, topo, &o->cell_rows,
+                          restart ? restart->wavefield_steps : -1, &o->wave);
+    if (!ierr && cfg->output_surface) {
+      for (int64_t k = 0; k < ntri; ++k)
+        for (int v = 0; v < 3; ++v) topo[3 * k + v] = sq_mesh_global_vert(m, o->surface->tri[3 * o->own_face[k] + v]);
+      ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", sq_mesh_nvert_global(m), node,
+                          &o->vert_rows, m->surface_first ? m->nsurface_global : o->surface->nface, 3, topo,
+                          &o->face_rows, restart ? restart->surface_steps : -1, &o->surf);
     }
+    SQ_FREE(node);
+    SQ_FREE(topo);
+    SQ_CALL(ierr);
     if (!restart)
       SQ_CALL(snapshots(o));
   }
@@ -407,9 +486,20 @@ void sq_outputs_close(sq_outputs *o) {
     SQ_FREE(o->values[i]);
   SQ_FREE(o->vertex_count);
   SQ_FREE(o->vertex_total);
-  SQ_FREE(o->vertex_share);
   SQ_FREE(o->own_cell);
+  SQ_FREE(o->own_cell_row);
+  SQ_FREE(o->own_vert);
+  SQ_FREE(o->own_vert_row);
   SQ_FREE(o->own_face);
+  SQ_FREE(o->own_face_row);
+  SQ_FREE(o->send_count);
+  SQ_FREE(o->send_displ);
+  SQ_FREE(o->recv_count);
+  SQ_FREE(o->recv_displ);
+  SQ_FREE(o->send_vert);
+  SQ_FREE(o->recv_vert);
+  SQ_FREE(o->send_buf);
+  SQ_FREE(o->recv_buf);
   SQ_FREE(o);
 }
 

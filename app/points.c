@@ -3,6 +3,7 @@
  * names) to located, projected point sets registered with the runtime.
  */
 #include <errno.h>
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,6 +80,39 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
   return ierr;
 }
 
+/*
+ * With several ranks each holds a part of the mesh: a point on a face, edge or vertex shared by cells
+ * of several ranks must go to one cell, the one a whole-mesh search picks (deepest, then lowest global
+ * id).  Each rank searches its part, the ranks agree on the deepest point, then on the lowest global
+ * id at that depth (two MPI_Allreduce), and the locator is told the outcome: the cell if it is here,
+ * SQ_LOCATE_ELSEWHERE if another rank holds it, -1 if no rank found the point (outside the mesh, an
+ * error every rank reports alike).
+ */
+static int decide_points(const sq_sim *s, sq_locator *loc, int n, const double *x) {
+  if (s->nranks < 2 || n == 0)
+    return SQ_SUCCESS;
+  double *depth = calloc((size_t)n, sizeof(double)); /* every entry is set below */
+  int64_t *cell = malloc(sizeof(int64_t) * (size_t)n), *gid = malloc(sizeof(int64_t) * (size_t)n);
+  SQ_CHECK(depth && cell && gid, SQ_ERR_MEMORY, "out of memory locating %d points", n);
+  for (int i = 0; i < n; ++i)
+    cell[i] = sq_locator_find_depth(loc, &x[3 * i], NULL, &depth[i]);
+  double *best = malloc(sizeof(double) * (size_t)n);
+  SQ_CHECK(best, SQ_ERR_MEMORY, "out of memory locating %d points", n);
+  MPI_Allreduce(depth, best, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i)
+    gid[i] = cell[i] >= 0 && depth[i] == best[i] ? sq_mesh_global_cell(s->mesh, cell[i]) : INT64_MAX;
+  MPI_Allreduce(MPI_IN_PLACE, gid, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i) {
+    if (gid[i] == INT64_MAX)
+      cell[i] = -1;
+    else if (cell[i] < 0 || sq_mesh_global_cell(s->mesh, cell[i]) != gid[i])
+      cell[i] = SQ_LOCATE_ELSEWHERE;
+  }
+  const int ierr = sq_locator_decide(loc, n, x, cell);
+  free(depth), free(cell), free(gid), free(best);
+  return ierr;
+}
+
 int sq_sim_points_create(sq_sim *s) {
   const sq_config *c = &s->cfg;
   const int has_receivers = c->nreceivers > 0 || c->receiver_file[0];
@@ -90,7 +124,15 @@ int sq_sim_points_create(sq_sim *s) {
     SQ_CALL(source_from_config(c, i, &s->sources));
   sq_locator *loc;
   SQ_CALL(sq_locator_create(s->mesh, &loc));
-  int ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
+  double *sx = malloc(sizeof(double) * 3 * (size_t)(s->sources.n > 0 ? s->sources.n : 1));
+  int ierr = sx ? SQ_SUCCESS : sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
+  for (int i = 0; !ierr && i < s->sources.n; ++i)
+    memcpy(&sx[3 * i], s->sources.src[i].x, 3 * sizeof(double));
+  if (!ierr)
+    ierr = decide_points(s, loc, s->sources.n, sx);
+  free(sx);
+  if (!ierr)
+    ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
   if (!ierr && has_receivers) {
     int nfile = 0, *line = NULL;
     double *xf = NULL;
@@ -115,6 +157,8 @@ int sq_sim_points_create(sq_sim *s) {
         snprintf(origin[i], 160, "%.120s:%d", c->receiver_file, line[i - c->nreceivers]);
       }
     }
+    if (!ierr)
+      ierr = decide_points(s, loc, n, x);
     if (!ierr)
       ierr = sq_receiver_set_create(s->disc, loc, n, x, (const char *const *)origin, c->receiver_interval, 0,
                                     &s->receivers);

@@ -165,11 +165,12 @@ int sq_cmd_run(int argc, char **argv) {
   }
   if (s->source_set) bytes += (size_t)s->source_set->n * sizeof(sq_source_point);
   if (s->receivers) bytes += (size_t)s->receivers->n * sizeof(sq_receiver_point);
+  const int verbose_ranks = sq_verbosity >= 2 && s->nranks > 1; /* every rank reports its peak memory */
   if (!root) sq_verbosity = 0; /* rank 0 speaks for everyone */
   if (sq_verbosity >= 1) {
     printf("starquake: %s\n", cfg.path);
-    printf("  mesh       %s: %lld cells, %lld vertices\n", s->mesh->source, (long long)s->mesh->ncell,
-           (long long)s->mesh->nvert);
+    printf("  mesh       %s: %lld cells, %lld vertices\n", s->mesh->source, (long long)sq_mesh_ncell_global(s->mesh),
+           (long long)sq_mesh_nvert_global(s->mesh));
     printf("  order      %d (%d basis functions), %s precision\n", cfg.order, d->nbasis,
            cfg.precision == SQ_F64 ? "double" : "single");
     printf("  tiles      %d of <= %d elements\n", d->ntile, cfg.tile_size);
@@ -282,7 +283,7 @@ int sq_cmd_run(int argc, char **argv) {
     else {
       const double ups = (double)nsteps * lts_work / t_steps;
       fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
-              cfg.path, (long long)s->mesh->ncell, cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
+              cfg.path, (long long)sq_mesh_ncell_global(s->mesh), cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
               (long long)nsteps, dt, s->time);
       fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
@@ -304,7 +305,7 @@ int sq_cmd_run(int argc, char **argv) {
         if (s->plastic)
           printf("plasticity: %lld of %lld cells yielded (max eta %.3e), %.3g%% of the element updates yielded; "
                  "strain hash %016llx\n",
-                 (long long)plast.yielded_cells, (long long)s->mesh->ncell, plast.max_eta,
+                 (long long)plast.yielded_cells, (long long)sq_mesh_ncell_global(s->mesh), plast.max_eta,
                  nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
                  (unsigned long long)plast.strain_hash);
         printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg.output_dir, cfg.output_prefix,
@@ -313,6 +314,14 @@ int sq_cmd_run(int argc, char **argv) {
     }
   }
   if (profile && s->rt && sq_verbosity >= 1) sq_runtime_print_profile(s->rt, stdout);
+  if (verbose_ranks) { /* the peak resident memory of this process (Linux) */
+    char line[256];
+    FILE *st = fopen("/proc/self/status", "r");
+    while (st && fgets(line, sizeof(line), st))
+      if (!strncmp(line, "VmHWM:", 6)) printf("starquake: rank %d peak memory %s", s->rank, line + 6);
+    if (st) fclose(st);
+    fflush(stdout);
+  }
   sq_sim_destroy(s);
   sq_app_starpu_stop();
   return ierr;

@@ -7,6 +7,7 @@
 
 #include "sq_app.h"
 #include "sq_fault_app.h"
+#include "sq_distmesh.h"
 #include "sq_plasticity_app.h"
 #include "sq_mesh_io.h"
 
@@ -77,52 +78,58 @@ uint64_t sq_sim_hash_rows(const sq_sim *s, const void *rows, size_t eb) {
     }
     return h;
   }
-  /* gather every rank's owned rows on rank 0 and hash them in global cell order */
-  int64_t nown = 0;
-  for (int64_t e = 0; e < d->nelem; ++e) nown += !d->is_ghost[e];
-  int64_t *ids = malloc(sizeof(int64_t) * (nown + 1));
-  char *data = malloc(eb * (nown + 1));
-  int64_t k = 0;
-  for (int64_t e = 0; e < d->nelem; ++e)
-    if (!d->is_ghost[e]) {
-      ids[k] = d->cell_of[e];
-      memcpy(data + k * eb, (const char *)rows + e * eb, eb);
-      ++k;
-    }
-  int n = (int)nown, *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
-  int64_t *all_ids = NULL;
-  char *all = NULL;
+  /* rank 0 hashes every rank's owned rows in global cell order, window by window of global ids (so
+   * that it never holds more than 16 MiB of rows): each rank's owned cells ascend by global id */
+  const sq_mesh *m = s->mesh;
+  const int64_t nglobal = sq_mesh_ncell_global(m), window = (int64_t)(((size_t)16 << 20) / eb) + 1; /* 16 MiB */
+  int64_t next = 0; /* next local cell to look at */
+  char *data = malloc(eb * (size_t)window + 1), *all = NULL;
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)window + 1), *all_ids = NULL;
+  int *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
   if (s->rank == 0) {
     counts = calloc(s->nranks, sizeof(int)), displs = calloc(s->nranks, sizeof(int));
     bcounts = calloc(s->nranks, sizeof(int)), bdispls = calloc(s->nranks, sizeof(int));
+    all = malloc(eb * (size_t)window + 1), all_ids = malloc(sizeof(int64_t) * (size_t)window + 1);
   }
-  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (s->rank == 0) {
-    int total = 0;
-    for (int r = 0; r < s->nranks; ++r) {
-      displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
-      total += counts[r];
+  char *row = s->rank == 0 ? malloc(eb * (size_t)window + 1) : NULL; /* window rows in global order */
+  unsigned char *have = s->rank == 0 ? calloc((size_t)window, 1) : NULL;
+  for (int64_t lo = 0; lo < nglobal; lo += window) {
+    const int64_t hi = lo + window < nglobal ? lo + window : nglobal;
+    int n = 0;
+    for (; next < m->ncell && sq_mesh_global_cell(m, next) < hi; ++next) {
+      const int64_t e = d->elem_of[next];
+      if (e < 0 || d->is_ghost[e]) continue;
+      ids[n] = sq_mesh_global_cell(m, next) - lo;
+      memcpy(data + (size_t)n * eb, (const char *)rows + e * eb, eb);
+      ++n;
     }
-    all_ids = malloc(sizeof(int64_t) * (total + 1));
-    all = malloc(eb * (total + 1));
-  }
-  MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (s->rank == 0) {
-    const int64_t ncell = s->mesh->ncell;
-    int64_t *where = malloc(sizeof(int64_t) * ncell);
-    for (int64_t c = 0; c < ncell; ++c) where[c] = -1;
-    int total = displs[s->nranks - 1] + counts[s->nranks - 1];
-    for (int i = 0; i < total; ++i) where[all_ids[i]] = i;
-    for (int64_t c = 0; c < ncell; ++c) {
-      if (where[c] < 0) continue;
-      const unsigned char *p = (const unsigned char *)all + where[c] * eb;
-      for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (s->rank == 0) {
+      int total = 0;
+      for (int r = 0; r < s->nranks; ++r) {
+        displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
+        total += counts[r];
+      }
     }
-    free(where), free(all), free(all_ids), free(counts), free(displs), free(bcounts), free(bdispls);
+    MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (s->rank == 0) {
+      const int total = displs[s->nranks - 1] + counts[s->nranks - 1];
+      memset(have, 0, (size_t)(hi - lo));
+      for (int i = 0; i < total; ++i) {
+        memcpy(row + (size_t)all_ids[i] * eb, all + (size_t)i * eb, eb);
+        have[all_ids[i]] = 1;
+      }
+      for (int64_t c = 0; c < hi - lo; ++c) {
+        if (!have[c]) continue;
+        const unsigned char *p = (const unsigned char *)row + c * eb;
+        for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+      }
+    }
   }
   MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  free(ids), free(data);
+  free(ids), free(data), free(all), free(all_ids), free(row), free(have);
+  free(counts), free(displs), free(bcounts), free(bdispls);
   return h;
 }
 
@@ -161,17 +168,55 @@ int sq_measure_node_speed(const sq_config *cfg, double *speed) {
   return ierr;
 }
 
+/*
+ * Keep this rank's part of the mesh (owned cells and the ghost layer, sq_mesh_extract) and free the
+ * whole mesh: from here on no rank holds it.  The per-cell arrays computed over the whole mesh
+ * (owner rank, LTS cluster, material) are cut down the same way.
+ */
+static int sim_keep_part(sq_sim *s, const int *cluster, int ncluster, double dt_min, sq_disc_options *opt) {
+  sq_mesh *part = NULL;
+  SQ_CALL(sq_mesh_extract(s->mesh, s->cell_rank, s->rank, &part));
+  int *rank_of = NULL;
+  sq_material *mat = NULL;
+  int ierr = SQ_CALLOC(rank_of, part->ncell > 0 ? part->ncell : 1);
+  if (!ierr) ierr = SQ_CALLOC(mat, part->ncell > 0 ? part->ncell : 1);
+  if (!ierr) ierr = SQ_CALLOC(s->cell_cluster, part->ncell > 0 ? part->ncell : 1);
+  if (ierr) {
+    sq_mesh_destroy(part);
+    SQ_FREE(rank_of);
+    SQ_FREE(mat);
+    return ierr;
+  }
+  for (int64_t c = 0; c < part->ncell; ++c) {
+    const int64_t g = part->global_id[c];
+    rank_of[c] = s->cell_rank[g];
+    mat[c] = s->cell_material[g];
+    s->cell_cluster[c] = cluster[g];
+  }
+  sq_mesh_destroy(s->mesh);
+  SQ_FREE(s->cell_rank);
+  SQ_FREE(s->cell_material);
+  s->mesh = part;
+  s->cell_rank = rank_of;
+  s->cell_material = mat;
+  opt->cell_rank = s->cell_rank;
+  opt->cell_cluster = s->cell_cluster;
+  opt->ncluster = ncluster;
+  opt->dt_min = dt_min;
+  if (sq_verbosity >= 2) {
+    printf("starquake: rank %d holds %lld cells (owned + ghost) of %lld (read whole, then cut down)\n", s->rank,
+           (long long)part->ncell, (long long)part->nglobal);
+    fflush(stdout);
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
   *out = s;
   s->cfg = *cfg;
   s->serial = serial;
-  if (cfg->mesh_kind == SQ_MESH_BOX) SQ_CALL(sq_mesh_box(&cfg->box, &s->mesh));
-  else SQ_CALL(sq_mesh_read(cfg->mesh_file, &s->mesh)); /* Gmsh .msh or PUML .h5, by extension */
-  SQ_CALL(SQ_CALLOC(s->cell_material, s->mesh->ncell));
-  for (int64_t c = 0; c < s->mesh->ncell; ++c)
-    s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
   s->rank = serial ? 0 : sq_app_rank();
   s->nranks = serial ? 1 : sq_app_nranks();
   SQ_CHECK(!serial || sq_app_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
@@ -184,11 +229,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .rank = s->rank,
                          .nranks = s->nranks,
                          .rupture = cfg->fault.enabled};
-  SQ_CALL(sq_sim_fault_check_mesh(cfg, s->mesh));
-  if (!serial) SQ_CALL(sq_app_starpu_start(cfg->scheduler));
-  if (s->nranks > 1) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
-    double *target = NULL;
-    if (cfg->node_speed_weights) {
+  double *target = NULL;
+  int distributed = 0;
+  if (s->nranks > 1) {
+    SQ_CALL(sq_app_starpu_start(cfg->scheduler));
+    if (cfg->node_speed_weights) { /* node-speed shares of the work (thesis eq. 4.10) */
       SQ_CALL(SQ_CALLOC(target, s->nranks));
       SQ_CALL(sq_measure_node_speed(cfg, &target[s->rank]));
       MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, target, 1, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -197,17 +242,41 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       for (int r = 0; r < s->nranks; ++r) target[r] /= sum;
       for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
     }
+    /* PUML: each rank reads a block, and no rank holds the whole mesh (app/distmesh.c) */
+    const int ierr = sq_sim_read_distributed(s, cfg, &opt, target, &distributed);
+    if (ierr) SQ_FREE(target);
+    SQ_CALL(ierr);
+    if (distributed && sq_verbosity >= 2) {
+      printf("starquake: rank %d holds %lld cells (owned + ghost) of %lld (read by blocks)\n", s->rank,
+             (long long)s->mesh->ncell, (long long)s->mesh->nglobal);
+      fflush(stdout);
+    }
+  }
+  if (!distributed) { /* the whole mesh on every rank, cut down after partitioning */
+    int ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
+                                             : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
+    if (!ierr) ierr = SQ_CALLOC(s->cell_material, s->mesh->ncell);
+    for (int64_t c = 0; !ierr && c < s->mesh->ncell; ++c)
+      s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
+    if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
+    if (!ierr && !serial && s->nranks == 1) ierr = sq_app_starpu_start(cfg->scheduler);
+    if (ierr) SQ_FREE(target);
+    SQ_CALL(ierr);
+  }
+  if (s->nranks > 1 && !distributed) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
     int *cluster, ncluster;
+    double dt_min;
     SQ_CALL(SQ_CALLOC(cluster, s->mesh->ncell));
     SQ_CALL(SQ_CALLOC(s->cell_rank, s->mesh->ncell));
-    SQ_CALL(sq_disc_clusters(s->mesh, s->cell_material, &opt, cluster, &ncluster));
-    const int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks,
-                                  cfg->partition, target, s->cell_rank, &s->part_stats);
+    SQ_CALL(sq_disc_clusters(s->mesh, s->cell_material, &opt, cluster, &ncluster, &dt_min));
+    int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks,
+                            cfg->partition, target, s->cell_rank, &s->part_stats);
+    if (!ierr) ierr = sim_keep_part(s, cluster, ncluster, dt_min, &opt);
     SQ_FREE(cluster);
     SQ_FREE(target);
     SQ_CALL(ierr);
-    opt.cell_rank = s->cell_rank;
   }
+  SQ_FREE(target);
   SQ_CALL(sq_disc_create(s->mesh, s->cell_material, &opt, &s->disc));
   SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
            "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
@@ -294,5 +363,6 @@ void sq_sim_destroy(sq_sim *s) {
   sq_mesh_destroy(s->mesh);
   SQ_FREE(s->cell_material);
   SQ_FREE(s->cell_rank);
+  SQ_FREE(s->cell_cluster);
   SQ_FREE(s);
 }

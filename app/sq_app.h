@@ -13,7 +13,7 @@
 /** One simulation: configuration, mesh, discretisation and (unless serial) its StarPU handles. */
 typedef struct sq_sim {
   sq_config cfg;
-  sq_mesh *mesh;
+  sq_mesh *mesh;    /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
   sq_material *cell_material;
   sq_disc *disc;
   sq_runtime *rt;   /**< NULL in serial mode */
@@ -24,6 +24,7 @@ typedef struct sq_sim {
   int has_analytic;
   int rank, nranks; /**< MPI */
   int *cell_rank;   /**< owner of every mesh cell (NULL on one rank) */
+  int *cell_cluster; /**< LTS cluster of every mesh cell, from the whole mesh (NULL on one rank) */
   sq_partition_stats part_stats;
   double part_target[8];  /**< node-speed shares of the first ranks (0 when not measured) */
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in

@@ -970,21 +970,23 @@ static void ck_field_names(int nfield, const sq_checkpoint_field *fields, char *
 
 /*
  * The mesh cells whose rows this rank transfers, ascending: the cells it owns (@p owned: a write; each
- * cell is owned by one rank) or every cell it holds, ghosts included (a read).
+ * cell is owned by one rank) or every cell it holds, ghosts included (a read); @p rows gets their rows
+ * in the file (global cell ids, ascending too: a rank's mesh lists its cells in global order).
  */
-static int ck_cells(const sq_disc *d, int owned, int64_t **cells, int64_t *n) {
+static int ck_cells(const sq_disc *d, int owned, int64_t **cells, int64_t **rows, int64_t *n) {
   const int64_t ncell = d->mesh->ncell;
   int64_t k = 0;
   for (int64_t c = 0; c < ncell; ++c)
     k += d->elem_of[c] >= 0 && (!owned || !d->is_ghost[d->elem_of[c]]);
   *n = k;
   *cells = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
-  if (!*cells)
+  *rows = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
+  if (!*cells || !*rows)
     return -1;
   k = 0;
   for (int64_t c = 0; c < ncell; ++c)
     if (d->elem_of[c] >= 0 && (!owned || !d->is_ghost[d->elem_of[c]]))
-      (*cells)[k++] = c;
+      (*rows)[k] = sq_mesh_global_cell(d->mesh, c), (*cells)[k++] = c;
   return 0;
 }
 
@@ -997,20 +999,20 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
   sq_checkpoint_info info = *info_in;
   if (io_nranks() > 1) /* attributes are metadata: every rank must write the same values */
     MPI_Bcast(&info, (int)sizeof(info), MPI_BYTE, 0, MPI_COMM_WORLD);
-  const int64_t ncell = d->mesh->ncell;
+  const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   const size_t eb = sq_disc_elem_bytes(d);
-  int64_t *cells = NULL, n = 0;
-  int st = ck_cells(d, 1, &cells, &n);
+  int64_t *cells = NULL, *cell_rows = NULL, n = 0;
+  int st = ck_cells(d, 1, &cells, &cell_rows, &n);
   char *rows = malloc(eb * (size_t)(n > 0 ? n : 1));
   st = io_agree(st || !rows ? -1 : 0);
   if (st) {
-    free(cells), free(rows);
+    free(cells), free(cell_rows), free(rows);
     return io_error(SQ_ERR_MEMORY, __LINE__, "out of memory writing the checkpoint '%s'", path);
   }
   /* this rank's rows, by mesh cell */
   for (int64_t k = 0; k < n; ++k)
     memcpy(rows + (size_t)k * eb, (const char *)d->dofs + (size_t)d->elem_of[cells[k]] * eb, eb);
-  const sq_rows mine = {.n = n, .id = cells};
+  const sq_rows mine = {.n = n, .id = cell_rows};
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   h5_quiet q;
@@ -1044,6 +1046,7 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
   h5_quiet_end(&q);
   free(rows);
   free(cells);
+  free(cell_rows);
   if (st) {
     const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot write the checkpoint '%s'", tmp);
     h5_close_quiet(&file);
@@ -1117,7 +1120,7 @@ static int ck_fields_read(const char *path, hid_t file, sq_disc *d, const int64_
         "plasticity restarts only from a checkpoint written with plasticity, and a run without it "
         "only from one without",
         path, have, want);
-  const int64_t ncell = d->mesh->ncell;
+  const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   for (int k = 0; k < nfield; ++k) {
     const sq_checkpoint_field *f = &fields[k];
     double *rows = malloc(sizeof(double) * (size_t)(mine->n > 0 ? mine->n : 1) * f->ncol);
@@ -1168,30 +1171,30 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
     h5_close_quiet(&file);
     return ierr;
   }
-  if (info->ncell != d->mesh->ncell || info->order != d->opt.order ||
+  if (info->ncell != sq_mesh_ncell_global(d->mesh) || info->order != d->opt.order ||
       info->precision != (int)d->opt.precision) {
     const int ierr = io_error(
         SQ_ERR_INPUT, __LINE__,
         "the checkpoint '%s' does not fit this run: it has %lld cells, order %d, %s precision; the run "
         "has %lld cells, order %d, %s precision",
         path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
-        (long long)d->mesh->ncell, d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
+        (long long)sq_mesh_ncell_global(d->mesh), d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
     h5_close_quiet(&file);
     return ierr;
   }
   /* the rows of every element of this rank, ghosts included: they are refreshed by the first halo
    * exchange anyway */
-  const int64_t ncell = d->mesh->ncell;
+  const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   const size_t eb = sq_disc_elem_bytes(d);
-  int64_t *cells = NULL, n = 0;
-  st = ck_cells(d, 0, &cells, &n);
+  int64_t *cells = NULL, *cell_rows = NULL, n = 0;
+  st = ck_cells(d, 0, &cells, &cell_rows, &n);
   char *rows = malloc(eb * (size_t)(n > 0 ? n : 1));
   if (io_agree(st || !rows ? -1 : 0)) {
-    free(cells), free(rows);
+    free(cells), free(cell_rows), free(rows);
     h5_close_quiet(&file);
     return io_error(SQ_ERR_MEMORY, __LINE__, "out of memory reading the checkpoint '%s'", path);
   }
-  const sq_rows mine = {.n = n, .id = cells};
+  const sq_rows mine = {.n = n, .id = cell_rows};
   int ierr = ck_fields_read(path, file, d, cells, &mine, nfield, fields);
   if (!ierr) {
     h5_quiet_begin(&q);
@@ -1206,6 +1209,7 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
     memcpy((char *)d->dofs + (size_t)d->elem_of[cells[k]] * eb, rows + (size_t)k * eb, eb);
   free(rows);
   free(cells);
+  free(cell_rows);
   h5_close_quiet(&file);
   return ierr;
 }

@@ -43,6 +43,8 @@ int sq_mesh_alloc(int64_t nvert, int64_t ncell, sq_mesh **mesh) {
   SQ_CALL(SQ_CALLOC(m, 1));
   m->nvert = nvert;
   m->ncell = ncell;
+  m->nvert_global = nvert;
+  m->nglobal = ncell;
   int ierr = SQ_CALLOC(m->vert, 3 * nvert);
   if (!ierr) ierr = SQ_CALLOC(m->cell_vert, 4 * ncell);
   if (!ierr) ierr = SQ_CALLOC(m->group, ncell);
@@ -70,6 +72,10 @@ void sq_mesh_destroy(sq_mesh *m) {
   SQ_FREE(m->face_normal);
   SQ_FREE(m->face_area);
   SQ_FREE(m->jac_inv);
+  SQ_FREE(m->global_id);
+  SQ_FREE(m->vert_global);
+  SQ_FREE(m->vert_writer);
+  SQ_FREE(m->surface_first);
   sq_free_aligned(m);
 }
 
@@ -194,7 +200,7 @@ static int face_orientation(const int64_t ours[3], const int64_t theirs[3]) {
 /* Writes "(x, y, z)" of vertex @p v into @p buf. */
 static const char *vertex_str(const sq_mesh *m, int64_t v, char *buf, size_t len) {
   const double *x = &m->vert[3 * v];
-  snprintf(buf, len, "vertex %lld (%.9g, %.9g, %.9g)", (long long)v, x[0], x[1], x[2]);
+  snprintf(buf, len, "vertex %lld (%.9g, %.9g, %.9g)", (long long)sq_mesh_global_vert(m, v), x[0], x[1], x[2]);
   return buf;
 }
 
@@ -262,14 +268,14 @@ static int mesh_check_input(const sq_mesh *m) {
   for (int64_t v = 0; v < m->nvert; v++) {
     const double *x = &m->vert[3 * v];
     SQ_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]), SQ_ERR_INPUT,
-             "mesh %s: vertex %lld (0-based) has a non-finite coordinate (%g, %g, %g)", name, (long long)v,
+             "mesh %s: vertex %lld (0-based) has a non-finite coordinate (%g, %g, %g)", name, (long long)sq_mesh_global_vert(m, v),
              x[0], x[1], x[2]);
   }
   for (int64_t c = 0; c < m->ncell; c++) {
     for (int k = 0; k < 4; k++) {
       int64_t v = m->cell_vert[4 * c + k];
       SQ_CHECK(v >= 0 && v < m->nvert, SQ_ERR_INPUT,
-               "mesh %s: cell %lld (0-based) refers to vertex %lld, outside 0..%lld", name, (long long)c,
+               "mesh %s: cell %lld (0-based) refers to vertex %lld, outside 0..%lld", name, (long long)sq_mesh_global_cell(m, c),
                (long long)v, (long long)(m->nvert - 1));
     }
     for (int j = 0; j < 4; j++) {
@@ -277,7 +283,7 @@ static int mesh_check_input(const sq_mesh *m) {
       SQ_CHECK(tag == SQ_BC_REGULAR || tag == SQ_BC_RUPTURE || is_boundary_tag(tag), SQ_ERR_INPUT,
                "mesh %s: face %d of cell %lld (0-based) has boundary tag %d; valid tags are 0 regular, "
                "1 free surface, 3 rupture, 5 absorbing, 6 periodic",
-               name, j, (long long)c, tag);
+               name, j, (long long)sq_mesh_global_cell(m, c), tag);
     }
   }
   return SQ_SUCCESS;
@@ -360,7 +366,7 @@ static int mesh_geometry(sq_mesh *m) {
                     "mesh %s: cell %lld (0-based) is %s: signed volume %.6g (longest edge %.6g); "
                     "its vertices are %s, %s, %s, %s; %lld cell(s) in all are inverted or degenerate "
                     "(cells must satisfy det[v1-v0, v2-v0, v3-v0] > 0; finalize does not reorder them)",
-                    mesh_name(m), (long long)first_bad, inverted ? "inverted" : "degenerate", first_vol,
+                    mesh_name(m), (long long)sq_mesh_global_cell(m, first_bad), inverted ? "inverted" : "degenerate", first_vol,
                     first_edge, v[0], v[1], v[2], v[3], (long long)nbad);
   }
   return SQ_SUCCESS;
@@ -711,6 +717,15 @@ static int mesh_pair_periodic(sq_mesh *m) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+
+int sq_mesh_geometry(sq_mesh *m) {
+  SQ_CHECK(m && m->vert && m->cell_vert && m->face_bc && m->group, SQ_ERR_INTERNAL,
+           "sq_mesh_geometry: mesh or its input arrays are NULL");
+  SQ_CALL(mesh_check_input(m));
+  SQ_CALL(mesh_alloc_outputs(m));
+  mesh_bbox(m);
+  return mesh_geometry(m);
+}
 
 int sq_mesh_finalize(sq_mesh *m) {
   SQ_CHECK(m && m->vert && m->cell_vert && m->face_bc && m->group, SQ_ERR_INTERNAL,

@@ -17,7 +17,11 @@ static int64_t ipow(int base, int e) {
 
 int sq_partition(const sq_mesh *m, const int *cluster, int ncluster, int rate, int nparts, sq_part_weights weights,
                  const double *target, int *part, sq_partition_stats *stats) {
-  const int64_t n = m->ncell;
+  return sq_partition_faces(m->ncell, m->face_neighbor, cluster, ncluster, rate, nparts, weights, target, part, stats);
+}
+
+int sq_partition_faces(int64_t n, const int64_t *face_neighbor, const int *cluster, int ncluster, int rate, int nparts,
+                       sq_part_weights weights, const double *target, int *part, sq_partition_stats *stats) {
   SQ_CHECK(nparts >= 1, SQ_ERR_INPUT, "partition: need at least one part (got %d)", nparts);
   SQ_CHECK(n < INT32_MAX / 4, SQ_ERR_INPUT, "partition: %lld cells exceed METIS's 32-bit indices", (long long)n);
   if (nparts == 1 || n == 0) {
@@ -33,7 +37,7 @@ int sq_partition(const sq_mesh *m, const int *cluster, int ncluster, int rate, i
     for (int64_t c = 0; c < n; ++c) {
       xadj[c] = nadj;
       for (int f = 0; f < 4; ++f) {
-        const int64_t nb = m->face_neighbor[c * 4 + f];
+        const int64_t nb = face_neighbor[c * 4 + f];
         int dup = nb < 0 || nb == c;
         for (idx_t k = xadj[c]; k < nadj && !dup; ++k) dup = adj[k] == nb;
         if (!dup) adj[nadj++] = (idx_t)nb;
@@ -75,7 +79,7 @@ int sq_partition(const sq_mesh *m, const int *cluster, int ncluster, int rate, i
       work[part[c]] += (double)ipow(rate, ncluster - 1 - cluster[c]);
       cells[part[c]] += 1.0;
       for (int f = 0; f < 4; ++f) {
-        const int64_t nb = m->face_neighbor[c * 4 + f];
+        const int64_t nb = face_neighbor[c * 4 + f];
         if (nb > c && part[nb] != part[c]) ++cut;
       }
     }

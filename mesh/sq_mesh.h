@@ -39,7 +39,26 @@ typedef struct sq_mesh {
   double *jac_inv;         /**< ncell x 9: d xi_e / d x_d stored at [e*3+d] */
   double bbox_lo[3], bbox_hi[3];
   char source[256];        /**< where the mesh came from, for messages */
+  /* --- one rank's part of a distributed mesh (sq_mesh_extract); NULL / 0 for a whole mesh --- */
+  int64_t nglobal;         /**< cells of the whole mesh (= ncell for a whole mesh) */
+  int64_t nvert_global;    /**< vertices of the whole mesh (= nvert for a whole mesh) */
+  int64_t *global_id;      /**< ncell: global cell id of each local cell, ascending (NULL: identity) */
+  int64_t *vert_global;    /**< nvert: global vertex id of each local vertex, ascending (NULL: identity) */
+  int32_t *vert_writer;    /**< nvert: the rank that writes the vertex in outputs, the lowest rank owning a
+                                cell at it (NULL: this one) */
+  int64_t *surface_first;  /**< ncell: global index of the cell's first free-surface face in the surface
+                                output, faces counted cell by cell in global order (NULL: local numbering) */
+  int64_t nsurface_global; /**< free-surface faces of the whole mesh */
 } sq_mesh;
+
+/** @brief Global id of local cell @p c (the identity for a whole mesh). */
+static inline int64_t sq_mesh_global_cell(const sq_mesh *m, int64_t c) { return m->global_id ? m->global_id[c] : c; }
+/** @brief Cells of the whole mesh. */
+static inline int64_t sq_mesh_ncell_global(const sq_mesh *m) { return m->global_id ? m->nglobal : m->ncell; }
+/** @brief Vertices of the whole mesh. */
+static inline int64_t sq_mesh_nvert_global(const sq_mesh *m) { return m->vert_global ? m->nvert_global : m->nvert; }
+/** @brief Global id of local vertex @p v (the identity for a whole mesh). */
+static inline int64_t sq_mesh_global_vert(const sq_mesh *m, int64_t v) { return m->vert_global ? m->vert_global[v] : v; }
 
 /** Parameters of the built-in box generator. */
 typedef struct sq_box_params {
@@ -74,11 +93,29 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh);
  */
 int sq_mesh_finalize(sq_mesh *mesh);
 /**
+ * @brief The first half of sq_mesh_finalize, for a block of cells that is not a closed mesh: input
+ * checks, the orientation check and per-cell geometry (volume, insphere, centroid, normals, areas,
+ * jac_inv) and the bounding box of its vertices; face_neighbor, face_nbface and face_orient are
+ * allocated and set to -1.  Messages name cells and vertices by global id when global_id and
+ * vert_global are set.
+ */
+int sq_mesh_geometry(sq_mesh *mesh);
+/**
  * @brief Find duplicate vertices: @p twin (allocated here, nvert entries; free it with SQ_FREE) gets, for every vertex that a cell uses, another such vertex with exactly the same
  * coordinates, or -1.  Meant for error messages: a mesh with duplicate vertices is not conforming,
  * and the faces that should join the two copies' cells come out unpaired.
  */
 int sq_mesh_vertex_twins(const sq_mesh *mesh, int64_t **twin);
+/**
+ * @brief One rank's part of a finalized whole mesh: the cells @p cell_rank gives to @p rank (owned) and
+ * their face neighbours on other ranks (ghosts), in ascending global order, with local vertex
+ * numbering.  Every per-cell array of the whole mesh is copied (no second finalize: periodic pairs and
+ * rupture tags stay as the whole mesh had them); a face toward a cell outside the part (the outer faces
+ * of ghosts) gets face_neighbor -1 and keeps its tag, and nothing computes on it.  Sets global_id,
+ * vert_global, nglobal, nvert_global, and the output numbering: vert_writer (a vertex is written by the
+ * lowest rank owning a cell at it) and surface_first.
+ */
+int sq_mesh_extract(const sq_mesh *whole, const int *cell_rank, int rank, sq_mesh **part);
 /** @brief Allocate an empty mesh with arrays for @p nvert vertices and @p ncell cells. */
 int sq_mesh_alloc(int64_t nvert, int64_t ncell, sq_mesh **mesh);
 /** Free the mesh (NULL is fine). */

@@ -30,6 +30,14 @@ typedef struct sq_partition_stats {
 int sq_partition(const sq_mesh *mesh, const int *cluster, int ncluster, int rate, int nparts, sq_part_weights weights,
                  const double *target, int *part, sq_partition_stats *stats);
 
+/**
+ * @brief sq_partition on the dual graph alone: @p face_neighbor (n x 4, the neighbour cell across each
+ * face or -1, as sq_mesh.face_neighbor) is all it reads of the mesh.  A distributed run gathers just
+ * this (and the clusters) on one rank.
+ */
+int sq_partition_faces(int64_t n, const int64_t *face_neighbor, const int *cluster, int ncluster, int rate, int nparts,
+                       sq_part_weights weights, const double *target, int *part, sq_partition_stats *stats);
+
 /** @brief Name of a weighting ("bw", "bwm", "encoded"). */
 const char *sq_part_weights_name(sq_part_weights w);
 

@@ -276,7 +276,7 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       fc->elem[0] = e, fc->elem[1] = enb;
       fc->face[0] = k, fc->face[1] = m->face_nbface[c * 4 + k], fc->orient = m->face_orient[c * 4 + k];
       fc->owned[0] = !d->is_ghost[e], fc->owned[1] = !d->is_ghost[enb];
-      fc->gid = 4 * c + k;
+      fc->gid = 4 * sq_mesh_global_cell(m, c) + k;
       fc->station = -1;
       fc->cluster = d->cluster[c];
       build_face(d, fc);

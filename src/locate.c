@@ -11,6 +11,9 @@ struct sq_locator {
   int64_t dim[3];
   int64_t *start; /* dim0*dim1*dim2 + 1: CSR offsets */
   int64_t *item;  /* cell ids per bucket, ascending */
+  int ndecided;    /* points whose cell was decided by the caller (sq_locator_decide) */
+  double *decided_x;
+  int64_t *decided_cell;
 };
 
 static int64_t clamp_index(double v, int64_t n) {
@@ -88,6 +91,8 @@ void sq_locator_destroy(sq_locator *l) {
     return;
   SQ_FREE(l->start);
   SQ_FREE(l->item);
+  SQ_FREE(l->decided_x);
+  SQ_FREE(l->decided_cell);
   SQ_FREE(l);
 }
 
@@ -104,8 +109,46 @@ static double depth(const double xi[3]) {
   return fmin(fmin(xi[0], xi[1]), fmin(xi[2], 1.0 - xi[0] - xi[1] - xi[2]));
 }
 
+/* Reference coordinates of @p x in cell @p c, clamped onto the tetrahedron (points within the
+ * tolerance outside). */
+static void clamped_ref(const sq_mesh *m, int64_t c, const double x[3], double xi[3]) {
+  phys_to_ref(m, c, x, xi);
+  for (int e = 0; e < 3; ++e)
+    xi[e] = fmax(0.0, xi[e]);
+  const double s = xi[0] + xi[1] + xi[2];
+  if (s > 1.0)
+    for (int e = 0; e < 3; ++e)
+      xi[e] /= s;
+}
+
+int sq_locator_decide(sq_locator *l, int n, const double *x, const int64_t *cell) {
+  SQ_FREE(l->decided_x);
+  SQ_FREE(l->decided_cell);
+  l->ndecided = 0;
+  SQ_CALL(SQ_CALLOC(l->decided_x, 3 * (size_t)(n > 0 ? n : 1)));
+  SQ_CALL(SQ_CALLOC(l->decided_cell, n > 0 ? n : 1));
+  memcpy(l->decided_x, x, sizeof(double) * 3 * (size_t)n);
+  memcpy(l->decided_cell, cell, sizeof(int64_t) * (size_t)n);
+  l->ndecided = n;
+  return SQ_SUCCESS;
+}
+
 int64_t sq_locator_find(const sq_locator *l, const double x[3], double xi[3]) {
+  for (int i = 0; i < l->ndecided; ++i) {
+    if (memcmp(&l->decided_x[3 * i], x, 3 * sizeof(double)))
+      continue;
+    const int64_t c = l->decided_cell[i];
+    if (c >= 0 && xi)
+      clamped_ref(l->mesh, c, x, xi);
+    return c;
+  }
+  return sq_locator_find_depth(l, x, xi, NULL);
+}
+
+int64_t sq_locator_find_depth(const sq_locator *l, const double x[3], double xi[3], double *depth_out) {
   const sq_mesh *m = l->mesh;
+  if (depth_out)
+    *depth_out = -INFINITY;
   int64_t ib[3];
   for (int d = 0; d < 3; ++d) {
     const double v = (x[d] - l->lo[d]) / l->cell[d];
@@ -115,7 +158,7 @@ int64_t sq_locator_find(const sq_locator *l, const double x[3], double xi[3]) {
   }
   const int64_t bucket = (ib[0] * l->dim[1] + ib[1]) * l->dim[2] + ib[2];
   int64_t best = -1;
-  double best_depth = -1e-9, best_xi[3] = {0, 0, 0};
+  double best_depth = -1e-9;
   for (int64_t i = l->start[bucket]; i < l->start[bucket + 1]; ++i) {
     const int64_t c = l->item[i];
     double r[3];
@@ -124,19 +167,12 @@ int64_t sq_locator_find(const sq_locator *l, const double x[3], double xi[3]) {
     if (dp > best_depth) { /* strictly deeper wins; ascending ids make ties go to the lowest id */
       best = c;
       best_depth = dp;
-      memcpy(best_xi, r, sizeof(r));
     }
   }
-  if (best >= 0 && xi) {
-    /* clamp onto the tetrahedron (points within the tolerance outside) */
-    for (int e = 0; e < 3; ++e)
-      best_xi[e] = fmax(0.0, best_xi[e]);
-    const double s = best_xi[0] + best_xi[1] + best_xi[2];
-    if (s > 1.0)
-      for (int e = 0; e < 3; ++e)
-        best_xi[e] /= s;
-    memcpy(xi, best_xi, sizeof(best_xi));
-  }
+  if (best >= 0 && xi)
+    clamped_ref(m, best, x, xi);
+  if (best >= 0 && depth_out)
+    *depth_out = best_depth;
   return best;
 }
 

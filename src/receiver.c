@@ -50,7 +50,7 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
     s->cell[i] = sq_locator_find(loc, &x[3 * i], &xi[3 * i]);
     const int64_t e = s->cell[i] >= 0 ? d->elem_of[s->cell[i]] : -1;
     s->owned[i] = e >= 0 && !d->is_ghost[e]; /* MPI: the rank owning the cell samples and writes it */
-    if (s->cell[i] < 0 && nout++ == 0)
+    if (s->cell[i] == -1 && nout++ == 0) /* SQ_LOCATE_ELSEWHERE: another rank's cell */
       first_out = i;
   }
   if (nout) {
@@ -65,7 +65,7 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
              origin ? origin[f] : "?", f + 1, x[3 * f], x[3 * f + 1], x[3 * f + 2], m->source, m->bbox_lo[0],
              m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2], more);
     for (int i = f + 1; i < n; ++i)
-      if (s->cell[i] < 0)
+      if (s->cell[i] == -1)
         fprintf(stderr, "  %s: receiver %d at (%.9g, %.9g, %.9g)\n", origin ? origin[i] : "?", i + 1,
                 x[3 * i], x[3 * i + 1], x[3 * i + 2]);
     SQ_FREE(xi);

@@ -9,28 +9,33 @@ size_t sq_disc_elem_bytes(const sq_disc *disc) {
   return (size_t)disc->nbasis * SQ_NQ * sq_real_size(disc->opt.precision);
 }
 
+double sq_disc_dt_stable(const sq_disc_options *opt, double insphere, const sq_material *mat) {
+  const int N = opt->order - 1;
+  return opt->cfl * insphere / ((2.0 * N + 1.0) * sq_material_vp(mat));
+}
+
+int sq_disc_cluster_level(const sq_disc_options *opt, double dt_min, double dt_stable) {
+  int l = 0;
+  if (opt->lts_rate > 1) {
+    double dtl = dt_min * opt->lts_rate;
+    while (dtl <= dt_stable * (1.0 + 1e-12) && l + 1 < opt->max_clusters) {
+      ++l;
+      dtl *= opt->lts_rate;
+    }
+  }
+  return l;
+}
+
 /* Per-element CFL time step dt_e = CFL d_e / ((2N+1) c_p) (eq. 3.36) and LTS clusters (eq. 3.38-3.39),
  * normalised so that face neighbours differ by at most one cluster and rupture faces share one. */
 static void assign_clusters(const sq_mesh *m, const sq_material *mat, const sq_disc_options *opt, double *dt_stable,
                             int *cluster, double *dt_min, int *ncluster) {
-  const int N = opt->order - 1;
   *dt_min = INFINITY;
   for (int64_t c = 0; c < m->ncell; ++c) {
-    dt_stable[c] = opt->cfl * m->insphere[c] / ((2.0 * N + 1.0) * sq_material_vp(&mat[c]));
+    dt_stable[c] = sq_disc_dt_stable(opt, m->insphere[c], &mat[c]);
     *dt_min = fmin(*dt_min, dt_stable[c]);
   }
-  const int rate = opt->lts_rate;
-  for (int64_t c = 0; c < m->ncell; ++c) {
-    int l = 0;
-    if (rate > 1) {
-      double dtl = *dt_min * rate;
-      while (dtl <= dt_stable[c] * (1.0 + 1e-12) && l + 1 < opt->max_clusters) {
-        ++l;
-        dtl *= rate;
-      }
-    }
-    cluster[c] = l;
-  }
+  for (int64_t c = 0; c < m->ncell; ++c) cluster[c] = sq_disc_cluster_level(opt, *dt_min, dt_stable[c]);
   for (int changed = 1; changed;) {
     changed = 0;
     for (int64_t c = 0; c < m->ncell; ++c)
@@ -50,13 +55,14 @@ static void assign_clusters(const sq_mesh *m, const sq_material *mat, const sq_d
 }
 
 int sq_disc_clusters(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, int *cluster,
-                     int *ncluster) {
+                     int *ncluster, double *dt_min_out) {
   double *dt_stable, dt_min;
   SQ_CALL(SQ_CALLOC(dt_stable, mesh->ncell));
   sq_disc_options o = *opt;
   if (o.lts_rate < 1) o.lts_rate = 1;
   if (o.max_clusters < 1) o.max_clusters = 1;
   assign_clusters(mesh, cell_material, &o, dt_stable, cluster, &dt_min, ncluster);
+  if (dt_min_out) *dt_min_out = dt_min;
   SQ_FREE(dt_stable);
   return SQ_SUCCESS;
 }
@@ -270,6 +276,11 @@ int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const 
   SQ_CALL(SQ_CALLOC(d->dt_stable, mesh->ncell));
   SQ_CALL(SQ_CALLOC(d->cluster, mesh->ncell));
   assign_clusters(mesh, d->material, &d->opt, d->dt_stable, d->cluster, &d->dt_min, &d->ncluster);
+  if (opt->cell_cluster) { /* computed over the whole mesh (a distributed run) */
+    memcpy(d->cluster, opt->cell_cluster, (size_t)mesh->ncell * sizeof(int));
+    d->ncluster = opt->ncluster;
+    d->dt_min = opt->dt_min;
+  }
   SQ_CALL(build_tiles(d)); /* sets nelem: owned + ghost elements */
   SQ_CALL(SQ_CALLOC(d->cluster_dt, d->ncluster));
   for (int l = 0; l < d->ncluster; ++l) d->cluster_dt[l] = d->dt_min * pow(d->opt.lts_rate, l);

@@ -282,8 +282,8 @@ int sq_source_set_create(const sq_disc *d, const sq_locator *loc, const sq_sourc
     const int64_t c = sq_locator_find(loc, list->src[i].x, &xi[3 * i]);
     elem[i] = c < 0 ? -1 : d->elem_of[c];
     if (elem[i] >= 0 && d->is_ghost[elem[i]])
-      elem[i] = -1; /* another rank applies it */
-    if (c < 0 && nout++ == 0)
+      elem[i] = -1; /* another rank applies it (also c == SQ_LOCATE_ELSEWHERE) */
+    if (c == -1 && nout++ == 0)
       first_out = i;
   }
   if (nout) {
@@ -298,7 +298,7 @@ int sq_source_set_create(const sq_disc *d, const sq_locator *loc, const sq_sourc
              list->src[first_out].origin, first_out, x[0], x[1], x[2], m->source, m->bbox_lo[0],
              m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2], more);
     for (int i = first_out + 1; i < list->n; ++i)
-      if (elem[i] < 0 && sq_locator_find(loc, list->src[i].x, &xi[3 * i]) < 0)
+      if (elem[i] < 0 && sq_locator_find(loc, list->src[i].x, &xi[3 * i]) == -1)
         fprintf(stderr, "  %s: source %d at (%.9g, %.9g, %.9g)\n", list->src[i].origin, i, list->src[i].x[0],
                 list->src[i].x[1], list->src[i].x[2]);
     SQ_FREE(elem);

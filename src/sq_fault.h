@@ -138,9 +138,9 @@ int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *
  */
 int sq_fault_add_station(sq_fault *fault, int64_t face, int point, int station);
 
-/** @brief A face's key, unique over all processes: 4 x (mesh cell of its "-" side) + that side's face. */
+/** @brief A face's key, unique over all processes: 4 x (global id of the cell of its "-" side) + that side's face. */
 static inline int64_t sq_fault_face_key(const sq_disc *disc, const sq_fault_face *face) {
-  return 4 * disc->cell_of[face->elem[0]] + face->face[0];
+  return 4 * sq_mesh_global_cell(disc->mesh, disc->cell_of[face->elem[0]]) + face->face[0];
 }
 
 /**

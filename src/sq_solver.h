@@ -38,6 +38,12 @@ typedef struct sq_disc_options {
   int lts_rate;      /**< 1 = GTS */
   int max_clusters;
   const int *cell_rank; /**< owner rank of every mesh cell (NULL: all cells are ours) */
+  /** LTS clusters of every mesh cell, computed over the whole mesh (NULL: computed here from this mesh).
+   *  A rank's part of a distributed mesh needs them: the clusters are normalised over face neighbours,
+   *  which a part lacks beyond its ghost layer.  With them come the global ncluster and dt_min. */
+  const int *cell_cluster;
+  int ncluster;
+  double dt_min;
   int rupture;          /**< 1: faces tagged SQ_BC_RUPTURE are dynamic-rupture faces (fault.c imposes their
                              flux); 0: they are ordinary faces */
   int rank, nranks;     /**< this rank and the number of ranks */
@@ -50,7 +56,7 @@ typedef struct sq_disc {
   const sq_mesh *mesh;
   sq_ref *ref;
   int64_t nelem;         /**< local elements: owned (interior + copy) and ghosts */
-  int64_t *cell_of;      /**< local element -> mesh cell (= global id) */
+  int64_t *cell_of;      /**< local element -> mesh cell (global id: sq_mesh_global_cell) */
   int64_t *elem_of;      /**< mesh cell -> local element, -1 if not local */
   uint8_t *is_ghost;     /**< per local element: 1 for ghosts (other ranks' cells) */
   sq_material *material; /**< per mesh cell */
@@ -84,9 +90,15 @@ typedef void (*sq_field_fn)(const void *ctx, const double x[3], double t, double
 int sq_disc_create(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, sq_disc **disc);
 /** Free everything (NULL is fine). */
 void sq_disc_destroy(sq_disc *disc);
-/** @brief The LTS clusters sq_disc_create would assign (per mesh cell), e.g. for partitioning first. */
+/** @brief CFL time step of a cell of insphere diameter @p insphere and material @p mat (eq. 3.36). */
+double sq_disc_dt_stable(const sq_disc_options *opt, double insphere, const sq_material *mat);
+/** @brief Cluster of a cell with time step @p dt_stable before the neighbour normalisation (eq. 3.38):
+ *  the largest l < max_clusters with dt_min rate^l <= dt_stable. */
+int sq_disc_cluster_level(const sq_disc_options *opt, double dt_min, double dt_stable);
+/** @brief The LTS clusters sq_disc_create would assign (per mesh cell), e.g. for partitioning first, and
+ *  the smallest element time step @p dt_min (may be NULL). */
 int sq_disc_clusters(const sq_mesh *mesh, const sq_material *cell_material, const sq_disc_options *opt, int *cluster,
-                     int *ncluster);
+                     int *ncluster, double *dt_min);
 
 /** Is face @p face of mesh cell @p cell a dynamic-rupture face (opt.rupture set, tagged SQ_BC_RUPTURE)? */
 int sq_disc_is_rupture_face(const sq_disc *disc, int64_t cell, int face);

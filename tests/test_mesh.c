@@ -736,6 +736,62 @@ START_TEST(test_performance) {
 }
 END_TEST
 
+/* sq_mesh_extract: the parts of a periodic jittered box cut into 3 slabs cover every cell once as
+ * owned, hold the face neighbours of their owned cells, keep the whole mesh's connectivity and
+ * geometry (by global id) and agree on one writer per vertex and on the surface numbering. */
+START_TEST(test_extract_parts) {
+  sq_box_params p;
+  sq_box_params_default(&p);
+  p.n[0] = 6, p.n[1] = p.n[2] = 3;
+  p.jitter = 0.1;
+  p.bc[5] = SQ_BC_FREE, p.bc[4] = SQ_BC_ABSORB; /* z: free top, absorbing bottom; x, y periodic */
+  sq_mesh *w = NULL;
+  EXPECT_INT(==, sq_mesh_box(&p, &w), SQ_SUCCESS);
+  const int nparts = 3;
+  int *rank = calloc((size_t)w->ncell, sizeof(int)), *owned = calloc((size_t)w->ncell, sizeof(int));
+  int *writes = calloc((size_t)w->nvert, sizeof(int));
+  ck_assert(rank && owned && writes);
+  for (int64_t c = 0; c < w->ncell; c++) rank[c] = (int)(w->centroid[3 * c] * nparts) % nparts;
+  int64_t nsurf = 0;
+  for (int64_t cf = 0; cf < 4 * w->ncell; cf++) nsurf += w->face_bc[cf] == SQ_BC_FREE;
+  for (int r = 0; r < nparts; r++) {
+    sq_mesh *m = NULL;
+    EXPECT_INT(==, sq_mesh_extract(w, rank, r, &m), SQ_SUCCESS);
+    EXPECT_INT(==, m->nglobal, w->ncell);
+    EXPECT_INT(==, m->nvert_global, w->nvert);
+    EXPECT_INT(==, m->nsurface_global, nsurf);
+    EXPECT_INT(<, m->ncell, w->ncell);
+    for (int64_t v = 0; v < m->nvert; v++) {
+      if (v > 0) EXPECT_INT(<, m->vert_global[v - 1], m->vert_global[v]);
+      ck_assert(!memcmp(&m->vert[3 * v], &w->vert[3 * m->vert_global[v]], 3 * sizeof(double)));
+      writes[m->vert_global[v]] += m->vert_writer[v] == r;
+    }
+    for (int64_t c = 0; c < m->ncell; c++) {
+      const int64_t g = m->global_id[c];
+      if (c > 0) EXPECT_INT(<, m->global_id[c - 1], g);
+      ck_assert(m->volume[c] == w->volume[g] && m->insphere[c] == w->insphere[g]);
+      int64_t first = 0; /* the whole mesh's free faces before cell g */
+      for (int64_t cf = 0; cf < 4 * g; cf++) first += w->face_bc[cf] == SQ_BC_FREE;
+      EXPECT_INT(==, m->surface_first[c], first);
+      for (int f = 0; f < 4; f++) {
+        EXPECT_INT(==, m->cell_vert[4 * c + f] >= 0, 1);
+        EXPECT_INT(==, m->vert_global[m->cell_vert[4 * c + f]], w->cell_vert[4 * g + f]);
+        const int64_t nb = m->face_neighbor[4 * c + f], wnb = w->face_neighbor[4 * g + f];
+        if (rank[g] == r) EXPECT_INT(==, nb >= 0 ? m->global_id[nb] : -1, wnb); /* owned: every neighbour */
+        else if (nb >= 0) EXPECT_INT(==, m->global_id[nb], wnb);                 /* ghost: those held */
+        if (nb >= 0) EXPECT_INT(==, m->face_orient[4 * c + f], w->face_orient[4 * g + f]);
+      }
+      if (rank[g] == r) owned[g]++;
+    }
+    sq_mesh_destroy(m);
+  }
+  for (int64_t c = 0; c < w->ncell; c++) EXPECT_INT(==, owned[c], 1);
+  for (int64_t v = 0; v < w->nvert; v++) EXPECT_INT(==, writes[v], 1);
+  free(rank), free(owned), free(writes);
+  sq_mesh_destroy(w);
+}
+END_TEST
+
 static Suite *mesh_suite(void) {
   Suite *s = suite_create("mesh");
   struct {
@@ -763,6 +819,7 @@ static Suite *mesh_suite(void) {
       {"err_periodic_unpaired", test_err_periodic_unpaired},
       {"err_periodic_mismatch", test_err_periodic_mismatch},
       {"err_box_params", test_err_box_params},
+      {"extract_parts", test_extract_parts},
       {"performance", test_performance},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -3,7 +3,8 @@
 # bitwise the dofs of one rank (the halo carries exact copies; per-element arithmetic never depends on
 # the partition).  Output under MPI is parallel HDF5 (every rank writes its own rows through MPI-IO):
 # the files of N ranks read back (h5py) equal one rank's, checkpoints restart on other rank counts,
-# and a file that cannot be created gives one error, not a hang.
+# and a file that cannot be created gives one error, not a hang.  A PUMGen mesh is read by blocks on 4
+# ranks (no rank holds the whole mesh) and gives the files and dofs of one rank.
 set -u
 SQ=${SQ_BIN:-./starquake}
 CFG=${srcdir:-.}/tests/configs/lts.yaml
@@ -145,5 +146,35 @@ n=$(grep -c '^starquake: error: cannot create the snapshot file' "$OUT/fail.log"
 if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 1 ] && [ "$(grep -c '^starquake: error:' "$OUT/fail.log")" -eq 1 ]; then
   ok "np=3 failing HDF5 create: exit $rc, one message"
 else bad "np=3 failing HDF5 create: rc=$rc, $n messages"; tail -5 "$OUT/fail.log"; fi
+# a real PUMGen mesh read by blocks: every rank reads its rows of the PUML file, and after the
+# partition holds its own cells and their face neighbours only; the run equals one rank's bitwise
+MESH=${srcdir:-.}/../shared/meshes/tpv13_training.puml.h5
+if [ -r "$MESH" ]; then
+  MESH=$(cd "$(dirname "$MESH")" && pwd)/$(basename "$MESH")
+  sed -e "s|file: .*tpv13_training.puml.h5|file: $MESH|" -e 's|^  order: 4|  order: 2|' -e 's|^  end_time: 8.0|  end_time: 0.05|' \
+      -e 's|^  output_interval: 0.5|  output_interval: 0.025|' -e 's|^  interval: 1.0|  interval: 0.025|' \
+      "${srcdir:-.}/configs/tpv13/tpv13_puml.yaml" > "$OUT/puml.yaml"
+  puml_hash() { grep '^dofs_hash:' "$1/tpv13_puml-summary.txt" 2>/dev/null | awk '{print $2}'; }
+  STARPU_NCPU=1 "$SQ" "$OUT/puml.yaml" --quiet --output "$OUT/puml1" > "$OUT/puml1.log" 2>&1
+  STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 4 --oversubscribe "$SQ" "$OUT/puml.yaml" --verbose --output "$OUT/puml4" \
+    > "$OUT/puml4.log" 2>&1
+  h1=$(puml_hash "$OUT/puml1") h4=$(puml_hash "$OUT/puml4")
+  # "starquake: rank R holds N cells (owned + ghost) of TOTAL (read by blocks)", one line a rank
+  held=$(grep -E '^starquake: rank [0-9]+ holds [0-9]+ cells \(owned \+ ghost\) of [0-9]+ \(read by blocks\)' "$OUT/puml4.log")
+  small=$(echo "$held" | awk '$5 + 0 < $11 + 0 { n++ } END { print n + 0 }')
+  same=1
+  command -v h5diff > /dev/null || { echo "skip PUML file comparisons (h5diff missing: hdf5-tools)"; same=1; }
+  command -v h5diff > /dev/null && for f in wavefield fault receivers; do
+    h5diff "$OUT/puml1/tpv13_puml-$f.h5" "$OUT/puml4/tpv13_puml-$f.h5" > /dev/null 2>&1 || same=0
+  done
+  if [ -n "$h1" ] && [ "$h1" = "$h4" ] && [ "$small" -eq 4 ] && [ $same -eq 1 ]; then
+    ok "PUML tpv13 read by blocks, np=4 = np=1: $h4; snapshots, fault, receivers identical; $(echo "$held" | awk '{ printf "%s%s", sep, $5; sep = "/" } END { print " of " $11 " cells held" }')"
+  else
+    bad "PUML tpv13 by blocks: hashes ${h1:-none} / ${h4:-none}, $small of 4 ranks hold less than the mesh, files identical: $same"
+    echo "$held"; tail -5 "$OUT/puml4.log"
+  fi
+else
+  echo "skip PUML by blocks ($MESH missing)"
+fi
 echo "mpi: $pass passed, $fail failed"
 [ $fail -eq 0 ]
