@@ -204,6 +204,17 @@ int sq_cmd_run(int argc, char **argv) {
   } else {
     sq_sim_plan(s, cfg.end_time, &dt, &nsteps);
   }
+  /* from the first output file on, SIGTERM/SIGUSR1 only set a flag: the loop then writes a checkpoint at
+   * its next step (a job script waits for the outputs to appear before it signals).  The handler stays
+   * until the process ends: a signal after the last step must not kill the run while it writes its
+   * final files (the run then ends normally, its outputs complete) */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sq_run_stop_signal = 0;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
   sq_outputs *outs = NULL;
   ierr = sq_outputs_open(s, nsteps, dt, restart ? &ck : NULL, &outs);
   if (ierr) {
@@ -221,13 +232,6 @@ int sq_cmd_run(int argc, char **argv) {
   lts_work = work[0], gts_work = work[1];
   progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = lts_work,
                  .steps0 = s->steps, .tty = isatty(2)};
-  struct sigaction sa, old_term, old_usr1;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sq_run_stop_signal = 0;
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGUSR1, &sa, &old_usr1);
   const double t_loop = wall_now();
   const int64_t first_step = s->steps;
   int64_t done = s->steps, chunk = 1;
@@ -262,8 +266,6 @@ int sq_cmd_run(int argc, char **argv) {
                       (long long)done, (long long)nsteps, ckpt ? ckpt : "?", cfg.path, ckpt ? ckpt : "?");
     }
   }
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGUSR1, &old_usr1, NULL);
   sq_outputs_close(outs);
   nsteps -= first_step; /* what this process ran, for the rates below */
   const double t_steps = wall_now() - t_loop;
