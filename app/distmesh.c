@@ -31,6 +31,8 @@
 #include "sq_app.h"
 #include "sq_distmesh.h"
 #include "sq_fault_app.h"
+#include "sq_mesh_hash.h"
+#include "sq_ref.h"
 #include "sq_mesh_io.h"
 
 /* Rank r's block of N cells over P ranks starts at N r / P. */
@@ -42,15 +44,6 @@ static int block_owner(int64_t n, int p, int64_t g) {
   while (r + 1 < p && block_begin(n, p, r + 1) <= g) ++r;
   while (r > 0 && block_begin(n, p, r) > g) --r;
   return r;
-}
-
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
 }
 
 /* Any rank failed: all return (the failing ones have printed their message). */
@@ -94,7 +87,6 @@ static int exchange(const void *send, const int *scount, size_t item, void **rec
 /* ------------------------------------------------------------------------------------------------ */
 
 /* Reference-tet vertex indices of each face in outward order (as in mesh/mesh.c and sq_ref.h). */
-static const int face_vertices[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
 
 typedef struct face_rec {
   int64_t key[3];  /* sorted global vertex ids */
@@ -165,19 +157,16 @@ static int match_faces(block *b) {
   SQ_CHECK(dest, SQ_ERR_MEMORY, "out of memory matching the faces of %s", m->source);
   for (int64_t cf = 0; cf < nf; ++cf) {
     int64_t k[3];
-    for (int v = 0; v < 3; ++v) k[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + face_vertices[cf % 4][v]]];
-    int64_t t;
-    if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;
-    if (k[1] > k[2]) t = k[1], k[1] = k[2], k[2] = t;
-    if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;
-    dest[cf] = (int)(mix64((uint64_t)k[0] * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)k[1]) ^ (uint64_t)k[2] * 31) % (uint64_t)p);
+    for (int v = 0; v < 3; ++v) k[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][v]]];
+    sq_sort3(k);
+    dest[cf] = (int)(sq_hash3(k) % (uint64_t)p);
     count[dest[cf]]++;
   }
   for (int r = 1, o = count[0]; r < p; o += count[r++]) fill[r] = o;
   for (int64_t cf = 0; cf < nf; ++cf) {
     face_rec *fr = &send[slot[cf] = fill[dest[cf]]++];
     memset(fr, 0, sizeof *fr);
-    for (int v = 0; v < 3; ++v) fr->vtx[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + face_vertices[cf % 4][v]]];
+    for (int v = 0; v < 3; ++v) fr->vtx[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][v]]];
     memcpy(fr->key, fr->vtx, sizeof fr->key);
     int64_t *k = fr->key, t;
     if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;

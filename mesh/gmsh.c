@@ -7,6 +7,8 @@
  * triangles to tetrahedron faces and checks what it can name by Gmsh element (degenerate elements,
  * faces of more than two elements, untagged boundary faces) before sq_mesh_finalize() runs.
  */
+#include "sq_mesh_hash.h"
+#include "sq_ref.h"
 #include "sq_mesh_io.h"
 
 #include <ctype.h>
@@ -91,15 +93,6 @@ static void vec_free(vec *v) {
 
 #define VEC_AT(v, type, i) (((type *)(v).data)[i])
 
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
 /* Power of two above @p n (so that a table with at most n entries always has a free slot). */
 static uint64_t capacity_above(uint64_t n) {
   uint64_t cap = 16;
@@ -134,7 +127,7 @@ static void tag_map_free(tag_map *t) {
 
 /* Slot of @p key: holds it, or is the empty slot where it belongs. */
 static uint64_t tag_map_slot(const tag_map *t, int64_t key) {
-  uint64_t s = mix64((uint64_t)key) & t->mask;
+  uint64_t s = sq_mix64((uint64_t)key) & t->mask;
   while (t->key[s] != INT64_MIN && t->key[s] != key) s = (s + 1) & t->mask;
   return s;
 }
@@ -747,23 +740,10 @@ static int parse_file(gmsh_reader *r) {
 /* ------------------------------------------------------------------------------------------------ */
 
 /* Face vertices of our reference numbering (sq_ref.h), repeated to keep mesh/ independent of src/ref.c. */
-static const int gmsh_face_vertices[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
-
-static inline void sort3(int64_t k[3]) {
-  int64_t t;
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
-  if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
-}
 
 static void face_key(const sq_mesh *m, int64_t cf, int64_t key[3]) {
-  for (int k = 0; k < 3; k++) key[k] = m->cell_vert[4 * (cf / 4) + gmsh_face_vertices[cf % 4][k]];
-  sort3(key);
-}
-
-static inline uint64_t hash3(const int64_t k[3]) {
-  return mix64((uint64_t)k[0] * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)k[1] + 0x632BE59BD9B4E019ULL) ^
-               ((uint64_t)k[2] * 0xC2B2AE3D27D4EB4FULL));
+  for (int k = 0; k < 3; k++) key[k] = m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][k]];
+  sq_sort3(key);
 }
 
 /* Faces by sorted vertex triple: each slot holds the first cell-face seen (or -1); twin[] links the second. */
@@ -774,7 +754,7 @@ typedef struct face_index {
 } face_index;
 
 static int64_t *face_index_find(const face_index *fi, const sq_mesh *m, const int64_t key[3]) {
-  uint64_t s = hash3(key) & fi->mask;
+  uint64_t s = sq_hash3(key) & fi->mask;
   for (;;) {
     int64_t cf = fi->slot[s];
     if (cf < 0) return &fi->slot[s];
@@ -863,7 +843,7 @@ static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t 
   char ws[40], v[3][112];
   int64_t cell = cf / 4, t = keep[cell];
   for (int k = 0; k < 3; k++)
-    node_str(r, m, m->cell_vert[4 * cell + gmsh_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
+    node_str(r, m, m->cell_vert[4 * cell + sq_ref_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
   snprintf(buf, len, "face %d of tetrahedron element %lld (%s; cell %lld), with %s, %s, %s", (int)(cf % 4),
            (long long)VEC_AT(r->tet_tag, int64_t, t), where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws),
            (long long)cell, v[0], v[1], v[2]);
@@ -938,7 +918,7 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
                         r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
     }
     if (ierr) break;
-    sort3(key);
+    sq_sort3(key);
     int64_t cf = *face_index_find(&fi, m, key);
     if (cf < 0) {
       char v[3][112], hint[400];
@@ -1186,7 +1166,7 @@ static int write_gmsh_body(FILE *fp, const sq_mesh *m, const int32_t *groups, in
     for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
       if (!writes_triangle(m, cf, codes[k])) continue;
       const int64_t *cv = &m->cell_vert[4 * (cf / 4)];
-      const int *fv = gmsh_face_vertices[cf % 4];
+      const int *fv = sq_ref_face_vertices[cf % 4];
       fprintf(fp, "%lld %lld %lld %lld\n", (long long)++tag, (long long)(cv[fv[0]] + 1), (long long)(cv[fv[1]] + 1),
               (long long)(cv[fv[2]] + 1));
     }

@@ -1,14 +1,12 @@
 /** @file mesh.c  Mesh allocation and sq_mesh_finalize(): orientation check, face connectivity,
  *  boundary-tag checks, periodic pairing and per-cell geometry. */
 #include "sq_mesh.h"
+#include "sq_mesh_hash.h"
+#include "sq_ref.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Reference-tet vertex indices of each face in outward order (same table as sq_ref_face_vertices in
- * src/ref.c; repeated here so that the mesh module does not depend on the reference module). */
-static const int mesh_face_vertices[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
 
 static const char axis_name[3] = {'x', 'y', 'z'};
 
@@ -117,34 +115,13 @@ static inline double vdot(const double *a, const double *b) { return a[0] * b[0]
 
 /* Global vertex ids of face @p face of @p cell, in the outward order of sq_ref.h. */
 static inline void cell_face_vertices(const sq_mesh *m, int64_t cell, int face, int64_t out[3]) {
-  for (int k = 0; k < 3; k++) out[k] = m->cell_vert[cell * 4 + mesh_face_vertices[face][k]];
-}
-
-static inline void sort3(int64_t k[3]) {
-  int64_t t;
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
-  if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+  for (int k = 0; k < 3; k++) out[k] = m->cell_vert[cell * 4 + sq_ref_face_vertices[face][k]];
 }
 
 /* Sorted vertex triple of cell-face cf = cell*4+face: the face's identity. */
 static inline void face_key(const sq_mesh *m, int64_t cf, int64_t key[3]) {
   cell_face_vertices(m, cf / 4, (int)(cf % 4), key);
-  sort3(key);
-}
-
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-static inline uint64_t hash3(const int64_t k[3]) {
-  return mix64((uint64_t)k[0] * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)k[1] + 0x632BE59BD9B4E019ULL) ^
-               ((uint64_t)k[2] * 0xC2B2AE3D27D4EB4FULL));
+  sq_sort3(key);
 }
 
 /* Capacity: a power of two at least twice @p n (load factor <= 1/2). */
@@ -173,7 +150,7 @@ static int face_table_create(int64_t nentries, face_table *t) {
 
 /* Slot holding the face with @p key, or the empty slot where it belongs. */
 static int64_t *face_table_find(const face_table *t, const sq_mesh *m, const int64_t key[3]) {
-  uint64_t s = hash3(key) & t->mask;
+  uint64_t s = sq_hash3(key) & t->mask;
   for (;;) {
     int64_t cf = t->slot[s];
     if (cf < 0) return &t->slot[s];
@@ -343,8 +320,8 @@ static int mesh_geometry(sq_mesh *m) {
       for (int d = 0; d < 3; d++) m->jac_inv[9 * c + 3 * e + d] = cr[e][d] / det;
     double area_sum = 0;
     for (int j = 0; j < 4; j++) {
-      const double *q0 = p[mesh_face_vertices[j][0]], *q1 = p[mesh_face_vertices[j][1]],
-                   *q2 = p[mesh_face_vertices[j][2]];
+      const double *q0 = p[sq_ref_face_vertices[j][0]], *q1 = p[sq_ref_face_vertices[j][1]],
+                   *q2 = p[sq_ref_face_vertices[j][2]];
       double a[3], b[3], n[3];
       vsub(q1, q0, a);
       vsub(q2, q0, b);
@@ -503,7 +480,7 @@ typedef struct bin_table {
 } bin_table;
 
 static inline uint64_t hash2(int64_t a, int64_t b) {
-  return mix64((uint64_t)a * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)b + 0x632BE59BD9B4E019ULL));
+  return sq_mix64((uint64_t)a * 0x9E3779B97F4A7C15ULL ^ sq_mix64((uint64_t)b + 0x632BE59BD9B4E019ULL));
 }
 
 static void bin_table_insert(bin_table *t, int64_t bu, int64_t bv, int64_t vid) {
@@ -578,7 +555,7 @@ static int periodic_pair_axis(sq_mesh *m, const periodic_plane *pl, const int64_
       bin_table_insert(&bins, (int64_t)floor((x[pl->u] - m->bbox_lo[pl->u]) / pl->bin),
                        (int64_t)floor((x[pl->v] - m->bbox_lo[pl->v]) / pl->bin), fv[k]);
     }
-    sort3(fv);
+    sq_sort3(fv);
     *face_table_find(&faces, m, fv) = lo[f];
   }
   /* Each high face: translate its vertices to their low partners, then look the face up. */
@@ -598,7 +575,7 @@ static int periodic_pair_axis(sq_mesh *m, const periodic_plane *pl, const int64_
     }
     if (ierr) break;
     int64_t key[3] = {mapped[0], mapped[1], mapped[2]};
-    sort3(key);
+    sq_sort3(key);
     int64_t *slot = face_table_find(&faces, m, key);
     if (*slot < 0) {
       ierr = periodic_unpaired(m, cf, pl->axis, 1, "its vertices match but no low-plane face has all three");
