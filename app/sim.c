@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwloc.h>
 #include <starpu_mpi.h>
 
 #include "sq_app.h"
@@ -13,8 +14,65 @@
 
 static int starpu_started = 0;
 
+/* Ranks that share a node and were started unbound (mpirun --bind-to none, a launcher without binding)
+ * would each put their StarPU workers and the StarPU-MPI progression thread on the node's first cores:
+ * several busy-polling threads per core, which made two GPU-only ranks on one node 6x slower than one.
+ * Unless the user chose the cores (STARPU_WORKERS_CPUID/COREID/GETBIND), a rank that the launcher bound
+ * keeps that binding (STARPU_WORKERS_GETBIND=1), and an unbound rank binds itself to its share of the
+ * node's cores first.  Returns a line for the start-up summary in @p desc. */
+static void bind_rank_share(char *desc, size_t len) {
+  desc[0] = 0;
+  if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") || getenv("STARPU_WORKERS_GETBIND")) {
+    snprintf(desc, len, "as set by STARPU_WORKERS_*");
+    return;
+  }
+  MPI_Comm node;
+  int lrank = 0, lsize = 1;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &lrank);
+  MPI_Comm_size(node, &lsize);
+  MPI_Comm_free(&node);
+  if (lsize == 1) return;
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+    snprintf(desc, len, "%d ranks on this node, left unbound (hwloc failed to read the topology)", lsize);
+    return;
+  }
+  hwloc_bitmap_t mine = hwloc_bitmap_alloc(), share = hwloc_bitmap_alloc();
+  const int ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  const int bound = hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) == 0 &&
+                    !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), mine);
+  /* a StarPU-MPI rank needs two cores at least: one worker, one progression thread */
+  const int bound_cores = bound ? hwloc_get_nbobjs_inside_cpuset_by_type(topo, mine, HWLOC_OBJ_CORE) : 0;
+  if (bound && bound_cores >= 2) {
+    setenv("STARPU_WORKERS_GETBIND", "1", 1);
+    snprintf(desc, len, "%d ranks on this node, each on the %d cores its launcher bound it to", lsize, bound_cores);
+  } else if (bound || ncore < 2 * lsize) {
+    snprintf(desc, len, "%d ranks on this node with fewer than 2 cores each: StarPU's threads of the ranks share the cores",
+             lsize);
+  } else {
+    const int first = (int)((int64_t)lrank * ncore / lsize), last = (int)((int64_t)(lrank + 1) * ncore / lsize);
+    for (int c = first; c < last; ++c) hwloc_bitmap_or(share, share, hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c)->cpuset);
+    if (hwloc_set_cpubind(topo, share, HWLOC_CPUBIND_PROCESS) == 0) {
+      setenv("STARPU_WORKERS_GETBIND", "1", 1);
+      snprintf(desc, len, "%d ranks on this node, unbound by the launcher: each binds itself to %d of its %d cores",
+               lsize, last - first, ncore);
+    } else
+      snprintf(desc, len, "%d ranks on this node, unbound (binding to cores %d-%d failed)", lsize, first, last - 1);
+  }
+  hwloc_bitmap_free(mine);
+  hwloc_bitmap_free(share);
+  hwloc_topology_destroy(topo);
+}
+
 int sq_app_starpu_start(const char *sched) {
   if (starpu_started) return SQ_SUCCESS;
+  char binding[160] = "";
+  if (sq_app_nranks() > 1) bind_rank_share(binding, sizeof(binding));
+  if (binding[0] && sq_app_rank() == 0 && sq_verbosity >= 1) {
+    printf("  binding    %s\n", binding);
+    fflush(stdout);
+  }
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (sq_verbosity < 2) setenv("STARPU_SILENT", "1", 0);
@@ -56,7 +114,9 @@ double sq_sim_energy(const sq_sim *s) {
 
 void sq_sim_l2_error(const sq_sim *s, double *err, double *norm) {
   double loc[2], tot[2];
+  if (starpu_started) starpu_pause(); /* the solution is on the host (sq_runtime_sync); the cores go to OpenMP */
   sq_disc_l2_error(s->disc, sq_planewave_eval, &s->pw, s->time, &loc[0], &loc[1]);
+  if (starpu_started) starpu_resume();
   loc[0] *= loc[0], loc[1] *= loc[1];
   tot[0] = loc[0], tot[1] = loc[1];
   if (s->nranks > 1) MPI_Allreduce(loc, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -211,6 +271,34 @@ static int sim_keep_part(sq_sim *s, const int *cluster, int ncluster, double dt_
   return SQ_SUCCESS;
 }
 
+/* The discretisation, the initial condition and the point, fault and plasticity data: numerics only, no
+ * StarPU call (its workers are paused meanwhile). */
+static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_options *opt, int serial) {
+  SQ_CALL(sq_disc_create(s->mesh, s->cell_material, opt, &s->disc));
+  SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
+           "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
+           cfg->path, cfg->lts_rate, s->disc->ncluster);
+  if (cfg->ic_kind == SQ_IC_PLANEWAVE) {
+    sq_wave_kind kind[SQ_MAX_MODES];
+    int dir[SQ_MAX_MODES];
+    double amp[SQ_MAX_MODES];
+    for (int i = 0; i < cfg->ic_nmodes; ++i) {
+      kind[i] = (sq_wave_kind)cfg->ic_modes[i].type;
+      dir[i] = cfg->ic_modes[i].direction;
+      amp[i] = cfg->ic_modes[i].amplitude;
+    }
+    sq_planewave_init(&s->pw, &cfg->material_default, cfg->ic_wave_vector, cfg->ic_profile == SQ_PROFILE_GAUSSIAN,
+                      cfg->ic_center, cfg->ic_width, cfg->ic_nmodes, kind, dir, amp);
+    sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
+    /* a plane wave is exact only in a homogeneous elastic medium */
+    s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
+  }
+  SQ_CALL(sq_sim_points_create(s));
+  SQ_CALL(sq_sim_fault_create(s));
+  SQ_CALL(sq_sim_plasticity_create(s));
+  return SQ_SUCCESS;
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
@@ -277,28 +365,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     SQ_CALL(ierr);
   }
   SQ_FREE(target);
-  SQ_CALL(sq_disc_create(s->mesh, s->cell_material, &opt, &s->disc));
-  SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
-           "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
-           cfg->path, cfg->lts_rate, s->disc->ncluster);
-  if (cfg->ic_kind == SQ_IC_PLANEWAVE) {
-    sq_wave_kind kind[SQ_MAX_MODES];
-    int dir[SQ_MAX_MODES];
-    double amp[SQ_MAX_MODES];
-    for (int i = 0; i < cfg->ic_nmodes; ++i) {
-      kind[i] = (sq_wave_kind)cfg->ic_modes[i].type;
-      dir[i] = cfg->ic_modes[i].direction;
-      amp[i] = cfg->ic_modes[i].amplitude;
-    }
-    sq_planewave_init(&s->pw, &cfg->material_default, cfg->ic_wave_vector, cfg->ic_profile == SQ_PROFILE_GAUSSIAN,
-                      cfg->ic_center, cfg->ic_width, cfg->ic_nmodes, kind, dir, amp);
-    sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
-    /* a plane wave is exact only in a homogeneous elastic medium */
-    s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
-  }
-  SQ_CALL(sq_sim_points_create(s));
-  SQ_CALL(sq_sim_fault_create(s));
-  SQ_CALL(sq_sim_plasticity_create(s));
+  /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
+  if (starpu_started) starpu_pause();
+  const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
+  if (starpu_started) starpu_resume();
+  SQ_CALL(ierr);
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
     const double placed = sq_runtime_split_tiles(s->rt, cfg->cpu_share);

@@ -27,7 +27,13 @@ int sq_calloc_aligned(void **ptr, size_t n, size_t size) {
     *ptr = NULL;
     return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory allocating %zu bytes", bytes);
   }
-  memset(p, 0, bytes);
+  /* zeroed by all threads: the first touch of a large array (page faults) spreads over the cores */
+  const int64_t chunk = 1 << 20, nchunk = (int64_t)((bytes + chunk - 1) / chunk);
+  SQ_PARALLEL_FOR
+  for (int64_t i = 0; i < nchunk; ++i) {
+    const size_t off = (size_t)(i * chunk), n = bytes - off < (size_t)chunk ? bytes - off : (size_t)chunk;
+    memset((char *)p + off, 0, n);
+  }
   *ptr = p;
   return SQ_SUCCESS;
 }

@@ -215,34 +215,52 @@ static void store81(sq_precision p, void *base, size_t idx, const double *a, dou
   }
 }
 
-static int build_operators(sq_disc *d) {
+/* The operators of element e; returns the first face whose flux solver fails, or -1. */
+static int element_operators(sq_disc *d, int64_t e) {
   const sq_mesh *m = d->mesh;
   const sq_precision p = d->opt.precision;
-  for (int64_t e = 0; e < d->nelem; ++e) {
-    const int64_t c = d->cell_of[e];
-    const sq_material *mat = &d->material[c];
-    double star[3][81];
-    sq_star_matrices(mat, &m->jac_inv[c * 9], star);
-    for (int k = 0; k < 3; ++k) store81(p, d->star, (size_t)e * 3 + k, star[k], 1.0);
-    for (int f = 0; f < 4; ++f) {
-      const int64_t nb = m->face_neighbor[c * 4 + f];
-      const int bc = m->face_bc[c * 4 + f];
-      sq_flux_kind kind = SQ_FLUX_REGULAR;
-      if (nb < 0) kind = bc == SQ_BC_FREE ? SQ_FLUX_FREE : SQ_FLUX_ABSORB;
-      double loc[81], nbm[81];
-      if (is_rupture_face(d, c, f)) { /* imposed by the rupture task instead */
-        memset(loc, 0, sizeof(loc));
-        store81(p, d->flux_local, (size_t)e * 4 + f, loc, 1.0);
-        store81(p, d->flux_nb, (size_t)e * 4 + f, loc, 1.0);
-        continue;
-      }
-      int ierr = sq_flux_solvers(mat, nb >= 0 ? &d->material[nb] : mat, &m->face_normal[(c * 4 + f) * 3], kind, loc, nbm);
-      SQ_CHECK(!ierr, SQ_ERR_INPUT, "%s: cell %lld face %d: cannot build the flux solver (rho %g, lambda %g, mu %g)",
-               m->source, (long long)c, f, mat->rho, mat->lambda, mat->mu);
-      const double scale = 2.0 * m->face_area[c * 4 + f] / (6.0 * m->volume[c]); /* |S_j| / |J| */
-      store81(p, d->flux_local, (size_t)e * 4 + f, loc, scale);
-      store81(p, d->flux_nb, (size_t)e * 4 + f, nbm, scale);
+  const int64_t c = d->cell_of[e];
+  const sq_material *mat = &d->material[c];
+  double star[3][81];
+  sq_star_matrices(mat, &m->jac_inv[c * 9], star);
+  for (int k = 0; k < 3; ++k) store81(p, d->star, (size_t)e * 3 + k, star[k], 1.0);
+  for (int f = 0; f < 4; ++f) {
+    const int64_t nb = m->face_neighbor[c * 4 + f];
+    const int bc = m->face_bc[c * 4 + f];
+    sq_flux_kind kind = SQ_FLUX_REGULAR;
+    if (nb < 0) kind = bc == SQ_BC_FREE ? SQ_FLUX_FREE : SQ_FLUX_ABSORB;
+    double loc[81], nbm[81];
+    if (is_rupture_face(d, c, f)) { /* imposed by the rupture task instead */
+      memset(loc, 0, sizeof(loc));
+      store81(p, d->flux_local, (size_t)e * 4 + f, loc, 1.0);
+      store81(p, d->flux_nb, (size_t)e * 4 + f, loc, 1.0);
+      continue;
     }
+    if (sq_flux_solvers(mat, nb >= 0 ? &d->material[nb] : mat, &m->face_normal[(c * 4 + f) * 3], kind, loc, nbm))
+      return f;
+    const double scale = 2.0 * m->face_area[c * 4 + f] / (6.0 * m->volume[c]); /* |S_j| / |J| */
+    store81(p, d->flux_local, (size_t)e * 4 + f, loc, scale);
+    store81(p, d->flux_nb, (size_t)e * 4 + f, nbm, scale);
+  }
+  return -1;
+}
+
+static int build_operators(sq_disc *d) {
+  /* independent per element; a failure is reported for the first failing element whatever the threads */
+  int64_t bad = d->nelem;
+  SQ_PARALLEL_FOR
+  for (int64_t e = 0; e < d->nelem; ++e)
+    if (element_operators(d, e) >= 0) {
+#ifdef _OPENMP
+#pragma omp critical(sq_build_operators)
+#endif
+      if (e < bad) bad = e;
+    }
+  if (bad < d->nelem) {
+    const int64_t c = d->cell_of[bad];
+    const sq_material *mat = &d->material[c];
+    SQ_CHECK(0, SQ_ERR_INPUT, "%s: cell %lld face %d: cannot build the flux solver (rho %g, lambda %g, mu %g)",
+             d->mesh->source, (long long)c, element_operators(d, bad), mat->rho, mat->lambda, mat->mu);
   }
   return SQ_SUCCESS;
 }
@@ -372,9 +390,11 @@ static void eval_vol(int B, const double *dof, const double *phi, double q[9]) {
 void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
   const sq_ref *r = d->ref;
   const int B = d->nbasis;
-  double *table = vol_basis(d), acc[84 * 9];
+  double *table = vol_basis(d);
+  SQ_PARALLEL_FOR
   for (int64_t e = 0; e < d->nelem; ++e) {
     const int64_t c = d->cell_of[e];
+    double acc[84 * 9];
     memset(acc, 0, sizeof(acc));
     for (int iq = 0; iq < r->nvol; ++iq) {
       double x[3], q[9];
@@ -409,23 +429,35 @@ void sq_disc_eval(const sq_disc *d, int64_t e, const double xi[3], double q[9]) 
 void sq_disc_l2_error(const sq_disc *d, sq_field_fn fn, const void *ctx, double t, double *err, double *norm) {
   const sq_ref *r = d->ref;
   double e2 = 0.0, n2 = 0.0, *table = vol_basis(d);
+  /* per-element sums, added in element order afterwards: the same result on any number of threads */
+  double *part = malloc(sizeof(double) * 2 * (size_t)(d->nelem > 0 ? d->nelem : 1));
+  if (!part) {
+    fprintf(stderr, "starquake: out of memory for the L2 error of %lld elements\n", (long long)d->nelem);
+    abort();
+  }
+  SQ_PARALLEL_FOR
   for (int64_t e = 0; e < d->nelem; ++e) {
-    if (d->is_ghost[e]) continue;
-    const int64_t c = d->cell_of[e];
-    const double jac = 6.0 * d->mesh->volume[c];
-    double dof[84 * 9];
-    load_dofs(d, e, dof);
-    for (int iq = 0; iq < r->nvol; ++iq) {
-      double x[3], q[9], qh[9];
-      ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
-      fn(ctx, x, t, q);
-      eval_vol(d->nbasis, dof, table + (size_t)iq * d->nbasis, qh);
-      for (int p = 0; p < 9; ++p) {
-        e2 += jac * r->vol_weight[iq] * (qh[p] - q[p]) * (qh[p] - q[p]);
-        n2 += jac * r->vol_weight[iq] * q[p] * q[p];
+    double pe = 0.0, pn = 0.0;
+    if (!d->is_ghost[e]) {
+      const int64_t c = d->cell_of[e];
+      const double jac = 6.0 * d->mesh->volume[c];
+      double dof[84 * 9];
+      load_dofs(d, e, dof);
+      for (int iq = 0; iq < r->nvol; ++iq) {
+        double x[3], q[9], qh[9];
+        ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
+        fn(ctx, x, t, q);
+        eval_vol(d->nbasis, dof, table + (size_t)iq * d->nbasis, qh);
+        for (int p = 0; p < 9; ++p) {
+          pe += jac * r->vol_weight[iq] * (qh[p] - q[p]) * (qh[p] - q[p]);
+          pn += jac * r->vol_weight[iq] * q[p] * q[p];
+        }
       }
     }
+    part[2 * e] = pe, part[2 * e + 1] = pn;
   }
+  for (int64_t e = 0; e < d->nelem; ++e) e2 += part[2 * e], n2 += part[2 * e + 1];
+  free(part);
   free(table);
   *err = sqrt(e2);
   *norm = sqrt(n2);

@@ -54,6 +54,14 @@ int sq_calloc_aligned(void **ptr, size_t n, size_t size);
   } while (0)
 void sq_free_aligned(void *ptr);
 
+/** Threads the loop that follows over independent elements with OpenMP (set-up and diagnostics, never
+ * inside a task); a no-op in a build without OpenMP.  The loop body must not return or jump out. */
+#ifdef _OPENMP
+#define SQ_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#define SQ_PARALLEL_FOR
+#endif
+
 /** Verbosity of progress and diagnostic messages (0 quiet, 1 normal, 2 verbose). Set once at start-up. */
 extern int sq_verbosity;
 

@@ -6,7 +6,9 @@
 # per-kind task time / idle fraction of the LTS run.
 #
 # usage: tests/bench/lts_types.sh [ORDER] [CELLS_XY] [SYNC_INTERVALS]     (defaults 4 8 2)
-# Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake).
+# Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
+# the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
+# thousands).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 SQ=${SQ_BIN:-./starquake}
 ORDER=${1:-4}
@@ -24,14 +26,15 @@ declare -A TYPES=(
   [5]="6 6 7 7 6"    # equal shares
   [6]="16 9 4 2 1"   # bulk in the fastest cluster: most work
 )
+calc() { awk "BEGIN {printf \"%.17g\", $1}"; } # arithmetic in awk: the GPU host may lack python3
 config() { # type rate merge
   local layers=(${TYPES[$1]}) z=0 rules="" l speed lam mu
   for l in 0 1 2 3 4; do
     local top=$((z + layers[l]))
-    speed=$(python3 -c "print(2.0 ** -$l)")
-    lam=$(python3 -c "print(2.0 * $speed ** 2)")
-    mu=$(python3 -c "print(1.0 * $speed ** 2)")
-    rules="$rules    - {z_bottom: $(python3 -c "print($z / 8)"), z_top: $(python3 -c "print($top / 8 + (1e-9 if $l == 4 else 0))"), rho: 1.0, lambda: $lam, mu: $mu}
+    speed=$(calc "2 ^ -$l")
+    lam=$(calc "2 * $speed ^ 2")
+    mu=$(calc "$speed ^ 2")
+    rules="$rules    - {z_bottom: $(calc "$z / 8"), z_top: $(calc "$top / 8 + ($l == 4 ? 1e-9 : 0)"), rho: 1.0, lambda: $lam, mu: $mu}
 "
     z=$top
   done
@@ -59,13 +62,13 @@ equations:
 output:
   prefix: bench
 runtime:
-  tile_size: 128
+  tile_size: ${SQ_LTS_TILE:-128}
   merge_neighbor_clusters: $3
 Y
 }
 field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
 rows=""
-for t in 1 2 3 4 5 6; do
+for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   # first find the sync interval (slowest cluster's dt) from a planning run
   config $t 2 false | sed "s/ENDTIME/1e-9/" > "$OUT/probe.yaml"
   "$SQ" "$OUT/probe.yaml" --output "$OUT/probe" > "$OUT/probe.log"
@@ -73,7 +76,7 @@ for t in 1 2 3 4 5 6; do
   [ "$ncl" = 5 ] || { echo "type $t: expected 5 clusters, got $ncl"; cat "$OUT/probe.log"; exit 1; }
   dtsync=$(awk '$1 == "4" && NF == 5 {print $3}' "$OUT/probe.log")
   # the probe printed the cluster table: run NSYNC steps of the slowest cluster
-  end=$(python3 -c "print($NSYNC * float('$dtsync'))")
+  end=$(calc "$NSYNC * $dtsync")
   for variant in gts lts merged; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/ENDTIME/$end/" > "$OUT/$variant.yaml"
@@ -86,12 +89,12 @@ for t in 1 2 3 4 5 6; do
   [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
   idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
   split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
-  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(python3 -c "print('%.2f' % ($gts_wall / $lts_wall))") | $(python3 -c "print('%.2f' % ($lts_wall / $merged_wall))") | $idle% | $split|
+  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(awk -v a="$gts_wall" -v b="$lts_wall" 'BEGIN {printf "%.2f", a / b}') | $(awk -v a="$lts_wall" -v b="$merged_wall" 'BEGIN {printf "%.2f", a / b}') | $idle% | $split|
 "
   echo "type $t done" >&2
 done
 echo
-echo "order $ORDER, ${NXY}x${NXY}x${NZ} cubes x 6 tets = $((NXY * NXY * NZ * 6)) elements, $NSYNC sync intervals, $(nproc) cores, STARPU_SCHED=${STARPU_SCHED:-lws}"
+echo "order $ORDER, ${NXY}x${NXY}x${NZ} cubes x 6 tets = $((NXY * NXY * NZ * 6)) elements, $NSYNC sync intervals, tile ${SQ_LTS_TILE:-128}, $(nproc) cores, STARPU_NCPU=${STARPU_NCPU:-all} STARPU_NCUDA=${STARPU_NCUDA:-all}, STARPU_SCHED=${STARPU_SCHED:-lws}"
 echo
 echo "| type | cell layers per cluster 0..4 | LTS/GTS work | GTS upd/s | LTS upd/s | merged upd/s | GTS s | LTS s | merged s | speed-up LTS vs GTS | merged vs unmerged | LTS idle | LTS time split |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

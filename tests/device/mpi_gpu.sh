@@ -19,12 +19,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 OUTDIR=${OUT:-/tmp/sq-mpi-gpu}
 mkdir -p "$OUTDIR"
 NGPU=$(nvidia-smi -L | wc -l)
+export SQ_NGPU=$NGPU # rank.sh: local rank r uses GPU r mod NGPU
 SQ=$CARRY/bin/starquake
 MODE=${SQ_MPI_GPU_MODE:-all} # check | scale | all
 # each rank sees one GPU (its local rank), or all of them with SQ_ALL_GPUS=1
 cat > "$OUTDIR/rank.sh" <<'EOF'
 #!/usr/bin/env bash
-[ -z "${SQ_ALL_GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=${OMPI_COMM_WORLD_LOCAL_RANK:-0}
+[ -z "${SQ_ALL_GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % ${SQ_NGPU:-1} ))
 exec "$@"
 EOF
 chmod +x "$OUTDIR/rank.sh"
@@ -74,30 +75,39 @@ output:
 runtime:
   tile_size: ${SQ_SCALE_TILE:-16384}
 EOF
-  export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda}
+  # GPU workers only; one perf model for all the (identical) GPUs, so that the 1-GPU run calibrates the
+  # runs on several; ranks are started unbound and bind themselves to their share of the cores
+  export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda} STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
+  deadline=$((SECONDS + ${SQ_SCALE_BUDGET:-540}))
   base=
-  for np in 1 2 4; do
-    [ "$np" -le "$NGPU" ] || continue
-    log=$OUTDIR/scale-np$np.log
-    STARPU_NCUDA=1 timeout 280 mpirun -np $np --bind-to none "$OUTDIR/rank.sh" "$SQ" "$OUTDIR/scale.yaml" \
-      --output "$OUTDIR/s$np" > "$log" 2>&1
-    r=$(rate_of "$OUTDIR/s$np")
+  scale_run() { # label ranks gpus_per_rank dir
+    local label=$1 np=$2 ng=$3 dir=$4 log=$OUTDIR/scale-$4.log left=$((deadline - SECONDS))
+    if [ "$left" -lt 60 ]; then rows+=("| $label | skipped (device time) | | | |"); return; fi
+    local all=
+    [ "$ng" -gt 1 ] && all=1
+    SQ_ALL_GPUS=$all STARPU_NCUDA=$ng timeout "$left" mpirun -np "$np" --bind-to none "$OUTDIR/rank.sh" "$SQ" \
+      "$OUTDIR/scale.yaml" --output "$OUTDIR/$dir" > "$log" 2>&1
+    local r n=$((np * ng)) eff total steps
+    r=$(rate_of "$OUTDIR/$dir")
     [ -z "$base" ] && base=$r
-    eff=$(awk -v r="${r:-0}" -v b="${base:-0}" -v n=$np 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
-    rows+=("| $np rank(s) x 1 GPU | ${r:-failed} | efficiency $eff | hash $(hash_of "$OUTDIR/s$np") |")
-    grep -E "^  mesh|clusters|^done|rank .* imbalance|work imbalance" "$log" | head -6 | sed "s/^/  [np $np] /"
-  done
-  if [ "$NGPU" -gt 1 ] && [ "${SQ_SCALE_ALLGPU:-1}" = 1 ]; then
-    log=$OUTDIR/scale-1x$NGPU.log
-    SQ_ALL_GPUS=1 STARPU_NCUDA=$NGPU timeout 280 mpirun -np 1 "$OUTDIR/rank.sh" "$SQ" "$OUTDIR/scale.yaml" \
-      --output "$OUTDIR/sall" > "$log" 2>&1
-    r=$(rate_of "$OUTDIR/sall")
-    eff=$(awk -v r="${r:-0}" -v b="${base:-0}" -v n=$NGPU 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
-    rows+=("| 1 rank x $NGPU GPUs | ${r:-failed} | efficiency $eff | hash $(hash_of "$OUTDIR/sall") |")
+    eff=$(awk -v r="${r:-0}" -v b="${base:-0}" -v n=$n 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
+    total=$(awk '/^done:/ {for (i = 1; i < NF; ++i) if ($i == "total") print $(i + 1)}' "$log")
+    steps=$(awk '/^wall_time_steps:/ {print $2}' "$OUTDIR/$dir"/*-summary.txt 2> /dev/null)
+    rows+=("| $label | ${r:-failed} | $eff | $(hash_of "$OUTDIR/$dir") | ${steps:-?} s stepping, ${total:-?} total |")
+    echo "${rows[-1]}"
+    grep -E "^  (mesh|binding|clusters)|imbalance|L2 error|^done" "$log" | head -8 | sed "s/^/  [$label] /"
+    [ -n "$r" ] || tail -n 5 "$log"
+  }
+  scale_run "1 rank x 1 GPU" 1 1 s1
+  for np in 2 4; do [ "$np" -le "$NGPU" ] && scale_run "$np ranks x 1 GPU" "$np" 1 "s$np"; done
+  # one GPU only: two ranks sharing it measure the MPI and binding overhead (ideal efficiency 0.5)
+  [ "$NGPU" -eq 1 ] && scale_run "2 ranks sharing 1 GPU" 2 1 shared
+  if [ "${SQ_SCALE_ALLGPU:-1}" = 1 ]; then
+    for ng in 2 4; do [ "$ng" -le "$NGPU" ] && scale_run "1 rank x $ng GPUs" 1 "$ng" "a$ng"; done
   fi
 fi
 
 echo
-echo "| run | figure | verdict / efficiency | |"
-echo "|---|---|---|---|"
+echo "| run | figure (element updates/s) | verdict / efficiency | hash | time |"
+echo "|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -6,7 +6,7 @@
 #   .deps/carry/bin     starquake, starquake-proxy, test_cuda, test_cuda_rupture, test_cuda_plasticity,
 #                       sq-peak (stripped)
 #   .deps/carry/lib     shared libraries the host lacks: hwloc, libudev, libyaml, METIS, subunit
-#   .deps/carry/lib-fallback  serial HDF5 1.10 and its szip/aec, used only if the host's are missing
+#   .deps/carry/lib-fallback  szip/aec and libgomp (OpenMP set-up loops), used only if the host lacks them
 # Needs a configured tree with CUDA (./configure finds nvcc and a StarPU built with CUDA).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +33,7 @@ for lib in libhwloc.so.15 libudev.so.1 libyaml-0.so.2 libmetis.so.5 libsubunit.s
   [ -n "$p" ] || { echo "prepare.sh: $lib not found here" >&2; exit 1; }
   cp -L "$p" "$CARRY/lib/$lib"
 done
-for lib in libsz.so.2 libaec.so.0; do
+for lib in libsz.so.2 libaec.so.0 libgomp.so.1; do
   p=$(libpath "$lib")
   [ -n "$p" ] && cp -L "$p" "$CARRY/lib-fallback/$lib"
 done
