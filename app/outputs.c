@@ -30,6 +30,7 @@ struct sq_outputs {
   int nsurf, surf_field[9];      /* surface quantities */
   double *values[SQ_NFIELDS];    /* scratch, one per field */
   char ckpt[SQ_PATH_MAX + 300];
+  char blowup[SQ_PATH_MAX + 300]; /* the diagnosis checkpoint of a blow-up */
   sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
   int want_wave;            /* wavefield snapshots (every rank computes and writes its rows) */
   /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them): the local
@@ -178,7 +179,7 @@ static int flush_receivers(sq_outputs *o) {
   return SQ_SUCCESS;
 }
 
-static int checkpoint(sq_outputs *o, int64_t done) {
+static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
   const sq_sim *s = o->s;
   int64_t samples = sq_receiver_writer_count(o->rec);
   if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &samples, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -199,14 +200,31 @@ static int checkpoint(sq_outputs *o, int64_t done) {
                                        .data = s->plastic ? s->plastic->strain : NULL};
   if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
     char fault_ckpt[SQ_PATH_MAX + 320];
-    sq_fault_checkpoint_path(o->ckpt, fault_ckpt, sizeof(fault_ckpt));
+    sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
     SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
   }
   /* every rank writes the rows of its own cells (parallel HDF5) */
-  SQ_CALL(sq_checkpoint_write_fields(o->ckpt, s->disc, &info, s->plastic ? 1 : 0, &plastic));
+  SQ_CALL(sq_checkpoint_write_fields(path, s->disc, &info, s->plastic ? 1 : 0, &plastic));
   if (sq_verbosity >= 2)
-    fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", o->ckpt, s->time, (long long)done);
+    fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", path, s->time, (long long)done);
   return SQ_SUCCESS;
+}
+
+static int checkpoint(sq_outputs *o, int64_t done) { return checkpoint_to(o, done, o->ckpt); }
+
+int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path) {
+  const sq_config *cfg = o->cfg;
+  const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
+  snprintf(o->blowup, sizeof(o->blowup), "%s/%s-blowup.h5", dir, cfg->output_prefix);
+  if (o->root) SQ_CALL(mkdir_p(dir));
+  SQ_CALL(checkpoint_to(o, done, o->blowup));
+  *path = o->blowup;
+  return SQ_SUCCESS;
+}
+
+int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
+  const int last = done == o->nsteps;
+  return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0);
 }
 
 /* The rows of the snapshot files this rank writes: its cells, the vertices it writes (with the plan

@@ -43,6 +43,9 @@ static int make_dir(const char *path) {
  */
 static volatile sig_atomic_t sq_run_stop_signal = 0;
 
+/** Wall seconds between two blow-up checks when no output brings the solution to the host earlier. */
+#define SQ_FINITE_CHECK_SECONDS 30.0
+
 static void on_stop_signal(int sig) { sq_run_stop_signal = sig; }
 
 /** Progress on stderr: a bar on a terminal, plain lines otherwise. */
@@ -74,15 +77,29 @@ static void progress_show(progress *p, const sq_sim *s, int final) {
   }
 }
 
-static int check_finite(const sq_sim *s) {
-  const int64_t e = sq_disc_find_nonfinite(s->disc);
-  if (e < 0) return SQ_SUCCESS;
-  const int64_t c = s->disc->cell_of[e];
-  const double *x = &s->mesh->centroid[c * 3];
-  return sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
-                  "the solution blew up: cell %lld (centroid %g %g %g, cluster %d) holds NaN/Inf at t=%g; "
-                  "reduce equations.cfl or check the materials",
-                  (long long)c, x[0], x[1], x[2], s->disc->cluster[c], s->time);
+/* Blow-up check of the host copies (sq_sim_fetch first), collective: on a NaN/Inf anywhere, every rank
+ * writes its rows of a diagnosis checkpoint (PREFIX-blowup.h5; the last good checkpoint is kept), and
+ * the rank holding the bad cell of smallest global id names it. */
+static int check_finite(sq_sim *s, sq_outputs *outs, int64_t done) {
+  const int64_t e = sq_sim_find_nonfinite(s);
+  const int64_t mine = e >= 0 ? sq_mesh_global_cell(s->mesh, s->disc->cell_of[e]) : INT64_MAX;
+  int64_t first = mine; /* the smallest global cell id holding NaN/Inf, over all ranks */
+  if (s->nranks > 1) MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT64_MAX) return SQ_SUCCESS;
+  const char *path = NULL;
+  const int werr = sq_outputs_blowup_checkpoint(outs, done, &path);
+  int ret = SQ_ERR_NUMERIC; /* the rank holding the first bad cell reports it */
+  if (mine == first) {
+    const int64_t c = s->disc->cell_of[e];
+    const double *x = &s->mesh->centroid[c * 3];
+    ret = sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                   "the solution blew up: cell %lld (centroid %g %g %g, cluster %d) holds NaN/Inf at t=%g; "
+                   "reduce equations.cfl or check the materials; %s%s",
+                   (long long)first, x[0], x[1], x[2], s->disc->cluster[c], s->time,
+                   werr ? "the diagnosis checkpoint could not be written" : "the state is in ", werr ? "" : path);
+  }
+  if (s->nranks > 1) MPI_Barrier(MPI_COMM_WORLD); /* the message is out before any rank aborts */
+  return ret;
 }
 
 static void usage_run(void) {
@@ -235,28 +252,41 @@ int sq_cmd_run(int argc, char **argv) {
   const double t_loop = wall_now();
   const int64_t first_step = s->steps;
   int64_t done = s->steps, chunk = 1;
+  double last_check = t_loop;
+  /* the first chunk also uploads the element data to the GPUs and calibrates: the steady rate leaves
+   * it out */
+  double t_first = -1;
+  int64_t steps_first = 0;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
     int64_t n = chunk < to_event ? chunk : to_event;
     if (n > nsteps - done) n = nsteps - done;
     const double c0 = wall_now();
     ierr = sq_outputs_prepare(outs, done, n);
-    if (!ierr) ierr = sq_sim_advance(s, n, dt);
+    if (!ierr) ierr = sq_sim_advance(s, n, dt, 0);
     done += n;
-    if (!ierr) ierr = check_finite(s);
-    const double per_step = (wall_now() - c0) / n;
+    const double now = wall_now(), per_step = (now - c0) / n;
     chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
-    int stop = sq_run_stop_signal;
+    int stop = sq_run_stop_signal, check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
     if (s->nranks > 1) {
       /* every rank must submit the same steps before its next wait: the chunk, measured per rank
-       * from its own clock, is agreed on (the smallest), as is a stop request (any) */
-      int64_t agree[2] = {-chunk, stop};
-      MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-      chunk = -agree[0], stop = (int)agree[1];
+       * from its own clock, is agreed on (the smallest), as are a stop request and a check (any) */
+      int64_t agree[3] = {-chunk, stop, check};
+      MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+      chunk = -agree[0], stop = (int)agree[1], check = (int)agree[2];
+    }
+    /* the solution comes back to the host only for the outputs that read it and for the blow-up check
+     * (every SQ_FINITE_CHECK_SECONDS and at every such output): on GPUs, fetching it after every chunk
+     * moved the whole solution over PCIe twice a second and dominated the run */
+    if (!ierr && (check || sq_outputs_need_fields(outs, done, stop && done < nsteps))) {
+      ierr = sq_sim_fetch(s);
+      if (!ierr) ierr = check_finite(s, outs, done);
+      last_check = wall_now();
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
     progress_show(&pr, s, done == nsteps);
+    if (t_first < 0) t_first = wall_now(), steps_first = done;
     if (!ierr && stop && done < nsteps) {
       if (pr.tty && sq_verbosity >= 1) fputc('\n', stderr);
       ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
@@ -284,10 +314,15 @@ int sq_cmd_run(int argc, char **argv) {
     if (!fs) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", fname, strerror(errno));
     else {
       const double ups = (double)nsteps * lts_work / t_steps;
+      const int64_t nsteady = s->steps - steps_first;
+      const double t_steady = t_loop + t_steps - t_first;
+      const double ups_steady = nsteady > 0 && t_steady > 0 ? (double)nsteady * lts_work / t_steady : ups;
       fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
               cfg.path, (long long)sq_mesh_ncell_global(s->mesh), cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
               (long long)nsteps, dt, s->time);
       fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
+      fprintf(fs, "element_updates_per_second_steady: %.4e\nsteady_sync_intervals: %lld\n", ups_steady,
+              (long long)nsteady);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
       fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);
@@ -300,8 +335,8 @@ int sq_cmd_run(int argc, char **argv) {
                 nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0, plast.max_eta);
       fclose(fs);
       if (sq_verbosity >= 1) {
-        printf("done: %lld steps in %.2f s (%.3g element updates/s), total %.2f s\n", (long long)nsteps, t_steps, ups,
-               wall_now() - w0);
+        printf("done: %lld steps in %.2f s (%.3g element updates/s; %.3g after the first %lld), total %.2f s\n",
+               (long long)nsteps, t_steps, ups, ups_steady, (long long)(steps_first - first_step), wall_now() - w0);
         if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
         printf("dofs hash: %016llx\n", (unsigned long long)hash);
         if (s->plastic)

@@ -396,7 +396,16 @@ double sq_sim_time_at(const sq_sim *s, int64_t k) {
   return k == s->plan_step0 ? s->plan_t0 : s->plan_t0 + (double)(k - s->plan_step0) * s->plan_dt;
 }
 
-int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt) {
+int sq_sim_fetch(sq_sim *s) { return s->serial ? SQ_SUCCESS : sq_runtime_sync(s->rt); }
+
+int64_t sq_sim_find_nonfinite(const sq_sim *s) {
+  if (starpu_started) starpu_pause(); /* the scan is threaded: the cores go to OpenMP meanwhile */
+  const int64_t e = sq_disc_find_nonfinite(s->disc);
+  if (starpu_started) starpu_resume();
+  return e;
+}
+
+int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
   sq_graph_options gopt = {.merge_neighbor_clusters = s->cfg.merge_neighbor_clusters};
   if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
     s->plan_t0 = s->time;
@@ -418,7 +427,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt) {
       SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
     }
   }
-  if (!s->serial) SQ_CALL(sq_runtime_sync(s->rt));
+  if (!s->serial) SQ_CALL(fetch ? sq_runtime_sync(s->rt) : sq_runtime_wait(s->rt));
   s->steps += nsteps;
   s->time = sq_sim_time_at(s, s->steps);
   return SQ_SUCCESS;

@@ -64,8 +64,16 @@ void sq_app_starpu_stop(void);
 
 /** @brief Build the mesh, materials, discretisation and initial condition of @p cfg. */
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **sim);
-/** @brief Advance by @p nsteps sync intervals of @p dt (one GTS step each without LTS) and wait for the result. */
-int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt);
+/**
+ * @brief Advance by @p nsteps sync intervals of @p dt (one GTS step each without LTS) and wait for the
+ * result; with @p fetch the dofs (and plastic state) are then valid on the host as well, otherwise they
+ * stay where the tasks left them (a GPU) until sq_sim_fetch.
+ */
+int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
+/** @brief Make the host copies of the dofs and plastic state valid (after sq_sim_advance without fetch). */
+int sq_sim_fetch(sq_sim *sim);
+/** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
+int64_t sq_sim_find_nonfinite(const sq_sim *sim);
 /** @brief The sync interval (slowest cluster's step) that reaches @p t_end in a whole number: sets @p dt, @p nsteps. */
 void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
 /** Free the simulation (unregisters StarPU data first). */

@@ -33,6 +33,17 @@ int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n);
  * write a checkpoint; *@p ckpt_path then names it.  Collective over MPI ranks.
  */
 int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path);
+/**
+ * @brief Whether sq_outputs_after(@p o, @p done, @p stop) reads the dofs or plastic state (energies,
+ * snapshots, checkpoints), so that they must be fetched to the host first (sq_sim_fetch).
+ */
+int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop);
+/**
+ * @brief After a blow-up at sync interval @p done: a checkpoint of the broken state for diagnosis, in
+ * PREFIX-blowup.h5 next to the checkpoints (the last good checkpoint is kept); *@p path names it.
+ * Collective over MPI ranks.
+ */
+int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path);
 /** @brief Bytes of host memory the outputs hold (receiver buffers, snapshot scratch). */
 size_t sq_outputs_memory(const sq_outputs *o);
 /** Close every file and free (NULL is fine). */

@@ -131,7 +131,7 @@ static int verify_planewave(int argc, char **argv) {
     int64_t n;
     if (!ierr) {
       sq_sim_plan(s, c.end_time, &dt, &n);
-      ierr = sq_sim_advance(s, n, dt);
+      ierr = sq_sim_advance(s, n, dt, 1);
     }
     if (ierr) {
       sq_sim_destroy(s);
@@ -296,7 +296,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   double dt;
   int64_t n;
   sq_sim_plan(s, t_end, &dt, &n);
-  ierr = sq_sim_advance(s, n, dt);
+  ierr = sq_sim_advance(s, n, dt, 1);
   if (ierr) {
     sq_sim_destroy(s);
     sq_app_starpu_stop();

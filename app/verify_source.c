@@ -143,7 +143,7 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
     ierr = sq_receiver_set_reserve(s->receivers, c.end_time + dt);
   }
   if (!ierr)
-    ierr = sq_sim_advance(s, n, dt);
+    ierr = sq_sim_advance(s, n, dt, 1);
   if (ierr) {
     sq_sim_destroy(s);
     sq_app_starpu_stop();

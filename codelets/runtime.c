@@ -111,19 +111,24 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
 }
 
-int sq_runtime_sync(sq_runtime *rt) {
+int sq_runtime_wait(sq_runtime *rt) {
   int ret = rt->disc->opt.nranks > 1 ? starpu_mpi_wait_for_all(MPI_COMM_WORLD) : starpu_task_wait_for_all();
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);
-  for (int t = 0; t < rt->disc->ntile; ++t) {
-    if (rt->disc->tile[t].layer == SQ_LAYER_GHOST) continue;
-    ret = starpu_data_acquire(rt->dofs[t], STARPU_R);
-    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
-    starpu_data_release(rt->dofs[t]);
-  }
-  for (int t = 0; rt->fault && t < rt->fault->ntile; ++t) { /* fault state for outputs */
+  for (int t = 0; rt->fault && t < rt->fault->ntile; ++t) { /* fault state (small) for the station rows */
     ret = starpu_data_acquire(rt->fault_points[t], STARPU_R);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
+  }
+  return SQ_SUCCESS;
+}
+
+int sq_runtime_sync(sq_runtime *rt) {
+  SQ_CALL(sq_runtime_wait(rt));
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    if (rt->disc->tile[t].layer == SQ_LAYER_GHOST) continue;
+    const int ret = starpu_data_acquire(rt->dofs[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
+    starpu_data_release(rt->dofs[t]);
   }
   SQ_CALL(sq_runtime_sync_plasticity(rt)); /* plastic strain for outputs and checkpoints */
   return SQ_SUCCESS;

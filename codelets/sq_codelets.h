@@ -104,7 +104,12 @@ static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
   return rt->tile_where ? (unsigned long long)(uint32_t)rt->tile_where[tile] : (unsigned long long)-1;
 }
 
-/** @brief Wait for all tasks and make the host copies of the dofs valid (data may live on a GPU). */
+/**
+ * @brief Wait for all submitted tasks and halo messages; only the (small) fault state is brought to the
+ * host.  The dofs stay where the tasks left them: a GPU-only run moves no element data here.
+ */
+int sq_runtime_wait(sq_runtime *rt);
+/** @brief sq_runtime_wait, then make the host copies of the dofs and plastic state valid (for outputs). */
 int sq_runtime_sync(sq_runtime *rt);
 /** @brief Unregister everything (data returns to the host arrays) and free @p rt. */
 void sq_runtime_destroy(sq_runtime *rt);

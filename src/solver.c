@@ -487,10 +487,19 @@ double sq_disc_energy(const sq_disc *d) {
 
 int64_t sq_disc_find_nonfinite(const sq_disc *d) {
   const size_t nq = (size_t)d->nbasis * 9;
-  for (int64_t e = 0; e < d->nelem; ++e)
-    for (size_t i = 0; i < nq && !d->is_ghost[e]; ++i)
-      if (!isfinite(get_real(d, d->dofs, e * nq + i))) return e;
-  return -1;
+  int64_t first = d->nelem; /* the first bad element, whatever the threads */
+  SQ_PARALLEL_FOR
+  for (int64_t e = 0; e < d->nelem; ++e) {
+    int bad = 0;
+    for (size_t i = 0; i < nq && !d->is_ghost[e] && !bad; ++i) bad = !isfinite(get_real(d, d->dofs, e * nq + i));
+    if (bad) {
+#ifdef _OPENMP
+#pragma omp critical(sq_find_nonfinite)
+#endif
+      if (e < first) first = e;
+    }
+  }
+  return first < d->nelem ? first : -1;
 }
 
 uint64_t sq_disc_hash(const sq_disc *d) {

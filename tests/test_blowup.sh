@@ -1,0 +1,63 @@
+#!/bin/bash
+# Blow-up detection (issue 9): an unstable run (order 5 at CFL 1.0 grows until it overflows) must stop
+# with one message naming the element (global id), its centroid, cluster and the simulated time, write
+# the diagnosis checkpoint PREFIX-blowup.h5 holding the non-finite state, keep the last good checkpoint,
+# and write no summary that looks like a finished run: on one rank and on two (MPI).
+set -u
+SQ=${SQ_BIN:-./starquake}
+MPIRUN=${MPIRUN:-mpirun}
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+cat > "$T/blow.yaml" <<'Y'
+mesh:
+  type: box
+  box:
+    cells: [4, 4, 4]
+materials:
+  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
+initial_condition:
+  type: planewave
+  wave_vector: [6.283185307179586, 6.283185307179586, 0.0]
+  modes:
+    - {type: p, amplitude: 1.0, direction: 1}
+equations:
+  order: 5
+  cfl: 1.0
+  end_time: 20
+output:
+  prefix: blow
+  interval: 0.5
+checkpoint:
+  interval: 2.0
+Y
+check() { # label dir stderr-file status
+  local label=$1 dir=$2 err=$3 st=$4 fail0=$fail
+  [ "$st" -ne 0 ] && [ "$st" -lt 128 ] || { echo "FAIL $label: exit status $st (want a clean non-zero exit)"; fail=1; }
+  local n
+  n=$(grep -c "the solution blew up" "$err")
+  [ "$n" = 1 ] || { echo "FAIL $label: $n blow-up messages (want 1)"; cat "$err"; fail=1; }
+  grep -Eq "blew up: cell [0-9]+ \(centroid [-0-9.e+]+ [-0-9.e+]+ [-0-9.e+]+, cluster 0\) holds NaN/Inf at t=[0-9.]+; .*blow-blowup.h5" "$err" ||
+    { echo "FAIL $label: message lacks element, centroid, cluster, time or checkpoint path"; cat "$err"; fail=1; }
+  [ -s "$dir/blow-blowup.h5" ] || { echo "FAIL $label: no blow-up checkpoint"; fail=1; }
+  [ -s "$dir/blow-checkpoint.h5" ] || { echo "FAIL $label: the last good checkpoint is missing"; fail=1; }
+  [ ! -e "$dir/blow-summary.txt" ] || { echo "FAIL $label: a summary was written"; fail=1; }
+  /usr/bin/python3 - "$dir" <<'PY' || { echo "FAIL $label: checkpoint contents"; fail=1; }
+import sys, h5py, numpy as np
+d = sys.argv[1]
+with h5py.File(d + "/blow-blowup.h5", "r") as f:
+    dofs = np.asarray(f["dofs"])
+    assert not np.all(np.isfinite(dofs)), "the blow-up checkpoint holds no NaN/Inf"
+with h5py.File(d + "/blow-checkpoint.h5", "r") as f:
+    assert np.all(np.isfinite(np.asarray(f["dofs"]))), "the last good checkpoint was overwritten"
+PY
+  [ "$fail" = "$fail0" ] && echo "ok   $label: $(grep -o 'cell [0-9]* (centroid[^)]*) holds NaN/Inf at t=[0-9.]*' "$err")"
+}
+STARPU_NCPU=1 timeout 300 "$SQ" "$T/blow.yaml" --output "$T/one" > "$T/one.out" 2> "$T/one.err"
+check "1 rank" "$T/one" "$T/one.err" $?
+if command -v "$MPIRUN" > /dev/null; then
+  STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$T/blow.yaml" --output "$T/two" > "$T/two.out" 2> "$T/two.err"
+  check "2 ranks" "$T/two" "$T/two.err" $?
+fi
+exit $fail
