@@ -21,7 +21,8 @@ typedef struct sq_halo_chunk {
   int ntile;                /**< copy tiles holding them */
   int *tile;
   int32_t *map;             /**< per element: slot in `tile`, index within that tile */
-  void *buf[3];             /**< send buffers per kind (tint, buffer, derivs) */
+  void *buf[3];             /**< send buffers per kind (tint, buffer, derivs), whole pages */
+  int pinned[3];            /**< 1 where buf[k] is page-locked (GPU workers present) */
   starpu_data_handle_t handle[3];
 } sq_halo_chunk;
 
@@ -115,7 +116,12 @@ int sq_halo_create(sq_runtime *rt) {
           const int kind = 1 << k;
           if (!(ch->kinds & kind)) continue;
           const size_t bytes = eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
-          SQ_CALL(sq_calloc_aligned(&ch->buf[k], ch->n, bytes));
+          /* whole pages, so that page-locking one buffer never overlaps another */
+          const size_t page = 4096, total = ((size_t)ch->n * bytes + page - 1) / page * page;
+          SQ_CHECK(posix_memalign(&ch->buf[k], page, total) == 0, SQ_ERR_MEMORY,
+                   "out of memory for a halo buffer of %zu bytes", total);
+          memset(ch->buf[k], 0, total);
+          ch->pinned[k] = sq_halo_pin(ch->buf[k], total);
           starpu_vector_data_register(&ch->handle[k], STARPU_MAIN_RAM, (uintptr_t)ch->buf[k], (uint32_t)ch->n, bytes);
         }
       }
@@ -134,6 +140,7 @@ void sq_halo_destroy(sq_runtime *rt) {
     for (int k = 0; k < 3; ++k)
       if (ch->buf[k]) {
         starpu_data_unregister(ch->handle[k]);
+        if (ch->pinned[k]) starpu_memory_unpin(ch->buf[k], 0);
         SQ_FREE(ch->buf[k]);
       }
     SQ_FREE(ch->elem);

@@ -53,6 +53,8 @@ typedef struct sq_runtime {
   starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
   starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
   int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
+  void **pinned;                    /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
+  int npinned;
   int32_t *tile_where;              /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
                                          (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
@@ -72,6 +74,8 @@ void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
  * (derivatives, buffer) the peer reads.
  */
 int sq_halo_create(sq_runtime *rt);
+/** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with CUDA workers); 1 if pinned. */
+int sq_halo_pin(void *ptr, size_t bytes);
 /** Free the halo plan. */
 void sq_halo_destroy(sq_runtime *rt);
 /**

@@ -14,7 +14,9 @@
 #     its share of the cores), and on 1 rank with 2 and 4 GPUs; on a one-GPU host, 2 ranks sharing it.
 #     GPU workers only, dmda, one perf model for all GPUs (the 1-GPU run calibrates it).  The figure is
 #     element updates/s after the first chunk of sync intervals (which uploads the element data to the
-#     GPUs); the efficiency is against 1 GPU.  SQ_SCALE_BUDGET (540 s) bounds the whole scaling part.
+#     GPUs); the efficiency is against 1 GPU.  SQ_SCALE_BUDGET (540 s) bounds the whole scaling part;
+#     SQ_SCALE_NP / SQ_SCALE_NG choose the rank and GPU counts (default "2 4"), SQ_SCALE_ARGS adds
+#     starquake options (e.g. --partition encoded), SQ_SCALE_ORDER the order (4).
 # Prints a table last.  Needs tests/device/prepare.sh run here and .deps/{starpu,carry} carried.
 set -u
 . tests/device/env.sh
@@ -71,7 +73,7 @@ initial_condition:
   modes:
     - {type: p, amplitude: 1.0, direction: 1}
 equations:
-  order: 4
+  order: ${SQ_SCALE_ORDER:-4}
   precision: single
   end_time: ${SQ_SCALE_TIME:-0.02}
   lts: {rate: 2}
@@ -84,14 +86,14 @@ EOF
   # runs on several; ranks are started unbound and bind themselves to their share of the cores
   export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda} STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
   deadline=$((SECONDS + ${SQ_SCALE_BUDGET:-540}))
-  base=
+  base=${SQ_SCALE_BASE:-} # given: the 1-GPU rate of an earlier call, and the 1-GPU run is skipped
   scale_run() { # label ranks gpus_per_rank dir
     local label=$1 np=$2 ng=$3 dir=$4 log=$OUTDIR/scale-$4.log left=$((deadline - SECONDS))
     if [ "$left" -lt 60 ]; then rows+=("| $label | skipped (device time) | | | |"); return; fi
     local all=
     [ "$ng" -gt 1 ] && all=1
     SQ_ALL_GPUS=$all STARPU_NCUDA=$ng timeout "$left" mpirun -np "$np" --bind-to none "$OUTDIR/rank.sh" "$SQ" \
-      "$OUTDIR/scale.yaml" --output "$OUTDIR/$dir" > "$log" 2>&1
+      "$OUTDIR/scale.yaml" --output "$OUTDIR/$dir" ${SQ_SCALE_ARGS:-} > "$log" 2>&1
     local r n=$((np * ng)) eff total steps all
     r=$(steady_of "$OUTDIR/$dir") all=$(rate_of "$OUTDIR/$dir")
     [ -z "$base" ] && base=$r
@@ -103,12 +105,12 @@ EOF
     grep -E "^  (mesh|binding|clusters)|imbalance|L2 error|^done" "$log" | head -8 | sed "s/^/  [$label] /"
     [ -n "$r" ] || tail -n 5 "$log"
   }
-  scale_run "1 rank x 1 GPU" 1 1 s1
-  for np in 2 4; do [ "$np" -le "$NGPU" ] && scale_run "$np ranks x 1 GPU" "$np" 1 "s$np"; done
+  [ -n "$base" ] || scale_run "1 rank x 1 GPU" 1 1 s1
+  for np in ${SQ_SCALE_NP:-2 4}; do [ "$np" -le "$NGPU" ] && scale_run "$np ranks x 1 GPU" "$np" 1 "s$np"; done
   # one GPU only: two ranks sharing it measure the MPI and binding overhead (ideal efficiency 0.5)
   [ "$NGPU" -eq 1 ] && scale_run "2 ranks sharing 1 GPU" 2 1 shared
   if [ "${SQ_SCALE_ALLGPU:-1}" = 1 ]; then
-    for ng in 2 4; do [ "$ng" -le "$NGPU" ] && scale_run "1 rank x $ng GPUs" 1 "$ng" "a$ng"; done
+    for ng in ${SQ_SCALE_NG:-2 4}; do [ "$ng" -le "$NGPU" ] && scale_run "1 rank x $ng GPUs" 1 "$ng" "a$ng"; done
   fi
 fi
 
