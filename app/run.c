@@ -102,6 +102,30 @@ static int check_finite(sq_sim *s, sq_outputs *outs, int64_t done) {
   return ret;
 }
 
+/* Before any time stepping: does this rank's working set fit in its GPUs' memory?  (StarPU would
+ * otherwise evict tiles to host memory and back at every step, or fail an allocation mid-run.)  The
+ * element data all go to the GPUs unless runtime.cpu_share keeps a fraction on the CPU workers.
+ * STARPU_LIMIT_CUDA_MEM lowers what StarPU may use, and so what is checked here. */
+static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
+  double total = 0;
+  int ngpu = 0;
+  for (unsigned node = 0; node < starpu_memory_nodes_get_count(); ++node) {
+    if (starpu_node_get_kind(node) != STARPU_CUDA_RAM) continue;
+    const starpu_ssize_t mem = starpu_memory_get_total(node);
+    if (mem > 0) total += (double)mem, ++ngpu;
+  }
+  if (ngpu == 0) return SQ_SUCCESS;
+  const double need = (double)bytes * (cpu_share > 0 ? 1.0 - cpu_share : 1.0);
+  SQ_CHECK(need <= 0.95 * total, SQ_ERR_MEMORY,
+           "%s: rank %d needs about %.0f MiB of GPU memory for its %lld elements, but its %d GPU%s offer %.0f MiB "
+           "(StarPU's limit, STARPU_LIMIT_CUDA_MEM where set); run on more GPUs (more ranks, one per GPU), or "
+           "with runtime.partition: bwm, which evens the memory per rank, or keep part of the elements on the CPUs "
+           "(runtime.cpu_share), or coarsen the mesh or lower the order",
+           s->cfg.path, s->rank, need / 1048576.0, (long long)s->disc->nelem, ngpu, ngpu > 1 ? "s" : "",
+           total / 1048576.0);
+  return SQ_SUCCESS;
+}
+
 static void usage_run(void) {
   printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
          "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile] [--quiet]\n"
@@ -210,6 +234,11 @@ int sq_cmd_run(int argc, char **argv) {
     }
     sq_disc_print_clusters(d, stdout);
     fflush(stdout);
+  }
+  if (!serial && (ierr = check_gpu_memory(s, bytes, cfg.cpu_share))) {
+    sq_sim_destroy(s);
+    sq_app_starpu_stop();
+    return ierr;
   }
 
   char fname[SQ_PATH_MAX + 300];
@@ -323,6 +352,7 @@ int sq_cmd_run(int argc, char **argv) {
       fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
       fprintf(fs, "element_updates_per_second_steady: %.4e\nsteady_sync_intervals: %lld\n", ups_steady,
               (long long)nsteady);
+      fprintf(fs, "task_submission_seconds: %.3f\n", s->submit_seconds);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
       fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);
@@ -350,7 +380,11 @@ int sq_cmd_run(int argc, char **argv) {
       }
     }
   }
-  if (profile && s->rt && sq_verbosity >= 1) sq_runtime_print_profile(s->rt, stdout);
+  if (profile && s->rt && sq_verbosity >= 1) {
+    printf("  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n", s->submit_seconds,
+           (long long)nsteps, nsteps > 0 ? 1e3 * s->submit_seconds / (double)nsteps : 0.0);
+    sq_runtime_print_profile(s->rt, stdout);
+  }
   if (verbose_ranks) { /* the peak resident memory of this process (Linux) */
     char line[256];
     FILE *st = fopen("/proc/self/status", "r");

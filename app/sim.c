@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <hwloc.h>
 #include <starpu_mpi.h>
@@ -424,7 +425,11 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
       sq_disc_step_serial(s->disc, dt);
       if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt);
     } else {
+      struct timespec a, b;
+      clock_gettime(CLOCK_MONOTONIC, &a);
       SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
+      clock_gettime(CLOCK_MONOTONIC, &b);
+      s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     }
   }
   if (!s->serial) SQ_CALL(fetch ? sq_runtime_sync(s->rt) : sq_runtime_wait(s->rt));

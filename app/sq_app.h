@@ -30,6 +30,7 @@ typedef struct sq_sim {
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
    * every run, so that a restarted run evaluates sources and samples receivers at identical times */
   double plan_t0, plan_dt;
+  double submit_seconds;         /**< wall time spent inserting tasks (sq_graph_sync_interval) */
   int64_t plan_step0;
   sq_source_list sources;        /**< point sources of the configuration (app/points.c) */
   sq_source_set *source_set;     /**< the sources located in this rank's elements */

