@@ -383,6 +383,12 @@ int sq_cmd_run(int argc, char **argv) {
   if (profile && s->rt && sq_verbosity >= 1) {
     printf("  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n", s->submit_seconds,
            (long long)nsteps, nsteps > 0 ? 1e3 * s->submit_seconds / (double)nsteps : 0.0);
+    if (s->nranks > 1) {
+      double sent, unsplit;
+      sq_halo_bytes(s->rt, &sent, &unsplit);
+      printf("  halo messages of rank 0, every cluster and kind once: %.3g MB (%.3g MB if not split by kinds)\n",
+             sent / 1e6, unsplit / 1e6);
+    }
     sq_runtime_print_profile(s->rt, stdout);
   }
   if (verbose_ranks) { /* the peak resident memory of this process (Linux) */

@@ -37,12 +37,11 @@ static starpu_mpi_tag_t halo_tag(int cluster, int kind, int index) {
   return ((starpu_mpi_tag_t)(cluster * 3 + kind_index(kind)) << 20) | (starpu_mpi_tag_t)index;
 }
 
-/* Data kind a reader in cluster lr needs from an element in cluster l (§3.5). */
-static int kind_for(int l, int lr) { return l > lr ? SQ_GHOST_DERIVS : l < lr ? SQ_GHOST_BUFFER : SQ_GHOST_TINT; }
-
-static int cmp_i64(const void *a, const void *b) {
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
+/* (kinds mask, cell): the order of the receiver's ghost cells (src/solver.c build_tiles) */
+static int cmp_kind_cell(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 int sq_halo_create(sq_runtime *rt) {
@@ -58,7 +57,7 @@ int sq_halo_create(sq_runtime *rt) {
   for (int t = 0; t < d->ntile; ++t)
     for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) tile_of[e] = t;
   int64_t *cells, *kinds;
-  SQ_CALL(SQ_CALLOC(cells, d->nelem + 1));
+  SQ_CALL(SQ_CALLOC(cells, 2 * (d->nelem + 1)));
   SQ_CALL(SQ_CALLOC(kinds, m->ncell));
   int cap = 16;
   SQ_CALL(SQ_CALLOC(h->chunk, cap));
@@ -74,12 +73,15 @@ int sq_halo_create(sq_runtime *rt) {
           const int64_t nb = m->face_neighbor[c * 4 + f];
           if (nb < 0 || d->opt.cell_rank[nb] != peer) continue;
           /* a rupture face reads both sides' derivatives (the fault is solved on both ranks) */
-          k |= sq_disc_is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : kind_for(l, d->cluster[nb]);
+          k |= sq_disc_is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(l, d->cluster[nb]);
         }
-        if (k) cells[n++] = c, kinds[c] = k;
+        if (k) cells[2 * n] = k, cells[2 * n + 1] = c, kinds[c] = k, ++n;
       }
-      qsort(cells, n, sizeof(int64_t), cmp_i64);
-      for (int64_t b = 0, idx = 0; b < n; b += ts, ++idx) {
+      /* one message per receiver ghost tile: grouped by kinds mask, then by global id (= local cell
+       * order), cut by the tile size; a message carries a kind only for the cells that need it */
+      qsort(cells, n, 2 * sizeof(int64_t), cmp_kind_cell);
+      for (int64_t i = 0; i < n; ++i) cells[i] = cells[2 * i + 1];
+      for (int64_t b = 0, idx = 0; b < n; ++idx) {
         if (h->nchunk == cap) {
           sq_halo_chunk *grown;
           SQ_CALL(SQ_CALLOC(grown, 2 * cap));
@@ -90,7 +92,9 @@ int sq_halo_create(sq_runtime *rt) {
         }
         sq_halo_chunk *ch = &h->chunk[h->nchunk++];
         ch->peer = peer, ch->cluster = l, ch->index = (int)idx;
-        ch->n = n - b < ts ? n - b : ts;
+        int64_t group_end = b; /* the end of this kinds group */
+        while (group_end < n && kinds[cells[group_end]] == kinds[cells[b]]) ++group_end;
+        ch->n = group_end - b < ts ? group_end - b : ts;
         SQ_CALL(SQ_CALLOC(ch->elem, ch->n));
         SQ_CALL(SQ_CALLOC(ch->map, 2 * ch->n));
         SQ_CALL(SQ_CALLOC(ch->tile, ch->n));
@@ -124,12 +128,34 @@ int sq_halo_create(sq_runtime *rt) {
           ch->pinned[k] = sq_halo_pin(ch->buf[k], total);
           starpu_vector_data_register(&ch->handle[k], STARPU_MAIN_RAM, (uintptr_t)ch->buf[k], (uint32_t)ch->n, bytes);
         }
+        b += ch->n;
       }
     }
   SQ_FREE(cells);
   SQ_FREE(kinds);
   SQ_FREE(tile_of);
   return SQ_SUCCESS;
+}
+
+void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit) {
+  const struct sq_halo *h = rt->halo;
+  const sq_disc *d = rt->disc;
+  *sent = *sent_unsplit = 0;
+  if (!h) return;
+  const double eb = (double)sq_disc_elem_bytes(d);
+  /* sent_unsplit: every cell of a (cluster, peer) group carrying every kind any of them needs */
+  for (int i = 0; i < h->nchunk;) {
+    int j = i, kinds = 0;
+    double n = 0;
+    for (; j < h->nchunk && h->chunk[j].cluster == h->chunk[i].cluster && h->chunk[j].peer == h->chunk[i].peer; ++j)
+      kinds |= h->chunk[j].kinds, n += (double)h->chunk[j].n;
+    for (int k = i; k < j; ++k)
+      for (int kind = 1; kind <= 4; kind <<= 1)
+        if (h->chunk[k].kinds & kind) *sent += (double)h->chunk[k].n * eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
+    for (int kind = 1; kind <= 4; kind <<= 1)
+      if (kinds & kind) *sent_unsplit += n * eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
+    i = j;
+  }
 }
 
 void sq_halo_destroy(sq_runtime *rt) {

@@ -76,6 +76,12 @@ void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
 int sq_halo_create(sq_runtime *rt);
 /** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with CUDA workers); 1 if pinned. */
 int sq_halo_pin(void *ptr, size_t bytes);
+/**
+ * @brief Bytes this rank's halo messages hold, all clusters and kinds once (@p sent), and what they
+ * would hold if every cell of a (cluster, peer) group carried every kind any of them needs
+ * (@p sent_unsplit: the plan before messages were split by kinds).
+ */
+void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit);
 /** Free the halo plan. */
 void sq_halo_destroy(sq_runtime *rt);
 /**

@@ -95,7 +95,8 @@ static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int l
 /*
  * Local ordering (thesis §4.4): per cluster, the interior elements, then the copy elements (owned,
  * with a face neighbour on another rank), then the ghost elements (other ranks' cells next to ours)
- * grouped by owner rank and sorted by global cell id -- the order in which the owner sends them.
+ * grouped by owner rank and by the data kinds we read from them, and sorted by global cell id -- the
+ * order in which the owner sends them (codelets/halo.c).
  */
 static int build_tiles(sq_disc *d) {
   const sq_mesh *m = d->mesh;
@@ -123,8 +124,18 @@ static int build_tiles(sq_disc *d) {
   SQ_CALL(SQ_CALLOC(d->link, 4 * (nlocal > 0 ? nlocal : 1)));
   SQ_CALL(SQ_CALLOC(d->is_ghost, nlocal > 0 ? nlocal : 1));
   for (int64_t c = 0; c < m->ncell; ++c) d->elem_of[c] = -1;
-  /* worst case: every (cluster, layer, peer) group adds one partial tile */
-  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + d->opt.nranks) + 1;
+  /* the data kinds this rank reads from each ghost cell (sq_disc_halo_kinds from the owner's side) */
+  int8_t *ghost_mask;
+  SQ_CALL(SQ_CALLOC(ghost_mask, m->ncell));
+  for (int64_t c = 0; c < m->ncell; ++c)
+    if (role[c] == 2)
+      for (int f = 0; f < 4; ++f) {
+        const int64_t nb = m->face_neighbor[c * 4 + f];
+        if (nb >= 0 && role[nb] == 3)
+          ghost_mask[nb] |= (int8_t)(is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(d->cluster[nb], d->cluster[c]));
+      }
+  /* worst case: every (cluster, layer, peer, kinds) group adds one partial tile */
+  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks) + 1;
   SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;
   int64_t pos = 0;
@@ -135,14 +146,19 @@ static int build_tiles(sq_disc *d) {
         if (role[c] == layer && d->cluster[c] == l) d->cell_of[pos++] = c;
       cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1);
     }
-    for (int peer = 0; peer < d->opt.nranks; ++peer) {
-      const int64_t begin = pos;
-      for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
-        if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer) d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
-      cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer);
-    }
+    /* one group per kinds mask, so that a message carries a kind only for the cells that need it
+     * (the LTS derivatives are `order` times the size of the time-integrated dofs) */
+    for (int peer = 0; peer < d->opt.nranks; ++peer)
+      for (int mask = 1; mask <= 7; ++mask) {
+        const int64_t begin = pos;
+        for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
+          if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer && ghost_mask[c] == mask)
+            d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
+        cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer);
+      }
   }
   SQ_FREE(role);
+  SQ_FREE(ghost_mask);
   for (int64_t e = 0; e < d->nelem; ++e) d->elem_of[d->cell_of[e]] = e;
   /* tile of each element, then each computed tile's neighbour-tile list and face links */
   int *tile_of;
@@ -196,7 +212,7 @@ static int build_tiles(sq_disc *d) {
         if (lnb > lown) tl->needs_buffer = 1, nt->needs_derivs = 1;
         if (lnb < lown) tl->needs_derivs = 1, nt->needs_buffer = 1;
         if (nt->layer == SQ_LAYER_GHOST)
-          nt->ghost_kinds |= lnb > lown ? SQ_GHOST_DERIVS : lnb < lown ? SQ_GHOST_BUFFER : SQ_GHOST_TINT;
+          nt->ghost_kinds |= sq_halo_kind(lnb, lown);
       }
   }
   SQ_FREE(buf);

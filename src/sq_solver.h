@@ -16,6 +16,14 @@ enum sq_layer { SQ_LAYER_INTERIOR = 0, SQ_LAYER_COPY = 1, SQ_LAYER_GHOST = 2, SQ
 
 /** Data a ghost tile receives (bit mask). */
 enum { SQ_GHOST_TINT = 1, SQ_GHOST_BUFFER = 2, SQ_GHOST_DERIVS = 4 };
+/**
+ * @brief The data a reader in LTS cluster @p reader needs from a face neighbour in cluster @p cluster
+ * (thesis §3.5): a slower neighbour lends its derivatives, a faster one its accumulated buffer, one of
+ * the same cluster its time-integrated dofs.
+ */
+static inline int sq_halo_kind(int cluster, int reader) {
+  return cluster > reader ? SQ_GHOST_DERIVS : cluster < reader ? SQ_GHOST_BUFFER : SQ_GHOST_TINT;
+}
 
 /** A tile: a contiguous block of elements of one cluster and layer; the unit of one task. */
 typedef struct sq_tile {

@@ -31,6 +31,7 @@ MODE=${SQ_MPI_GPU_MODE:-all} # check | scale | all
 cat > "$OUTDIR/rank.sh" <<'EOF'
 #!/usr/bin/env bash
 [ -z "${SQ_ALL_GPUS:-}" ] && export CUDA_VISIBLE_DEVICES=$(( ${OMPI_COMM_WORLD_LOCAL_RANK:-0} % ${SQ_NGPU:-1} ))
+[ -n "${STARPU_BUS_STATS_FILE:-}" ] && export STARPU_BUS_STATS_FILE=$STARPU_BUS_STATS_FILE-rank${OMPI_COMM_WORLD_RANK:-0}
 exec "$@"
 EOF
 chmod +x "$OUTDIR/rank.sh"
@@ -92,7 +93,8 @@ EOF
     if [ "$left" -lt 60 ]; then rows+=("| $label | skipped (device time) | | | |"); return; fi
     local all=
     [ "$ng" -gt 1 ] && all=1
-    SQ_ALL_GPUS=$all STARPU_NCUDA=$ng timeout "$left" mpirun -np "$np" --bind-to none "$OUTDIR/rank.sh" "$SQ" \
+    # with STARPU_BUS_STATS=1 every rank writes its transfer statistics next to the log
+    STARPU_BUS_STATS_FILE=$OUTDIR/bus-$dir SQ_ALL_GPUS=$all STARPU_NCUDA=$ng timeout "$left" mpirun -np "$np" --bind-to none "$OUTDIR/rank.sh" "$SQ" \
       "$OUTDIR/scale.yaml" --output "$OUTDIR/$dir" ${SQ_SCALE_ARGS:-} > "$log" 2>&1
     local r n=$((np * ng)) eff total steps all
     r=$(steady_of "$OUTDIR/$dir") all=$(rate_of "$OUTDIR/$dir")
