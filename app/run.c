@@ -132,11 +132,12 @@ static void usage_run(void) {
          "                            [--verbose]\n");
 }
 
-int sq_cmd_run(int argc, char **argv) {
-  const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL, *restart = NULL;
-  int serial = 0, tile = 0, profile = 0;
+/* The command line and the configuration it names, with the command line's overrides. */
+static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart) {
+  const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
+  int tile = 0;
   for (int i = 0; i < argc; ++i) {
-    if (!strcmp(argv[i], "--serial")) serial = 1;
+    if (!strcmp(argv[i], "--serial")) *serial = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) {
       char *end;
       const long v = strtol(argv[++i], &end, 10);
@@ -147,32 +148,41 @@ int sq_cmd_run(int argc, char **argv) {
     else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
-    else if (!strcmp(argv[i], "--profile")) profile = 1;
-    else if (!strcmp(argv[i], "--restart") && i + 1 < argc) restart = argv[++i];
+    else if (!strcmp(argv[i], "--profile")) *profile = 1;
+    else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (argv[i][0] == '-') {
-      usage_run();
+      if (sq_app_rank() == 0) usage_run();
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
     } else if (!path) path = argv[i];
     else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "more than one configuration file given ('%s')", argv[i]);
   }
   if (!path) {
-    usage_run();
+    if (sq_app_rank() == 0) usage_run();
     return SQ_ERR_INPUT;
   }
-  sq_config cfg;
-  SQ_CALL(sq_config_load(path, &cfg));
-  if (tile > 0) cfg.tile_size = tile;
-  if (sched) snprintf(cfg.scheduler, sizeof(cfg.scheduler), "%s", sched);
-  if (outdir) snprintf(cfg.output_dir, sizeof(cfg.output_dir), "%s", outdir);
+  SQ_CALL(sq_config_load(path, cfg));
+  if (tile > 0) cfg->tile_size = tile;
+  if (sched) snprintf(cfg->scheduler, sizeof(cfg->scheduler), "%s", sched);
+  if (outdir) snprintf(cfg->output_dir, sizeof(cfg->output_dir), "%s", outdir);
   if (partition) {
     const sq_part_weights all[3] = {SQ_PART_BW, SQ_PART_BWM, SQ_PART_ENCODED};
     int found = 0;
     for (int k = 0; k < 3; ++k)
-      if (!strcmp(partition, sq_part_weights_name(all[k]))) cfg.partition = all[k], found = 1;
+      if (!strcmp(partition, sq_part_weights_name(all[k]))) cfg->partition = all[k], found = 1;
     SQ_CHECK(found, SQ_ERR_INPUT, "--partition must be bw, bwm or encoded (got '%s')", partition);
   }
+  return SQ_SUCCESS;
+}
+
+int sq_cmd_run(int argc, char **argv) {
+  sq_config cfg;
+  const char *restart = NULL;
+  int serial = 0, profile = 0;
+  /* every rank reads the same command line and file: rank 0 alone reports their errors */
+  sq_app_hold_errors();
+  SQ_CALL(sq_app_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart)));
   if (sq_app_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
 
   const double w0 = wall_now();

@@ -93,6 +93,20 @@ void sq_app_starpu_stop(void) {
   starpu_started = 0;
 }
 
+void sq_app_hold_errors(void) {
+  if (sq_app_nranks() > 1 && sq_app_rank() > 0) sq_error_hold(1);
+}
+
+int sq_app_release_errors(int ierr) {
+  sq_error_hold(0);
+  if (sq_app_nranks() < 2) return ierr;
+  int root_failed = sq_app_rank() == 0 && ierr != 0;
+  MPI_Bcast(&root_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (ierr && !root_failed) sq_error_release(); /* this rank failed alone: its message is news */
+  else sq_error_discard();
+  return ierr;
+}
+
 int sq_app_rank(void) {
   int r = 0, init = 0;
   MPI_Initialized(&init);
@@ -294,7 +308,8 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
     /* a plane wave is exact only in a homogeneous elastic medium */
     s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }
-  SQ_CALL(sq_sim_points_create(s));
+  sq_app_hold_errors(); /* points are located by all ranks together: they fail alike */
+  SQ_CALL(sq_app_release_errors(sq_sim_points_create(s)));
   SQ_CALL(sq_sim_fault_create(s));
   SQ_CALL(sq_sim_plasticity_create(s));
   return SQ_SUCCESS;
@@ -342,12 +357,14 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     }
   }
   if (!distributed) { /* the whole mesh on every rank, cut down after partitioning */
+    sq_app_hold_errors(); /* every rank reads the same whole mesh: rank 0 alone reports its errors */
     int ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
                                              : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
     if (!ierr) ierr = SQ_CALLOC(s->cell_material, s->mesh->ncell);
     for (int64_t c = 0; !ierr && c < s->mesh->ncell; ++c)
       s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
+    ierr = sq_app_release_errors(ierr);
     if (!ierr && !serial && s->nranks == 1) ierr = sq_app_starpu_start(cfg->scheduler);
     if (ierr) SQ_FREE(target);
     SQ_CALL(ierr);

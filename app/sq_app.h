@@ -42,6 +42,13 @@ typedef struct sq_sim {
 
 /** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
 int sq_measure_node_speed(const sq_config *cfg, double *speed);
+/** @brief On MPI ranks other than 0, hold error messages (sq_error_hold) while every rank does the same work. */
+void sq_app_hold_errors(void);
+/**
+ * @brief End sq_app_hold_errors (collective): a held message is printed only if rank 0 did not fail,
+ * i.e. if this rank failed alone.  Returns @p ierr.
+ */
+int sq_app_release_errors(int ierr);
 /** This process's MPI rank (0 without MPI). */
 int sq_app_rank(void);
 /** Number of MPI ranks (1 without MPI). */

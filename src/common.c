@@ -7,15 +7,52 @@
 
 int sq_verbosity = 1;
 
+/* held error text (sq_error_hold): the one piece of process state besides sq_verbosity */
+static int error_holding = 0;
+static char error_held[8192];
+static size_t error_held_len = 0;
+
+static void error_vput(const char *prefix, const char *fmt, va_list ap) {
+  if (!error_holding) {
+    fputs(prefix, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    return;
+  }
+  char line[2048];
+  const int n = vsnprintf(line, sizeof line, fmt, ap);
+  if (n < 0) return;
+  error_held_len += (size_t)snprintf(error_held + error_held_len, sizeof error_held - error_held_len, "%s%s\n",
+                                     prefix, line);
+  if (error_held_len >= sizeof error_held) error_held_len = sizeof error_held - 1;
+}
+
 int sq_error(int code, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "starquake: error: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  if (sq_verbosity >= 2) fprintf(stderr, "  (reported at %s:%d, code %d)\n", file, line, code);
+  error_vput("starquake: error: ", fmt, ap);
   va_end(ap);
+  if (sq_verbosity >= 2) sq_error_more("  (reported at %s:%d, code %d)", file, line, code);
   return code;
+}
+
+void sq_error_more(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  error_vput("", fmt, ap);
+  va_end(ap);
+}
+
+void sq_error_hold(int hold) { error_holding = hold; }
+
+void sq_error_release(void) {
+  if (error_held_len) fputs(error_held, stderr);
+  sq_error_discard();
+}
+
+void sq_error_discard(void) {
+  error_held_len = 0;
+  error_held[0] = 0;
 }
 
 int sq_calloc_aligned(void **ptr, size_t n, size_t size) {

@@ -66,7 +66,7 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
              m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2], more);
     for (int i = f + 1; i < n; ++i)
       if (s->cell[i] == -1)
-        fprintf(stderr, "  %s: receiver %d at (%.9g, %.9g, %.9g)\n", origin ? origin[i] : "?", i + 1,
+        sq_error_more("  %s: receiver %d at (%.9g, %.9g, %.9g)", origin ? origin[i] : "?", i + 1,
                 x[3 * i], x[3 * i + 1], x[3 * i + 2]);
     SQ_FREE(xi);
     return SQ_ERR_INPUT;

@@ -299,7 +299,7 @@ int sq_source_set_create(const sq_disc *d, const sq_locator *loc, const sq_sourc
              m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2], more);
     for (int i = first_out + 1; i < list->n; ++i)
       if (elem[i] < 0 && sq_locator_find(loc, list->src[i].x, &xi[3 * i]) == -1)
-        fprintf(stderr, "  %s: source %d at (%.9g, %.9g, %.9g)\n", list->src[i].origin, i, list->src[i].x[0],
+        sq_error_more("  %s: source %d at (%.9g, %.9g, %.9g)", list->src[i].origin, i, list->src[i].x[0],
                 list->src[i].x[1], list->src[i].x[2]);
     SQ_FREE(elem);
     SQ_FREE(xi);

@@ -30,6 +30,17 @@ static inline size_t sq_real_size(sq_precision p) { return p == SQ_F64 ? sizeof(
 int sq_error(int code, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/** @brief A further line of the last error's message (printf-style, newline added), held like it. */
+void sq_error_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/**
+ * @brief Hold (1) or print (0) error messages.  MPI ranks other than 0 hold them while they do what
+ * every rank does alike (read the configuration, locate points), so that a run prints one message;
+ * sq_error_release() prints what was held (a rank that failed alone), sq_error_discard() drops it.
+ */
+void sq_error_hold(int hold);
+void sq_error_release(void);
+void sq_error_discard(void);
+
 /** Check a condition; on failure report the message and return @p code from the calling function. */
 #define SQ_CHECK(cond, code, ...)                                                                  \
   do {                                                                                             \
