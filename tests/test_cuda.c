@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sq_test_run.h"
 #include "sq_graph.h"
 #include "sq_locate.h"
 #include "sq_receiver.h"
@@ -506,12 +507,7 @@ int main(void) {
   tcase_add_test(tc, points_f64);
   tcase_add_test(tc, points_f32);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run_nofork(s);
 }
 
 #endif

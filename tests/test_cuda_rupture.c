@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sq_test_run.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
@@ -459,12 +460,7 @@ int main(void) {
   tcase_add_test(tc, runs_rate_state);
   tcase_add_test(tc, throughput);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run_nofork(s);
 }
 
 #endif

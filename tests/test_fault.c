@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sq_test_run.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
@@ -204,11 +205,7 @@ int main(void) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (starpu_init(&conf) != 0) return 77;
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  const int status = sq_test_run_nofork(s);
   starpu_shutdown();
-  return failed ? 1 : 0;
+  return status;
 }

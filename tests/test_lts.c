@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sq_test_run.h"
 #include "sq_graph.h"
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
@@ -154,11 +155,7 @@ int main(void) {
   tcase_add_test(tc, taylor_additivity_and_buffer);
   tcase_add_test(tc, schedule_counts_and_merge);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK); /* StarPU's threads do not survive fork() */
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  const int status = sq_test_run_nofork(s);
   starpu_shutdown();
-  return failed ? 1 : 0;
+  return status;
 }
