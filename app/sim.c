@@ -17,7 +17,7 @@ static int starpu_started = 0;
 
 /* Ranks that share a node and were started unbound (mpirun --bind-to none, a launcher without binding)
  * would each put their StarPU workers and the StarPU-MPI progression thread on the node's first cores:
- * several busy-polling threads per core, which made two GPU-only ranks on one node 6x slower than one.
+ * several busy-polling threads per core (the likely cause of GPU-only ranks running 6x slower than one).
  * Unless the user chose the cores (STARPU_WORKERS_CPUID/COREID/GETBIND), a rank that the launcher bound
  * keeps that binding (STARPU_WORKERS_GETBIND=1), and an unbound rank binds itself to its share of the
  * node's cores first.  Returns a line for the start-up summary in @p desc. */
