@@ -47,6 +47,7 @@ static void bind_rank_share(char *desc, size_t len) {
   const int bound_cores = bound ? hwloc_get_nbobjs_inside_cpuset_by_type(topo, mine, HWLOC_OBJ_CORE) : 0;
   if (bound && bound_cores >= 2) {
     setenv("STARPU_WORKERS_GETBIND", "1", 1);
+    sq_set_threads(bound_cores);
     snprintf(desc, len, "%d ranks on this node, each on the %d cores its launcher bound it to", lsize, bound_cores);
   } else if (bound || ncore < 2 * lsize) {
     snprintf(desc, len, "%d ranks on this node with fewer than 2 cores each: StarPU's threads of the ranks share the cores",
@@ -56,6 +57,7 @@ static void bind_rank_share(char *desc, size_t len) {
     for (int c = first; c < last; ++c) hwloc_bitmap_or(share, share, hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c)->cpuset);
     if (hwloc_set_cpubind(topo, share, HWLOC_CPUBIND_PROCESS) == 0) {
       setenv("STARPU_WORKERS_GETBIND", "1", 1);
+      sq_set_threads(last - first);
       snprintf(desc, len, "%d ranks on this node, unbound by the launcher: each binds itself to %d of its %d cores",
                lsize, last - first, ncore);
     } else

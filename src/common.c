@@ -1,11 +1,22 @@
-/** @file common.c  Error reporting and aligned allocation. */
+/** @file common.c  Error reporting (printed or held), aligned allocation, the set-up threads. */
 #include "sq_common.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 int sq_verbosity = 1;
+
+void sq_set_threads(int n) {
+#ifdef _OPENMP
+  if (n >= 1 && !getenv("OMP_NUM_THREADS")) omp_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
 
 /* held error text (sq_error_hold): the one piece of process state besides sq_verbosity */
 static int error_holding = 0;

@@ -73,6 +73,12 @@ void sq_free_aligned(void *ptr);
 #define SQ_PARALLEL_FOR
 #endif
 
+/**
+ * @brief Threads of the SQ_PARALLEL_FOR loops (after a rank bound itself to fewer cores than the
+ * machine has; OpenMP counted the cores at start-up).  OMP_NUM_THREADS, where set, wins.
+ */
+void sq_set_threads(int n);
+
 /** Verbosity of progress and diagnostic messages (0 quiet, 1 normal, 2 verbose). Set once at start-up. */
 extern int sq_verbosity;
 
