@@ -8,6 +8,8 @@
 # the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
 # SQ_DEVICE_MODE=plasticity runs only test_cuda_plasticity (with its throughput; about 1 minute);
 # SQ_DEVICE_MODE=tests runs the peaks, the GPU tests, test_gpu_memory.sh and test_blowup.sh only;
+# SQ_DEVICE_MODE=small adds the 4k-element cluster against 512k (orders 4 and 6 SP, 1/2/4 CUDA workers
+# per GPU, tiles 4096 and 1024) and prints the ratios;
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
@@ -114,7 +116,8 @@ elif [ "$MODE" = hetero ]; then
   for s in dmda eager; do
     STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 64k 6 all 6 single both 1024
   done
-  awk '/^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
+  awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
+       /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
        key = v["workers"] (v["workers"] == "both" ? " " v["sched"] (v["cpu_share"] >= 0 ? " split " v["cpu_share"] : "") : "");
        rate[key] = v["upd_per_s"]; order[++n] = key}
        END {ref = rate["cpu"] + rate["gpu"];
@@ -123,6 +126,24 @@ elif [ "$MODE" = hetero ]; then
               printf "HETERO %s %.4e ratio_to_sum %.3f (target >= 0.9)\n", order[i], rate[order[i]], rate[order[i]] / ref}' \
     "$LOG/hetero.log" > "$LOG/hetero_ratio.txt"
   cat "$LOG/hetero_ratio.txt"
+elif [ "$MODE" = small ]; then
+  # issue 4: a 4k-element cluster against the large-cluster rate (target >= 60 %), GTS "all", GPU only,
+  # orders 4 and 6 SP, with 1, 2 and 4 CUDA workers (streams) per GPU and two tile sizes
+  for o in 4 6; do
+    proxy small.log 100 512k 0 all $o single gpu
+    for nw in 1 2 4; do
+      for tile in 4096 1024; do
+        echo "## nworker_per_cuda=$nw" >> "$LOG/small.log"
+        STARPU_NWORKER_PER_CUDA=$nw SQ_PROXY_SECONDS=0.5 proxy small.log 40 4k 0 all $o single gpu $tile
+      done
+    done
+  done
+  awk '/^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
+       if (v["elems"] + 0 > 100000) { big[v["order"]] = v["upd_per_s"] } else {
+         r = big[v["order"]] > 0 ? v["upd_per_s"] / big[v["order"]] : 0
+         printf "SMALL order %s elems %s tile %s nworker %s upd/s %.3e ratio_to_large %.2f (target >= 0.6)\n",
+           v["order"], v["elems"], v["tile"], nw, v["upd_per_s"], r } }' "$LOG/small.log" > "$LOG/small_ratio.txt"
+  cat "$LOG/small_ratio.txt"
 elif [ "$MODE" = quick ]; then
   proxy proxy_o6.log 120 512k 0 all 6 single gpu
 elif [ "$MODE" = short ]; then
@@ -155,7 +176,7 @@ stamp "done"
   fi
   echo "test_cuda_plasticity: exit $PLASTICITY_RC; worst relative error kernel f64 $(grep '^PLASTICITY_ERRORS kernel .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), kernel f32 $(grep '^PLASTICITY_ERRORS kernel .* f32' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1), run f64 $(grep '^PLASTICITY_ERRORS run .* f64' "$LOG/test_cuda_plasticity.log" | sed 's/yielded.*//' | tr -s ' ' '\n' | grep -E '^[0-9.]+e[-+][0-9]+$' | sort -g | tail -n 1); elements/s O3-O6 $(sed -n 's/^PLASTICITY_THROUGHPUT order=\([3-6]\) prec=\(f[0-9]*\).*gpu_elems_per_s=\([^ ]*\).*/O\1 \2 \3/p' "$LOG/test_cuda_plasticity.log" | tr '\n' ' ')"
   printf "%-8s %-3s %-6s %8s %-4s %-6s %6s %10s %8s %6s %7s %6s %10s %9s\n" kernel O prec elems wrk sched tile "upd/s" GFLOP/s %pk GB/s %bw "bus B/step" "tasks c/g"
-  cat "$LOG"/hetero_ratio.txt 2>/dev/null
+  cat "$LOG"/hetero_ratio.txt "$LOG"/small_ratio.txt 2>/dev/null
   grep -hE "PASS|FAIL" "$LOG"/restart_gpu.log 2>/dev/null
   echo "test_gpu_memory.sh: exit $GPUMEM_RC: $(tail -n 1 "$LOG/test_gpu_memory.log")"
   echo "test_blowup.sh: exit $BLOWUP_RC: $(grep -c '^ok' "$LOG/test_blowup.log") of 2 ok"
