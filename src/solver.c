@@ -124,7 +124,8 @@ static int build_tiles(sq_disc *d) {
   SQ_CALL(SQ_CALLOC(d->link, 4 * (nlocal > 0 ? nlocal : 1)));
   SQ_CALL(SQ_CALLOC(d->is_ghost, nlocal > 0 ? nlocal : 1));
   for (int64_t c = 0; c < m->ncell; ++c) d->elem_of[c] = -1;
-  /* the data kinds this rank reads from each ghost cell (sq_disc_halo_kinds from the owner's side) */
+  /* the data kinds this rank reads from each ghost cell (codelets/halo.c works out the same mask on
+   * the owner's side: both must agree, message by message) */
   int8_t *ghost_mask;
   SQ_CALL(SQ_CALLOC(ghost_mask, m->ncell));
   for (int64_t c = 0; c < m->ncell; ++c)
@@ -151,10 +152,12 @@ static int build_tiles(sq_disc *d) {
     for (int peer = 0; peer < d->opt.nranks; ++peer)
       for (int mask = 1; mask <= 7; ++mask) {
         const int64_t begin = pos;
+        const int first_tile = d->ntile;
         for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
           if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer && ghost_mask[c] == mask)
             d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
         cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer);
+        for (int t = first_tile; t < d->ntile; ++t) d->tile[t].ghost_kinds = mask; /* what its messages carry */
       }
   }
   SQ_FREE(role);
@@ -192,7 +195,6 @@ static int build_tiles(sq_disc *d) {
           /* the rupture task imposes this face's flux from both sides' derivatives (thesis §3.6.3) */
           sq_tile *nt = &d->tile[tile_of[d->elem_of[nb]]];
           tl->needs_derivs = nt->needs_derivs = 1;
-          if (nt->layer == SQ_LAYER_GHOST) nt->ghost_kinds |= SQ_GHOST_DERIVS;
         }
         if (nb < 0 || is_rupture_face(d, cell, f)) {
           ln->kind = SQ_LINK_NONE;
@@ -211,8 +213,6 @@ static int build_tiles(sq_disc *d) {
         sq_tile *nt = &d->tile[tn];
         if (lnb > lown) tl->needs_buffer = 1, nt->needs_derivs = 1;
         if (lnb < lown) tl->needs_derivs = 1, nt->needs_buffer = 1;
-        if (nt->layer == SQ_LAYER_GHOST)
-          nt->ghost_kinds |= sq_halo_kind(lnb, lown);
       }
   }
   SQ_FREE(buf);
@@ -264,14 +264,9 @@ static int element_operators(sq_disc *d, int64_t e) {
 static int build_operators(sq_disc *d) {
   /* independent per element; a failure is reported for the first failing element whatever the threads */
   int64_t bad = d->nelem;
-  SQ_PARALLEL_FOR
+  SQ_PARALLEL_FOR_MIN(bad)
   for (int64_t e = 0; e < d->nelem; ++e)
-    if (element_operators(d, e) >= 0) {
-#ifdef _OPENMP
-#pragma omp critical(sq_build_operators)
-#endif
-      if (e < bad) bad = e;
-    }
+    if (element_operators(d, e) >= 0 && e < bad) bad = e;
   if (bad < d->nelem) {
     const int64_t c = d->cell_of[bad];
     const sq_material *mat = &d->material[c];
@@ -504,16 +499,11 @@ double sq_disc_energy(const sq_disc *d) {
 int64_t sq_disc_find_nonfinite(const sq_disc *d) {
   const size_t nq = (size_t)d->nbasis * 9;
   int64_t first = d->nelem; /* the first bad element, whatever the threads */
-  SQ_PARALLEL_FOR
+  SQ_PARALLEL_FOR_MIN(first)
   for (int64_t e = 0; e < d->nelem; ++e) {
     int bad = 0;
     for (size_t i = 0; i < nq && !d->is_ghost[e] && !bad; ++i) bad = !isfinite(get_real(d, d->dofs, e * nq + i));
-    if (bad) {
-#ifdef _OPENMP
-#pragma omp critical(sq_find_nonfinite)
-#endif
-      if (e < first) first = e;
-    }
+    if (bad && e < first) first = e;
   }
   return first < d->nelem ? first : -1;
 }

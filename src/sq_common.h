@@ -68,9 +68,13 @@ void sq_free_aligned(void *ptr);
 /** Threads the loop that follows over independent elements with OpenMP (set-up and diagnostics, never
  * inside a task); a no-op in a build without OpenMP.  The loop body must not return or jump out. */
 #ifdef _OPENMP
-#define SQ_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#define SQ_PRAGMA(x) _Pragma(#x)
+#define SQ_PARALLEL_FOR SQ_PRAGMA(omp parallel for schedule(static))
+/** The same, keeping the smallest value any iteration stores in @p var (e.g. the first bad index). */
+#define SQ_PARALLEL_FOR_MIN(var) SQ_PRAGMA(omp parallel for schedule(static) reduction(min : var))
 #else
 #define SQ_PARALLEL_FOR
+#define SQ_PARALLEL_FOR_MIN(var)
 #endif
 
 /**
