@@ -35,7 +35,9 @@ static void bind_rank_share(char *desc, size_t len) {
   MPI_Comm_free(&node);
   if (lsize == 1) return;
   hwloc_topology_t topo;
-  if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+  int herr = hwloc_topology_init(&topo);
+  if (!herr && (herr = hwloc_topology_load(topo))) hwloc_topology_destroy(topo);
+  if (herr) {
     snprintf(desc, len, "%d ranks on this node, left unbound (hwloc failed to read the topology)", lsize);
     return;
   }
