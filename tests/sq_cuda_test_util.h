@@ -11,8 +11,7 @@
 #include <time.h>
 
 #include "sq_common.h"
-
-static inline const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
+#include "sq_test_data.h" /* prec_name */
 
 #define CUDA_OK(expr)                                                                              \
   do {                                                                                             \

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sq_test_run.h"
+#include "sq_test_data.h"
 #include "sq_graph.h"
 #include "sq_locate.h"
 #include "sq_receiver.h"
@@ -29,7 +30,6 @@ int main(void) {
 #include "sq_cuda.h"
 
 static double tolerance(sq_precision p) { return p == SQ_F64 ? 1e-12 : 1e-5; }
-static const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
 
 /* ||a - b|| / ||b|| over len reals of precision p (a non-finite value gives infinity). */
 static double rel_l2(sq_precision p, const void *a, const void *b, size_t len) {
@@ -75,25 +75,6 @@ static void *host_copy(const void *dev, size_t bytes) {
   return h;
 }
 
-static void *host_dup(const void *src, size_t bytes) {
-  void *h = malloc(bytes);
-  ck_assert(h);
-  memcpy(h, src, bytes);
-  return h;
-}
-
-/* Deterministic pseudo-random reals in [-scale, scale]. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double rnd(void) {
-  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-static void fill_random(sq_precision p, void *a, size_t len, double scale) {
-  for (size_t i = 0; i < len; ++i) {
-    if (p == SQ_F64) ((double *)a)[i] = scale * rnd();
-    else ((float *)a)[i] = (float)(scale * rnd());
-  }
-}
 
 /* ---- meshes ------------------------------------------------------------------------------------ */
 
@@ -161,7 +142,7 @@ static void kernels_one(int order, sq_precision p) {
 
   /* local, from random dofs (accumulates) and from zero dofs (the increment alone) */
   for (int z = 0; z < 2; ++z) {
-    void *q = host_dup(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
+    void *q = dup_bytes(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
     sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
     sq_cuda_local(p, order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
     h = host_copy(g_q, blk);
@@ -172,7 +153,7 @@ static void kernels_one(int order, sq_precision p) {
 
   /* fused predictor: ader + buffer + local */
   {
-    void *q = host_dup(dofs, blk), *b2 = host_dup(buf, blk), *g_q = dev_copy(q, blk), *g_b2 = dev_copy(b2, blk);
+    void *q = dup_bytes(dofs, blk), *b2 = dup_bytes(buf, blk), *g_q = dev_copy(q, blk), *g_b2 = dev_copy(b2, blk);
     void *g_t3 = dev_copy(NULL, blk), *g_d3 = dev_copy(NULL, blk * order);
     sq_kernel_accumulate(p, order, n, tint, 0, b2);
     sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
@@ -214,7 +195,7 @@ static void kernels_one(int order, sq_precision p) {
     slots.data[2] = g_derivs;
     for (int s = 0; s < 3; ++s) slots.t0[s] = t0[s], slots.t1[s] = t1[s];
     for (int z = 0; z < 2; ++z) {
-      void *q = host_dup(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
+      void *q = dup_bytes(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
       sq_kernel_neighbor(p, order, n, d->pack, links, d->flux_nb, nb_data, t0, t1, q);
       sq_cuda_neighbor(p, order, n, g_pack, g_links, g_fnb, &slots, g_q, NULL);
       h = host_copy(g_q, blk);
@@ -376,12 +357,12 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
     ck_assert_int_eq(jb, 0);
     ck_assert_int_ge(je, 40);
     pt->nsample = (size_t)je;
-    pt->samples = host_dup(pt->rec->samples, sizeof(double) * pt->nsample * 3 * 9);
+    pt->samples = dup_bytes(pt->rec->samples, sizeof(double) * pt->nsample * 3 * 9);
     points_destroy(pt);
   }
   *len = (size_t)d->nelem * d->nbasis * 9;
   *nclusters = d->ncluster;
-  void *out = host_dup(d->dofs, *len * sq_real_size(p));
+  void *out = dup_bytes(d->dofs, *len * sq_real_size(p));
   printf("  run %-4s %s%s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
          w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge ? " merged" : "",
          pt ? " sources+receivers" : "",

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "sq_solver.h"
+#include "sq_test_data.h"
 
 static double tolerance(sq_precision p) { return p == SQ_F64 ? 1e-13 : 1e-5; }
-static const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
 
 static double get(sq_precision p, const void *a, size_t i) {
   return p == SQ_F64 ? ((const double *)a)[i] : (double)((const float *)a)[i];
@@ -54,24 +54,6 @@ static void check_impls(const char *what, int order, sq_precision p, const void 
   free(ref);
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double rnd(void) {
-  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-static void fill_random(sq_precision p, void *a, size_t len, double scale) {
-  for (size_t i = 0; i < len; ++i) {
-    if (p == SQ_F64) ((double *)a)[i] = scale * rnd();
-    else ((float *)a)[i] = (float)(scale * rnd());
-  }
-}
-
-static void *dup_bytes(const void *src, size_t bytes) {
-  void *h = malloc(bytes);
-  ck_assert(h);
-  memcpy(h, src, bytes);
-  return h;
-}
 
 /* Jittered periodic box of 3^3 cubes (162 elements) with varying materials. */
 static sq_disc *make_disc(int order, sq_precision prec, sq_mesh **mesh) {
