@@ -54,7 +54,6 @@ static void check_impls(const char *what, int order, sq_precision p, const void 
   free(ref);
 }
 
-
 /* Jittered periodic box of 3^3 cubes (162 elements) with varying materials. */
 static sq_disc *make_disc(int order, sq_precision prec, sq_mesh **mesh) {
   sq_box_params bp;
