@@ -244,6 +244,10 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
   const double share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
   const double placed = sq_runtime_split_tiles(rt, share);
   if (placed >= 0) printf("# static split: %.1f %% of the elements on CPU workers (SQ_CPU_SHARE=%g)\n", 100.0 * placed, share);
+  /* SQ_GPU_AFFINITY=0: StarPU places tiles on the GPUs freely (runtime.gpu_affinity: false) */
+  const char *affinity = getenv("SQ_GPU_AFFINITY");
+  const int parts = affinity && !strcmp(affinity, "0") ? 0 : sq_runtime_place_tiles_on_gpus(rt);
+  if (parts > 0) printf("# tiles split into %d contiguous parts, one per GPU\n", parts);
   const double dt = d->cluster_dt[0];
   const int gpu_model = o->workers != W_CPU;
   unsigned ncpu = starpu_cpu_worker_get_count(), ngpu = starpu_cuda_worker_get_count();

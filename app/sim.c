@@ -398,6 +398,10 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     if (placed >= 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  %.1f %% of the elements on CPU workers, the rest on GPUs (runtime.cpu_share %g)\n",
              100.0 * placed, cfg->cpu_share);
+    const int ngpu = cfg->gpu_affinity ? sq_runtime_place_tiles_on_gpus(s->rt) : 0;
+    if (ngpu > 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  placement  each cluster's tiles split into %d contiguous parts, one per GPU (runtime.gpu_affinity)\n",
+             ngpu);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));

@@ -114,10 +114,14 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
         .dt = dt[s], .store_derivs = tl->needs_derivs, .buffer = buffer_mode[s], .nbuf = nbuf - first};
   }
   unsigned long long where = sq_tile_where(rt, tiles[0]); /* tiles placed apart: anywhere */
-  for (int s = 1; s < ntile; ++s)
+  int gpu = sq_tile_gpu(rt, tiles[0]);
+  for (int s = 1; s < ntile; ++s) {
     if (sq_tile_where(rt, tiles[s]) != where) where = (unsigned long long)-1;
+    if (sq_tile_gpu(rt, tiles[s]) != gpu) gpu = -1;
+  }
   int ret = starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               STARPU_EXECUTE_WHERE, where, STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_MERGED),
+                               STARPU_EXECUTE_WHERE, where, STARPU_TASK_WORKERIDS, sq_gpu_words(rt, gpu),
+                               sq_gpu_workers(rt, gpu), STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_MERGED),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting merged predictor task failed (%d)", ret);

@@ -122,7 +122,7 @@ int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int pri
     descr[NB_FIRST + s] = (struct starpu_data_descr){h, STARPU_R};
   }
   int ret = starpu_task_insert(&neighbor_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile),
+                               SQ_TILE_PLACEMENT(rt, tile),
                                STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_NEIGHBOR),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);

@@ -57,6 +57,10 @@ typedef struct sq_runtime {
   int npinned;
   int32_t *tile_where;              /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
                                          (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
+  int16_t *tile_gpu;                /**< per tile: the GPU its element tasks run on (sq_runtime_place_tiles_on_gpus),
+                                         -1: any; NULL: no placement */
+  uint32_t *gpu_workers;            /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
+  unsigned gpu_words;
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
 } sq_runtime;
@@ -109,10 +113,30 @@ int sq_runtime_create(sq_disc *disc, sq_runtime **rt);
  * @return the fraction of owned elements placed on CPUs (-1: no split)
  */
 double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
+/**
+ * @brief With several GPUs in this process, give each GPU a contiguous part (in mesh order) of every
+ * cluster's tiles: the element tasks of a tile then run on that GPU's workers (or on CPU workers,
+ * where any are allowed), so a tile's data stays on one GPU and only the tiles on a part's border
+ * are read across GPUs.  Without it, dmda hands neighbouring tiles to different GPUs and every
+ * neighbour task pulls whole tiles between them.  Call after sq_runtime_split_tiles.
+ * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
+ */
+int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
 /** Where the element tasks of @p tile may run (the value for STARPU_EXECUTE_WHERE; -1: anywhere). */
 static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
   return rt->tile_where ? (unsigned long long)(uint32_t)rt->tile_where[tile] : (unsigned long long)-1;
 }
+/** The GPU that @p tile's element tasks run on, -1: any. */
+static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
+/** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */
+static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
+  return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
+}
+static inline unsigned sq_gpu_words(const sq_runtime *rt, int gpu) { return gpu >= 0 ? rt->gpu_words : 0; }
+/** The task-insertion arguments that place the element tasks of @p tile (CPU/GPU split, GPU affinity). */
+#define SQ_TILE_PLACEMENT(rt, tile)                                                                              \
+  STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)), \
+      sq_gpu_workers(rt, sq_tile_gpu(rt, tile))
 
 /**
  * @brief Wait for all submitted tasks and halo messages; only the (small) fault state is brought to the

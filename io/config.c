@@ -1441,6 +1441,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
     {.name = "cpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, cpu_share)},
+    {.name = "gpu_affinity", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, gpu_affinity)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},
     {.name = "node_speed_weights", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, node_speed_weights)},
@@ -2139,6 +2140,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->scheduler[0] = '\0';
   cfg->merge_neighbor_clusters = 0;
   cfg->cpu_share = -1.0; /* StarPU places every task */
+  cfg->gpu_affinity = 1;
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;
   cfg->partition = SQ_PART_BW;

@@ -174,6 +174,8 @@ typedef struct sq_config {
   int merge_neighbor_clusters; /**< bool */
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
                                     kept on CPU workers, the rest on GPUs (with both kinds present) */
+  int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of
+                                    every cluster's tiles (default true) */
   sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;      /**< bool: measure each rank's speed at start-up and size its part by it */
 
