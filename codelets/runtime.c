@@ -114,17 +114,6 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
 }
 #endif
 
-/* A tile keyed by its first cell: sorted, a cluster's tiles come in mesh order, so that contiguous runs of
- * them are compact in space (interior and copy tiles interleave). */
-typedef struct keyed_tile {
-  int64_t first_cell;
-  int tile;
-} keyed_tile;
-static int by_first_cell(const void *a, const void *b) {
-  const int64_t ca = ((const keyed_tile *)a)->first_cell, cb = ((const keyed_tile *)b)->first_cell;
-  return (ca > cb) - (ca < cb);
-}
-
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   SQ_FREE(rt->tile_gpu);
@@ -140,38 +129,21 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   }
   if (ngpu < 2 || d->ntile == 0) return 0;
   rt->gpu_words = (nw + 31) / 32;
-  keyed_tile *order;
-  if (SQ_CALLOC(rt->gpu_workers, (size_t)ngpu * rt->gpu_words) || SQ_CALLOC(rt->tile_gpu, d->ntile) ||
-      SQ_CALLOC(order, d->ntile)) {
+  if (SQ_CALLOC(rt->gpu_workers, (size_t)ngpu * rt->gpu_words) || SQ_CALLOC(rt->tile_gpu, d->ntile)) {
     SQ_FREE(rt->gpu_workers);
-    SQ_FREE(rt->tile_gpu);
     return 0;
   }
   for (unsigned w = 0; w < nw; ++w) /* a GPU's own workers, and every CPU worker (StarPU may still use CPUs) */
     for (int g = 0; g < ngpu; ++g)
       if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER || starpu_worker_get_devid((int)w) == devid[g])
         rt->gpu_workers[(size_t)g * rt->gpu_words + w / 32] |= 1u << (w % 32);
-  for (int t = 0; t < d->ntile; ++t) rt->tile_gpu[t] = -1;
-  for (int l = 0; l < d->ncluster; ++l) {
-    int n = 0;
-    int64_t total = 0, before = 0;
-    for (int t = 0; t < d->ntile; ++t) {
-      const sq_tile *tl = &d->tile[t];
-      if (tl->cluster != l || tl->layer == SQ_LAYER_GHOST) continue;
-      if (rt->tile_where && rt->tile_where[t] == STARPU_CPU) continue;
-      order[n++] = (keyed_tile){d->cell_of[tl->begin], t};
-      total += tl->end - tl->begin;
-    }
-    qsort(order, (size_t)n, sizeof(*order), by_first_cell);
-    for (int i = 0; i < n; ++i) {
-      const int t = order[i].tile;
-      const int64_t size = d->tile[t].end - d->tile[t].begin;
-      const int g = (int)(((double)before + 0.5 * (double)size) / (double)total * ngpu);
-      rt->tile_gpu[t] = (int16_t)(g < ngpu ? g : ngpu - 1);
-      before += size;
-    }
+  for (int t = 0; t < d->ntile; ++t) /* tiles kept on CPU workers (runtime.cpu_share) stay out */
+    rt->tile_gpu[t] = (int16_t)(rt->tile_where && rt->tile_where[t] == STARPU_CPU ? -1 : 0);
+  if (sq_disc_split_parts(d, ngpu, rt->tile_gpu)) {
+    SQ_FREE(rt->gpu_workers);
+    SQ_FREE(rt->tile_gpu);
+    return 0;
   }
-  SQ_FREE(order);
   return ngpu;
 }
 

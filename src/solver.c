@@ -571,6 +571,47 @@ int64_t sq_disc_cluster_steps(const sq_disc *d, int l) {
   return n;
 }
 
+/* A tile keyed by its first cell: sorted, a cluster's tiles come in mesh order (interior and copy tiles
+ * interleave), so that contiguous runs of them are compact in space. */
+typedef struct keyed_tile {
+  int64_t first_cell;
+  int tile;
+} keyed_tile;
+static int by_first_cell(const void *a, const void *b) {
+  const int64_t ca = ((const keyed_tile *)a)->first_cell, cb = ((const keyed_tile *)b)->first_cell;
+  return (ca > cb) - (ca < cb);
+}
+
+int sq_disc_split_parts(const sq_disc *d, int nparts, int16_t *part) {
+  SQ_CHECK(nparts >= 1 && nparts <= INT16_MAX, SQ_ERR_INPUT, "cannot split tiles into %d parts", nparts);
+  keyed_tile *order;
+  SQ_CALL(SQ_CALLOC(order, d->ntile > 0 ? d->ntile : 1));
+  for (int l = 0; l < d->ncluster; ++l) {
+    int n = 0;
+    int64_t total = 0, before = 0;
+    for (int t = 0; t < d->ntile; ++t) {
+      const sq_tile *tl = &d->tile[t];
+      if (tl->cluster != l) continue;
+      if (tl->layer == SQ_LAYER_GHOST || part[t] < 0) {
+        part[t] = -1;
+        continue;
+      }
+      order[n++] = (keyed_tile){d->cell_of[tl->begin], t};
+      total += tl->end - tl->begin;
+    }
+    qsort(order, (size_t)n, sizeof(*order), by_first_cell);
+    for (int i = 0; i < n; ++i) { /* the part that holds the tile's middle element */
+      const int t = order[i].tile;
+      const int64_t size = d->tile[t].end - d->tile[t].begin;
+      const int p = (int)(((double)before + 0.5 * (double)size) / (double)total * nparts);
+      part[t] = (int16_t)(p < nparts ? p : nparts - 1);
+      before += size;
+    }
+  }
+  SQ_FREE(order);
+  return SQ_SUCCESS;
+}
+
 void sq_disc_lts_work(const sq_disc *d, double *lts, double *gts) {
   *lts = *gts = 0.0;
   for (int64_t e = 0; e < d->nelem; ++e) {

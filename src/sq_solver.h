@@ -141,6 +141,12 @@ void sq_disc_predict_serial(sq_disc *disc, double dt);
 /** @brief The second half: neighbour fluxes (rupture faces, if any, go in between: sq_fault_step_serial). */
 void sq_disc_correct_serial(sq_disc *disc);
 
+/**
+ * @brief Split every cluster's owned tiles into @p nparts contiguous runs in mesh order (tiles sorted by
+ * their first cell), of about equal element counts: compact parts in space, e.g. one per GPU.  On entry
+ * part[t] < 0 leaves tile t out (it stays -1); ghost tiles always get -1.
+ */
+int sq_disc_split_parts(const sq_disc *disc, int nparts, int16_t *part);
 /** @brief Work of one sync interval (largest cluster step): element updates with LTS and with GTS. */
 void sq_disc_lts_work(const sq_disc *disc, double *lts_updates, double *gts_updates);
 /** @brief Number of steps cluster @p l takes per sync interval: rate^(L-1-l). */

@@ -70,6 +70,43 @@ START_TEST(cluster_invariants) {
 }
 END_TEST
 
+/* sq_disc_split_parts: per cluster, parts are contiguous in mesh order and balanced to within a tile */
+START_TEST(split_parts_contiguous_balanced) {
+  sq_mesh *mesh;
+  const int tile = 8, nparts = 3;
+  sq_disc *d = make_disc(2, tile, &mesh);
+  int16_t *part = calloc((size_t)d->ntile, sizeof(*part));
+  part[0] = -1; /* left out by the caller */
+  ck_assert_int_eq(sq_disc_split_parts(d, nparts, part), 0);
+  ck_assert_int_eq(part[0], -1);
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t count[3] = {0, 0, 0}, total = 0, last_first = -1;
+    int last_part = 0;
+    for (int pass = 0; pass < d->ntile; ++pass) { /* tiles of cluster l in mesh order (their first cell) */
+      int next = -1;
+      for (int t = 0; t < d->ntile; ++t)
+        if (d->tile[t].cluster == l && t != 0 && d->cell_of[d->tile[t].begin] > last_first &&
+            (next < 0 || d->cell_of[d->tile[t].begin] < d->cell_of[d->tile[next].begin]))
+          next = t;
+      if (next < 0) break;
+      last_first = d->cell_of[d->tile[next].begin];
+      ck_assert_int_ge(part[next], 0);
+      ck_assert_int_lt(part[next], nparts);
+      ck_assert_int_ge(part[next], last_part); /* contiguous: parts never go back */
+      last_part = part[next];
+      count[part[next]] += d->tile[next].end - d->tile[next].begin;
+      total += d->tile[next].end - d->tile[next].begin;
+    }
+    for (int p = 0; p < nparts; ++p)
+      if (total >= nparts * tile) ck_assert_int_le(llabs(count[p] - total / nparts), tile);
+  }
+  ck_assert_int_ne(sq_disc_split_parts(d, 0, part), 0);
+  free(part);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+END_TEST
+
 START_TEST(taylor_additivity_and_buffer) {
   /* The integral of a Taylor series over [0, dt] is the sum over r sub-intervals (what a faster
    * neighbour's buffer relies on), and the predictor's tint is that integral. */
@@ -152,6 +189,7 @@ int main(void) {
   TCase *tc = tcase_create("lts");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, cluster_invariants);
+  tcase_add_test(tc, split_parts_contiguous_balanced);
   tcase_add_test(tc, taylor_additivity_and_buffer);
   tcase_add_test(tc, schedule_counts_and_merge);
   suite_add_tcase(s, tc);
