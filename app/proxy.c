@@ -100,7 +100,11 @@ static void task_counts(long long *cpu, long long *gpu) {
 /* Submit one time step of kernel k over every tile. */
 static int submit_step(sq_runtime *rt, int k, double dt) {
   const sq_disc *d = rt->disc;
-  if (k == K_ALL) return sq_graph_sync_interval(rt, dt, NULL);
+  if (k == K_ALL) { /* SQ_FUSE_PREDICTOR=1: the graph's ader + local as one task per tile */
+    const char *fuse = getenv("SQ_FUSE_PREDICTOR");
+    const sq_graph_options opt = {.fuse_predictor = fuse && !strcmp(fuse, "1"), .t_end = dt};
+    return sq_graph_sync_interval(rt, dt, &opt);
+  }
   for (int t = 0; t < d->ntile; ++t) {
     const sq_buffer_mode none = SQ_BUFFER_NONE;
     switch (k) {

@@ -38,16 +38,22 @@ static int point_tasks(const lts_walk *w, int t, double t0, double t1, double dt
   return SQ_SUCCESS;
 }
 
-/* ader + local (+ sources, receivers) of every tile of cluster l over its step [t0, t1). */
+/* ader + local (+ sources, receivers) of every tile of cluster l over its step [t0, t1); one fused task
+ * per tile with opt->fuse_predictor. */
 static int predict(const lts_walk *w, int l, int substep, double t0, double t1) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++;
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     if (tl->cluster != l) continue;
-    SQ_CALL(sq_insert_ader(w->rt, t, w->dt[l], buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
-    SQ_CALL(sq_insert_local(w->rt, t, sq_graph_layer_priority(tl->layer)));
-    SQ_CALL(point_tasks(w, t, t0, t1, w->dt[l], buffer_mode(tl, substep)));
+    const sq_buffer_mode mode = buffer_mode(tl, substep);
+    if (w->opt && w->opt->fuse_predictor) {
+      SQ_CALL(sq_insert_merged_predict(w->rt, 1, &t, &w->dt[l], &mode, sq_graph_layer_priority(tl->layer)));
+    } else {
+      SQ_CALL(sq_insert_ader(w->rt, t, w->dt[l], mode, sq_graph_layer_priority(tl->layer)));
+      SQ_CALL(sq_insert_local(w->rt, t, sq_graph_layer_priority(tl->layer)));
+    }
+    SQ_CALL(point_tasks(w, t, t0, t1, w->dt[l], mode));
   }
   return SQ_SUCCESS;
 }

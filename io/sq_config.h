@@ -172,6 +172,7 @@ typedef struct sq_config {
   int tile_size;          /**< elements per task tile */
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
+  int fuse_predictor;          /**< bool: ader + local of a tile as one task */
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
                                     kept on CPU workers, the rest on GPUs (with both kinds present) */
   int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of

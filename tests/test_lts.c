@@ -136,7 +136,7 @@ START_TEST(taylor_additivity_and_buffer) {
 }
 END_TEST
 
-static uint64_t run_lts(int merge, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
+static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(2, tile, &mesh);
   sq_planewave pw;
@@ -148,7 +148,7 @@ static uint64_t run_lts(int merge, int tile, int64_t *npred, int64_t *ncorr, int
   sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
-  sq_graph_options opt = {.merge_neighbor_clusters = merge, .count_predict = npred, .count_correct = ncorr};
+  sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0, .count_predict = npred, .count_correct = ncorr};
   for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
@@ -161,11 +161,12 @@ static uint64_t run_lts(int merge, int tile, int64_t *npred, int64_t *ncorr, int
 }
 
 START_TEST(schedule_counts_and_merge) {
-  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0};
+  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, p2[64] = {0}, c2[64] = {0};
   int L;
   const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
   const uint64_t h1 = run_lts(1, 32, p1, c1, &L);
   const uint64_t h2 = run_lts(0, 5, p1 + 32, c1 + 32, &L); /* another tile size */
+  const uint64_t h3 = run_lts(2, 32, p2, c2, &L);           /* fused ader + local per tile */
   ck_assert_int_ge(L, 3);
   for (int l = 0; l < L; ++l) {
     const int64_t expect = 2 * (int64_t)pow(2, L - 1 - l); /* two sync intervals, rate 2 */
@@ -173,9 +174,12 @@ START_TEST(schedule_counts_and_merge) {
     ck_assert_int_eq(c0[l], expect);
     ck_assert_int_eq(p1[l], expect); /* merged tasks still predict every cluster step once */
     ck_assert_int_eq(c1[l], expect);
+    ck_assert_int_eq(p2[l], expect);
+    ck_assert_int_eq(c2[l], expect);
   }
   ck_assert_uint_eq(h0, h1); /* merge on/off: bitwise equal */
   ck_assert_uint_eq(h0, h2); /* tile size: bitwise equal */
+  ck_assert_uint_eq(h0, h3); /* fused predictor: bitwise equal */
 }
 END_TEST
 

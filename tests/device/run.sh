@@ -13,6 +13,8 @@
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
+# SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem; SQ_SMALL_TILES ("8192 4096
+# 1024") are the small mode's tile sizes; SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
 ROOT=$(pwd)
@@ -48,7 +50,8 @@ fi
 cat "$LOG/env.txt"
 
 MODE=${SQ_DEVICE_MODE:-full}
-TEST_RC=- RUPTURE_RC=-
+TEST_RC=- RUPTURE_RC=- PLASTICITY_RC=- GPUMEM_RC=- BLOWUP_RC=-
+SKIP_TESTS=${SQ_DEVICE_SKIP_TESTS:-0}
 if [ "$MODE" != plasticity ]; then
 stamp "peaks"
 timeout "$(limit 60)" "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
@@ -61,6 +64,7 @@ if [ -n "$SP" ]; then
   export SQ_PEAK_SOURCE="measured by sq-peak in this run"
 fi
 
+[ "$SKIP_TESTS" = 1 ] || {
 stamp "test_cuda"
 timeout "$(limit 240)" "$BIN/test_cuda" > "$LOG/test_cuda.log" 2>&1
 TEST_RC=$?
@@ -71,10 +75,12 @@ stamp "test_cuda_rupture"
 SQ_SRCDIR=$ROOT SQ_RUPTURE_BENCH=1 timeout "$(limit 180)" "$BIN/test_cuda_rupture" > "$LOG/test_cuda_rupture.log" 2>&1
 RUPTURE_RC=$?
 tail -n 3 "$LOG/test_cuda_rupture.log"
+}
 fi
 
 # the CUDA plasticity kernel against the CPU body, per quantity, a GPU-only run with plasticity, and the
 # kernel's throughput
+if [ "$SKIP_TESTS" != 1 ]; then
 stamp "test_cuda_plasticity"
 SQ_PLASTICITY_BENCH=1 timeout "$(limit 150)" "$BIN/test_cuda_plasticity" > "$LOG/test_cuda_plasticity.log" 2>&1
 PLASTICITY_RC=$?
@@ -87,6 +93,7 @@ GPUMEM_RC=$?
 SQ_BIN=$BIN/starquake STARPU_NCUDA=1 timeout "$(limit 120)" bash tests/test_blowup.sh > "$LOG/test_blowup.log" 2>&1
 BLOWUP_RC=$?
 tail -n 2 "$LOG/test_gpu_memory.log" "$LOG/test_blowup.log"
+fi
 
 proxy() { # proxy LOGNAME TIMEOUT ARGS...
   local name=$1 limit=$2
@@ -104,17 +111,18 @@ elif [ "$MODE" = hetero ]; then
   grep -E "PASS|FAIL" "$LOG/restart_gpu.log"
   proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
   # the schedulers need calibrated models: one pass that runs tasks on both kinds of worker
-  STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 64k 12 all 6 single both 1024
-  proxy hetero.log 40 64k 6 all 6 single gpu 1024
-  proxy hetero.log 60 64k 2 all 6 single cpu 1024
+  HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024}
+  STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 $HN 12 all 6 single both $HT
+  proxy hetero.log 40 $HN 6 all 6 single gpu $HT
+  proxy hetero.log 60 $HN 2 all 6 single cpu $HT
   for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s proxy hetero.log 60 64k 6 all 6 single both 1024
+    STARPU_SCHED=$s proxy hetero.log 60 $HN 6 all 6 single both $HT
   done
   # static split (runtime.cpu_share): the CPU workers' share of the tiles from the two rates above
   share=$(grep '^RESULT' "$LOG/hetero.log" | awk '/workers=gpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); g = b[1]}
     /workers=cpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); c = b[1]} END {if (g + c > 0) printf "%.3f", c / (g + c)}')
   for s in dmda eager; do
-    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 64k 6 all 6 single both 1024
+    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 $HN 6 all 6 single both $HT
   done
   awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
        /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
@@ -132,13 +140,14 @@ elif [ "$MODE" = small ]; then
   for o in 4 6; do
     proxy small.log 100 512k 0 all $o single gpu
     for nw in 1 2 4; do
-      for tile in 4096 1024; do
+      for tile in ${SQ_SMALL_TILES:-8192 4096 1024}; do
         echo "## nworker_per_cuda=$nw" >> "$LOG/small.log"
         STARPU_NWORKER_PER_CUDA=$nw SQ_PROXY_SECONDS=0.5 proxy small.log 40 4k 0 all $o single gpu $tile
       done
     done
   done
-  awk '/^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
+  awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
+       /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
        if (v["elems"] + 0 > 100000) { big[v["order"]] = v["upd_per_s"] } else {
          r = big[v["order"]] > 0 ? v["upd_per_s"] / big[v["order"]] : 0
          printf "SMALL order %s elems %s tile %s nworker %s upd/s %.3e ratio_to_large %.2f (target >= 0.6)\n",
