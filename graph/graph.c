@@ -76,59 +76,42 @@ static int correct(const lts_walk *w, int l, int substep, double t0) {
   return SQ_SUCCESS;
 }
 
-/* One merged predictor task over tiles ta (cluster l, sub-step `substep`) and tb (cluster l-1, its first
- * sub-step [t0_fast, t1_fast)); either may be -1. */
-static int merged_task(const lts_walk *w, int l, int substep, int ta, int tb, double t0, double t1, double t0_fast,
-                       double t1_fast) {
-  const sq_disc *d = w->rt->disc;
-  int tiles[2], n = 0, prio = 0;
-  double dt[2];
-  sq_buffer_mode mode[2];
-  if (ta >= 0) {
-    tiles[n] = ta, dt[n] = w->dt[l], mode[n] = buffer_mode(&d->tile[ta], substep), ++n;
-    prio = sq_graph_layer_priority(d->tile[ta].layer);
-  }
-  if (tb >= 0) {
-    tiles[n] = tb, dt[n] = w->dt[l - 1], mode[n] = buffer_mode(&d->tile[tb], 0), ++n;
-    const int pb = sq_graph_layer_priority(d->tile[tb].layer);
-    prio = pb > prio ? pb : prio;
-  }
-  SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
-  for (int i = 0; i < n; ++i) {
-    const int fast = d->tile[tiles[i]].cluster == l - 1;
-    SQ_CALL(point_tasks(w, tiles[i], fast ? t0_fast : t0, fast ? t1_fast : t1, dt[i], mode[i]));
-  }
-  return SQ_SUCCESS;
-}
-
 /*
  * Merged neighbour-cluster predictors (thesis §6.5.3): cluster l at sub-step `substep` and cluster
  * l-1 at its sub-step 0 start together, so their ader + local work is independent; submit it as
- * tasks that each take one tile of both clusters (leftover tiles alone).  A pair shares a GPU where
- * the tiles are placed on GPUs (runtime.gpu_affinity), so that neither tile's data has to move.
+ * tasks that each take one tile of both clusters (leftover tiles alone).
  */
 static int predict_merged(const lts_walk *w, int l, int substep, double t0, double t1) {
   double t0_fast, t1_fast; /* cluster l-1's first sub-step */
   substep_interval(t0, t1, 0, w->rt->disc->opt.lts_rate, w->dt[l - 1], &t0_fast, &t1_fast);
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++, w->opt->count_predict[l - 1]++;
-  int ib = 0; /* the next tile of cluster l-1 not yet taken: all before it are */
-  char *taken;
-  SQ_CALL(SQ_CALLOC(taken, d->ntile > 0 ? d->ntile : 1));
-  int ierr = SQ_SUCCESS;
-  for (int ia = 0; ia < d->ntile && !ierr; ++ia) {
-    if (d->tile[ia].cluster != l) continue;
-    int partner = -1;
-    for (int t = ib; t < d->ntile && partner < 0; ++t)
-      if (d->tile[t].cluster == l - 1 && !taken[t] && sq_tile_gpu(w->rt, t) == sq_tile_gpu(w->rt, ia)) partner = t;
-    if (partner >= 0) taken[partner] = 1;
-    while (ib < d->ntile && (d->tile[ib].cluster != l - 1 || taken[ib])) ++ib;
-    ierr = merged_task(w, l, substep, ia, partner, t0, t1, t0_fast, t1_fast);
+  int ia = 0, ib = 0;
+  for (;;) {
+    while (ia < d->ntile && d->tile[ia].cluster != l) ++ia;
+    while (ib < d->ntile && d->tile[ib].cluster != l - 1) ++ib;
+    if (ia >= d->ntile && ib >= d->ntile) break;
+    int tiles[2], n = 0, prio = 0;
+    double dt[2];
+    sq_buffer_mode mode[2];
+    if (ia < d->ntile) {
+      tiles[n] = ia, dt[n] = w->dt[l], mode[n] = buffer_mode(&d->tile[ia], substep), ++n;
+      prio = sq_graph_layer_priority(d->tile[ia].layer);
+      ++ia;
+    }
+    if (ib < d->ntile) {
+      tiles[n] = ib, dt[n] = w->dt[l - 1], mode[n] = buffer_mode(&d->tile[ib], 0), ++n;
+      const int pb = sq_graph_layer_priority(d->tile[ib].layer);
+      prio = pb > prio ? pb : prio;
+      ++ib;
+    }
+    SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
+    for (int i = 0; i < n; ++i) {
+      const int fast = d->tile[tiles[i]].cluster == l - 1;
+      SQ_CALL(point_tasks(w, tiles[i], fast ? t0_fast : t0, fast ? t1_fast : t1, dt[i], mode[i]));
+    }
   }
-  for (int t = ib; t < d->ntile && !ierr; ++t)
-    if (d->tile[t].cluster == l - 1 && !taken[t]) ierr = merged_task(w, l, substep, -1, t, t0, t1, t0_fast, t1_fast);
-  SQ_FREE(taken);
-  return ierr;
+  return SQ_SUCCESS;
 }
 
 /* One step [t0, t1) of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when
