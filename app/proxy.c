@@ -100,9 +100,10 @@ static void task_counts(long long *cpu, long long *gpu) {
 /* Submit one time step of kernel k over every tile. */
 static int submit_step(sq_runtime *rt, int k, double dt) {
   const sq_disc *d = rt->disc;
-  if (k == K_ALL) { /* SQ_FUSE_PREDICTOR=1: the graph's ader + local as one task per tile */
-    const char *fuse = getenv("SQ_FUSE_PREDICTOR");
-    const sq_graph_options opt = {.fuse_predictor = fuse && !strcmp(fuse, "1"), .t_end = dt};
+  if (k == K_ALL) { /* SQ_FUSE_PREDICTOR=1: ader + local as one task; SQ_FUSE_STEPS=1: whole steps */
+    const char *fuse = getenv("SQ_FUSE_PREDICTOR"), *steps = getenv("SQ_FUSE_STEPS");
+    const sq_graph_options opt = {
+        .fuse_predictor = fuse && !strcmp(fuse, "1"), .fuse_steps = steps && !strcmp(steps, "1"), .t_end = dt};
     return sq_graph_sync_interval(rt, dt, &opt);
   }
   for (int t = 0; t < d->ntile; ++t) {

@@ -250,7 +250,7 @@ void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ?
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
 
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out) {
-  static const char *names[SQ_NTASK_KINDS] = {"ader",      "local",   "neighbor",   "merged",
+  static const char *names[SQ_NTASK_KINDS] = {"ader",    "local",      "neighbor", "merged", "step",
                                               "halo_pack", "rupture", "plasticity", "other"};
   double total = 0;
   for (int k = 0; k < SQ_NTASK_KINDS; ++k) total += 1e-9 * rt->prof[k].nanoseconds;

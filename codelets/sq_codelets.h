@@ -12,7 +12,7 @@
 
 /** Task kinds for the per-kind time breakdown (profiling). */
 enum sq_task_kind {
-  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_PLASTICITY,
+  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_STEP, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_PLASTICITY,
   SQ_TASK_OTHER, SQ_NTASK_KINDS
 };
 
@@ -169,6 +169,18 @@ int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int pri
  */
 int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
                              const sq_buffer_mode *buffer_mode, int priority);
+
+/**
+ * @brief Can @p tile take its whole step (ader, local, neighbour fluxes) as one task?  Yes for an interior
+ * tile of the fastest cluster whose faces see only itself and slower clusters, without point sources,
+ * receivers or fault faces in its cluster (step.c).
+ */
+int sq_step_fusable(const sq_runtime *rt, int tile);
+/**
+ * @brief Insert the whole step of a fusable @p tile over [t, t + dt], sub-step @p substep of the slower
+ * cluster's step: ader (+ derivatives, + LTS buffer @p buffer_mode), local, then the neighbour fluxes.
+ */
+int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_mode buffer_mode, int priority);
 
 /** Arguments shared by the step codelets. */
 typedef struct sq_step_args {

@@ -30,6 +30,11 @@ static void substep_interval(double t0, double t1, int k, int rate, double dt, d
   *b = k + 1 == rate ? t1 : t0 + (k + 1) * dt;
 }
 
+/* Does tile t take its whole step as one task, submitted with the corrections (step.c)? */
+static int whole_step(const lts_walk *w, int t) {
+  return w->opt && w->opt->fuse_steps && sq_step_fusable(w->rt, t);
+}
+
 /* Point sources and receivers of tile t in its step [t0, t1) of size dt, after its predictor. */
 static int point_tasks(const lts_walk *w, int t, double t0, double t1, double dt, sq_buffer_mode mode) {
   const int prio = sq_graph_layer_priority(w->rt->disc->tile[t].layer);
@@ -45,7 +50,7 @@ static int predict(const lts_walk *w, int l, int substep, double t0, double t1) 
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++;
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
-    if (tl->cluster != l) continue;
+    if (tl->cluster != l || whole_step(w, t)) continue;
     const sq_buffer_mode mode = buffer_mode(tl, substep);
     if (w->opt && w->opt->fuse_predictor) {
       SQ_CALL(sq_insert_merged_predict(w->rt, 1, &t, &w->dt[l], &mode, sq_graph_layer_priority(tl->layer)));
@@ -58,8 +63,9 @@ static int predict(const lts_walk *w, int l, int substep, double t0, double t1) 
   return SQ_SUCCESS;
 }
 
-/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0, each followed by
- * the tile's plasticity correction over the cluster's step (thesis ch. 8: after the element update). */
+/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0 (or the whole step
+ * of tiles that take it as one task), each followed by the tile's plasticity correction over the
+ * cluster's step (thesis ch. 8: after the element update). */
 static int correct(const lts_walk *w, int l, int substep, double t0) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++;
@@ -69,7 +75,10 @@ static int correct(const lts_walk *w, int l, int substep, double t0) {
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     if (tl->cluster != l) continue;
-    SQ_CALL(sq_insert_neighbor(w->rt, t, w->dt[l], substep, sq_graph_layer_priority(tl->layer)));
+    if (whole_step(w, t))
+      SQ_CALL(sq_insert_step(w->rt, t, w->dt[l], substep, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
+    else
+      SQ_CALL(sq_insert_neighbor(w->rt, t, w->dt[l], substep, sq_graph_layer_priority(tl->layer)));
     if (sq_runtime_tile_has_plasticity(w->rt, t))
       SQ_CALL(sq_insert_plasticity(w->rt, t, w->dt[l], sq_graph_layer_priority(tl->layer)));
   }
@@ -89,7 +98,7 @@ static int predict_merged(const lts_walk *w, int l, int substep, double t0, doub
   int ia = 0, ib = 0;
   for (;;) {
     while (ia < d->ntile && d->tile[ia].cluster != l) ++ia;
-    while (ib < d->ntile && d->tile[ib].cluster != l - 1) ++ib;
+    while (ib < d->ntile && (d->tile[ib].cluster != l - 1 || whole_step(w, ib))) ++ib;
     if (ia >= d->ntile && ib >= d->ntile) break;
     int tiles[2], n = 0, prio = 0;
     double dt[2];

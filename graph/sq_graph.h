@@ -14,6 +14,7 @@ int sq_graph_layer_priority(int layer);
 typedef struct sq_graph_options {
   int merge_neighbor_clusters; /**< submit the predictors of clusters l+1 and l that start together as one task */
   int fuse_predictor;          /**< ader + local of each tile as one task (fewer tasks per step: small clusters) */
+  int fuse_steps;              /**< the whole step as one task where a tile allows it (sq_step_fusable) */
   int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
   int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
   double t_begin, t_end;       /**< the sync interval's time span (point sources and receivers use it);

@@ -1440,6 +1440,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "merge_neighbor_clusters", .type = SQ_KEY_BOOL,
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
     {.name = "fuse_predictor", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_predictor)},
+    {.name = "fuse_steps", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_steps)},
     {.name = "cpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, cpu_share)},
     {.name = "gpu_affinity", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, gpu_affinity)},

@@ -173,6 +173,7 @@ typedef struct sq_config {
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
   int fuse_predictor;          /**< bool: ader + local of a tile as one task */
+  int fuse_steps;              /**< bool: the whole step of a tile as one task where it allows it */
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
                                     kept on CPU workers, the rest on GPUs (with both kinds present) */
   int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of

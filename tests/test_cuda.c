@@ -1,9 +1,9 @@
 /**
  * @file test_cuda.c  Check suite for the CUDA codelets: (1) every launcher against its CPU kernel,
- * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain and with merged
- * predictors) against the CPU-only run; (3) a mixed CPU + GPU run whose tasks land on both kinds of
- * worker; (4) the runs of (2) and (3) again with point sources and receivers, whose tasks then run on
- * the GPU too.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
+ * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain, with merged
+ * predictors, and with the fused predictor and whole-step tasks) against the CPU-only run; (3) a
+ * mixed CPU + GPU run whose tasks land on both kinds of worker; (4) the runs of (2) and (3) again
+ * with point sources and receivers, whose tasks then run on the GPU too.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
  * Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
@@ -329,7 +329,14 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
     ck_assert_int_eq(sq_receiver_set_reserve(pt->rec, t_end), 0);
     for (int64_t i = 0; i < pt->rec->capacity * 27; ++i) pt->rec->samples[i] = NAN; /* unwritten shows */
   }
-  sq_graph_options opt = {.merge_neighbor_clusters = merge};
+  /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task */
+  sq_graph_options opt = {
+      .merge_neighbor_clusters = merge & 1, .fuse_predictor = (merge & 2) != 0, .fuse_steps = (merge & 4) != 0};
+  if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
+    int fusable = 0;
+    for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
+    ck_assert_int_gt(fusable, 0);
+  }
   int64_t c0, g0;
   task_counts(&c0, &g0);
   bus_bytes();
@@ -364,7 +371,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   *nclusters = d->ncluster;
   void *out = dup_bytes(d->dofs, *len * sq_real_size(p));
   printf("  run %-4s %s%s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
-         w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge ? " merged" : "",
+         w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge & 1 ? " merged" : merge ? " fused" : "",
          pt ? " sources+receivers" : "",
          d->ncluster, (long long)nsync, (long long)(nsync * fine_per_sync), (long long)*ncpu_tasks,
          (long long)*ngpu_tasks);
@@ -421,6 +428,14 @@ static void runs_one(sq_precision p, int points) {
   free(gpu);
   if (points) {
     check_samples("run gpu merged receivers", p, &pgot, &pref);
+    free(pgot.samples);
+  }
+  /* one tile per cluster, ader + local fused, the fastest cluster's whole steps as one task */
+  gpu = lts_run(p, WORKERS_GPU, 2 | 4, 100000, &nc, &ng, &len, &L, points ? &pgot : NULL);
+  check_close("run gpu fused", 4, p, gpu, ref, len);
+  free(gpu);
+  if (points) {
+    check_samples("run gpu fused receivers", p, &pgot, &pref);
     free(pgot.samples);
   }
   starpu_shutdown();

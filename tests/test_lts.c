@@ -148,7 +148,13 @@ static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *
   sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
-  sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0, .count_predict = npred, .count_correct = ncorr};
+  if (how & 4) { /* whole steps as one task: some tile must qualify, else the comparison proves nothing */
+    int fusable = 0;
+    for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
+    ck_assert_int_gt(fusable, 0);
+  }
+  sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0,
+                          .fuse_steps = (how & 4) != 0, .count_predict = npred, .count_correct = ncorr};
   for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
@@ -162,11 +168,14 @@ static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *
 
 START_TEST(schedule_counts_and_merge) {
   int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, p2[64] = {0}, c2[64] = {0};
+  int64_t p3[64] = {0}, c3[64] = {0}, p4[64] = {0}, c4[64] = {0};
   int L;
   const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
   const uint64_t h1 = run_lts(1, 32, p1, c1, &L);
   const uint64_t h2 = run_lts(0, 5, p1 + 32, c1 + 32, &L); /* another tile size */
   const uint64_t h3 = run_lts(2, 32, p2, c2, &L);           /* fused ader + local per tile */
+  const uint64_t h4 = run_lts(4, 100000, p3, c3, &L);       /* one tile per cluster: whole steps */
+  const uint64_t h5 = run_lts(4 | 1, 100000, p4, c4, &L);   /* whole steps and merged predictors */
   ck_assert_int_ge(L, 3);
   for (int l = 0; l < L; ++l) {
     const int64_t expect = 2 * (int64_t)pow(2, L - 1 - l); /* two sync intervals, rate 2 */
@@ -176,10 +185,16 @@ START_TEST(schedule_counts_and_merge) {
     ck_assert_int_eq(c1[l], expect);
     ck_assert_int_eq(p2[l], expect);
     ck_assert_int_eq(c2[l], expect);
+    ck_assert_int_eq(p3[l], expect);
+    ck_assert_int_eq(c3[l], expect);
+    ck_assert_int_eq(p4[l], expect);
+    ck_assert_int_eq(c4[l], expect);
   }
   ck_assert_uint_eq(h0, h1); /* merge on/off: bitwise equal */
   ck_assert_uint_eq(h0, h2); /* tile size: bitwise equal */
   ck_assert_uint_eq(h0, h3); /* fused predictor: bitwise equal */
+  ck_assert_uint_eq(h0, h4); /* whole steps: bitwise equal */
+  ck_assert_uint_eq(h0, h5);
 }
 END_TEST
 

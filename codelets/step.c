@@ -1,0 +1,167 @@
+/**
+ * @file step.c  Codelet "step": the whole update of one tile -- ader (+ LTS buffer), local, then the
+ * neighbour fluxes -- as one task.  It is valid where the neighbour fluxes read nothing that another
+ * task of the same step writes: a tile of the fastest cluster whose faces see only itself and slower
+ * clusters (their derivatives are ready before the step starts).  A small fastest cluster in one tile
+ * then costs one task per sub-step instead of three, which shortens the chain of sub-steps that LTS
+ * waits on (thesis §6.5.3: per-task overhead dominates small clusters).  Per element the arithmetic
+ * is that of the separate ader, local and neighbour tasks, in the same order.
+ */
+#include "sq_codelets.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
+
+/* Fixed buffers, then the optional derivatives and LTS buffer, then the neighbour slots that are not
+ * the tile itself. */
+enum { ST_PACK, ST_DOFS, ST_STAR, ST_FLUX_LOCAL, ST_TINT, ST_FLUX_NB, ST_LINK, ST_FIXED };
+
+/** Arguments: the predictor's, and per neighbour slot its buffer (-1: this tile's tint) and interval. */
+typedef struct step_args {
+  sq_step_args step;
+  int nslot;
+  struct {
+    int buffer;
+    double t0, t1;
+  } slot[];
+} step_args;
+
+int sq_step_fusable(const sq_runtime *rt, int tile) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
+  /* copy tiles are out: their halo messages are packed between the predictor and the corrector */
+  if (tl->cluster != 0 || tl->layer != SQ_LAYER_INTERIOR) return 0;
+  if (sq_runtime_tile_has_sources(rt, tile) || sq_runtime_tile_has_receivers(rt, tile)) return 0;
+  int first, end;
+  if (sq_runtime_fault_tiles(rt, 0, &first, &end) && end > first) return 0;
+  for (int s = 0; s < tl->nneighbor; ++s) {
+    const int nt = tl->neighbor[s];
+    if (nt != tile && d->tile[nt].cluster == 0) return 0; /* another tile's prediction of this step */
+  }
+  return 1;
+}
+
+static void step_cpu(void *buffers[], void *cl_arg) {
+  const step_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[ST_DOFS]);
+  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_DOFS]);
+  const void *star = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_STAR]);
+  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_TINT]);
+  int next = ST_FIXED;
+  void *derivs = a->step.store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *lts_buffer = a->step.buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  sq_kernel_ader(a->step.precision, a->step.order, n, pack, dofs, star, a->step.dt, tint, derivs);
+  if (lts_buffer)
+    sq_kernel_accumulate(a->step.precision, a->step.order, n, tint, a->step.buffer == SQ_BUFFER_RESET, lts_buffer);
+  sq_kernel_local(a->step.precision, a->step.order, n, pack, tint, star,
+                  (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_LOCAL]), dofs);
+  const void *nb_data[a->nslot > 0 ? a->nslot : 1];
+  double t0[a->nslot > 0 ? a->nslot : 1], t1[a->nslot > 0 ? a->nslot : 1];
+  for (int s = 0; s < a->nslot; ++s) {
+    const int b = a->slot[s].buffer;
+    nb_data[s] = b < 0 ? tint : (const void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+    t0[s] = a->slot[s].t0;
+    t1[s] = a->slot[s].t1;
+  }
+  sq_kernel_neighbor(a->step.precision, a->step.order, n, pack,
+                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[ST_LINK]),
+                     (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_NB]), nb_data, t0, t1, dofs);
+}
+
+#ifdef SQ_USE_CUDA
+/* The fused predictor kernel, then the neighbour kernel, on the worker's stream. */
+static void step_cuda(void *buffers[], void *cl_arg) {
+  const step_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[ST_DOFS]);
+  const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_DOFS]);
+  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_TINT]);
+  int next = ST_FIXED;
+  void *derivs = a->step.store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *lts_buffer = a->step.buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  sq_cuda_predict(a->step.precision, a->step.order, n, pack, dofs, (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_STAR]),
+                  (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_LOCAL]), a->step.dt, tint, derivs, lts_buffer,
+                  a->step.buffer == SQ_BUFFER_RESET, starpu_cuda_get_local_stream());
+  sq_cuda_slots slots;
+  slots.nslot = a->nslot;
+  STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "step task with %d slots on a CUDA worker", slots.nslot);
+  for (int s = 0; s < a->nslot; ++s) {
+    const int b = a->slot[s].buffer;
+    slots.data[s] = b < 0 ? tint : (const void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+    slots.t0[s] = a->slot[s].t0;
+    slots.t1[s] = a->slot[s].t1;
+  }
+  sq_cuda_neighbor(a->step.precision, a->step.order, n, pack, (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[ST_LINK]),
+                   (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_NB]), &slots, dofs, starpu_cuda_get_local_stream());
+}
+
+static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) return 1;
+  return ((const step_args *)task->cl_arg)->nslot <= SQ_CUDA_MAX_SLOTS;
+}
+#endif
+
+/* The cost follows the tile's size, whatever it reads (see neighbor.c). */
+static uint32_t step_footprint(struct starpu_task *task) {
+  const starpu_data_handle_t dofs = STARPU_TASK_GET_HANDLE(task, ST_DOFS);
+  return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(dofs) * starpu_vector_get_elemsize(dofs)), 0);
+}
+
+static struct starpu_perfmodel step_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_step", .footprint = step_footprint};
+
+static struct starpu_codelet step_cl = {
+    .cpu_funcs = {step_cpu},
+    .cpu_funcs_name = {"step_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {step_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+    .can_execute = step_can_execute,
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &step_model,
+    .name = "sq_step",
+};
+
+int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_mode buffer_mode, int priority) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
+  SQ_CHECK(sq_step_fusable(rt, tile), SQ_ERR_INTERNAL, "tile %d cannot take its whole step as one task", tile);
+  SQ_CHECK(buffer_mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);
+  const size_t args_size = sizeof(step_args) + sizeof(((step_args *)0)->slot[0]) * tl->nneighbor;
+  step_args *a = malloc(args_size);
+  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (ST_FIXED + 2 + tl->nneighbor));
+  SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
+  a->step = (sq_step_args){.precision = d->opt.precision, .order = d->opt.order, .dt = dt,
+                           .store_derivs = tl->needs_derivs, .buffer = buffer_mode};
+  a->nslot = tl->nneighbor;
+  int nbuf = 0;
+  descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
+  descr[nbuf++] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
+  descr[nbuf++] = (struct starpu_data_descr){rt->star[tile], STARPU_R};
+  descr[nbuf++] = (struct starpu_data_descr){rt->flux_local[tile], STARPU_R};
+  descr[nbuf++] = (struct starpu_data_descr){rt->tint[tile], STARPU_W};
+  descr[nbuf++] = (struct starpu_data_descr){rt->flux_nb[tile], STARPU_R};
+  descr[nbuf++] = (struct starpu_data_descr){rt->link[tile], STARPU_R};
+  if (tl->needs_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
+  if (buffer_mode != SQ_BUFFER_NONE)
+    descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], buffer_mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
+  for (int s = 0; s < tl->nneighbor; ++s) {
+    const int nt = tl->neighbor[s];
+    a->slot[s].buffer = -1, a->slot[s].t0 = a->slot[s].t1 = 0.0;
+    if (nt == tile) continue; /* its own tint, written above in the same task */
+    /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
+    SQ_CHECK(rt->derivs[nt], SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+    a->slot[s].buffer = nbuf;
+    a->slot[s].t0 = substep * dt;
+    a->slot[s].t1 = (substep + 1) * dt;
+    descr[nbuf++] = (struct starpu_data_descr){rt->derivs[nt], STARPU_R};
+  }
+  int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               SQ_TILE_PLACEMENT(rt, tile), STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt),
+                               sq_profile_arg(rt, SQ_TASK_STEP), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  free(descr);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting step task for tile %d failed (%d)", tile, ret);
+  return SQ_SUCCESS;
+}
