@@ -8,7 +8,7 @@
 # usage: tests/bench/lts_types.sh [ORDER] [CELLS_XY] [SYNC_INTERVALS]     (defaults 4 8 2)
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
-# thousands), SQ_LTS_FUSE=true for runtime.fuse_predictor.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
+# thousands), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 SQ=${SQ_BIN:-./starquake}
 ORDER=${1:-4}
@@ -65,6 +65,7 @@ runtime:
   tile_size: ${SQ_LTS_TILE:-128}
   merge_neighbor_clusters: $3
   fuse_predictor: ${SQ_LTS_FUSE:-false}
+  fuse_steps: ${SQ_LTS_FUSE_STEPS:-false}
 Y
 }
 field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
