@@ -36,6 +36,17 @@ sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "
 STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yaml" --quiet --tile-size 16 --output "$OUT/merged" > "$OUT/log" 2>&1
 h=$(hash_of "$OUT/merged")
 [ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
+# fused predictor and whole-step tasks, on 1 and 2 ranks (copy tiles keep separate tasks: their halo is
+# packed between predictor and corrector); on one rank --profile counts the whole-step tasks, which must exist
+sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  fuse_predictor: true\n  fuse_steps: true/' "$CFG" > "$OUT/fused.yaml"
+for np in 1 2; do
+  timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$OUT/fused.yaml" --profile --tile-size 100000 --output "$OUT/fused$np" > "$OUT/fused.log" 2>&1
+  h=$(hash_of "$OUT/fused$np")
+  nstep=$(awk '$1 == "step" && $3 == "tasks" {print $2}' "$OUT/fused.log")
+  [ "$np" -eq 2 ] && nstep=${nstep:-any}
+  [ "$h" = "$ref" ] && [ "${nstep:-0}" != 0 ] && ok "np=$np fused predictor + whole steps (step tasks on rank 0: $nstep): $h" ||
+    { bad "np=$np fused: hash ${h:-none}, step tasks ${nstep:-none}"; tail -5 "$OUT/fused.log"; }
+done
 # node-speed weights: each rank measures itself, METIS sizes the parts by it; the result is unchanged
 sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  node_speed_weights: true/' "$CFG" > "$OUT/nsw.yaml"
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/nsw.yaml" --output "$OUT/nsw" > "$OUT/nsw.log" 2>&1
