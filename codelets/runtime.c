@@ -223,6 +223,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
   for (int i = 0; i < rt->npinned; ++i) starpu_memory_unpin(rt->pinned[i], 0);
   SQ_FREE(rt->pinned);
   SQ_FREE(rt->tile_where);
+  SQ_FREE(rt->tile_gpu);
+  SQ_FREE(rt->gpu_workers);
   SQ_FREE(rt->dofs);
   SQ_FREE(rt->tint);
   SQ_FREE(rt->star);

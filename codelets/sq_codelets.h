@@ -118,7 +118,8 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
  * cluster's tiles: the element tasks of a tile then run on that GPU's workers (or on CPU workers,
  * where any are allowed), so a tile's data stays on one GPU and only the tiles on a part's border
  * are read across GPUs.  Without it, dmda hands neighbouring tiles to different GPUs and every
- * neighbour task pulls whole tiles between them.  Call after sq_runtime_split_tiles.
+ * neighbour task pulls whole tiles between them.  Call after sq_runtime_split_tiles and before any task
+ * is submitted: StarPU keeps pointers to the worker bitmaps, which a second call would free.
  * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);

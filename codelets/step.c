@@ -132,7 +132,11 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_m
   const size_t args_size = sizeof(step_args) + sizeof(((step_args *)0)->slot[0]) * tl->nneighbor;
   step_args *a = malloc(args_size);
   struct starpu_data_descr *descr = malloc(sizeof(*descr) * (ST_FIXED + 2 + tl->nneighbor));
-  SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
+  if (!a || !descr) {
+    free(a);
+    free(descr);
+    SQ_CHECK(0, SQ_ERR_MEMORY, "out of memory");
+  }
   a->step = (sq_step_args){.precision = d->opt.precision, .order = d->opt.order, .dt = dt,
                            .store_derivs = tl->needs_derivs, .buffer = buffer_mode};
   a->nslot = tl->nneighbor;
@@ -152,7 +156,11 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_m
     a->slot[s].buffer = -1, a->slot[s].t0 = a->slot[s].t1 = 0.0;
     if (nt == tile) continue; /* its own tint, written above in the same task */
     /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
-    SQ_CHECK(rt->derivs[nt], SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+    if (!rt->derivs[nt]) {
+      free(a);
+      free(descr);
+      SQ_CHECK(0, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+    }
     a->slot[s].buffer = nbuf;
     a->slot[s].t0 = substep * dt;
     a->slot[s].t1 = (substep + 1) * dt;

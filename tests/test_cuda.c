@@ -432,6 +432,8 @@ static void runs_one(sq_precision p, int points) {
   }
   /* one tile per cluster, ader + local fused, the fastest cluster's whole steps as one task */
   gpu = lts_run(p, WORKERS_GPU, 2 | 4, 100000, &nc, &ng, &len, &L, points ? &pgot : NULL);
+  ck_assert_int_eq(nc, 0);
+  ck_assert_int_gt(ng, 0);
   check_close("run gpu fused", 4, p, gpu, ref, len);
   free(gpu);
   if (points) {
