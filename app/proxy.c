@@ -238,15 +238,18 @@ static void fill_dofs(sq_disc *d) {
 }
 
 static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material *mat, int order, sq_precision prec) {
+  /* SQ_CPU_TILE with SQ_CPU_SHARE: the tile size of the CPU part (runtime.cpu_tile_size) */
+  const double cpu_share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
   sq_disc_options dopt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = o->tile, .lts_rate = 1,
-                          .max_clusters = 1};
+                          .max_clusters = 1, .small_share = cpu_share,
+                          .small_tile_size = cpu_share >= 0 && getenv("SQ_CPU_TILE") ? atoi(getenv("SQ_CPU_TILE")) : 0};
   sq_disc *d;
   SQ_CALL(sq_disc_create(mesh, mat, &dopt, &d));
   fill_dofs(d);
   sq_runtime *rt;
   SQ_CALL(sq_runtime_create(d, &rt));
   /* SQ_CPU_SHARE: static CPU/GPU split of the tiles (runtime.cpu_share), for "both" */
-  const double share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
+  const double share = cpu_share;
   const double placed = sq_runtime_split_tiles(rt, share);
   if (placed >= 0) printf("# static split: %.1f %% of the elements on CPU workers (SQ_CPU_SHARE=%g)\n", 100.0 * placed, share);
   /* SQ_GPU_AFFINITY=0: StarPU places tiles on the GPUs freely (runtime.gpu_affinity: false) */
@@ -287,11 +290,12 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     const char *wname = o->workers == W_CPU ? "cpu" : o->workers == W_GPU ? "gpu" : "both";
     printf("RESULT kernel=%s order=%d prec=%s elems=%lld workers=%s ncpu=%u ngpu=%u sched=%s tile=%d steps=%lld "
            "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gbs=%.1f pct_peak_bw=%.1f "
-           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f\n",
+           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
            getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default",
            o->tile, (long long)steps, secs, upd, gflops, 100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
-           ncpu && !ngpu ? gflops / ncpu : 0.0, (double)moved / steps, c, g, placed);
+           ncpu && !ngpu ? gflops / ncpu : 0.0, (double)moved / steps, c, g, placed,
+           dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile);
     fflush(stdout);
   }
   sq_runtime_destroy(rt);

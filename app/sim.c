@@ -336,7 +336,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .max_clusters = cfg->lts_max_clusters,
                          .rank = s->rank,
                          .nranks = s->nranks,
-                         .rupture = cfg->fault.enabled};
+                         .rupture = cfg->fault.enabled,
+                         .small_share = cfg->cpu_share,
+                         .small_tile_size = cfg->cpu_share >= 0 ? cfg->cpu_tile_size : 0};
   double *target = NULL;
   int distributed = 0;
   if (s->nranks > 1) {

@@ -1443,6 +1443,8 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "fuse_steps", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_steps)},
     {.name = "cpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, cpu_share)},
+    {.name = "cpu_tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_config, cpu_tile_size)},
     {.name = "gpu_affinity", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, gpu_affinity)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},

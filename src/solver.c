@@ -81,11 +81,17 @@ static int is_rupture_face(const sq_disc *d, int64_t cell, int f) {
 int sq_disc_is_rupture_face(const sq_disc *d, int64_t cell, int face) { return is_rupture_face(d, cell, face); }
 
 /* Append tiles of at most tile_size elements over local elements [begin, end). */
-static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer) {
-  for (int64_t b = begin; b < end; b += d->opt.tile_size) {
+/* Tiles of [begin, end): the first *small_left elements (NULL: none) in tiles of small_tile_size. */
+static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer, int64_t *small_left) {
+  for (int64_t b = begin, size; b < end; b += size) {
+    size = d->opt.tile_size;
+    if (small_left && *small_left > 0) {
+      size = d->opt.small_tile_size < *small_left ? d->opt.small_tile_size : *small_left;
+      *small_left -= size < end - b ? size : end - b;
+    }
     sq_tile *t = &d->tile[d->ntile++];
     t->begin = b;
-    t->end = b + d->opt.tile_size < end ? b + d->opt.tile_size : end;
+    t->end = b + size < end ? b + size : end;
     t->cluster = cluster;
     t->layer = layer;
     t->peer = peer;
@@ -136,16 +142,23 @@ static int build_tiles(sq_disc *d) {
           ghost_mask[nb] |= (int8_t)(is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(d->cluster[nb], d->cluster[c]));
       }
   /* worst case: every (cluster, layer, peer, kinds) group adds one partial tile */
+  const int small = d->opt.small_tile_size > 0 && d->opt.small_share > 0;
   maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks) + 1;
+  if (small) maxtiles += (int64_t)(d->opt.small_share * (double)nlocal) / d->opt.small_tile_size + 2 * d->ncluster;
   SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;
   int64_t pos = 0;
   for (int l = 0; l < d->ncluster; ++l) {
+    int64_t owned = 0, small_left = 0;
+    if (small) {
+      for (int64_t c = 0; c < m->ncell; ++c) owned += (role[c] == 1 || role[c] == 2) && d->cluster[c] == l;
+      small_left = (int64_t)llround(d->opt.small_share * (double)owned);
+    }
     for (int layer = 1; layer <= 2; ++layer) {
       const int64_t begin = pos;
       for (int64_t c = 0; c < m->ncell; ++c)
         if (role[c] == layer && d->cluster[c] == l) d->cell_of[pos++] = c;
-      cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1);
+      cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1, small ? &small_left : NULL);
     }
     /* one group per kinds mask, so that a message carries a kind only for the cells that need it
      * (the LTS derivatives are `order` times the size of the time-integrated dofs) */
@@ -156,7 +169,7 @@ static int build_tiles(sq_disc *d) {
         for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
           if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer && ghost_mask[c] == mask)
             d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
-        cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer);
+        cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer, NULL);
         for (int t = first_tile; t < d->ntile; ++t) d->tile[t].ghost_kinds = mask; /* what its messages carry */
       }
   }

@@ -55,6 +55,12 @@ typedef struct sq_disc_options {
   int rupture;          /**< 1: faces tagged SQ_BC_RUPTURE are dynamic-rupture faces (fault.c imposes their
                              flux); 0: they are ordinary faces */
   int rank, nranks;     /**< this rank and the number of ranks */
+  /** The first small_share (0..1) of each cluster's owned elements (interior, then copy) are cut into
+   *  tiles of small_tile_size instead of tile_size: the CPU part of a static CPU/GPU split
+   *  (runtime.cpu_share, runtime.cpu_tile_size), where smaller tiles keep every CPU worker busy.
+   *  small_tile_size <= 0: no small tiles. */
+  double small_share;
+  int small_tile_size;
 } sq_disc_options;
 
 /** The discretisation (owns everything but the mesh). */

@@ -9,8 +9,9 @@
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
-/* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2. */
-static sq_disc *make_disc(int rate, int tile, sq_mesh **mesh) {
+/* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2; the first small_share of
+ * each cluster in tiles of small_tile (0: none). */
+static sq_disc *make_disc_small(int rate, int tile, double small_share, int small_tile, sq_mesh **mesh) {
   sq_box_params bp;
   sq_box_params_default(&bp);
   bp.n[0] = bp.n[1] = bp.n[2] = 4;
@@ -25,12 +26,43 @@ static sq_disc *make_disc(int rate, int tile, sq_mesh **mesh) {
     m[c].mu *= s * s;
   }
   sq_disc_options opt = {.order = 3, .precision = SQ_F64, .cfl = 0.5, .tile_size = tile, .lts_rate = rate,
-                         .max_clusters = 20};
+                         .max_clusters = 20, .small_share = small_share, .small_tile_size = small_tile};
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
   free(m);
   return d;
 }
+
+static sq_disc *make_disc(int rate, int tile, sq_mesh **mesh) { return make_disc_small(rate, tile, 0.0, 0, mesh); }
+
+/* small CPU tiles (runtime.cpu_tile_size): the first share of each cluster is cut small, the rest as usual */
+START_TEST(small_tiles_first) {
+  sq_mesh *mesh;
+  const double share = 0.3;
+  const int tile = 40, small = 3;
+  sq_disc *d = make_disc_small(2, tile, share, small, &mesh);
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t owned = 0, in_small = 0;
+    for (int t = 0; t < d->ntile; ++t)
+      if (d->tile[t].cluster == l && d->tile[t].layer != SQ_LAYER_GHOST) owned += d->tile[t].end - d->tile[t].begin;
+    const int64_t want = llround(share * (double)owned);
+    for (int t = 0; t < d->ntile; ++t) { /* in order: small tiles until the share is reached, then normal ones */
+      const sq_tile *tl = &d->tile[t];
+      if (tl->cluster != l || tl->layer == SQ_LAYER_GHOST) continue;
+      const int64_t n = tl->end - tl->begin;
+      if (in_small < want) {
+        ck_assert_int_le(n, small);
+        in_small += n;
+      } else {
+        ck_assert_int_le(n, tile);
+      }
+    }
+    ck_assert_int_eq(in_small, want);
+  }
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+END_TEST
 
 START_TEST(cluster_invariants) {
   sq_mesh *mesh;
@@ -209,6 +241,7 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, cluster_invariants);
   tcase_add_test(tc, split_parts_contiguous_balanced);
+  tcase_add_test(tc, small_tiles_first);
   tcase_add_test(tc, taylor_additivity_and_buffer);
   tcase_add_test(tc, schedule_counts_and_merge);
   suite_add_tcase(s, tc);

@@ -124,9 +124,16 @@ elif [ "$MODE" = hetero ]; then
   for s in dmda eager; do
     STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 $HN 6 all 6 single both $HT
   done
+  # the same split with small CPU tiles (runtime.cpu_tile_size: every CPU worker gets tiles), at the
+  # measured share and at half of it
+  for ct in ${SQ_HETERO_CPU_TILES:-256}; do
+    for sh in ${share:-0.2} $(awk -v s="${share:-0.2}" 'BEGIN {printf "%.3f", s / 2}'); do
+      STARPU_SCHED=dmda SQ_CPU_TILE=$ct SQ_CPU_SHARE=$sh proxy hetero.log 60 $HN 6 all 6 single both $HT
+    done
+  done
   awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
        /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
-       key = v["workers"] (v["workers"] == "both" ? " " v["sched"] (v["cpu_share"] >= 0 ? " split " v["cpu_share"] : "") : "");
+       key = v["workers"] (v["workers"] == "both" ? " " v["sched"] (v["cpu_share"] >= 0 ? " split " v["cpu_share"] " cpu tile " v["cpu_tile"] : "") : "");
        rate[key] = v["upd_per_s"]; order[++n] = key}
        END {ref = rate["cpu"] + rate["gpu"];
             printf "HETERO cpu %.4e gpu %.4e sum %.4e\n", rate["cpu"], rate["gpu"], ref;
