@@ -249,9 +249,9 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
   sq_runtime *rt;
   SQ_CALL(sq_runtime_create(d, &rt));
   /* SQ_CPU_SHARE: static CPU/GPU split of the tiles (runtime.cpu_share), for "both" */
-  const double share = cpu_share;
-  const double placed = sq_runtime_split_tiles(rt, share);
-  if (placed >= 0) printf("# static split: %.1f %% of the elements on CPU workers (SQ_CPU_SHARE=%g)\n", 100.0 * placed, share);
+  const double placed = sq_runtime_split_tiles(rt, cpu_share);
+  if (placed >= 0)
+    printf("# static split: %.1f %% of the elements on CPU workers (SQ_CPU_SHARE=%g)\n", 100.0 * placed, cpu_share);
   /* SQ_GPU_AFFINITY=0: StarPU places tiles on the GPUs freely (runtime.gpu_affinity: false) */
   const char *affinity = getenv("SQ_GPU_AFFINITY");
   const int parts = affinity && !strcmp(affinity, "0") ? 0 : sq_runtime_place_tiles_on_gpus(rt);
