@@ -10,43 +10,64 @@
 #include "sq_cuda.h"
 #endif
 
-/* Per segment: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
+/* A segment's buffers: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
 enum { SEG_DOFS, SEG_STAR, SEG_FLUX, SEG_TINT, SEG_FIXED };
 
-typedef struct merged_segment {
-  double dt;
-  int store_derivs;
-  sq_buffer_mode buffer;
-  int nbuf; /* buffers of this segment */
-} merged_segment;
+int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+                       sq_segment *seg) {
+  const sq_tile *tl = &rt->disc->tile[tile];
+  SQ_CHECK(mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);
+  int n = 0;
+  descr[n++] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
+  descr[n++] = (struct starpu_data_descr){rt->star[tile], STARPU_R};
+  descr[n++] = (struct starpu_data_descr){rt->flux_local[tile], STARPU_R};
+  descr[n++] = (struct starpu_data_descr){rt->tint[tile], STARPU_W};
+  if (tl->needs_derivs) descr[n++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
+  if (mode != SQ_BUFFER_NONE)
+    descr[n++] = (struct starpu_data_descr){rt->buffer[tile], mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
+  *seg = (sq_segment){.dt = dt, .store_derivs = tl->needs_derivs, .buffer = mode, .nbuf = n};
+  return SQ_SUCCESS;
+}
+
+void *sq_segment_tint(void **buf) { return (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]); }
+
+void sq_segment_cpu(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf) {
+  const int64_t n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]);
+  const void *star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]);
+  void *tint = sq_segment_tint(buf);
+  int next = SEG_FIXED;
+  void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+  void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+  sq_kernel_ader(prec, order, n, pack, dofs, star, sg->dt, tint, derivs);
+  if (lts_buffer) sq_kernel_accumulate(prec, order, n, tint, sg->buffer == SQ_BUFFER_RESET, lts_buffer);
+  sq_kernel_local(prec, order, n, pack, tint, star, (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]), dofs);
+}
+
+#ifdef SQ_USE_CUDA
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf) {
+  int next = SEG_FIXED;
+  void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+  void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+  sq_cuda_predict(prec, order, STARPU_VECTOR_GET_NX(buf[SEG_DOFS]), pack, (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]),
+                  (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]), (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
+                  sg->dt, sq_segment_tint(buf), derivs, lts_buffer, sg->buffer == SQ_BUFFER_RESET,
+                  starpu_cuda_get_local_stream());
+}
+#endif
 
 typedef struct merged_args {
   sq_precision precision;
   int order;
   int nseg;
-  merged_segment seg[];
+  sq_segment seg[];
 } merged_args;
 
 static void merged_cpu(void *buffers[], void *cl_arg) {
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  int b = 1;
-  for (int s = 0; s < a->nseg; ++s) {
-    const merged_segment *sg = &a->seg[s];
-    void **buf = buffers + b;
-    const int64_t n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]);
-    void *dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]);
-    const void *star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]);
-    void *tint = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]);
-    int next = SEG_FIXED;
-    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    sq_kernel_ader(a->precision, a->order, n, pack, dofs, star, sg->dt, tint, derivs);
-    if (lts_buffer) sq_kernel_accumulate(a->precision, a->order, n, tint, sg->buffer == SQ_BUFFER_RESET, lts_buffer);
-    sq_kernel_local(a->precision, a->order, n, pack, tint, star, (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
-                    dofs);
-    b += sg->nbuf;
-  }
+  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
+    sq_segment_cpu(a->precision, a->order, &a->seg[s], pack, buffers + b);
 }
 
 #ifdef SQ_USE_CUDA
@@ -54,20 +75,8 @@ static void merged_cpu(void *buffers[], void *cl_arg) {
 static void merged_cuda(void *buffers[], void *cl_arg) {
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  int b = 1;
-  for (int s = 0; s < a->nseg; ++s) {
-    const merged_segment *sg = &a->seg[s];
-    void **buf = buffers + b;
-    int next = SEG_FIXED;
-    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    sq_cuda_predict(a->precision, a->order, STARPU_VECTOR_GET_NX(buf[SEG_DOFS]), pack,
-                    (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]), (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]),
-                    (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]), sg->dt,
-                    (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]), derivs, lts_buffer, sg->buffer == SQ_BUFFER_RESET,
-                    starpu_cuda_get_local_stream());
-    b += sg->nbuf;
-  }
+  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
+    sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b);
 }
 #endif
 
@@ -88,9 +97,9 @@ static struct starpu_codelet merged_cl = {
 int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
                              const sq_buffer_mode *buffer_mode, int priority) {
   const sq_disc *d = rt->disc;
-  const size_t args_size = sizeof(merged_args) + sizeof(merged_segment) * ntile;
+  const size_t args_size = sizeof(merged_args) + sizeof(sq_segment) * ntile;
   merged_args *a = malloc(args_size);
-  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (1 + (SEG_FIXED + 2) * ntile));
+  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (1 + SQ_SEGMENT_MAX_BUFFERS * ntile));
   SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
   a->precision = d->opt.precision;
   a->order = d->opt.order;
@@ -98,20 +107,13 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
   for (int s = 0; s < ntile; ++s) {
-    const int t = tiles[s];
-    const sq_tile *tl = &d->tile[t];
-    SQ_CHECK(buffer_mode[s] == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", t);
-    const int first = nbuf;
-    descr[nbuf++] = (struct starpu_data_descr){rt->dofs[t], STARPU_RW};
-    descr[nbuf++] = (struct starpu_data_descr){rt->star[t], STARPU_R};
-    descr[nbuf++] = (struct starpu_data_descr){rt->flux_local[t], STARPU_R};
-    descr[nbuf++] = (struct starpu_data_descr){rt->tint[t], STARPU_W};
-    if (tl->needs_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[t], STARPU_W};
-    if (buffer_mode[s] != SQ_BUFFER_NONE)
-      descr[nbuf++] =
-          (struct starpu_data_descr){rt->buffer[t], buffer_mode[s] == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
-    a->seg[s] = (merged_segment){
-        .dt = dt[s], .store_derivs = tl->needs_derivs, .buffer = buffer_mode[s], .nbuf = nbuf - first};
+    const int ierr = sq_segment_buffers(rt, tiles[s], dt[s], buffer_mode[s], descr + nbuf, &a->seg[s]);
+    if (ierr) {
+      free(a);
+      free(descr);
+      return ierr;
+    }
+    nbuf += a->seg[s].nbuf;
   }
   unsigned long long where = sq_tile_where(rt, tiles[0]); /* tiles placed apart: anywhere */
   int gpu = sq_tile_gpu(rt, tiles[0]);

@@ -73,10 +73,7 @@ static int neighbor_can_execute(unsigned workerid, struct starpu_task *task, uns
  * own calibration (about ten runs on every kind of worker) before dmda/dmdas trust the model: one
  * footprint per tile size instead.
  */
-static uint32_t neighbor_footprint(struct starpu_task *task) {
-  const starpu_data_handle_t dofs = STARPU_TASK_GET_HANDLE(task, NB_DOFS);
-  return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(dofs) * starpu_vector_get_elemsize(dofs)), 0);
-}
+static uint32_t neighbor_footprint(struct starpu_task *task) { return sq_footprint_of_buffer(task, NB_DOFS); }
 
 static struct starpu_perfmodel neighbor_model = {
     .type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor", .footprint = neighbor_footprint};

@@ -171,6 +171,38 @@ int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int pri
 int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
                              const sq_buffer_mode *buffer_mode, int priority);
 
+/** A perf-model footprint from the byte size of the task's buffer @p i alone (a tile's dofs): tasks whose other
+ *  buffers vary (neighbour sets) then share one calibration per tile size. */
+static inline uint32_t sq_footprint_of_buffer(struct starpu_task *task, int i) {
+  const starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+  return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(h) * starpu_vector_get_elemsize(h)), 0);
+}
+
+/** The predictor's part of a task for one tile: its time step, what it stores, its buffers in the task. */
+typedef struct sq_segment {
+  double dt;
+  int store_derivs;      /**< a derivatives buffer follows tint */
+  sq_buffer_mode buffer; /**< an LTS buffer follows */
+  int nbuf;              /**< buffers of this segment */
+} sq_segment;
+/** Most buffers of one segment. */
+#define SQ_SEGMENT_MAX_BUFFERS 6
+/**
+ * @brief Append to @p descr the predictor's data of @p tile (merged.c): dofs (RW), star, flux_local, tint
+ * (W), then the derivatives (W) where the tile keeps them and the LTS buffer (W to reset, RW to
+ * accumulate) for @p mode; describe them in @p seg.  The merged and the whole-step tasks use it.
+ */
+int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+                       sq_segment *seg);
+/** The tint buffer's pointer among a segment's buffers @p buf. */
+void *sq_segment_tint(void **buf);
+/** Run a segment on the CPU: ader, LTS buffer, local, on the task buffers @p buf of sq_segment_buffers. */
+void sq_segment_cpu(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
+#ifdef SQ_USE_CUDA
+/** The same as one fused predictor kernel on the worker's stream. */
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
+#endif
+
 /**
  * @brief Can @p tile take its whole step (ader, local, neighbour fluxes) as one task?  Yes for an interior
  * tile of the fastest cluster whose faces see only itself and slower clusters, without point sources,

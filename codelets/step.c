@@ -12,19 +12,28 @@
 #include "sq_cuda.h"
 #endif
 
-/* Fixed buffers, then the optional derivatives and LTS buffer, then the neighbour slots that are not
- * the tile itself. */
-enum { ST_PACK, ST_DOFS, ST_STAR, ST_FLUX_LOCAL, ST_TINT, ST_FLUX_NB, ST_LINK, ST_FIXED };
+/* The reference matrices, the predictor's segment (merged.c: dofs first), the neighbour-flux data, then
+ * the neighbour slots that are not the tile itself. */
+enum { ST_PACK, ST_SEGMENT };
+enum { ST_FLUX_NB, ST_LINK, ST_AFTER_SEGMENT }; /* after the segment */
 
 /** Arguments: the predictor's, and per neighbour slot its buffer (-1: this tile's tint) and interval. */
 typedef struct step_args {
-  sq_step_args step;
+  sq_precision precision;
+  int order;
+  sq_segment seg;
   int nslot;
   struct {
     int buffer;
     double t0, t1;
   } slot[];
 } step_args;
+
+/* The neighbour slots' data: a buffer of the task, or the tile's own tint (written by its segment). */
+static const void *slot_data(const step_args *a, void *buffers[], int s) {
+  const int b = a->slot[s].buffer;
+  return b < 0 ? sq_segment_tint(buffers + ST_SEGMENT) : (const void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+}
 
 int sq_step_fusable(const sq_runtime *rt, int tile) {
   const sq_disc *d = rt->disc;
@@ -43,57 +52,42 @@ int sq_step_fusable(const sq_runtime *rt, int tile) {
 
 static void step_cpu(void *buffers[], void *cl_arg) {
   const step_args *a = cl_arg;
-  const int64_t n = STARPU_VECTOR_GET_NX(buffers[ST_DOFS]);
+  void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
-  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_DOFS]);
-  const void *star = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_STAR]);
-  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_TINT]);
-  int next = ST_FIXED;
-  void *derivs = a->step.store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  void *lts_buffer = a->step.buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  sq_kernel_ader(a->step.precision, a->step.order, n, pack, dofs, star, a->step.dt, tint, derivs);
-  if (lts_buffer)
-    sq_kernel_accumulate(a->step.precision, a->step.order, n, tint, a->step.buffer == SQ_BUFFER_RESET, lts_buffer);
-  sq_kernel_local(a->step.precision, a->step.order, n, pack, tint, star,
-                  (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_LOCAL]), dofs);
-  const void *nb_data[a->nslot > 0 ? a->nslot : 1];
-  double t0[a->nslot > 0 ? a->nslot : 1], t1[a->nslot > 0 ? a->nslot : 1];
+  sq_segment_cpu(a->precision, a->order, &a->seg, pack, seg);
+  const int ns = a->nslot > 0 ? a->nslot : 1;
+  const void *nb_data[ns];
+  double t0[ns], t1[ns];
   for (int s = 0; s < a->nslot; ++s) {
-    const int b = a->slot[s].buffer;
-    nb_data[s] = b < 0 ? tint : (const void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+    nb_data[s] = slot_data(a, buffers, s);
     t0[s] = a->slot[s].t0;
     t1[s] = a->slot[s].t1;
   }
-  sq_kernel_neighbor(a->step.precision, a->step.order, n, pack,
-                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[ST_LINK]),
-                     (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_NB]), nb_data, t0, t1, dofs);
+  sq_kernel_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
+                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
+                     (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), nb_data, t0, t1,
+                     (void *)STARPU_VECTOR_GET_PTR(seg[0]));
 }
 
 #ifdef SQ_USE_CUDA
 /* The fused predictor kernel, then the neighbour kernel, on the worker's stream. */
 static void step_cuda(void *buffers[], void *cl_arg) {
   const step_args *a = cl_arg;
-  const int64_t n = STARPU_VECTOR_GET_NX(buffers[ST_DOFS]);
+  void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
-  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_DOFS]);
-  void *tint = (void *)STARPU_VECTOR_GET_PTR(buffers[ST_TINT]);
-  int next = ST_FIXED;
-  void *derivs = a->step.store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  void *lts_buffer = a->step.buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  sq_cuda_predict(a->step.precision, a->step.order, n, pack, dofs, (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_STAR]),
-                  (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_LOCAL]), a->step.dt, tint, derivs, lts_buffer,
-                  a->step.buffer == SQ_BUFFER_RESET, starpu_cuda_get_local_stream());
+  sq_segment_cuda(a->precision, a->order, &a->seg, pack, seg);
   sq_cuda_slots slots;
   slots.nslot = a->nslot;
   STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "step task with %d slots on a CUDA worker", slots.nslot);
   for (int s = 0; s < a->nslot; ++s) {
-    const int b = a->slot[s].buffer;
-    slots.data[s] = b < 0 ? tint : (const void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+    slots.data[s] = slot_data(a, buffers, s);
     slots.t0[s] = a->slot[s].t0;
     slots.t1[s] = a->slot[s].t1;
   }
-  sq_cuda_neighbor(a->step.precision, a->step.order, n, pack, (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[ST_LINK]),
-                   (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_FLUX_NB]), &slots, dofs, starpu_cuda_get_local_stream());
+  sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
+                   (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
+                   (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
+                   starpu_cuda_get_local_stream());
 }
 
 static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
@@ -105,8 +99,7 @@ static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigne
 
 /* The cost follows the tile's size, whatever it reads (see neighbor.c). */
 static uint32_t step_footprint(struct starpu_task *task) {
-  const starpu_data_handle_t dofs = STARPU_TASK_GET_HANDLE(task, ST_DOFS);
-  return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(dofs) * starpu_vector_get_elemsize(dofs)), 0);
+  return sq_footprint_of_buffer(task, ST_SEGMENT); /* the segment's first buffer: dofs */
 }
 
 static struct starpu_perfmodel step_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_step", .footprint = step_footprint};
@@ -125,46 +118,44 @@ static struct starpu_codelet step_cl = {
 };
 
 int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_mode buffer_mode, int priority) {
-  const sq_disc *d = rt->disc;
-  const sq_tile *tl = &d->tile[tile];
+  const sq_tile *tl = &rt->disc->tile[tile];
   SQ_CHECK(sq_step_fusable(rt, tile), SQ_ERR_INTERNAL, "tile %d cannot take its whole step as one task", tile);
-  SQ_CHECK(buffer_mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);
   const size_t args_size = sizeof(step_args) + sizeof(((step_args *)0)->slot[0]) * tl->nneighbor;
   step_args *a = malloc(args_size);
-  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (ST_FIXED + 2 + tl->nneighbor));
+  struct starpu_data_descr *descr =
+      malloc(sizeof(*descr) * (1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + tl->nneighbor));
   if (!a || !descr) {
     free(a);
     free(descr);
     SQ_CHECK(0, SQ_ERR_MEMORY, "out of memory");
   }
-  a->step = (sq_step_args){.precision = d->opt.precision, .order = d->opt.order, .dt = dt,
-                           .store_derivs = tl->needs_derivs, .buffer = buffer_mode};
+  a->precision = rt->disc->opt.precision;
+  a->order = rt->disc->opt.order;
   a->nslot = tl->nneighbor;
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
-  descr[nbuf++] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
-  descr[nbuf++] = (struct starpu_data_descr){rt->star[tile], STARPU_R};
-  descr[nbuf++] = (struct starpu_data_descr){rt->flux_local[tile], STARPU_R};
-  descr[nbuf++] = (struct starpu_data_descr){rt->tint[tile], STARPU_W};
+  int ierr = sq_segment_buffers(rt, tile, dt, buffer_mode, descr + nbuf, &a->seg);
+  nbuf += ierr ? 0 : a->seg.nbuf;
   descr[nbuf++] = (struct starpu_data_descr){rt->flux_nb[tile], STARPU_R};
   descr[nbuf++] = (struct starpu_data_descr){rt->link[tile], STARPU_R};
-  if (tl->needs_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
-  if (buffer_mode != SQ_BUFFER_NONE)
-    descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], buffer_mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
-  for (int s = 0; s < tl->nneighbor; ++s) {
+  for (int s = 0; s < tl->nneighbor && !ierr; ++s) {
     const int nt = tl->neighbor[s];
     a->slot[s].buffer = -1, a->slot[s].t0 = a->slot[s].t1 = 0.0;
-    if (nt == tile) continue; /* its own tint, written above in the same task */
+    if (nt == tile) continue; /* its own tint, written by its segment in the same task */
     /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
     if (!rt->derivs[nt]) {
-      free(a);
-      free(descr);
-      SQ_CHECK(0, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+      ierr = sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+      break;
     }
     a->slot[s].buffer = nbuf;
     a->slot[s].t0 = substep * dt;
     a->slot[s].t1 = (substep + 1) * dt;
     descr[nbuf++] = (struct starpu_data_descr){rt->derivs[nt], STARPU_R};
+  }
+  if (ierr) {
+    free(a);
+    free(descr);
+    return ierr;
   }
   int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile), STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt),
