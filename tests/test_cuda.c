@@ -403,70 +403,59 @@ static void check_samples(const char *what, sq_precision p, const run_points *go
                 tolerance(p));
 }
 
+/* A run's dofs, and with points its receivers, against the CPU reference; frees the run's copies. */
+static void check_run(const char *what, sq_precision p, void *got, const void *ref, size_t len, run_points *pgot,
+                      const run_points *pref) {
+  check_close(what, 4, p, got, ref, len);
+  free(got);
+  if (!pref) return;
+  char name[64];
+  snprintf(name, sizeof(name), "%s receivers", what);
+  check_samples(name, p, pgot, pref);
+  free(pgot->samples);
+}
+
 static void runs_one(sq_precision p, int points) {
   size_t len;
   int L;
   int64_t nc, ng;
   run_points pref = {0}, pgot = {0};
+  run_points *got = points ? &pgot : NULL, *want = points ? &pref : NULL;
   start_starpu(WORKERS_CPU, "lws");
-  void *ref = lts_run(p, WORKERS_CPU, 0, 32, &nc, &ng, &len, &L, points ? &pref : NULL);
+  void *ref = lts_run(p, WORKERS_CPU, 0, 32, &nc, &ng, &len, &L, want);
   ck_assert_int_eq(ng, 0);
   starpu_shutdown();
 
   ck_assert_int_ge(start_starpu(WORKERS_GPU, "lws"), 1);
-  void *gpu = lts_run(p, WORKERS_GPU, 0, 32, &nc, &ng, &len, &L, points ? &pgot : NULL);
-  ck_assert_int_eq(nc, 0);
-  ck_assert_int_gt(ng, 0);
-  check_close("run gpu", 4, p, gpu, ref, len);
-  free(gpu);
-  if (points) {
-    check_samples("run gpu receivers", p, &pgot, &pref);
-    free(pgot.samples);
-  }
-  gpu = lts_run(p, WORKERS_GPU, 1, 32, &nc, &ng, &len, &L, points ? &pgot : NULL);
-  check_close("run gpu merged", 4, p, gpu, ref, len);
-  free(gpu);
-  if (points) {
-    check_samples("run gpu merged receivers", p, &pgot, &pref);
-    free(pgot.samples);
-  }
-  /* one tile per cluster, ader + local fused, the fastest cluster's whole steps as one task */
-  gpu = lts_run(p, WORKERS_GPU, 2 | 4, 100000, &nc, &ng, &len, &L, points ? &pgot : NULL);
-  ck_assert_int_eq(nc, 0);
-  ck_assert_int_gt(ng, 0);
-  check_close("run gpu fused", 4, p, gpu, ref, len);
-  free(gpu);
-  if (points) {
-    check_samples("run gpu fused receivers", p, &pgot, &pref);
-    free(pgot.samples);
+  /* plain, merged predictors, and one tile per cluster with ader + local fused and the fastest cluster's
+   * whole steps as one task */
+  const struct {
+    const char *what;
+    int how, tile;
+  } gpu_runs[] = {{"run gpu", 0, 32}, {"run gpu merged", 1, 32}, {"run gpu fused", 2 | 4, 100000}};
+  for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
+    void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
+    ck_assert_int_eq(nc, 0);
+    ck_assert_int_gt(ng, 0);
+    check_run(gpu_runs[i].what, p, gpu, ref, len, got, want);
   }
   starpu_shutdown();
 
   /* eager hands every task to the first idle worker: with small tiles both kinds get work */
   ck_assert_int_ge(start_starpu(WORKERS_BOTH, "eager"), 1);
-  void *both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, points ? &pgot : NULL);
+  void *both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, got);
   ck_assert_msg(nc > 0 && ng > 0, "mixed run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
                 (long long)ng);
-  check_close("run cpu+gpu", 4, p, both, ref, len);
-  free(both);
-  if (points) {
-    check_samples("run cpu+gpu receivers", p, &pgot, &pref);
-    free(pgot.samples);
-  }
+  check_run("run cpu+gpu", p, both, ref, len, got, want);
   /* a static split: a third of each cluster's tiles on the CPU workers, the rest on the GPU */
   split_share = 1.0 / 3.0;
-  both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, points ? &pgot : NULL);
+  both = lts_run(p, WORKERS_BOTH, 0, 8, &nc, &ng, &len, &L, got);
   split_share = -1.0;
   ck_assert_msg(nc > 0 && ng > 0, "split run: tasks on cpu %lld, gpu %lld: expected both > 0", (long long)nc,
                 (long long)ng);
-  check_close("run split", 4, p, both, ref, len);
-  free(both);
-  if (points) {
-    check_samples("run split receivers", p, &pgot, &pref);
-    free(pgot.samples);
-    free(pref.samples);
-  }
+  check_run("run split", p, both, ref, len, got, want);
   starpu_shutdown();
+  free(pref.samples);
   free(ref);
 }
 
