@@ -76,7 +76,7 @@ int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mo
     descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], buffer_mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
   int ret = starpu_task_insert(&ader_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile),
-                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_ADER),
+                               SQ_PROFILE(rt, SQ_TASK_ADER, tile),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting ader task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

@@ -252,7 +252,7 @@ static int pack_and_send(sq_runtime *rt, sq_halo_chunk *ch, int kind) {
     descr[1 + s] = (struct starpu_data_descr){h, STARPU_R};
   }
   int ret = starpu_task_insert(&pack_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, STARPU_MAX_PRIO,
-                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_HALO),
+                               SQ_PROFILE(rt, SQ_TASK_HALO, ch->tile[0]),
                                STARPU_DATA_MODE_ARRAY, descr, 1 + ch->ntile, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting halo_pack task failed (%d)", ret);

@@ -46,7 +46,7 @@ int sq_insert_local(sq_runtime *rt, int tile, int priority) {
   *a = (sq_step_args){.precision = rt->disc->opt.precision, .order = rt->disc->opt.order};
   int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile),
-                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_LOCAL), STARPU_R, rt->pack,
+                               SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
                                STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
                                STARPU_RW, rt->dofs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);

@@ -123,7 +123,7 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
   }
   int ret = starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
                                STARPU_EXECUTE_WHERE, where, STARPU_TASK_WORKERIDS, sq_gpu_words(rt, gpu),
-                               sq_gpu_workers(rt, gpu), STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_MERGED),
+                               sq_gpu_workers(rt, gpu), SQ_PROFILE(rt, SQ_TASK_MERGED, tiles[0]),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting merged predictor task failed (%d)", ret);

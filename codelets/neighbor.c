@@ -120,7 +120,7 @@ int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int pri
   }
   int ret = starpu_task_insert(&neighbor_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile),
-                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_NEIGHBOR),
+                               SQ_PROFILE(rt, SQ_TASK_NEIGHBOR, tile),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting neighbor task for tile %d failed (%d)", tile, ret);

@@ -159,8 +159,7 @@ int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority) {
                          .dt = dt};
   const int ret = starpu_task_insert(
       &plasticity_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
-      STARPU_CALLBACK_WITH_ARG_NFREE,
-      sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_PLASTICITY), STARPU_R, rt->plastic_ref, STARPU_RW,
+      SQ_PROFILE(rt, SQ_TASK_PLASTICITY, tile), STARPU_R, rt->plastic_ref, STARPU_RW,
       rt->dofs[tile], STARPU_R, rt->plastic_stress[tile], STARPU_R, rt->plastic_params[tile], STARPU_R,
       rt->plastic_mu[tile], STARPU_RW, rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], STARPU_RW,
       rt->plastic_count[tile], 0);

@@ -193,7 +193,7 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
     descr[nbuf++] = (struct starpu_data_descr){rt->dofs[et], STARPU_RW};
   }
   int ret = starpu_task_insert(&rupture_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, tl->priority,
-                               STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, SQ_TASK_RUPTURE),
+                               SQ_PROFILE(rt, SQ_TASK_RUPTURE, tl->slot[0]),
                                STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting rupture task for fault tile %d failed (%d)", ftile, ret);

@@ -20,7 +20,17 @@ enum sq_task_kind {
 typedef struct sq_task_profile {
   int64_t count;
   int64_t nanoseconds;
+  struct sq_runtime *rt; /**< back pointers for the callback, which gets only this struct */
+  int kind;
 } sq_task_profile;
+
+/** One executed task in a trace (sq_runtime_trace_start): times in ns of the monotonic clock. */
+typedef struct sq_trace_event {
+  int64_t submit, start, end;
+  int32_t tile; /**< the tile it computes (the first one of a merged task, a halo message's first copy tile) */
+  int16_t worker;
+  int8_t kind; /**< enum sq_task_kind */
+} sq_trace_event;
 
 /** StarPU handles of one discretisation, registered tile by tile over the arrays of sq_disc. */
 typedef struct sq_runtime {
@@ -63,6 +73,10 @@ typedef struct sq_runtime {
   unsigned gpu_words;
   int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
+  sq_trace_event *trace;            /**< NULL, or one event per executed task (up to trace_capacity) */
+  int64_t trace_capacity, trace_count; /**< trace_count may pass the capacity: the events beyond are lost */
+  double *frozen_total, *frozen_exec; /**< per worker: the counters at sq_runtime_profile_freeze (NULL: none) */
+  unsigned frozen_workers;
 } sq_runtime;
 
 /** @brief Callback for task insertion: the function to pass with STARPU_CALLBACK_WITH_ARG_NFREE (NULL unless profiling). */
@@ -71,6 +85,21 @@ void (*sq_profile_callback(const sq_runtime *rt))(void *);
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
 /** @brief Print the per-kind time breakdown and each worker's idle fraction. */
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
+/** @brief Zero the per-kind times, the workers' counters and the trace (no task may be running): profile
+ *  what follows. */
+void sq_runtime_profile_reset(sq_runtime *rt);
+/** @brief Keep the workers' counters as they are now (the end of the time stepping): the report then shows
+ *  them rather than counters that ran on through the outputs. */
+int sq_runtime_profile_freeze(sq_runtime *rt);
+/** @brief Record up to @p capacity executed tasks from now on (needs profiling on). */
+int sq_runtime_trace_start(sq_runtime *rt, int64_t capacity);
+/** @brief Write the trace as CSV (one task per line: kind, tile, cluster, layer, worker, submit, start and
+ *  end in µs from the first submission); the events lost to the capacity are counted in a comment. */
+int sq_runtime_trace_write(const sq_runtime *rt, const char *path);
+/** The task-insertion arguments for profiling and tracing a task of @p kind that computes @p tile. */
+#define SQ_PROFILE(rt, kind, tile)                                                                            \
+  STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, kind), STARPU_TAG_ONLY,           \
+      (starpu_tag_t)(tile)
 
 /**
  * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create

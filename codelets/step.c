@@ -158,8 +158,7 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_m
     return ierr;
   }
   int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               SQ_TILE_PLACEMENT(rt, tile), STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt),
-                               sq_profile_arg(rt, SQ_TASK_STEP), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+                               SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_STEP, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting step task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

@@ -54,6 +54,9 @@ touch "$T/notadir"
 [ $rc -ne 0 ] && grep -q "notadir" "$T/unwritable.err" && ok "unwritable output" || bad "unwritable output rc=$rc"
 "$SQ" "$T/good.yaml" --bogus 2> "$T/opt.err"; rc=$?
 [ $rc -ne 0 ] && grep -q "bogus" "$T/opt.err" && ok "unknown option" || bad "unknown option rc=$rc"
+"$SQ" "$T/good.yaml" --output "$T/trace-out" --trace "$T/notadir/t.csv" 2> "$T/trace.err"; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "notadir/t.csv" "$T/trace.err" && [ ! -e "$T/trace-out/starquake-summary.txt" ] &&
+  ok "unwritable trace: stops before the run" || bad "unwritable trace rc=$rc: $(cat "$T/trace.err")"
 "$SQ" "$T/good.yaml" --quiet --output "$T/good" && grep -q dofs_hash "$T/good/starquake-summary.txt" && ok "good config runs" || bad "good config"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -37,15 +37,24 @@ STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yam
 h=$(hash_of "$OUT/merged")
 [ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
 # fused predictor and whole-step tasks, on 1 and 2 ranks (copy tiles keep separate tasks: their halo is
-# packed between predictor and corrector); on one rank --profile counts the whole-step tasks, which must exist
+# packed between predictor and corrector); --trace (with --profile's report from every rank) counts the
+# whole-step tasks after the first chunk, which must exist on one rank, and its per-task CSV must hold as many
 sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  fuse_predictor: true\n  fuse_steps: true/' "$CFG" > "$OUT/fused.yaml"
 for np in 1 2; do
-  timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$OUT/fused.yaml" --profile --tile-size 100000 --output "$OUT/fused$np" > "$OUT/fused.log" 2>&1
+  timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$OUT/fused.yaml" --trace "$OUT/trace$np.csv" --tile-size 100000 --output "$OUT/fused$np" > "$OUT/fused.log" 2>&1
   h=$(hash_of "$OUT/fused$np")
-  nstep=$(awk '$1 == "step" && $3 == "tasks" {print $2}' "$OUT/fused.log")
-  [ "$np" -eq 2 ] && nstep=${nstep:-"none here; other ranks not counted"} # whole steps where a rank's tiles allow
-  [ "$h" = "$ref" ] && [ "${nstep:-0}" != 0 ] && ok "np=$np fused predictor + whole-step tasks where allowed (on rank 0: $nstep): $h" ||
-    { bad "np=$np fused: hash ${h:-none}, step tasks ${nstep:-none}"; tail -5 "$OUT/fused.log"; }
+  nstep=$(awk '$1 == "step" && $3 == "tasks" {n += $2} END {print n + 0}' "$OUT/fused.log")
+  traces=$OUT/trace$np.csv
+  [ "$np" -eq 2 ] && traces="$OUT/trace$np.csv.0 $OUT/trace$np.csv.1"
+  # shellcheck disable=SC2086 # two file names
+  ntrace=$(cat $traces 2> /dev/null | grep -c '^step,')
+  # (on 2 ranks every cluster-0 tile of this mesh is a copy tile: no whole steps, the same hash)
+  [ "$h" = "$ref" ] && { [ "$np" -eq 2 ] || [ "$nstep" != 0 ]; } && [ "$ntrace" = "$nstep" ] &&
+    ok "np=$np fused predictor + whole-step tasks where allowed ($nstep, each in the trace): $h" ||
+    { bad "np=$np fused: hash ${h:-none}, step tasks $nstep, in the trace ${ntrace:-none}"; tail -5 "$OUT/fused.log"; }
+  # shellcheck disable=SC2086
+  /usr/bin/python3 "${srcdir:-.}/tools/trace-gaps.py" $traces > "$OUT/gaps.log" 2>&1 && grep -q "busy .* idle" "$OUT/gaps.log" &&
+    ok "np=$np trace-gaps.py reads the traces" || { bad "trace-gaps.py failed"; tail -3 "$OUT/gaps.log"; }
 done
 # node-speed weights: each rank measures itself, METIS sizes the parts by it; the result is unchanged
 sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  node_speed_weights: true/' "$CFG" > "$OUT/nsw.yaml"

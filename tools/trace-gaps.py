@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Where the workers of a starquake run wait: reads the task traces of `starquake --trace FILE.csv`
+(one file per rank) and prints, per rank and worker, the busy fraction over the traced window and the
+idle time before each kind of task (kind, cluster, layer of the task that ended the wait).
+
+usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
+"""
+import collections
+import sys
+
+LAYERS = {0: "interior", 1: "copy", 2: "ghost", -1: "-"}
+
+
+def read(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("kind,"):
+                continue
+            k, tile, cl, layer, w, sub, st, en = line.rstrip("\n").split(",")
+            rows.append((k, int(tile), int(cl), int(layer), int(w), float(sub), float(st), float(en)))
+    if not rows:
+        sys.exit(f"trace-gaps: {path}: no task in the trace")
+    return rows
+
+
+def main(argv):
+    gap_min = 20.0
+    paths = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--gap" and i + 1 < len(argv):
+            gap_min = float(argv[i + 1])
+            i += 2
+        else:
+            paths.append(argv[i])
+            i += 1
+    if not paths:
+        sys.exit(__doc__)
+    for path in paths:
+        rows = read(path)
+        t_lo = min(r[6] for r in rows)
+        t_hi = max(r[7] for r in rows)
+        span = t_hi - t_lo
+        print(f"{path}: {len(rows)} tasks over {span / 1e3:.1f} ms")
+        by_worker = collections.defaultdict(list)
+        for r in rows:
+            by_worker[r[4]].append(r)
+        for w, rs in sorted(by_worker.items()):
+            rs.sort(key=lambda r: r[6])
+            busy = 0.0
+            end = t_lo
+            waits = collections.Counter()
+            nwaits = collections.Counter()
+            for r in rs:
+                st, en = r[6], r[7]
+                if st > end:
+                    g = st - end
+                    if g >= gap_min:
+                        key = (r[0], r[2], LAYERS.get(r[3], str(r[3])))
+                        waits[key] += g
+                        nwaits[key] += 1
+                    busy += en - st
+                elif en > end:
+                    busy += en - end
+                end = max(end, en)
+            idle = span - busy
+            print(f"  worker {w}: {len(rs)} tasks, busy {busy / 1e3:.1f} ms ({100 * busy / span:.1f} %), "
+                  f"idle {idle / 1e3:.1f} ms; waits of >= {gap_min:g} us, by the task that ended them:")
+            for key, g in waits.most_common(8):
+                print(f"    {g / 1e3:8.2f} ms in {nwaits[key]:5d} waits before {key[0]:<10} cluster {key[1]} {key[2]}")
+        kinds = collections.defaultdict(lambda: [0, 0.0])
+        for r in rows:
+            kinds[(r[0], r[2])][0] += 1
+            kinds[(r[0], r[2])][1] += r[7] - r[6]
+        print("  tasks by kind and cluster: " + ", ".join(
+            f"{k} c{c} {n} x {1e3 * t / n / 1e3:.0f} us" for (k, c), (n, t) in sorted(kinds.items())))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
