@@ -128,12 +128,16 @@ static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
 
 static void usage_run(void) {
   printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
-         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile] [--quiet]\n"
-         "                            [--verbose]\n");
+         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile]\n"
+         "                            [--trace FILE.csv] [--quiet] [--verbose]\n"
+         "  --profile  task time by kind and each worker's idle fraction, after the first chunk of steps\n"
+         "  --trace    also every task of that part, one CSV line each (with several ranks, rank r writes\n"
+         "             FILE.csv.r); tools/trace-gaps.py summarises where the workers wait\n");
 }
 
 /* The command line and the configuration it names, with the command line's overrides. */
-static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart) {
+static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart,
+                       const char **trace) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
   int tile = 0;
   for (int i = 0; i < argc; ++i) {
@@ -149,6 +153,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
     else if (!strcmp(argv[i], "--profile")) *profile = 1;
+    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) *trace = argv[++i], *profile = 1;
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
@@ -178,11 +183,11 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
 
 int sq_cmd_run(int argc, char **argv) {
   sq_config cfg;
-  const char *restart = NULL;
+  const char *restart = NULL, *trace = NULL;
   int serial = 0, profile = 0;
   /* every rank reads the same command line and file: rank 0 alone reports their errors */
   sq_app_hold_errors();
-  SQ_CALL(sq_app_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart)));
+  SQ_CALL(sq_app_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart, &trace)));
   if (sq_app_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
 
   const double w0 = wall_now();
@@ -195,12 +200,21 @@ int sq_cmd_run(int argc, char **argv) {
   }
   const sq_disc *d = s->disc;
   const int root = s->rank == 0;
+  char trace_path[4096] = "";
   if (profile && s->rt) { /* per-kind task times and worker idle fractions, printed at the end */
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     s->rt->profile = 1;
+    if (trace) { /* the file is made now, so that a bad path stops the run before it starts */
+      if (s->nranks > 1) snprintf(trace_path, sizeof(trace_path), "%s.%d", trace, s->rank);
+      else snprintf(trace_path, sizeof(trace_path), "%s", trace);
+      FILE *f = fopen(trace_path, "w");
+      if (!f) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "--trace: cannot write '%s': %s", trace_path, strerror(errno));
+      else fclose(f);
+      if (!ierr) ierr = sq_runtime_trace_start(s->rt, (int64_t)1 << 20);
+    }
   }
   sq_checkpoint_info ck;
-  if (restart) ierr = sq_outputs_restart(s, restart, &ck);
+  if (!ierr && restart) ierr = sq_outputs_restart(s, restart, &ck);
   if (ierr) {
     sq_sim_destroy(s);
     sq_app_starpu_stop();
@@ -294,7 +308,8 @@ int sq_cmd_run(int argc, char **argv) {
   double last_check = t_loop;
   /* the first chunk also uploads the element data to the GPUs and calibrates: the steady rate leaves
    * it out */
-  double t_first = -1;
+  /* t_advance: the time stepping itself after the first chunk; t_stepping: in all chunks */
+  double t_first = -1, t_advance = 0, t_stepping = 0;
   int64_t steps_first = 0;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
@@ -302,8 +317,13 @@ int sq_cmd_run(int argc, char **argv) {
     if (n > nsteps - done) n = nsteps - done;
     const double c0 = wall_now();
     ierr = sq_outputs_prepare(outs, done, n);
+    const double a0 = wall_now();
     if (!ierr) ierr = sq_sim_advance(s, n, dt, 0);
+    t_stepping += wall_now() - a0;
+    if (t_first >= 0) t_advance += wall_now() - a0;
     done += n;
+    /* the profile covers the time stepping after the first chunk: not the outputs that follow */
+    if (!ierr && profile && s->rt && done == nsteps) ierr = sq_runtime_profile_freeze(s->rt);
     const double now = wall_now(), per_step = (now - c0) / n;
     chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
     int stop = sq_run_stop_signal, check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
@@ -325,7 +345,10 @@ int sq_cmd_run(int argc, char **argv) {
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
     progress_show(&pr, s, done == nsteps);
-    if (t_first < 0) t_first = wall_now(), steps_first = done;
+    if (t_first < 0) { /* the profile, too, covers the steady part only */
+      t_first = wall_now(), steps_first = done;
+      if (profile && s->rt) sq_runtime_profile_reset(s->rt);
+    }
     if (!ierr && stop && done < nsteps) {
       if (pr.tty && sq_verbosity >= 1) fputc('\n', stderr);
       ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
@@ -354,14 +377,19 @@ int sq_cmd_run(int argc, char **argv) {
     else {
       const double ups = (double)nsteps * lts_work / t_steps;
       const int64_t nsteady = s->steps - steps_first;
-      const double t_steady = t_loop + t_steps - t_first;
-      const double ups_steady = nsteady > 0 && t_steady > 0 ? (double)nsteady * lts_work / t_steady : ups;
+      /* after the first chunk: the time stepping alone (what the proxy measures), and with the outputs,
+       * checks and final copy back of the solution */
+      const double t_after = t_loop + t_steps - t_first;
+      const double ups_steady = nsteady > 0 && t_advance > 0 ? (double)nsteady * lts_work / t_advance : ups;
+      const double ups_after = nsteady > 0 && t_after > 0 ? (double)nsteady * lts_work / t_after : ups;
       fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
               cfg.path, (long long)sq_mesh_ncell_global(s->mesh), cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
               (long long)nsteps, dt, s->time);
-      fprintf(fs, "wall_time_steps: %.3f\nelement_updates_per_second: %.4e\n", t_steps, ups);
+      fprintf(fs, "wall_time_steps: %.3f\nwall_time_stepping: %.3f\nelement_updates_per_second: %.4e\n", t_steps,
+              t_stepping, ups);
       fprintf(fs, "element_updates_per_second_steady: %.4e\nsteady_sync_intervals: %lld\n", ups_steady,
               (long long)nsteady);
+      fprintf(fs, "element_updates_per_second_after_first_chunk: %.4e\n", ups_after);
       fprintf(fs, "task_submission_seconds: %.3f\n", s->submit_seconds);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
@@ -375,8 +403,10 @@ int sq_cmd_run(int argc, char **argv) {
                 nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0, plast.max_eta);
       fclose(fs);
       if (sq_verbosity >= 1) {
-        printf("done: %lld steps in %.2f s (%.3g element updates/s; %.3g after the first %lld), total %.2f s\n",
-               (long long)nsteps, t_steps, ups, ups_steady, (long long)(steps_first - first_step), wall_now() - w0);
+        printf("done: %lld steps in %.2f s (%.3g element updates/s; after the first %lld, %.3g in the time "
+               "stepping, %.3g with the outputs), total %.2f s\n",
+               (long long)nsteps, t_steps, ups, (long long)(steps_first - first_step), ups_steady, ups_after,
+               wall_now() - w0);
         if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
         printf("dofs hash: %016llx\n", (unsigned long long)hash);
         if (s->plastic)
@@ -390,16 +420,33 @@ int sq_cmd_run(int argc, char **argv) {
       }
     }
   }
-  if (profile && s->rt && sq_verbosity >= 1) {
-    printf("  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n", s->submit_seconds,
-           (long long)nsteps, nsteps > 0 ? 1e3 * s->submit_seconds / (double)nsteps : 0.0);
-    if (s->nranks > 1) {
-      double sent, unsplit;
-      sq_halo_bytes(s->rt, &sent, &unsplit);
-      printf("  halo messages of rank 0, every cluster and kind once: %.3g MB (%.3g MB if not split by kinds)\n",
-             sent / 1e6, unsplit / 1e6);
+  if (profile && s->rt && (root || s->nranks > 1)) {
+    /* every rank reports (rank 0's verbosity speaks for all elsewhere): one block, written at once, so
+     * that the ranks' reports do not interleave line by line */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *pf = open_memstream(&text, &len);
+    if (pf) {
+      if (s->nranks > 1) fprintf(pf, "  profile of rank %d:\n", s->rank);
+      fprintf(pf, "  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n",
+              s->submit_seconds, (long long)nsteps, nsteps > 0 ? 1e3 * s->submit_seconds / (double)nsteps : 0.0);
+      if (s->nranks > 1) {
+        double sent, unsplit;
+        sq_halo_bytes(s->rt, &sent, &unsplit);
+        fprintf(pf, "  halo messages of rank %d, every cluster and kind once: %.3g MB (%.3g MB if not split by "
+                    "kinds)\n",
+                s->rank, sent / 1e6, unsplit / 1e6);
+      }
+      sq_runtime_print_profile(s->rt, pf);
+      fclose(pf);
+      fputs(text, stdout);
+      fflush(stdout);
+      free(text);
     }
-    sq_runtime_print_profile(s->rt, stdout);
+    if (trace_path[0] && !ierr) {
+      ierr = sq_runtime_trace_write(s->rt, trace_path);
+      if (!ierr && sq_verbosity >= 1) printf("  task trace: %s%s\n", trace_path, s->nranks > 1 ? " (and the other ranks')" : "");
+    }
   }
   if (verbose_ranks) { /* the peak resident memory of this process (Linux) */
     char line[256];

@@ -13,10 +13,12 @@
 #     ranks with one GPU each (up to the GPUs present; ranks started unbound, so each binds itself to
 #     its share of the cores), and on 1 rank with 2 and 4 GPUs; on a one-GPU host, 2 ranks sharing it.
 #     GPU workers only, dmda, one perf model for all GPUs (the 1-GPU run calibrates it).  The figure is
-#     element updates/s after the first chunk of sync intervals (which uploads the element data to the
-#     GPUs); the efficiency is against 1 GPU.  SQ_SCALE_BUDGET (540 s) bounds the whole scaling part;
+#     element updates/s of the time stepping after the first chunk of sync intervals (which uploads the
+#     element data to the GPUs), without the outputs and the final copy back of the solution (given in
+#     brackets with them); the efficiency is against 1 GPU.  SQ_SCALE_BUDGET (540 s) bounds the whole scaling part;
 #     SQ_SCALE_NP / SQ_SCALE_NG choose the rank and GPU counts (default "2 4"), SQ_SCALE_ARGS adds
-#     starquake options (e.g. --partition encoded), SQ_SCALE_ORDER the order (4).
+#     starquake options (e.g. --partition encoded), SQ_SCALE_ORDER the order (4), SQ_SCALE_RUNTIME more
+#     runtime keys as key=value words (e.g. "fuse_steps=true fuse_predictor=true").
 # Prints a table last.  Needs tests/device/prepare.sh run here and .deps/{starpu,carry} carried.
 set -u
 . tests/device/env.sh
@@ -37,8 +39,10 @@ EOF
 chmod +x "$OUTDIR/rank.sh"
 hash_of() { awk '/^dofs_hash:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
 rate_of() { awk '/^element_updates_per_second:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
-# after the first chunk of sync intervals, which uploads the element data to the GPUs
+# after the first chunk of sync intervals, which uploads the element data to the GPUs: the time stepping
+# alone, and with the outputs, the checks and the final copy back of the solution
 steady_of() { awk '/^element_updates_per_second_steady:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
+after_of() { awk '/^element_updates_per_second_after_first_chunk:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
 rows=()
 
 if [ "$MODE" != scale ]; then
@@ -82,12 +86,14 @@ output:
   prefix: scale
 runtime:
   tile_size: ${SQ_SCALE_TILE:-16384}
+$(for kv in ${SQ_SCALE_RUNTIME:-}; do echo "  ${kv%%=*}: ${kv#*=}"; done)
 EOF
   # GPU workers only; one perf model for all the (identical) GPUs, so that the 1-GPU run calibrates the
   # runs on several; ranks are started unbound and bind themselves to their share of the cores
   export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda} STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
   deadline=$((SECONDS + ${SQ_SCALE_BUDGET:-540}))
   base=${SQ_SCALE_BASE:-} # given: the 1-GPU rate of an earlier call, and the 1-GPU run is skipped
+  base_after=${SQ_SCALE_BASE_AFTER:-} # the same for the rate with the outputs
   scale_run() { # label ranks gpus_per_rank dir
     local label=$1 np=$2 ng=$3 dir=$4 log=$OUTDIR/scale-$4.log left=$((deadline - SECONDS))
     if [ "$left" -lt 60 ]; then rows+=("| $label | skipped (device time) | | | |"); return; fi
@@ -96,13 +102,15 @@ EOF
     # with STARPU_BUS_STATS=1 every rank writes its transfer statistics next to the log
     STARPU_BUS_STATS_FILE=$OUTDIR/bus-$dir SQ_ALL_GPUS=$all STARPU_NCUDA=$ng timeout "$left" mpirun -np "$np" --bind-to none "$OUTDIR/rank.sh" "$SQ" \
       "$OUTDIR/scale.yaml" --output "$OUTDIR/$dir" ${SQ_SCALE_ARGS:-} > "$log" 2>&1
-    local r n=$((np * ng)) eff total steps all
-    r=$(steady_of "$OUTDIR/$dir") all=$(rate_of "$OUTDIR/$dir")
+    local r a n=$((np * ng)) eff effa total steps all
+    r=$(steady_of "$OUTDIR/$dir") a=$(after_of "$OUTDIR/$dir") all=$(rate_of "$OUTDIR/$dir")
     [ -z "$base" ] && base=$r
+    [ -z "$base_after" ] && base_after=$a
     eff=$(awk -v r="${r:-0}" -v b="${base:-0}" -v n=$n 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
+    effa=$(awk -v r="${a:-0}" -v b="${base_after:-0}" -v n=$n 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
     total=$(awk '/^done:/ {for (i = 1; i < NF; ++i) if ($i == "total") print $(i + 1)}' "$log")
     steps=$(awk '/^wall_time_steps:/ {print $2}' "$OUTDIR/$dir"/*-summary.txt 2> /dev/null)
-    rows+=("| $label | ${r:-failed} (whole run ${all:-?}) | $eff | $(hash_of "$OUTDIR/$dir") | ${steps:-?} s stepping, ${total:-?} total |")
+    rows+=("| $label | ${r:-failed} (with outputs ${a:-?}, whole run ${all:-?}) | $eff ($effa) | $(hash_of "$OUTDIR/$dir") | ${steps:-?} s stepping, ${total:-?} total |")
     echo "${rows[-1]}"
     grep -E "^  (mesh|binding|clusters)|imbalance|L2 error|^done" "$log" | head -8 | sed "s/^/  [$label] /"
     [ -n "$r" ] || tail -n 5 "$log"
@@ -117,6 +125,6 @@ EOF
 fi
 
 echo
-echo "| run | element updates/s after the first chunk (whole run) | verdict / efficiency | hash | time |"
+echo "| run | element updates/s of the time stepping after the first chunk (with the outputs and final copy back; whole run) | verdict / efficiency (with outputs) | hash | time |"
 echo "|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
