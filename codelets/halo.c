@@ -125,7 +125,7 @@ int sq_halo_create(sq_runtime *rt) {
           SQ_CHECK(posix_memalign(&ch->buf[k], page, total) == 0, SQ_ERR_MEMORY,
                    "out of memory for a halo buffer of %zu bytes", total);
           memset(ch->buf[k], 0, total);
-          ch->pinned[k] = sq_halo_pin(ch->buf[k], total);
+          ch->pinned[k] = sq_host_pin(ch->buf[k], total);
           starpu_vector_data_register(&ch->handle[k], STARPU_MAIN_RAM, (uintptr_t)ch->buf[k], (uint32_t)ch->n, bytes);
         }
         b += ch->n;

@@ -108,7 +108,7 @@ int sq_runtime_trace_write(const sq_runtime *rt, const char *path);
  */
 int sq_halo_create(sq_runtime *rt);
 /** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with CUDA workers); 1 if pinned. */
-int sq_halo_pin(void *ptr, size_t bytes);
+int sq_host_pin(void *ptr, size_t bytes);
 /**
  * @brief Bytes this rank's halo messages hold, all clusters and kinds once (@p sent), and what they
  * would hold if every cell of a (cluster, peer) group carried every kind any of them needs
