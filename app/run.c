@@ -310,6 +310,7 @@ int sq_cmd_run(int argc, char **argv) {
    * it out */
   /* t_advance: the time stepping itself after the first chunk; t_stepping: in all chunks */
   double t_first = -1, t_advance = 0, t_stepping = 0;
+  double t_fetch = 0, t_outputs = 0; /* the solution's copies to the host; the checks and outputs */
   int64_t steps_first = 0;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
@@ -337,13 +338,16 @@ int sq_cmd_run(int argc, char **argv) {
     /* the solution comes back to the host only for the outputs that read it and for the blow-up check
      * (every SQ_FINITE_CHECK_SECONDS and at every such output): on GPUs, fetching it after every chunk
      * moved the whole solution over PCIe twice a second and dominated the run */
+    const double f0 = wall_now();
     if (!ierr && (check || sq_outputs_need_fields(outs, done, stop && done < nsteps))) {
       ierr = sq_sim_fetch(s);
+      t_fetch += wall_now() - f0;
       if (!ierr) ierr = check_finite(s, outs, done);
       last_check = wall_now();
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
+    t_outputs += wall_now() - f0;
     progress_show(&pr, s, done == nsteps);
     if (t_first < 0) { /* the profile, too, covers the steady part only */
       t_first = wall_now(), steps_first = done;
@@ -390,6 +394,8 @@ int sq_cmd_run(int argc, char **argv) {
       fprintf(fs, "element_updates_per_second_steady: %.4e\nsteady_sync_intervals: %lld\n", ups_steady,
               (long long)nsteady);
       fprintf(fs, "element_updates_per_second_after_first_chunk: %.4e\n", ups_after);
+      /* of the whole loop: copies of the solution to the host, and those with the checks and outputs */
+      fprintf(fs, "wall_time_fetch: %.3f\nwall_time_outputs: %.3f\n", t_fetch, t_outputs);
       fprintf(fs, "task_submission_seconds: %.3f\n", s->submit_seconds);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
