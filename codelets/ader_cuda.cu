@@ -8,9 +8,9 @@ template <int ORDER, typename Real> struct AderLaunch {
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared<T>(sq_cuda::ader_kernel<ORDER, Real>, smem, "ader", ORDER);
-    sq_cuda::ader_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
-        n, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::ader_kernel<ORDER, Real>, n, smem, "ader", ORDER);
+    sq_cuda::ader_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
         (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef SQ_CUDA_EMULATE
 #include "sq_cuda_emu.h"
@@ -179,32 +180,33 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
 }
 
 /**
- * Copy the B x 9 blocks of elements e0 .. e0 + E - 1 (contiguous in global memory) into shared
- * rows [el][k][S]; elements >= n are zero.  Called by all threads of the block.
+ * Copy the B x 9 blocks of the block's elements e0 .. n - 1 (at most E, contiguous in global memory)
+ * into shared rows [el][k][S].  The rows of the block's other element slots are left as they are:
+ * no thread stores a result computed from them.  Called by all threads of the block.
  */
 template <class T>
 __device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict__ src, int64_t e0, int64_t n,
                                              typename T::Real *dst) {
   using Real = typename T::Real;
   const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
-  for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) {
+  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
     const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
-    dst[el * T::QS + k * T::S + q] = el < ne ? src[e0 * T::NQ + idx] : Real(0);
+    dst[el * T::QS + k * T::S + q] = src[e0 * T::NQ + idx];
   }
 }
 
 /**
- * Copy 9 x 9 matrix number @p mat of the @p nmat row-major matrices per element, for elements
- * e0 .. e0 + E - 1, into shared rows [el][p][S], times @p scale (elements >= n are zero).
+ * Copy 9 x 9 matrix number @p mat of the @p nmat row-major matrices per element, for the block's
+ * elements e0 .. n - 1, into shared rows [el][p][S], times @p scale (other slots as in stage_blocks).
  */
 template <class T>
 __device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict__ src, int nmat, int mat,
                                              typename T::Real scale, int64_t e0, int64_t n, typename T::Real *dst) {
   using Real = typename T::Real;
   const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
-  for (int idx = threadIdx.x; idx < T::E * 81; idx += T::THREADS) {
+  for (int idx = threadIdx.x; idx < ne * 81; idx += T::THREADS) {
     const int el = idx / 81, pq = idx - el * 81, p = pq / 9, q = pq - p * 9;
-    dst[(el * 9 + p) * T::S + q] = el < ne ? scale * src[((e0 + el) * nmat + mat) * 81 + pq] : Real(0);
+    dst[(el * 9 + p) * T::S + q] = scale * src[((e0 + el) * nmat + mat) * 81 + pq];
   }
 }
 
@@ -312,7 +314,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     static_assert(NIN <= CUR_ROWS && NOUT <= NEXT_ROWS && GOUT <= T::G, "derivative buffers too small");
     /* compacted mapping of this step */
     const int t = threadIdx.x;
-    const bool compute = t < T::E * GOUT;
+    const bool compute = t < (int)(n - e0) * GOUT; /* n - e0 <= E: the block's elements */
     const int cel = compute ? t / GOUT : 0, crow0 = compute ? (t - cel * GOUT) * T::R : 0;
     Real D[T::R][9];
     zero<T>(D);
@@ -356,7 +358,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
  * has barriers after it.
  */
 template <class T>
-__device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__restrict__ pack,
+__device__ __forceinline__ void ader_body(int64_t e0, int64_t n, const typename T::Real *__restrict__ pack,
                                           const typename T::Real *__restrict__ dofs,
                                           const typename T::Real *__restrict__ star, double dt,
                                           typename T::Real *__restrict__ tint_out,
@@ -364,7 +366,6 @@ __device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__r
                                           typename T::Real *__restrict__ lts_buffer, int buffer_reset,
                                           typename T::Real *smem, typename T::Real (&tint)[T::R][9]) {
   using Real = typename T::Real;
-  const int64_t e0 = (int64_t)blockIdx.x * T::E;
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   const int64_t e = e0 + el;
   const bool active = e < n;
@@ -408,28 +409,28 @@ __device__ __forceinline__ void ader_body(int64_t n, const typename T::Real *__r
  * already staged in shared memory at OFF_EVEN ([el][k][S]).
  */
 template <class T>
-__device__ __forceinline__ void local_update(int64_t n, const typename T::Real *__restrict__ pack,
+__device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typename T::Real *__restrict__ pack,
                                              const typename T::Real *__restrict__ star,
                                              const typename T::Real *__restrict__ flux_local,
                                              typename T::Real *__restrict__ dofs, typename T::Real *smem) {
   using Real = typename T::Real;
-  const int64_t e0 = (int64_t)blockIdx.x * T::E;
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   const int64_t e = e0 + el;
+  const bool active = e < n;
   const Real *Is = smem + T::OFF_EVEN + el * T::QS;
   Real acc[T::R][9];
   zero<T>(acc);
   for (int m = 0; m < 7; ++m) {
     Real Y[T::R][9];
     if (m < 3)
-      product<T, T::B, T::B>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, true, Y, smem + T::OFF_XS, star, 3, m,
-                             Real(1), e0, n, smem + T::OFF_MS);
+      product<T, T::B, T::B>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS, star, 3,
+                             m, Real(1), e0, n, smem + T::OFF_MS);
     else
-      product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, true, Y, smem + T::OFF_XS,
+      product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS,
                              flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
-    apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
+    if (active) apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
   }
-  if (e < n) {
+  if (active) {
     Real q[T::R][9];
     global_load_rows<T>(dofs + e * T::NQ, row0, q);
 #pragma unroll
@@ -456,39 +457,51 @@ template <int ORDER, typename Real> using LocalShape = Shape<ORDER, Real, KIND_L
 template <int ORDER, typename Real> using NeighborShape = Shape<ORDER, Real, KIND_NEIGHBOR>;
 template <int ORDER, typename Real> using PredictShape = Shape<ORDER, Real, KIND_PREDICT>;
 
-/** ADER predictor (+ derivatives, + LTS buffer); grid: ceil(n / E) blocks of THREADS. */
+/**
+ * Every element kernel takes blocks of @p epb <= E consecutive elements (grid: ceil(n / epb) blocks of
+ * THREADS; grid_for below): E, or fewer where E would leave multiprocessors without a block.  The
+ * block's elements are e0 .. block_end - 1; its thread slots past them only take part in the staging
+ * and the barriers.
+ */
+__device__ __forceinline__ int64_t block_end(int64_t n, int64_t e0, int epb) { return n < e0 + epb ? n : e0 + epb; }
+
+/** ADER predictor (+ derivatives, + LTS buffer). */
 template <int ORDER, typename Real>
 __global__ void __launch_bounds__(AderShape<ORDER, Real>::THREADS)
-    ader_kernel(int64_t n, const Real *__restrict__ pack, const Real *__restrict__ dofs, const Real *__restrict__ star,
-                double dt, Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
-                int buffer_reset) {
+    ader_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
+                const Real *__restrict__ star, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
+                Real *__restrict__ lts_buffer, int buffer_reset) {
   using T = AderShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb;
   Real ti[T::R][9];
-  ader_body<T>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
+  ader_body<T>(e0, block_end(n, e0, epb), pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
 }
 
 /** Volume + local flux. */
 template <int ORDER, typename Real>
 __global__ void __launch_bounds__(LocalShape<ORDER, Real>::THREADS)
-    local_kernel(int64_t n, const Real *__restrict__ pack, const Real *__restrict__ tint, const Real *__restrict__ star,
-                 const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
+    local_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
+                 const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
   using T = LocalShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
-  stage_blocks<T>(tint, (int64_t)blockIdx.x * T::E, n, smem + T::OFF_EVEN); /* product() syncs before use */
-  local_update<T>(n, pack, star, flux_local, dofs, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
+  stage_blocks<T>(tint, e0, nb, smem + T::OFF_EVEN); /* product() syncs before use */
+  local_update<T>(e0, nb, pack, star, flux_local, dofs, smem);
 }
 
 /** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
 template <int ORDER, typename Real>
 __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
-    predict_kernel(int64_t n, const Real *__restrict__ pack, Real *__restrict__ dofs, const Real *__restrict__ star,
-                   const Real *__restrict__ flux_local, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
-                   Real *__restrict__ lts_buffer, int buffer_reset) {
+    predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
+                   const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
+                   Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
+                   int buffer_reset) {
   using T = PredictShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
   Real ti[T::R][9];
-  ader_body<T>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
+  ader_body<T>(e0, nb, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   __syncthreads(); /* every thread is done with the derivative buffers */
   Real *Is = smem + T::OFF_EVEN + el * T::QS;
@@ -497,7 +510,7 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
     if (row0 + i < T::B)
 #pragma unroll
       for (int q = 0; q < 9; ++q) Is[(row0 + i) * T::S + q] = ti[i][q];
-  local_update<T>(n, pack, star, flux_local, dofs, smem); /* product() syncs before use */
+  local_update<T>(e0, nb, pack, star, flux_local, dofs, smem); /* product() syncs before use */
 }
 
 /**
@@ -507,15 +520,15 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
  */
 template <int ORDER, typename Real>
 __global__ void __launch_bounds__(NeighborShape<ORDER, Real>::THREADS)
-    neighbor_kernel(int64_t n, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
+    neighbor_kernel(int64_t n_all, int epb, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
                     const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
                     Real *__restrict__ dofs) {
   using T = NeighborShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   Real *Is = smem + T::OFF_EVEN, *Ms = smem + T::OFF_MS;
   sq_face_link *Ls = reinterpret_cast<sq_face_link *>(smem + T::OFF_LINKS);
-  const int64_t e0 = (int64_t)blockIdx.x * T::E;
-  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  const int64_t e0 = (int64_t)blockIdx.x * epb, n = block_end(n_all, e0, epb);
+  const int ne = (int)(n - e0);
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   const int64_t e = e0 + el;
   for (int idx = threadIdx.x; idx < T::E * 4; idx += T::THREADS) {
@@ -526,7 +539,7 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real>::THREADS)
   zero<T>(acc);
   for (int j = 0; j < 4; ++j) {
     __syncthreads(); /* Is, Ms free; Ls complete */
-    for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) {
+    for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
       const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, k = rem - q * T::B;
       const sq_face_link ln = Ls[el2 * 4 + j];
       Real v = Real(0);
@@ -597,8 +610,42 @@ template <class T, typename Kernel> inline void allow_shared(Kernel kernel, size
   done[dev] = true;
 }
 
-/** Grid of a kernel of shape T over n elements. */
-template <class T> inline unsigned blocks_for(int64_t n) { return (unsigned)((n + T::E - 1) / T::E); }
+/** Launch shape of an element kernel: blocks of epb elements. */
+struct Grid {
+  unsigned blocks;
+  int epb;
+};
+
+/**
+ * Grid of the kernel @p kernel of shape T over n elements (also raises its shared-memory limit).
+ * Blocks of E elements, unless that gives fewer blocks than one wave (the blocks of this kernel that
+ * all multiprocessors hold at once, from its shared memory and threads): then blocks of
+ * ceil(n / wave) elements, so that a small cluster spreads over every multiprocessor instead of
+ * leaving most of them idle (at order 2, E = 77: 57 blocks of 4 374 elements on 132 SMs).  Every
+ * element's arithmetic is the same either way.  SQ_CUDA_SMALL_BLOCKS=0 keeps E elements per block.
+ */
+template <class T, typename Kernel>
+inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
+  allow_shared<T>(kernel, smem, name, order);
+  const int64_t full = (n + T::E - 1) / T::E;
+  static const bool small_blocks = [] {
+    const char *v = getenv("SQ_CUDA_SMALL_BLOCKS");
+    return !(v && !strcmp(v, "0"));
+  }();
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
+  static int wave[64]; /* per T and device; a repeated computation is harmless */
+  if (!wave[dev]) {
+    int sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::THREADS, smem) != cudaSuccess)
+      sms = per_sm = 1;
+    wave[dev] = sms * per_sm > 1 ? sms * per_sm : 1;
+  }
+  if (!small_blocks || full >= wave[dev] || n <= 0) return {(unsigned)full, T::E};
+  const int epb = (int)((n + wave[dev] - 1) / wave[dev]);
+  return {(unsigned)((n + epb - 1) / epb), epb};
+}
 
 /**
  * Call Launch<ORDER, Real>::run(args...) for the run-time order and precision: the one switch that

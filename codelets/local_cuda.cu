@@ -8,9 +8,9 @@ template <int ORDER, typename Real> struct LocalLaunch {
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared<T>(sq_cuda::local_kernel<ORDER, Real>, smem, "local", ORDER);
-    sq_cuda::local_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
-        n, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::local_kernel<ORDER, Real>, n, smem, "local", ORDER);
+    sq_cuda::local_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
     sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 };

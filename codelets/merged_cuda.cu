@@ -8,9 +8,9 @@ template <int ORDER, typename Real> struct PredictLaunch {
                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared<T>(sq_cuda::predict_kernel<ORDER, Real>, smem, "predict", ORDER);
-    sq_cuda::predict_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
-        n, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::predict_kernel<ORDER, Real>, n, smem, "predict", ORDER);
+    sq_cuda::predict_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
         (Real *)derivs, (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("predict", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }

@@ -8,9 +8,9 @@ template <int ORDER, typename Real> struct NeighborLaunch {
                   const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
     using T = sq_cuda::NeighborShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    sq_cuda::allow_shared<T>(sq_cuda::neighbor_kernel<ORDER, Real>, smem, "neighbor", ORDER);
-    sq_cuda::neighbor_kernel<ORDER, Real><<<sq_cuda::blocks_for<T>(n), T::THREADS, smem, stream>>>(
-        n, (const Real *)pack, links, (const Real *)flux_nb, *slots, (Real *)dofs);
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::neighbor_kernel<ORDER, Real>, n, smem, "neighbor", ORDER);
+    sq_cuda::neighbor_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, links, (const Real *)flux_nb, *slots, (Real *)dofs);
     sq_cuda::check_launch("neighbor", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 };

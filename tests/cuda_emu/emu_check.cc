@@ -7,6 +7,7 @@
 #include "cuda_kernels.cuh"
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -36,6 +37,18 @@ template <typename Real> void report(const char *what, int order, const std::vec
   printf("%-10s O%d %s  rel L2 %.3e  %s\n", what, order, sizeof(Real) == 8 ? "f64" : "f32", err, ok ? "ok" : "FAIL");
 }
 
+/* Smaller blocks (grid_for's small-cluster grid) must give the same bits as blocks of E elements. */
+template <typename Real>
+void same_bits(const char *what, int order, int epb, const std::vector<Real> &got, const std::vector<Real> &full) {
+  const bool ok = got.size() == full.size() && !memcmp(got.data(), full.data(), sizeof(Real) * got.size());
+  if (!ok) ++failures;
+  printf("%-10s O%d %s  %d elements per block: %s\n", what, order, sizeof(Real) == 8 ? "f64" : "f32", epb,
+         ok ? "bitwise equal to E per block" : "DIFFERS from E per block: FAIL");
+}
+
+/* A block size below E for the same kernel (E itself where E is 1). */
+inline int small_epb(int E) { return E > 1 ? (E > 3 ? E / 3 : E - 1) : 1; }
+
 template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) {
   using T = sq_cuda::AderShape<ORDER, Real>;
   using TL = sq_cuda::LocalShape<ORDER, Real>;
@@ -58,7 +71,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   std::vector<Real> dofs = rnd(n * NQ, 1), star = rnd(n * 243, 0.3), flux_local = rnd(n * 324, 0.3),
                     flux_nb = rnd(n * 324, 0.3);
   const double dt = 0.05;
-  auto grid = [n](int E) { return (unsigned)((n + E - 1) / E); };
+  auto grid = [n](int epb) { return (unsigned)((n + epb - 1) / epb); };
   printf("O%d %s: B %d G %d, E/threads/smem: ader %d/%d/%d local %d/%d/%d neighbor %d/%d/%d predict %d/%d/%d, KC %d\n",
          ORDER, sizeof(Real) == 8 ? "f64" : "f32", T::B, T::G, T::E, T::THREADS, (int)sizeof(Real) * T::SMEM, TL::E,
          TL::THREADS, (int)sizeof(Real) * TL::SMEM, TN::E, TN::THREADS, (int)sizeof(Real) * TN::SMEM, TP::E,
@@ -70,39 +83,64 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   std::vector<Real> tint_g(n * NQ, NAN), der_g(n * ORDER * NQ, NAN), buf_g = buf_c;
   sq_kernel_ader(prec, ORDER, n, pack, dofs.data(), star.data(), dt, tint_c.data(), der_c.data());
   sq_kernel_accumulate(prec, ORDER, n, tint_c.data(), 0, buf_c.data());
+  std::vector<Real> tint_s(n * NQ, NAN), der_s(n * ORDER * NQ, NAN), buf_s = buf_g;
   sq_emu_launch(grid(T::E), T::THREADS, sizeof(Real) * T::SMEM, [&] {
-    sq_cuda::ader_kernel<ORDER, Real>(n, pack, dofs.data(), star.data(), dt, tint_g.data(), der_g.data(), buf_g.data(), 0);
+    sq_cuda::ader_kernel<ORDER, Real>(n, T::E, pack, dofs.data(), star.data(), dt, tint_g.data(), der_g.data(),
+                                      buf_g.data(), 0);
   });
   report("ader.tint", ORDER, tint_g, tint_c);
   report("ader.deriv", ORDER, der_g, der_c);
   report("ader.buf", ORDER, buf_g, buf_c);
+  const int es = small_epb(T::E);
+  sq_emu_launch(grid(es), T::THREADS, sizeof(Real) * T::SMEM, [&] {
+    sq_cuda::ader_kernel<ORDER, Real>(n, es, pack, dofs.data(), star.data(), dt, tint_s.data(), der_s.data(),
+                                      buf_s.data(), 0);
+  });
+  same_bits("ader.tint", ORDER, es, tint_s, tint_g);
+  same_bits("ader.deriv", ORDER, es, der_s, der_g);
+  same_bits("ader.buf", ORDER, es, buf_s, buf_g);
   /* ader without derivatives, buffer reset */
   std::vector<Real> tint_g2(n * NQ, NAN), buf_g2(n * NQ, NAN);
   sq_emu_launch(grid(T::E), T::THREADS, sizeof(Real) * T::SMEM, [&] {
-    sq_cuda::ader_kernel<ORDER, Real>(n, pack, dofs.data(), star.data(), dt, tint_g2.data(), nullptr, buf_g2.data(), 1);
+    sq_cuda::ader_kernel<ORDER, Real>(n, T::E, pack, dofs.data(), star.data(), dt, tint_g2.data(), nullptr,
+                                      buf_g2.data(), 1);
   });
   report("ader.reset", ORDER, buf_g2, tint_c);
 
   /* local */
   std::vector<Real> q_c = dofs, q_g = dofs;
   sq_kernel_local(prec, ORDER, n, pack, tint_c.data(), star.data(), flux_local.data(), q_c.data());
-  sq_emu_launch(grid(TL::E), TL::THREADS, sizeof(Real) * TL::SMEM, [&] {
-    sq_cuda::local_kernel<ORDER, Real>(n, pack, tint_c.data(), star.data(), flux_local.data(), q_g.data());
-  });
-  report("local", ORDER, q_g, q_c);
+  for (const int epb : {TL::E, small_epb(TL::E)}) {
+    std::vector<Real> q = dofs;
+    sq_emu_launch(grid(epb), TL::THREADS, sizeof(Real) * TL::SMEM, [&] {
+      sq_cuda::local_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+    });
+    if (epb == TL::E) q_g = q, report("local", ORDER, q_g, q_c);
+    else same_bits("local", ORDER, epb, q, q_g);
+  }
 
   /* fused predictor: ader (+ buffer) then local */
   std::vector<Real> p_c = dofs, p_g = dofs, pt_g(n * NQ, NAN), pd_g(n * ORDER * NQ, NAN), pb_c = buf_c, pb_g = buf_c;
   sq_kernel_accumulate(prec, ORDER, n, tint_c.data(), 0, pb_c.data());
   sq_kernel_local(prec, ORDER, n, pack, tint_c.data(), star.data(), flux_local.data(), p_c.data());
+  std::vector<Real> p_s = dofs, pt_s(n * NQ, NAN), pd_s(n * ORDER * NQ, NAN), pb_s = buf_c;
   sq_emu_launch(grid(TP::E), TP::THREADS, sizeof(Real) * TP::SMEM, [&] {
-    sq_cuda::predict_kernel<ORDER, Real>(n, pack, p_g.data(), star.data(), flux_local.data(), dt, pt_g.data(),
+    sq_cuda::predict_kernel<ORDER, Real>(n, TP::E, pack, p_g.data(), star.data(), flux_local.data(), dt, pt_g.data(),
                                          pd_g.data(), pb_g.data(), 0);
   });
   report("pred.dofs", ORDER, p_g, p_c);
   report("pred.tint", ORDER, pt_g, tint_c);
   report("pred.deriv", ORDER, pd_g, der_c);
   report("pred.buf", ORDER, pb_g, pb_c);
+  const int ps = small_epb(TP::E);
+  sq_emu_launch(grid(ps), TP::THREADS, sizeof(Real) * TP::SMEM, [&] {
+    sq_cuda::predict_kernel<ORDER, Real>(n, ps, pack, p_s.data(), star.data(), flux_local.data(), dt, pt_s.data(),
+                                         pd_s.data(), pb_s.data(), 0);
+  });
+  same_bits("pred.dofs", ORDER, ps, p_s, p_g);
+  same_bits("pred.tint", ORDER, ps, pt_s, pt_g);
+  same_bits("pred.deriv", ORDER, ps, pd_s, pd_g);
+  same_bits("pred.buf", ORDER, ps, pb_s, pb_g);
 
   /* neighbour: random links over every flux variant, three slots (two tint-like, one derivatives) */
   std::vector<Real> slot0 = rnd(n * NQ, 1), slot1 = rnd(n * NQ, 1), slot2 = der_c;
@@ -122,10 +160,14 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   for (int s = 0; s < 3; ++s) slots.data[s] = nb_data[s], slots.t0[s] = t0[s], slots.t1[s] = t1[s];
   std::vector<Real> nq_c = dofs, nq_g = dofs;
   sq_kernel_neighbor(prec, ORDER, n, pack, links.data(), flux_nb.data(), nb_data, t0, t1, nq_c.data());
-  sq_emu_launch(grid(TN::E), TN::THREADS, sizeof(Real) * TN::SMEM, [&] {
-    sq_cuda::neighbor_kernel<ORDER, Real>(n, pack, links.data(), flux_nb.data(), slots, nq_g.data());
-  });
-  report("neighbor", ORDER, nq_g, nq_c);
+  for (const int epb : {TN::E, small_epb(TN::E)}) {
+    std::vector<Real> q = dofs;
+    sq_emu_launch(grid(epb), TN::THREADS, sizeof(Real) * TN::SMEM, [&] {
+      sq_cuda::neighbor_kernel<ORDER, Real>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
+    });
+    if (epb == TN::E) nq_g = q, report("neighbor", ORDER, nq_g, nq_c);
+    else same_bits("neighbor", ORDER, epb, q, nq_g);
+  }
   free(packv);
   sq_ref_destroy(ref);
 }

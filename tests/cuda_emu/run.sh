@@ -7,6 +7,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${SQ_BUILDDIR:-$ROOT}
 OUTBIN=${TMPDIR:-/tmp}/sq_emu_check
 LIBS=$(sed -n 's/^LIBXSMM_LIBS = //p' "$BUILD/Makefile") # the CPU kernels' JIT products (empty without)
+LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's set-up loops
 g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -pthread \
   -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" \
   "$ROOT/tests/cuda_emu/emu_check.cc" "$BUILD/libsqnum.a" $LIBS -lm -o "$OUTBIN"

@@ -7,6 +7,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${SQ_BUILDDIR:-$ROOT}
 OUTBIN=${TMPDIR:-/tmp}/sq_emu_rupture
 LIBS=$(sed -n 's/^\(YAML_LIBS\|HDF5_LIBS\|METIS_LIBS\|LIBXSMM_LIBS\) = //p' "$BUILD/Makefile" | tr '\n' ' ')
+LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's set-up loops
 HDF5_CFLAGS=$(sed -n 's/^HDF5_CFLAGS = //p' "$BUILD/Makefile")
 # -ffp-contract=off: the CPU kernel is built without FMA (x86-64-v2), so the sums must agree bitwise
 g++ -std=c++20 -O1 -g -ffp-contract=off -fsanitize=address,undefined -fno-omit-frame-pointer -pthread \

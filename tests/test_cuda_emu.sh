@@ -1,0 +1,25 @@
+#!/bin/bash
+# The GPU kernels of codelets/cuda_kernels.cuh, plasticity_cuda.cu and rupture_cuda.cu run on the CPU
+# (tests/cuda_emu/sq_cuda_emu.h, with ASan and UBSan) against the CPU reference kernels: every order and
+# precision, and the small-cluster grids (fewer elements per block) bitwise against blocks of E.
+# Catches index, barrier and alignment errors of the CUDA code on a machine with no GPU.
+set -u
+SRC=${srcdir:-.}
+export SQ_BUILDDIR=${SQ_BUILDDIR:-$PWD}
+[ -f "$SQ_BUILDDIR/libsqnum.a" ] || { echo "test_cuda_emu: $SQ_BUILDDIR/libsqnum.a not built"; exit 99; }
+command -v g++ > /dev/null || { echo "test_cuda_emu: no g++: skipped"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T
+fail=0
+for s in run.sh rupture.sh plasticity.sh; do
+  if bash "$SRC/tests/cuda_emu/$s" > "$T/$s.log" 2>&1; then
+    echo "PASS tests/cuda_emu/$s: $(tail -n 1 "$T/$s.log")"
+  else
+    echo "FAIL tests/cuda_emu/$s:"
+    grep -E 'FAIL|DIFFERS|error|ERROR' "$T/$s.log" | head -20
+    tail -n 5 "$T/$s.log"
+    fail=1
+  fi
+done
+exit $fail
