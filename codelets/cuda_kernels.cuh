@@ -11,7 +11,8 @@
  *   Y = X(rows, :) Q in registers, with Q read from shared memory, and folds Y M^T into its
  *   accumulators.  No intermediate leaves registers.  Q and M sit in shared memory with rows
  *   padded to 16 bytes; all threads of an element read the same address (broadcast), and a
- *   thread's R rows of a column of X are one 16-byte vector.
+ *   thread's R rows of a column of X are one 16-byte vector (8 or 4 bytes up to
+ *   SQ_CUDA_NARROW_MAX_ORDER).
  * - Reference matrices shared by the whole block (K, F^-) are staged in shared memory a chunk of
  *   columns at a time; the neighbour-flux matrices F^+, which differ per element and face
  *   (link.flux, 48 variants), are read through the read-only cache.
@@ -57,6 +58,14 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #ifndef SQ_CUDA_SMEM_BUDGET
 #define SQ_CUDA_SMEM_BUDGET (64 * 1024)
 #endif
+/**
+ * Orders up to this one give each thread half as many rows (R = 2 in single, 1 in double precision):
+ * their elements are small (B = 4 and 10), and with one 16-byte row group per thread an order-2
+ * element is one thread's serial work, which is what limits a small cluster.
+ */
+#ifndef SQ_CUDA_NARROW_MAX_ORDER
+#define SQ_CUDA_NARROW_MAX_ORDER 3
+#endif
 /** Most bytes of one staged chunk of a reference matrix. */
 #ifndef SQ_CUDA_XS_BUDGET
 #define SQ_CUDA_XS_BUDGET (16 * 1024)
@@ -73,7 +82,8 @@ template <int ORDER_, typename Real_, int KIND_> struct Shape {
   static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
   static constexpr int NQ = B * 9;               /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
-  static constexpr int R = RS == 4 ? 4 : 2;      /**< rows per thread: one 16-byte vector */
+  /** rows per thread: one 16-byte vector (half of one up to SQ_CUDA_NARROW_MAX_ORDER) */
+  static constexpr int R = (RS == 4 ? 4 : 2) / (ORDER <= SQ_CUDA_NARROW_MAX_ORDER ? 2 : 1);
   static constexpr int G = (B + R - 1) / R;      /**< threads per element */
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
@@ -104,28 +114,31 @@ template <int ORDER_, typename Real_, int KIND_> struct Shape {
                 "shared regions must stay 16-byte aligned");
 };
 
-/** Register array of N reals, loaded or stored as 16-byte vectors. */
-template <typename Real, int N> struct alignas(16) Row {
+/** Alignment of a vector of @p bytes: 16, or the largest power of two that divides a shorter one. */
+__host__ __device__ constexpr int vector_align(int bytes) { return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4; }
+
+/** Register array of N reals, loaded or stored as one vector access (16 bytes, or 8 or 4 for short rows). */
+template <typename Real, int N> struct alignas(vector_align(N * (int)sizeof(Real))) Row {
   Real v[N];
 };
 
 #ifdef SQ_CUDA_EMULATE
-#define SQ_CUDA_ALIGNED(p)                                                                           \
+#define SQ_CUDA_ALIGNED(p, align)                                                                    \
   do {                                                                                               \
-    if ((uintptr_t)(p) % 16) {                                                                       \
+    if ((uintptr_t)(p) % (align)) {                                                                  \
       fprintf(stderr, "misaligned vector access %p at %s:%d\n", (const void *)(p), __FILE__, __LINE__); \
       abort();                                                                                       \
     }                                                                                                \
   } while (0)
 #else
-#define SQ_CUDA_ALIGNED(p) ((void)0)
+#define SQ_CUDA_ALIGNED(p, align) ((void)0)
 #endif
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-/** Load N reals from 16-byte aligned memory. */
+/** Load N reals from memory aligned as Row<Real, N> (one vector access). */
 template <typename Real, int N> __device__ __forceinline__ Row<Real, N> load_row(const Real *p) {
-  SQ_CUDA_ALIGNED(p);
+  SQ_CUDA_ALIGNED(p, alignof(Row<Real, N>));
   return *reinterpret_cast<const Row<Real, N> *>(p);
 }
 
@@ -169,7 +182,7 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
       Row<Real, T::R> r;
 #pragma unroll
       for (int i = 0; i < T::R; ++i) r.v[i] = v[i][q];
-      SQ_CUDA_ALIGNED(elem + q * T::B + row0);
+      SQ_CUDA_ALIGNED(elem + q * T::B + row0, alignof(Row<Real, T::R>));
       *reinterpret_cast<Row<Real, T::R> *>(elem + q * T::B + row0) = r;
     } else {
 #pragma unroll
