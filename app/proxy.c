@@ -10,8 +10,9 @@
  * second, GFLOP/s from the FLOP model of docs/PERFORMANCE.md, estimated GB/s from its byte model,
  * both against the peaks in SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS and SQ_PEAK_GBS (defaults: the
  * H100 figures of shared/device/README.md), the bytes StarPU moved between memory nodes per timed
- * step, and how many tasks ran on CPU and GPU workers.  Scheduler: STARPU_SCHED, else dmdas for
- * WORKERS=both and lws otherwise.
+ * step, and how many tasks ran on CPU and GPU workers (counted by StarPU's task profiling, which costs
+ * a few microseconds per task: on for WORKERS=both, else only with SQ_PROXY_PROFILING=1; -1 without).
+ * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ static long long bus_bytes(void) {
 }
 
 static void task_counts(long long *cpu, long long *gpu) {
+  *cpu = *gpu = -1;
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE) return; /* not counted */
   *cpu = *gpu = 0;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     struct starpu_profiling_worker_info info;
@@ -192,7 +195,8 @@ static void usage(void) {
          "  PRECISION  single|double; list allowed\n"
          "  WORKERS    cpu|gpu|both\n"
          "  TILE       elements per tile (default: 1024 for cpu/both, 262144 for gpu)\n"
-         "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS\n");
+         "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS,\n"
+         "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both)\n");
 }
 
 static double env_double(const char *name, double fallback) {
@@ -333,7 +337,11 @@ int main(int argc, char **argv) {
     starpu_shutdown();
     return 1;
   }
-  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  /* StarPU's per-task profiling counts the tasks per worker kind (the bus statistics need none): wanted
+   * where CPUs and GPUs share the work, an overhead of its own on the latency of small GPU tasks */
+  const char *prof = getenv("SQ_PROXY_PROFILING");
+  if (prof && *prof ? strcmp(prof, "0") != 0 : o.workers == W_BOTH)
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   printf("# starquake-proxy: peaks SP %.0f GFLOP/s, DP %.0f GFLOP/s, memory %.0f GB/s (%s)\n", o.peak_sp, o.peak_dp,
          o.peak_bw, o.peak_source);
   printf("# CPU element products: %s (double), %s (single)\n", sq_kernel_gemm_name(SQ_F64),
