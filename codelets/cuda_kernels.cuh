@@ -11,8 +11,8 @@
  *   Y = X(rows, :) Q in registers, with Q read from shared memory, and folds Y M^T into its
  *   accumulators.  No intermediate leaves registers.  Q and M sit in shared memory with rows
  *   padded to 16 bytes; all threads of an element read the same address (broadcast), and a
- *   thread's R rows of a column of X are one 16-byte vector (8 or 4 bytes up to
- *   SQ_CUDA_NARROW_MAX_ORDER).
+ *   thread's R rows of a column of X are one 16-byte vector (8 bytes up to
+ *   SQ_CUDA_NARROW_MAX_ORDER_SP / _DP).
  * - Reference matrices shared by the whole block (K, F^-) are staged in shared memory a chunk of
  *   columns at a time; the neighbour-flux matrices F^+, which differ per element and face
  *   (link.flux, 48 variants), are read through the read-only cache.
@@ -59,12 +59,15 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_SMEM_BUDGET (64 * 1024)
 #endif
 /**
- * Orders up to this one give each thread half as many rows (R = 2 in single, 1 in double precision):
- * their elements are small (B = 4 and 10), and with one 16-byte row group per thread an order-2
- * element is one thread's serial work, which is what limits a small cluster.
+ * Orders up to these (single, double precision) give each thread half as many rows (R = 2 in single,
+ * 1 in double precision): their elements are small (B = 4, 10, 20), and with one 16-byte row group per
+ * thread an order-2 element is one thread's serial work, which is what limits a small cluster.
  */
-#ifndef SQ_CUDA_NARROW_MAX_ORDER
-#define SQ_CUDA_NARROW_MAX_ORDER 3
+#ifndef SQ_CUDA_NARROW_MAX_ORDER_SP
+#define SQ_CUDA_NARROW_MAX_ORDER_SP 4
+#endif
+#ifndef SQ_CUDA_NARROW_MAX_ORDER_DP
+#define SQ_CUDA_NARROW_MAX_ORDER_DP 0
 #endif
 /** Most bytes of one staged chunk of a reference matrix. */
 #ifndef SQ_CUDA_XS_BUDGET
@@ -82,8 +85,9 @@ template <int ORDER_, typename Real_, int KIND_> struct Shape {
   static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
   static constexpr int NQ = B * 9;               /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
-  /** rows per thread: one 16-byte vector (half of one up to SQ_CUDA_NARROW_MAX_ORDER) */
-  static constexpr int R = (RS == 4 ? 4 : 2) / (ORDER <= SQ_CUDA_NARROW_MAX_ORDER ? 2 : 1);
+  /** rows per thread: one 16-byte vector (half of one up to SQ_CUDA_NARROW_MAX_ORDER_SP / _DP) */
+  static constexpr int R = RS == 4 ? (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_SP ? 2 : 4)
+                                   : (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_DP ? 1 : 2);
   static constexpr int G = (B + R - 1) / R;      /**< threads per element */
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
