@@ -59,12 +59,18 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_SMEM_BUDGET (64 * 1024)
 #endif
 /**
- * Orders up to these (single, double precision) give each thread half as many rows (R = 2 in single,
- * 1 in double precision): their elements are small (B = 4, 10, 20), and with one 16-byte row group per
- * thread an order-2 element is one thread's serial work, which is what limits a small cluster.
+ * Orders up to these (single, double precision; the neighbour kernel in single precision) give each
+ * thread half as many rows (R = 2 in single, 1 in double precision).  At low orders the elements are
+ * small (B = 4, 10, 20): with one 16-byte row group per thread an order-2 element was one thread's
+ * serial work.  The neighbour kernel, whose flux matrices come from the read-only cache rather than
+ * shared memory, gains at every order; ader and local lose from order 5 on (measured, H100:
+ * docs/PERFORMANCE.md, session 7).
  */
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP
 #define SQ_CUDA_NARROW_MAX_ORDER_SP 4
+#endif
+#ifndef SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR
+#define SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR 7
 #endif
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_DP
 #define SQ_CUDA_NARROW_MAX_ORDER_DP 0
@@ -86,8 +92,11 @@ template <int ORDER_, typename Real_, int KIND_> struct Shape {
   static constexpr int NQ = B * 9;               /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
   /** rows per thread: one 16-byte vector (half of one up to SQ_CUDA_NARROW_MAX_ORDER_SP / _DP) */
-  static constexpr int R = RS == 4 ? (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_SP ? 2 : 4)
-                                   : (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_DP ? 1 : 2);
+  static constexpr int R =
+      RS == 4 ? (ORDER <= (KIND == KIND_NEIGHBOR ? SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR : SQ_CUDA_NARROW_MAX_ORDER_SP)
+                     ? 2
+                     : 4)
+              : (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_DP ? 1 : 2);
   static constexpr int G = (B + R - 1) / R;      /**< threads per element */
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
