@@ -270,13 +270,15 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     for (int s = 0; s < warm; ++s) SQ_CALL(submit_step(rt, k == K_ALL ? K_ALL : (s == 0 ? K_ALL : k), dt));
     SQ_CALL(wait_all());
     int64_t steps = o->steps;
-    if (steps == 0) { /* one probe step decides */
+    if (steps == 0) { /* probe steps decide: 10 in a row, as the timed ones run (one alone would add a
+                         * whole submit-and-wait latency to a step of a few tens of microseconds) */
+      const int probe = 10;
       const double t0 = wall_now();
-      SQ_CALL(submit_step(rt, k, dt));
+      for (int s = 0; s < probe; ++s) SQ_CALL(submit_step(rt, k, dt));
       SQ_CALL(wait_all());
-      const double t1 = wall_now() - t0;
-      steps = (int64_t)ceil(o->seconds / (t1 > 1e-6 ? t1 : 1e-6));
-      steps = steps < 3 ? 3 : steps > 2000 ? 2000 : steps;
+      const double t1 = (wall_now() - t0) / probe;
+      steps = (int64_t)ceil(o->seconds / (t1 > 1e-7 ? t1 : 1e-7));
+      steps = steps < 3 ? 3 : steps > 50000 ? 50000 : steps;
     }
     long long c, g;
     task_counts(&c, &g);

@@ -13,7 +13,7 @@
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
-# SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem; SQ_SMALL_TILES ("8192 4096
+# SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem, SQ_HETERO_STEPS (6) its timed steps; SQ_SMALL_TILES ("8192 4096
 # 1024") are the small mode's tile sizes; SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
@@ -110,25 +110,28 @@ elif [ "$MODE" = hetero ]; then
   OUT=$LOG/restart_gpu timeout "$(limit 120)" bash tests/device/restart_gpu.sh > "$LOG/restart_gpu.log" 2>&1
   grep -E "PASS|FAIL" "$LOG/restart_gpu.log"
   proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
+  # every point with StarPU's task profiling (the proxy has it on for "both" only), so that the
+  # single-kind rates the ratio divides by are measured the same way
+  export SQ_PROXY_PROFILING=1
   # the schedulers need calibrated models: one pass that runs tasks on both kinds of worker
-  HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024}
+  HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024} HS=${SQ_HETERO_STEPS:-6} HSC=$(( (${SQ_HETERO_STEPS:-6} + 2) / 3 ))
   STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 $HN 12 all 6 single both $HT
-  proxy hetero.log 40 $HN 6 all 6 single gpu $HT
-  proxy hetero.log 60 $HN 2 all 6 single cpu $HT
+  proxy hetero.log 40 $HN $HS all 6 single gpu $HT
+  proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
   for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s proxy hetero.log 60 $HN 6 all 6 single both $HT
+    STARPU_SCHED=$s proxy hetero.log 60 $HN $HS all 6 single both $HT
   done
   # static split (runtime.cpu_share): the CPU workers' share of the tiles from the two rates above
   share=$(grep '^RESULT' "$LOG/hetero.log" | awk '/workers=gpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); g = b[1]}
     /workers=cpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); c = b[1]} END {if (g + c > 0) printf "%.3f", c / (g + c)}')
   for s in dmda eager; do
-    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 $HN 6 all 6 single both $HT
+    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 $HN $HS all 6 single both $HT
   done
   # the same split with small CPU tiles (runtime.cpu_tile_size: every CPU worker gets tiles), at the
   # measured share and at half of it
   for ct in ${SQ_HETERO_CPU_TILES:-256}; do
     for sh in ${share:-0.2} $(awk -v s="${share:-0.2}" 'BEGIN {printf "%.3f", s / 2}'); do
-      STARPU_SCHED=dmda SQ_CPU_TILE=$ct SQ_CPU_SHARE=$sh proxy hetero.log 60 $HN 6 all 6 single both $HT
+      STARPU_SCHED=dmda SQ_CPU_TILE=$ct SQ_CPU_SHARE=$sh proxy hetero.log 60 $HN $HS all 6 single both $HT
     done
   done
   awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
