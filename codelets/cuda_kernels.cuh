@@ -63,8 +63,9 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
  * thread half as many rows (R = 2 in single, 1 in double precision).  At low orders the elements are
  * small (B = 4, 10, 20): with one 16-byte row group per thread an order-2 element was one thread's
  * serial work.  The neighbour kernel, whose flux matrices come from the read-only cache rather than
- * shared memory, gains at every order; ader and local lose from order 5 on (measured, H100:
- * docs/PERFORMANCE.md, session 7).
+ * shared memory, gains on large tiles at every order (it has a wide variant too, for small tiles:
+ * neighbor_cuda.cu); ader and local lose from order 5 on (measured, H100: docs/PERFORMANCE.md,
+ * session 7).
  */
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP
 #define SQ_CUDA_NARROW_MAX_ORDER_SP 4
@@ -75,6 +76,10 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_DP
 #define SQ_CUDA_NARROW_MAX_ORDER_DP 0
 #endif
+/** The narrow neighbour kernel above SQ_CUDA_NARROW_MAX_ORDER_SP takes tiles that fill this many waves. */
+#ifndef SQ_CUDA_NARROW_MIN_WAVES
+#define SQ_CUDA_NARROW_MIN_WAVES 4
+#endif
 /** Most bytes of one staged chunk of a reference matrix. */
 #ifndef SQ_CUDA_XS_BUDGET
 #define SQ_CUDA_XS_BUDGET (16 * 1024)
@@ -83,20 +88,24 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
 
-/** Compile-time shape of one kernel of one order and precision. */
-template <int ORDER_, typename Real_, int KIND_> struct Shape {
+/** Whether a kernel's default shape has narrow row groups (the macros above). */
+__host__ __device__ constexpr bool default_narrow(int order, int real_size, int kind) {
+  return real_size == 4 ? order <= (kind == KIND_NEIGHBOR ? SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR
+                                                          : SQ_CUDA_NARROW_MAX_ORDER_SP)
+                        : order <= SQ_CUDA_NARROW_MAX_ORDER_DP;
+}
+
+/** Compile-time shape of one kernel of one order and precision; NARROW_ 0 or 1 overrides the default. */
+template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, KIND = KIND_;
   static constexpr int B = nbasis(ORDER);        /**< basis functions */
   static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
   static constexpr int NQ = B * 9;               /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
-  /** rows per thread: one 16-byte vector (half of one up to SQ_CUDA_NARROW_MAX_ORDER_SP / _DP) */
-  static constexpr int R =
-      RS == 4 ? (ORDER <= (KIND == KIND_NEIGHBOR ? SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR : SQ_CUDA_NARROW_MAX_ORDER_SP)
-                     ? 2
-                     : 4)
-              : (ORDER <= SQ_CUDA_NARROW_MAX_ORDER_DP ? 1 : 2);
+  static constexpr bool NARROW = NARROW_ >= 0 ? NARROW_ != 0 : default_narrow(ORDER, RS, KIND);
+  /** rows per thread: one 16-byte vector, or half of one (NARROW) */
+  static constexpr int R = (RS == 4 ? 4 : 2) / (NARROW ? 2 : 1);
   static constexpr int G = (B + R - 1) / R;      /**< threads per element */
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
@@ -480,7 +489,7 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
 
 template <int ORDER, typename Real> using AderShape = Shape<ORDER, Real, KIND_ADER>;
 template <int ORDER, typename Real> using LocalShape = Shape<ORDER, Real, KIND_LOCAL>;
-template <int ORDER, typename Real> using NeighborShape = Shape<ORDER, Real, KIND_NEIGHBOR>;
+template <int ORDER, typename Real, int NARROW = -1> using NeighborShape = Shape<ORDER, Real, KIND_NEIGHBOR, NARROW>;
 template <int ORDER, typename Real> using PredictShape = Shape<ORDER, Real, KIND_PREDICT>;
 
 /**
@@ -544,12 +553,12 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
  * Taylor integral of its derivatives over the slot's interval), then
  * dofs -= F+_{link.flux} I_nb Anb_j^T, F+ read through the read-only cache.
  */
-template <int ORDER, typename Real>
-__global__ void __launch_bounds__(NeighborShape<ORDER, Real>::THREADS)
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS)
     neighbor_kernel(int64_t n_all, int epb, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
                     const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
                     Real *__restrict__ dofs) {
-  using T = NeighborShape<ORDER, Real>;
+  using T = NeighborShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
   Real *Is = smem + T::OFF_EVEN, *Ms = smem + T::OFF_MS;
   sq_face_link *Ls = reinterpret_cast<sq_face_link *>(smem + T::OFF_LINKS);
@@ -642,6 +651,21 @@ struct Grid {
   int epb;
 };
 
+/** Blocks of the kernel @p kernel (shape T) that all multiprocessors of the current device hold at once. */
+template <class T, typename Kernel> inline int64_t wave_of(Kernel kernel, size_t smem) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
+  static int wave[64]; /* per T and device; a repeated computation is harmless */
+  if (!wave[dev]) {
+    int sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::THREADS, smem) != cudaSuccess)
+      sms = per_sm = 1;
+    wave[dev] = sms * per_sm > 1 ? sms * per_sm : 1;
+  }
+  return wave[dev];
+}
+
 /**
  * Grid of the kernel @p kernel of shape T over n elements (also raises its shared-memory limit).
  * Blocks of E elements, unless that gives fewer blocks than one wave (the blocks of this kernel that
@@ -658,18 +682,9 @@ inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, in
     const char *v = getenv("SQ_CUDA_SMALL_BLOCKS");
     return !(v && !strcmp(v, "0"));
   }();
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
-  static int wave[64]; /* per T and device; a repeated computation is harmless */
-  if (!wave[dev]) {
-    int sms = 0, per_sm = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::THREADS, smem) != cudaSuccess)
-      sms = per_sm = 1;
-    wave[dev] = sms * per_sm > 1 ? sms * per_sm : 1;
-  }
-  if (!small_blocks || full >= wave[dev] || n <= 0) return {(unsigned)full, T::E};
-  const int epb = (int)((n + wave[dev] - 1) / wave[dev]);
+  const int64_t wave = wave_of<T>(kernel, smem);
+  if (!small_blocks || full >= wave || n <= 0) return {(unsigned)full, T::E};
+  const int epb = (int)((n + wave - 1) / wave);
   return {(unsigned)((n + epb - 1) / epb), epb};
 }
 

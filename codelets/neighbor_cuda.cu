@@ -4,14 +4,38 @@
 namespace {
 
 template <int ORDER, typename Real> struct NeighborLaunch {
-  static void run(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
-                  const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
-    using T = sq_cuda::NeighborShape<ORDER, Real>;
+  template <int NARROW>
+  static void launch(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
+                     const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+    using T = sq_cuda::NeighborShape<ORDER, Real, NARROW>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::neighbor_kernel<ORDER, Real>, n, smem, "neighbor", ORDER);
-    sq_cuda::neighbor_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<T>(sq_cuda::neighbor_kernel<ORDER, Real, NARROW>, n, smem, "neighbor", ORDER);
+    sq_cuda::neighbor_kernel<ORDER, Real, NARROW><<<g.blocks, T::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, links, (const Real *)flux_nb, *slots, (Real *)dofs);
     sq_cuda::check_launch("neighbor", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* Where the default shape is narrow only for the neighbour kernel (single precision, orders above
+   * SQ_CUDA_NARROW_MAX_ORDER_SP), narrow rows pay on large tiles and lose on small ones (order 6, H100:
+   * 48.4 -> 59.1 M updates/s at 512k elements, 1.31e7 -> 1.17e7 for a 4k-element step): the wide
+   * variant takes tiles whose narrow grid would fill fewer than SQ_CUDA_NARROW_MIN_WAVES waves.  Both
+   * do the same arithmetic per element, in the same order: bitwise the same result. */
+  static void run(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
+                  const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+    using TN = sq_cuda::NeighborShape<ORDER, Real, 1>;
+    constexpr bool both =
+        TN::RS == 4 && sq_cuda::NeighborShape<ORDER, Real>::NARROW && ORDER > SQ_CUDA_NARROW_MAX_ORDER_SP;
+    if constexpr (both) {
+      const size_t smem = sizeof(Real) * TN::SMEM;
+      sq_cuda::allow_shared<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, smem, "neighbor", ORDER); /* for the wave */
+      const int64_t blocks = (n + TN::E - 1) / TN::E;
+      if (blocks < SQ_CUDA_NARROW_MIN_WAVES * sq_cuda::wave_of<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, smem)) {
+        launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
+        return;
+      }
+    }
+    launch<-1>(n, pack, links, flux_nb, slots, dofs, stream);
   }
 };
 

@@ -168,6 +168,18 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     if (epb == TN::E) nq_g = q, report("neighbor", ORDER, nq_g, nq_c);
     else same_bits("neighbor", ORDER, epb, q, nq_g);
   }
+  if constexpr (sizeof(Real) == 4) { /* the other row width (neighbor_cuda.cu picks one per tile size) */
+    constexpr int other = TN::NARROW ? 0 : 1;
+    using TO = sq_cuda::NeighborShape<ORDER, Real, other>;
+    std::vector<Real> q = dofs;
+    sq_emu_launch(grid(TO::E), TO::THREADS, sizeof(Real) * TO::SMEM, [&] {
+      sq_cuda::neighbor_kernel<ORDER, Real, other>(n, TO::E, pack, links.data(), flux_nb.data(), slots, q.data());
+    });
+    const bool ok = !memcmp(q.data(), nq_g.data(), sizeof(Real) * q.size());
+    if (!ok) ++failures;
+    printf("%-10s O%d f32  %s rows (R %d): %s\n", "neighbor", ORDER, other ? "narrow" : "wide", TO::R,
+           ok ? "bitwise equal to the default shape" : "DIFFERS from the default shape: FAIL");
+  }
   free(packv);
   sq_ref_destroy(ref);
 }
