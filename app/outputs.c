@@ -73,13 +73,8 @@ static int64_t every(double interval, double dt, int64_t fallback) {
 
 /* Energies summed over ranks: total (the solver's quadrature), kinetic and elastic (exact). */
 static void energies(const sq_sim *s, double e[3]) {
-  double split[2];
   e[0] = sq_sim_energy(s);
-  sq_fields_energy(s->disc, &split[0], &split[1]);
-  if (s->nranks > 1)
-    MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  e[1] = split[0];
-  e[2] = split[1];
+  sq_sim_energy_split(s, &e[1], &e[2]);
 }
 
 static int energy_row(sq_outputs *o) {

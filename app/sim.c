@@ -8,6 +8,7 @@
 #include <starpu_mpi.h>
 
 #include "sq_app.h"
+#include "sq_fields.h"
 #include "sq_fault_app.h"
 #include "sq_distmesh.h"
 #include "sq_plasticity_app.h"
@@ -126,9 +127,21 @@ int sq_app_nranks(void) {
 }
 
 double sq_sim_energy(const sq_sim *s) {
+  if (starpu_started) starpu_pause(); /* the sums are threaded: the cores go to OpenMP meanwhile */
   double local = sq_disc_energy(s->disc), total = local;
+  if (starpu_started) starpu_resume();
   if (s->nranks > 1) MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return total;
+}
+
+void sq_sim_energy_split(const sq_sim *s, double *kinetic, double *elastic) {
+  double split[2];
+  if (starpu_started) starpu_pause();
+  sq_fields_energy(s->disc, &split[0], &split[1]);
+  if (starpu_started) starpu_resume();
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  *kinetic = split[0];
+  *elastic = split[1];
 }
 
 void sq_sim_l2_error(const sq_sim *s, double *err, double *norm) {

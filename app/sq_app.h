@@ -55,6 +55,8 @@ int sq_app_rank(void);
 int sq_app_nranks(void);
 /** @brief Total energy over all ranks. */
 double sq_sim_energy(const sq_sim *sim);
+/** Kinetic and elastic energy, summed over ranks (threaded on the host, in a fixed order). */
+void sq_sim_energy_split(const sq_sim *sim, double *kinetic, double *elastic);
 /** @brief L2 error and norm against the plane wave, over all ranks. */
 void sq_sim_l2_error(const sq_sim *sim, double *err, double *norm);
 /** @brief Hash of all ranks' dofs in global cell order (equal to the one-rank hash). */

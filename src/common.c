@@ -18,6 +18,28 @@ void sq_set_threads(int n) {
 #endif
 }
 
+void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, double *acc, const void *ctx),
+                   const void *ctx, double *out) {
+  const int64_t nb = n > 0 ? (n + SQ_SUM_BLOCK - 1) / SQ_SUM_BLOCK : 0;
+  double *part = nb > 1 ? calloc((size_t)(nb * nsum), sizeof(double)) : NULL;
+  for (int j = 0; j < nsum; ++j) out[j] = 0.0;
+  if (part) {
+    SQ_PARALLEL_FOR
+    for (int64_t b = 0; b < nb; ++b)
+      block(b * SQ_SUM_BLOCK, b + 1 < nb ? (b + 1) * SQ_SUM_BLOCK : n, part + b * nsum, ctx);
+  }
+  double acc[16]; /* the same order without the buffer (one block, or no memory for it) */
+  for (int64_t b = 0; b < nb; ++b) {
+    const double *p = part ? part + b * nsum : acc;
+    if (!part) {
+      for (int j = 0; j < nsum && j < 16; ++j) acc[j] = 0.0;
+      block(b * SQ_SUM_BLOCK, b + 1 < nb ? (b + 1) * SQ_SUM_BLOCK : n, acc, ctx);
+    }
+    for (int j = 0; j < nsum; ++j) out[j] += p[j];
+  }
+  free(part);
+}
+
 /* held error text (sq_error_hold): the one piece of process state besides sq_verbosity */
 static int error_holding = 0;
 static char error_held[8192];

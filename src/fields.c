@@ -107,13 +107,10 @@ void sq_fields_surface_values(const sq_disc *d, const sq_surface *s, int p, doub
   }
 }
 
-void sq_fields_energy(const sq_disc *d, double *kinetic, double *elastic) {
-  /* The energy density is a quadratic form in q and the basis is orthogonal (int psi_k psi_l =
-   * M_k delta_kl), so per element  int e(q) = |J| sum_k M_k e(Q_k)  exactly, with Q_k the 9
-   * coefficients of psi_k. */
+static void energy_split_block(int64_t lo, int64_t hi, double *acc, const void *ctx) {
+  const sq_disc *d = ctx;
   const int B = d->nbasis;
-  double kin = 0.0, el = 0.0;
-  for (int64_t e = 0; e < d->nelem; ++e) {
+  for (int64_t e = lo; e < hi; ++e) {
     if (d->is_ghost[e])
       continue;
     const int64_t c = d->cell_of[e];
@@ -125,10 +122,18 @@ void sq_fields_energy(const sq_disc *d, double *kinetic, double *elastic) {
         q[p] = dof(d, e, k, p);
       const double w = jac * d->ref->mass[k];
       const double ke = 0.5 * mat->rho * (q[6] * q[6] + q[7] * q[7] + q[8] * q[8]);
-      kin += w * ke;
-      el += w * (sq_energy_density(mat, q) - ke);
+      acc[0] += w * ke;
+      acc[1] += w * (sq_energy_density(mat, q) - ke);
     }
   }
-  *kinetic = kin;
-  *elastic = el;
+}
+
+void sq_fields_energy(const sq_disc *d, double *kinetic, double *elastic) {
+  /* The energy density is a quadratic form in q and the basis is orthogonal (int psi_k psi_l =
+   * M_k delta_kl), so per element  int e(q) = |J| sum_k M_k e(Q_k)  exactly, with Q_k the 9
+   * coefficients of psi_k.  Threaded, in a fixed order. */
+  double sums[2];
+  sq_sum_blocks(d->nelem, 2, energy_split_block, d, sums);
+  *kinetic = sums[0];
+  *elastic = sums[1];
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sq_physics.h"
+#include "sq_fields.h"
 #include "sq_solver.h"
 
 static const sq_material mat1 = {.rho = 2.7, .lambda = 3.2, .mu = 3.3};
@@ -198,6 +199,32 @@ START_TEST(ader_constant_state) {
 }
 END_TEST
 
+START_TEST(energy_sums_thread_independent) {
+  /* the energy sums are threaded over blocks of SQ_SUM_BLOCK elements and added in block order: the
+   * same bits with 1, 2 and 3 threads, over several blocks (12^3 x 6 = 10 368 elements) */
+  sq_mesh *mesh;
+  sq_planewave pw;
+  sq_disc *d = make_disc(3, SQ_F64, 12, 512, &mesh, &pw);
+  ck_assert_int_gt(d->nelem, 2 * SQ_SUM_BLOCK);
+  double e[3], kin[3], el[3];
+  for (int t = 0; t < 3; ++t) {
+    sq_set_threads(t + 1);
+    e[t] = sq_disc_energy(d);
+    sq_fields_energy(d, &kin[t], &el[t]);
+  }
+  sq_set_threads(1);
+  for (int t = 1; t < 3; ++t) {
+    ck_assert(memcmp(&e[t], &e[0], sizeof(double)) == 0);
+    ck_assert(memcmp(&kin[t], &kin[0], sizeof(double)) == 0);
+    ck_assert(memcmp(&el[t], &el[0], sizeof(double)) == 0);
+  }
+  ck_assert_double_eq_tol(kin[0] + el[0], e[0], 1e-12 * e[0]);
+  ck_assert(e[0] > 0);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+END_TEST
+
 START_TEST(serial_step_energy_and_error) {
   /* Upwind fluxes dissipate: the energy never grows in a periodic box; the error stays small. */
   sq_mesh *mesh;
@@ -285,6 +312,7 @@ int main(void) {
   tcase_set_timeout(tk, 120);
   tcase_add_test(tk, ader_constant_state);
   tcase_add_test(tk, serial_step_energy_and_error);
+  tcase_add_test(tk, energy_sums_thread_independent);
   tcase_add_test(tk, single_matches_double);
   tcase_add_test(tk, tile_size_bitwise);
   suite_add_tcase(s, tk);
