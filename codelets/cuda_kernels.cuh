@@ -59,6 +59,16 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_SMEM_BUDGET (64 * 1024)
 #endif
 /**
+ * The same for large blocks, taken where they measured faster (H100, docs/PERFORMANCE.md, session 7):
+ * twice the elements share each staged reference matrix, at two blocks per SM instead of three.
+ */
+#ifndef SQ_CUDA_BLOCK_TARGET_LARGE
+#define SQ_CUDA_BLOCK_TARGET_LARGE 256
+#endif
+#ifndef SQ_CUDA_SMEM_BUDGET_LARGE
+#define SQ_CUDA_SMEM_BUDGET_LARGE (110 * 1024)
+#endif
+/**
  * Orders up to these (single, double precision; the neighbour kernel in single precision) give each
  * thread half as many rows (R = 2 in single, 1 in double precision).  At low orders the elements are
  * small (B = 4, 10, 20): with one 16-byte row group per thread an order-2 element was one thread's
@@ -87,6 +97,15 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
+
+/**
+ * Whether a kernel takes large blocks: order 7, and at order 6 the kernels that apply the seven
+ * volume and local-flux matrices (local, and the fused predictor).  Elsewhere they measured slower
+ * (`ader` at order 6: 57.5 -> 46.3 M updates/s; orders 2-5).
+ */
+__host__ __device__ constexpr bool large_blocks(int order, int kind) {
+  return order >= 7 || (order == 6 && (kind == KIND_LOCAL || kind == KIND_PREDICT));
+}
 
 /** Whether a kernel's default shape has narrow row groups (the macros above). */
 __host__ __device__ constexpr bool default_narrow(int order, int real_size, int kind) {
@@ -121,8 +140,11 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? QS + 9 * S + 4 * 16 / RS
                                      : KIND == KIND_LOCAL  ? QS + 9 * S
                                                            : QS + QS1 + 9 * S;
-  static constexpr int E = cmax(1, cmin(cmax(1, SQ_CUDA_BLOCK_TARGET / G),
-                                        (SQ_CUDA_SMEM_BUDGET / RS - XS) / PER_ELEMENT)); /**< elements per block */
+  static constexpr bool LARGE = large_blocks(ORDER, KIND);
+  static constexpr int TARGET = LARGE ? SQ_CUDA_BLOCK_TARGET_LARGE : SQ_CUDA_BLOCK_TARGET;
+  static constexpr int BUDGET = LARGE ? SQ_CUDA_SMEM_BUDGET_LARGE : SQ_CUDA_SMEM_BUDGET;
+  /** elements per block */
+  static constexpr int E = cmax(1, cmin(cmax(1, TARGET / G), (BUDGET / RS - XS) / PER_ELEMENT));
   static constexpr int THREADS = G * E;
   static constexpr int IS = E * QS;   /**< one B x 9 block per element */
   static constexpr int IS1 = E * QS1; /**< a D^1-sized block per element */
