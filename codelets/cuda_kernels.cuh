@@ -244,8 +244,7 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
 template <class T>
 __device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict__ src, int64_t e0, int64_t n,
                                              typename T::Real *dst) {
-  using Real = typename T::Real;
-  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  const int ne = (int)(n - e0); /* the block's end: at most E */
   for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
     const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
     dst[el * T::QS + k * T::S + q] = src[e0 * T::NQ + idx];
@@ -259,8 +258,7 @@ __device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict_
 template <class T>
 __device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict__ src, int nmat, int mat,
                                              typename T::Real scale, int64_t e0, int64_t n, typename T::Real *dst) {
-  using Real = typename T::Real;
-  const int ne = n - e0 < T::E ? (int)(n - e0) : T::E;
+  const int ne = (int)(n - e0); /* the block's end: at most E */
   for (int idx = threadIdx.x; idx < ne * 81; idx += T::THREADS) {
     const int el = idx / 81, pq = idx - el * 81, p = pq / 9, q = pq - p * 9;
     dst[(el * 9 + p) * T::S + q] = scale * src[((e0 + el) * nmat + mat) * 81 + pq];
@@ -652,10 +650,15 @@ inline void check_launch(const char *kernel, int order, sq_precision prec, int64
  * on the shape T (order, precision, kind) so that each kernel has its own flags: kernels of
  * different orders share one function type.
  */
+/** The current device, as an index into the per-device tables below (0 where it cannot be told). */
+inline int current_device() {
+  int dev = 0;
+  return cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < 64 ? dev : 0;
+}
+
 template <class T, typename Kernel> inline void allow_shared(Kernel kernel, size_t bytes, const char *name, int order) {
   if (bytes <= 48 * 1024) return;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
+  const int dev = current_device();
   static bool done[64]; /* per T; a repeated call is harmless */
   if (done[dev]) return;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
@@ -673,10 +676,14 @@ struct Grid {
   int epb;
 };
 
-/** Blocks of the kernel @p kernel (shape T) that all multiprocessors of the current device hold at once. */
-template <class T, typename Kernel> inline int64_t wave_of(Kernel kernel, size_t smem) {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) dev = 0;
+/**
+ * Blocks of the kernel @p kernel (shape T, @p smem bytes of shared memory) that all multiprocessors of
+ * the current device hold at once.  Raises the kernel's shared-memory limit first (allow_shared), which
+ * the occupancy depends on.
+ */
+template <class T, typename Kernel> inline int64_t wave_of(Kernel kernel, size_t smem, const char *name, int order) {
+  allow_shared<T>(kernel, smem, name, order);
+  const int dev = current_device();
   static int wave[64]; /* per T and device; a repeated computation is harmless */
   if (!wave[dev]) {
     int sms = 0, per_sm = 0;
@@ -698,13 +705,12 @@ template <class T, typename Kernel> inline int64_t wave_of(Kernel kernel, size_t
  */
 template <class T, typename Kernel>
 inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
-  allow_shared<T>(kernel, smem, name, order);
   const int64_t full = (n + T::E - 1) / T::E;
   static const bool small_blocks = [] {
     const char *v = getenv("SQ_CUDA_SMALL_BLOCKS");
     return !(v && !strcmp(v, "0"));
   }();
-  const int64_t wave = wave_of<T>(kernel, smem);
+  const int64_t wave = wave_of<T>(kernel, smem, name, order);
   if (!small_blocks || full >= wave || n <= 0) return {(unsigned)full, T::E};
   const int epb = (int)((n + wave - 1) / wave);
   return {(unsigned)((n + epb - 1) / epb), epb};

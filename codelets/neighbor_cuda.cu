@@ -27,15 +27,14 @@ template <int ORDER, typename Real> struct NeighborLaunch {
     constexpr bool both =
         TN::RS == 4 && sq_cuda::NeighborShape<ORDER, Real>::NARROW && ORDER > SQ_CUDA_NARROW_MAX_ORDER_SP;
     if constexpr (both) {
-      const size_t smem = sizeof(Real) * TN::SMEM;
-      sq_cuda::allow_shared<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, smem, "neighbor", ORDER); /* for the wave */
       const int64_t blocks = (n + TN::E - 1) / TN::E;
-      if (blocks < SQ_CUDA_NARROW_MIN_WAVES * sq_cuda::wave_of<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, smem)) {
-        launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
-        return;
-      }
+      const int64_t wave =
+          sq_cuda::wave_of<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, sizeof(Real) * TN::SMEM, "neighbor", ORDER);
+      if (blocks < SQ_CUDA_NARROW_MIN_WAVES * wave) launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
+      else launch<1>(n, pack, links, flux_nb, slots, dofs, stream);
+    } else {
+      launch<-1>(n, pack, links, flux_nb, slots, dofs, stream);
     }
-    launch<-1>(n, pack, links, flux_nb, slots, dofs, stream);
   }
 };
 
