@@ -20,19 +20,24 @@ void sq_set_threads(int n) {
 
 void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, double *acc, const void *ctx),
                    const void *ctx, double *out) {
+  if (nsum < 1 || nsum > SQ_SUM_MAX) { /* a caller's bug, not an input error */
+    fprintf(stderr, "starquake: sq_sum_blocks: %d sums, 1 to %d allowed\n", nsum, SQ_SUM_MAX);
+    abort();
+  }
   const int64_t nb = n > 0 ? (n + SQ_SUM_BLOCK - 1) / SQ_SUM_BLOCK : 0;
   double *part = nb > 1 ? calloc((size_t)(nb * nsum), sizeof(double)) : NULL;
-  for (int j = 0; j < nsum; ++j) out[j] = 0.0;
   if (part) {
     SQ_PARALLEL_FOR
     for (int64_t b = 0; b < nb; ++b)
       block(b * SQ_SUM_BLOCK, b + 1 < nb ? (b + 1) * SQ_SUM_BLOCK : n, part + b * nsum, ctx);
   }
-  double acc[16]; /* the same order without the buffer (one block, or no memory for it) */
+  /* the blocks in order; without the buffer (one block, or no memory for it) each is summed here */
+  double acc[SQ_SUM_MAX];
+  for (int j = 0; j < nsum; ++j) out[j] = 0.0;
   for (int64_t b = 0; b < nb; ++b) {
     const double *p = part ? part + b * nsum : acc;
     if (!part) {
-      for (int j = 0; j < nsum && j < 16; ++j) acc[j] = 0.0;
+      for (int j = 0; j < nsum; ++j) acc[j] = 0.0;
       block(b * SQ_SUM_BLOCK, b + 1 < nb ? (b + 1) * SQ_SUM_BLOCK : n, acc, ctx);
     }
     for (int j = 0; j < nsum; ++j) out[j] += p[j];

@@ -79,10 +79,12 @@ void sq_free_aligned(void *ptr);
 
 /**
  * @brief Sums over n items that give the same bits whatever the thread count: @p block(lo, hi, acc,
- * ctx) adds the @p nsum sums of items lo .. hi - 1 into acc[0 .. nsum - 1] (zeroed first), for blocks of
- * SQ_SUM_BLOCK items in parallel; the blocks' sums are then added in block order into @p out.
+ * ctx) adds the @p nsum (at most SQ_SUM_MAX) sums of items lo .. hi - 1 into acc[0 .. nsum - 1] (zeroed
+ * first), for blocks of SQ_SUM_BLOCK items in parallel; the blocks' sums are then added in block order
+ * into @p out.
  */
 #define SQ_SUM_BLOCK 4096
+#define SQ_SUM_MAX 16
 void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, double *acc, const void *ctx),
                    const void *ctx, double *out);
 
