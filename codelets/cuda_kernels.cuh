@@ -14,7 +14,8 @@
  *   thread's R rows of a column of X are one 16-byte vector (8 bytes up to
  *   SQ_CUDA_NARROW_MAX_ORDER_SP / _DP).
  * - Reference matrices shared by the whole block (K, F^-) are staged in shared memory a chunk of
- *   columns at a time; the neighbour-flux matrices F^+, which differ per element and face
+ *   columns at a time; the predictor stages its three K_d (truncated to the rows of D^1) once for
+ *   all its steps where they fit (ader_whole); the neighbour-flux matrices F^+, which differ per element and face
  *   (link.flux, 48 variants), are read through the read-only cache.
  * - The hierarchical truncation of the Cauchy-Kovalevski recursion (D^i has nb(O - i) non-zero
  *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
@@ -69,6 +70,19 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_SMEM_BUDGET_LARGE (110 * 1024)
 #endif
 /**
+ * The same for the predictor kernel `ader` (not the fused one) where it stages its K_d whole
+ * (ader_whole below): 76 KiB lets order 6 in single precision keep 9 elements (126 threads) per block
+ * at 3 blocks per SM.  Measured on the H100, 512k elements (docs/PERFORMANCE.md, session 8): order 6
+ * 69.3 M updates/s at 64 KiB (7 elements, 4 blocks per SM), 83.0 at 76 KiB, 52.7 with 110 KiB and 256
+ * threads (15 elements, 2 blocks per SM); orders 3-5 unchanged (their blocks are bounded by threads).
+ */
+#ifndef SQ_CUDA_BLOCK_TARGET_ADER
+#define SQ_CUDA_BLOCK_TARGET_ADER SQ_CUDA_BLOCK_TARGET
+#endif
+#ifndef SQ_CUDA_SMEM_BUDGET_ADER
+#define SQ_CUDA_SMEM_BUDGET_ADER (76 * 1024)
+#endif
+/**
  * Orders up to these (single, double precision; the neighbour kernel in single precision) give each
  * thread half as many rows (R = 2 in single, 1 in double precision).  At low orders the elements are
  * small (B = 4, 10, 20): with one 16-byte row group per thread an order-2 element was one thread's
@@ -94,6 +108,15 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #ifndef SQ_CUDA_XS_BUDGET
 #define SQ_CUDA_XS_BUDGET (16 * 1024)
 #endif
+/**
+ * Most bytes of the three derivative matrices K_d, truncated to the rows of D^1, that the predictor
+ * stages once for all its Cauchy-Kovalevski steps (with the three star matrices of each element):
+ * one barrier per step instead of two per product.  Larger ones (order 7; order 6 in double
+ * precision) are staged a chunk at a time per product.  0 stages every order per product.
+ */
+#ifndef SQ_CUDA_ADER_WHOLE_BUDGET
+#define SQ_CUDA_ADER_WHOLE_BUDGET (32 * 1024)
+#endif
 
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
@@ -105,6 +128,18 @@ enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 }
  */
 __host__ __device__ constexpr bool large_blocks(int order, int kind) {
   return order >= 7 || (order == 6 && (kind == KIND_LOCAL || kind == KIND_PREDICT));
+}
+
+/**
+ * Whether the predictor stages its K_d whole (SQ_CUDA_ADER_WHOLE_BUDGET): from order 3 on, not in the
+ * large blocks of the fused predictor.  Measured on the H100 (docs/PERFORMANCE.md, session 8), 512k
+ * elements, single precision, `ader` M updates/s per product chunk -> whole: order 3 602 -> 760,
+ * order 4 288 -> 409, order 5 116 -> 156, order 6 58.0 -> 69.5; but order 2 1210 -> 648 (the three
+ * star matrices per element crowd out elements: 64 -> 38 per block), and the order-6 fused
+ * predictor 26.4 -> 23.8 (18 -> 15 elements per block).
+ */
+__host__ __device__ constexpr bool ader_whole(int order, int kind) {
+  return order >= 3 && (kind == KIND_ADER || (kind == KIND_PREDICT && !large_blocks(order, kind)));
 }
 
 /** Whether a kernel's default shape has narrow row groups (the macros above). */
@@ -129,7 +164,17 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
   static constexpr int KC = cmax(1, cmin(B, SQ_CUDA_XS_BUDGET / (LDX * RS))); /**< columns per staged chunk */
-  static constexpr int XS = KIND == KIND_NEIGHBOR ? 0 : LDX * KC; /**< staged chunk, reals */
+  /**
+   * The predictor's K_d staged whole (rows 0 .. LDK - 1, those of D^1 rounded up to row groups; all
+   * B columns; Xs[(d * B + k) * LDK + l]) when they fit SQ_CUDA_ADER_WHOLE_BUDGET, with all three
+   * star matrices of each element; else a chunk of KC columns per product, and one star matrix.
+   */
+  static constexpr int LDK = (B1 + R - 1) / R * R;
+  static constexpr bool ADER_WHOLE = ader_whole(ORDER, KIND) && 3 * LDK * B * RS <= SQ_CUDA_ADER_WHOLE_BUDGET;
+  static constexpr int NSTAR = ADER_WHOLE ? 3 : 1; /**< star matrices staged per element */
+  static constexpr int XS = KIND == KIND_NEIGHBOR ? 0
+                            : ADER_WHOLE          ? cmax(3 * LDK * B, KIND == KIND_PREDICT ? LDX * KC : 0)
+                                                  : LDX * KC; /**< staged reference matrices, reals */
   /**
    * Element stride of the shared B x 9 (and B1 x 9) blocks: padded to 16 bytes past a multiple of
    * 128, so that the threads of a warp reading the same row k of different elements hit different
@@ -139,20 +184,22 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   /** Shared reals per element: Q-like blocks, one 9x9 matrix, links. */
   static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? QS + 9 * S + 4 * 16 / RS
                                      : KIND == KIND_LOCAL  ? QS + 9 * S
-                                                           : QS + QS1 + 9 * S;
+                                                           : QS + QS1 + NSTAR * 9 * S;
   static constexpr bool LARGE = large_blocks(ORDER, KIND);
-  static constexpr int TARGET = LARGE ? SQ_CUDA_BLOCK_TARGET_LARGE : SQ_CUDA_BLOCK_TARGET;
-  static constexpr int BUDGET = LARGE ? SQ_CUDA_SMEM_BUDGET_LARGE : SQ_CUDA_SMEM_BUDGET;
+  static constexpr int TARGET = LARGE ? SQ_CUDA_BLOCK_TARGET_LARGE
+                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_BLOCK_TARGET_ADER : SQ_CUDA_BLOCK_TARGET;
+  static constexpr int BUDGET = LARGE ? SQ_CUDA_SMEM_BUDGET_LARGE
+                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_SMEM_BUDGET_ADER : SQ_CUDA_SMEM_BUDGET;
   /** elements per block */
   static constexpr int E = cmax(1, cmin(cmax(1, TARGET / G), (BUDGET / RS - XS) / PER_ELEMENT));
   static constexpr int THREADS = G * E;
   static constexpr int IS = E * QS;   /**< one B x 9 block per element */
   static constexpr int IS1 = E * QS1; /**< a D^1-sized block per element */
-  static constexpr int MS = E * 9 * S;   /**< one 9 x 9 matrix per element */
+  static constexpr int MS = E * 9 * S;   /**< one 9 x 9 matrix per element (NSTAR of them at OFF_MS) */
   /* regions, in reals from the block's base; each a multiple of 16 bytes */
   static constexpr int OFF_XS = 0, OFF_EVEN = XS, OFF_ODD = OFF_EVEN + IS;
   static constexpr int OFF_MS = KIND == KIND_NEIGHBOR || KIND == KIND_LOCAL ? XS + IS : OFF_ODD + IS1;
-  static constexpr int OFF_LINKS = OFF_MS + MS; /**< neighbour kernel: E x 4 sq_face_link */
+  static constexpr int OFF_LINKS = OFF_MS + NSTAR * MS; /**< neighbour kernel: E x 4 sq_face_link */
   static constexpr int SMEM = E * PER_ELEMENT + XS;
   static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
@@ -327,6 +374,49 @@ __device__ __forceinline__ void product_global(const typename T::Real *__restric
   }
 }
 
+/**
+ * Y = Xs(row0 .. row0 + R - 1, 0 .. NIN - 1) Q(0 .. NIN - 1, :) for a reference matrix already staged in
+ * shared memory as Xs[k * LD + l].  The same arithmetic, in the same order, as product().
+ */
+template <class T, int NIN, int LD>
+__device__ __forceinline__ void product_staged(const typename T::Real *Xs, const typename T::Real *Q, int row0,
+                                               typename T::Real (&Y)[T::R][9]) {
+  using Real = typename T::Real;
+  zero<T>(Y);
+#pragma unroll 2
+  for (int k = 0; k < NIN; ++k) {
+    const Row<Real, T::R> x = load_row<Real, T::R>(Xs + k * LD + row0);
+    const Row<Real, T::S> v = load_row<Real, T::S>(Q + k * T::S);
+#pragma unroll
+    for (int i = 0; i < T::R; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
+  }
+}
+
+/**
+ * Stage the three derivative matrices K_d (pack, B x B column-major) for ADER_WHOLE shapes: rows
+ * 0 .. LDK - 1 (those >= B1, the non-zero rows of D^1, as 0), all B columns, as
+ * Xs[(d * B + k) * LDK + l].  Loads are issued in groups of U before their stores, so that U of them
+ * are in flight per thread.  Called by all threads of the block; the caller syncs.
+ */
+template <class T>
+__device__ __forceinline__ void stage_kder(const typename T::Real *__restrict__ pack, typename T::Real *Xs) {
+  using Real = typename T::Real;
+  constexpr int TOTAL = 3 * T::B * T::LDK, U = 4;
+  for (int base = threadIdx.x; base < TOTAL; base += U * T::THREADS) {
+    Real v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int idx = base + u * T::THREADS, col = idx / T::LDK, l = idx - col * T::LDK; /* col = d * B + k */
+      v[u] = idx < TOTAL && l < T::B1 ? pack[SQ_PACK_KDER * T::B * T::B + col * T::B + l] : Real(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (base + u * T::THREADS < TOTAL) Xs[base + u * T::THREADS] = v[u];
+  }
+}
+
 /** acc(i, p) += sum_q Y(i, q) M(p, q): M a 9 x 9 matrix in shared rows of S (already signed). */
 template <class T>
 __device__ __forceinline__ void apply_star(const typename T::Real (&Y)[T::R][9], const typename T::Real *M,
@@ -373,15 +463,33 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     const int cel = compute ? t / GOUT : 0, crow0 = compute ? (t - cel * GOUT) * T::R : 0;
     Real D[T::R][9];
     zero<T>(D);
-    for (int d = 0; d < 3; ++d) {
-      Real Y[T::R][9];
-      product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute,
-                            Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
-      if (compute) apply_star<T>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
+    if constexpr (T::ADER_WHOLE) { /* K_d and the stars staged by ader_body: no barrier */
+      if (compute) {
+        for (int d = 0; d < 3; ++d) {
+          Real Y[T::R][9];
+          product_staged<T, NIN, T::LDK>(smem + T::OFF_XS + d * T::B * T::LDK, smem + CUR + cel * CUR_STRIDE, crow0,
+                                         Y);
+          apply_star<T>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * T::S, D); /* star staged negated */
+        }
+        /* staged rows NOUT .. LDK - 1 of K_d are not zero: D^I's rows past NOUT are */
+#pragma unroll
+        for (int i = 0; i < T::R; ++i)
+          if (crow0 + i >= NOUT)
+#pragma unroll
+            for (int q = 0; q < 9; ++q) D[i][q] = Real(0);
+      }
+    } else {
+      for (int d = 0; d < 3; ++d) {
+        Real Y[T::R][9];
+        product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute,
+                              Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
+        if (compute) apply_star<T>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
+      }
     }
     factor *= dt / (I + 1);
     const Real f = (Real)factor;
-    /* NEXT was CUR of step I-1: every read of it finished before this step's first barrier */
+    /* NEXT was CUR of step I-1: every read of it finished before the barrier of step I-1 (whole
+     * staging) or before this step's first barrier (product) */
     if (compute) {
       Real *nxt = smem + NEXT + cel * NEXT_STRIDE;
 #pragma unroll
@@ -425,6 +533,10 @@ __device__ __forceinline__ void ader_body(int64_t e0, int64_t n, const typename 
   const int64_t e = e0 + el;
   const bool active = e < n;
   stage_blocks<T>(dofs, e0, n, smem + T::OFF_EVEN);
+  if constexpr (T::ADER_WHOLE) {
+    stage_kder<T>(pack, smem + T::OFF_XS);
+    for (int d = 0; d < 3; ++d) stage_matrix<T>(star, 3, d, Real(-1), e0, n, smem + T::OFF_MS + d * T::MS);
+  }
   __syncthreads();
   const Real *q0 = smem + T::OFF_EVEN + el * T::QS;
   const Real f0 = (Real)dt;

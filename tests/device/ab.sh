@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/device/ab.sh: compare kernel builds on the GPU host, interleaved so that clock and thermal
+# drift hit every build alike.  The builds are carried proxies .deps/carry/bin/starquake-proxy<SUFFIX>
+# for each SUFFIX in SQ_AB_BUILDS (default: "" and "-b"; prepare them here with tests/device/prepare.sh
+# and a second build copied under the suffix).  Each point of SQ_AB_POINTS (";"-separated proxy argument
+# lists, default the order-6 512k GTS point with its kernels) runs SQ_AB_REPEAT times (default 2) per
+# build.  Prints every RESULT line and a table of element updates/s and % of the FP32 (or FP64) peak
+# per build, point and kernel (median over the repeats).  Extra environment (STARPU_*, SQ_*) passes
+# through to the proxies.  Needs .deps/{starpu,carry} carried.
+set -u
+. tests/device/env.sh
+export STARPU_NCPU=${STARPU_NCPU:-0} STARPU_NCUDA=${STARPU_NCUDA:-1}
+export STARPU_NWORKER_PER_CUDA=${STARPU_NWORKER_PER_CUDA:-2}
+BUILDS=${SQ_AB_BUILDS-" -b"}
+read -r -a builds <<< "${BUILDS:-}"
+[ ${#builds[@]} -gt 0 ] || builds=("")
+# "" as a build name: the default binary
+[ "${BUILDS:0:1}" = " " ] && builds=("" "${builds[@]}")
+POINTS=${SQ_AB_POINTS:-"512k 0 all,ader,local,neighbor 6 single gpu"}
+REPEAT=${SQ_AB_REPEAT:-2}
+OUTDIR=${OUT:-/tmp/sq-ab}
+mkdir -p "$OUTDIR"
+LOG=$OUTDIR/ab.log
+: > "$LOG"
+IFS=';' read -r -a points <<< "$POINTS"
+for ((r = 0; r < REPEAT; ++r)); do
+  for p in "${points[@]}"; do
+    for b in "${builds[@]}"; do
+      echo "## build '${b:-default}' repeat $r: starquake-proxy $p" >> "$LOG"
+      # shellcheck disable=SC2086
+      timeout 300 "$CARRY/bin/starquake-proxy$b" $p 2>&1 | sed "s/^RESULT/RESULT build=${b:-default}/" >> "$LOG"
+    done
+  done
+done
+grep '^RESULT' "$LOG"
+echo
+python3 - "$LOG" <<'EOF'
+import re, sys, statistics
+rows = {}
+for line in open(sys.argv[1]):
+    if not line.startswith('RESULT'):
+        continue
+    kv = dict(re.findall(r'(\w+)=(\S+)', line))
+    key = (kv.get('build'), kv.get('elems'), kv.get('order'), kv.get('prec'), kv.get('kernel') + ('' if kv.get('tile') in (None, '0') else ' tile ' + kv['tile']))
+    rows.setdefault(key, []).append((float(kv.get('upd_per_s', 'nan')), float(kv.get('pct_peak_flops', 'nan'))))
+print('| build | elements | order | precision | kernel | updates/s (median) | % of peak | samples |')
+print('|---|---|---|---|---|---|---|---|')
+for key in sorted(rows, key=lambda k: (int(k[1] or 0), int(k[2] or 0), k[3] or '', k[4] or '', k[0] or '')):
+    v = rows[key]
+    print('| %s | %s | %s | %s | %s | %.4g | %.1f | %d |' % (key + (statistics.median(x[0] for x in v),
+          statistics.median(x[1] for x in v), len(v))))
+EOF
