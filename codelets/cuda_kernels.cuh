@@ -284,6 +284,29 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
 }
 
 /**
+ * For idx = threadIdx.x, + THREADS, ... < total: store(idx, load(idx)), with the loads of
+ * SQ_CUDA_STAGE_BATCH consecutive iterations issued before their stores, so that as many global
+ * loads per thread are in flight (a plain loop waits for each load before the next: a store to
+ * shared memory may alias it).  The staging loops below all go through it.
+ */
+#ifndef SQ_CUDA_STAGE_BATCH
+#define SQ_CUDA_STAGE_BATCH 4
+#endif
+template <class T, class Load, class Store>
+__device__ __forceinline__ void copy_batched(int total, Load load, Store store) {
+  using Real = typename T::Real;
+  constexpr int U = SQ_CUDA_STAGE_BATCH;
+  for (int base = threadIdx.x; base < total; base += U * T::THREADS) {
+    Real v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = base + u * T::THREADS < total ? load(base + u * T::THREADS) : Real(0);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (base + u * T::THREADS < total) store(base + u * T::THREADS, v[u]);
+  }
+}
+
+/**
  * Copy the B x 9 blocks of the block's elements e0 .. n - 1 (at most E, contiguous in global memory)
  * into shared rows [el][k][S].  The rows of the block's other element slots are left as they are:
  * no thread stores a result computed from them.  Called by all threads of the block.
@@ -292,10 +315,13 @@ template <class T>
 __device__ __forceinline__ void stage_blocks(const typename T::Real *__restrict__ src, int64_t e0, int64_t n,
                                              typename T::Real *dst) {
   const int ne = (int)(n - e0); /* the block's end: at most E */
-  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-    const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
-    dst[el * T::QS + k * T::S + q] = src[e0 * T::NQ + idx];
-  }
+  const typename T::Real *__restrict__ s = src + e0 * T::NQ;
+  copy_batched<T>(
+      ne * T::NQ, [&](int idx) { return s[idx]; },
+      [&](int idx, typename T::Real v) {
+        const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, k = rem - q * T::B;
+        dst[el * T::QS + k * T::S + q] = v;
+      });
 }
 
 /**
@@ -306,10 +332,16 @@ template <class T>
 __device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict__ src, int nmat, int mat,
                                              typename T::Real scale, int64_t e0, int64_t n, typename T::Real *dst) {
   const int ne = (int)(n - e0); /* the block's end: at most E */
-  for (int idx = threadIdx.x; idx < ne * 81; idx += T::THREADS) {
-    const int el = idx / 81, pq = idx - el * 81, p = pq / 9, q = pq - p * 9;
-    dst[(el * 9 + p) * T::S + q] = scale * src[((e0 + el) * nmat + mat) * 81 + pq];
-  }
+  copy_batched<T>(
+      ne * 81,
+      [&](int idx) {
+        const int el = idx / 81, pq = idx - el * 81;
+        return scale * src[((e0 + el) * nmat + mat) * 81 + pq];
+      },
+      [&](int idx, typename T::Real v) {
+        const int el = idx / 81, pq = idx - el * 81, p = pq / 9, q = pq - p * 9;
+        dst[(el * 9 + p) * T::S + q] = v;
+      });
 }
 
 /**
@@ -329,10 +361,13 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
   for (int k0 = 0; k0 < NIN; k0 += T::KC) {
     const int kc = cmin(T::KC, NIN - k0);
     __syncthreads(); /* Xs (and Ms) free */
-    for (int idx = threadIdx.x; idx < kc * T::LDX; idx += T::THREADS) {
-      const int k = idx / T::LDX, l = idx - k * T::LDX;
-      Xs[idx] = l < NOUT ? X[(k0 + k) * T::B + l] : Real(0);
-    }
+    copy_batched<T>(
+        kc * T::LDX,
+        [&](int idx) {
+          const int k = idx / T::LDX, l = idx - k * T::LDX;
+          return l < NOUT ? X[(k0 + k) * T::B + l] : Real(0);
+        },
+        [&](int idx, Real v) { Xs[idx] = v; });
     if (k0 == 0 && mat_src) stage_matrix<T>(mat_src, nmat, mat, scale, e0, n, Ms);
     __syncthreads();
     if (compute) {
@@ -397,24 +432,18 @@ __device__ __forceinline__ void product_staged(const typename T::Real *Xs, const
 /**
  * Stage the three derivative matrices K_d (pack, B x B column-major) for ADER_WHOLE shapes: rows
  * 0 .. LDK - 1 (those >= B1, the non-zero rows of D^1, as 0), all B columns, as
- * Xs[(d * B + k) * LDK + l].  Loads are issued in groups of U before their stores, so that U of them
- * are in flight per thread.  Called by all threads of the block; the caller syncs.
+ * Xs[(d * B + k) * LDK + l].  Called by all threads of the block; the caller syncs.
  */
 template <class T>
 __device__ __forceinline__ void stage_kder(const typename T::Real *__restrict__ pack, typename T::Real *Xs) {
   using Real = typename T::Real;
-  constexpr int TOTAL = 3 * T::B * T::LDK, U = 4;
-  for (int base = threadIdx.x; base < TOTAL; base += U * T::THREADS) {
-    Real v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int idx = base + u * T::THREADS, col = idx / T::LDK, l = idx - col * T::LDK; /* col = d * B + k */
-      v[u] = idx < TOTAL && l < T::B1 ? pack[SQ_PACK_KDER * T::B * T::B + col * T::B + l] : Real(0);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (base + u * T::THREADS < TOTAL) Xs[base + u * T::THREADS] = v[u];
-  }
+  copy_batched<T>(
+      3 * T::B * T::LDK,
+      [&](int idx) {
+        const int col = idx / T::LDK, l = idx - col * T::LDK; /* col = d * B + k */
+        return l < T::B1 ? pack[SQ_PACK_KDER * T::B * T::B + col * T::B + l] : Real(0);
+      },
+      [&](int idx, Real v) { Xs[idx] = v; });
 }
 
 /** acc(i, p) += sum_q Y(i, q) M(p, q): M a 9 x 9 matrix in shared rows of S (already signed). */
