@@ -710,6 +710,36 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
 }
 
 /**
+ * Stage the neighbour data of face @p face of the block's elements 0 .. ne - 1 (links @p Ls, E x 4)
+ * into shared rows [el][k][S]: the neighbour's tint/buffer, or the Taylor integral of its derivatives
+ * over the slot's interval; 0 for a face without neighbour.  Called by all threads of the block.
+ */
+template <class T>
+__device__ __forceinline__ void stage_neighbor(const sq_face_link *Ls, int face, int ne, const sq_cuda_slots &slots,
+                                               typename T::Real *Is) {
+  using Real = typename T::Real;
+  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
+    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, k = rem - q * T::B;
+    const sq_face_link ln = Ls[el2 * 4 + face];
+    Real v = Real(0);
+    if (ln.kind == SQ_LINK_TINT) {
+      v = reinterpret_cast<const Real *>(slots.data[ln.slot])[(int64_t)ln.index * T::NQ + rem];
+    } else if (ln.kind == SQ_LINK_DERIVS) {
+      const Real *d = reinterpret_cast<const Real *>(slots.data[ln.slot]) + (int64_t)ln.index * T::ORDER * T::NQ + rem;
+      const double t0 = slots.t0[ln.slot], t1 = slots.t1[ln.slot];
+      double p0 = t0, p1 = t1; /* t^{i+1} / (i+1)! */
+#pragma unroll
+      for (int i = 0; i < T::ORDER; ++i) {
+        v += (Real)(p1 - p0) * d[i * T::NQ];
+        p0 *= t0 / (i + 2);
+        p1 *= t1 / (i + 2);
+      }
+    }
+    Is[el2 * T::QS + k * T::S + q] = v;
+  }
+}
+
+/**
  * Neighbour flux (eq. 4.2): per face j, stage each element's neighbour data (tint/buffer, or the
  * Taylor integral of its derivatives over the slot's interval), then
  * dofs -= F+_{link.flux} I_nb Anb_j^T, F+ read through the read-only cache.
@@ -735,25 +765,7 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS)
   zero<T>(acc);
   for (int j = 0; j < 4; ++j) {
     __syncthreads(); /* Is, Ms free; Ls complete */
-    for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-      const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, k = rem - q * T::B;
-      const sq_face_link ln = Ls[el2 * 4 + j];
-      Real v = Real(0);
-      if (ln.kind == SQ_LINK_TINT) {
-        v = reinterpret_cast<const Real *>(slots.data[ln.slot])[(int64_t)ln.index * T::NQ + rem];
-      } else if (ln.kind == SQ_LINK_DERIVS) {
-        const Real *d = reinterpret_cast<const Real *>(slots.data[ln.slot]) + (int64_t)ln.index * ORDER * T::NQ + rem;
-        const double t0 = slots.t0[ln.slot], t1 = slots.t1[ln.slot];
-        double p0 = t0, p1 = t1; /* t^{i+1} / (i+1)! */
-#pragma unroll
-        for (int i = 0; i < ORDER; ++i) {
-          v += (Real)(p1 - p0) * d[i * T::NQ];
-          p0 *= t0 / (i + 2);
-          p1 *= t1 / (i + 2);
-        }
-      }
-      Is[el2 * T::QS + k * T::S + q] = v;
-    }
+    stage_neighbor<T>(Ls, j, ne, slots, Is);
     stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
     __syncthreads();
     const sq_face_link me = Ls[el * 4 + j];

@@ -1,5 +1,9 @@
-/** @file neighbor_cuda.cu  CUDA launcher of the neighbour-flux update (codelet "neighbor"). */
-#include "cuda_kernels.cuh"
+/**
+ * @file neighbor_cuda.cu  CUDA launcher of the neighbour-flux update (codelet "neighbor"): the factorised
+ * kernel of cuda_neighbor.cuh, or with SQ_CUDA_NEIGHBOR_DENSE=1 the dense one of cuda_kernels.cuh (one
+ * B x B F^+ per face from the read-only cache), kept to measure the two against each other.
+ */
+#include "cuda_neighbor.cuh"
 
 namespace {
 
@@ -21,8 +25,8 @@ template <int ORDER, typename Real> struct NeighborLaunch {
    * 48.4 -> 59.1 M updates/s at 512k elements, 1.31e7 -> 1.17e7 for a 4k-element step): the wide
    * variant takes tiles whose narrow grid would fill fewer than SQ_CUDA_NARROW_MIN_WAVES waves.  Both
    * do the same arithmetic per element, in the same order: bitwise the same result. */
-  static void run(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
-                  const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+  static void run_dense(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
+                        const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
     using TN = sq_cuda::NeighborShape<ORDER, Real, 1>;
     constexpr bool both =
         TN::RS == 4 && sq_cuda::NeighborShape<ORDER, Real>::NARROW && ORDER > SQ_CUDA_NARROW_MAX_ORDER_SP;
@@ -35,6 +39,25 @@ template <int ORDER, typename Real> struct NeighborLaunch {
     } else {
       launch<-1>(n, pack, links, flux_nb, slots, dofs, stream);
     }
+  }
+
+  static void run(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
+                  const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+    static const bool dense = [] {
+      const char *v = getenv("SQ_CUDA_NEIGHBOR_DENSE");
+      return v && !strcmp(v, "1");
+    }();
+    if (dense) {
+      run_dense(n, pack, links, flux_nb, slots, dofs, stream);
+      return;
+    }
+    using T = sq_cuda::NeighborFactorShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<T>(sq_cuda::neighbor_factor_kernel<ORDER, Real>, n, smem, "neighbor (factorised)", ORDER);
+    sq_cuda::neighbor_factor_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, links, (const Real *)flux_nb, *slots, (Real *)dofs);
+    sq_cuda::check_launch("neighbor (factorised)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 };
 

@@ -44,6 +44,10 @@ void sq_ref_destroy(sq_ref *ref) {
     SQ_FREE(ref->flux_local[j]);
   for (int m = 0; m < 48; m++)
     SQ_FREE(ref->flux_neighbor[m]);
+  for (int j = 0; j < 4; j++)
+    SQ_FREE(ref->face_project[j]);
+  for (int h = 0; h < 3; h++)
+    SQ_FREE(ref->face_rotate[h]);
   SQ_FREE(ref);
 }
 
@@ -64,23 +68,47 @@ static void clean_roundoff(int count, double *matrix) {
 }
 
 /**
- * out(l,k) = sum_q weight[q] left[q*nbasis + l] right[q*nbasis + k], B x B column-major:
+ * out(l,k) = sum_q weight[q] left[q*nleft + l] right[q*nright + k], nleft x nright column-major:
  * the quadrature of a product of two basis-valued tables.
  */
-static void weighted_product(int npoints, int nbasis, const double *weight, const double *left, const double *right,
-                             double *out) {
-  memset(out, 0, sizeof(double) * (size_t)nbasis * (size_t)nbasis);
+static void weighted_product(int npoints, int nleft, int nright, const double *weight, const double *left,
+                             const double *right, double *out) {
+  memset(out, 0, sizeof(double) * (size_t)nleft * (size_t)nright);
   for (int q = 0; q < npoints; q++) {
-    const double *left_q = left + (size_t)q * (size_t)nbasis;
-    const double *right_q = right + (size_t)q * (size_t)nbasis;
-    for (int k = 0; k < nbasis; k++) {
+    const double *left_q = left + (size_t)q * (size_t)nleft;
+    const double *right_q = right + (size_t)q * (size_t)nright;
+    for (int k = 0; k < nright; k++) {
       const double wr = weight[q] * right_q[k];
-      double *column = out + (size_t)k * (size_t)nbasis;
-      for (int l = 0; l < nbasis; l++)
+      double *column = out + (size_t)k * (size_t)nleft;
+      for (int l = 0; l < nleft; l++)
         column[l] += left_q[l] * wr;
     }
   }
-  clean_roundoff(nbasis * nbasis, out);
+  clean_roundoff(nleft * nright, out);
+}
+
+void sq_face_basis_eval(int order, const double chi[2], double *out) {
+  /*
+   * ((1-b)/2)^p P_p(a) = y^p P_p(x/y) with x = 2 chi1 + chi2 - 1, y = 1 - chi2: the scaled Legendre
+   * polynomial, by the three-term recurrence multiplied through by y^n, exact on the closed
+   * triangle (also at chi2 = 1, where a is undefined); see basis.c.
+   */
+  const double x = 2.0 * chi[0] + chi[1] - 1.0, y = 1.0 - chi[1], b = 2.0 * chi[1] - 1.0;
+  double scaled_legendre[SQ_ORDER_MAX + 1];
+  scaled_legendre[0] = 1.0;
+  if (order > 1)
+    scaled_legendre[1] = x;
+  for (int n = 2; n < order; n++)
+    scaled_legendre[n] =
+        ((2.0 * n - 1.0) * x * scaled_legendre[n - 1] - (n - 1.0) * y * y * scaled_legendre[n - 2]) / n;
+  int index = 0;
+  for (int degree = 0; degree < order; degree++)
+    for (int p = degree; p >= 0; p--) {
+      const int q = degree - p;
+      /* int_{ref tri} (P_p(a) ((1-b)/2)^p P_q^{(2p+1,0)}(b))^2 dchi = 1 / ((2p+1)(2p+2q+2)) */
+      const double norm = sqrt((2.0 * p + 1.0) * (2.0 * p + 2.0 * q + 2.0));
+      out[index++] = norm * scaled_legendre[p] * sq_jacobi(q, 2.0 * p + 1.0, 0.0, b);
+    }
 }
 
 /** Fill every matrix of @p ref (order and nbasis set). Partial allocations are freed by the caller. */
@@ -125,7 +153,8 @@ static int ref_build(sq_ref *ref) {
       }
     /* K^xi_e(l,k) = int d(psi_l)/d(xi_e) psi_k (eq. 3.23). */
     for (int e = 0; e < 3; e++)
-      weighted_product(nvol, nbasis, ref->vol_weight, vol_grad + (size_t)e * nvol * nbasis, vol_value, ref->stiff[e]);
+      weighted_product(nvol, nbasis, nbasis, ref->vol_weight, vol_grad + (size_t)e * nvol * nbasis, vol_value,
+                       ref->stiff[e]);
   }
   SQ_FREE(vol_value);
   SQ_FREE(vol_grad);
@@ -159,13 +188,48 @@ static int ref_build(sq_ref *ref) {
     }
     for (int j = 0; j < 4; j++) {
       const double *ours = face_value + (size_t)j * ntri * nbasis;
-      weighted_product(ntri, nbasis, ref->tri_weight, ours, ours, ref->flux_local[j]);
+      weighted_product(ntri, nbasis, nbasis, ref->tri_weight, ours, ours, ref->flux_local[j]);
       for (int i = 0; i < 4; i++)
         for (int h = 0; h < 3; h++)
-          weighted_product(ntri, nbasis, ref->tri_weight, ours, neighbor_value + ((size_t)i * 3 + h) * ntri * nbasis,
+          weighted_product(ntri, nbasis, nbasis, ref->tri_weight, ours,
+                           neighbor_value + ((size_t)i * 3 + h) * ntri * nbasis,
                            ref->flux_neighbor[sq_ref_flux_index(j, i, h)]);
     }
   }
+  /*
+   * Face basis tables: theta_m(chi_q) and theta_m(chi'_h(chi_q)), each [q*Bf + m].  Then
+   * E_j = sum_q w_q psi(xi^j(chi_q)) theta(chi_q)^T and R_h = sum_q w_q theta(chi'_h(chi_q)) theta(chi_q)^T,
+   * both exact: the integrands have degree <= 2O-2.
+   */
+  const int nface = ref->nface_basis;
+  double *theta = NULL, *theta_rotated = NULL;
+  if (!ierr)
+    ierr = SQ_CALLOC(theta, (size_t)ntri * nface);
+  if (!ierr)
+    ierr = SQ_CALLOC(theta_rotated, 3 * (size_t)ntri * nface);
+  for (int j = 0; j < 4 && !ierr; j++)
+    ierr = SQ_CALLOC(ref->face_project[j], (size_t)nbasis * nface);
+  for (int h = 0; h < 3 && !ierr; h++)
+    ierr = SQ_CALLOC(ref->face_rotate[h], (size_t)nface * nface);
+  if (!ierr) {
+    for (int q = 0; q < ntri; q++) {
+      const double *chi = ref->tri_point + 2 * (size_t)q;
+      sq_face_basis_eval(order, chi, theta + (size_t)q * nface);
+      for (int h = 0; h < 3; h++) {
+        double chi_neighbor[2];
+        sq_ref_face_neighbor_chi(h, chi, chi_neighbor);
+        sq_face_basis_eval(order, chi_neighbor, theta_rotated + ((size_t)h * ntri + q) * nface);
+      }
+    }
+    for (int j = 0; j < 4; j++)
+      weighted_product(ntri, nbasis, nface, ref->tri_weight, face_value + (size_t)j * ntri * nbasis, theta,
+                       ref->face_project[j]);
+    for (int h = 0; h < 3; h++)
+      weighted_product(ntri, nface, nface, ref->tri_weight, theta_rotated + (size_t)h * ntri * nface, theta,
+                       ref->face_rotate[h]);
+  }
+  SQ_FREE(theta);
+  SQ_FREE(theta_rotated);
   SQ_FREE(face_value);
   SQ_FREE(neighbor_value);
   return ierr;
@@ -174,11 +238,13 @@ static int ref_build(sq_ref *ref) {
 int sq_ref_create(int order, sq_ref **ref) {
   *ref = NULL;
   SQ_CHECK(order >= SQ_ORDER_MIN && order <= SQ_ORDER_MAX, SQ_ERR_INPUT,
-           "convergence order %d is not supported: choose an order from %d to %d", order, SQ_ORDER_MIN, SQ_ORDER_MAX);
+           "convergence order %d is not supported: choose an order from %d to %d", order, SQ_ORDER_MIN,
+           SQ_ORDER_MAX);
   sq_ref *data = NULL;
   SQ_CALL(SQ_CALLOC(data, 1));
   data->order = order;
   data->nbasis = sq_nbasis(order);
+  data->nface_basis = sq_nface_basis(order);
   const int ierr = ref_build(data);
   if (ierr) {
     sq_ref_destroy(data);

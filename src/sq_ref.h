@@ -28,6 +28,8 @@
 
 /** Number of basis functions of order O: O(O+1)(O+2)/6. */
 static inline int sq_nbasis(int order) { return order * (order + 1) * (order + 2) / 6; }
+/** Number of face basis functions of order O (polynomials of degree <= O-1 on a triangle): O(O+1)/2. */
+static inline int sq_nface_basis(int order) { return order * (order + 1) / 2; }
 
 /** Reference data for one order, in double precision. */
 typedef struct sq_ref {
@@ -52,6 +54,20 @@ typedef struct sq_ref {
    * where i is the neighbour's face and chi'_h = sq_ref_face_neighbor_chi(h, chi).
    */
   double *flux_neighbor[48];
+  /**
+   * Factorisation of F^+ through a face basis theta_m, m = 0..Bf-1 (sq_face_basis_eval: orthonormal
+   * for int dchi on the reference triangle, degree <= O-1).  Every psi_k(xi^i(chi)) has degree <= O-1
+   * on the face, so it equals sum_m E_i(k,m) theta_m(chi), and
+   *   F^+_{j,i,h} = E_j R_h^T E_i^T   exactly (up to rounding; tests/test_ref.c checks it).
+   */
+  int nface_basis; /**< Bf = O(O+1)/2 */
+  /** face_project[j](l,m) = int_{ref tri} psi_l(xi^j(chi)) theta_m(chi) dchi: B x Bf, column-major. */
+  double *face_project[4];
+  /**
+   * face_rotate[h](m',m) = int_{ref tri} theta_m'(chi'_h(chi)) theta_m(chi) dchi: Bf x Bf, column-major;
+   * theta_m'(chi'_h(chi)) = sum_m R_h(m',m) theta_m(chi), and R_h is orthogonal.
+   */
+  double *face_rotate[3];
 } sq_ref;
 
 /** Index of F^+_{j,i,h} in sq_ref.flux_neighbor. */
@@ -67,6 +83,14 @@ void sq_ref_destroy(sq_ref *ref);
 
 /** @brief Evaluate all B basis functions of @p order at reference point @p xi into @p out[B]. */
 void sq_basis_eval(int order, const double xi[3], double *out);
+/**
+ * @brief Evaluate the Bf = O(O+1)/2 face basis functions of @p order (1..SQ_ORDER_MAX) at reference-triangle point @p chi
+ * into @p out[Bf]: the orthonormal Dubiner basis of the triangle,
+ *   theta_{p,q} = sqrt((2p+1)(2p+2q+2)) P_p(a) ((1-b)/2)^p P_q^{(2p+1,0)}(b),  a = 2 chi1/(1-chi2) - 1,
+ *   b = 2 chi2 - 1,
+ * ordered by total degree (for d = 0..O-1: for p = d..0: q = d-p), so that theta_0 is constant.
+ */
+void sq_face_basis_eval(int order, const double chi[2], double *out);
 /** @brief Evaluate gradients: out[k*3+e] = d psi_k / d xi_e at @p xi (interior points). */
 void sq_basis_grad(int order, const double xi[3], double *out);
 

@@ -679,6 +679,93 @@ START_TEST(test_ref_neighbor_flux) {
 }
 END_TEST
 
+/**
+ * The face basis is orthonormal on the reference triangle, each R_h is orthogonal, and the factorised
+ * neighbour flux E_j R_h^T E_i^T reproduces every F^+_{j,i,h} (the GPU kernel's form,
+ * codelets/cuda_neighbor.cuh).  The factorisation with a wrong orientation must not match, so the
+ * check would see a mis-mapped R_h.
+ */
+START_TEST(test_ref_face_factorisation) {
+  const int order = _i;
+  sq_ref *ref = NULL;
+  ck_assert_int_eq(sq_ref_create(order, &ref), SQ_SUCCESS);
+  const int nbasis = ref->nbasis, nface = ref->nface_basis;
+  ck_assert_int_eq(nface, order * (order + 1) / 2);
+  /* Gram matrix of theta by the triangle rule (exact to degree 2O+3 >= 2O-2) */
+  double *theta = calloc((size_t)nface, sizeof(double)), *gram = calloc((size_t)nface * nface, sizeof(double));
+  for (int q = 0; q < ref->ntri; q++) {
+    sq_face_basis_eval(order, ref->tri_point + 2 * q, theta);
+    for (int m = 0; m < nface; m++)
+      for (int n = 0; n < nface; n++)
+        gram[m + n * nface] += ref->tri_weight[q] * theta[m] * theta[n];
+  }
+  double gram_error = 0.0, rotate_error = 0.0;
+  for (int m = 0; m < nface; m++)
+    for (int n = 0; n < nface; n++)
+      gram_error = fmax(gram_error, fabs(gram[m + n * nface] - (m == n)));
+  ck_assert_msg(gram_error < 1e-13, "order %d: face basis not orthonormal, max |G - I| = %.3e", order, gram_error);
+  for (int h = 0; h < 3; h++) {
+    const double *rotate = ref->face_rotate[h];
+    for (int m = 0; m < nface; m++)
+      for (int n = 0; n < nface; n++) {
+        double dot = 0.0;
+        for (int p = 0; p < nface; p++)
+          dot += rotate[m + p * nface] * rotate[n + p * nface];
+        rotate_error = fmax(rotate_error, fabs(dot - (m == n)));
+      }
+  }
+  ck_assert_msg(rotate_error < 1e-13, "order %d: R_h not orthogonal, max |R R^T - I| = %.3e", order, rotate_error);
+  /* ER[h](l,m') = sum_m E_j(l,m) R_h(m',m), then F(l,k) = sum_m' ER(l,m') E_i(k,m') */
+  double *rotated = calloc((size_t)nbasis * nface, sizeof(double));
+  double *product = calloc((size_t)nbasis * nbasis, sizeof(double));
+  double worst = 0.0;
+  for (int j = 0; j < 4; j++)
+    for (int h_try = 0; h_try < 3; h_try++) {
+      const double *project = ref->face_project[j], *rotate = ref->face_rotate[h_try];
+      for (int l = 0; l < nbasis; l++)
+        for (int mr = 0; mr < nface; mr++) {
+          double sum = 0.0;
+          for (int m = 0; m < nface; m++)
+            sum += project[l + m * nbasis] * rotate[mr + m * nface];
+          rotated[l + mr * nbasis] = sum;
+        }
+      for (int i = 0; i < 4; i++) {
+        const double *project_nb = ref->face_project[i];
+        for (int l = 0; l < nbasis; l++)
+          for (int k = 0; k < nbasis; k++) {
+            double sum = 0.0;
+            for (int mr = 0; mr < nface; mr++)
+              sum += rotated[l + mr * nbasis] * project_nb[k + mr * nbasis];
+            product[l + k * nbasis] = sum;
+          }
+        for (int h = 0; h < 3; h++) {
+          const double *flux = ref->flux_neighbor[sq_ref_flux_index(j, i, h)];
+          double largest = 0.0, error = 0.0;
+          for (int m = 0; m < nbasis * nbasis; m++) {
+            largest = fmax(largest, fabs(flux[m]));
+            error = fmax(error, fabs(product[m] - flux[m]));
+          }
+          if (h == h_try) {
+            worst = fmax(worst, error / largest);
+            ck_assert_msg(error <= 1e-12 * largest, "order %d F+(%d,%d,%d): max |E_j R_h^T E_i^T - F+| = %.3e (max |F+| %.3e)",
+                          order, j, i, h, error, largest);
+          } else {
+            ck_assert_msg(error > 1e-6 * largest, "order %d F+(%d,%d,%d): orientation %d also matches (%.3e)", order, j,
+                          i, h, h_try, error);
+          }
+        }
+      }
+    }
+  printf("order %d: face basis max |G - I| %.2e, max |R R^T - I| %.2e, factorised F+ worst relative error %.2e\n",
+         order, gram_error, rotate_error, worst);
+  free(theta);
+  free(gram);
+  free(rotated);
+  free(product);
+  sq_ref_destroy(ref);
+}
+END_TEST
+
 START_TEST(test_ref_create_errors) {
   const int bad_order[] = {-1, 0, 1, SQ_ORDER_MAX + 1, SQ_ORDER_MAX + 2};
   sq_ref placeholder;
@@ -744,6 +831,7 @@ static Suite *ref_suite(void) {
       {"ref_integration_by_parts", test_ref_integration_by_parts, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
       {"ref_neighbor_geometry", test_ref_neighbor_geometry, 0, 0},
       {"ref_neighbor_flux", test_ref_neighbor_flux, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
+      {"ref_face_factorisation", test_ref_face_factorisation, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
       {"ref_create_errors", test_ref_create_errors, 0, 0},
       {"ref_create_all_orders", test_ref_create_all_orders, 0, 0},
   };

@@ -1,10 +1,10 @@
 /**
- * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh on the CPU (sq_cuda_emu.h) and
+ * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh and cuda_neighbor.cuh on the CPU (sq_cuda_emu.h) and
  * compares them with the CPU reference kernels of src/ for orders 2..7 in both precisions.  No GPU
  * needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is within tolerance.
  */
 #define SQ_CUDA_EMULATE 1
-#include "cuda_kernels.cuh"
+#include "cuda_neighbor.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -60,6 +60,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   using TL = sq_cuda::LocalShape<ORDER, Real>;
   using TN = sq_cuda::NeighborShape<ORDER, Real>;
   using TP = sq_cuda::PredictShape<ORDER, Real>;
+  using TF = sq_cuda::NeighborFactorShape<ORDER, Real>;
   const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
   const int NQ = T::NQ;
   std::uniform_real_distribution<double> u(-1, 1);
@@ -82,6 +83,11 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
          ORDER, sizeof(Real) == 8 ? "f64" : "f32", T::B, T::G, T::E, T::THREADS, (int)sizeof(Real) * T::SMEM, TL::E,
          TL::THREADS, (int)sizeof(Real) * TL::SMEM, TN::E, TN::THREADS, (int)sizeof(Real) * TN::SMEM, TP::E,
          TP::THREADS, (int)sizeof(Real) * TP::SMEM, T::KC);
+  printf("O%d %s: factorised neighbor: Bf %d R %d G %d RF %d GF %d E %d threads %d smem %d (matrices %d, %d per "
+         "element), KC %d of %d\n",
+         ORDER, sizeof(Real) == 8 ? "f64" : "f32", TF::BF, TF::R, TF::G, TF::RF, TF::GF, TF::E, TF::THREADS,
+         (int)sizeof(Real) * TF::SMEM, (int)sizeof(Real) * TF::MAT, (int)sizeof(Real) * TF::PER_ELEMENT, TF::KC,
+         4 * TF::BF);
   if (getenv("SQ_EMU_SHAPES_ONLY")) return;
 
   /* ader with derivatives and an accumulated buffer */
@@ -182,6 +188,21 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       sq_cuda::neighbor_kernel<ORDER, Real, other>(n, TO::E, pack, links.data(), flux_nb.data(), slots, q.data());
     });
     same_bits("neighbor", ORDER, other ? "narrow rows (R 2)" : "wide rows (R 4)", q, nq_g);
+  }
+  /* the factorised kernel (neighbor_cuda.cu's default): another summation order, so within tolerance */
+  std::vector<Real> nf_g;
+  for (const int epb : {TF::E, small_epb(TF::E)}) {
+    std::vector<Real> q = dofs;
+    sq_emu_launch(grid(epb), TF::THREADS, sizeof(Real) * TF::SMEM, [&] {
+      sq_cuda::neighbor_factor_kernel<ORDER, Real>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
+    });
+    if (epb == TF::E) nf_g = q, report("nb.factor", ORDER, nf_g, nq_c);
+    else same_bits("nb.factor", ORDER, per_block(epb), q, nf_g);
+  }
+  { /* the same on the increments alone, which the dofs' magnitude does not dilute */
+    std::vector<Real> inc_g(n * NQ), inc_c(n * NQ);
+    for (int64_t i = 0; i < n * NQ; ++i) inc_g[i] = nf_g[i] - dofs[i], inc_c[i] = nq_c[i] - dofs[i];
+    report("nb.f.incr", ORDER, inc_g, inc_c);
   }
   free(packv);
   sq_ref_destroy(ref);
