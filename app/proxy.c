@@ -53,15 +53,15 @@ static double flops_product(int order) {
   return 2.0 * B * 81.0 + 2.0 * B * B * 9.0;
 }
 /**
- * FLOPs per element of the neighbour flux: dense (CPU, and the GPU with SQ_CUDA_NEIGHBOR_DENSE=1), four
- * products X (Q M^T); or the factorised GPU kernel (codelets/cuda_neighbor.cuh), per face
+ * FLOPs per element of the neighbour flux: dense (CPU, and the GPU's default kernel), four
+ * products X (Q M^T); or the factorised GPU kernel (SQ_CUDA_NEIGHBOR_FACTORED=1, codelets/cuda_neighbor.cuh), per face
  * U = E_i^T I (2 Bf B 9), R_h^T U (2 Bf^2 9), the star (2 Bf 81), then one B x 4Bf x 9 product.
  */
 static double flops_neighbor(int order, int gpu_order) {
   static int dense = -1;
   if (dense < 0) {
-    const char *v = getenv("SQ_CUDA_NEIGHBOR_DENSE");
-    dense = v && !strcmp(v, "1");
+    const char *v = getenv("SQ_CUDA_NEIGHBOR_FACTORED");
+    dense = !(v && !strcmp(v, "1"));
   }
   if (!gpu_order || dense) return 4.0 * flops_product(order);
   const double B = sq_nbasis(order), Bf = sq_nface_basis(order);

@@ -285,12 +285,13 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
 
 /**
  * For idx = threadIdx.x, + THREADS, ... < total: store(idx, load(idx)), with the loads of
- * SQ_CUDA_STAGE_BATCH consecutive iterations issued before their stores, so that as many global
- * loads per thread are in flight (a plain loop waits for each load before the next: a store to
- * shared memory may alias it).  The staging loops below all go through it.
+ * SQ_CUDA_STAGE_BATCH consecutive iterations issued before their stores.  The staging loops below all
+ * go through it.  Batches of 4 measured slower than 1 on the H100 (512k elements, single precision,
+ * M updates/s: order 6 `ader` 81.5 -> 68.9, `local` 65.2 -> 63.6, order 2 `all` 179 -> 135;
+ * docs/PERFORMANCE.md, session 8): the other blocks of an SM already hide the staging's latency.
  */
 #ifndef SQ_CUDA_STAGE_BATCH
-#define SQ_CUDA_STAGE_BATCH 4
+#define SQ_CUDA_STAGE_BATCH 1
 #endif
 template <class T, class Load, class Store>
 __device__ __forceinline__ void copy_batched(int total, Load load, Store store) {

@@ -1,7 +1,10 @@
 /**
- * @file neighbor_cuda.cu  CUDA launcher of the neighbour-flux update (codelet "neighbor"): the factorised
- * kernel of cuda_neighbor.cuh, or with SQ_CUDA_NEIGHBOR_DENSE=1 the dense one of cuda_kernels.cuh (one
- * B x B F^+ per face from the read-only cache), kept to measure the two against each other.
+ * @file neighbor_cuda.cu  CUDA launcher of the neighbour-flux update (codelet "neighbor"): the dense
+ * kernel of cuda_kernels.cuh (one B x B F^+ per face from the read-only cache), or with
+ * SQ_CUDA_NEIGHBOR_FACTORED=1 the factorised one of cuda_neighbor.cuh.  The factorised kernel measured
+ * slower at every order (H100, 512k elements, single precision, M updates/s dense -> factorised: order 2
+ * 552 -> 297, order 4 240 -> 156, order 6 63.0 -> 30.1; docs/PERFORMANCE.md, session 8): its blocks
+ * hold 2 per SM at order 6.  It stays selectable to be tuned and measured.
  */
 #include "cuda_neighbor.cuh"
 
@@ -44,8 +47,8 @@ template <int ORDER, typename Real> struct NeighborLaunch {
   static void run(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
                   const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
     static const bool dense = [] {
-      const char *v = getenv("SQ_CUDA_NEIGHBOR_DENSE");
-      return v && !strcmp(v, "1");
+      const char *v = getenv("SQ_CUDA_NEIGHBOR_FACTORED");
+      return !(v && !strcmp(v, "1"));
     }();
     if (dense) {
       run_dense(n, pack, links, flux_nb, slots, dofs, stream);
