@@ -4,7 +4,7 @@
 # for each SUFFIX in SQ_AB_BUILDS (default: "" and "-b"; prepare them here with tests/device/prepare.sh
 # and a second build copied under the suffix).  Each point of SQ_AB_POINTS (";"-separated proxy argument
 # lists, default the order-6 512k GTS point with its kernels) runs SQ_AB_REPEAT times (default 2) per
-# build.  Prints every RESULT line and a table of element updates/s and % of the FP32 (or FP64) peak
+# build (and per setting of SQ_AB_ENVS, below).  Prints every RESULT line and a table of element updates/s and % of the FP32 (or FP64) peak
 # per build, point and kernel (median over the repeats).  Extra environment (STARPU_*, SQ_*) passes
 # through to the proxies.  Needs .deps/{starpu,carry} carried.
 set -u
@@ -23,12 +23,19 @@ mkdir -p "$OUTDIR"
 LOG=$OUTDIR/ab.log
 : > "$LOG"
 IFS=';' read -r -a points <<< "$POINTS"
+# SQ_AB_ENVS: ";"-separated environment settings ("VAR=x VAR2=y"), each run with every build; an empty
+# item runs without extra settings (default: one empty item)
+IFS=';' read -r -a envs <<< "${SQ_AB_ENVS:-}"
+[ ${#envs[@]} -gt 0 ] || envs=("")
 for ((r = 0; r < REPEAT; ++r)); do
   for p in "${points[@]}"; do
     for b in "${builds[@]}"; do
-      echo "## build '${b:-default}' repeat $r: starquake-proxy $p" >> "$LOG"
-      # shellcheck disable=SC2086
-      timeout 300 "$CARRY/bin/starquake-proxy$b" $p 2>&1 | sed "s/^RESULT/RESULT build=${b:-default}/" >> "$LOG"
+      for v in "${envs[@]}"; do
+        label=${b:-default}${v:+[${v// /,}]}
+        echo "## build '$label' repeat $r: starquake-proxy $p" >> "$LOG"
+        # shellcheck disable=SC2086
+        timeout 300 env $v "$CARRY/bin/starquake-proxy$b" $p 2>&1 | sed "s/^RESULT/RESULT build=$label/" >> "$LOG"
+      done
     done
   done
 done
