@@ -4,15 +4,29 @@
 namespace {
 
 template <int ORDER, typename Real> struct AderLaunch {
-  static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
-                  void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-    using T = sq_cuda::AderShape<ORDER, Real>;
+  template <int NARROW>
+  static void launch(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
+                     void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using T = sq_cuda::AderShape<ORDER, Real, NARROW>;
     const size_t smem = sizeof(Real) * T::SMEM;
-    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::ader_kernel<ORDER, Real>, n, smem, "ader", ORDER);
-    sq_cuda::ader_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::ader_kernel<ORDER, Real, NARROW>, n, smem, "ader", ORDER);
+    sq_cuda::ader_kernel<ORDER, Real, NARROW><<<g.blocks, T::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
         (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* small tiles at low orders: fine row groups (cuda_kernels.cuh, fine_tile) */
+  static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
+                  void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using T = sq_cuda::AderShape<ORDER, Real>;
+    if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
+      if (sq_cuda::fine_tile<T>(sq_cuda::ader_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "ader", ORDER)) {
+        launch<2>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
+        return;
+      }
+    }
+    launch<-1>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
   }
 };
 

@@ -100,6 +100,16 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_DP
 #define SQ_CUDA_NARROW_MAX_ORDER_DP 0
 #endif
+/**
+ * Single-precision kernels up to this order also come with fine row groups (R = 1, twice the threads
+ * per element of the narrow ones), which tiles too small to fill SQ_CUDA_NARROW_MIN_WAVES waves of the
+ * default shape take (fine_tile below; SQ_CUDA_FINE_ROWS=0 at run time keeps the default shape).  A
+ * small tile at a low order has too few threads to hide latency: 4 374 elements at order 4 give 331
+ * threads per SM of the H100 with R = 2.
+ */
+#ifndef SQ_CUDA_FINE_MAX_ORDER_SP
+#define SQ_CUDA_FINE_MAX_ORDER_SP 4
+#endif
 /** The narrow neighbour kernel above SQ_CUDA_NARROW_MAX_ORDER_SP takes tiles that fill this many waves. */
 #ifndef SQ_CUDA_NARROW_MIN_WAVES
 #define SQ_CUDA_NARROW_MIN_WAVES 4
@@ -149,7 +159,16 @@ __host__ __device__ constexpr bool default_narrow(int order, int real_size, int 
                         : order <= SQ_CUDA_NARROW_MAX_ORDER_DP;
 }
 
-/** Compile-time shape of one kernel of one order and precision; NARROW_ 0 or 1 overrides the default. */
+/** Whether kernels of this order and real size have the fine variant (SQ_CUDA_FINE_MAX_ORDER_SP). */
+__host__ __device__ constexpr bool has_fine(int order, int real_size) {
+  return real_size == 4 && order <= SQ_CUDA_FINE_MAX_ORDER_SP;
+}
+
+/**
+ * Compile-time shape of one kernel of one order and precision.  NARROW_ overrides the default row
+ * groups: 0 wide (one 16-byte vector of rows per thread), 1 narrow (half of one), 2 fine (a quarter:
+ * one row in single precision; only where has_fine).
+ */
 template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, KIND = KIND_;
@@ -157,9 +176,11 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
   static constexpr int NQ = B * 9;               /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
-  static constexpr bool NARROW = NARROW_ >= 0 ? NARROW_ != 0 : default_narrow(ORDER, RS, KIND);
-  /** rows per thread: one 16-byte vector, or half of one (NARROW) */
-  static constexpr int R = (RS == 4 ? 4 : 2) / (NARROW ? 2 : 1);
+  static constexpr int LEVEL = NARROW_ >= 0 ? NARROW_ : default_narrow(ORDER, RS, KIND) ? 1 : 0;
+  static_assert(LEVEL < 2 || has_fine(ORDER, RS), "fine row groups only where has_fine");
+  static constexpr bool NARROW = LEVEL > 0;
+  /** rows per thread: one 16-byte vector, or half of one (NARROW), or a quarter (fine) */
+  static constexpr int R = cmax(1, (RS == 4 ? 4 : 2) >> LEVEL);
   static constexpr int G = (B + R - 1) / R;      /**< threads per element */
   static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
   static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
@@ -649,10 +670,10 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
   type *name = reinterpret_cast<type *>(sq_cuda_smem_bytes)
 #endif
 
-template <int ORDER, typename Real> using AderShape = Shape<ORDER, Real, KIND_ADER>;
-template <int ORDER, typename Real> using LocalShape = Shape<ORDER, Real, KIND_LOCAL>;
+template <int ORDER, typename Real, int NARROW = -1> using AderShape = Shape<ORDER, Real, KIND_ADER, NARROW>;
+template <int ORDER, typename Real, int NARROW = -1> using LocalShape = Shape<ORDER, Real, KIND_LOCAL, NARROW>;
 template <int ORDER, typename Real, int NARROW = -1> using NeighborShape = Shape<ORDER, Real, KIND_NEIGHBOR, NARROW>;
-template <int ORDER, typename Real> using PredictShape = Shape<ORDER, Real, KIND_PREDICT>;
+template <int ORDER, typename Real, int NARROW = -1> using PredictShape = Shape<ORDER, Real, KIND_PREDICT, NARROW>;
 
 /**
  * Every element kernel takes blocks of @p epb <= E consecutive elements (grid: ceil(n / epb) blocks of
@@ -663,12 +684,12 @@ template <int ORDER, typename Real> using PredictShape = Shape<ORDER, Real, KIND
 __device__ __forceinline__ int64_t block_end(int64_t n, int64_t e0, int epb) { return n < e0 + epb ? n : e0 + epb; }
 
 /** ADER predictor (+ derivatives, + LTS buffer). */
-template <int ORDER, typename Real>
-__global__ void __launch_bounds__(AderShape<ORDER, Real>::THREADS)
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(AderShape<ORDER, Real, NARROW>::THREADS)
     ader_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
                 const Real *__restrict__ star, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
                 Real *__restrict__ lts_buffer, int buffer_reset) {
-  using T = AderShape<ORDER, Real>;
+  using T = AderShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb;
   Real ti[T::R][9];
@@ -676,11 +697,11 @@ __global__ void __launch_bounds__(AderShape<ORDER, Real>::THREADS)
 }
 
 /** Volume + local flux. */
-template <int ORDER, typename Real>
-__global__ void __launch_bounds__(LocalShape<ORDER, Real>::THREADS)
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS)
     local_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
                  const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
-  using T = LocalShape<ORDER, Real>;
+  using T = LocalShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
   stage_blocks<T>(tint, e0, nb, smem + T::OFF_EVEN); /* product() syncs before use */
@@ -688,13 +709,13 @@ __global__ void __launch_bounds__(LocalShape<ORDER, Real>::THREADS)
 }
 
 /** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
-template <int ORDER, typename Real>
-__global__ void __launch_bounds__(PredictShape<ORDER, Real>::THREADS)
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS)
     predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
                    const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
                    Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
                    int buffer_reset) {
-  using T = PredictShape<ORDER, Real>;
+  using T = PredictShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
   Real ti[T::R][9];
@@ -868,6 +889,25 @@ inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, in
   if (!small_blocks || full >= wave || n <= 0) return {(unsigned)full, T::E};
   const int epb = (int)((n + wave - 1) / wave);
   return {(unsigned)((n + epb - 1) / epb), epb};
+}
+
+/**
+ * Whether a tile of n elements takes the fine variant of a kernel whose default shape is T (launched
+ * as @p kernel with @p smem bytes): where has_fine, and the default grid would fill fewer than
+ * SQ_CUDA_NARROW_MIN_WAVES waves of resident blocks.  SQ_CUDA_FINE_ROWS=0 turns it off.  Every row is
+ * summed in the same order in every variant: the results are bitwise the same.
+ */
+template <class T, typename Kernel>
+inline bool fine_tile(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
+  if constexpr (!has_fine(T::ORDER, T::RS)) {
+    return false;
+  } else {
+    static const bool on = [] {
+      const char *v = getenv("SQ_CUDA_FINE_ROWS");
+      return !(v && !strcmp(v, "0"));
+    }();
+    return on && T::LEVEL < 2 && (n + T::E - 1) / T::E < SQ_CUDA_NARROW_MIN_WAVES * wave_of<T>(kernel, smem, name, order);
+  }
 }
 
 /**

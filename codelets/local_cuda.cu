@@ -4,14 +4,28 @@
 namespace {
 
 template <int ORDER, typename Real> struct LocalLaunch {
+  template <int NARROW>
+  static void launch(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
+                     void *dofs, cudaStream_t stream) {
+    using T = sq_cuda::LocalShape<ORDER, Real, NARROW>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::local_kernel<ORDER, Real, NARROW>, n, smem, "local", ORDER);
+    sq_cuda::local_kernel<ORDER, Real, NARROW><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* small tiles at low orders: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
-    const size_t smem = sizeof(Real) * T::SMEM;
-    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::local_kernel<ORDER, Real>, n, smem, "local", ORDER);
-    sq_cuda::local_kernel<ORDER, Real><<<g.blocks, T::THREADS, smem, stream>>>(
-        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
-    sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
+      if (sq_cuda::fine_tile<T>(sq_cuda::local_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "local", ORDER)) {
+        launch<2>(n, pack, tint, star, flux_local, dofs, stream);
+        return;
+      }
+    }
+    launch<-1>(n, pack, tint, star, flux_local, dofs, stream);
   }
 };
 

@@ -40,6 +40,14 @@ template <int ORDER, typename Real> struct NeighborLaunch {
       if (blocks < SQ_CUDA_NARROW_MIN_WAVES * wave) launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
       else launch<1>(n, pack, links, flux_nb, slots, dofs, stream);
     } else {
+      if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) { /* small tiles at low orders: fine row groups */
+        using T = sq_cuda::NeighborShape<ORDER, Real>;
+        if (sq_cuda::fine_tile<T>(sq_cuda::neighbor_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "neighbor",
+                                  ORDER)) {
+          launch<2>(n, pack, links, flux_nb, slots, dofs, stream);
+          return;
+        }
+      }
       launch<-1>(n, pack, links, flux_nb, slots, dofs, stream);
     }
   }

@@ -93,6 +93,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   /* ader with derivatives and an accumulated buffer */
   std::vector<Real> tint_c(n * NQ), der_c(n * ORDER * NQ), buf_c = rnd(n * NQ, 1);
   std::vector<Real> tint_g(n * NQ, NAN), der_g(n * ORDER * NQ, NAN), buf_g = buf_c;
+  const std::vector<Real> buf_init = buf_c;
   sq_kernel_ader(prec, ORDER, n, pack, dofs.data(), star.data(), dt, tint_c.data(), der_c.data());
   sq_kernel_accumulate(prec, ORDER, n, tint_c.data(), 0, buf_c.data());
   std::vector<Real> tint_s(n * NQ, NAN), der_s(n * ORDER * NQ, NAN), buf_s = buf_g;
@@ -189,7 +190,52 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     });
     same_bits("neighbor", ORDER, other ? "narrow rows (R 2)" : "wide rows (R 4)", q, nq_g);
   }
-  /* the factorised kernel (neighbor_cuda.cu's default): another summation order, so within tolerance */
+  if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) { /* fine row groups (small tiles): bitwise the default */
+    using AF = sq_cuda::AderShape<ORDER, Real, 2>;
+    using LF = sq_cuda::LocalShape<ORDER, Real, 2>;
+    using PF = sq_cuda::PredictShape<ORDER, Real, 2>;
+    using NF = sq_cuda::NeighborShape<ORDER, Real, 2>;
+    static_assert(AF::R == 1 && LF::R == 1 && PF::R == 1 && NF::R == 1, "fine rows: one per thread");
+    for (const int epb : {AF::E, small_epb(AF::E)}) {
+      std::vector<Real> ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_init;
+      sq_emu_launch(grid(epb), AF::THREADS, sizeof(Real) * AF::SMEM, [&] {
+        sq_cuda::ader_kernel<ORDER, Real, 2>(n, epb, pack, dofs.data(), star.data(), dt, ti.data(), de.data(),
+                                             bu.data(), 0);
+      });
+      same_bits("ader.tint", ORDER, "fine rows (R 1)", ti, tint_g);
+      same_bits("ader.deriv", ORDER, "fine rows (R 1)", de, der_g);
+      same_bits("ader.buf", ORDER, "fine rows (R 1)", bu, buf_g);
+    }
+    for (const int epb : {LF::E, small_epb(LF::E)}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), LF::THREADS, sizeof(Real) * LF::SMEM, [&] {
+        sq_cuda::local_kernel<ORDER, Real, 2>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+      });
+      same_bits("local", ORDER, "fine rows (R 1)", q, q_g);
+    }
+    for (const int epb : {PF::E, small_epb(PF::E)}) {
+      std::vector<Real> q = dofs, ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_c;
+      sq_emu_launch(grid(epb), PF::THREADS, sizeof(Real) * PF::SMEM, [&] {
+        sq_cuda::predict_kernel<ORDER, Real, 2>(n, epb, pack, q.data(), star.data(), flux_local.data(), dt, ti.data(),
+                                                de.data(), bu.data(), 0);
+      });
+      same_bits("pred.dofs", ORDER, "fine rows (R 1)", q, p_g);
+      same_bits("pred.tint", ORDER, "fine rows (R 1)", ti, pt_g);
+      same_bits("pred.deriv", ORDER, "fine rows (R 1)", de, pd_g);
+      same_bits("pred.buf", ORDER, "fine rows (R 1)", bu, pb_g);
+    }
+    for (const int epb : {NF::E, small_epb(NF::E)}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), NF::THREADS, sizeof(Real) * NF::SMEM, [&] {
+        sq_cuda::neighbor_kernel<ORDER, Real, 2>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
+      });
+      same_bits("neighbor", ORDER, "fine rows (R 1)", q, nq_g);
+    }
+    printf("O%d f32: fine rows: E/threads/smem: ader %d/%d/%d local %d/%d/%d neighbor %d/%d/%d predict %d/%d/%d\n",
+           ORDER, AF::E, AF::THREADS, (int)sizeof(Real) * AF::SMEM, LF::E, LF::THREADS, (int)sizeof(Real) * LF::SMEM,
+           NF::E, NF::THREADS, (int)sizeof(Real) * NF::SMEM, PF::E, PF::THREADS, (int)sizeof(Real) * PF::SMEM);
+  }
+  /* the factorised kernel (SQ_CUDA_NEIGHBOR_FACTORED=1): another summation order, so within tolerance */
   std::vector<Real> nf_g;
   for (const int epb : {TF::E, small_epb(TF::E)}) {
     std::vector<Real> q = dofs;
