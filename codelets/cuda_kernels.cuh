@@ -94,6 +94,14 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP
 #define SQ_CUDA_NARROW_MAX_ORDER_SP 4
 #endif
+/**
+ * The predictor kernel `ader` in single precision: narrow up to order 5 (H100, 512k elements, with its
+ * K_d staged whole: order 5 154 -> 165 M updates/s narrow; order 6 81.4 -> 67.2, or 77.8 with 256-thread
+ * blocks; docs/PERFORMANCE.md, session 8).
+ */
+#ifndef SQ_CUDA_NARROW_MAX_ORDER_SP_ADER
+#define SQ_CUDA_NARROW_MAX_ORDER_SP_ADER 5
+#endif
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR
 #define SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR 7
 #endif
@@ -155,6 +163,7 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
 /** Whether a kernel's default shape has narrow row groups (the macros above). */
 __host__ __device__ constexpr bool default_narrow(int order, int real_size, int kind) {
   return real_size == 4 ? order <= (kind == KIND_NEIGHBOR ? SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR
+                                    : kind == KIND_ADER   ? SQ_CUDA_NARROW_MAX_ORDER_SP_ADER
                                                           : SQ_CUDA_NARROW_MAX_ORDER_SP)
                         : order <= SQ_CUDA_NARROW_MAX_ORDER_DP;
 }
