@@ -263,12 +263,12 @@ template <typename Real, int N> __device__ __forceinline__ Row<Real, N> load_row
   return *reinterpret_cast<const Row<Real, N> *>(p);
 }
 
-/** Zero a register tile. */
-template <class T> __device__ __forceinline__ void zero(typename T::Real (&a)[T::R][9]) {
+/** Zero a register tile of RR rows. */
+template <typename Real, int RR> __device__ __forceinline__ void zero(Real (&a)[RR][9]) {
 #pragma unroll
-  for (int i = 0; i < T::R; ++i)
+  for (int i = 0; i < RR; ++i)
 #pragma unroll
-    for (int q = 0; q < 9; ++q) a[i][q] = typename T::Real(0);
+    for (int q = 0; q < 9; ++q) a[i][q] = Real(0);
 }
 
 /**
@@ -337,6 +337,19 @@ __device__ __forceinline__ void copy_batched(int total, Load load, Store store) 
   }
 }
 
+/** elem(rows row0 .. row0 + R - 1, :) += acc: an element's update added to its block in global memory. */
+template <class T>
+__device__ __forceinline__ void global_add_rows(typename T::Real *__restrict__ elem, int row0,
+                                                const typename T::Real (&acc)[T::R][9]) {
+  typename T::Real q[T::R][9];
+  global_load_rows<T>(elem, row0, q);
+#pragma unroll
+  for (int i = 0; i < T::R; ++i)
+#pragma unroll
+    for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
+  global_store_rows<T>(elem, row0, q);
+}
+
 /**
  * Copy the B x 9 blocks of the block's elements e0 .. n - 1 (at most E, contiguous in global memory)
  * into shared rows [el][k][S].  The rows of the block's other element slots are left as they are:
@@ -376,6 +389,26 @@ __device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict_
 }
 
 /**
+ * Y += Xs(row0 .. row0 + RR - 1, 0 .. nin - 1) Q(k0 .. k0 + nin - 1, :) for a matrix staged in shared
+ * memory as Xs[k * ld + l] (its columns from k0 on, for a chunk) and Q in shared rows of S reals: a
+ * thread's RR rows are one vector load per k, the Q row a broadcast.  The one inner loop of every
+ * product from shared memory (product, the whole-staged predictor, the factorised neighbour kernel).
+ */
+template <typename Real, int RR, int S>
+__device__ __forceinline__ void fold_rows(const Real *Xs, int ld, const Real *Q, int k0, int row0, int nin,
+                                          Real (&Y)[RR][9]) {
+#pragma unroll 2
+  for (int k = 0; k < nin; ++k) {
+    const Row<Real, RR> x = load_row<Real, RR>(Xs + k * ld + row0);
+    const Row<Real, S> v = load_row<Real, S>(Q + (k0 + k) * S);
+#pragma unroll
+    for (int i = 0; i < RR; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
+  }
+}
+
+/**
  * Y = X(row0 .. row0 + R - 1, 0 .. NIN - 1) Q(0 .. NIN - 1, :) for the B x B column-major reference
  * matrix X in global memory, rows >= NOUT taken as zero.  X is staged into @p Xs a chunk of KC
  * columns at a time as Xs[k * LDX + l]; all threads of the block take part in the staging and the
@@ -388,7 +421,7 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
                                         const typename T::Real *__restrict__ mat_src, int nmat, int mat,
                                         typename T::Real scale, int64_t e0, int64_t n, typename T::Real *Ms) {
   using Real = typename T::Real;
-  zero<T>(Y);
+  zero(Y);
   for (int k0 = 0; k0 < NIN; k0 += T::KC) {
     const int kc = cmin(T::KC, NIN - k0);
     __syncthreads(); /* Xs (and Ms) free */
@@ -401,17 +434,7 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
         [&](int idx, Real v) { Xs[idx] = v; });
     if (k0 == 0 && mat_src) stage_matrix<T>(mat_src, nmat, mat, scale, e0, n, Ms);
     __syncthreads();
-    if (compute) {
-#pragma unroll 2
-      for (int k = 0; k < kc; ++k) {
-        const Row<Real, T::R> x = load_row<Real, T::R>(Xs + k * T::LDX + row0);
-        const Row<Real, T::S> v = load_row<Real, T::S>(Q + (k0 + k) * T::S);
-#pragma unroll
-        for (int i = 0; i < T::R; ++i)
-#pragma unroll
-          for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
-      }
-    }
+    if (compute) fold_rows<Real, T::R, T::S>(Xs, T::LDX, Q, k0, row0, kc, Y);
   }
 }
 
@@ -420,7 +443,7 @@ template <class T>
 __device__ __forceinline__ void product_global(const typename T::Real *__restrict__ X, const typename T::Real *Q,
                                                int row0, typename T::Real (&Y)[T::R][9]) {
   using Real = typename T::Real;
-  zero<T>(Y);
+  zero(Y);
 #pragma unroll 2
   for (int k = 0; k < T::B; ++k) {
     Real x[T::R];
@@ -441,26 +464,6 @@ __device__ __forceinline__ void product_global(const typename T::Real *__restric
 }
 
 /**
- * Y = Xs(row0 .. row0 + R - 1, 0 .. NIN - 1) Q(0 .. NIN - 1, :) for a reference matrix already staged in
- * shared memory as Xs[k * LD + l].  The same arithmetic, in the same order, as product().
- */
-template <class T, int NIN, int LD>
-__device__ __forceinline__ void product_staged(const typename T::Real *Xs, const typename T::Real *Q, int row0,
-                                               typename T::Real (&Y)[T::R][9]) {
-  using Real = typename T::Real;
-  zero<T>(Y);
-#pragma unroll 2
-  for (int k = 0; k < NIN; ++k) {
-    const Row<Real, T::R> x = load_row<Real, T::R>(Xs + k * LD + row0);
-    const Row<Real, T::S> v = load_row<Real, T::S>(Q + k * T::S);
-#pragma unroll
-    for (int i = 0; i < T::R; ++i)
-#pragma unroll
-      for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
-  }
-}
-
-/**
  * Stage the three derivative matrices K_d (pack, B x B column-major) for ADER_WHOLE shapes: rows
  * 0 .. LDK - 1 (those >= B1, the non-zero rows of D^1, as 0), all B columns, as
  * Xs[(d * B + k) * LDK + l].  Called by all threads of the block; the caller syncs.
@@ -477,16 +480,14 @@ __device__ __forceinline__ void stage_kder(const typename T::Real *__restrict__ 
       [&](int idx, Real v) { Xs[idx] = v; });
 }
 
-/** acc(i, p) += sum_q Y(i, q) M(p, q): M a 9 x 9 matrix in shared rows of S (already signed). */
-template <class T>
-__device__ __forceinline__ void apply_star(const typename T::Real (&Y)[T::R][9], const typename T::Real *M,
-                                           typename T::Real (&acc)[T::R][9]) {
-  using Real = typename T::Real;
+/** acc(i, p) += sum_q Y(i, q) M(p, q) over RR rows: M a 9 x 9 matrix in shared rows of S (already signed). */
+template <int S, typename Real, int RR>
+__device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M, Real (&acc)[RR][9]) {
 #pragma unroll
   for (int p = 0; p < 9; ++p) {
-    const Row<Real, T::S> m = load_row<Real, T::S>(M + p * T::S);
+    const Row<Real, S> m = load_row<Real, S>(M + p * S);
 #pragma unroll
-    for (int i = 0; i < T::R; ++i)
+    for (int i = 0; i < RR; ++i)
 #pragma unroll
       for (int q = 0; q < 9; ++q) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
   }
@@ -522,14 +523,15 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     const bool compute = t < (int)(n - e0) * GOUT; /* n - e0 <= E: the block's elements */
     const int cel = compute ? t / GOUT : 0, crow0 = compute ? (t - cel * GOUT) * T::R : 0;
     Real D[T::R][9];
-    zero<T>(D);
+    zero(D);
     if constexpr (T::ADER_WHOLE) { /* K_d and the stars staged by ader_body: no barrier */
       if (compute) {
         for (int d = 0; d < 3; ++d) {
           Real Y[T::R][9];
-          product_staged<T, NIN, T::LDK>(smem + T::OFF_XS + d * T::B * T::LDK, smem + CUR + cel * CUR_STRIDE, crow0,
-                                         Y);
-          apply_star<T>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * T::S, D); /* star staged negated */
+          zero(Y);
+          fold_rows<Real, T::R, T::S>(smem + T::OFF_XS + d * T::B * T::LDK, T::LDK, smem + CUR + cel * CUR_STRIDE, 0,
+                                      crow0, NIN, Y);
+          apply_star<T::S>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * T::S, D); /* star staged negated */
         }
         /* staged rows NOUT .. LDK - 1 of K_d are not zero: D^I's rows past NOUT are */
 #pragma unroll
@@ -543,7 +545,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
         Real Y[T::R][9];
         product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute,
                               Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
-        if (compute) apply_star<T>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
+        if (compute) apply_star<T::S>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
       }
     }
     factor *= dt / (I + 1);
@@ -561,7 +563,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     }
     if (derivs && active && row0 >= GOUT * T::R) { /* rows no computing thread covers: zero */
       Real z[T::R][9];
-      zero<T>(z);
+      zero(z);
       global_store_rows<T>(derivs + ((e0 + el) * T::ORDER + I) * T::NQ, row0, z);
     }
     __syncthreads();
@@ -614,17 +616,8 @@ __device__ __forceinline__ void ader_body(int64_t e0, int64_t n, const typename 
     global_store_rows<T>(tint_out + e * T::NQ, row0, tint);
     if (lts_buffer) {
       Real *buf = lts_buffer + e * T::NQ;
-      if (buffer_reset) {
-        global_store_rows<T>(buf, row0, tint);
-      } else {
-        Real old[T::R][9];
-        global_load_rows<T>(buf, row0, old);
-#pragma unroll
-        for (int i = 0; i < T::R; ++i)
-#pragma unroll
-          for (int q = 0; q < 9; ++q) old[i][q] += tint[i][q];
-        global_store_rows<T>(buf, row0, old);
-      }
+      if (buffer_reset) global_store_rows<T>(buf, row0, tint);
+      else global_add_rows<T>(buf, row0, tint);
     }
   }
 }
@@ -646,7 +639,7 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
   const bool active = e < n;
   const Real *Is = smem + T::OFF_EVEN + el * T::QS;
   Real acc[T::R][9];
-  zero<T>(acc);
+  zero(acc);
   for (int m = 0; m < 7; ++m) {
     Real Y[T::R][9];
     if (m < 3)
@@ -655,17 +648,9 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
     else
       product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS,
                              flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
-    if (active) apply_star<T>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
+    if (active) apply_star<T::S>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
   }
-  if (active) {
-    Real q[T::R][9];
-    global_load_rows<T>(dofs + e * T::NQ, row0, q);
-#pragma unroll
-    for (int i = 0; i < T::R; ++i)
-#pragma unroll
-      for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
-    global_store_rows<T>(dofs + e * T::NQ, row0, q);
-  }
+  if (active) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
 }
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
@@ -793,7 +778,7 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS)
     Ls[idx] = idx / 4 < ne ? links[e0 * 4 + idx] : none;
   }
   Real acc[T::R][9];
-  zero<T>(acc);
+  zero(acc);
   for (int j = 0; j < 4; ++j) {
     __syncthreads(); /* Is, Ms free; Ls complete */
     stage_neighbor<T>(Ls, j, ne, slots, Is);
@@ -803,18 +788,10 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS)
     if (me.kind != SQ_LINK_NONE) {
       Real Y[T::R][9];
       product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
-      apply_star<T>(Y, Ms + el * 9 * T::S, acc);
+      apply_star<T::S>(Y, Ms + el * 9 * T::S, acc);
     }
   }
-  if (e < n) {
-    Real q[T::R][9];
-    global_load_rows<T>(dofs + e * T::NQ, row0, q);
-#pragma unroll
-    for (int i = 0; i < T::R; ++i)
-#pragma unroll
-      for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
-    global_store_rows<T>(dofs + e * T::NQ, row0, q);
-  }
+  if (e < n) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
 }
 
 /* ---- host side: dispatch over order and precision, launch checks -------------------------------- */
@@ -901,10 +878,20 @@ inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, in
 }
 
 /**
+ * Whether the kernel @p kernel of shape T (@p smem bytes) would fill fewer than
+ * SQ_CUDA_NARROW_MIN_WAVES waves of resident blocks with a tile of n elements in blocks of E: the
+ * test by which a small tile takes a variant with more threads per element (fine_tile, and the
+ * neighbour kernel's wide/narrow choice in neighbor_cuda.cu).
+ */
+template <class T, typename Kernel>
+inline bool few_waves(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
+  return (n + T::E - 1) / T::E < SQ_CUDA_NARROW_MIN_WAVES * wave_of<T>(kernel, smem, name, order);
+}
+
+/**
  * Whether a tile of n elements takes the fine variant of a kernel whose default shape is T (launched
- * as @p kernel with @p smem bytes): where has_fine, and the default grid would fill fewer than
- * SQ_CUDA_NARROW_MIN_WAVES waves of resident blocks.  SQ_CUDA_FINE_ROWS=0 turns it off.  Every row is
- * summed in the same order in every variant: the results are bitwise the same.
+ * as @p kernel with @p smem bytes): where has_fine, and few_waves.  SQ_CUDA_FINE_ROWS=0 turns it off.
+ * Every row is summed in the same order in every variant: the results are bitwise the same.
  */
 template <class T, typename Kernel>
 inline bool fine_tile(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
@@ -915,7 +902,7 @@ inline bool fine_tile(Kernel kernel, int64_t n, size_t smem, const char *name, i
       const char *v = getenv("SQ_CUDA_FINE_ROWS");
       return !(v && !strcmp(v, "0"));
     }();
-    return on && T::LEVEL < 2 && (n + T::E - 1) / T::E < SQ_CUDA_NARROW_MIN_WAVES * wave_of<T>(kernel, smem, name, order);
+    return on && T::LEVEL < 2 && few_waves<T>(kernel, n, smem, name, order);
   }
 }
 

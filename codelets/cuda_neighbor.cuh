@@ -85,38 +85,18 @@ template <int ORDER_, typename Real_> struct NeighborFactorShape {
   static_assert(SMEM * RS <= SQ_CUDA_SMEM_MAX, "the factorised neighbour kernel's shared memory exceeds a block's");
 };
 
-/**
- * Y = X(row0 .. row0 + RF - 1, 0 .. NIN - 1) Q(0 .. NIN - 1, :) for a matrix X staged in shared memory
- * as Xs[k * LDF + l] and Q in shared rows of S: one face product of a thread's face rows.
- */
-template <class T, int NIN>
-__device__ __forceinline__ void face_product(const typename T::Real *Xs, const typename T::Real *Q, int row0,
-                                             typename T::Real (&Y)[T::RF][9]) {
-  using Real = typename T::Real;
-#pragma unroll
-  for (int i = 0; i < T::RF; ++i)
-#pragma unroll
-    for (int q = 0; q < 9; ++q) Y[i][q] = Real(0);
-#pragma unroll 4
-  for (int k = 0; k < NIN; ++k) {
-    const Row<Real, T::RF> x = load_row<Real, T::RF>(Xs + k * T::LDF + row0);
-    const Row<Real, T::S> v = load_row<Real, T::S>(Q + k * T::S);
-#pragma unroll
-    for (int i = 0; i < T::RF; ++i)
-#pragma unroll
-      for (int q = 0; q < 9; ++q) Y[i][q] = fma(x.v[i], v.v[q], Y[i][q]);
-  }
-}
-
 /** Stage @p count column-major matrices of @p rows x @p cols (leading dimension rows) as [mat][col][LDF], rows padded with 0. */
 template <class T>
 __device__ __forceinline__ void stage_face_matrices(const typename T::Real *__restrict__ src, int count, int rows,
                                                     int cols, typename T::Real *dst) {
   using Real = typename T::Real;
-  for (int idx = threadIdx.x; idx < count * cols * T::LDF; idx += T::THREADS) {
-    const int column = idx / T::LDF, m = idx - column * T::LDF; /* column = mat * cols + col */
-    dst[idx] = m < rows ? src[column * rows + m] : Real(0);
-  }
+  copy_batched<T>(
+      count * cols * T::LDF,
+      [&](int idx) {
+        const int column = idx / T::LDF, m = idx - column * T::LDF; /* column = mat * cols + col */
+        return m < rows ? src[column * rows + m] : Real(0);
+      },
+      [&](int idx, Real v) { dst[idx] = v; });
 }
 
 /**
@@ -167,7 +147,8 @@ __global__ void __launch_bounds__(NeighborFactorShape<ORDER, Real>::THREADS)
     const int flux_face = me.flux / 12, nbface = (me.flux / 3) % 4, orient = me.flux % 3;
     if (face_rows && linked) { /* U = E_i^T I_nb */
       Real U[T::RF][9];
-      face_product<T, T::B>(ETs + nbface * T::B * T::LDF, Ie, m0, U);
+      zero(U);
+      fold_rows<Real, T::RF, T::S>(ETs + nbface * T::B * T::LDF, T::LDF, Ie, 0, m0, T::B, U);
 #pragma unroll
       for (int i = 0; i < T::RF; ++i)
         if (m0 + i < T::BF)
@@ -177,20 +158,10 @@ __global__ void __launch_bounds__(NeighborFactorShape<ORDER, Real>::THREADS)
     __syncthreads(); /* U complete */
     if (face_rows && linked) { /* T_j = (R_h^T U) (-Anb_j)^T, added to block j of the stack */
       Real V[T::RF][9], Tj[T::RF][9];
-      face_product<T, T::BF>(RTs + orient * T::BF * T::LDF, Ue, m0, V);
-      const Real *M = Ms + el * 9 * T::S;
-#pragma unroll
-      for (int i = 0; i < T::RF; ++i)
-#pragma unroll
-        for (int p = 0; p < 9; ++p) Tj[i][p] = Real(0);
-#pragma unroll
-      for (int p = 0; p < 9; ++p) {
-        const Row<Real, T::S> mp = load_row<Real, T::S>(M + p * T::S);
-#pragma unroll
-        for (int i = 0; i < T::RF; ++i)
-#pragma unroll
-          for (int q = 0; q < 9; ++q) Tj[i][p] = fma(V[i][q], mp.v[q], Tj[i][p]);
-      }
+      zero(V);
+      fold_rows<Real, T::RF, T::S>(RTs + orient * T::BF * T::LDF, T::LDF, Ue, 0, m0, T::BF, V);
+      zero(Tj);
+      apply_star<T::S>(V, Ms + el * 9 * T::S, Tj);
       Real *block = Te + flux_face * T::BF * T::S;
 #pragma unroll
       for (int i = 0; i < T::RF; ++i)
@@ -203,15 +174,7 @@ __global__ void __launch_bounds__(NeighborFactorShape<ORDER, Real>::THREADS)
   Real acc[T::R][9];
   product<T, T::B, 4 * T::BF>(pack + SQ_PACK_FACE_E * BB, Te, row0, e < n, acc, smem + T::OFF_XS,
                                (const Real *)nullptr, 0, 0, Real(0), e0, n, (Real *)nullptr);
-  if (e < n) {
-    Real q[T::R][9];
-    global_load_rows<T>(dofs + e * T::NQ, row0, q);
-#pragma unroll
-    for (int i = 0; i < T::R; ++i)
-#pragma unroll
-      for (int p = 0; p < 9; ++p) q[i][p] += acc[i][p];
-    global_store_rows<T>(dofs + e * T::NQ, row0, q);
-  }
+  if (e < n) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
 }
 
 } // namespace sq_cuda

@@ -34,10 +34,9 @@ template <int ORDER, typename Real> struct NeighborLaunch {
     constexpr bool both =
         TN::RS == 4 && sq_cuda::NeighborShape<ORDER, Real>::NARROW && ORDER > SQ_CUDA_NARROW_MAX_ORDER_SP;
     if constexpr (both) {
-      const int64_t blocks = (n + TN::E - 1) / TN::E;
-      const int64_t wave =
-          sq_cuda::wave_of<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, sizeof(Real) * TN::SMEM, "neighbor", ORDER);
-      if (blocks < SQ_CUDA_NARROW_MIN_WAVES * wave) launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
+      if (sq_cuda::few_waves<TN>(sq_cuda::neighbor_kernel<ORDER, Real, 1>, n, sizeof(Real) * TN::SMEM, "neighbor",
+                                 ORDER))
+        launch<0>(n, pack, links, flux_nb, slots, dofs, stream);
       else launch<1>(n, pack, links, flux_nb, slots, dofs, stream);
     } else {
       if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) { /* small tiles at low orders: fine row groups */
