@@ -75,6 +75,27 @@ static void check_order(int order) {
 }
 
 /**
+ * The triangle's Dubiner basis (sq_ref.h), with the collapsed coordinates of the tetrahedron's first
+ * two factors: ((1-b)/2)^p P_p(a) = S_p^{(0,0)}(x, y) with x = 2 chi1 + chi2 - 1, y = 1 - chi2, exact on
+ * the closed triangle (also at chi2 = 1, where a is undefined), and P_q^{(2p+1,0)}(b) = S_q^{(2p+1,0)}(b, 1).
+ */
+void sq_face_basis_eval(int order, const double chi[2], double *out) {
+  check_order(order);
+  const double x = 2.0 * chi[0] + chi[1] - 1.0, y = 1.0 - chi[1], b = 2.0 * chi[1] - 1.0;
+  double first[SQ_BASIS_DEGREE_LIMIT + 1], second[SQ_BASIS_DEGREE_LIMIT + 1][SQ_BASIS_DEGREE_LIMIT + 1];
+  scaled_jacobi(order - 1, 0.0, x, y, first, NULL, NULL);
+  for (int p = 0; p < order; p++)
+    scaled_jacobi(order - 1 - p, 2.0 * p + 1.0, b, 1.0, second[p], NULL, NULL);
+  int index = 0;
+  for (int degree = 0; degree < order; degree++)
+    for (int p = degree; p >= 0; p--) {
+      const int q = degree - p;
+      /* int_{ref tri} (P_p(a) ((1-b)/2)^p P_q^{(2p+1,0)}(b))^2 dchi = 1 / ((2p+1)(2p+2q+2)) */
+      out[index++] = sqrt((2.0 * p + 1.0) * (2.0 * p + 2.0 * q + 2.0)) * first[p] * second[p][q];
+    }
+}
+
+/**
  * Factor tables at one point, for degree <= degree_max:
  *   f1[p]         = S_p^{(0,0)}(2 xi1 - s, s)
  *   f2[p][q]      = S_q^{(2p+1,0)}(2 xi2 - t, t)

@@ -87,30 +87,6 @@ static void weighted_product(int npoints, int nleft, int nright, const double *w
   clean_roundoff(nleft * nright, out);
 }
 
-void sq_face_basis_eval(int order, const double chi[2], double *out) {
-  /*
-   * ((1-b)/2)^p P_p(a) = y^p P_p(x/y) with x = 2 chi1 + chi2 - 1, y = 1 - chi2: the scaled Legendre
-   * polynomial, by the three-term recurrence multiplied through by y^n, exact on the closed
-   * triangle (also at chi2 = 1, where a is undefined); see basis.c.
-   */
-  const double x = 2.0 * chi[0] + chi[1] - 1.0, y = 1.0 - chi[1], b = 2.0 * chi[1] - 1.0;
-  double scaled_legendre[SQ_ORDER_MAX + 1];
-  scaled_legendre[0] = 1.0;
-  if (order > 1)
-    scaled_legendre[1] = x;
-  for (int n = 2; n < order; n++)
-    scaled_legendre[n] =
-        ((2.0 * n - 1.0) * x * scaled_legendre[n - 1] - (n - 1.0) * y * y * scaled_legendre[n - 2]) / n;
-  int index = 0;
-  for (int degree = 0; degree < order; degree++)
-    for (int p = degree; p >= 0; p--) {
-      const int q = degree - p;
-      /* int_{ref tri} (P_p(a) ((1-b)/2)^p P_q^{(2p+1,0)}(b))^2 dchi = 1 / ((2p+1)(2p+2q+2)) */
-      const double norm = sqrt((2.0 * p + 1.0) * (2.0 * p + 2.0 * q + 2.0));
-      out[index++] = norm * scaled_legendre[p] * sq_jacobi(q, 2.0 * p + 1.0, 0.0, b);
-    }
-}
-
 /** Fill every matrix of @p ref (order and nbasis set). Partial allocations are freed by the caller. */
 static int ref_build(sq_ref *ref) {
   const int order = ref->order, nbasis = ref->nbasis;
