@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/device/ab.sh: compare kernel builds on the GPU host, interleaved so that clock and thermal
-# drift hit every build alike.  The builds are carried proxies .deps/carry/bin/starquake-proxy<SUFFIX>
-# for each SUFFIX in SQ_AB_BUILDS (default: "" and "-b"; prepare them here with tests/device/prepare.sh
-# and a second build copied under the suffix).  Each point of SQ_AB_POINTS (";"-separated proxy argument
+# drift hit every build alike.  The builds are the carried proxies named in SQ_AB_BUILDS (space-separated;
+# "default" is .deps/carry/bin/starquake-proxy, any other name X is .deps/carry/bin/starquake-proxy-X;
+# default "default b": prepare them here with tests/device/prepare.sh and a second build copied as
+# starquake-proxy-b).  Each point of SQ_AB_POINTS (";"-separated proxy argument
 # lists, default the order-6 512k GTS point with its kernels) runs SQ_AB_REPEAT times (default 2) per
 # build (and per setting of SQ_AB_ENVS, below).  Prints every RESULT line and a table of element updates/s and % of the FP32 (or FP64) peak
 # per build, point and kernel (median over the repeats).  Extra environment (STARPU_*, SQ_*) passes
@@ -11,11 +12,7 @@ set -u
 . tests/device/env.sh
 export STARPU_NCPU=${STARPU_NCPU:-0} STARPU_NCUDA=${STARPU_NCUDA:-1}
 export STARPU_NWORKER_PER_CUDA=${STARPU_NWORKER_PER_CUDA:-2}
-BUILDS=${SQ_AB_BUILDS-" -b"}
-read -r -a builds <<< "${BUILDS:-}"
-[ ${#builds[@]} -gt 0 ] || builds=("")
-# "" as a build name: the default binary
-[ "${BUILDS:0:1}" = " " ] && builds=("" "${builds[@]}")
+read -r -a builds <<< "${SQ_AB_BUILDS:-default b}"
 POINTS=${SQ_AB_POINTS:-"512k 0 all,ader,local,neighbor 6 single gpu"}
 REPEAT=${SQ_AB_REPEAT:-2}
 OUTDIR=${OUT:-/tmp/sq-ab}
@@ -30,11 +27,13 @@ IFS=';' read -r -a envs <<< "${SQ_AB_ENVS:-}"
 for ((r = 0; r < REPEAT; ++r)); do
   for p in "${points[@]}"; do
     for b in "${builds[@]}"; do
+      bin=$CARRY/bin/starquake-proxy
+      [ "$b" = default ] || bin=$bin-$b
       for v in "${envs[@]}"; do
-        label=${b:-default}${v:+[${v// /,}]}
+        label=$b${v:+[${v// /,}]}
         echo "## build '$label' repeat $r: starquake-proxy $p" >> "$LOG"
         # shellcheck disable=SC2086
-        timeout 300 env $v "$CARRY/bin/starquake-proxy$b" $p 2>&1 | sed "s/^RESULT/RESULT build=$label/" >> "$LOG"
+        timeout 300 env $v "$bin" $p 2>&1 | sed "s/^RESULT/RESULT build=$label/" >> "$LOG"
       done
     done
   done
