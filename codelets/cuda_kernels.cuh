@@ -160,6 +160,58 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
   return order >= 3 && (kind == KIND_ADER || (kind == KIND_PREDICT && !large_blocks(order, kind)));
 }
 
+/**
+ * Resident warps per SM that a kernel asks the compiler to make room for (0: no bound): its
+ * __launch_bounds__ then asks for enough blocks per SM (Shape::MIN_BLOCKS, at most what the shared
+ * memory allows), and the compiler caps the registers to fit them.  Left to itself, it gave `local` at
+ * order 6 in single precision 121 registers, 2 blocks of 252 threads per SM where the shared memory
+ * holds 3; the neighbour kernel 66 registers, 7 blocks of 112 threads where it holds 9; `local` and the
+ * fused predictor at orders 6 and 7 in double precision 130 and 190-216 registers: one block per SM.
+ * Measured on 2 x H100 (one GPU; docs/PERFORMANCE.md, session 9), 512k elements single precision, M
+ * element updates/s, none -> these bounds: order 6 all 18.0 -> 23.9 (local 46.5 -> 71.4, neighbor 46.8
+ * -> 56.3), order 7 (256k) 7.26 -> 8.15, orders 3 and 4 152 -> 190 and 78.9 -> 91.9, order 2 unchanged;
+ * order 6 double precision (64k) 6.90 -> 8.61.  The neighbour kernel at 42 warps (48 registers) lost
+ * (56.3 -> 45.9 at order 6), and so did fitting its blocks to whole warps (8 elements, 224 threads:
+ * 46.8 -> 38.1) without the bound.
+ */
+#ifndef SQ_CUDA_WARPS_ADER_SP
+#define SQ_CUDA_WARPS_ADER_SP 16
+#endif
+#ifndef SQ_CUDA_WARPS_ADER_DP
+#define SQ_CUDA_WARPS_ADER_DP 16
+#endif
+#ifndef SQ_CUDA_WARPS_LOCAL_SP
+#define SQ_CUDA_WARPS_LOCAL_SP 24
+#endif
+#ifndef SQ_CUDA_WARPS_LOCAL_DP
+#define SQ_CUDA_WARPS_LOCAL_DP 16
+#endif
+#ifndef SQ_CUDA_WARPS_NEIGHBOR_SP
+#define SQ_CUDA_WARPS_NEIGHBOR_SP 36
+#endif
+#ifndef SQ_CUDA_WARPS_NEIGHBOR_DP
+#define SQ_CUDA_WARPS_NEIGHBOR_DP 20
+#endif
+#ifndef SQ_CUDA_WARPS_PREDICT_SP
+#define SQ_CUDA_WARPS_PREDICT_SP 16
+#endif
+#ifndef SQ_CUDA_WARPS_PREDICT_DP
+#define SQ_CUDA_WARPS_PREDICT_DP 16
+#endif
+__host__ __device__ constexpr int resident_warps(int kind, int real_size) {
+  return real_size == 4 ? (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_SP
+                           : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_SP
+                           : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_SP
+                                                   : SQ_CUDA_WARPS_PREDICT_SP)
+                        : (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_DP
+                           : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_DP
+                           : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_DP
+                                                   : SQ_CUDA_WARPS_PREDICT_DP);
+}
+/** Shared memory of an sm_90 multiprocessor, and what each block costs the driver on top of its own. */
+#define SQ_CUDA_SM_SMEM (228 * 1024)
+#define SQ_CUDA_BLOCK_SMEM_RESERVED 1024
+
 /** Whether a kernel's default shape has narrow row groups (the macros above). */
 __host__ __device__ constexpr bool default_narrow(int order, int real_size, int kind) {
   return real_size == 4 ? order <= (kind == KIND_NEIGHBOR ? SQ_CUDA_NARROW_MAX_ORDER_SP_NEIGHBOR
@@ -231,6 +283,13 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int OFF_MS = KIND == KIND_NEIGHBOR || KIND == KIND_LOCAL ? XS + IS : OFF_ODD + IS1;
   static constexpr int OFF_LINKS = OFF_MS + NSTAR * MS; /**< neighbour kernel: E x 4 sq_face_link */
   static constexpr int SMEM = E * PER_ELEMENT + XS;
+  /**
+   * Blocks an SM should hold at least (__launch_bounds__; resident_warps), no more than its shared
+   * memory takes; 1 leaves the registers to the compiler.
+   */
+  static constexpr int WARPS = (THREADS + 31) / 32;
+  static constexpr int MIN_BLOCKS = cmax(1, cmin((resident_warps(KIND, RS) + WARPS - 1) / WARPS,
+                                                 SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
   static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
 };
@@ -679,7 +738,7 @@ __device__ __forceinline__ int64_t block_end(int64_t n, int64_t e0, int epb) { r
 
 /** ADER predictor (+ derivatives, + LTS buffer). */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(AderShape<ORDER, Real, NARROW>::THREADS)
+__global__ void __launch_bounds__(AderShape<ORDER, Real, NARROW>::THREADS, AderShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     ader_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
                 const Real *__restrict__ star, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
                 Real *__restrict__ lts_buffer, int buffer_reset) {
@@ -692,7 +751,7 @@ __global__ void __launch_bounds__(AderShape<ORDER, Real, NARROW>::THREADS)
 
 /** Volume + local flux. */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS)
+__global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS, LocalShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     local_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
                  const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
   using T = LocalShape<ORDER, Real, NARROW>;
@@ -704,7 +763,7 @@ __global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS)
 
 /** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS)
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
                    const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
                    Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
@@ -761,7 +820,7 @@ __device__ __forceinline__ void stage_neighbor(const sq_face_link *Ls, int face,
  * dofs -= F+_{link.flux} I_nb Anb_j^T, F+ read through the read-only cache.
  */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS)
+__global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS, NeighborShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     neighbor_kernel(int64_t n_all, int epb, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
                     const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
                     Real *__restrict__ dofs) {

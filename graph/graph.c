@@ -85,42 +85,72 @@ static int correct(const lts_walk *w, int l, int substep, double t0) {
   return SQ_SUCCESS;
 }
 
+/* Any GPU, for next_mergeable (sq_tile_gpu's -1 is a tile placed on none). */
+#define SQ_ANY_GPU (-2)
+
+/* The next tile from `from` on of cluster l that a merged predictor may take, on GPU `gpu` (or
+ * SQ_ANY_GPU), or ntile. */
+static int next_mergeable(const lts_walk *w, int l, int gpu, int from) {
+  const sq_disc *d = w->rt->disc;
+  while (from < d->ntile && (d->tile[from].cluster != l || whole_step(w, from) ||
+                             (gpu != SQ_ANY_GPU && sq_tile_gpu(w->rt, from) != gpu)))
+    ++from;
+  return from;
+}
+
+/* Submit one merged predictor over n tiles (1 or 2) of clusters l and l-1, and their point tasks. */
+static int merged_task(const lts_walk *w, int l, int substep, int n, const int *tiles, double t0, double t1) {
+  const sq_disc *d = w->rt->disc;
+  double t0_fast, t1_fast; /* cluster l-1's first sub-step */
+  substep_interval(t0, t1, 0, d->opt.lts_rate, w->dt[l - 1], &t0_fast, &t1_fast);
+  double dt[2];
+  sq_buffer_mode mode[2];
+  int prio = 0;
+  for (int i = 0; i < n; ++i) {
+    const int fast = d->tile[tiles[i]].cluster == l - 1;
+    dt[i] = w->dt[fast ? l - 1 : l];
+    mode[i] = buffer_mode(&d->tile[tiles[i]], fast ? 0 : substep);
+    const int p = sq_graph_layer_priority(d->tile[tiles[i]].layer);
+    prio = p > prio ? p : prio;
+  }
+  if (n == 2 && w->opt && w->opt->count_merged)
+    w->opt->count_merged[0]++, w->opt->count_merged[1] += sq_tile_gpu(w->rt, tiles[0]) != sq_tile_gpu(w->rt, tiles[1]);
+  SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
+  for (int i = 0; i < n; ++i) {
+    const int fast = d->tile[tiles[i]].cluster == l - 1;
+    SQ_CALL(point_tasks(w, tiles[i], fast ? t0_fast : t0, fast ? t1_fast : t1, dt[i], mode[i]));
+  }
+  return SQ_SUCCESS;
+}
+
 /*
  * Merged neighbour-cluster predictors (thesis §6.5.3): cluster l at sub-step `substep` and cluster
  * l-1 at its sub-step 0 start together, so their ader + local work is independent; submit it as
- * tasks that each take one tile of both clusters (leftover tiles alone).
+ * tasks that each take one tile of both clusters, in mesh order, of two tiles placed on the same GPU
+ * (a pair across two GPUs would move one tile's data to the other GPU and back every step);
+ * leftover tiles alone.
  */
 static int predict_merged(const lts_walk *w, int l, int substep, double t0, double t1) {
-  double t0_fast, t1_fast; /* cluster l-1's first sub-step */
-  substep_interval(t0, t1, 0, w->rt->disc->opt.lts_rate, w->dt[l - 1], &t0_fast, &t1_fast);
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_predict) w->opt->count_predict[l]++, w->opt->count_predict[l - 1]++;
-  int ia = 0, ib = 0;
-  for (;;) {
-    while (ia < d->ntile && d->tile[ia].cluster != l) ++ia;
-    while (ib < d->ntile && (d->tile[ib].cluster != l - 1 || whole_step(w, ib))) ++ib;
-    if (ia >= d->ntile && ib >= d->ntile) break;
-    int tiles[2], n = 0, prio = 0;
-    double dt[2];
-    sq_buffer_mode mode[2];
-    if (ia < d->ntile) {
-      tiles[n] = ia, dt[n] = w->dt[l], mode[n] = buffer_mode(&d->tile[ia], substep), ++n;
-      prio = sq_graph_layer_priority(d->tile[ia].layer);
-      ++ia;
-    }
-    if (ib < d->ntile) {
-      tiles[n] = ib, dt[n] = w->dt[l - 1], mode[n] = buffer_mode(&d->tile[ib], 0), ++n;
-      const int pb = sq_graph_layer_priority(d->tile[ib].layer);
-      prio = pb > prio ? pb : prio;
-      ++ib;
-    }
-    SQ_CALL(sq_insert_merged_predict(w->rt, n, tiles, dt, mode, prio));
-    for (int i = 0; i < n; ++i) {
-      const int fast = d->tile[tiles[i]].cluster == l - 1;
-      SQ_CALL(point_tasks(w, tiles[i], fast ? t0_fast : t0, fast ? t1_fast : t1, dt[i], mode[i]));
-    }
+  int ngpu = 0; /* GPUs 0 .. ngpu - 1 hold tiles; -1: placed nowhere (one GPU, or CPU tiles) */
+  for (int t = 0; t < d->ntile; ++t) ngpu = sq_tile_gpu(w->rt, t) >= ngpu ? sq_tile_gpu(w->rt, t) + 1 : ngpu;
+  int *cursor; /* per GPU, -1 first: the next tile of cluster l-1 to pair, from it on */
+  SQ_CALL(SQ_CALLOC(cursor, (size_t)ngpu + 1));
+  int ierr = SQ_SUCCESS;
+  for (int ia = next_mergeable(w, l, SQ_ANY_GPU, 0); !ierr && ia < d->ntile;
+       ia = next_mergeable(w, l, SQ_ANY_GPU, ia + 1)) {
+    const int g = sq_tile_gpu(w->rt, ia);
+    const int ib = cursor[g + 1] = next_mergeable(w, l - 1, g, cursor[g + 1]);
+    const int tiles[2] = {ia, ib};
+    ierr = merged_task(w, l, substep, ib < d->ntile ? 2 : 1, tiles, t0, t1);
+    if (ib < d->ntile) ++cursor[g + 1];
   }
-  return SQ_SUCCESS;
+  for (int ib = next_mergeable(w, l - 1, SQ_ANY_GPU, 0); !ierr && ib < d->ntile;
+       ib = next_mergeable(w, l - 1, SQ_ANY_GPU, ib + 1))
+    if (ib >= cursor[sq_tile_gpu(w->rt, ib) + 1]) ierr = merged_task(w, l, substep, 1, &ib, t0, t1); /* unpaired */
+  SQ_FREE(cursor);
+  return ierr;
 }
 
 /* One step [t0, t1) of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when

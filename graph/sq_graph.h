@@ -17,6 +17,8 @@ typedef struct sq_graph_options {
   int fuse_steps;              /**< the whole step as one task where a tile allows it (sq_step_fusable) */
   int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
   int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
+  int64_t *count_merged;       /**< optional, 2 counters: merged predictor tasks of two tiles, and those of
+                                    them whose tiles are placed on different GPUs */
   double t_begin, t_end;       /**< the sync interval's time span (point sources and receivers use it);
                                     consecutive intervals must share the boundary value exactly */
 } sq_graph_options;

@@ -168,7 +168,23 @@ START_TEST(taylor_additivity_and_buffer) {
 }
 END_TEST
 
-static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
+/*
+ * Place the tiles on two pretend GPUs as sq_runtime_place_tiles_on_gpus does on a host with two
+ * (sq_disc_split_parts), with every worker allowed for both: the tasks run on the CPU workers, and
+ * the graph pairs tiles as it would on two GPUs.
+ */
+static void place_on_two_gpus(sq_runtime *rt) {
+  const unsigned nw = starpu_worker_get_count();
+  rt->gpu_words = (nw + 31) / 32;
+  ck_assert_int_eq(SQ_CALLOC(rt->gpu_workers, 2 * (size_t)rt->gpu_words), 0);
+  ck_assert_int_eq(SQ_CALLOC(rt->tile_gpu, rt->disc->ntile), 0);
+  for (unsigned w = 0; w < nw; ++w)
+    for (int g = 0; g < 2; ++g) rt->gpu_workers[(size_t)g * rt->gpu_words + w / 32] |= 1u << (w % 32);
+  ck_assert_int_eq(sq_disc_split_parts(rt->disc, 2, rt->tile_gpu), 0);
+}
+
+/* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs */
+static uint64_t run_lts_counted(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(2, tile, &mesh);
   sq_planewave pw;
@@ -185,8 +201,10 @@ static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
     ck_assert_int_gt(fusable, 0);
   }
+  if (how & 8) place_on_two_gpus(rt);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0,
-                          .fuse_steps = (how & 4) != 0, .count_predict = npred, .count_correct = ncorr};
+                          .fuse_steps = (how & 4) != 0, .count_predict = npred, .count_correct = ncorr,
+                          .count_merged = nmerged};
   for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
@@ -197,6 +215,26 @@ static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *
   sq_mesh_destroy(mesh);
   return h;
 }
+
+static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
+  return run_lts_counted(how, tile, npred, ncorr, NULL, ncluster);
+}
+
+/* Merged predictors on tiles split over two GPUs pair only tiles of the same GPU, and agree bitwise. */
+START_TEST(merge_on_two_gpus) {
+  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, merged[2] = {0, 0};
+  int L;
+  const uint64_t h0 = run_lts(0, 8, p0, c0, &L);
+  const uint64_t h1 = run_lts_counted(8 | 1, 8, p1, c1, merged, &L);
+  ck_assert_uint_eq(h0, h1);
+  for (int l = 0; l < L; ++l) {
+    ck_assert_int_eq(p0[l], p1[l]);
+    ck_assert_int_eq(c0[l], c1[l]);
+  }
+  ck_assert_int_gt(merged[0], 0); /* some pairs, */
+  ck_assert_int_eq(merged[1], 0); /* none across the two GPUs */
+}
+END_TEST
 
 START_TEST(schedule_counts_and_merge) {
   int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, p2[64] = {0}, c2[64] = {0};
@@ -244,6 +282,7 @@ int main(void) {
   tcase_add_test(tc, small_tiles_first);
   tcase_add_test(tc, taylor_additivity_and_buffer);
   tcase_add_test(tc, schedule_counts_and_merge);
+  tcase_add_test(tc, merge_on_two_gpus);
   suite_add_tcase(s, tc);
   const int status = sq_test_run_nofork(s);
   starpu_shutdown();

@@ -10,7 +10,9 @@
 # usage: tests/bench/lts_types.sh [ORDER] [CELLS_XY] [SYNC_INTERVALS]     (defaults 4 8 2)
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
-# thousands), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
+# thousands), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
+# SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
+# and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 SQ=${SQ_BIN:-./starquake}
 ORDER=${1:-4}
@@ -84,22 +86,26 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   for variant in gts lts merged; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/ENDTIME/$end/" > "$OUT/$variant.yaml"
-    "$SQ" "$OUT/$variant.yaml" --profile --output "$OUT/$variant" > "$OUT/$variant.log" 2> /dev/null
+    trace=()
+    [ -n "${SQ_LTS_TRACE:-}" ] && mkdir -p "$SQ_LTS_TRACE" && trace=(--trace "$SQ_LTS_TRACE/type$t-$variant.csv") &&
+      export STARPU_BUS_STATS=1 STARPU_BUS_STATS_FILE=$SQ_LTS_TRACE/type$t-$variant.bus
+    "$SQ" "$OUT/$variant.yaml" --profile "${trace[@]}" --output "$OUT/$variant" > "$OUT/$variant.log" 2> /dev/null
     eval "${variant}_wall=$(field "$OUT/$variant" wall_time_stepping)" # the time stepping: no outputs, no copy back
     eval "${variant}_ups=$(field "$OUT/$variant" element_updates_per_second)"
     eval "${variant}_hash=$(field "$OUT/$variant" dofs_hash)"
+    eval "${variant}_steady=$(field "$OUT/$variant" element_updates_per_second_steady)" # after the first sync interval
   done
   ratio=$(field "$OUT/lts" lts_work_ratio)
   [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
   idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
   split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
-  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(awk -v a="$gts_wall" -v b="$lts_wall" 'BEGIN {printf "%.2f", a / b}') | $(awk -v a="$lts_wall" -v b="$merged_wall" 'BEGIN {printf "%.2f", a / b}') | $idle% | $split|
+  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(awk -v a="$gts_wall" -v b="$lts_wall" 'BEGIN {printf "%.2f", a / b}') | $(awk -v a="$lts_wall" -v b="$merged_wall" 'BEGIN {printf "%.2f", a / b}') | $lts_steady | $merged_steady | $(awk -v a="$merged_steady" -v b="$lts_steady" 'BEGIN {printf "%.2f", a / b}') | $idle% | $split|
 "
   echo "type $t done" >&2
 done
 echo
 echo "order $ORDER, ${NXY}x${NXY}x${NZ} cubes x 6 tets = $((NXY * NXY * NZ * 6)) elements, $NSYNC sync intervals, tile ${SQ_LTS_TILE:-128}, $(nproc) cores, STARPU_NCPU=${STARPU_NCPU:-all} STARPU_NCUDA=${STARPU_NCUDA:-all}, STARPU_SCHED=${STARPU_SCHED:-lws}"
 echo
-echo "| type | cell layers per cluster 0..4 | LTS/GTS work | GTS upd/s | LTS upd/s | merged upd/s | GTS s | LTS s | merged s | speed-up LTS vs GTS | merged vs unmerged | LTS idle | LTS time split |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| type | cell layers per cluster 0..4 | LTS/GTS work | GTS upd/s | LTS upd/s | merged upd/s | GTS s | LTS s | merged s | speed-up LTS vs GTS | merged vs unmerged | LTS steady upd/s | merged steady upd/s | merged vs unmerged, steady | LTS idle | LTS time split |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf "%s" "$rows"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tests/device/ncu.sh: Nsight Compute on the element kernels (issue 4: what holds ader, local and
+# neighbor below the 45 %-of-peak target).  For each kernel in SQ_NCU_KERNELS ("ader local neighbor")
+# it runs starquake-proxy SQ_NCU_ELEMS (128k) elements, order SQ_NCU_ORDER (6), SQ_NCU_PREC (single),
+# GPU only, one tile, and profiles one launch after SQ_NCU_SKIP (6) with the throughput, occupancy,
+# warp-state (stall reasons), scheduler, memory and instruction sections.  --clock-control none leaves
+# the clocks alone (the device notes ask for it).  The text reports go to $OUT/ncu-<kernel>.txt;
+# a digest of the key metrics is printed.  SQ_NCU_BIN picks another carried proxy build.
+set -u
+. tests/device/env.sh
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
+[ -n "$NCU" ] || { echo "ncu.sh: no ncu on this machine"; exit 77; }
+LOG=${OUT:-/tmp/sq-ncu}
+mkdir -p "$LOG"
+BIN=${SQ_NCU_BIN:-$CARRY/bin/starquake-proxy}
+export STARPU_NCPU=0 STARPU_NCUDA=1 STARPU_NWORKER_PER_CUDA=1
+for k in ${SQ_NCU_KERNELS:-ader local neighbor}; do
+  rep=$LOG/ncu-$k${SQ_NCU_TAG:-}.txt
+  timeout 300 "$NCU" --clock-control none --kernel-name "regex:^${k}_kernel" --launch-skip "${SQ_NCU_SKIP:-6}" \
+    --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    --section InstructionStats --section SourceCounters \
+    "$BIN" "${SQ_NCU_ELEMS:-128k}" 12 "$k" "${SQ_NCU_ORDER:-6}" "${SQ_NCU_PREC:-single}" gpu > "$rep" 2>&1
+  echo "== $k (rc $?): $rep"
+  grep -E "^  [a-z_]+_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Size|Shared Memory Configuration Size|Dynamic Shared Memory Per Block|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Executed Ipc Active|L1/TEX Hit|L2 Hit|Stall|stall" "$rep" | head -40
+done
