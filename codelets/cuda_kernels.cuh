@@ -163,16 +163,18 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
 /**
  * Resident warps per SM that a kernel asks the compiler to make room for (0: no bound): its
  * __launch_bounds__ then asks for enough blocks per SM (Shape::MIN_BLOCKS, at most what the shared
- * memory allows), and the compiler caps the registers to fit them.  Left to itself, it gave `local` at
- * order 6 in single precision 121 registers, 2 blocks of 252 threads per SM where the shared memory
- * holds 3; the neighbour kernel 66 registers, 7 blocks of 112 threads where it holds 9; `local` and the
- * fused predictor at orders 6 and 7 in double precision 130 and 190-216 registers: one block per SM.
- * Measured on 2 x H100 (one GPU; docs/PERFORMANCE.md, session 9), 512k elements single precision, M
- * element updates/s, none -> these bounds: order 6 all 18.0 -> 23.9 (local 46.5 -> 71.4, neighbor 46.8
- * -> 56.3), order 7 (256k) 7.26 -> 8.15, orders 3 and 4 152 -> 190 and 78.9 -> 91.9, order 2 unchanged;
- * order 6 double precision (64k) 6.90 -> 8.61.  The neighbour kernel at 42 warps (48 registers) lost
- * (56.3 -> 45.9 at order 6), and so did fitting its blocks to whole warps (8 elements, 224 threads:
- * 46.8 -> 38.1) without the bound.
+ * memory allows), and the compiler caps the registers to fit them.  Left to itself, ptxas gives `local`
+ * at order 6 in single precision 121 registers (2 blocks of 252 threads per SM where the shared memory
+ * holds 3), `local` at orders 6 and 7 in double precision 130 (one block per SM), `ader` at order 7 227.
+ * Measured on the H100 (docs/PERFORMANCE.md, session 9; 512k elements, 2 CUDA workers, M element
+ * updates/s, no bound -> these): order 6 single precision all 22.3 -> 24.0 (local 65.1 -> 71.1), order 5
+ * 39.1 -> 45.0, order 7 (256k) 7.92 -> 8.45, order 6 double precision (64k) 7.15 -> 8.78; orders 3 and 4
+ * within 2.4 %, and the 4k-element whole steps of orders 4-7 within 2.5 %.  The single-precision
+ * neighbour kernel takes its bound only in its large-tile narrow variant at orders above
+ * SQ_CUDA_NARROW_MAX_ORDER_SP (order 6: 7 -> 9 blocks of 112 threads, 66 -> 56 registers; alone 59.0 ->
+ * 56.5, but the whole step, where it shares the GPU with the other kernels, gains 4 %): its wide variant
+ * for small tiles lost 17 % at 4k elements with it (spills), and order 4 lost 7 % at 512k.  The fused
+ * predictor has none: at order 6 it gained 5 % at 4k elements, at orders 4 and 7 it lost 16 and 5 %.
  */
 #ifndef SQ_CUDA_WARPS_ADER_SP
 #define SQ_CUDA_WARPS_ADER_SP 16
@@ -193,16 +195,18 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
 #define SQ_CUDA_WARPS_NEIGHBOR_DP 20
 #endif
 #ifndef SQ_CUDA_WARPS_PREDICT_SP
-#define SQ_CUDA_WARPS_PREDICT_SP 16
+#define SQ_CUDA_WARPS_PREDICT_SP 0
 #endif
 #ifndef SQ_CUDA_WARPS_PREDICT_DP
-#define SQ_CUDA_WARPS_PREDICT_DP 16
+#define SQ_CUDA_WARPS_PREDICT_DP 0
 #endif
-__host__ __device__ constexpr int resident_warps(int kind, int real_size) {
+/** The resident-warp bound of a kernel shape (the macros above; row-group level as in Shape). */
+__host__ __device__ constexpr int resident_warps(int kind, int real_size, int order, int level) {
   return real_size == 4 ? (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_SP
                            : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_SP
-                           : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_SP
-                                                   : SQ_CUDA_WARPS_PREDICT_SP)
+                           : kind == KIND_NEIGHBOR
+                               ? (level == 1 && order > SQ_CUDA_NARROW_MAX_ORDER_SP ? SQ_CUDA_WARPS_NEIGHBOR_SP : 0)
+                               : SQ_CUDA_WARPS_PREDICT_SP)
                         : (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_DP
                            : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_DP
                            : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_DP
@@ -285,11 +289,15 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int SMEM = E * PER_ELEMENT + XS;
   /**
    * Blocks an SM should hold at least (__launch_bounds__; resident_warps), no more than its shared
-   * memory takes; 1 leaves the registers to the compiler.
+   * memory takes.  0 where the kernel has no bound: no .minnctapersm at all, which leaves the registers
+   * to the compiler (a bound of 1 block is not the same: ptxas then gave the neighbour kernel at order
+   * 6 in single precision 91 registers instead of 66, and `local` 46.5 instead of 65.1 M updates/s).
    */
   static constexpr int WARPS = (THREADS + 31) / 32;
-  static constexpr int MIN_BLOCKS = cmax(1, cmin((resident_warps(KIND, RS) + WARPS - 1) / WARPS,
-                                                 SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
+  static constexpr int MIN_BLOCKS = resident_warps(KIND, RS, ORDER, LEVEL) <= 0
+                                        ? 0
+                                        : cmax(1, cmin((resident_warps(KIND, RS, ORDER, LEVEL) + WARPS - 1) / WARPS,
+                                                       SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
   static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
 };
