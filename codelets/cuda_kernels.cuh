@@ -136,6 +136,18 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_ADER_WHOLE_BUDGET (32 * 1024)
 #endif
 
+/**
+ * 1: the predictor writes each Cauchy-Kovalevski step's rows to shared memory, and reads them back into
+ * tint, as 16-byte vectors (a row's 9 values and its padding) instead of 9 scalar accesses.  A thread's
+ * rows lie S reals apart, so a warp's scalar accesses fall on 2 banks (16-way conflicts); Nsight Compute
+ * counted a quarter of `ader`'s shared wavefronts at order 6 as conflict excess (docs/PERFORMANCE.md,
+ * session 9).  Not yet measured on a GPU: 0 keeps the scalar accesses.  Bitwise the same either way
+ * (tests/test_cuda_emu.sh runs the emulator with both).
+ */
+#ifndef SQ_CUDA_ADER_ROW_VECTORS
+#define SQ_CUDA_ADER_ROW_VECTORS 0
+#endif
+
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
 
@@ -623,9 +635,18 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
       Real *nxt = smem + NEXT + cel * NEXT_STRIDE;
 #pragma unroll
       for (int i = 0; i < T::R; ++i)
-        if (crow0 + i < NOUT)
+        if (crow0 + i < NOUT) {
+          if constexpr (SQ_CUDA_ADER_ROW_VECTORS) { /* the row's 9 values and its padding, as vectors */
+            Row<Real, T::S> r;
 #pragma unroll
-          for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];
+            for (int q = 0; q < T::S; ++q) r.v[q] = q < 9 ? D[i][q] : Real(0);
+            SQ_CUDA_ALIGNED(nxt + (crow0 + i) * T::S, alignof(Row<Real, T::S>));
+            *reinterpret_cast<Row<Real, T::S> *>(nxt + (crow0 + i) * T::S) = r;
+          } else {
+#pragma unroll
+            for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];
+          }
+        }
       if (derivs && e0 + cel < n) global_store_rows<T>(derivs + ((e0 + cel) * T::ORDER + I) * T::NQ, crow0, D);
     }
     if (derivs && active && row0 >= GOUT * T::R) { /* rows no computing thread covers: zero */
@@ -637,9 +658,16 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     const Real *mine = smem + NEXT + el * NEXT_STRIDE;
 #pragma unroll
     for (int i = 0; i < T::R; ++i)
-      if (row0 + i < NOUT)
+      if (row0 + i < NOUT) {
+        if constexpr (SQ_CUDA_ADER_ROW_VECTORS) {
+          const Row<Real, T::S> r = load_row<Real, T::S>(mine + (row0 + i) * T::S);
 #pragma unroll
-        for (int q = 0; q < 9; ++q) tint[i][q] += f * mine[(row0 + i) * T::S + q];
+          for (int q = 0; q < 9; ++q) tint[i][q] += f * r.v[q];
+        } else {
+#pragma unroll
+          for (int q = 0; q < 9; ++q) tint[i][q] += f * mine[(row0 + i) * T::S + q];
+        }
+      }
     ader_step<T, I + 1>(pack, star, smem, e0, n, el, row0, active, dt, factor, tint, derivs);
   }
 }

@@ -22,4 +22,17 @@ for s in run.sh rupture.sh plasticity.sh; do
     fail=1
   fi
 done
+# Kernel variants that must give the default's results to the last bit: the emulator's report (every
+# error figure against the CPU kernels, to the digit) must not change.
+for v in -DSQ_CUDA_ADER_ROW_VECTORS=1; do
+  if SQ_EMU_DEFINES=$v SQ_EMU_TAG=-variant bash "$SRC/tests/cuda_emu/run.sh" > "$T/variant.log" 2>&1 &&
+    diff "$T/run.sh.log" "$T/variant.log" > "$T/variant.diff"; then
+    echo "PASS tests/cuda_emu/run.sh with $v: the same report"
+  else
+    echo "FAIL tests/cuda_emu/run.sh with $v:"
+    head -20 "$T/variant.diff"
+    tail -n 5 "$T/variant.log"
+    fail=1
+  fi
+done
 exit $fail
