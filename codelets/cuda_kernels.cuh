@@ -517,13 +517,23 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
   }
 }
 
+/**
+ * Unrolling of the neighbour kernel's loop over F+ columns (product_global): how many columns' global
+ * loads the compiler may issue ahead.  Nsight Compute found 47 % of that kernel's stalls waiting on them
+ * (order 6, session 9); 2 is what every measurement so far used.
+ */
+#ifndef SQ_CUDA_GLOBAL_UNROLL
+#define SQ_CUDA_GLOBAL_UNROLL 2
+#endif
+constexpr int global_unroll = SQ_CUDA_GLOBAL_UNROLL; /* #pragma unroll takes a constant, not a macro */
+
 /** Y = X(rows, :) Q with the B x B column-major X read from global memory through the read-only cache. */
 template <class T>
 __device__ __forceinline__ void product_global(const typename T::Real *__restrict__ X, const typename T::Real *Q,
                                                int row0, typename T::Real (&Y)[T::R][9]) {
   using Real = typename T::Real;
   zero(Y);
-#pragma unroll 2
+#pragma unroll global_unroll
   for (int k = 0; k < T::B; ++k) {
     Real x[T::R];
     if constexpr (T::B % T::R == 0) {
