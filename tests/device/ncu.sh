@@ -5,7 +5,9 @@
 # GPU only, one tile, and profiles one launch after SQ_NCU_SKIP (6) with the throughput, occupancy,
 # warp-state (stall reasons), scheduler, memory and instruction sections.  --clock-control none leaves
 # the clocks alone (the device notes ask for it).  The text reports go to $OUT/ncu-<kernel>.txt;
-# a digest of the key metrics is printed.  SQ_NCU_BIN picks another carried proxy build.
+# a digest of the key metrics is printed.  SQ_NCU_BIN picks another carried proxy build; SQ_NCU_DETAILS=1
+# adds every section's tables (--print-details all: among them the source locations of the excess
+# shared-memory wavefronts and of the stalls; a build with nvcc -lineinfo maps them to source lines).
 set -u
 . tests/device/env.sh
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
@@ -19,7 +21,7 @@ for k in ${SQ_NCU_KERNELS:-ader local neighbor}; do
   timeout 300 "$NCU" --clock-control none --kernel-name "regex:^${k}_kernel" --launch-skip "${SQ_NCU_SKIP:-6}" \
     --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section SchedulerStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
-    --section InstructionStats --section SourceCounters \
+    --section InstructionStats --section SourceCounters ${SQ_NCU_DETAILS:+--print-details all} \
     "$BIN" "${SQ_NCU_ELEMS:-128k}" 12 "$k" "${SQ_NCU_ORDER:-6}" "${SQ_NCU_PREC:-single}" gpu > "$rep" 2>&1
   echo "== $k (rc $?): $rep"
   grep -E "^  [a-z_]+_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Size|Shared Memory Configuration Size|Dynamic Shared Memory Per Block|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Executed Ipc Active|L1/TEX Hit|L2 Hit|Stall|stall" "$rep" | head -40
