@@ -305,11 +305,10 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
    * to the compiler (a bound of 1 block is not the same: ptxas then gave the neighbour kernel at order
    * 6 in single precision 91 registers instead of 66, and `local` 46.5 instead of 65.1 M updates/s).
    */
-  static constexpr int WARPS = (THREADS + 31) / 32;
-  static constexpr int MIN_BLOCKS = resident_warps(KIND, RS, ORDER, LEVEL) <= 0
-                                        ? 0
-                                        : cmax(1, cmin((resident_warps(KIND, RS, ORDER, LEVEL) + WARPS - 1) / WARPS,
-                                                       SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
+  static constexpr int WARPS = (THREADS + 31) / 32, WANT_WARPS = resident_warps(KIND, RS, ORDER, LEVEL);
+  static constexpr int MIN_BLOCKS = WANT_WARPS <= 0 ? 0
+                                                    : cmax(1, cmin((WANT_WARPS + WARPS - 1) / WARPS,
+                                                                   SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
   static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
 };
@@ -340,6 +339,12 @@ template <typename Real, int N> struct alignas(vector_align(N * (int)sizeof(Real
 template <typename Real, int N> __device__ __forceinline__ Row<Real, N> load_row(const Real *p) {
   SQ_CUDA_ALIGNED(p, alignof(Row<Real, N>));
   return *reinterpret_cast<const Row<Real, N> *>(p);
+}
+
+/** Store N reals to memory aligned as Row<Real, N> (one vector access). */
+template <typename Real, int N> __device__ __forceinline__ void store_row(Real *p, const Row<Real, N> &r) {
+  SQ_CUDA_ALIGNED(p, alignof(Row<Real, N>));
+  *reinterpret_cast<Row<Real, N> *>(p) = r;
 }
 
 /** Zero a register tile of RR rows. */
@@ -382,8 +387,7 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
       Row<Real, T::R> r;
 #pragma unroll
       for (int i = 0; i < T::R; ++i) r.v[i] = v[i][q];
-      SQ_CUDA_ALIGNED(elem + q * T::B + row0, alignof(Row<Real, T::R>));
-      *reinterpret_cast<Row<Real, T::R> *>(elem + q * T::B + row0) = r;
+      store_row(elem + q * T::B + row0, r);
     } else {
 #pragma unroll
       for (int i = 0; i < T::R; ++i)
@@ -650,8 +654,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
             Row<Real, T::S> r;
 #pragma unroll
             for (int q = 0; q < T::S; ++q) r.v[q] = q < 9 ? D[i][q] : Real(0);
-            SQ_CUDA_ALIGNED(nxt + (crow0 + i) * T::S, alignof(Row<Real, T::S>));
-            *reinterpret_cast<Row<Real, T::S> *>(nxt + (crow0 + i) * T::S) = r;
+            store_row(nxt + (crow0 + i) * T::S, r);
           } else {
 #pragma unroll
             for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];

@@ -108,13 +108,12 @@ int sq_calloc_aligned(void **ptr, size_t n, size_t size) {
   const int64_t chunk = 1 << 20, nchunk = (int64_t)((bytes + chunk - 1) / chunk);
   if (nchunk <= 1) {
     memset(p, 0, bytes);
-    *ptr = p;
-    return SQ_SUCCESS;
-  }
-  SQ_PARALLEL_FOR
-  for (int64_t i = 0; i < nchunk; ++i) {
-    const size_t off = (size_t)(i * chunk), n = bytes - off < (size_t)chunk ? bytes - off : (size_t)chunk;
-    memset((char *)p + off, 0, n);
+  } else {
+    SQ_PARALLEL_FOR
+    for (int64_t i = 0; i < nchunk; ++i) {
+      const size_t off = (size_t)(i * chunk), n = bytes - off < (size_t)chunk ? bytes - off : (size_t)chunk;
+      memset((char *)p + off, 0, n);
+    }
   }
   *ptr = p;
   return SQ_SUCCESS;
