@@ -679,6 +679,18 @@ START_TEST(test_ref_neighbor_flux) {
 }
 END_TEST
 
+/* C = A B^T for column-major A (rows x inner, leading dimension lda) and B (cols x inner, ldb); C is
+ * rows x cols with leading dimension rows. */
+static void mul_abt(int rows, int cols, int inner, const double *a, int lda, const double *b, int ldb, double *c) {
+  for (int l = 0; l < rows; l++)
+    for (int k = 0; k < cols; k++) {
+      double sum = 0.0;
+      for (int m = 0; m < inner; m++)
+        sum += a[l + m * lda] * b[k + m * ldb];
+      c[l + k * rows] = sum;
+    }
+}
+
 /**
  * The face basis is orthonormal on the reference triangle, each R_h is orthogonal, and the factorised
  * neighbour flux E_j R_h^T E_i^T reproduces every F^+_{j,i,h} (the GPU kernel's form,
@@ -704,16 +716,14 @@ START_TEST(test_ref_face_factorisation) {
     for (int n = 0; n < nface; n++)
       gram_error = fmax(gram_error, fabs(gram[m + n * nface] - (m == n)));
   ck_assert_msg(gram_error < 1e-13, "order %d: face basis not orthonormal, max |G - I| = %.3e", order, gram_error);
+  double *rrt = calloc((size_t)nface * nface, sizeof(double));
   for (int h = 0; h < 3; h++) {
-    const double *rotate = ref->face_rotate[h];
+    mul_abt(nface, nface, nface, ref->face_rotate[h], nface, ref->face_rotate[h], nface, rrt);
     for (int m = 0; m < nface; m++)
-      for (int n = 0; n < nface; n++) {
-        double dot = 0.0;
-        for (int p = 0; p < nface; p++)
-          dot += rotate[m + p * nface] * rotate[n + p * nface];
-        rotate_error = fmax(rotate_error, fabs(dot - (m == n)));
-      }
+      for (int n = 0; n < nface; n++)
+        rotate_error = fmax(rotate_error, fabs(rrt[m + n * nface] - (m == n)));
   }
+  free(rrt);
   ck_assert_msg(rotate_error < 1e-13, "order %d: R_h not orthogonal, max |R R^T - I| = %.3e", order, rotate_error);
   /* ER[h](l,m') = sum_m E_j(l,m) R_h(m',m), then F(l,k) = sum_m' ER(l,m') E_i(k,m') */
   double *rotated = calloc((size_t)nbasis * nface, sizeof(double));
@@ -721,23 +731,9 @@ START_TEST(test_ref_face_factorisation) {
   double worst = 0.0;
   for (int j = 0; j < 4; j++)
     for (int h_try = 0; h_try < 3; h_try++) {
-      const double *project = ref->face_project[j], *rotate = ref->face_rotate[h_try];
-      for (int l = 0; l < nbasis; l++)
-        for (int mr = 0; mr < nface; mr++) {
-          double sum = 0.0;
-          for (int m = 0; m < nface; m++)
-            sum += project[l + m * nbasis] * rotate[mr + m * nface];
-          rotated[l + mr * nbasis] = sum;
-        }
+      mul_abt(nbasis, nface, nface, ref->face_project[j], nbasis, ref->face_rotate[h_try], nface, rotated);
       for (int i = 0; i < 4; i++) {
-        const double *project_nb = ref->face_project[i];
-        for (int l = 0; l < nbasis; l++)
-          for (int k = 0; k < nbasis; k++) {
-            double sum = 0.0;
-            for (int mr = 0; mr < nface; mr++)
-              sum += rotated[l + mr * nbasis] * project_nb[k + mr * nbasis];
-            product[l + k * nbasis] = sum;
-          }
+        mul_abt(nbasis, nbasis, nface, rotated, nbasis, ref->face_project[i], nbasis, product);
         for (int h = 0; h < 3; h++) {
           const double *flux = ref->flux_neighbor[sq_ref_flux_index(j, i, h)];
           double largest = 0.0, error = 0.0;
