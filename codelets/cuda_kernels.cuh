@@ -136,18 +136,6 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_ADER_WHOLE_BUDGET (32 * 1024)
 #endif
 
-/**
- * 1: the predictor writes each Cauchy-Kovalevski step's rows to shared memory, and reads them back into
- * tint, as 16-byte vectors (a row's 9 values and its padding) instead of 9 scalar accesses.  A thread's
- * rows lie S reals apart, so a warp's scalar accesses fall on 2 banks (16-way conflicts); Nsight Compute
- * counted a quarter of `ader`'s shared wavefronts at order 6 as conflict excess (docs/PERFORMANCE.md,
- * session 9).  Not yet measured on a GPU: 0 keeps the scalar accesses.  Bitwise the same either way
- * (tests/test_cuda_emu.sh runs the emulator with both).
- */
-#ifndef SQ_CUDA_ADER_ROW_VECTORS
-#define SQ_CUDA_ADER_ROW_VECTORS 0
-#endif
-
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
 
@@ -522,14 +510,24 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
 }
 
 /**
- * Unrolling of the neighbour kernel's loop over F+ columns (product_global): how many columns' global
- * loads the compiler may issue ahead.  Nsight Compute found 47 % of that kernel's stalls waiting on them
- * (order 6, session 9); 2 is what every measurement so far used.
+ * Unrolling of the neighbour kernel's loop over the B columns of F+ (product_global): how many
+ * columns' global loads the compiler may issue ahead.  Nsight Compute found 47 % of that kernel's
+ * stalls waiting on them (order 6, session 9).  The whole loop (B columns) where B <= 48 and in double
+ * precision, else 28.  Measured (docs/PERFORMANCE.md, session 10; 512k elements unless noted, M element
+ * updates/s of the whole step, unrolling 2 -> this): H100 order 6 single 23.97 -> 25.49 (45.1 % of the
+ * FP32 peak; the neighbour kernel alone 56.6 -> 78.4); H200 order 6 single 24.06 -> 25.54 (full
+ * unrolling 25.16, 14 columns 25.43), order 5 45.4 -> 49.8 (28 columns: 47.8), order 7 (256k) 8.43 ->
+ * 8.93, order 4 97.6 -> 102.4, order 6 double (64k) 8.87 -> 9.18 (14 or 28 columns lost: 8.20, 8.09).
+ * The arithmetic and its order do not change (tests/test_cuda_emu.sh checks unrolling 2 gives the
+ * same report).
+ * SQ_CUDA_GLOBAL_UNROLL=N (> 0) sets it for every shape, for experiments.
  */
 #ifndef SQ_CUDA_GLOBAL_UNROLL
-#define SQ_CUDA_GLOBAL_UNROLL 2
+#define SQ_CUDA_GLOBAL_UNROLL 0
 #endif
-constexpr int global_unroll = SQ_CUDA_GLOBAL_UNROLL; /* #pragma unroll takes a constant, not a macro */
+__host__ __device__ constexpr int global_unroll(int b, int real_size) {
+  return SQ_CUDA_GLOBAL_UNROLL > 0 ? SQ_CUDA_GLOBAL_UNROLL : real_size == 8 || b <= 48 ? b : 28;
+}
 
 /** Y = X(rows, :) Q with the B x B column-major X read from global memory through the read-only cache. */
 template <class T>
@@ -537,7 +535,8 @@ __device__ __forceinline__ void product_global(const typename T::Real *__restric
                                                int row0, typename T::Real (&Y)[T::R][9]) {
   using Real = typename T::Real;
   zero(Y);
-#pragma unroll global_unroll
+  constexpr int U = global_unroll(T::B, T::RS);
+#pragma unroll U
   for (int k = 0; k < T::B; ++k) {
     Real x[T::R];
     if constexpr (T::B % T::R == 0) {
@@ -650,15 +649,8 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
 #pragma unroll
       for (int i = 0; i < T::R; ++i)
         if (crow0 + i < NOUT) {
-          if constexpr (SQ_CUDA_ADER_ROW_VECTORS) { /* the row's 9 values and its padding, as vectors */
-            Row<Real, T::S> r;
 #pragma unroll
-            for (int q = 0; q < T::S; ++q) r.v[q] = q < 9 ? D[i][q] : Real(0);
-            store_row(nxt + (crow0 + i) * T::S, r);
-          } else {
-#pragma unroll
-            for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];
-          }
+          for (int q = 0; q < 9; ++q) nxt[(crow0 + i) * T::S + q] = D[i][q];
         }
       if (derivs && e0 + cel < n) global_store_rows<T>(derivs + ((e0 + cel) * T::ORDER + I) * T::NQ, crow0, D);
     }
@@ -672,14 +664,8 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
 #pragma unroll
     for (int i = 0; i < T::R; ++i)
       if (row0 + i < NOUT) {
-        if constexpr (SQ_CUDA_ADER_ROW_VECTORS) {
-          const Row<Real, T::S> r = load_row<Real, T::S>(mine + (row0 + i) * T::S);
 #pragma unroll
-          for (int q = 0; q < 9; ++q) tint[i][q] += f * r.v[q];
-        } else {
-#pragma unroll
-          for (int q = 0; q < 9; ++q) tint[i][q] += f * mine[(row0 + i) * T::S + q];
-        }
+        for (int q = 0; q < 9; ++q) tint[i][q] += f * mine[(row0 + i) * T::S + q];
       }
     ader_step<T, I + 1>(pack, star, smem, e0, n, el, row0, active, dt, factor, tint, derivs);
   }

@@ -8,7 +8,7 @@ BUILD=${SQ_BUILDDIR:-$ROOT}
 OUTBIN=${TMPDIR:-/tmp}/sq_emu_check
 LIBS=$(sed -n 's/^LIBXSMM_LIBS = //p' "$BUILD/Makefile") # the CPU kernels' JIT products (empty without)
 LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's set-up loops
-# SQ_EMU_DEFINES: extra -D options (kernel variants, e.g. -DSQ_CUDA_ADER_ROW_VECTORS=1)
+# SQ_EMU_DEFINES: extra -D options (kernel variants, e.g. -DSQ_CUDA_GLOBAL_UNROLL=2)
 # shellcheck disable=SC2086
 g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -pthread ${SQ_EMU_DEFINES:-} \
   -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" \
