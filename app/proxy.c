@@ -211,7 +211,8 @@ static void usage(void) {
          "  WORKERS    cpu|gpu|both\n"
          "  TILE       elements per tile (default: 1024 for cpu/both, 262144 for gpu)\n"
          "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS,\n"
-         "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both)\n");
+         "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both),\n"
+         "     SQ_CPU_TASK_THREADS (OpenMP threads per CPU task, runtime.cpu_task_threads; default 1)\n");
 }
 
 static double env_double(const char *name, double fallback) {
@@ -311,12 +312,12 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     const char *wname = o->workers == W_CPU ? "cpu" : o->workers == W_GPU ? "gpu" : "both";
     printf("RESULT kernel=%s order=%d prec=%s elems=%lld workers=%s ncpu=%u ngpu=%u sched=%s tile=%d steps=%lld "
            "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gbs=%.1f pct_peak_bw=%.1f "
-           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d\n",
+           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d cpu_task_threads=%d\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
            getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default",
            o->tile, (long long)steps, secs, upd, gflops, 100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
-           ncpu && !ngpu ? gflops / ncpu : 0.0, (double)moved / steps, c, g, placed,
-           dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile);
+           ncpu && !ngpu ? gflops / (ncpu * sq_kernel_threads()) : 0.0, (double)moved / steps, c, g, placed,
+           dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile, sq_kernel_threads());
     fflush(stdout);
   }
   sq_runtime_destroy(rt);
@@ -337,6 +338,9 @@ int main(int argc, char **argv) {
   setenv("STARPU_SILENT", "1", 0);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
+  /* SQ_CPU_TASK_THREADS (runtime.cpu_task_threads): an OpenMP team per CPU task, on unbound workers */
+  sq_kernel_set_threads(getenv("SQ_CPU_TASK_THREADS") ? atoi(getenv("SQ_CPU_TASK_THREADS")) : 1);
+  if (sq_kernel_threads() > 1) setenv("STARPU_WORKERS_NOBIND", "1", 1);
   if (o.workers == W_CPU) conf.ncuda = 0;
   if (o.workers == W_GPU) conf.ncpus = 0;
   if (o.workers != W_CPU && conf.ncuda == 0) conf.ncuda = 1; /* STARPU_NCUDA=0 in the environment */

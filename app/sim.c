@@ -71,8 +71,12 @@ static void bind_rank_share(char *desc, size_t len) {
   hwloc_topology_destroy(topo);
 }
 
-int sq_app_starpu_start(const char *sched) {
+int sq_app_starpu_start(const char *sched, int cpu_task_threads) {
   if (starpu_started) return SQ_SUCCESS;
+  if (cpu_task_threads > 1) { /* each CPU task's team needs the cores: StarPU must not pin its worker to one */
+    sq_kernel_set_threads(cpu_task_threads);
+    setenv("STARPU_WORKERS_NOBIND", "1", 1);
+  }
   char binding[160] = "";
   if (sq_app_nranks() > 1) bind_rank_share(binding, sizeof(binding));
   if (binding[0] && sq_app_rank() == 0 && sq_verbosity >= 1) {
@@ -355,7 +359,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   double *target = NULL;
   int distributed = 0;
   if (s->nranks > 1) {
-    SQ_CALL(sq_app_starpu_start(cfg->scheduler));
+    SQ_CALL(sq_app_starpu_start(cfg->scheduler, cfg->cpu_task_threads));
     if (cfg->node_speed_weights) { /* node-speed shares of the work (thesis eq. 4.10) */
       SQ_CALL(SQ_CALLOC(target, s->nranks));
       SQ_CALL(sq_measure_node_speed(cfg, &target[s->rank]));
@@ -384,7 +388,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
     ierr = sq_app_release_errors(ierr);
-    if (!ierr && !serial && s->nranks == 1) ierr = sq_app_starpu_start(cfg->scheduler);
+    if (!ierr && !serial && s->nranks == 1) ierr = sq_app_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
     if (ierr) SQ_FREE(target);
     SQ_CALL(ierr);
   }

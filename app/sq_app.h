@@ -68,7 +68,7 @@ uint64_t sq_sim_hash(const sq_sim *sim);
 uint64_t sq_sim_hash_rows(const sq_sim *sim, const void *rows, size_t row_bytes);
 
 /** @brief Start StarPU with scheduler @p sched (NULL/"" : STARPU_SCHED or our default). */
-int sq_app_starpu_start(const char *sched);
+int sq_app_starpu_start(const char *sched, int cpu_task_threads);
 /** @brief Shut StarPU down (safe if it was not started). */
 void sq_app_starpu_stop(void);
 

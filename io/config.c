@@ -1445,6 +1445,8 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .offset = offsetof(sq_config, cpu_share)},
     {.name = "cpu_tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
      .offset = offsetof(sq_config, cpu_tile_size)},
+    {.name = "cpu_task_threads", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_config, cpu_task_threads)},
     {.name = "gpu_affinity", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, gpu_affinity)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},
@@ -2144,6 +2146,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->scheduler[0] = '\0';
   cfg->merge_neighbor_clusters = 0;
   cfg->cpu_share = -1.0; /* StarPU places every task */
+  cfg->cpu_task_threads = 1;
   cfg->gpu_affinity = 1;
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;

@@ -177,6 +177,7 @@ typedef struct sq_config {
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
                                     kept on CPU workers, the rest on GPUs (with both kinds present) */
   int cpu_tile_size;           /**< with cpu_share: tile size of the CPU part (0: tile_size) */
+  int cpu_task_threads;        /**< OpenMP threads that share each CPU task's elements (default 1) */
   int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of
                                     every cluster's tiles (default true) */
   sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */

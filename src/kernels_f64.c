@@ -22,6 +22,12 @@ void sq_internal_pack_f32_entry(const sq_ref *, void *);
 void sq_internal_accumulate_f32_entry(int, int64_t, const void *, int, void *);
 const char *sq_internal_gemm_name_f32_entry(void);
 
+static int kernel_threads = 1;
+
+void sq_kernel_set_threads(int nthreads) { kernel_threads = nthreads > 1 ? nthreads : 1; }
+
+int sq_kernel_threads(void) { return kernel_threads; }
+
 const char *sq_kernel_gemm_name(sq_precision prec) {
   return prec == SQ_F64 ? sq_internal_gemm_name_f64() : sq_internal_gemm_name_f32_entry();
 }

@@ -173,9 +173,10 @@ static const char *SQ_FN(gemm_name)(void) {
 /* Cauchy-Kovalevski (eq. 3.33): D^i = -sum_d Kder_d D^{i-1} A*_d^T, and the time integral (eq. 3.34). */
 static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *dofs,
                         const sq_real_t *star, double dt, sq_real_t *tint, sq_real_t *derivs) {
-  const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
-  _Alignas(64) sq_real_t work[2][SQ_MAXB9], tmp[3 * SQ_MAXB9], nstar[243];
+  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
+#pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
   for (int64_t e = 0; e < n; ++e) {
+    _Alignas(64) sq_real_t work[2][SQ_MAXB9], tmp[3 * SQ_MAXB9], nstar[243];
     const sq_real_t *cur = dofs + e * nq;
     sq_real_t *ti = tint + e * nq;
     if (derivs) memcpy(derivs + (e * order) * nq, cur, nq * sizeof(sq_real_t));
@@ -202,9 +203,10 @@ static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_
 /* Volume and local flux: dofs += [Kvol_1..3 Flocal_1..4] . [T_1; ..; T_7], T = I . [A*_d, -Aloc_j]^T. */
 static void SQ_FN(local)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *tint,
                          const sq_real_t *star, const sq_real_t *flux_local, sq_real_t *dofs) {
-  const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
-  _Alignas(64) sq_real_t stack[7 * SQ_MAXB9], update[SQ_MAXB9], nflux[324];
+  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
+#pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
   for (int64_t e = 0; e < n; ++e) {
+    _Alignas(64) sq_real_t stack[7 * SQ_MAXB9], update[SQ_MAXB9], nflux[324];
     const sq_real_t *ti = tint + e * nq;
     sq_real_t *q = dofs + e * nq;
     SQ_FN(scale)(324, -1, flux_local + e * 324, nflux);
@@ -232,9 +234,10 @@ static void SQ_FN(taylor_one)(int order, int B, const sq_real_t *d, double t0, d
 static void SQ_FN(neighbor)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack,
                             const sq_face_link *links, const sq_real_t *flux_nb, const void *const *nb_data,
                             const double *nb_t0, const double *nb_t1, sq_real_t *dofs) {
-  const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
-  _Alignas(64) sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9], nflux[81];
+  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
+#pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
   for (int64_t e = 0; e < n; ++e) {
+    _Alignas(64) sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9], nflux[81];
     sq_real_t *q = dofs + e * nq;
     int nface = 0;
     for (int j = 0; j < 4; ++j) {

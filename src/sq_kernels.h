@@ -61,6 +61,16 @@ typedef struct sq_face_link {
   int32_t index; /**< element index within that buffer */
 } sq_face_link;
 
+/**
+ * @brief Threads of the OpenMP team that shares the elements of each sq_kernel_ader, sq_kernel_local
+ * and sq_kernel_neighbor call (default 1: the calling thread alone).  For a caller that owns several
+ * cores, such as one CPU worker standing for a whole socket beside a GPU.  Elements are independent,
+ * so the results are bitwise the same for any count.
+ */
+void sq_kernel_set_threads(int nthreads);
+/** @brief The count set by sq_kernel_set_threads. */
+int sq_kernel_threads(void);
+
 /** Implementation of the small dense products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor. */
 typedef enum sq_gemm_impl {
   SQ_GEMM_BEST = 0, /**< libxsmm JIT kernels where configured and the host CPU has them, else plain C */

@@ -273,6 +273,9 @@ START_TEST(test_defaults) {
   /* empty sections are allowed and mean "all defaults" */
   EXPECT_OK(BASE "output:\nruntime: {}\ninitial_condition:\n", &cfg);
   ck_assert_int_eq(cfg.tile_size, 256);
+  ck_assert_int_eq(cfg.cpu_task_threads, 1);
+  EXPECT_OK(BASE "runtime: {cpu_task_threads: 14}\n", &cfg);
+  ck_assert_int_eq(cfg.cpu_task_threads, 14);
   /* quoted empty scheduler = the default one */
   EXPECT_OK(BASE "runtime: {scheduler: \"\"}\n", &cfg);
   ck_assert_str_eq(cfg.scheduler, "");
@@ -481,6 +484,7 @@ START_TEST(test_out_of_range) {
       "test.yaml:4: key 'mesh.box.refine[0].factor'", "in the range 2..16");
   EXPECT_ERROR(BASE "output: {interval: -1}\n", "key 'output.interval'", ">= 0");
   EXPECT_ERROR(BASE "runtime: {tile_size: 0}\n", "key 'runtime.tile_size'", ">= 1");
+  EXPECT_ERROR(BASE "runtime: {cpu_task_threads: 0}\n", "key 'runtime.cpu_task_threads'", ">= 1");
   EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 2, mu: -1}\n" EQNS,
                "key 'materials.default.mu'", ">= 0");
   EXPECT_ERROR(MESH MATS EQNS "initial_condition:\n  type: planewave\n  wave_vector: [1, 0, 0]\n"

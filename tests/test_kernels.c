@@ -376,12 +376,39 @@ START_TEST(concurrent_use) {
 }
 END_TEST
 
+/* sq_kernel_set_threads: an OpenMP team over each call's elements gives bitwise the serial results, at
+ * every order and in both precisions. */
+START_TEST(team_matches_serial) {
+  for (int ip = 0; ip < 2; ++ip)
+    for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+      const sq_precision p = ip ? SQ_F32 : SQ_F64;
+      sq_mesh *mesh;
+      kernel_data k;
+      kernel_data_create(order, p, &k, &mesh);
+      void *serial[5], *team[5];
+      sq_kernel_set_threads(1);
+      run_all(&k, SQ_GEMM_BEST, serial);
+      sq_kernel_set_threads(3);
+      ck_assert_int_eq(sq_kernel_threads(), 3);
+      run_all(&k, SQ_GEMM_BEST, team);
+      sq_kernel_set_threads(1);
+      const size_t lens[5] = {k.len, k.len * order, k.len, k.len, k.len};
+      for (int i = 0; i < 5; ++i)
+        ck_assert_msg(!memcmp(team[i], serial[i], lens[i] * sq_real_size(p)), "O%d %s: output %d differs with 3 threads",
+                      order, prec_name(p), i);
+      free_all(serial), free_all(team);
+      kernel_data_destroy(&k, mesh);
+    }
+}
+END_TEST
+
 static Suite *kernels_suite(void) {
   Suite *s = suite_create("kernels");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, gemm_name_matches_build);
   tcase_add_test(tc, concurrent_use);
+  tcase_add_test(tc, team_matches_serial);
   tcase_add_test(tc, best_vs_plain_vs_naive);
   suite_add_tcase(s, tc);
   return s;

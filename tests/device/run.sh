@@ -113,35 +113,44 @@ elif [ "$MODE" = hetero ]; then
   # every point with StarPU's task profiling (the proxy has it on for "both" only), so that the
   # single-kind rates the ratio divides by are measured the same way
   export SQ_PROXY_PROFILING=1
-  # the schedulers need calibrated models: one pass that runs tasks on both kinds of worker
-  HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024} HS=${SQ_HETERO_STEPS:-6} HSC=$(( (${SQ_HETERO_STEPS:-6} + 2) / 3 ))
+  HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024} HS=${SQ_HETERO_STEPS:-60} HSC=$(( (${SQ_HETERO_STEPS:-60} + 7) / 8 ))
+  # CPU workers beside the GPU: one worker whose tasks each run an OpenMP team on all cores but the two
+  # that drive the GPU and submit (runtime.cpu_task_threads), or one single-thread worker per core
+  FAT=$(( $(nproc) - 2 ))
+  mkdir -p "$STARPU_HOME/fat"
+  # the schedulers need calibrated models: one pass per CPU-worker layout that runs tasks on both kinds
+  # of worker (each layout keeps its own StarPU home: the two CPU task durations differ)
+  STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$FAT STARPU_SCHED=dmdas STARPU_CALIBRATE=1 \
+    proxy hetero_calibration.log 120 $HN 20 all 6 single both $HT
   STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 $HN 12 all 6 single both $HT
-  proxy hetero.log 40 $HN $HS all 6 single gpu $HT
-  proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
-  for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s proxy hetero.log 60 $HN $HS all 6 single both $HT
-  done
-  # static split (runtime.cpu_share): the CPU workers' share of the tiles from the two rates above
-  share=$(grep '^RESULT' "$LOG/hetero.log" | awk '/workers=gpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); g = b[1]}
-    /workers=cpu/ {split($0, a, "upd_per_s="); split(a[2], b, " "); c = b[1]} END {if (g + c > 0) printf "%.3f", c / (g + c)}')
-  for s in dmda eager; do
-    STARPU_SCHED=$s SQ_CPU_SHARE=${share:-0.2} proxy hetero.log 60 $HN $HS all 6 single both $HT
-  done
-  # the same split with small CPU tiles (runtime.cpu_tile_size: every CPU worker gets tiles), at the
-  # measured share and at half of it
-  for ct in ${SQ_HETERO_CPU_TILES:-256}; do
-    for sh in ${share:-0.2} $(awk -v s="${share:-0.2}" 'BEGIN {printf "%.3f", s / 2}'); do
-      STARPU_SCHED=dmda SQ_CPU_TILE=$ct SQ_CPU_SHARE=$sh proxy hetero.log 60 $HN $HS all 6 single both $HT
+  for r in $(seq "${SQ_HETERO_REPEAT:-2}"); do
+    proxy hetero.log 40 $HN $HS all 6 single gpu $HT
+    proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
+    STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$(nproc) proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
+    for s in dmda dmdas eager lws; do
+      STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$FAT STARPU_SCHED=$s \
+        proxy hetero.log 60 $HN $HS all 6 single both $HT
+    done
+    for s in dmda dmdas eager lws; do
+      STARPU_SCHED=$s proxy hetero.log 60 $HN $HS all 6 single both $HT
     done
   done
-  awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
-       /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
-       key = v["workers"] (v["workers"] == "both" ? " " v["sched"] (v["cpu_share"] >= 0 ? " split " v["cpu_share"] " cpu tile " v["cpu_tile"] : "") : "");
-       rate[key] = v["upd_per_s"]; order[++n] = key}
-       END {ref = rate["cpu"] + rate["gpu"];
-            printf "HETERO cpu %.4e gpu %.4e sum %.4e\n", rate["cpu"], rate["gpu"], ref;
+  # the ratio: each configuration's median against the sum of the best CPU-alone and the GPU-alone medians
+  awk '/^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
+       key = v["workers"] " " v["ncpu"] "x" v["cpu_task_threads"] (v["workers"] == "both" ? " " v["sched"] : "");
+       if (!(key in cnt)) order[++n] = key;
+       val[key, ++cnt[key]] = v["upd_per_s"]}
+       function median(k,   m, i, j, t, a) {m = cnt[k]; for (i = 1; i <= m; ++i) a[i] = val[k, i] + 0;
+         for (i = 1; i <= m; ++i) for (j = i + 1; j <= m; ++j) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+         return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2}
+       END {for (i = 1; i <= n; ++i) {r = median(order[i]);
+              if (order[i] ~ /^cpu/ && r > cpu) {cpu = r; cpukey = order[i]}
+              if (order[i] ~ /^gpu/) gpu = r}
+            ref = cpu + gpu;
+            printf "HETERO cpu alone (best: %s workers x threads) %.4e, gpu alone %.4e, sum %.4e\n", cpukey, cpu, gpu, ref;
             for (i = 1; i <= n; ++i) if (order[i] ~ /^both/)
-              printf "HETERO %s %.4e ratio_to_sum %.3f (target >= 0.9)\n", order[i], rate[order[i]], rate[order[i]] / ref}' \
+              printf "HETERO %s (CPU workers x threads, scheduler) median of %d %.4e ratio_to_sum %.3f (target >= 0.9)\n",
+                order[i], cnt[order[i]], median(order[i]), median(order[i]) / ref}' \
     "$LOG/hetero.log" > "$LOG/hetero_ratio.txt"
   cat "$LOG/hetero_ratio.txt"
 elif [ "$MODE" = small ]; then
