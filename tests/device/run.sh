@@ -8,13 +8,14 @@
 # the order-6 kernels at 512k elements and the 64k-element sweep (about 2 minutes);
 # SQ_DEVICE_MODE=plasticity runs only test_cuda_plasticity (with its throughput; about 1 minute);
 # SQ_DEVICE_MODE=tests runs the peaks, the GPU tests, test_gpu_memory.sh and test_blowup.sh only;
-# SQ_DEVICE_MODE=small adds the 4k-element cluster against 512k (orders 4 and 6 SP, 1/2/4 CUDA workers
-# per GPU, tiles 4096 and 1024) and prints the ratios;
+# SQ_DEVICE_MODE=small adds the 4k-element cluster against 512k (orders 2-7 SP, whole-step tasks on 2
+# CUDA workers per GPU; order 4 also on 1 and 4, and as separate tasks) and prints the ratios;
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
-# both with dmda, dmdas, eager and lws, and the ratio to CPU alone + GPU alone (about 4 minutes);
-# SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem, SQ_HETERO_STEPS (6) its timed steps; SQ_SMALL_TILES ("8192 4096
-# 1024") are the small mode's tile sizes; SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
+# both with dmda, dmdas, eager and lws, for one CPU worker of nproc - 2 threads (runtime.cpu_task_threads)
+# and for one-thread workers, SQ_HETERO_REPEAT (2) times, and the median's ratio to CPU alone + GPU alone;
+# SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem, SQ_HETERO_STEPS (60) its timed steps;
+# SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
 ROOT=$(pwd)
@@ -52,6 +53,8 @@ cat "$LOG/env.txt"
 MODE=${SQ_DEVICE_MODE:-full}
 TEST_RC=- RUPTURE_RC=- PLASTICITY_RC=- GPUMEM_RC=- BLOWUP_RC=-
 SKIP_TESTS=${SQ_DEVICE_SKIP_TESTS:-0}
+# the order-6 target point runs on 2 CUDA workers (streams) per GPU (STARPU_NWORKER_PER_CUDA overrides), as tests/device/ab.sh does
+O6_STREAMS=${STARPU_NWORKER_PER_CUDA:-2}
 if [ "$MODE" != plasticity ]; then
 stamp "peaks"
 timeout "$(limit 60)" "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
@@ -155,31 +158,36 @@ elif [ "$MODE" = hetero ]; then
   cat "$LOG/hetero_ratio.txt"
 elif [ "$MODE" = small ]; then
   # issue 4: a 4k-element cluster against the large-cluster rate (target >= 60 %), GTS "all", GPU only,
-  # orders 4 and 6 SP, with 1, 2 and 4 CUDA workers (streams) per GPU and two tile sizes
-  for o in 4 6; do
-    proxy small.log 100 512k 0 all $o single gpu
-    for nw in 1 2 4; do
-      for tile in ${SQ_SMALL_TILES:-8192 4096 1024}; do
-        echo "## nworker_per_cuda=$nw" >> "$LOG/small.log"
-        STARPU_NWORKER_PER_CUDA=$nw SQ_PROXY_SECONDS=0.5 proxy small.log 40 4k 0 all $o single gpu $tile
-      done
-    done
+  # single precision, orders 2-7: 512k elements in tiles of 262144, and 4 374 elements in one tile of
+  # 8192 as whole-step tasks (runtime.fuse_steps), both on 2 CUDA workers (streams) per GPU; then order 4
+  # with 1 and 4 streams and with separate tasks per kernel
+  for o in 2 3 4 5 6 7; do
+    echo "## streams=2" >> "$LOG/small.log"
+    STARPU_NWORKER_PER_CUDA=2 proxy small.log 100 512k 0 all $o single gpu
+    echo "## streams=2 whole-steps" >> "$LOG/small.log"
+    STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all $o single gpu 8192
   done
-  awk '/^## nworker_per_cuda=/ {split($2, kv, "="); nw = kv[2]}
+  for nw in 1 4; do
+    echo "## streams=$nw whole-steps" >> "$LOG/small.log"
+    STARPU_NWORKER_PER_CUDA=$nw SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 single gpu 8192
+  done
+  echo "## streams=2 separate-tasks" >> "$LOG/small.log"
+  STARPU_NWORKER_PER_CUDA=2 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 single gpu 8192
+  awk '/^## streams=/ {how = substr($0, 4)}
        /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
        if (v["elems"] + 0 > 100000) { big[v["order"]] = v["upd_per_s"] } else {
          r = big[v["order"]] > 0 ? v["upd_per_s"] / big[v["order"]] : 0
-         printf "SMALL order %s elems %s tile %s nworker %s upd/s %.3e ratio_to_large %.2f (target >= 0.6)\n",
-           v["order"], v["elems"], v["tile"], nw, v["upd_per_s"], r } }' "$LOG/small.log" > "$LOG/small_ratio.txt"
+         printf "SMALL order %s elems %s tile %s %s upd/s %.3e large %.3e ratio_to_large %.2f (target >= 0.6)\n",
+           v["order"], v["elems"], v["tile"], how, v["upd_per_s"], big[v["order"]], r } }' "$LOG/small.log" > "$LOG/small_ratio.txt"
   cat "$LOG/small_ratio.txt"
 elif [ "$MODE" = quick ]; then
-  proxy proxy_o6.log 120 512k 0 all 6 single gpu
+  STARPU_NWORKER_PER_CUDA=$O6_STREAMS proxy proxy_o6.log 120 512k 0 all 6 single gpu
 elif [ "$MODE" = short ]; then
-  proxy proxy_o6.log 90 512k 0 all,ader,local,neighbor,predict 6 single gpu
+  STARPU_NWORKER_PER_CUDA=$O6_STREAMS proxy proxy_o6.log 90 512k 0 all,ader,local,neighbor,predict 6 single gpu
   SQ_PROXY_SECONDS=0.25 proxy sweep.log 90 64k 0 all 2-7 single,double gpu
 else
   # target: GTS, order 6, single precision, >= 512k elements, GPU only; each kernel alone too
-  proxy proxy_o6.log 120 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
+  STARPU_NWORKER_PER_CUDA=$O6_STREAMS proxy proxy_o6.log 120 512k,1M 0 all,ader,local,neighbor,predict 6 single gpu
   # sweep: sizes x orders x precisions, whole GTS step (one call per size: a timeout keeps the rest)
   for n in 1k 8k 64k 512k; do
     SQ_PROXY_SECONDS=0.25 proxy sweep.log 100 $n 0 all 2-7 single,double gpu
