@@ -26,6 +26,13 @@ for ncpu in 1 2; do
     done
   done
 done
+# thread teams inside each CPU task (runtime.cpu_task_threads): the same bits
+for threads in 2 3; do
+  sed "s/^runtime:/runtime:\n  cpu_task_threads: $threads/" "$CFG" > "$OUT/team$threads.yaml"
+  dir="$OUT/team-$threads"
+  if STARPU_NCPU=1 "$SQ" "$OUT/team$threads.yaml" --quiet --output "$dir"; then h=$(hash_of "$dir"); else h="run-failed"; fi
+  if [ "$h" = "$ref" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "MISMATCH cpu_task_threads=$threads: $h"; fi
+done
 # a different initial state must change the hash (the comparison can fail)
 sed 's/amplitude: 0.5/amplitude: 0.25/' "$CFG" > "$OUT/other.yaml"
 "$SQ" "$OUT/other.yaml" --serial --quiet --output "$OUT/other" && other=$(hash_of "$OUT/other")
