@@ -194,10 +194,11 @@ else
   done
   # CPU codelets, order 6 double, all host cores
   proxy cpu.log 45 16k 3 all,ader,local,neighbor 6 double cpu
-  # heterogeneous CPU + GPU: schedulers on the same problem, GPU alone for reference
+  # heterogeneous CPU + GPU: schedulers on the same problem, GPU alone for reference; one CPU worker of
+  # nproc - 2 threads (runtime.cpu_task_threads; SQ_DEVICE_MODE=hetero calibrates and repeats)
   proxy hetero.log 30 64k 3 all 6 single gpu 1024
   for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s proxy hetero.log 40 64k 3 all 6 single both 1024
+    STARPU_SCHED=$s STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$(( $(nproc) - 2 )) proxy hetero.log 40 64k 3 all 6 single both 1024
   done
 fi
 
