@@ -796,16 +796,16 @@ __global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS, Loca
   local_update<T>(e0, nb, pack, star, flux_local, dofs, smem);
 }
 
-/** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
-template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
-    predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
-                   const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
-                   Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
-                   int buffer_reset) {
-  using T = PredictShape<ORDER, Real, NARROW>;
-  SQ_CUDA_SHARED(Real, smem);
-  const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
+/** Fused predictor of the block's elements e0 .. nb - 1: ader (+ derivatives, + LTS buffer), then the local update. */
+template <class T>
+__device__ __forceinline__ void predict_block(int64_t e0, int64_t nb, const typename T::Real *__restrict__ pack,
+                                              typename T::Real *__restrict__ dofs,
+                                              const typename T::Real *__restrict__ star,
+                                              const typename T::Real *__restrict__ flux_local, double dt,
+                                              typename T::Real *__restrict__ tint, typename T::Real *__restrict__ derivs,
+                                              typename T::Real *__restrict__ lts_buffer, int buffer_reset,
+                                              typename T::Real *smem) {
+  using Real = typename T::Real;
   Real ti[T::R][9];
   ader_body<T>(e0, nb, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
@@ -817,6 +817,39 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, Pr
 #pragma unroll
       for (int q = 0; q < 9; ++q) Is[(row0 + i) * T::S + q] = ti[i][q];
   local_update<T>(e0, nb, pack, star, flux_local, dofs, smem); /* product() syncs before use */
+}
+
+/** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
+    predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
+                   const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
+                   Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
+                   int buffer_reset) {
+  using T = PredictShape<ORDER, Real, NARROW>;
+  SQ_CUDA_SHARED(Real, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb;
+  predict_block<T>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
+                   buffer_reset, smem);
+}
+
+/**
+ * Fused predictor over the tiles of a merged task (thesis §6.5.3) in one launch: block b belongs to the
+ * segment s with first_block[s] <= b < first_block[s + 1] and takes its elements epb (b - first_block[s])
+ * onwards.  Each element's arithmetic is that of predict_kernel: bitwise the same results.
+ */
+template <int ORDER, typename Real, int NARROW = -1>
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
+    predict_segments_kernel(const __grid_constant__ sq_cuda_segments segs, const Real *__restrict__ pack) {
+  using T = PredictShape<ORDER, Real, NARROW>;
+  SQ_CUDA_SHARED(Real, smem);
+  int s = 0;
+  while (s + 1 < segs.nseg && blockIdx.x >= segs.seg[s + 1].first_block) ++s;
+  const sq_cuda_segment &g = segs.seg[s];
+  const int64_t e0 = (int64_t)(blockIdx.x - g.first_block) * segs.epb;
+  predict_block<T>(e0, block_end(g.n, e0, segs.epb), pack, (Real *)g.dofs, (const Real *)g.star,
+                   (const Real *)g.flux_local, g.dt, (Real *)g.tint, (Real *)g.derivs, (Real *)g.lts_buffer,
+                   g.buffer_reset, smem);
 }
 
 /**

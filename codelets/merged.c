@@ -5,6 +5,9 @@
  * tasks, so merged and unmerged runs agree bitwise.  Fewer, larger tasks pay off where clusters are
  * small (launch and scheduling overhead dominate).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "sq_codelets.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
@@ -71,12 +74,38 @@ static void merged_cpu(void *buffers[], void *cl_arg) {
 }
 
 #ifdef SQ_USE_CUDA
-/* One fused predictor kernel (ader + LTS buffer + local, merged_cuda.cu) per segment, all on the worker's stream. */
+/* The fused predictor (ader + LTS buffer + local, merged_cuda.cu) of all segments as one grid, so that
+ * small clusters' tiles fill the GPU together (thesis §6.5.3); SQ_MERGED_ONE_GRID=0: one launch per
+ * segment, on the worker's stream. */
 static void merged_cuda(void *buffers[], void *cl_arg) {
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
-    sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b);
+  static int one_grid = -1;
+  if (one_grid < 0) one_grid = !(getenv("SQ_MERGED_ONE_GRID") && !strcmp(getenv("SQ_MERGED_ONE_GRID"), "0"));
+  if (!one_grid || a->nseg > SQ_CUDA_MAX_SEGMENTS) {
+    for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
+      sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b);
+    return;
+  }
+  sq_cuda_segments segs = {.nseg = a->nseg};
+  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s) {
+    const sq_segment *sg = &a->seg[s];
+    void **buf = buffers + b;
+    int next = SEG_FIXED; /* the optional buffers in order: derivatives, then the LTS buffer */
+    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
+    segs.seg[s] = (sq_cuda_segment){
+        .n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]),
+        .dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]),
+        .star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]),
+        .flux_local = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
+        .tint = sq_segment_tint(buf),
+        .derivs = derivs,
+        .lts_buffer = lts_buffer,
+        .dt = sg->dt,
+        .buffer_reset = sg->buffer == SQ_BUFFER_RESET};
+  }
+  sq_cuda_predict_segments(a->precision, a->order, &segs, pack, starpu_cuda_get_local_stream());
 }
 #endif
 

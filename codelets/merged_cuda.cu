@@ -1,4 +1,5 @@
-/** @file merged_cuda.cu  CUDA launcher of the fused predictor, ader + local in one kernel (codelet "merged"). */
+/** @file merged_cuda.cu  CUDA launchers of the fused predictor, ader + local in one kernel, for one tile and for
+ *  the tiles of a merged task in one grid (codelet "merged"). */
 #include "cuda_kernels.cuh"
 
 namespace {
@@ -31,7 +32,46 @@ template <int ORDER, typename Real> struct PredictLaunch {
   }
 };
 
+/* All segments of a merged task in one grid: blocks of epb elements (grid_for over the total), the
+ * variant (fine rows or the default) chosen for the total as for one tile of that size. */
+template <int ORDER, typename Real> struct PredictSegmentsLaunch {
+  template <int NARROW> static void launch(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
+    using T = sq_cuda::PredictShape<ORDER, Real, NARROW>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::predict_segments_kernel<ORDER, Real, NARROW>, total, smem,
+                                                 "predict (segments)", ORDER);
+    unsigned blocks = 0;
+    segs->epb = g.epb;
+    for (int s = 0; s < segs->nseg; ++s) {
+      segs->seg[s].first_block = blocks;
+      blocks += (unsigned)((segs->seg[s].n + g.epb - 1) / g.epb);
+    }
+    sq_cuda::predict_segments_kernel<ORDER, Real, NARROW><<<blocks, T::THREADS, smem, stream>>>(*segs, (const Real *)pack);
+    sq_cuda::check_launch("predict (segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
+  }
+
+  static void run(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
+    using T = sq_cuda::PredictShape<ORDER, Real>;
+    if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
+      if (sq_cuda::fine_tile<T>(sq_cuda::predict_segments_kernel<ORDER, Real>, total, sizeof(Real) * T::SMEM,
+                                "predict (segments)", ORDER)) {
+        launch<2>(segs, total, pack, stream);
+        return;
+      }
+    }
+    launch<-1>(segs, total, pack, stream);
+  }
+};
+
 } // namespace
+
+extern "C" void sq_cuda_predict_segments(sq_precision prec, int order, sq_cuda_segments *segs, const void *pack,
+                                         void *stream) {
+  int64_t total = 0;
+  for (int s = 0; s < segs->nseg; ++s) total += segs->seg[s].n;
+  if (total <= 0) return;
+  sq_cuda::dispatch<PredictSegmentsLaunch>("predict (segments)", prec, order, segs, total, pack, (cudaStream_t)stream);
+}
 
 extern "C" void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs,
                                 const void *star, const void *flux_local, double dt, void *tint, void *derivs,

@@ -86,6 +86,25 @@ void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, co
 void sq_cuda_neighbor(sq_precision prec, int order, int64_t n, const void *pack, const sq_face_link *links,
                       const void *flux_nb, const sq_cuda_slots *slots, void *dofs, void *stream);
 
+/** One tile of a merged predictor launch (sq_cuda_predict_segments): its arrays (device pointers), time step
+ *  and LTS-buffer mode; first_block is set by the launcher. */
+typedef struct sq_cuda_segment {
+  int64_t n;
+  void *dofs;
+  const void *star, *flux_local;
+  void *tint, *derivs, *lts_buffer;
+  double dt;
+  int buffer_reset;
+  unsigned first_block;
+} sq_cuda_segment;
+/** Most tiles of one merged predictor launch. */
+#define SQ_CUDA_MAX_SEGMENTS 8
+/** The segment table, passed by value as a kernel parameter. */
+typedef struct sq_cuda_segments {
+  int nseg, epb;
+  sq_cuda_segment seg[SQ_CUDA_MAX_SEGMENTS];
+} sq_cuda_segments;
+
 /**
  * @brief Fused predictor (merged codelet): ader (+ LTS buffer) and the local update in one kernel;
  * tint stays in shared memory between the two, and is also written to @p tint.
@@ -93,6 +112,12 @@ void sq_cuda_neighbor(sq_precision prec, int order, int64_t n, const void *pack,
 void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs, const void *star,
                      const void *flux_local, double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset,
                      void *stream);
+/**
+ * @brief The fused predictor of up to SQ_CUDA_MAX_SEGMENTS tiles in one launch (a merged task, thesis §6.5.3):
+ * the blocks of all segments form one grid, sized as for their total element count.  Bitwise the same as
+ * sq_cuda_predict per segment.  @p segs: nseg and each segment's arrays; the launcher fills the rest.
+ */
+void sq_cuda_predict_segments(sq_precision prec, int order, sq_cuda_segments *segs, const void *pack, void *stream);
 
 /**
  * @brief Plasticity correction of a tile on the GPU (sq_plasticity_tile, thesis ch. 8): threads over the B

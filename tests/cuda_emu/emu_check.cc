@@ -154,6 +154,27 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   same_bits("pred.tint", ORDER, per_block(ps), pt_s, pt_g);
   same_bits("pred.deriv", ORDER, per_block(ps), pd_s, pd_g);
   same_bits("pred.buf", ORDER, per_block(ps), pb_s, pb_g);
+  /* a merged task's grid (predict_segments_kernel): the elements as two segments of one launch, in
+   * blocks of ps, bitwise the single launch */
+  {
+    std::vector<Real> p_m = dofs, pt_m(n * NQ, NAN), pd_m(n * ORDER * NQ, NAN), pb_m = buf_c;
+    const int64_t n1 = n / 3, b1 = (n1 + ps - 1) / ps;
+    sq_cuda_segments segs = {};
+    segs.nseg = 2;
+    segs.epb = ps;
+    for (int s = 0; s < 2; ++s) {
+      const int64_t o = s ? n1 : 0;
+      segs.seg[s] = {s ? n - n1 : n1, p_m.data() + o * NQ, star.data() + o * 243, flux_local.data() + o * 324,
+                     pt_m.data() + o * NQ, pd_m.data() + o * ORDER * NQ, pb_m.data() + o * NQ, dt, 0,
+                     (unsigned)(s ? b1 : 0)};
+    }
+    sq_emu_launch((unsigned)(b1 + (n - n1 + ps - 1) / ps), TP::THREADS, sizeof(Real) * TP::SMEM,
+                  [&] { sq_cuda::predict_segments_kernel<ORDER, Real>(segs, pack); });
+    same_bits("pred.dofs", ORDER, "two segments", p_m, p_g);
+    same_bits("pred.tint", ORDER, "two segments", pt_m, pt_g);
+    same_bits("pred.deriv", ORDER, "two segments", pd_m, pd_g);
+    same_bits("pred.buf", ORDER, "two segments", pb_m, pb_g);
+  }
 
   /* neighbour: random links over every flux variant, three slots (two tint-like, one derivatives) */
   std::vector<Real> slot0 = rnd(n * NQ, 1), slot1 = rnd(n * NQ, 1), slot2 = der_c;
