@@ -339,8 +339,7 @@ int main(int argc, char **argv) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   /* SQ_CPU_TASK_THREADS (runtime.cpu_task_threads): an OpenMP team per CPU task, on unbound workers */
-  sq_kernel_set_threads(getenv("SQ_CPU_TASK_THREADS") ? atoi(getenv("SQ_CPU_TASK_THREADS")) : 1);
-  if (sq_kernel_threads() > 1) setenv("STARPU_WORKERS_NOBIND", "1", 1);
+  sq_runtime_set_cpu_task_threads(getenv("SQ_CPU_TASK_THREADS") ? atoi(getenv("SQ_CPU_TASK_THREADS")) : 1);
   if (o.workers == W_CPU) conf.ncuda = 0;
   if (o.workers == W_GPU) conf.ncpus = 0;
   if (o.workers != W_CPU && conf.ncuda == 0) conf.ncuda = 1; /* STARPU_NCUDA=0 in the environment */

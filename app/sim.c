@@ -73,10 +73,7 @@ static void bind_rank_share(char *desc, size_t len) {
 
 int sq_app_starpu_start(const char *sched, int cpu_task_threads) {
   if (starpu_started) return SQ_SUCCESS;
-  if (cpu_task_threads > 1) { /* each CPU task's team needs the cores: StarPU must not pin its worker to one */
-    sq_kernel_set_threads(cpu_task_threads);
-    setenv("STARPU_WORKERS_NOBIND", "1", 1);
-  }
+  sq_runtime_set_cpu_task_threads(cpu_task_threads);
   char binding[160] = "";
   if (sq_app_nranks() > 1) bind_rank_share(binding, sizeof(binding));
   if (binding[0] && sq_app_rank() == 0 && sq_verbosity >= 1) {

@@ -48,14 +48,26 @@ void sq_segment_cpu(sq_precision prec, int order, const sq_segment *sg, const vo
 }
 
 #ifdef SQ_USE_CUDA
-void sq_segment_cuda(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf) {
-  int next = SEG_FIXED;
+/* A segment's device arrays, time step and buffer mode from its task buffers @p buf. */
+static sq_cuda_segment segment_arrays(const sq_segment *sg, void **buf) {
+  int next = SEG_FIXED; /* the optional buffers in order: derivatives, then the LTS buffer */
   void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
   void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-  sq_cuda_predict(prec, order, STARPU_VECTOR_GET_NX(buf[SEG_DOFS]), pack, (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]),
-                  (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]), (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
-                  sg->dt, sq_segment_tint(buf), derivs, lts_buffer, sg->buffer == SQ_BUFFER_RESET,
-                  starpu_cuda_get_local_stream());
+  return (sq_cuda_segment){.n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]),
+                           .dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]),
+                           .star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]),
+                           .flux_local = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
+                           .tint = sq_segment_tint(buf),
+                           .derivs = derivs,
+                           .lts_buffer = lts_buffer,
+                           .dt = sg->dt,
+                           .buffer_reset = sg->buffer == SQ_BUFFER_RESET};
+}
+
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf) {
+  const sq_cuda_segment g = segment_arrays(sg, buf);
+  sq_cuda_predict(prec, order, g.n, pack, g.dofs, g.star, g.flux_local, g.dt, g.tint, g.derivs, g.lts_buffer,
+                  g.buffer_reset, starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -88,23 +100,7 @@ static void merged_cuda(void *buffers[], void *cl_arg) {
     return;
   }
   sq_cuda_segments segs = {.nseg = a->nseg};
-  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s) {
-    const sq_segment *sg = &a->seg[s];
-    void **buf = buffers + b;
-    int next = SEG_FIXED; /* the optional buffers in order: derivatives, then the LTS buffer */
-    void *derivs = sg->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    void *lts_buffer = sg->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buf[next++]) : NULL;
-    segs.seg[s] = (sq_cuda_segment){
-        .n = STARPU_VECTOR_GET_NX(buf[SEG_DOFS]),
-        .dofs = (void *)STARPU_VECTOR_GET_PTR(buf[SEG_DOFS]),
-        .star = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_STAR]),
-        .flux_local = (const void *)STARPU_VECTOR_GET_PTR(buf[SEG_FLUX]),
-        .tint = sq_segment_tint(buf),
-        .derivs = derivs,
-        .lts_buffer = lts_buffer,
-        .dt = sg->dt,
-        .buffer_reset = sg->buffer == SQ_BUFFER_RESET};
-  }
+  for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s) segs.seg[s] = segment_arrays(&a->seg[s], buffers + b);
   sq_cuda_predict_segments(a->precision, a->order, &segs, pack, starpu_cuda_get_local_stream());
 }
 #endif

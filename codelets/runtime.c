@@ -1,6 +1,7 @@
 /** @file runtime.c  Registration of the solver's arrays with StarPU, tile by tile. */
 #include <errno.h>
 #include <starpu_mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sq_codelets.h"
@@ -19,6 +20,11 @@ int sq_host_pin(void *ptr, size_t bytes) {
    * that crosses PCIe often (halo rows, the solution) is page-locked instead */
   if (starpu_cuda_worker_get_count() == 0 || bytes == 0) return 0;
   return starpu_memory_pin(ptr, bytes) == 0;
+}
+
+void sq_runtime_set_cpu_task_threads(int nthreads) {
+  sq_kernel_set_threads(nthreads);
+  if (sq_kernel_threads() > 1) setenv("STARPU_WORKERS_NOBIND", "1", 1); /* a bound worker's team shares one core */
 }
 
 /* Page-lock, where GPU workers exist:

@@ -110,6 +110,11 @@ int sq_halo_create(sq_runtime *rt);
 /** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with CUDA workers); 1 if pinned. */
 int sq_host_pin(void *ptr, size_t bytes);
 /**
+ * @brief OpenMP threads per CPU task (runtime.cpu_task_threads, sq_kernel_set_threads); above 1, StarPU is
+ * told to leave its workers unbound so that a task's team can use the cores.  Call before starpu_init.
+ */
+void sq_runtime_set_cpu_task_threads(int nthreads);
+/**
  * @brief Bytes this rank's halo messages hold, all clusters and kinds once (@p sent), and what they
  * would hold if every cell of a (cluster, peer) group carried every kind any of them needs
  * (@p sent_unsplit: the plan before messages were split by kinds).

@@ -55,6 +55,9 @@ TEST_RC=- RUPTURE_RC=- PLASTICITY_RC=- GPUMEM_RC=- BLOWUP_RC=-
 SKIP_TESTS=${SQ_DEVICE_SKIP_TESTS:-0}
 # the order-6 target point runs on 2 CUDA workers (streams) per GPU (STARPU_NWORKER_PER_CUDA overrides), as tests/device/ab.sh does
 O6_STREAMS=${STARPU_NWORKER_PER_CUDA:-2}
+# CPU workers beside the GPU: one worker whose tasks each run an OpenMP team on all cores but the two
+# that drive the GPU and submit (runtime.cpu_task_threads)
+CPU_TEAM=$(( $(nproc) - 2 ))
 if [ "$MODE" != plasticity ]; then
 stamp "peaks"
 timeout "$(limit 60)" "$BIN/sq-peak" > "$LOG/peaks.txt" 2>&1
@@ -117,13 +120,11 @@ elif [ "$MODE" = hetero ]; then
   # single-kind rates the ratio divides by are measured the same way
   export SQ_PROXY_PROFILING=1
   HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024} HS=${SQ_HETERO_STEPS:-60} HSC=$(( (${SQ_HETERO_STEPS:-60} + 7) / 8 ))
-  # CPU workers beside the GPU: one worker whose tasks each run an OpenMP team on all cores but the two
-  # that drive the GPU and submit (runtime.cpu_task_threads), or one single-thread worker per core
-  FAT=$(( $(nproc) - 2 ))
+  # CPU workers beside the GPU: one worker of CPU_TEAM threads, or one single-thread worker per core
   mkdir -p "$STARPU_HOME/fat"
   # the schedulers need calibrated models: one pass per CPU-worker layout that runs tasks on both kinds
   # of worker (each layout keeps its own StarPU home: the two CPU task durations differ)
-  STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$FAT STARPU_SCHED=dmdas STARPU_CALIBRATE=1 \
+  STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$CPU_TEAM STARPU_SCHED=dmdas STARPU_CALIBRATE=1 \
     proxy hetero_calibration.log 120 $HN 20 all 6 single both $HT
   STARPU_SCHED=dmdas STARPU_CALIBRATE=1 proxy hetero_calibration.log 120 $HN 12 all 6 single both $HT
   for r in $(seq "${SQ_HETERO_REPEAT:-2}"); do
@@ -131,7 +132,7 @@ elif [ "$MODE" = hetero ]; then
     proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
     STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$(nproc) proxy hetero.log 60 $HN $HSC all 6 single cpu $HT
     for s in dmda dmdas eager lws; do
-      STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$FAT STARPU_SCHED=$s \
+      STARPU_HOME=$STARPU_HOME/fat STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$CPU_TEAM STARPU_SCHED=$s \
         proxy hetero.log 60 $HN $HS all 6 single both $HT
     done
     for s in dmda dmdas eager lws; do
@@ -195,10 +196,10 @@ else
   # CPU codelets, order 6 double, all host cores
   proxy cpu.log 45 16k 3 all,ader,local,neighbor 6 double cpu
   # heterogeneous CPU + GPU: schedulers on the same problem, GPU alone for reference; one CPU worker of
-  # nproc - 2 threads (runtime.cpu_task_threads; SQ_DEVICE_MODE=hetero calibrates and repeats)
+  # CPU_TEAM threads (SQ_DEVICE_MODE=hetero calibrates and repeats)
   proxy hetero.log 30 64k 3 all 6 single gpu 1024
   for s in dmda dmdas eager lws; do
-    STARPU_SCHED=$s STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$(( $(nproc) - 2 )) proxy hetero.log 40 64k 3 all 6 single both 1024
+    STARPU_SCHED=$s STARPU_NCPU=1 SQ_CPU_TASK_THREADS=$CPU_TEAM proxy hetero.log 40 64k 3 all 6 single both 1024
   done
 fi
 
