@@ -1,6 +1,6 @@
 /** @file merged_cuda.cu  CUDA launchers of the fused predictor, ader + local in one kernel, for one tile and for
  *  the tiles of a merged task in one grid (codelet "merged"). */
-#include "cuda_kernels.cuh"
+#include "cuda_cell.cuh"
 
 namespace {
 
@@ -18,10 +18,32 @@ template <int ORDER, typename Real> struct PredictLaunch {
     sq_cuda::check_launch("predict", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* small tiles at low orders: fine row groups (cuda_kernels.cuh, fine_tile) */
+  /* small tiles at low orders: one thread per entry (cuda_cell.cuh) */
+  template <int P>
+  static void cell(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
+                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<C>(sq_cuda::predict_cell_kernel<ORDER, Real, P>, n, smem, "predict (cell)", ORDER);
+    sq_cuda::predict_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
+        (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("predict (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* small tiles at low orders: the cell kernel (cuda_cell.cuh), else fine row groups (cuda_kernels.cuh,
+   * fine_tile) */
   static void run(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
+    if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
+        sq_cuda::with_cell_cols<ORDER, PredictLaunch>(n, pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
+                                                      buffer_reset, stream);
+        return;
+      }
+    }
     if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
       if (sq_cuda::fine_tile<T>(sq_cuda::predict_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "predict", ORDER)) {
         launch<2>(n, pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer, buffer_reset, stream);
@@ -33,7 +55,7 @@ template <int ORDER, typename Real> struct PredictLaunch {
 };
 
 /* All segments of a merged task in one grid: blocks of epb elements (grid_for over the total), the
- * variant (fine rows or the default) chosen for the total as for one tile of that size. */
+ * variant (cell, fine rows or the default) chosen for the total as for one tile of that size. */
 template <int ORDER, typename Real> struct PredictSegmentsLaunch {
   template <int NARROW> static void launch(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real, NARROW>;
@@ -50,8 +72,29 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
     sq_cuda::check_launch("predict (segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }
 
+  template <int P> static void cell(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
+    const sq_cuda::Grid g = sq_cuda::grid_for<C>(sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>, total, smem,
+                                                 "predict (cell, segments)", ORDER);
+    unsigned blocks = 0;
+    segs->epb = g.epb;
+    for (int s = 0; s < segs->nseg; ++s) {
+      segs->seg[s].first_block = blocks;
+      blocks += (unsigned)((segs->seg[s].n + g.epb - 1) / g.epb);
+    }
+    sq_cuda::predict_cell_segments_kernel<ORDER, Real, P><<<blocks, C::THREADS, smem, stream>>>(*segs, (const Real *)pack);
+    sq_cuda::check_launch("predict (cell, segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
+  }
+
   static void run(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
+    if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, total)) {
+        sq_cuda::with_cell_cols<ORDER, PredictSegmentsLaunch>(segs, total, pack, stream);
+        return;
+      }
+    }
     if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
       if (sq_cuda::fine_tile<T>(sq_cuda::predict_segments_kernel<ORDER, Real>, total, sizeof(Real) * T::SMEM,
                                 "predict (segments)", ORDER)) {

@@ -6,6 +6,7 @@
  * 552 -> 297, order 4 240 -> 156, order 6 63.0 -> 30.1; docs/PERFORMANCE.md, session 8): its blocks
  * hold 2 per SM at order 6.  It stays selectable to be tuned and measured.
  */
+#include "cuda_cell.cuh"
 #include "cuda_neighbor.cuh"
 
 namespace {
@@ -23,6 +24,18 @@ template <int ORDER, typename Real> struct NeighborLaunch {
     sq_cuda::check_launch("neighbor", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
+  template <int P>
+  static void cell(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
+                   const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const size_t smem = sizeof(Real) * C::SMEM_NEIGHBOR;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<C>(sq_cuda::neighbor_cell_kernel<ORDER, Real, P>, n, smem, "neighbor (cell)", ORDER);
+    sq_cuda::neighbor_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, links, (const Real *)flux_nb, *slots, (Real *)dofs);
+    sq_cuda::check_launch("neighbor (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
   /* Where the default shape is narrow only for the neighbour kernel (single precision, orders above
    * SQ_CUDA_NARROW_MAX_ORDER_SP), narrow rows pay on large tiles and lose on small ones (order 6, H100:
    * 48.4 -> 59.1 M updates/s at 512k elements, 1.31e7 -> 1.17e7 for a 4k-element step): the wide
@@ -30,6 +43,12 @@ template <int ORDER, typename Real> struct NeighborLaunch {
    * do the same arithmetic per element, in the same order: bitwise the same result. */
   static void run_dense(int64_t n, const void *pack, const sq_face_link *links, const void *flux_nb,
                         const sq_cuda_slots *slots, void *dofs, cudaStream_t stream) {
+    if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) { /* small tiles at low orders: cuda_cell.cuh */
+      if (sq_cuda::cell_tile(sq_cuda::CELL_NEIGHBOR, ORDER, n)) {
+        sq_cuda::with_cell_cols<ORDER, NeighborLaunch>(n, pack, links, flux_nb, slots, dofs, stream);
+        return;
+      }
+    }
     using TN = sq_cuda::NeighborShape<ORDER, Real, 1>;
     constexpr bool both =
         TN::RS == 4 && sq_cuda::NeighborShape<ORDER, Real>::NARROW && ORDER > SQ_CUDA_NARROW_MAX_ORDER_SP;

@@ -1,10 +1,11 @@
 /**
- * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh and cuda_neighbor.cuh on the CPU (sq_cuda_emu.h) and
+ * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh, cuda_neighbor.cuh and cuda_cell.cuh on the CPU (sq_cuda_emu.h) and
  * compares them with the CPU reference kernels of src/ for orders 2..7 in both precisions.  No GPU
  * needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is within tolerance.
  */
 #define SQ_CUDA_EMULATE 1
 #include "cuda_neighbor.cuh"
+#include "cuda_cell.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -255,6 +256,70 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     printf("O%d f32: fine rows: E/threads/smem: ader %d/%d/%d local %d/%d/%d neighbor %d/%d/%d predict %d/%d/%d\n",
            ORDER, AF::E, AF::THREADS, (int)sizeof(Real) * AF::SMEM, LF::E, LF::THREADS, (int)sizeof(Real) * LF::SMEM,
            NF::E, NF::THREADS, (int)sizeof(Real) * NF::SMEM, PF::E, PF::THREADS, (int)sizeof(Real) * PF::SMEM);
+  }
+  /* the cell kernels (small tiles), 1 and 3 columns per thread: bitwise the default */
+  auto cell_checks = [&]<int P>() {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const std::string cols = "cell P" + std::to_string(P) + ", ";
+    for (const int epb : {C::E, small_epb(C::E)}) {
+      std::vector<Real> q = dofs, ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_c;
+      sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
+        sq_cuda::predict_cell_kernel<ORDER, Real, P>(n, epb, pack, q.data(), star.data(), flux_local.data(), dt, ti.data(),
+                                                  de.data(), bu.data(), 0);
+      });
+      const std::string v = cols + per_block(epb);
+      same_bits("pred.dofs", ORDER, v, q, p_g);
+      same_bits("pred.tint", ORDER, v, ti, pt_g);
+      same_bits("pred.deriv", ORDER, v, de, pd_g);
+      same_bits("pred.buf", ORDER, v, bu, pb_g);
+    }
+    { /* no derivatives, buffer reset: against the default kernel's */
+      std::vector<Real> q1 = dofs, t1v(n * NQ, NAN), b1(n * NQ, NAN), q2 = dofs, t2v(n * NQ, NAN), b2(n * NQ, NAN);
+      sq_emu_launch(grid(TP::E), TP::THREADS, sizeof(Real) * TP::SMEM, [&] {
+        sq_cuda::predict_kernel<ORDER, Real>(n, TP::E, pack, q1.data(), star.data(), flux_local.data(), dt,
+                                             t1v.data(), nullptr, b1.data(), 1);
+      });
+      sq_emu_launch(grid(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
+        sq_cuda::predict_cell_kernel<ORDER, Real, P>(n, C::E, pack, q2.data(), star.data(), flux_local.data(), dt,
+                                                  t2v.data(), nullptr, b2.data(), 1);
+      });
+      same_bits("pred.dofs", ORDER, cols + "buffer reset", q2, q1);
+      same_bits("pred.buf", ORDER, cols + "buffer reset", b2, b1);
+    }
+    { /* a merged task's grid, cell-wise: two segments */
+      std::vector<Real> p_m = dofs, pt_m(n * NQ, NAN), pd_m(n * ORDER * NQ, NAN), pb_m = buf_c;
+      const int cs = small_epb(C::E);
+      const int64_t n1 = n / 3, b1 = (n1 + cs - 1) / cs;
+      sq_cuda_segments segs = {};
+      segs.nseg = 2;
+      segs.epb = cs;
+      for (int s = 0; s < 2; ++s) {
+        const int64_t o = s ? n1 : 0;
+        segs.seg[s] = {s ? n - n1 : n1, p_m.data() + o * NQ, star.data() + o * 243, flux_local.data() + o * 324,
+                       pt_m.data() + o * NQ, pd_m.data() + o * ORDER * NQ, pb_m.data() + o * NQ, dt, 0,
+                       (unsigned)(s ? b1 : 0)};
+      }
+      sq_emu_launch((unsigned)(b1 + (n - n1 + cs - 1) / cs), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
+                    [&] { sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>(segs, pack); });
+      same_bits("pred.dofs", ORDER, cols + "two segments", p_m, p_g);
+      same_bits("pred.tint", ORDER, cols + "two segments", pt_m, pt_g);
+      same_bits("pred.deriv", ORDER, cols + "two segments", pd_m, pd_g);
+      same_bits("pred.buf", ORDER, cols + "two segments", pb_m, pb_g);
+    }
+    for (const int epb : {C::E, small_epb(C::E)}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_NEIGHBOR, [&] {
+        sq_cuda::neighbor_cell_kernel<ORDER, Real, P>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
+      });
+      same_bits("neighbor", ORDER, cols + per_block(epb), q, nq_g);
+    }
+    printf("O%d %s: cell kernels P%d: E/threads/smem: predict %d/%d/%d neighbor %d/%d/%d\n", ORDER,
+           sizeof(Real) == 8 ? "f64" : "f32", P, C::E, C::THREADS, (int)sizeof(Real) * C::SMEM_PREDICT, C::E, C::THREADS,
+           (int)sizeof(Real) * C::SMEM_NEIGHBOR);
+  };
+  if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
+    cell_checks.template operator()<1>();
+    cell_checks.template operator()<3>();
   }
   /* the factorised kernel (SQ_CUDA_NEIGHBOR_FACTORED=1): another summation order, so within tolerance */
   std::vector<Real> nf_g;
