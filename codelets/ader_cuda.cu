@@ -1,5 +1,6 @@
-/** @file ader_cuda.cu  CUDA launcher of the ADER predictor (codelet "ader"); kernel in cuda_kernels.cuh. */
-#include "cuda_kernels.cuh"
+/** @file ader_cuda.cu  CUDA launcher of the ADER predictor (codelet "ader"); kernels in cuda_kernels.cuh and
+ *  cuda_cell.cuh. */
+#include "cuda_cell.cuh"
 
 namespace {
 
@@ -16,10 +17,30 @@ template <int ORDER, typename Real> struct AderLaunch {
     sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* small tiles at low orders: fine row groups (cuda_kernels.cuh, fine_tile) */
+  template <int P>
+  static void cell(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
+                   void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<C>(sq_cuda::ader_cell_kernel<ORDER, Real, P>, n, smem, "ader (cell)", ORDER);
+    sq_cuda::ader_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
+        (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("ader (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
+    if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
+        sq_cuda::with_cell_cols<ORDER, AderLaunch>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset,
+                                                   stream);
+        return;
+      }
+    }
     if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
       if (sq_cuda::fine_tile<T>(sq_cuda::ader_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "ader", ORDER)) {
         launch<2>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);

@@ -1,7 +1,7 @@
 /**
  * @file cuda_cell.cuh  Small-tile kernels of the low orders: one thread per entry (l, p) of an element's
  * B x 9 block, or per three entries (l, p .. p + 2) ("cell" kernels: 9 B or 3 B threads per element), for
- * the fused predictor and the neighbour flux.
+ * the fused predictor, ader, local and the neighbour flux.
  *
  * The kernels of cuda_kernels.cuh give each thread one or more whole rows (l, 0..8) and stage every
  * operand of a product in shared memory before it.  At orders 2 and 3 a tile of a few thousand elements
@@ -17,7 +17,7 @@
  *
  * Each sum runs in the order of cuda_kernels.cuh's kernels (fold_rows, product_global, apply_star), so
  * the results are bitwise those of the default kernels (tests/cuda_emu checks it at every order it
- * covers, in both precisions).  The launchers (merged_cuda.cu, neighbor_cuda.cu) take these kernels up to
+ * covers, in both precisions).  The launchers (merged, ader, local and neighbor_cuda.cu) take these kernels up to
  * order SQ_CUDA_CELL_MAX_ORDER (cell_tile); SQ_CUDA_CELL=0 turns them off at run time.
  */
 #ifndef SQ_CUDA_CELL_CUH
@@ -192,8 +192,96 @@ __device__ __forceinline__ void cell_ader_step(const typename C::Real *__restric
 }
 
 /**
+ * Shared memory of an element slot of the predictor kernels: [M x 7][D^{I-1}][D^I][I][Y x 7] (the ader
+ * kernel uses the first three matrices, the local kernel no derivative buffers).
+ */
+template <class C> struct CellPredictSlot {
+  typename C::Real *Ms, *cur, *nxt, *Is, *Ys;
+  __device__ __forceinline__ CellPredictSlot(typename C::Real *smem, int el) {
+    Ms = smem + el * C::PER_PREDICT;
+    cur = Ms + 7 * C::MS;
+    nxt = cur + C::BS;
+    Is = nxt + C::BS;
+    Ys = Is + C::BS;
+  }
+};
+
+/**
+ * ADER predictor of the thread's entries (ader_body's arithmetic), the star matrices staged in the slot:
+ * from d0 = dofs, leaves tint in @p ti and writes it, the derivatives and the LTS buffer.
+ */
+template <class C>
+__device__ __forceinline__ void cell_ader(const CellIndex<C> &c, int64_t e, bool active,
+                                          const typename C::Real *__restrict__ pack, const typename C::Real (&d0)[C::P],
+                                          double dt, typename C::Real *__restrict__ tint,
+                                          typename C::Real *__restrict__ derivs,
+                                          typename C::Real *__restrict__ lts_buffer, int buffer_reset,
+                                          const CellPredictSlot<C> &sl, typename C::Real (&ti)[C::P]) {
+  using Real = typename C::Real;
+  constexpr int NQ = C::NQ, P = C::P;
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    sl.cur[c.l * C::S + c.p0 + i] = d0[i];
+    ti[i] = (Real)dt * d0[i];
+    if (derivs && active) derivs[e * C::ORDER * NQ + c.idx(i)] = d0[i];
+  }
+  cell_ader_step<C, 1>(pack, sl.Ms, sl.cur, sl.nxt, sl.Ys, c, e, active, dt, dt, ti, derivs);
+  if (active)
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+      tint[e * NQ + c.idx(i)] = ti[i];
+      if (lts_buffer) {
+        Real *buf = lts_buffer + e * NQ + c.idx(i);
+        if (buffer_reset) *buf = ti[i];
+        else *buf = *buf + ti[i];
+      }
+    }
+}
+
+/**
+ * dofs = d0 + sum_d Kvol_d I A*_d^T - sum_j Flocal_j I Alocal_j^T for the thread's entries (local_update's
+ * arithmetic), I = @p ti, the star and negated local flux matrices staged in the slot.  Starts with a
+ * barrier: the caller's reads of the slot's Y are done.
+ */
+template <class C>
+__device__ __forceinline__ void cell_local(const CellIndex<C> &c, int64_t e, bool active,
+                                           const typename C::Real *__restrict__ pack, const typename C::Real (&ti)[C::P],
+                                           const typename C::Real (&d0)[C::P], typename C::Real *__restrict__ dofs,
+                                           const CellPredictSlot<C> &sl) {
+  using Real = typename C::Real;
+  constexpr int B = C::B, S = C::S, P = C::P;
+#pragma unroll
+  for (int i = 0; i < P; ++i) sl.Is[c.l * S + c.p0 + i] = ti[i];
+  __syncthreads(); /* Is (and the matrices) complete; every earlier read of Ys done */
+#pragma unroll
+  for (int m = 0; m < 7; ++m) {
+    Real y[P];
+    cell_column_products<C, B>(pack + (m < 3 ? SQ_PACK_KVOL + m : SQ_PACK_FLOCAL + m - 3) * B * B, sl.Is, c, y);
+#pragma unroll
+    for (int i = 0; i < P; ++i) sl.Ys[(m * B + c.l) * S + c.p0 + i] = y[i];
+  }
+  __syncthreads();
+  Real acc[P];
+#pragma unroll
+  for (int i = 0; i < P; ++i) acc[i] = Real(0);
+#pragma unroll
+  for (int m = 0; m < 7; ++m) cell_row_products<C>(sl.Ys + (m * B + c.l) * S, sl.Ms + m * C::MS, c, Real(1), acc);
+  if (active)
+#pragma unroll
+    for (int i = 0; i < P; ++i) dofs[e * C::NQ + c.idx(i)] = d0[i] + acc[i];
+}
+
+/** The thread's entries of an element's block in global memory (0 for an element slot past the block's end). */
+template <class C>
+__device__ __forceinline__ void cell_load(const CellIndex<C> &c, int64_t e, bool active,
+                                          const typename C::Real *__restrict__ src, typename C::Real (&v)[C::P]) {
+#pragma unroll
+  for (int i = 0; i < C::P; ++i) v[i] = active ? src[e * C::NQ + c.idx(i)] : typename C::Real(0);
+}
+
+/**
  * Fused predictor (predict_block's arithmetic) of elements e0 .. nb - 1: ader (+ derivatives, + LTS
- * buffer), then volume and local flux.  Shared memory per element slot: [M x 7][D^{I-1}][D^I][I][Y x 7].
+ * buffer), then volume and local flux, all seven per-element matrices staged at once.
  */
 template <class C>
 __device__ __forceinline__ void cell_predict(int64_t e0, int64_t nb, const typename C::Real *__restrict__ pack,
@@ -204,53 +292,52 @@ __device__ __forceinline__ void cell_predict(int64_t e0, int64_t nb, const typen
                                              typename C::Real *__restrict__ lts_buffer, int buffer_reset,
                                              typename C::Real *smem) {
   using Real = typename C::Real;
-  constexpr int B = C::B, S = C::S, BS = C::BS, MS = C::MS, NQ = C::NQ, P = C::P;
   const CellIndex<C> c;
+  const CellPredictSlot<C> sl(smem, c.el);
   const int64_t e = e0 + c.el;
   const bool active = e < nb;
-  Real *Ms = smem + c.el * C::PER_PREDICT, *cur = Ms + 7 * MS, *nxt = cur + BS, *Is = nxt + BS, *Ys = Is + BS;
   /* the star matrices as they are, the local flux matrices negated (local_update's scales) */
   cell_stage_matrices<C, 3>(star + e0 * 243, (int)(nb - e0), Real(1), smem, C::PER_PREDICT);
-  cell_stage_matrices<C, 4>(flux_local + e0 * 324, (int)(nb - e0), Real(-1), smem + 3 * MS, C::PER_PREDICT);
+  cell_stage_matrices<C, 4>(flux_local + e0 * 324, (int)(nb - e0), Real(-1), smem + 3 * C::MS, C::PER_PREDICT);
+  Real d0[C::P], ti[C::P];
+  cell_load<C>(c, e, active, dofs, d0);
+  cell_ader<C>(c, e, active, pack, d0, dt, tint, derivs, lts_buffer, buffer_reset, sl, ti);
+  cell_local<C>(c, e, active, pack, ti, d0, dofs, sl);
+}
+
+/** ADER predictor over one tile, cell-wise (ader_kernel's results). */
+template <int ORDER, typename Real, int P = cell_cols(ORDER)>
+__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+    ader_cell_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
+                     const Real *__restrict__ star, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
+                     Real *__restrict__ lts_buffer, int buffer_reset) {
+  using C = CellShape<ORDER, Real, P>;
+  SQ_CUDA_SHARED(Real, smem);
+  const CellIndex<C> c;
+  const CellPredictSlot<C> sl(smem, c.el);
+  const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb), e = e0 + c.el;
+  cell_stage_matrices<C, 3>(star + e0 * 243, (int)(nb - e0), Real(1), smem, C::PER_PREDICT);
   Real d0[P], ti[P];
-#pragma unroll
-  for (int i = 0; i < P; ++i) {
-    d0[i] = active ? dofs[e * NQ + c.idx(i)] : Real(0);
-    cur[c.l * S + c.p0 + i] = d0[i];
-    ti[i] = (Real)dt * d0[i];
-    if (derivs && active) derivs[e * C::ORDER * NQ + c.idx(i)] = d0[i];
-  }
-  cell_ader_step<C, 1>(pack, Ms, cur, nxt, Ys, c, e, active, dt, dt, ti, derivs);
-#pragma unroll
-  for (int i = 0; i < P; ++i) {
-    if (active) {
-      tint[e * NQ + c.idx(i)] = ti[i];
-      if (lts_buffer) {
-        Real *buf = lts_buffer + e * NQ + c.idx(i);
-        if (buffer_reset) *buf = ti[i];
-        else *buf = *buf + ti[i];
-      }
-    }
-    Is[c.l * S + c.p0 + i] = ti[i];
-  }
-  /* dofs += sum_d Kvol_d I A*_d^T - sum_j Flocal_j I Alocal_j^T */
-  __syncthreads(); /* Is (and, at order 1, the matrices) complete; every read of Ys by the predictor done */
-#pragma unroll
-  for (int m = 0; m < 7; ++m) {
-    Real y[P];
-    cell_column_products<C, B>(pack + (m < 3 ? SQ_PACK_KVOL + m : SQ_PACK_FLOCAL + m - 3) * B * B, Is, c, y);
-#pragma unroll
-    for (int i = 0; i < P; ++i) Ys[(m * B + c.l) * S + c.p0 + i] = y[i];
-  }
-  __syncthreads();
-  Real acc[P];
-#pragma unroll
-  for (int i = 0; i < P; ++i) acc[i] = Real(0);
-#pragma unroll
-  for (int m = 0; m < 7; ++m) cell_row_products<C>(Ys + (m * B + c.l) * S, Ms + m * MS, c, Real(1), acc);
-  if (active)
-#pragma unroll
-    for (int i = 0; i < P; ++i) dofs[e * NQ + c.idx(i)] = d0[i] + acc[i];
+  cell_load<C>(c, e, e < nb, dofs, d0);
+  cell_ader<C>(c, e, e < nb, pack, d0, dt, tint, derivs, lts_buffer, buffer_reset, sl, ti);
+}
+
+/** Volume + local flux over one tile, cell-wise (local_kernel's results). */
+template <int ORDER, typename Real, int P = cell_cols(ORDER)>
+__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+    local_cell_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
+                      const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
+  using C = CellShape<ORDER, Real, P>;
+  SQ_CUDA_SHARED(Real, smem);
+  const CellIndex<C> c;
+  const CellPredictSlot<C> sl(smem, c.el);
+  const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb), e = e0 + c.el;
+  cell_stage_matrices<C, 3>(star + e0 * 243, (int)(nb - e0), Real(1), smem, C::PER_PREDICT);
+  cell_stage_matrices<C, 4>(flux_local + e0 * 324, (int)(nb - e0), Real(-1), smem + 3 * C::MS, C::PER_PREDICT);
+  Real ti[P], d0[P];
+  cell_load<C>(c, e, e < nb, tint, ti);
+  cell_load<C>(c, e, e < nb, dofs, d0);
+  cell_local<C>(c, e, e < nb, pack, ti, d0, dofs, sl);
 }
 
 /** Fused predictor over one tile, cell-wise (predict_kernel's results). */
@@ -348,14 +435,14 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
 }
 
 #ifndef SQ_CUDA_EMULATE
-/** Which kernels take the cell variant: the predictor and the neighbour flux. */
+/** Which kernels take the cell variant: the predictor's (fused, ader, local) and the neighbour flux. */
 enum CellKernel { CELL_PREDICT = 1, CELL_NEIGHBOR = 2 };
 
 /**
  * Whether a tile of n elements takes the cell variant of @p kernel: every tile up to order
  * SQ_CUDA_CELL_MAX_ORDER.  At order 2 they were faster at every size measured (H100, M updates/s, default
- * kernels -> cell kernels: 4k-element whole steps single 109 -> 144, double 82.7 -> 108; 512k single
- * 240 -> 284, double 138 -> 163; docs/PERFORMANCE.md, session 11).  SQ_CUDA_CELL overrides at run time:
+ * kernels -> cell kernels: 4k-element whole steps single 109 -> 144, double 82.7 -> 108; 512k with
+ * separate ader and local tasks single 240 -> 324, double 138 -> 194; docs/PERFORMANCE.md, session 11).  SQ_CUDA_CELL overrides at run time:
  * 0 never, 1 both kernels, "predict" or "neighbor" that one only.
  */
 inline bool cell_tile(CellKernel kernel, int order, int64_t n) {

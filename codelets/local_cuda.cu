@@ -1,5 +1,5 @@
 /** @file local_cuda.cu  CUDA launcher of the volume + local-flux update (codelet "local"). */
-#include "cuda_kernels.cuh"
+#include "cuda_cell.cuh"
 
 namespace {
 
@@ -15,10 +15,28 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* small tiles at low orders: fine row groups (cuda_kernels.cuh, fine_tile) */
+  template <int P>
+  static void cell(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
+                   void *dofs, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<C>(sq_cuda::local_cell_kernel<ORDER, Real, P>, n, smem, "local (cell)", ORDER);
+    sq_cuda::local_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    sq_cuda::check_launch("local (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
+    if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
+        sq_cuda::with_cell_cols<ORDER, LocalLaunch>(n, pack, tint, star, flux_local, dofs, stream);
+        return;
+      }
+    }
     if constexpr (sq_cuda::has_fine(ORDER, sizeof(Real))) {
       if (sq_cuda::fine_tile<T>(sq_cuda::local_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "local", ORDER)) {
         launch<2>(n, pack, tint, star, flux_local, dofs, stream);

@@ -273,6 +273,22 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       same_bits("pred.deriv", ORDER, v, de, pd_g);
       same_bits("pred.buf", ORDER, v, bu, pb_g);
     }
+    for (const int epb : {C::E, small_epb(C::E)}) { /* ader and local alone */
+      std::vector<Real> ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_init, q = dofs;
+      sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
+        sq_cuda::ader_cell_kernel<ORDER, Real, P>(n, epb, pack, dofs.data(), star.data(), dt, ti.data(), de.data(),
+                                                  bu.data(), 0);
+      });
+      sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
+        sq_cuda::local_cell_kernel<ORDER, Real, P>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(),
+                                                   q.data());
+      });
+      const std::string v = cols + per_block(epb);
+      same_bits("ader.tint", ORDER, v, ti, tint_g);
+      same_bits("ader.deriv", ORDER, v, de, der_g);
+      same_bits("ader.buf", ORDER, v, bu, buf_g);
+      same_bits("local", ORDER, v, q, q_g);
+    }
     { /* no derivatives, buffer reset: against the default kernel's */
       std::vector<Real> q1 = dofs, t1v(n * NQ, NAN), b1(n * NQ, NAN), q2 = dofs, t2v(n * NQ, NAN), b2(n * NQ, NAN);
       sq_emu_launch(grid(TP::E), TP::THREADS, sizeof(Real) * TP::SMEM, [&] {
