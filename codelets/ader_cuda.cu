@@ -35,7 +35,7 @@ template <int ORDER, typename Real> struct AderLaunch {
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_ADER, ORDER, n)) {
         sq_cuda::with_cell_cols<ORDER, AderLaunch>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset,
                                                    stream);
         return;

@@ -435,21 +435,27 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
 }
 
 #ifndef SQ_CUDA_EMULATE
-/** Which kernels take the cell variant: the predictor's (fused, ader, local) and the neighbour flux. */
-enum CellKernel { CELL_PREDICT = 1, CELL_NEIGHBOR = 2 };
+/** Which kernels take the cell variant: the fused predictor, the neighbour flux, ader, local. */
+enum CellKernel { CELL_PREDICT = 1, CELL_NEIGHBOR = 2, CELL_ADER = 4, CELL_LOCAL = 8 };
 
 /**
  * Whether a tile of n elements takes the cell variant of @p kernel: every tile up to order
  * SQ_CUDA_CELL_MAX_ORDER.  At order 2 they were faster at every size measured (H100, M updates/s, default
  * kernels -> cell kernels: 4k-element whole steps single 109 -> 144, double 82.7 -> 108; 512k with
- * separate ader and local tasks single 240 -> 324, double 138 -> 194; docs/PERFORMANCE.md, session 11).  SQ_CUDA_CELL overrides at run time:
- * 0 never, 1 both kernels, "predict" or "neighbor" that one only.
+ * separate ader and local tasks single 240 -> 324, double 138 -> 194; docs/PERFORMANCE.md, session 11).
+ * SQ_CUDA_CELL overrides at run time: 0 never, 1 every kernel, or a list of "predict" (the fused
+ * predictor), "neighbor", "ader" and "local".
  */
 inline bool cell_tile(CellKernel kernel, int order, int64_t n) {
   static const int mode = [] { /* a mask of CellKernel */
     const char *v = getenv("SQ_CUDA_CELL");
-    if (!v || !*v) return 3;
-    return !strcmp(v, "0") ? 0 : !strcmp(v, "predict") ? 1 : !strcmp(v, "neighbor") ? 2 : 3;
+    if (!v || !*v || !strcmp(v, "1")) return 15;
+    int m = 0;
+    m |= strstr(v, "predict") ? CELL_PREDICT : 0;
+    m |= strstr(v, "neighbor") ? CELL_NEIGHBOR : 0;
+    m |= strstr(v, "ader") ? CELL_ADER : 0;
+    m |= strstr(v, "local") ? CELL_LOCAL : 0;
+    return m;
   }();
   return order <= SQ_CUDA_CELL_MAX_ORDER && n > 0 && (mode & kernel) != 0;
 }

@@ -32,7 +32,7 @@ template <int ORDER, typename Real> struct LocalLaunch {
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
+      if (sq_cuda::cell_tile(sq_cuda::CELL_LOCAL, ORDER, n)) {
         sq_cuda::with_cell_cols<ORDER, LocalLaunch>(n, pack, tint, star, flux_local, dofs, stream);
         return;
       }
