@@ -449,6 +449,7 @@ int64_t sq_sim_find_nonfinite(const sq_sim *s) {
 
 int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
   sq_graph_options gopt = {.merge_neighbor_clusters = s->cfg.merge_neighbor_clusters,
+                           .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps};
   if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */

@@ -198,6 +198,16 @@ int sq_insert_local(sq_runtime *rt, int tile, int priority);
  */
 int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int priority);
 
+/** Most tiles of one neighbour-flux task (a merged task of two neighbour clusters). */
+#define SQ_NEIGHBOR_MAX_TILES 2
+/**
+ * @brief Insert one task doing the neighbour-flux update of @p ntile tiles (at most
+ * SQ_NEIGHBOR_MAX_TILES), tile @p tiles[i] over its step @p dt[i], sub-step @p substep[i] (as
+ * sq_insert_neighbor): merged neighbour-cluster tasks, thesis §6.5.3.  The tiles' dofs must differ.
+ */
+int sq_insert_neighbors(sq_runtime *rt, int ntile, const int *tiles, const double *dt, const int *substep,
+                        int priority);
+
 /**
  * @brief Insert one task doing ader + local for several tiles, tile @p tiles[i] with step @p dt[i]
  * and LTS buffer mode @p buffer_mode[i] (merged neighbour-cluster tasks, thesis §6.5.3).

@@ -5,7 +5,8 @@
  * l (ader + local), then lets the faster cluster l-1 take its `rate` sub-steps inside [T, T + dt_l]
  * -- those read l's derivatives and fill their buffer for l -- and finally corrects cluster l with
  * the neighbour fluxes.  StarPU turns the data accesses into the DAG, so independent clusters and
- * tiles overlap freely.  Fault faces are corrected by rupture tasks just before the neighbour fluxes
+ * tiles overlap freely.  With merged neighbour clusters (thesis §6.5.3), the predictors of clusters l and
+ * l-1 that start together, and their corrections that end together, go as tasks of two tiles.  Fault faces are corrected by rupture tasks just before the neighbour fluxes
  * of their cluster; both sides of a fault face share a cluster, so one step covers both.
  */
 #include "sq_graph.h"
@@ -63,25 +64,30 @@ static int predict(const lts_walk *w, int l, int substep, double t0, double t1) 
   return SQ_SUCCESS;
 }
 
-/* rupture faces, then neighbour fluxes of every tile of cluster l over its step from t0 (or the whole step
- * of tiles that take it as one task), each followed by the tile's plasticity correction over the
- * cluster's step (thesis ch. 8: after the element update). */
+/* The correction of tile t at sub-step `substep` of its cluster's parent step: its neighbour fluxes (or its
+ * whole step where it takes it as one task), then its plasticity correction over the cluster's step
+ * (thesis ch. 8: after the element update). */
+static int correct_tile(const lts_walk *w, int t, int substep) {
+  const sq_tile *tl = &w->rt->disc->tile[t];
+  const double dt = w->dt[tl->cluster];
+  if (whole_step(w, t))
+    SQ_CALL(sq_insert_step(w->rt, t, dt, substep, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
+  else
+    SQ_CALL(sq_insert_neighbor(w->rt, t, dt, substep, sq_graph_layer_priority(tl->layer)));
+  if (sq_runtime_tile_has_plasticity(w->rt, t))
+    SQ_CALL(sq_insert_plasticity(w->rt, t, dt, sq_graph_layer_priority(tl->layer)));
+  return SQ_SUCCESS;
+}
+
+/* rupture faces, then the correction of every tile of cluster l over its step from t0. */
 static int correct(const lts_walk *w, int l, int substep, double t0) {
   const sq_disc *d = w->rt->disc;
   if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++;
   int first, end;
   if (sq_runtime_fault_tiles(w->rt, l, &first, &end))
     for (int ft = first; ft < end; ++ft) SQ_CALL(sq_insert_rupture(w->rt, ft, t0, w->dt[l]));
-  for (int t = 0; t < d->ntile; ++t) {
-    const sq_tile *tl = &d->tile[t];
-    if (tl->cluster != l) continue;
-    if (whole_step(w, t))
-      SQ_CALL(sq_insert_step(w->rt, t, w->dt[l], substep, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
-    else
-      SQ_CALL(sq_insert_neighbor(w->rt, t, w->dt[l], substep, sq_graph_layer_priority(tl->layer)));
-    if (sq_runtime_tile_has_plasticity(w->rt, t))
-      SQ_CALL(sq_insert_plasticity(w->rt, t, w->dt[l], sq_graph_layer_priority(tl->layer)));
-  }
+  for (int t = 0; t < d->ntile; ++t)
+    if (d->tile[t].cluster == l) SQ_CALL(correct_tile(w, t, substep));
   return SQ_SUCCESS;
 }
 
@@ -153,9 +159,75 @@ static int predict_merged(const lts_walk *w, int l, int substep, double t0, doub
   return ierr;
 }
 
+/* May a merged neighbour-flux task take tile t of cluster l, on GPU `gpu` (or SQ_ANY_GPU)?  Not a tile
+ * that takes its whole step as one task, nor one with plasticity (its own task follows its update). */
+static int correctable(const lts_walk *w, int t, int l, int gpu) {
+  const sq_tile *tl = &w->rt->disc->tile[t];
+  return tl->cluster == l && !whole_step(w, t) && !sq_runtime_tile_has_plasticity(w->rt, t) &&
+         (gpu == SQ_ANY_GPU || sq_tile_gpu(w->rt, t) == gpu);
+}
+
+/* The next tile from `from` on that correctable() admits, or ntile. */
+static int next_correctable(const lts_walk *w, int l, int gpu, int from) {
+  while (from < w->rt->disc->ntile && !correctable(w, from, l, gpu)) ++from;
+  return from;
+}
+
+/* Do the corrections of cluster l and of the last sub-step of cluster l - 1 go together (merged
+ * neighbour-flux tasks)?  With merged neighbour clusters, where neither cluster has fault faces (their
+ * rupture tasks come first). */
+static int corrections_merge(const lts_walk *w, int l) {
+  int first, end;
+  return w->opt && w->opt->merge_neighbor_clusters && !w->opt->merge_predictors_only && l > 0 &&
+         !sq_runtime_fault_tiles(w->rt, l, &first, &end) &&
+         !sq_runtime_fault_tiles(w->rt, l - 1, &first, &end);
+}
+
+/*
+ * Merged neighbour-flux tasks (thesis §6.5.3): at the end of a step of cluster l, its correction and that
+ * of the last sub-step of cluster l - 1 read each other's LTS buffer and derivatives but update different
+ * dofs, so they are independent; submit them as tasks that each take one tile of both clusters on the same
+ * GPU, in mesh order; leftover tiles, and those correctable() refuses, alone.
+ */
+static int correct_pair(const lts_walk *w, int l, int substep) {
+  const sq_disc *d = w->rt->disc;
+  const int last = d->opt.lts_rate - 1;
+  if (w->opt && w->opt->count_correct) w->opt->count_correct[l]++, w->opt->count_correct[l - 1]++;
+  for (int t = 0; t < d->ntile; ++t) { /* the tiles no merged task takes */
+    const int c = d->tile[t].cluster;
+    if ((c == l || c == l - 1) && !correctable(w, t, c, SQ_ANY_GPU)) SQ_CALL(correct_tile(w, t, c == l ? substep : last));
+  }
+  int ngpu = 0;
+  for (int t = 0; t < d->ntile; ++t) ngpu = sq_tile_gpu(w->rt, t) >= ngpu ? sq_tile_gpu(w->rt, t) + 1 : ngpu;
+  int cursor[65]; /* per GPU, -1 first: the next tile of cluster l - 1 to pair, from it on */
+  SQ_CHECK(ngpu < 65, SQ_ERR_INPUT, "at most 64 GPUs per process are supported (got %d)", ngpu);
+  for (int g = 0; g <= ngpu; ++g) cursor[g] = 0;
+  const double dt[2] = {w->dt[l], w->dt[l - 1]};
+  const int sub[2] = {substep, last};
+  for (int ia = next_correctable(w, l, SQ_ANY_GPU, 0); ia < d->ntile; ia = next_correctable(w, l, SQ_ANY_GPU, ia + 1)) {
+    const int g = sq_tile_gpu(w->rt, ia);
+    const int ib = cursor[g + 1] = next_correctable(w, l - 1, g, cursor[g + 1]);
+    const int tiles[2] = {ia, ib};
+    int prio = sq_graph_layer_priority(d->tile[ia].layer);
+    if (ib < d->ntile) {
+      const int pb = sq_graph_layer_priority(d->tile[ib].layer);
+      prio = pb > prio ? pb : prio;
+      ++cursor[g + 1];
+    }
+    if (ib < d->ntile && w->opt->count_merged) w->opt->count_merged[2]++;
+    SQ_CALL(sq_insert_neighbors(w->rt, ib < d->ntile ? 2 : 1, tiles, dt, sub, prio));
+  }
+  for (int ib = next_correctable(w, l - 1, SQ_ANY_GPU, 0); ib < d->ntile;
+       ib = next_correctable(w, l - 1, SQ_ANY_GPU, ib + 1))
+    if (ib >= cursor[sq_tile_gpu(w->rt, ib) + 1]) /* unpaired */
+      SQ_CALL(sq_insert_neighbors(w->rt, 1, &ib, dt + 1, sub + 1, sq_graph_layer_priority(d->tile[ib].layer)));
+  return SQ_SUCCESS;
+}
+
 /* One step [t0, t1) of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when
- * a merged task already did this step's predictor. */
-static int cluster_step(const lts_walk *w, int l, int substep, int predicted, double t0, double t1) {
+ * a merged task already did this step's predictor; `deferred`: leave this step's correction to the caller,
+ * which merges it with its own (the last sub-step of a step of cluster l+1). */
+static int cluster_step(const lts_walk *w, int l, int substep, int predicted, int deferred, double t0, double t1) {
   const int merge = w->opt && w->opt->merge_neighbor_clusters && l > 0 && !predicted;
   if (merge) SQ_CALL(predict_merged(w, l, substep, t0, t1));
   else if (!predicted) SQ_CALL(predict(w, l, substep, t0, t1));
@@ -164,13 +236,17 @@ static int cluster_step(const lts_walk *w, int l, int substep, int predicted, do
   const int last = substep == w->rt->disc->opt.lts_rate - 1;
   SQ_CALL(sq_halo_exchange(w->rt, l, SQ_GHOST_TINT | SQ_GHOST_DERIVS | (last ? SQ_GHOST_BUFFER : 0)));
 
+  /* a step not merged into its caller's correction takes the last sub-step's correction of cluster l-1 */
+  const int pair = !deferred && corrections_merge(w, l);
+  const int rate = w->rt->disc->opt.lts_rate;
   if (l > 0)
-    for (int k = 0; k < w->rt->disc->opt.lts_rate; ++k) {
+    for (int k = 0; k < rate; ++k) {
       double a, b;
-      substep_interval(t0, t1, k, w->rt->disc->opt.lts_rate, w->dt[l - 1], &a, &b);
-      SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0, a, b));
+      substep_interval(t0, t1, k, rate, w->dt[l - 1], &a, &b);
+      SQ_CALL(cluster_step(w, l - 1, k, merge && k == 0, pair && k == rate - 1, a, b));
     }
-  return correct(w, l, substep, t0);
+  if (deferred) return SQ_SUCCESS;
+  return pair ? correct_pair(w, l, substep) : correct(w, l, substep, t0);
 }
 
 int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_options *opt) {
@@ -179,5 +255,5 @@ int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_option
   SQ_CHECK(d->ncluster <= 64, SQ_ERR_INPUT, "at most 64 LTS clusters are supported (got %d)", d->ncluster);
   for (int l = d->ncluster - 1; l >= 0; --l) dt[l] = l == d->ncluster - 1 ? dt_sync : dt[l + 1] / d->opt.lts_rate;
   const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
-  return cluster_step(&w, d->ncluster - 1, 0, 0, opt ? opt->t_begin : 0.0, opt ? opt->t_end : dt_sync);
+  return cluster_step(&w, d->ncluster - 1, 0, 0, 0, opt ? opt->t_begin : 0.0, opt ? opt->t_end : dt_sync);
 }

@@ -12,13 +12,17 @@ int sq_graph_layer_priority(int layer);
 
 /** Options of the task graph. */
 typedef struct sq_graph_options {
-  int merge_neighbor_clusters; /**< submit the predictors of clusters l+1 and l that start together as one task */
+  int merge_neighbor_clusters; /**< submit the predictors of clusters l+1 and l that start together as one task,
+                                    and their corrections that end together unless merge_predictors_only */
+  int merge_predictors_only;   /**< with merge_neighbor_clusters: merge the predictors alone (the config's
+                                    default, runtime.merge_corrections: false) */
   int fuse_predictor;          /**< ader + local of each tile as one task (fewer tasks per step: small clusters) */
   int fuse_steps;              /**< the whole step as one task where a tile allows it (sq_step_fusable) */
   int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
   int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
-  int64_t *count_merged;       /**< optional, 2 counters: merged predictor tasks of two tiles, and those of
-                                    them whose tiles are placed on different GPUs */
+  int64_t *count_merged;       /**< optional, 3 counters: merged predictor tasks of two tiles, those of them
+                                    whose tiles are placed on different GPUs, merged neighbour-flux tasks of
+                                    two tiles */
   double t_begin, t_end;       /**< the sync interval's time span (point sources and receivers use it);
                                     consecutive intervals must share the boundary value exactly */
 } sq_graph_options;

@@ -1439,6 +1439,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .words = sq_cfg_scheduler_words, .offset = offsetof(sq_config, scheduler)},
     {.name = "merge_neighbor_clusters", .type = SQ_KEY_BOOL,
      .offset = offsetof(sq_config, merge_neighbor_clusters)},
+    {.name = "merge_corrections", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, merge_corrections)},
     {.name = "fuse_predictor", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_predictor)},
     {.name = "fuse_steps", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_steps)},
     {.name = "cpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 1,
@@ -2145,6 +2146,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->tile_size = 256;
   cfg->scheduler[0] = '\0';
   cfg->merge_neighbor_clusters = 0;
+  cfg->merge_corrections = 0;
   cfg->cpu_share = -1.0; /* StarPU places every task */
   cfg->cpu_task_threads = 1;
   cfg->gpu_affinity = 1;

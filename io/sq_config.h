@@ -172,6 +172,7 @@ typedef struct sq_config {
   int tile_size;          /**< elements per task tile */
   char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
+  int merge_corrections;       /**< bool: with merge_neighbor_clusters, the corrections too */
   int fuse_predictor;          /**< bool: ader + local of a tile as one task */
   int fuse_steps;              /**< bool: the whole step of a tile as one task where it allows it */
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles

@@ -254,6 +254,7 @@ START_TEST(test_defaults) {
   ck_assert_int_eq(def.tile_size, 256);
   ck_assert_str_eq(def.scheduler, "");
   ck_assert_int_eq(def.merge_neighbor_clusters, 0);
+  ck_assert_int_eq(def.merge_corrections, 0);
   ck_assert_double_eq(def.material_default.rho, 1);
   ck_assert_double_eq(def.material_default.lambda, 2);
   ck_assert_double_eq(def.material_default.mu, 1);
@@ -312,6 +313,8 @@ START_TEST(test_precision_and_options) {
   ck_assert_str_eq(cfg.scheduler, "heteroprio");
   EXPECT_OK(BASE "runtime: {merge_neighbor_clusters: False}\n", &cfg);
   ck_assert_int_eq(cfg.merge_neighbor_clusters, 0);
+  EXPECT_OK(BASE "runtime: {merge_neighbor_clusters: true, merge_corrections: true}\n", &cfg);
+  ck_assert_int_eq(cfg.merge_corrections, 1);
   /* ints are accepted as floats, floats in exponent form too */
   EXPECT_OK(MESH MATS "equations: {end_time: 3}\noutput: {interval: 5e-1}\n", &cfg);
   ck_assert_double_eq(cfg.end_time, 3.0);

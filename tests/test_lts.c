@@ -222,7 +222,7 @@ static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *
 
 /* Merged predictors on tiles split over two GPUs pair only tiles of the same GPU, and agree bitwise. */
 START_TEST(merge_on_two_gpus) {
-  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, merged[2] = {0, 0};
+  int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, merged[3] = {0, 0, 0};
   int L;
   const uint64_t h0 = run_lts(0, 8, p0, c0, &L);
   const uint64_t h1 = run_lts_counted(8 | 1, 8, p1, c1, merged, &L);
@@ -233,6 +233,7 @@ START_TEST(merge_on_two_gpus) {
   }
   ck_assert_int_gt(merged[0], 0); /* some pairs, */
   ck_assert_int_eq(merged[1], 0); /* none across the two GPUs */
+  ck_assert_int_gt(merged[2], 0); /* and merged neighbour-flux tasks */
 }
 END_TEST
 
@@ -241,7 +242,10 @@ START_TEST(schedule_counts_and_merge) {
   int64_t p3[64] = {0}, c3[64] = {0}, p4[64] = {0}, c4[64] = {0};
   int L;
   const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
-  const uint64_t h1 = run_lts(1, 32, p1, c1, &L);
+  int64_t merged[3] = {0, 0, 0};
+  const uint64_t h1 = run_lts_counted(1, 32, p1, c1, merged, &L);
+  ck_assert_int_gt(merged[0], 0); /* merged predictors */
+  ck_assert_int_gt(merged[2], 0); /* merged neighbour fluxes */
   const uint64_t h2 = run_lts(0, 5, p1 + 32, c1 + 32, &L); /* another tile size */
   const uint64_t h3 = run_lts(2, 32, p2, c2, &L);           /* fused ader + local per tile */
   const uint64_t h4 = run_lts(4, 100000, p3, c3, &L);       /* one tile per cluster: whole steps */

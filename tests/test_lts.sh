@@ -1,6 +1,7 @@
 #!/bin/bash
 # Local time stepping through the binary: bitwise determinism over schedulers, worker counts, tile
-# sizes and merged neighbour-cluster tasks; rate 1 equals GTS bitwise; LTS converges and stays
+# sizes and merged neighbour-cluster tasks (predictors, and with runtime.merge_corrections the corrections
+# too); rate 1 equals GTS bitwise; LTS converges and stays
 # within 1.5x of the GTS error on the same graded mesh.
 set -u
 SQ=${SQ_BIN:-./starquake}
@@ -16,8 +17,9 @@ hash_of() { grep '^dofs_hash:' "$1/$2-summary.txt" 2>/dev/null | awk '{print $2}
 grep -q '^clusters: 3' "$OUT/ref/lts-summary.txt" && ok "three clusters" || bad "expected three clusters"
 ref=$(hash_of "$OUT/ref" lts)
 sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "$OUT/merged.yaml"
-for merge in off on; do
-  cfg=$CFG; [ $merge = on ] && cfg=$OUT/merged.yaml
+sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true\n  merge_corrections: true/' "$CFG" > "$OUT/merged-all.yaml"
+for merge in off on all; do
+  cfg=$CFG; [ $merge = on ] && cfg=$OUT/merged.yaml; [ $merge = all ] && cfg=$OUT/merged-all.yaml
   for ncpu in 1 2; do
     for sched in eager lws dmda dmdas prio; do
       for tile in 7 64; do
