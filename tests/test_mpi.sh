@@ -31,8 +31,8 @@ for np in 1 2 4; do
     else bad "np=$np partition=$w: rc=$rc hash=${h:-none}"; tail -5 "$OUT/log"; fi
   done
 done
-# merged neighbour-cluster tasks across ranks, and several workers per rank
-sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "$OUT/merged.yaml"
+# merged neighbour-cluster tasks (predictors and corrections) across ranks, and several workers per rank
+sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true\n  merge_corrections: true/' "$CFG" > "$OUT/merged.yaml"
 STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yaml" --quiet --tile-size 16 --output "$OUT/merged" > "$OUT/log" 2>&1
 h=$(hash_of "$OUT/merged")
 [ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
