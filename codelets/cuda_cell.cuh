@@ -360,10 +360,8 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
     predict_cell_segments_kernel(const __grid_constant__ sq_cuda_segments segs, const Real *__restrict__ pack) {
   using C = CellShape<ORDER, Real, P>;
   SQ_CUDA_SHARED(Real, smem);
-  int s = 0;
-  while (s + 1 < segs.nseg && blockIdx.x >= segs.seg[s + 1].first_block) ++s;
-  const sq_cuda_segment &g = segs.seg[s];
-  const int64_t e0 = (int64_t)(blockIdx.x - g.first_block) * segs.epb;
+  int64_t e0;
+  const sq_cuda_segment &g = segment_of_block(segs, &e0);
   cell_predict<C>(e0, block_end(g.n, e0, segs.epb), pack, (Real *)g.dofs, (const Real *)g.star,
                   (const Real *)g.flux_local, g.dt, (Real *)g.tint, (Real *)g.derivs, (Real *)g.lts_buffer,
                   g.buffer_reset, smem);

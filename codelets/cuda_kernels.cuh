@@ -833,6 +833,14 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, Pr
                    buffer_reset, smem);
 }
 
+/** The segment of a merged task's grid that this block belongs to, and the block's first element in it. */
+__device__ __forceinline__ const sq_cuda_segment &segment_of_block(const sq_cuda_segments &segs, int64_t *e0) {
+  int s = 0;
+  while (s + 1 < segs.nseg && blockIdx.x >= segs.seg[s + 1].first_block) ++s;
+  *e0 = (int64_t)(blockIdx.x - segs.seg[s].first_block) * segs.epb;
+  return segs.seg[s];
+}
+
 /**
  * Fused predictor over the tiles of a merged task (thesis §6.5.3) in one launch: block b belongs to the
  * segment s with first_block[s] <= b < first_block[s + 1] and takes its elements epb (b - first_block[s])
@@ -843,10 +851,8 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, Pr
     predict_segments_kernel(const __grid_constant__ sq_cuda_segments segs, const Real *__restrict__ pack) {
   using T = PredictShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
-  int s = 0;
-  while (s + 1 < segs.nseg && blockIdx.x >= segs.seg[s + 1].first_block) ++s;
-  const sq_cuda_segment &g = segs.seg[s];
-  const int64_t e0 = (int64_t)(blockIdx.x - g.first_block) * segs.epb;
+  int64_t e0;
+  const sq_cuda_segment &g = segment_of_block(segs, &e0);
   predict_block<T>(e0, block_end(g.n, e0, segs.epb), pack, (Real *)g.dofs, (const Real *)g.star,
                    (const Real *)g.flux_local, g.dt, (Real *)g.tint, (Real *)g.derivs, (Real *)g.lts_buffer,
                    g.buffer_reset, smem);

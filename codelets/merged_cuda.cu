@@ -4,6 +4,18 @@
 
 namespace {
 
+/* Blocks of epb elements for every segment of a merged task's grid: sets epb and each segment's first block,
+ * returns the grid's block count. */
+unsigned assign_blocks(sq_cuda_segments *segs, int epb) {
+  unsigned blocks = 0;
+  segs->epb = epb;
+  for (int s = 0; s < segs->nseg; ++s) {
+    segs->seg[s].first_block = blocks;
+    blocks += (unsigned)((segs->seg[s].n + epb - 1) / epb);
+  }
+  return blocks;
+}
+
 template <int ORDER, typename Real> struct PredictLaunch {
   template <int NARROW>
   static void launch(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
@@ -62,12 +74,7 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
     const size_t smem = sizeof(Real) * T::SMEM;
     const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::predict_segments_kernel<ORDER, Real, NARROW>, total, smem,
                                                  "predict (segments)", ORDER);
-    unsigned blocks = 0;
-    segs->epb = g.epb;
-    for (int s = 0; s < segs->nseg; ++s) {
-      segs->seg[s].first_block = blocks;
-      blocks += (unsigned)((segs->seg[s].n + g.epb - 1) / g.epb);
-    }
+    const unsigned blocks = assign_blocks(segs, g.epb);
     sq_cuda::predict_segments_kernel<ORDER, Real, NARROW><<<blocks, T::THREADS, smem, stream>>>(*segs, (const Real *)pack);
     sq_cuda::check_launch("predict (segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }
@@ -77,12 +84,7 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
     const sq_cuda::Grid g = sq_cuda::grid_for<C>(sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>, total, smem,
                                                  "predict (cell, segments)", ORDER);
-    unsigned blocks = 0;
-    segs->epb = g.epb;
-    for (int s = 0; s < segs->nseg; ++s) {
-      segs->seg[s].first_block = blocks;
-      blocks += (unsigned)((segs->seg[s].n + g.epb - 1) / g.epb);
-    }
+    const unsigned blocks = assign_blocks(segs, g.epb);
     sq_cuda::predict_cell_segments_kernel<ORDER, Real, P><<<blocks, C::THREADS, smem, stream>>>(*segs, (const Real *)pack);
     sq_cuda::check_launch("predict (cell, segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }

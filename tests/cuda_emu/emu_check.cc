@@ -155,27 +155,28 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   same_bits("pred.tint", ORDER, per_block(ps), pt_s, pt_g);
   same_bits("pred.deriv", ORDER, per_block(ps), pd_s, pd_g);
   same_bits("pred.buf", ORDER, per_block(ps), pb_s, pb_g);
-  /* a merged task's grid (predict_segments_kernel): the elements as two segments of one launch, in
-   * blocks of ps, bitwise the single launch */
-  {
+  /* a merged task's grid: the elements as two segments of one launch of @p kernel (threads, shared memory), in
+   * blocks of epb, bitwise the single launch */
+  auto two_segments = [&](const std::string &label, int epb, unsigned threads, size_t smem, auto kernel) {
     std::vector<Real> p_m = dofs, pt_m(n * NQ, NAN), pd_m(n * ORDER * NQ, NAN), pb_m = buf_c;
-    const int64_t n1 = n / 3, b1 = (n1 + ps - 1) / ps;
+    const int64_t n1 = n / 3, b1 = (n1 + epb - 1) / epb;
     sq_cuda_segments segs = {};
     segs.nseg = 2;
-    segs.epb = ps;
+    segs.epb = epb;
     for (int s = 0; s < 2; ++s) {
       const int64_t o = s ? n1 : 0;
       segs.seg[s] = {s ? n - n1 : n1, p_m.data() + o * NQ, star.data() + o * 243, flux_local.data() + o * 324,
                      pt_m.data() + o * NQ, pd_m.data() + o * ORDER * NQ, pb_m.data() + o * NQ, dt, 0,
                      (unsigned)(s ? b1 : 0)};
     }
-    sq_emu_launch((unsigned)(b1 + (n - n1 + ps - 1) / ps), TP::THREADS, sizeof(Real) * TP::SMEM,
-                  [&] { sq_cuda::predict_segments_kernel<ORDER, Real>(segs, pack); });
-    same_bits("pred.dofs", ORDER, "two segments", p_m, p_g);
-    same_bits("pred.tint", ORDER, "two segments", pt_m, pt_g);
-    same_bits("pred.deriv", ORDER, "two segments", pd_m, pd_g);
-    same_bits("pred.buf", ORDER, "two segments", pb_m, pb_g);
-  }
+    sq_emu_launch((unsigned)(b1 + (n - n1 + epb - 1) / epb), threads, smem, [&] { kernel(segs); });
+    same_bits("pred.dofs", ORDER, label, p_m, p_g);
+    same_bits("pred.tint", ORDER, label, pt_m, pt_g);
+    same_bits("pred.deriv", ORDER, label, pd_m, pd_g);
+    same_bits("pred.buf", ORDER, label, pb_m, pb_g);
+  };
+  two_segments("two segments", ps, TP::THREADS, sizeof(Real) * TP::SMEM,
+               [&](const sq_cuda_segments &g) { sq_cuda::predict_segments_kernel<ORDER, Real>(g, pack); });
 
   /* neighbour: random links over every flux variant, three slots (two tint-like, one derivatives) */
   std::vector<Real> slot0 = rnd(n * NQ, 1), slot1 = rnd(n * NQ, 1), slot2 = der_c;
@@ -302,26 +303,8 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       same_bits("pred.dofs", ORDER, cols + "buffer reset", q2, q1);
       same_bits("pred.buf", ORDER, cols + "buffer reset", b2, b1);
     }
-    { /* a merged task's grid, cell-wise: two segments */
-      std::vector<Real> p_m = dofs, pt_m(n * NQ, NAN), pd_m(n * ORDER * NQ, NAN), pb_m = buf_c;
-      const int cs = small_epb(C::E);
-      const int64_t n1 = n / 3, b1 = (n1 + cs - 1) / cs;
-      sq_cuda_segments segs = {};
-      segs.nseg = 2;
-      segs.epb = cs;
-      for (int s = 0; s < 2; ++s) {
-        const int64_t o = s ? n1 : 0;
-        segs.seg[s] = {s ? n - n1 : n1, p_m.data() + o * NQ, star.data() + o * 243, flux_local.data() + o * 324,
-                       pt_m.data() + o * NQ, pd_m.data() + o * ORDER * NQ, pb_m.data() + o * NQ, dt, 0,
-                       (unsigned)(s ? b1 : 0)};
-      }
-      sq_emu_launch((unsigned)(b1 + (n - n1 + cs - 1) / cs), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
-                    [&] { sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>(segs, pack); });
-      same_bits("pred.dofs", ORDER, cols + "two segments", p_m, p_g);
-      same_bits("pred.tint", ORDER, cols + "two segments", pt_m, pt_g);
-      same_bits("pred.deriv", ORDER, cols + "two segments", pd_m, pd_g);
-      same_bits("pred.buf", ORDER, cols + "two segments", pb_m, pb_g);
-    }
+    two_segments(cols + "two segments", small_epb(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
+                 [&](const sq_cuda_segments &g) { sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>(g, pack); });
     for (const int epb : {C::E, small_epb(C::E)}) {
       std::vector<Real> q = dofs;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_NEIGHBOR, [&] {
