@@ -115,15 +115,9 @@ static void task_counts(long long *cpu, long long *gpu) {
   }
 }
 
-/* Submit one time step of kernel k over every tile. */
+/* Submit one time step of kernel k (not "all") over every tile. */
 static int submit_step(sq_runtime *rt, int k, double dt) {
   const sq_disc *d = rt->disc;
-  if (k == K_ALL) { /* SQ_FUSE_PREDICTOR=1: ader + local as one task; SQ_FUSE_STEPS=1: whole steps */
-    const char *fuse = getenv("SQ_FUSE_PREDICTOR"), *steps = getenv("SQ_FUSE_STEPS");
-    const sq_graph_options opt = {
-        .fuse_predictor = fuse && !strcmp(fuse, "1"), .fuse_steps = steps && !strcmp(steps, "1"), .t_end = dt};
-    return sq_graph_sync_interval(rt, dt, &opt);
-  }
   for (int t = 0; t < d->ntile; ++t) {
     const sq_buffer_mode none = SQ_BUFFER_NONE;
     switch (k) {
@@ -133,6 +127,26 @@ static int submit_step(sq_runtime *rt, int k, double dt) {
     default: SQ_CALL(sq_insert_merged_predict(rt, 1, &t, &dt, &none, 0)); break;
     }
   }
+  return SQ_SUCCESS;
+}
+
+/* Submit `count` time steps of kernel k over every tile. */
+static int submit_steps(sq_runtime *rt, int k, double dt, int64_t count) {
+  if (k == K_ALL) { /* SQ_FUSE_PREDICTOR=1: ader + local as one task; SQ_FUSE_STEPS=1: whole steps, and
+                     * SQ_STEPS_PER_TASK=N of them per task (runtime.steps_per_task) */
+    const char *fuse = getenv("SQ_FUSE_PREDICTOR"), *steps = getenv("SQ_FUSE_STEPS");
+    const char *per = getenv("SQ_STEPS_PER_TASK");
+    const sq_graph_options opt = {.fuse_predictor = fuse && !strcmp(fuse, "1"),
+                                  .fuse_steps = steps && !strcmp(steps, "1"),
+                                  .steps_per_task = per ? atoi(per) : 1};
+    double *times;
+    SQ_CALL(SQ_CALLOC(times, (size_t)count + 1));
+    for (int64_t i = 0; i <= count; ++i) times[i] = (double)i * dt;
+    const int ierr = sq_graph_sync_intervals(rt, dt, count, times, &opt);
+    SQ_FREE(times);
+    return ierr;
+  }
+  for (int64_t s = 0; s < count; ++s) SQ_CALL(submit_step(rt, k, dt));
   return SQ_SUCCESS;
 }
 
@@ -283,14 +297,15 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     const int k = o->kernels[ki];
     /* warm-up: data upload, tint for local/neighbor, perf-model calibration (dmda/dmdas want ~10 samples) */
     const int warm = o->workers == W_BOTH ? 3 + 30 / (d->ntile > 0 ? d->ntile : 1) : 2;
-    for (int s = 0; s < warm; ++s) SQ_CALL(submit_step(rt, k == K_ALL ? K_ALL : (s == 0 ? K_ALL : k), dt));
+    SQ_CALL(submit_steps(rt, K_ALL, dt, 1));
+    SQ_CALL(submit_steps(rt, k, dt, warm - 1));
     SQ_CALL(wait_all());
     int64_t steps = o->steps;
     if (steps == 0) { /* probe steps decide: 10 in a row, as the timed ones run (one alone would add a
                          * whole submit-and-wait latency to a step of a few tens of microseconds) */
       const int probe = 10;
       const double t0 = wall_now();
-      for (int s = 0; s < probe; ++s) SQ_CALL(submit_step(rt, k, dt));
+      SQ_CALL(submit_steps(rt, k, dt, probe));
       SQ_CALL(wait_all());
       const double t1 = (wall_now() - t0) / probe;
       steps = (int64_t)ceil(o->seconds / (t1 > 1e-7 ? t1 : 1e-7));
@@ -300,7 +315,7 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     task_counts(&c, &g);
     bus_bytes();
     const double t0 = wall_now();
-    for (int64_t s = 0; s < steps; ++s) SQ_CALL(submit_step(rt, k, dt));
+    SQ_CALL(submit_steps(rt, k, dt, steps));
     SQ_CALL(wait_all());
     const double secs = wall_now() - t0;
     const long long moved = bus_bytes();

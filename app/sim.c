@@ -451,29 +451,36 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
   sq_graph_options gopt = {.merge_neighbor_clusters = s->cfg.merge_neighbor_clusters,
                            .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
-                           .fuse_steps = s->cfg.fuse_steps};
+                           .fuse_steps = s->cfg.fuse_steps,
+                           .steps_per_task = s->cfg.steps_per_task};
   if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
     s->plan_dt = dt;
   }
-  for (int64_t i = 0; i < nsteps; ++i) {
+  if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
+    double *times;
+    SQ_CALL(SQ_CALLOC(times, (size_t)nsteps + 1));
+    for (int64_t i = 0; i <= nsteps; ++i) times[i] = sq_sim_time_at(s, s->steps + i);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    SQ_FREE(times);
+    SQ_CALL(ierr);
+  }
+  for (int64_t i = 0; i < nsteps && s->serial; ++i) {
     gopt.t_begin = sq_sim_time_at(s, s->steps + i);
     gopt.t_end = sq_sim_time_at(s, s->steps + i + 1);
-    if (s->serial && s->fault) {
+    if (s->fault) {
       sq_disc_predict_serial(s->disc, dt);
       SQ_CALL(sq_fault_step_serial(s->fault, s->disc, gopt.t_begin, dt));
       sq_disc_correct_serial(s->disc);
       if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt); /* after the update (ch. 8) */
-    } else if (s->serial) {
+    } else {
       sq_disc_step_serial(s->disc, dt);
       if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt);
-    } else {
-      struct timespec a, b;
-      clock_gettime(CLOCK_MONOTONIC, &a);
-      SQ_CALL(sq_graph_sync_interval(s->rt, dt, &gopt));
-      clock_gettime(CLOCK_MONOTONIC, &b);
-      s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     }
   }
   if (!s->serial) SQ_CALL(fetch ? sq_runtime_sync(s->rt) : sq_runtime_wait(s->rt));

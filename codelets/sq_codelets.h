@@ -254,10 +254,13 @@ void sq_segment_cuda(sq_precision prec, int order, const sq_segment *seg, const 
  */
 int sq_step_fusable(const sq_runtime *rt, int tile);
 /**
- * @brief Insert the whole step of a fusable @p tile over [t, t + dt], sub-step @p substep of the slower
- * cluster's step: ader (+ derivatives, + LTS buffer @p buffer_mode), local, then the neighbour fluxes.
+ * @brief Insert the whole steps of a fusable @p tile over sub-steps @p substep .. @p substep + @p nsub - 1 of
+ * the slower cluster's step (of size @p dt each) as one task: per sub-step ader (+ derivatives, + LTS buffer,
+ * @p buffer_mode for the first sub-step, accumulated after it), local, then the neighbour fluxes.  With one
+ * cluster, the sub-steps are consecutive global steps.
  */
-int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_mode buffer_mode, int priority);
+int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
+                   int priority);
 
 /** Arguments shared by the step codelets. */
 typedef struct sq_step_args {

@@ -1,11 +1,14 @@
 /**
  * @file step.c  Codelet "step": the whole update of one tile -- ader (+ LTS buffer), local, then the
- * neighbour fluxes -- as one task.  It is valid where the neighbour fluxes read nothing that another
- * task of the same step writes: a tile of the fastest cluster whose faces see only itself and slower
- * clusters (their derivatives are ready before the step starts).  A small fastest cluster in one tile
- * then costs one task per sub-step instead of three, which shortens the chain of sub-steps that LTS
- * waits on (thesis §6.5.3: per-task overhead dominates small clusters).  Per element the arithmetic
- * is that of the separate ader, local and neighbour tasks, in the same order.
+ * neighbour fluxes -- as one task, for one or several consecutive (sub-)steps.  It is valid where the
+ * neighbour fluxes read nothing that another task of the same step writes: a tile of the fastest cluster
+ * whose faces see only itself and slower clusters (their derivatives are ready before the step starts).
+ * A small fastest cluster in one tile then costs one task per sub-step instead of three, which shortens
+ * the chain of sub-steps that LTS waits on (thesis §6.5.3: per-task overhead dominates small clusters).
+ * Several sub-steps of one slower step (or several global steps) in one task go further: on a GPU each
+ * dependent task costs about 11 us of StarPU and launch latency on top of its kernels (docs/PERFORMANCE.md,
+ * session 12), as long as a 4k-element step's kernels at order 2.  Per element the arithmetic is that of
+ * the separate ader, local and neighbour tasks, in the same order.
  */
 #include "sq_codelets.h"
 #ifdef SQ_USE_CUDA
@@ -17,17 +20,33 @@
 enum { ST_PACK, ST_SEGMENT };
 enum { ST_FLUX_NB, ST_LINK, ST_AFTER_SEGMENT }; /* after the segment */
 
-/** Arguments: the predictor's, and per neighbour slot its buffer (-1: this tile's tint) and interval. */
+/** Arguments: the predictor's (its buffer mode that of the first sub-step), the sub-steps substep ..
+ * substep + nsub - 1, and per neighbour slot its buffer (-1: this tile's tint). */
 typedef struct step_args {
   sq_precision precision;
   int order;
   sq_segment seg;
+  int substep, nsub;
   int nslot;
   struct {
     int buffer;
-    double t0, t1;
   } slot[];
 } step_args;
+
+/* Sub-step k of the task (0 .. nsub - 1): the segment with its buffer mode (the first sub-step's; the
+ * others accumulate), and each slot's interval of the slower neighbours' derivatives, as a task of that
+ * one sub-step would have them. */
+static sq_segment substep_segment(const step_args *a, int k) {
+  sq_segment sg = a->seg;
+  if (k > 0 && sg.buffer != SQ_BUFFER_NONE) sg.buffer = SQ_BUFFER_ACCUMULATE;
+  return sg;
+}
+static void slot_interval(const step_args *a, int k, int s, double *t0, double *t1) {
+  *t0 = *t1 = 0.0;
+  if (a->slot[s].buffer < 0) return;
+  *t0 = (a->substep + k) * a->seg.dt;
+  *t1 = (a->substep + k + 1) * a->seg.dt;
+}
 
 /* The neighbour slots' data: a buffer of the task, or the tile's own tint (written by its segment). */
 static const void *slot_data(const step_args *a, void *buffers[], int s) {
@@ -54,40 +73,40 @@ static void step_cpu(void *buffers[], void *cl_arg) {
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
-  sq_segment_cpu(a->precision, a->order, &a->seg, pack, seg);
   const int ns = a->nslot > 0 ? a->nslot : 1;
   const void *nb_data[ns];
   double t0[ns], t1[ns];
-  for (int s = 0; s < a->nslot; ++s) {
-    nb_data[s] = slot_data(a, buffers, s);
-    t0[s] = a->slot[s].t0;
-    t1[s] = a->slot[s].t1;
+  for (int s = 0; s < a->nslot; ++s) nb_data[s] = slot_data(a, buffers, s);
+  for (int k = 0; k < a->nsub; ++k) {
+    const sq_segment sg = substep_segment(a, k);
+    sq_segment_cpu(a->precision, a->order, &sg, pack, seg);
+    for (int s = 0; s < a->nslot; ++s) slot_interval(a, k, s, &t0[s], &t1[s]);
+    sq_kernel_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
+                       (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
+                       (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), nb_data, t0, t1,
+                       (void *)STARPU_VECTOR_GET_PTR(seg[0]));
   }
-  sq_kernel_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
-                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
-                     (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), nb_data, t0, t1,
-                     (void *)STARPU_VECTOR_GET_PTR(seg[0]));
 }
 
 #ifdef SQ_USE_CUDA
-/* The fused predictor kernel, then the neighbour kernel, on the worker's stream. */
+/* Per sub-step the fused predictor kernel, then the neighbour kernel, all on the worker's stream. */
 static void step_cuda(void *buffers[], void *cl_arg) {
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
-  sq_segment_cuda(a->precision, a->order, &a->seg, pack, seg);
   sq_cuda_slots slots;
   slots.nslot = a->nslot;
   STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "step task with %d slots on a CUDA worker", slots.nslot);
-  for (int s = 0; s < a->nslot; ++s) {
-    slots.data[s] = slot_data(a, buffers, s);
-    slots.t0[s] = a->slot[s].t0;
-    slots.t1[s] = a->slot[s].t1;
+  for (int s = 0; s < a->nslot; ++s) slots.data[s] = slot_data(a, buffers, s);
+  for (int k = 0; k < a->nsub; ++k) {
+    const sq_segment sg = substep_segment(a, k);
+    sq_segment_cuda(a->precision, a->order, &sg, pack, seg);
+    for (int s = 0; s < a->nslot; ++s) slot_interval(a, k, s, &slots.t0[s], &slots.t1[s]);
+    sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
+                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
+                     (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots,
+                     (void *)STARPU_VECTOR_GET_PTR(seg[0]), starpu_cuda_get_local_stream());
   }
-  sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
-                   (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
-                   (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
-                   starpu_cuda_get_local_stream());
 }
 
 static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
@@ -97,9 +116,11 @@ static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigne
 }
 #endif
 
-/* The cost follows the tile's size, whatever it reads (see neighbor.c). */
+/* The cost follows the tile's size, whatever it reads (see neighbor.c), times its sub-steps. */
 static uint32_t step_footprint(struct starpu_task *task) {
-  return sq_footprint_of_buffer(task, ST_SEGMENT); /* the segment's first buffer: dofs */
+  const step_args *a = task->cl_arg;
+  /* the segment's first buffer: dofs */
+  return starpu_hash_crc32c_be((uint32_t)a->nsub, sq_footprint_of_buffer(task, ST_SEGMENT));
 }
 
 static struct starpu_perfmodel step_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_step", .footprint = step_footprint};
@@ -117,9 +138,11 @@ static struct starpu_codelet step_cl = {
     .name = "sq_step",
 };
 
-int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_mode buffer_mode, int priority) {
+int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
+                   int priority) {
   const sq_tile *tl = &rt->disc->tile[tile];
   SQ_CHECK(sq_step_fusable(rt, tile), SQ_ERR_INTERNAL, "tile %d cannot take its whole step as one task", tile);
+  SQ_CHECK(nsub >= 1 && substep >= 0, SQ_ERR_INTERNAL, "tile %d: %d sub-steps from %d", tile, nsub, substep);
   const size_t args_size = sizeof(step_args) + sizeof(((step_args *)0)->slot[0]) * tl->nneighbor;
   step_args *a = malloc(args_size);
   struct starpu_data_descr *descr =
@@ -131,6 +154,8 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_m
   }
   a->precision = rt->disc->opt.precision;
   a->order = rt->disc->opt.order;
+  a->substep = substep;
+  a->nsub = nsub;
   a->nslot = tl->nneighbor;
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
@@ -140,16 +165,14 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, sq_buffer_m
   descr[nbuf++] = (struct starpu_data_descr){rt->link[tile], STARPU_R};
   for (int s = 0; s < tl->nneighbor && !ierr; ++s) {
     const int nt = tl->neighbor[s];
-    a->slot[s].buffer = -1, a->slot[s].t0 = a->slot[s].t1 = 0.0;
+    a->slot[s].buffer = -1;
     if (nt == tile) continue; /* its own tint, written by its segment in the same task */
     /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
     if (!rt->derivs[nt]) {
       ierr = sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
       break;
     }
-    a->slot[s].buffer = nbuf;
-    a->slot[s].t0 = substep * dt;
-    a->slot[s].t1 = (substep + 1) * dt;
+    a->slot[s].buffer = nbuf; /* its derivatives over each sub-step: slot_interval */
     descr[nbuf++] = (struct starpu_data_descr){rt->derivs[nt], STARPU_R};
   }
   if (ierr) {

@@ -6,7 +6,8 @@
  * -- those read l's derivatives and fill their buffer for l -- and finally corrects cluster l with
  * the neighbour fluxes.  StarPU turns the data accesses into the DAG, so independent clusters and
  * tiles overlap freely.  With merged neighbour clusters (thesis §6.5.3), the predictors of clusters l and
- * l-1 that start together, and their corrections that end together, go as tasks of two tiles.  Fault faces are corrected by rupture tasks just before the neighbour fluxes
+ * l-1 that start together, and their corrections that end together, go as tasks of two tiles.  A fastest
+ * cluster whose tiles take whole steps may take several consecutive sub-steps per task (steps_per_task).  Fault faces are corrected by rupture tasks just before the neighbour fluxes
  * of their cluster; both sides of a fault face share a cluster, so one step covers both.
  */
 #include "sq_graph.h"
@@ -71,7 +72,7 @@ static int correct_tile(const lts_walk *w, int t, int substep) {
   const sq_tile *tl = &w->rt->disc->tile[t];
   const double dt = w->dt[tl->cluster];
   if (whole_step(w, t))
-    SQ_CALL(sq_insert_step(w->rt, t, dt, substep, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
+    SQ_CALL(sq_insert_step(w->rt, t, dt, substep, 1, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
   else
     SQ_CALL(sq_insert_neighbor(w->rt, t, dt, substep, sq_graph_layer_priority(tl->layer)));
   if (sq_runtime_tile_has_plasticity(w->rt, t))
@@ -224,6 +225,40 @@ static int correct_pair(const lts_walk *w, int l, int substep) {
   return SQ_SUCCESS;
 }
 
+/* Does cluster l take consecutive sub-steps as one task per tile (opt->steps_per_task > 1)?  Where every tile
+ * of l takes whole steps (step.c: then l is the fastest cluster, with neither copy nor ghost tiles, so its
+ * halo exchange has nothing to send or receive) and none has plasticity (its own task follows each
+ * sub-step). */
+static int grouped(const lts_walk *w, int l) {
+  if (!w->opt || w->opt->steps_per_task <= 1) return 0;
+  const sq_disc *d = w->rt->disc;
+  int any = 0;
+  for (int t = 0; t < d->ntile; ++t) {
+    if (d->tile[t].cluster != l) continue;
+    if (!whole_step(w, t) || sq_runtime_tile_has_plasticity(w->rt, t)) return 0;
+    any = 1;
+  }
+  return any;
+}
+
+/* Sub-steps 0 .. n - 1 of cluster l (grouped) in steps of dt, steps_per_task of them per task and tile;
+ * `predicted`: a merged predictor task has counted sub-step 0's predictor. */
+static int grouped_steps(const lts_walk *w, int l, int n, double dt, int predicted) {
+  const sq_disc *d = w->rt->disc;
+  for (int k = 0; k < n; k += w->opt->steps_per_task) {
+    const int nsub = n - k < w->opt->steps_per_task ? n - k : w->opt->steps_per_task;
+    if (w->opt->count_predict) w->opt->count_predict[l] += nsub - (k == 0 && predicted);
+    if (w->opt->count_correct) w->opt->count_correct[l] += nsub;
+    if (w->opt->count_grouped) ++*w->opt->count_grouped;
+    for (int t = 0; t < d->ntile; ++t) {
+      const sq_tile *tl = &d->tile[t];
+      if (tl->cluster == l)
+        SQ_CALL(sq_insert_step(w->rt, t, dt, k, nsub, buffer_mode(tl, k), sq_graph_layer_priority(tl->layer)));
+    }
+  }
+  return SQ_SUCCESS;
+}
+
 /* One step [t0, t1) of cluster l, sub-step `substep` of cluster l+1's current step; `predicted` when
  * a merged task already did this step's predictor; `deferred`: leave this step's correction to the caller,
  * which merges it with its own (the last sub-step of a step of cluster l+1). */
@@ -237,9 +272,11 @@ static int cluster_step(const lts_walk *w, int l, int substep, int predicted, in
   SQ_CALL(sq_halo_exchange(w->rt, l, SQ_GHOST_TINT | SQ_GHOST_DERIVS | (last ? SQ_GHOST_BUFFER : 0)));
 
   /* a step not merged into its caller's correction takes the last sub-step's correction of cluster l-1 */
-  const int pair = !deferred && corrections_merge(w, l);
+  const int group = l > 0 && grouped(w, l - 1);
+  const int pair = !deferred && !group && corrections_merge(w, l);
   const int rate = w->rt->disc->opt.lts_rate;
-  if (l > 0)
+  if (group) SQ_CALL(grouped_steps(w, l - 1, rate, w->dt[l - 1], merge));
+  else if (l > 0)
     for (int k = 0; k < rate; ++k) {
       double a, b;
       substep_interval(t0, t1, k, rate, w->dt[l - 1], &a, &b);
@@ -256,4 +293,25 @@ int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_option
   for (int l = d->ncluster - 1; l >= 0; --l) dt[l] = l == d->ncluster - 1 ? dt_sync : dt[l + 1] / d->opt.lts_rate;
   const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
   return cluster_step(&w, d->ncluster - 1, 0, 0, 0, opt ? opt->t_begin : 0.0, opt ? opt->t_end : dt_sync);
+}
+
+int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times,
+                            const sq_graph_options *opt) {
+  const sq_disc *d = rt->disc;
+  const double dt[1] = {dt_sync};
+  const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
+  if (d->ncluster == 1 && grouped(&w, 0)) { /* consecutive global steps of whole-step tiles */
+    for (int64_t i = 0; i < n; i += opt->steps_per_task) {
+      const int nsub = n - i < opt->steps_per_task ? (int)(n - i) : opt->steps_per_task;
+      SQ_CALL(grouped_steps(&w, 0, nsub, dt_sync, 0));
+    }
+    return SQ_SUCCESS;
+  }
+  sq_graph_options one = opt ? *opt : (sq_graph_options){0};
+  for (int64_t i = 0; i < n; ++i) {
+    one.t_begin = times[i];
+    one.t_end = times[i + 1];
+    SQ_CALL(sq_graph_sync_interval(rt, dt_sync, &one));
+  }
+  return SQ_SUCCESS;
 }

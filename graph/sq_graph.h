@@ -18,8 +18,13 @@ typedef struct sq_graph_options {
                                     default, runtime.merge_corrections: false) */
   int fuse_predictor;          /**< ader + local of each tile as one task (fewer tasks per step: small clusters) */
   int fuse_steps;              /**< the whole step as one task where a tile allows it (sq_step_fusable) */
+  int steps_per_task;          /**< with fuse_steps: a cluster whose tiles all take whole steps takes up to this
+                                    many consecutive sub-steps of a slower step (with one cluster: global
+                                    steps, sq_graph_sync_intervals) per task; <= 1: one */
   int64_t *count_predict;      /**< optional, per cluster: incremented for every predictor step submitted */
   int64_t *count_correct;      /**< optional, per cluster: incremented for every corrector step submitted */
+  int64_t *count_grouped;      /**< optional: incremented for every group of sub-steps submitted as one task
+                                    per tile (steps_per_task) */
   int64_t *count_merged;       /**< optional, 3 counters: merged predictor tasks of two tiles, those of them
                                     whose tiles are placed on different GPUs, merged neighbour-flux tasks of
                                     two tiles */
@@ -33,5 +38,13 @@ typedef struct sq_graph_options {
  * rate^(L-1-l).  With one cluster this is one global time step.  Returns once submitted.
  */
 int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_options *opt);
+
+/**
+ * @brief Submit @p n consecutive sync intervals of @p dt_sync; interval i spans [times[i], times[i + 1]]
+ * (@p times: n + 1 values; point sources and receivers use them).  With one cluster whose tiles all take
+ * whole steps (fuse_steps, sq_step_fusable), opt->steps_per_task consecutive steps go as one task per tile.
+ */
+int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times,
+                            const sq_graph_options *opt);
 
 #endif

@@ -1442,6 +1442,8 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "merge_corrections", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, merge_corrections)},
     {.name = "fuse_predictor", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_predictor)},
     {.name = "fuse_steps", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_steps)},
+    {.name = "steps_per_task", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 1024,
+     .offset = offsetof(sq_config, steps_per_task)},
     {.name = "cpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, cpu_share)},
     {.name = "cpu_tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE, .min = 1,
@@ -2149,6 +2151,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->merge_corrections = 0;
   cfg->cpu_share = -1.0; /* StarPU places every task */
   cfg->cpu_task_threads = 1;
+  cfg->steps_per_task = 1;
   cfg->gpu_affinity = 1;
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;

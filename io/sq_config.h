@@ -175,6 +175,7 @@ typedef struct sq_config {
   int merge_corrections;       /**< bool: with merge_neighbor_clusters, the corrections too */
   int fuse_predictor;          /**< bool: ader + local of a tile as one task */
   int fuse_steps;              /**< bool: the whole step of a tile as one task where it allows it */
+  int steps_per_task;          /**< with fuse_steps: consecutive (sub-)steps per whole-step task (1..1024) */
   double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
                                     kept on CPU workers, the rest on GPUs (with both kinds present) */
   int cpu_tile_size;           /**< with cpu_share: tile size of the CPU part (0: tile_size) */

@@ -329,9 +329,10 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
     ck_assert_int_eq(sq_receiver_set_reserve(pt->rec, t_end), 0);
     for (int64_t i = 0; i < pt->rec->capacity * 27; ++i) pt->rec->samples[i] = NAN; /* unwritten shows */
   }
-  /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task */
-  sq_graph_options opt = {
-      .merge_neighbor_clusters = merge & 1, .fuse_predictor = (merge & 2) != 0, .fuse_steps = (merge & 4) != 0};
+  /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task, 8 the
+   * fastest cluster's two sub-steps per whole-step task (steps_per_task) */
+  sq_graph_options opt = {.merge_neighbor_clusters = merge & 1, .fuse_predictor = (merge & 2) != 0,
+                          .fuse_steps = (merge & 4) != 0, .steps_per_task = merge & 8 ? 2 : 1};
   if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
     int fusable = 0;
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
@@ -428,11 +429,14 @@ static void runs_one(sq_precision p, int points) {
 
   ck_assert_int_ge(start_starpu(WORKERS_GPU, "lws"), 1);
   /* plain, merged predictors, and one tile per cluster with ader + local fused and the fastest cluster's
-   * whole steps as one task */
+   * whole steps as one task, one or two sub-steps per task */
   const struct {
     const char *what;
     int how, tile;
-  } gpu_runs[] = {{"run gpu", 0, 32}, {"run gpu merged", 1, 32}, {"run gpu fused", 2 | 4, 100000}};
+  } gpu_runs[] = {{"run gpu", 0, 32},
+                  {"run gpu merged", 1, 32},
+                  {"run gpu fused", 2 | 4, 100000},
+                  {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000}};
   for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
     void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
     ck_assert_int_eq(nc, 0);

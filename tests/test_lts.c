@@ -183,8 +183,10 @@ static void place_on_two_gpus(sq_runtime *rt) {
   ck_assert_int_eq(sq_disc_split_parts(rt->disc, 2, rt->tile_gpu), 0);
 }
 
-/* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs */
-static uint64_t run_lts_counted(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int *ncluster) {
+/* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs, 16 whole
+ * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped) */
+static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged,
+                                int64_t *ngrouped, int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(2, tile, &mesh);
   sq_planewave pw;
@@ -203,8 +205,9 @@ static uint64_t run_lts_counted(int how, int tile, int64_t *npred, int64_t *ncor
   }
   if (how & 8) place_on_two_gpus(rt);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0,
-                          .fuse_steps = (how & 4) != 0, .count_predict = npred, .count_correct = ncorr,
-                          .count_merged = nmerged};
+                          .fuse_steps = (how & 4) != 0, .steps_per_task = how & 16 ? 2 : 1,
+                          .count_predict = npred, .count_correct = ncorr, .count_merged = nmerged,
+                          .count_grouped = ngrouped};
   for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
@@ -214,6 +217,10 @@ static uint64_t run_lts_counted(int how, int tile, int64_t *npred, int64_t *ncor
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
   return h;
+}
+
+static uint64_t run_lts_counted(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int *ncluster) {
+  return run_lts_grouped(how, tile, npred, ncorr, nmerged, NULL, ncluster);
 }
 
 static uint64_t run_lts(int how, int tile, int64_t *npred, int64_t *ncorr, int *ncluster) {
@@ -239,7 +246,8 @@ END_TEST
 
 START_TEST(schedule_counts_and_merge) {
   int64_t p0[64] = {0}, c0[64] = {0}, p1[64] = {0}, c1[64] = {0}, p2[64] = {0}, c2[64] = {0};
-  int64_t p3[64] = {0}, c3[64] = {0}, p4[64] = {0}, c4[64] = {0};
+  int64_t p3[64] = {0}, c3[64] = {0}, p4[64] = {0}, c4[64] = {0}, p5[64] = {0}, c5[64] = {0};
+  int64_t p6[64] = {0}, c6[64] = {0}, grouped[2] = {0, 0};
   int L;
   const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
   int64_t merged[3] = {0, 0, 0};
@@ -250,7 +258,13 @@ START_TEST(schedule_counts_and_merge) {
   const uint64_t h3 = run_lts(2, 32, p2, c2, &L);           /* fused ader + local per tile */
   const uint64_t h4 = run_lts(4, 100000, p3, c3, &L);       /* one tile per cluster: whole steps */
   const uint64_t h5 = run_lts(4 | 1, 100000, p4, c4, &L);   /* whole steps and merged predictors */
+  /* the fastest cluster's two sub-steps per task, alone and with merged predictors */
+  const uint64_t h6 = run_lts_grouped(16 | 4, 100000, p5, c5, NULL, &grouped[0], &L);
+  const uint64_t h7 = run_lts_grouped(16 | 4 | 1, 100000, p6, c6, NULL, &grouped[1], &L);
   ck_assert_int_ge(L, 3);
+  /* one task per step of cluster 1: two sync intervals of 2^(L-2) each */
+  ck_assert_int_eq(grouped[0], 2 * (int64_t)pow(2, L - 2));
+  ck_assert_int_eq(grouped[1], grouped[0]);
   for (int l = 0; l < L; ++l) {
     const int64_t expect = 2 * (int64_t)pow(2, L - 1 - l); /* two sync intervals, rate 2 */
     ck_assert_int_eq(p0[l], expect);
@@ -263,12 +277,62 @@ START_TEST(schedule_counts_and_merge) {
     ck_assert_int_eq(c3[l], expect);
     ck_assert_int_eq(p4[l], expect);
     ck_assert_int_eq(c4[l], expect);
+    ck_assert_int_eq(p5[l], expect); /* grouped sub-steps count one each */
+    ck_assert_int_eq(c5[l], expect);
+    ck_assert_int_eq(p6[l], expect);
+    ck_assert_int_eq(c6[l], expect);
   }
   ck_assert_uint_eq(h0, h1); /* merge on/off: bitwise equal */
   ck_assert_uint_eq(h0, h2); /* tile size: bitwise equal */
   ck_assert_uint_eq(h0, h3); /* fused predictor: bitwise equal */
   ck_assert_uint_eq(h0, h4); /* whole steps: bitwise equal */
   ck_assert_uint_eq(h0, h5);
+  ck_assert_uint_eq(h0, h6); /* grouped sub-steps: bitwise equal */
+  ck_assert_uint_eq(h0, h7);
+}
+END_TEST
+
+/* GTS in one tile: n global steps, steps_per_task of them per whole-step task, bitwise those of one per task. */
+static uint64_t run_gts_grouped(int steps_per_task, int64_t n, int64_t *ngrouped) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(1, 100000, &mesh);
+  ck_assert_int_eq(d->ncluster, 1);
+  sq_planewave pw;
+  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
+  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
+  const int dirs[1] = {1};
+  const double amp[1] = {1.0};
+  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
+  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  ck_assert_int_eq(sq_step_fusable(rt, 0), 1);
+  int64_t npred[1] = {0}, ncorr[1] = {0};
+  const sq_graph_options opt = {.fuse_steps = 1, .steps_per_task = steps_per_task, .count_predict = npred,
+                                .count_correct = ncorr, .count_grouped = ngrouped};
+  double times[16];
+  const double dt = d->cluster_dt[0];
+  for (int64_t i = 0; i <= n; ++i) times[i] = (double)i * dt;
+  ck_assert_int_eq(sq_graph_sync_intervals(rt, dt, n, times, &opt), 0);
+  ck_assert_int_eq(sq_runtime_sync(rt), 0);
+  ck_assert_int_eq(npred[0], n);
+  ck_assert_int_eq(ncorr[0], n);
+  sq_runtime_destroy(rt);
+  ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
+  const uint64_t h = sq_disc_hash(d);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  return h;
+}
+
+START_TEST(gts_steps_per_task) {
+  int64_t g1 = 0, g2 = 0, g7 = 0;
+  const uint64_t h1 = run_gts_grouped(1, 7, &g1), h2 = run_gts_grouped(2, 7, &g2), h7 = run_gts_grouped(7, 7, &g7);
+  ck_assert_int_eq(g1, 0); /* one step per task: the plain graph */
+  ck_assert_int_eq(g2, 4); /* 2 + 2 + 2 + 1 */
+  ck_assert_int_eq(g7, 1);
+  ck_assert_uint_eq(h1, h2);
+  ck_assert_uint_eq(h1, h7);
 }
 END_TEST
 
@@ -287,6 +351,7 @@ int main(void) {
   tcase_add_test(tc, taylor_additivity_and_buffer);
   tcase_add_test(tc, schedule_counts_and_merge);
   tcase_add_test(tc, merge_on_two_gpus);
+  tcase_add_test(tc, gts_steps_per_task);
   suite_add_tcase(s, tc);
   const int status = sq_test_run_nofork(s);
   starpu_shutdown();

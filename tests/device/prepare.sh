@@ -4,7 +4,7 @@
 # StarPU, hwloc, libyaml, METIS or Check), into ignored folders that the device tool carries:
 #   .deps/starpu        StarPU 1.3.10 with CUDA (tools/build-starpu.sh)
 #   .deps/carry/bin     starquake, starquake-proxy, test_cuda, test_cuda_rupture, test_cuda_plasticity,
-#                       sq-peak (stripped)
+#                       kernel-chain, sq-peak (stripped)
 #   .deps/carry/lib     shared libraries the host lacks: hwloc, libudev, libyaml, METIS, subunit
 #   .deps/carry/lib-fallback  szip/aec and libgomp (OpenMP set-up loops), used only if the host lacks them
 # Needs a configured tree with CUDA (./configure finds nvcc and a StarPU built with CUDA).
@@ -13,13 +13,15 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 grep -q '^#define SQ_USE_CUDA 1' config.h 2>/dev/null || grep -q 'SQ_USE_CUDA=1' Makefile ||
   { echo "prepare.sh: this tree is not configured with CUDA (./configure --enable-cuda)" >&2; exit 1; }
-make -j"${SQ_JOBS:-2}" starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity
+make -j"${SQ_JOBS:-2}" starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity \
+  tests/bench/kernel-chain
 NVCC=$(sed -n 's/^NVCC = //p' Makefile)
 CARRY=.deps/carry
 rm -rf "$CARRY"
 mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
 "$NVCC" -O2 -arch=sm_90 -std=c++17 tests/device/peak.cu -lcublas -o "$CARRY/bin/sq-peak"
-cp starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity "$CARRY/bin/"
+cp starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity tests/bench/kernel-chain \
+  "$CARRY/bin/"
 strip "$CARRY"/bin/*
 # (awk reads all of ldconfig's output: an early exit would kill ldconfig with SIGPIPE, and pipefail
 # would then abort this script half-way)
