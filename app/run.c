@@ -397,6 +397,8 @@ int sq_cmd_run(int argc, char **argv) {
       /* of the whole loop: copies of the solution to the host, and those with the checks and outputs */
       fprintf(fs, "wall_time_fetch: %.3f\nwall_time_outputs: %.3f\n", t_fetch, t_outputs);
       fprintf(fs, "task_submission_seconds: %.3f\n", s->submit_seconds);
+      /* runtime.steps_per_task: 0 where no cluster qualified (docs/CONFIG.md) */
+      fprintf(fs, "grouped_step_tasks: %lld\n", (long long)s->grouped_tasks);
       fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
               (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
       fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);

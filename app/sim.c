@@ -452,7 +452,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
-                           .steps_per_task = s->cfg.steps_per_task};
+                           .steps_per_task = s->cfg.steps_per_task,
+                           .count_grouped = &s->grouped_tasks};
   if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;

@@ -31,6 +31,8 @@ typedef struct sq_sim {
    * every run, so that a restarted run evaluates sources and samples receivers at identical times */
   double plan_t0, plan_dt;
   double submit_seconds;         /**< wall time spent inserting tasks (sq_graph_sync_interval) */
+  int64_t grouped_tasks;         /**< groups of consecutive whole steps submitted as one task per tile
+                                      (runtime.steps_per_task) */
   int64_t plan_step0;
   sq_source_list sources;        /**< point sources of the configuration (app/points.c) */
   sq_source_set *source_set;     /**< the sources located in this rank's elements */

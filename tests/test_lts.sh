@@ -34,6 +34,17 @@ for merge in off on all; do
 done
 echo "determinism: $pass runs matched $ref"
 
+# the fastest cluster in one tile, whole steps, two sub-steps per task (runtime.steps_per_task): the same bits
+printf 'runtime:\n  tile_size: 100000\n  fuse_predictor: true\n  fuse_steps: true\n  steps_per_task: %s\n' 1 \
+  | cat <(sed '/^runtime:/,$d' "$CFG") - > "$OUT/whole.yaml"
+sed 's/steps_per_task: 1/steps_per_task: 2/' "$OUT/whole.yaml" > "$OUT/grouped.yaml"
+for g in whole grouped; do
+  "$SQ" "$OUT/$g.yaml" --quiet --output "$OUT/$g" > /dev/null 2>&1
+  h=$(hash_of "$OUT/$g" lts); n=$(grep '^grouped_step_tasks:' "$OUT/$g/lts-summary.txt" 2>/dev/null | awk '{print $2}')
+  [ -n "$h" ] && [ "$h" = "$ref" ] && ok "$g steps: hash $h (grouped tasks: $n)" || bad "$g steps: ${h:-failed} != $ref"
+  if [ $g = grouped ]; then [ "${n:-0}" -gt 0 ] && ok "sub-steps grouped ($n tasks)" || bad "no grouped tasks (${n:-none})"; fi
+done
+
 # rate 1 is GTS: the task graph with rate 1 equals the serial GTS reference bitwise
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/rate1.yaml"
 "$SQ" "$OUT/rate1.yaml" --quiet --output "$OUT/rate1"

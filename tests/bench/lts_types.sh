@@ -11,6 +11,7 @@
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
+# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
@@ -71,6 +72,7 @@ runtime:
   merge_corrections: ${SQ_LTS_MERGE_CORRECTIONS:-false}
   fuse_predictor: ${SQ_LTS_FUSE:-false}
   fuse_steps: ${SQ_LTS_FUSE_STEPS:-false}
+  steps_per_task: ${SQ_LTS_STEPS_PER_TASK:-1}
 Y
 }
 field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
