@@ -11,7 +11,7 @@
 # SQ_DEVICE_MODE=small adds the 4k-element cluster against 512k (orders 2-7 SP, whole-step tasks on 2
 # CUDA workers per GPU, one step per task and SQ_SMALL_STEPS_PER_TASK (16) steps per task; order 4 also on
 # 1 and 4 workers, and as separate tasks), the same kernels launched back to back without StarPU
-# (kernel-chain), and prints the ratios;
+# (kernel-chain), and prints the ratios; SQ_SMALL_PREC=double for double precision;
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, for one CPU worker of nproc - 2 threads (runtime.cpu_task_threads)
@@ -161,37 +161,37 @@ elif [ "$MODE" = hetero ]; then
   cat "$LOG/hetero_ratio.txt"
 elif [ "$MODE" = small ]; then
   # issue 4: a 4k-element cluster against the large-cluster rate (target >= 60 %), GTS "all", GPU only,
-  # single precision, orders 2-7: 512k elements in tiles of 262144 (the better of separate ader and local
+  # single precision (SQ_SMALL_PREC), orders 2-7: 512k elements in tiles of 262144 (the better of separate ader and local
   # tasks and the fused predictor: the large-cluster rate), and 4 374 elements in one tile of 8192 as
   # whole-step tasks (runtime.fuse_steps), one step per task and SQ_SMALL_STEPS_PER_TASK per task
   # (runtime.steps_per_task), all on 2 CUDA workers (streams) per GPU; then order 4 with 1 and 4 streams
   # and with separate tasks per kernel; last the kernels alone (kernel-chain: no StarPU, the bound)
-  SPT=${SQ_SMALL_STEPS_PER_TASK:-16}
+  SPT=${SQ_SMALL_STEPS_PER_TASK:-16} PREC=${SQ_SMALL_PREC:-single}
   for o in 2 3 4 5 6 7; do
     echo "## streams=2" >> "$LOG/small.log"
-    STARPU_NWORKER_PER_CUDA=2 proxy small.log 100 512k 0 all $o single gpu
+    STARPU_NWORKER_PER_CUDA=2 proxy small.log 100 512k 0 all $o $PREC gpu
     echo "## streams=2 fused-predictor" >> "$LOG/small.log"
-    STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_PREDICTOR=1 proxy small.log 100 512k 0 all $o single gpu
+    STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_PREDICTOR=1 proxy small.log 100 512k 0 all $o $PREC gpu
     echo "## streams=2 whole-steps" >> "$LOG/small.log"
-    STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all $o single gpu 8192
+    STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all $o $PREC gpu 8192
     echo "## streams=2 whole-steps steps-per-task=$SPT" >> "$LOG/small.log"
     STARPU_NWORKER_PER_CUDA=2 SQ_FUSE_STEPS=1 SQ_STEPS_PER_TASK=$SPT SQ_PROXY_SECONDS=1.0 \
-      proxy small.log 40 4k 0 all $o single gpu 8192
+      proxy small.log 40 4k 0 all $o $PREC gpu 8192
   done
   for nw in 1 4; do
     echo "## streams=$nw whole-steps" >> "$LOG/small.log"
-    STARPU_NWORKER_PER_CUDA=$nw SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 single gpu 8192
+    STARPU_NWORKER_PER_CUDA=$nw SQ_FUSE_STEPS=1 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 $PREC gpu 8192
   done
   echo "## streams=2 separate-tasks" >> "$LOG/small.log"
-  STARPU_NWORKER_PER_CUDA=2 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 single gpu 8192
+  STARPU_NWORKER_PER_CUDA=2 SQ_PROXY_SECONDS=1.0 proxy small.log 40 4k 0 all 4 $PREC gpu 8192
   awk '/^## streams=/ {how = substr($0, 4)}
        /^RESULT/ {for (i = 2; i <= NF; ++i) {split($i, kv, "="); v[kv[1]] = kv[2]}
        if (v["elems"] + 0 > 100000) { if (v["upd_per_s"] + 0 > big[v["order"]] + 0) big[v["order"]] = v["upd_per_s"] } else {
          r = big[v["order"]] > 0 ? v["upd_per_s"] / big[v["order"]] : 0
-         printf "SMALL order %s elems %s tile %s %s upd/s %.3e large %.3e ratio_to_large %.2f (target >= 0.6)\n",
-           v["order"], v["elems"], v["tile"], how, v["upd_per_s"], big[v["order"]], r } }' "$LOG/small.log" > "$LOG/small_ratio.txt"
+         printf "SMALL %s order %s elems %s tile %s %s upd/s %.3e large %.3e ratio_to_large %.2f (target >= 0.6)\n",
+           v["prec"], v["order"], v["elems"], v["tile"], how, v["upd_per_s"], big[v["order"]], r } }' "$LOG/small.log" > "$LOG/small_ratio.txt"
   if [ -x "$BIN/kernel-chain" ]; then
-    SQ_KC_SECONDS=0.2 timeout "$(limit 120)" "$BIN/kernel-chain" 4k,512k 2-7 single > "$LOG/kernel_chain.log" 2>&1
+    SQ_KC_SECONDS=0.2 timeout "$(limit 120)" "$BIN/kernel-chain" 4k,512k 2-7 "$PREC" > "$LOG/kernel_chain.log" 2>&1
     grep '^RATIO' "$LOG/kernel_chain.log" | sed 's/^RATIO/CHAIN (kernels back to back, no StarPU)/' >> "$LOG/small_ratio.txt"
   fi
   cat "$LOG/small_ratio.txt"
