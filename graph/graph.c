@@ -7,8 +7,9 @@
  * the neighbour fluxes.  StarPU turns the data accesses into the DAG, so independent clusters and
  * tiles overlap freely.  With merged neighbour clusters (thesis §6.5.3), the predictors of clusters l and
  * l-1 that start together, and their corrections that end together, go as tasks of two tiles.  A fastest
- * cluster whose tiles take whole steps may take several consecutive sub-steps per task (steps_per_task).  Fault faces are corrected by rupture tasks just before the neighbour fluxes
- * of their cluster; both sides of a fault face share a cluster, so one step covers both.
+ * cluster whose tiles take whole steps may take several consecutive sub-steps per task (steps_per_task).
+ * Fault faces are corrected by rupture tasks just before the neighbour fluxes of their cluster; both sides
+ * of a fault face share a cluster, so one step covers both.
  */
 #include "sq_graph.h"
 
@@ -72,7 +73,8 @@ static int correct_tile(const lts_walk *w, int t, int substep) {
   const sq_tile *tl = &w->rt->disc->tile[t];
   const double dt = w->dt[tl->cluster];
   if (whole_step(w, t))
-    SQ_CALL(sq_insert_step(w->rt, t, dt, substep, 1, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
+    SQ_CALL(
+        sq_insert_step(w->rt, t, dt, substep, 1, buffer_mode(tl, substep), sq_graph_layer_priority(tl->layer)));
   else
     SQ_CALL(sq_insert_neighbor(w->rt, t, dt, substep, sq_graph_layer_priority(tl->layer)));
   if (sq_runtime_tile_has_plasticity(w->rt, t))
