@@ -226,7 +226,9 @@ static void usage(void) {
          "  TILE       elements per tile (default: 1024 for cpu/both, 262144 for gpu)\n"
          "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS,\n"
          "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both),\n"
-         "     SQ_CPU_TASK_THREADS (OpenMP threads per CPU task, runtime.cpu_task_threads; default 1)\n");
+         "     SQ_CPU_TASK_THREADS (OpenMP threads per CPU task, runtime.cpu_task_threads; default 1),\n"
+         "     for KERNEL=all: SQ_FUSE_PREDICTOR=1 (runtime.fuse_predictor), SQ_FUSE_STEPS=1 (runtime.fuse_steps),\n"
+         "     SQ_STEPS_PER_TASK=N (runtime.steps_per_task; with SQ_FUSE_STEPS=1 and one tile)\n");
 }
 
 static double env_double(const char *name, double fallback) {

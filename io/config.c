@@ -1456,7 +1456,21 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "node_speed_weights", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, node_speed_weights)},
     {.name = NULL}};
 /* clang-format on */
-static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, NULL};
+
+/** steps_per_task groups whole-step tasks only: above 1 it needs fuse_steps (docs/CONFIG.md). */
+static int sq_cfg_check_runtime(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  const sq_config *cfg = base;
+  if (cfg->steps_per_task > 1 && !cfg->fuse_steps) {
+    char keypath[SQ_CFG_PATH];
+    sq_cfg_join(keypath, sizeof(keypath), path, "steps_per_task", strlen("steps_per_task"));
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "steps_per_task", line), keypath,
+                       "%d steps per task apply only to tiles that take whole steps: set fuse_steps: true, or "
+                       "steps_per_task: 1",
+                       cfg->steps_per_task);
+  }
+  return SQ_SUCCESS;
+}
+static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, sq_cfg_check_runtime};
 
 /* ---- sources, receivers, checkpoint (issue 6) ------------------------------------------------ */
 
