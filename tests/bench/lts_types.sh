@@ -11,7 +11,7 @@
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
-# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task,
+# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
@@ -62,6 +62,7 @@ initial_condition:
     - {type: p, amplitude: 1.0, direction: 1}
 equations:
   order: $ORDER
+  precision: ${SQ_LTS_PRECISION:-double}
   end_time: ENDTIME
   lts: {rate: $2, max_clusters: 5}
 output:
