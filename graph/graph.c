@@ -245,17 +245,18 @@ static int grouped(const lts_walk *w, int l) {
 
 /* Sub-steps 0 .. n - 1 of cluster l (grouped) in steps of dt, steps_per_task of them per task and tile;
  * `predicted`: a merged predictor task has counted sub-step 0's predictor. */
-static int grouped_steps(const lts_walk *w, int l, int n, double dt, int predicted) {
+static int grouped_steps(const lts_walk *w, int l, int64_t n, double dt, int predicted) {
   const sq_disc *d = w->rt->disc;
-  for (int k = 0; k < n; k += w->opt->steps_per_task) {
-    const int nsub = n - k < w->opt->steps_per_task ? n - k : w->opt->steps_per_task;
+  for (int64_t k = 0; k < n; k += w->opt->steps_per_task) {
+    const int nsub = n - k < w->opt->steps_per_task ? (int)(n - k) : w->opt->steps_per_task;
     if (w->opt->count_predict) w->opt->count_predict[l] += nsub - (k == 0 && predicted);
     if (w->opt->count_correct) w->opt->count_correct[l] += nsub;
     if (w->opt->count_grouped) ++*w->opt->count_grouped;
     for (int t = 0; t < d->ntile; ++t) {
       const sq_tile *tl = &d->tile[t];
       if (tl->cluster == l)
-        SQ_CALL(sq_insert_step(w->rt, t, dt, k, nsub, buffer_mode(tl, k), sq_graph_layer_priority(tl->layer)));
+        SQ_CALL(sq_insert_step(w->rt, t, dt, (int)k, nsub, buffer_mode(tl, (int)k),
+                               sq_graph_layer_priority(tl->layer)));
     }
   }
   return SQ_SUCCESS;
@@ -302,13 +303,8 @@ int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const dou
   const sq_disc *d = rt->disc;
   const double dt[1] = {dt_sync};
   const lts_walk w = {.rt = rt, .opt = opt, .dt = dt};
-  if (d->ncluster == 1 && grouped(&w, 0)) { /* consecutive global steps of whole-step tiles */
-    for (int64_t i = 0; i < n; i += opt->steps_per_task) {
-      const int nsub = n - i < opt->steps_per_task ? (int)(n - i) : opt->steps_per_task;
-      SQ_CALL(grouped_steps(&w, 0, nsub, dt_sync, 0));
-    }
-    return SQ_SUCCESS;
-  }
+  if (d->ncluster == 1 && grouped(&w, 0)) /* consecutive global steps of whole-step tiles */
+    return grouped_steps(&w, 0, n, dt_sync, 0);
   sq_graph_options one = opt ? *opt : (sq_graph_options){0};
   for (int64_t i = 0; i < n; ++i) {
     one.t_begin = times[i];
