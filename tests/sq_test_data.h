@@ -3,11 +3,13 @@
 #define SQ_TEST_DATA_H
 
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sq_common.h"
+#include "sq_solver.h"
 
 static inline const char *prec_name(sq_precision p) { return p == SQ_F64 ? "f64" : "f32"; }
 
@@ -32,6 +34,17 @@ static inline void *dup_bytes(const void *src, size_t bytes) {
   ck_assert(h);
   memcpy(h, src, bytes);
   return h;
+}
+
+/** @brief dofs of @p d := the P plane wave with wave vector (2 pi, 0, 2 pi) in material @p m at t = 0. */
+static inline void project_p_wave(sq_disc *d, const sq_material *m) {
+  sq_planewave pw;
+  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
+  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
+  const int dirs[1] = {1};
+  const double amp[1] = {1.0};
+  sq_planewave_init(&pw, m, k, 0, 0, 0, 1, kinds, dirs, amp);
+  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
 }
 
 #endif

@@ -309,13 +309,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   sq_mesh *mesh;
   sq_disc *d = make_disc(4, 4, p, 1, tile, &mesh);
   ck_assert_int_ge(d->ncluster, 3);
-  sq_planewave pw;
-  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
-  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
-  const int dirs[1] = {1};
-  const double amp[1] = {1.0};
-  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
-  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  project_p_wave(d, &base);
   const int64_t fine_per_sync = (int64_t)1 << (d->ncluster - 1);
   const int64_t nsync = (50 + fine_per_sync - 1) / fine_per_sync;
   const double t_end = (double)nsync * d->cluster_dt[d->ncluster - 1];

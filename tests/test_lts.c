@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sq_test_run.h"
+#include "sq_test_data.h"
 #include "sq_graph.h"
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
@@ -189,13 +190,7 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
                                 int64_t *ngrouped, int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(2, tile, &mesh);
-  sq_planewave pw;
-  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
-  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
-  const int dirs[1] = {1};
-  const double amp[1] = {1.0};
-  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
-  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  project_p_wave(d, &base);
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
   if (how & 4) { /* whole steps as one task: some tile must qualify, else the comparison proves nothing */
@@ -297,13 +292,7 @@ static uint64_t run_gts_grouped(int steps_per_task, int64_t n, int64_t *ngrouped
   sq_mesh *mesh;
   sq_disc *d = make_disc(1, 100000, &mesh);
   ck_assert_int_eq(d->ncluster, 1);
-  sq_planewave pw;
-  const double k[3] = {2 * M_PI, 0, 2 * M_PI};
-  const sq_wave_kind kinds[1] = {SQ_WAVE_P};
-  const int dirs[1] = {1};
-  const double amp[1] = {1.0};
-  sq_planewave_init(&pw, &base, k, 0, 0, 0, 1, kinds, dirs, amp);
-  sq_disc_project(d, sq_planewave_eval, &pw, 0.0);
+  project_p_wave(d, &base);
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
   ck_assert_int_eq(sq_step_fusable(rt, 0), 1);
