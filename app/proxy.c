@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <starpu.h>
 #include <time.h>
 
 #include "sq_graph.h"
@@ -117,7 +118,7 @@ static void task_counts(long long *cpu, long long *gpu) {
 
 /* Submit one time step of kernel k (not "all") over every tile. */
 static int submit_step(sq_runtime *rt, int k, double dt) {
-  const sq_disc *d = rt->disc;
+  const sq_disc *d = sq_runtime_disc(rt);
   for (int t = 0; t < d->ntile; ++t) {
     const sq_buffer_mode none = SQ_BUFFER_NONE;
     switch (k) {
@@ -142,7 +143,7 @@ static int submit_steps(sq_runtime *rt, int k, double dt, int64_t count) {
     double *times;
     SQ_CALL(SQ_CALLOC(times, (size_t)count + 1));
     for (int64_t i = 0; i <= count; ++i) times[i] = (double)i * dt;
-    const int ierr = sq_graph_sync_intervals(rt, dt, count, times, &opt);
+    const int ierr = sq_graph_sync_intervals(rt, dt, count, times, &opt, NULL);
     SQ_FREE(times);
     return ierr;
   }

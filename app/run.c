@@ -203,7 +203,7 @@ int sq_cmd_run(int argc, char **argv) {
   char trace_path[4096] = "";
   if (profile && s->rt) { /* per-kind task times and worker idle fractions, printed at the end */
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-    s->rt->profile = 1;
+    sq_runtime_enable_profiling(s->rt);
     if (trace) { /* the file is made now, so that a bad path stops the run before it starts */
       if (s->nranks > 1) snprintf(trace_path, sizeof(trace_path), "%s.%d", trace, s->rank);
       else snprintf(trace_path, sizeof(trace_path), "%s", trace);

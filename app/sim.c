@@ -249,7 +249,7 @@ int sq_measure_node_speed(const sq_config *cfg, double *speed) {
   const int nstep = 4;
   for (int i = 0; i <= nstep && !ierr; ++i) { /* step 0 warms up (first touch, perf models) */
     const double t0 = starpu_timing_now();
-    ierr = sq_graph_sync_interval(rt, d->dt_min, NULL);
+    ierr = sq_graph_sync_interval(rt, d->dt_min, NULL, NULL);
     if (!ierr) ierr = starpu_task_wait_for_all();
     if (i > 0) elapsed += 1e-6 * (starpu_timing_now() - t0);
   }
@@ -452,8 +452,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
-                           .steps_per_task = s->cfg.steps_per_task,
-                           .count_grouped = &s->grouped_tasks};
+                           .steps_per_task = s->cfg.steps_per_task};
   if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
     s->plan_t0 = s->time;
     s->plan_step0 = s->steps;
@@ -465,8 +464,10 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
     for (int64_t i = 0; i <= nsteps; ++i) times[i] = sq_sim_time_at(s, s->steps + i);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt);
+    sq_graph_stats stats = {0};
+    const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt, &stats);
     clock_gettime(CLOCK_MONOTONIC, &b);
+    s->grouped_tasks += stats.grouped;
     s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     SQ_FREE(times);
     SQ_CALL(ierr);

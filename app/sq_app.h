@@ -3,6 +3,8 @@
 #define SQ_APP_H
 
 #include "sq_config.h"
+#include <starpu.h>
+
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_plastic_state.h"

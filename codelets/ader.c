@@ -3,7 +3,7 @@
  * local-time-stepping extras of §3.5: the time derivatives kept for faster neighbours and the
  * buffer of time-integrated DOFs accumulated for slower ones (eq. 3.40).
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
 #endif

@@ -1,5 +1,5 @@
 /** @file local.c  Codelet "local": volume and local-flux update of one tile (thesis eq. 4.1). */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
 #endif

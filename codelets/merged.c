@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
 #endif

@@ -4,7 +4,7 @@
  * the accumulated buffers of faster ones, the derivatives of slower ones (§3.5) -- and that read
  * list is what lets StarPU order it after their predictors, with no explicit barrier.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
 #endif

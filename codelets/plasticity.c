@@ -11,7 +11,7 @@
  * with threads over the nodes.  The run statistic "yielding element updates" is a per-tile counter
  * handle that both bodies add to where the data lives; sq_runtime_sync_plasticity collects it.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #include "sq_plastic_state.h"
 
 #ifdef SQ_USE_CUDA
@@ -74,6 +74,29 @@ static void register_rows(starpu_data_handle_t *h, void *base, int64_t begin, in
                               row_bytes);
 }
 
+static void detach_plasticity(sq_runtime *rt) {
+  if (!rt->plastic) return;
+  for (int t = 0; t < rt->disc->ntile; ++t) {
+    if (!rt->plastic_strain[t]) continue;
+    starpu_data_unregister(rt->plastic_stress[t]);
+    starpu_data_unregister(rt->plastic_params[t]);
+    starpu_data_unregister(rt->plastic_mu[t]);
+    starpu_data_unregister(rt->plastic_strain[t]);
+    starpu_data_unregister(rt->plastic_yielded[t]);
+    starpu_data_unregister(rt->plastic_count[t]);
+    rt->plastic->yield_updates += rt->plastic_count_value[t]; /* counted since the last sync */
+  }
+  starpu_data_unregister(rt->plastic_ref);
+  SQ_FREE(rt->plastic_stress);
+  SQ_FREE(rt->plastic_params);
+  SQ_FREE(rt->plastic_mu);
+  SQ_FREE(rt->plastic_strain);
+  SQ_FREE(rt->plastic_yielded);
+  SQ_FREE(rt->plastic_count);
+  SQ_FREE(rt->plastic_count_value);
+  rt->plastic = NULL;
+}
+
 int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
   rt->plastic = ps;
   if (!ps) return SQ_SUCCESS;
@@ -99,31 +122,11 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
     register_rows(&rt->plastic_yielded[t], ps->yielded, b, n, sizeof(uint8_t));
     register_rows(&rt->plastic_count[t], rt->plastic_count_value, t, 1, sizeof(int64_t));
   }
+  SQ_CALL(sq_runtime_on_destroy(rt, detach_plasticity));
+  rt->sync_hook = sq_runtime_sync_plasticity;
   return SQ_SUCCESS;
 }
 
-void sq_runtime_detach_plasticity(sq_runtime *rt) {
-  if (!rt->plastic) return;
-  for (int t = 0; t < rt->disc->ntile; ++t) {
-    if (!rt->plastic_strain[t]) continue;
-    starpu_data_unregister(rt->plastic_stress[t]);
-    starpu_data_unregister(rt->plastic_params[t]);
-    starpu_data_unregister(rt->plastic_mu[t]);
-    starpu_data_unregister(rt->plastic_strain[t]);
-    starpu_data_unregister(rt->plastic_yielded[t]);
-    starpu_data_unregister(rt->plastic_count[t]);
-    rt->plastic->yield_updates += rt->plastic_count_value[t]; /* counted since the last sync */
-  }
-  starpu_data_unregister(rt->plastic_ref);
-  SQ_FREE(rt->plastic_stress);
-  SQ_FREE(rt->plastic_params);
-  SQ_FREE(rt->plastic_mu);
-  SQ_FREE(rt->plastic_strain);
-  SQ_FREE(rt->plastic_yielded);
-  SQ_FREE(rt->plastic_count);
-  SQ_FREE(rt->plastic_count_value);
-  rt->plastic = NULL;
-}
 
 int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile) {
   return rt->plastic && rt->plastic_strain[tile] != NULL;

@@ -6,7 +6,7 @@
  * between syncs.  The CUDA body copies the receiver elements' derivatives to the host and samples
  * them with the CPU body's arithmetic (bit for bit the same samples); the tile stays on the GPU.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #include "sq_receiver.h"
 
 enum { REC_POINTS, REC_DERIVS };
@@ -71,6 +71,16 @@ static struct starpu_codelet receivers_cl = {
     .name = "sq_receivers",
 };
 
+static void detach_receivers(sq_runtime *rt) {
+  if (!rt->receiver_points)
+    return;
+  for (int t = 0; t < rt->disc->ntile; ++t)
+    if (rt->receiver_points[t])
+      starpu_data_unregister(rt->receiver_points[t]);
+  SQ_FREE(rt->receiver_points);
+  rt->receivers = NULL;
+}
+
 int sq_runtime_attach_receivers(sq_runtime *rt, sq_receiver_set *set) {
   rt->receivers = set;
   if (!set)
@@ -85,18 +95,10 @@ int sq_runtime_attach_receivers(sq_runtime *rt, sq_receiver_set *set) {
                                 (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n,
                                 sizeof(sq_receiver_point));
   }
+  SQ_CALL(sq_runtime_on_destroy(rt, detach_receivers));
   return SQ_SUCCESS;
 }
 
-void sq_runtime_detach_receivers(sq_runtime *rt) {
-  if (!rt->receiver_points)
-    return;
-  for (int t = 0; t < rt->disc->ntile; ++t)
-    if (rt->receiver_points[t])
-      starpu_data_unregister(rt->receiver_points[t]);
-  SQ_FREE(rt->receiver_points);
-  rt->receivers = NULL;
-}
 
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int tile) {
   return rt->receiver_points && rt->receiver_points[tile];

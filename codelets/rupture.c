@@ -5,7 +5,7 @@
  * inserted between a cluster's predictor and its neighbour fluxes, so StarPU orders it after both
  * sides' ader tasks and before the dofs are touched again.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #include "sq_fault.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
@@ -118,6 +118,20 @@ static int fault_shared_elements(const sq_fault *f, int *shared) {
   return SQ_SUCCESS;
 }
 
+static void detach_fault(sq_runtime *rt) {
+  sq_fault *f = rt->fault;
+  if (!f) return;
+  for (int t = 0; t < f->ntile; ++t) {
+    starpu_data_unregister(rt->fault_faces[t]);
+    starpu_data_unregister(rt->fault_points[t]);
+  }
+  starpu_data_unregister(rt->fault_ref);
+  SQ_FREE(rt->fault_faces);
+  SQ_FREE(rt->fault_points);
+  SQ_FREE(rt->fault_shared);
+  rt->fault = NULL;
+}
+
 int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
   rt->fault = f;
   if (!f) return SQ_SUCCESS;
@@ -134,22 +148,10 @@ int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
     starpu_vector_data_register(&rt->fault_points[t], STARPU_MAIN_RAM, (uintptr_t)(f->point + tl->begin * f->npoint),
                                 n, sizeof(sq_fault_point) * f->npoint);
   }
+  SQ_CALL(sq_runtime_on_destroy(rt, detach_fault));
   return SQ_SUCCESS;
 }
 
-void sq_runtime_detach_fault(sq_runtime *rt) {
-  sq_fault *f = rt->fault;
-  if (!f) return;
-  for (int t = 0; t < f->ntile; ++t) {
-    starpu_data_unregister(rt->fault_faces[t]);
-    starpu_data_unregister(rt->fault_points[t]);
-  }
-  starpu_data_unregister(rt->fault_ref);
-  SQ_FREE(rt->fault_faces);
-  SQ_FREE(rt->fault_points);
-  SQ_FREE(rt->fault_shared);
-  rt->fault = NULL;
-}
 
 int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *end) {
   const sq_fault *f = rt->fault;

@@ -7,7 +7,7 @@
  * source elements' rows to the host, runs the CPU body's arithmetic on them and copies them back, so
  * the tile stays on the GPU and both bodies agree bit for bit.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #include "sq_source.h"
 
 /* Buffers: fixed ones, then the optional derivatives and LTS buffer. */
@@ -108,6 +108,16 @@ static struct starpu_codelet source_cl = {
     .name = "sq_source",
 };
 
+static void detach_sources(sq_runtime *rt) {
+  if (!rt->source_points)
+    return;
+  for (int t = 0; t < rt->disc->ntile; ++t)
+    if (rt->source_points[t])
+      starpu_data_unregister(rt->source_points[t]);
+  SQ_FREE(rt->source_points);
+  rt->sources = NULL;
+}
+
 int sq_runtime_attach_sources(sq_runtime *rt, const sq_source_set *set) {
   rt->sources = set;
   if (!set)
@@ -121,18 +131,10 @@ int sq_runtime_attach_sources(sq_runtime *rt, const sq_source_set *set) {
                                 (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n,
                                 sizeof(sq_source_point));
   }
+  SQ_CALL(sq_runtime_on_destroy(rt, detach_sources));
   return SQ_SUCCESS;
 }
 
-void sq_runtime_detach_sources(sq_runtime *rt) {
-  if (!rt->source_points)
-    return;
-  for (int t = 0; t < rt->disc->ntile; ++t)
-    if (rt->source_points[t])
-      starpu_data_unregister(rt->source_points[t]);
-  SQ_FREE(rt->source_points);
-  rt->sources = NULL;
-}
 
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile) {
   return rt->source_points && rt->source_points[tile];

@@ -10,7 +10,7 @@
  * (docs/PERFORMANCE.md, session 12), about as long as a 4k-element step's kernels at order 2 (18 us).
  * Per element the arithmetic is that of the separate ader, local and neighbour tasks, in the same order.
  */
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
 #include "sq_cuda.h"
 #endif

@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 #include <time.h>
 
+#include <starpu.h>
+
 #include "sq_common.h"
 #include "sq_test_data.h" /* prec_name */
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <starpu.h>
+
 #include "sq_test_run.h"
 #include "sq_test_data.h"
 #include "sq_graph.h"
@@ -338,12 +340,12 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   /* the first interval uploads the data; after that, a GPU-only run should move (almost) nothing */
   const double dt_sync = d->cluster_dt[d->ncluster - 1];
   opt.t_begin = 0.0, opt.t_end = dt_sync;
-  ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt), 0);
+  ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt, NULL), 0);
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
   const long long first = bus_bytes();
   for (int64_t s = 1; s < nsync; ++s) {
     opt.t_begin = (double)s * dt_sync, opt.t_end = (double)(s + 1) * dt_sync; /* the sources' and receivers' times */
-    ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt), 0);
+    ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt, NULL), 0);
   }
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
   const long long steady = bus_bytes();

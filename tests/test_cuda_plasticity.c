@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <starpu.h>
+
 #include "sq_test_run.h"
 #include "sq_graph.h"
 #include "sq_mesh.h"
@@ -387,7 +389,7 @@ static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu) {
   const double dt = r->disc->cluster_dt[r->disc->ncluster - 1];
   for (int i = 0; i < nsteps; ++i) {
     const sq_graph_options opt = {.t_begin = i * dt, .t_end = (i + 1) * dt};
-    ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &opt), 0);
+    ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &opt, NULL), 0);
   }
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   task_counts(ncpu, ngpu);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <starpu.h>
+
 #include "sq_test_run.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
@@ -169,7 +171,7 @@ static void graph_run(run *r, int nsteps, int merge) {
   const double dt = r->disc->cluster_dt[r->disc->ncluster - 1];
   for (int i = 0; i < nsteps; ++i) {
     const sq_graph_options g = {.merge_neighbor_clusters = merge, .t_begin = i * dt, .t_end = (i + 1) * dt};
-    ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &g), 0);
+    ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &g, NULL), 0);
   }
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);

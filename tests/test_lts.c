@@ -7,6 +7,7 @@
 #include "sq_test_run.h"
 #include "sq_test_data.h"
 #include "sq_graph.h"
+#include "sq_runtime_impl.h"
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
@@ -200,10 +201,17 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
   }
   if (how & 8) place_on_two_gpus(rt);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0,
-                          .fuse_steps = (how & 4) != 0, .steps_per_task = how & 16 ? 2 : 1,
-                          .count_predict = npred, .count_correct = ncorr, .count_merged = nmerged,
-                          .count_grouped = ngrouped};
-  for (int s = 0; s < 2; ++s) ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt), 0);
+                          .fuse_steps = (how & 4) != 0, .steps_per_task = how & 16 ? 2 : 1};
+  sq_graph_stats st = {0};
+  for (int s = 0; s < 2; ++s)
+    ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt, &st), 0);
+  for (int l = 0; l < d->ncluster; ++l) {
+    if (npred) npred[l] += st.predict[l];
+    if (ncorr) ncorr[l] += st.correct[l];
+  }
+  if (nmerged) nmerged[0] += st.merged_predict, nmerged[1] += st.merged_predict_across_gpus,
+               nmerged[2] += st.merged_correct;
+  if (ngrouped) *ngrouped += st.grouped;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
   ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
@@ -297,12 +305,13 @@ static uint64_t run_gts_grouped(int steps_per_task, int64_t n, int64_t *ngrouped
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
   ck_assert_int_eq(sq_step_fusable(rt, 0), 1);
   int64_t npred[1] = {0}, ncorr[1] = {0};
-  const sq_graph_options opt = {.fuse_steps = 1, .steps_per_task = steps_per_task, .count_predict = npred,
-                                .count_correct = ncorr, .count_grouped = ngrouped};
+  const sq_graph_options opt = {.fuse_steps = 1, .steps_per_task = steps_per_task};
+  sq_graph_stats st = {0};
   double times[16];
   const double dt = d->cluster_dt[0];
   for (int64_t i = 0; i <= n; ++i) times[i] = (double)i * dt;
-  ck_assert_int_eq(sq_graph_sync_intervals(rt, dt, n, times, &opt), 0);
+  ck_assert_int_eq(sq_graph_sync_intervals(rt, dt, n, times, &opt, &st), 0);
+  npred[0] = st.predict[0], ncorr[0] = st.correct[0], *ngrouped = st.grouped;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   ck_assert_int_eq(npred[0], n);
   ck_assert_int_eq(ncorr[0], n);

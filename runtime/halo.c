@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sq_codelets.h"
+#include "sq_runtime_impl.h"
 
 /** One message's worth of copy elements for one peer. */
 typedef struct sq_halo_chunk {

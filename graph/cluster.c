@@ -1,0 +1,69 @@
+/**
+ * @file cluster.c  The LTS clusters of a runtime (thesis §3.5): each cluster's tiles in mesh order, its
+ * time step and fault tiles, and what the passes need to know of each tile, asked of the runtime once.
+ */
+#include <stdlib.h>
+
+#include "sq_lts.h"
+
+int sq_graph_layer_priority(int layer) { return layer == SQ_LAYER_COPY ? 1 : 0; }
+
+int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_clustering **out) {
+  const int ncluster = sq_runtime_ncluster(rt), ntile = sq_runtime_ntile(rt);
+  SQ_CHECK(ncluster >= 1 && ncluster <= SQ_GRAPH_MAX_CLUSTERS, SQ_ERR_INPUT,
+           "at most %d LTS clusters are supported (got %d)", SQ_GRAPH_MAX_CLUSTERS, ncluster);
+  sq_clustering *c;
+  SQ_CALL(SQ_CALLOC(c, 1));
+  c->rt = rt;
+  if (opt) c->opt = *opt;
+  c->ncluster = ncluster;
+  c->ntile = ntile;
+  c->rate = sq_runtime_lts_rate(rt);
+  if (SQ_CALLOC(c->tiles, ntile + 1) || SQ_CALLOC(c->whole_step, ntile + 1) || SQ_CALLOC(c->plastic, ntile + 1)) {
+    sq_clustering_destroy(c);
+    return SQ_ERR_MEMORY;
+  }
+  int count[SQ_GRAPH_MAX_CLUSTERS] = {0};
+  for (int t = 0; t < ntile; ++t) {
+    const int l = sq_runtime_tile_cluster(rt, t);
+    if (l < 0 || l >= ncluster) sq_clustering_destroy(c);
+    SQ_CHECK(l >= 0 && l < ncluster, SQ_ERR_INTERNAL, "tile %d is in cluster %d of %d", t, l, ncluster);
+    ++count[l];
+    c->whole_step[t] = (unsigned char)(c->opt.fuse_steps && sq_step_fusable(rt, t));
+    c->plastic[t] = (unsigned char)sq_runtime_tile_has_plasticity(rt, t);
+  }
+  int at = 0;
+  for (int l = 0; l < ncluster; ++l) {
+    sq_cluster *cl = &c->cluster[l];
+    cl->id = l;
+    cl->tile = c->tiles + at;
+    at += count[l];
+    if (!sq_runtime_fault_tiles(rt, l, &cl->fault_first, &cl->fault_end)) cl->fault_first = cl->fault_end = 0;
+  }
+  for (int t = 0; t < ntile; ++t) {
+    sq_cluster *cl = &c->cluster[sq_runtime_tile_cluster(rt, t)];
+    ((int *)cl->tile)[cl->ntile++] = t;
+  }
+  for (int l = 0; l < ncluster; ++l) {
+    sq_cluster *cl = &c->cluster[l];
+    cl->whole_steps = c->opt.steps_per_task > 1 && cl->ntile > 0;
+    for (int i = 0; i < cl->ntile; ++i)
+      if (!c->whole_step[cl->tile[i]] || c->plastic[cl->tile[i]]) cl->whole_steps = 0;
+  }
+  sq_clustering_set_dt(c, 1.0);
+  *out = c;
+  return SQ_SUCCESS;
+}
+
+void sq_clustering_set_dt(sq_clustering *c, double dt_sync) {
+  for (int l = c->ncluster - 1; l >= 0; --l)
+    c->cluster[l].dt = l == c->ncluster - 1 ? dt_sync : c->cluster[l + 1].dt / c->rate;
+}
+
+void sq_clustering_destroy(sq_clustering *c) {
+  if (!c) return;
+  SQ_FREE(c->tiles);
+  SQ_FREE(c->whole_step);
+  SQ_FREE(c->plastic);
+  SQ_FREE(c);
+}

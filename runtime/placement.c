@@ -1,0 +1,73 @@
+/**
+ * @file placement.c  Where element tasks run: the static CPU/GPU split of each cluster's tiles and the
+ * contiguous parts of the mesh given to each GPU of the process.
+ */
+#include "sq_runtime_impl.h"
+#ifdef SQ_USE_CUDA
+#include "sq_cuda.h"
+#endif
+
+int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
+  const sq_disc *d = rt->disc;
+  SQ_FREE(rt->tile_gpu);
+  SQ_FREE(rt->gpu_workers);
+  const unsigned nw = starpu_worker_get_count();
+  int devid[STARPU_NMAXWORKERS], ngpu = 0; /* the distinct CUDA devices, in worker order */
+  for (unsigned w = 0; w < nw; ++w) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
+    const int dev = starpu_worker_get_devid((int)w);
+    int g = 0;
+    while (g < ngpu && devid[g] != dev) ++g;
+    if (g == ngpu) devid[ngpu++] = dev;
+  }
+  if (ngpu < 2 || d->ntile == 0) return 0;
+  rt->gpu_words = (nw + 31) / 32;
+  if (SQ_CALLOC(rt->gpu_workers, (size_t)ngpu * rt->gpu_words) || SQ_CALLOC(rt->tile_gpu, d->ntile)) {
+    SQ_FREE(rt->gpu_workers);
+    return 0;
+  }
+  for (unsigned w = 0; w < nw; ++w) /* a GPU's own workers, and every CPU worker (StarPU may still use CPUs) */
+    for (int g = 0; g < ngpu; ++g)
+      if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER || starpu_worker_get_devid((int)w) == devid[g])
+        rt->gpu_workers[(size_t)g * rt->gpu_words + w / 32] |= 1u << (w % 32);
+  for (int t = 0; t < d->ntile; ++t) /* tiles kept on CPU workers (runtime.cpu_share) stay out */
+    rt->tile_gpu[t] = (int16_t)(rt->tile_where && rt->tile_where[t] == STARPU_CPU ? -1 : 0);
+  if (sq_disc_split_parts(d, ngpu, rt->tile_gpu)) {
+    SQ_FREE(rt->gpu_workers);
+    SQ_FREE(rt->tile_gpu);
+    return 0;
+  }
+  return ngpu;
+}
+
+double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
+  const sq_disc *d = rt->disc;
+  SQ_FREE(rt->tile_where);
+  if (!(cpu_share >= 0.0) || starpu_cuda_worker_get_count() == 0 || starpu_cpu_worker_get_count() == 0) return -1.0;
+  if (SQ_CALLOC(rt->tile_where, d->ntile)) return -1.0;
+  int64_t on_cpu = 0, owned = 0;
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t total = 0, before = 0;
+    for (int t = 0; t < d->ntile; ++t)
+      if (d->tile[t].cluster == l && d->tile[t].layer != SQ_LAYER_GHOST) total += d->tile[t].end - d->tile[t].begin;
+    for (int t = 0; t < d->ntile; ++t) {
+      const sq_tile *tl = &d->tile[t];
+      if (tl->cluster != l) continue;
+      if (tl->layer == SQ_LAYER_GHOST) {
+        rt->tile_where[t] = -1;
+        continue;
+      }
+      const int64_t n = tl->end - tl->begin;
+      int cpu = (double)before + 0.5 * (double)n < cpu_share * (double)total;
+#ifdef SQ_USE_CUDA
+      cpu |= tl->nneighbor > SQ_CUDA_MAX_SLOTS;
+#endif
+      rt->tile_where[t] = cpu ? STARPU_CPU : STARPU_CUDA;
+      before += n;
+      owned += n;
+      on_cpu += cpu ? n : 0;
+    }
+  }
+  return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
+}
+

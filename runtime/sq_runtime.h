@@ -1,0 +1,209 @@
+/**
+ * @file sq_runtime.h  The task runtime as the rest of starquake sees it: an opaque handle over one
+ * discretisation, one sq_insert_<step>() function per kind of task, and queries about tiles and clusters.
+ * It names no StarPU type: the handles, codelets and worker placement live behind it (sq_runtime_impl.h),
+ * so graph/ and sim/ compile without StarPU's headers.
+ */
+#ifndef SQ_RUNTIME_H
+#define SQ_RUNTIME_H
+
+#include <stdio.h>
+
+#include "sq_solver.h"
+
+/** The registered data of one discretisation (opaque). */
+typedef struct sq_runtime sq_runtime;
+
+struct sq_source_set;
+struct sq_receiver_set;
+struct sq_fault;
+struct sq_plastic_state;
+
+/** What the predictor does with the LTS buffer of a tile whose elements have slower neighbours. */
+typedef enum {
+  SQ_BUFFER_NONE = 0,      /**< no slower neighbour: no buffer */
+  SQ_BUFFER_RESET = 1,     /**< first sub-step of the slower cluster's step: buffer = tint */
+  SQ_BUFFER_ACCUMULATE = 2 /**< later sub-steps: buffer += tint (eq. 3.40) */
+} sq_buffer_mode;
+
+/* ---- life cycle ------------------------------------------------------------------------------------ */
+
+/** @brief Register every tile's data of @p disc with the runtime (the runtime must be initialised). */
+int sq_runtime_create(sq_disc *disc, sq_runtime **rt);
+/** @brief Unregister everything (data returns to the host arrays) and free @p rt. */
+void sq_runtime_destroy(sq_runtime *rt);
+/**
+ * @brief Wait for all submitted tasks and halo messages; only the (small) fault state is brought to the
+ * host.  The dofs stay where the tasks left them: a GPU-only run moves no element data here.
+ */
+int sq_runtime_wait(sq_runtime *rt);
+/** @brief sq_runtime_wait, then make the host copies of the dofs and plastic state valid (for outputs). */
+int sq_runtime_sync(sq_runtime *rt);
+/**
+ * @brief OpenMP threads per CPU task (runtime.cpu_task_threads, sq_kernel_set_threads); above 1, the
+ * runtime is told to leave its workers unbound so that a task's team can use the cores.  Call before the
+ * runtime is initialised.
+ */
+void sq_runtime_set_cpu_task_threads(int nthreads);
+/** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with GPU workers); 1 if pinned. */
+int sq_host_pin(void *ptr, size_t bytes);
+
+/* ---- where tasks run --------------------------------------------------------------------------------- */
+
+/**
+ * @brief Static CPU/GPU split of the element work: in every cluster, the first tiles holding a fraction
+ * @p cpu_share of its owned elements run their element tasks (ader, local, neighbour, merged, sources,
+ * receivers, plasticity) on CPU workers only, the others on GPU workers only.  Contiguous tiles keep
+ * the data of each part on its own memory node, so only the tiles on the border move each step.  No-op
+ * unless both kinds of worker are present; tiles that a GPU cannot take (too many neighbour tiles) go to
+ * CPUs.
+ * @return the fraction of owned elements placed on CPUs (-1: no split)
+ */
+double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
+/**
+ * @brief With several GPUs in this process, give each GPU a contiguous part (in mesh order) of every
+ * cluster's tiles: the element tasks of a tile then run on that GPU's workers (or on CPU workers, where
+ * any are allowed), so a tile's data stays on one GPU and only the tiles on a part's border are read
+ * across GPUs.  Call after sq_runtime_split_tiles and before any task is submitted.
+ * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
+ */
+int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
+
+/* ---- queries ------------------------------------------------------------------------------------------ */
+
+/** The discretisation @p rt was created over. */
+sq_disc *sq_runtime_disc(const sq_runtime *rt);
+/** Number of tiles. */
+int sq_runtime_ntile(const sq_runtime *rt);
+/** Number of LTS clusters (1: global time stepping). */
+int sq_runtime_ncluster(const sq_runtime *rt);
+/** Sub-steps of cluster l per step of cluster l + 1. */
+int sq_runtime_lts_rate(const sq_runtime *rt);
+/** The LTS cluster of @p tile. */
+int sq_runtime_tile_cluster(const sq_runtime *rt, int tile);
+/** The layer of @p tile (enum sq_layer: interior, copy, ghost). */
+int sq_runtime_tile_layer(const sq_runtime *rt, int tile);
+/** Does @p tile keep an LTS buffer for slower neighbours? */
+int sq_runtime_tile_needs_buffer(const sq_runtime *rt, int tile);
+/** The GPU that @p tile's element tasks run on (sq_runtime_place_tiles_on_gpus), -1: any. */
+int sq_runtime_tile_gpu(const sq_runtime *rt, int tile);
+/**
+ * @brief Can @p tile take its whole step (ader, local, neighbour fluxes) as one task?  Yes for an interior
+ * tile of the fastest cluster whose faces see only itself and slower clusters, without point sources,
+ * receivers or fault faces in its cluster.
+ */
+int sq_step_fusable(const sq_runtime *rt, int tile);
+/** Does tile @p tile hold point sources? */
+int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
+/** Does tile @p tile hold receivers? */
+int sq_runtime_tile_has_receivers(const sq_runtime *rt, int tile);
+/** Does tile @p tile get plasticity tasks (plasticity on, tile owned)? */
+int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile);
+/** @brief Fault tiles [*first, *end) of cluster @p cluster; returns whether there are any. */
+int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *end);
+
+/* ---- tasks --------------------------------------------------------------------------------------------- */
+
+/**
+ * @brief Insert the ADER predictor of @p tile over a step @p dt: reads dofs, writes tint, and where
+ * LTS needs them the derivatives and the buffer (@p buffer_mode).
+ */
+int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mode, int priority);
+/** @brief Insert the volume + local-flux update of @p tile (reads tint, updates dofs). */
+int sq_insert_local(sq_runtime *rt, int tile, int priority);
+/**
+ * @brief Insert the neighbour-flux update of @p tile over its step [t, t + dt], which is sub-step
+ * @p substep of the slower cluster's step: reads the same-cluster neighbours' tint, the faster
+ * neighbours' buffers and the slower neighbours' derivatives (integrated over
+ * [substep dt, (substep + 1) dt] from their expansion time); updates dofs.
+ */
+int sq_insert_neighbor(sq_runtime *rt, int tile, double dt, int substep, int priority);
+
+/** Most tiles of one neighbour-flux task (a merged task of two neighbour clusters). */
+#define SQ_NEIGHBOR_MAX_TILES 2
+/**
+ * @brief Insert one task doing the neighbour-flux update of @p ntile tiles (at most
+ * SQ_NEIGHBOR_MAX_TILES), tile @p tiles[i] over its step @p dt[i], sub-step @p substep[i] (as
+ * sq_insert_neighbor): merged neighbour-cluster tasks, thesis §6.5.3.  The tiles' dofs must differ.
+ */
+int sq_insert_neighbors(sq_runtime *rt, int ntile, const int *tiles, const double *dt, const int *substep,
+                        int priority);
+/**
+ * @brief Insert one task doing ader + local for several tiles, tile @p tiles[i] with step @p dt[i]
+ * and LTS buffer mode @p buffer_mode[i] (merged neighbour-cluster tasks, thesis §6.5.3).
+ */
+int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
+                             const sq_buffer_mode *buffer_mode, int priority);
+/**
+ * @brief Insert the whole steps of a fusable @p tile over sub-steps @p substep .. @p substep + @p nsub - 1 of
+ * the slower cluster's step (of size @p dt each) as one task: per sub-step ader (+ derivatives, + LTS buffer,
+ * @p buffer_mode for the first sub-step, accumulated after it), local, then the neighbour fluxes.  With one
+ * cluster, the sub-steps are consecutive global steps.
+ */
+int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
+                   int priority);
+/**
+ * @brief Insert the point sources of @p tile over its step [t0, t0 + dt] (after the tile's ader and
+ * local tasks): updates dofs, tint and, where kept, derivatives and the LTS buffer (@p buffer_mode
+ * as for the step's ader).
+ */
+int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode, int priority);
+/**
+ * @brief Insert the sampling of @p tile's receivers at the sample times in [t0, t1), the tile's step
+ * (after the step's ader and source tasks).  Nothing is inserted when no sample time falls inside.
+ */
+int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int priority);
+/**
+ * @brief Insert the rupture step of fault tile @p ftile over [t0, t0 + dt] (after both sides'
+ * predictors, before their neighbour fluxes): reads both sides' derivatives, updates the friction
+ * state and the owned sides' dofs.
+ */
+int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt);
+/**
+ * @brief Insert the plasticity correction of @p tile after its update over a step @p dt (right after
+ * the tile's neighbour task): updates the stress dofs of yielding elements, accumulates their plastic
+ * strain and writes the yield flags.
+ */
+int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority);
+/**
+ * @brief Post the halo exchange of cluster @p cluster for the data kinds @p kinds (SQ_GHOST_* mask):
+ * pack + send of our copy data that other ranks read, receive into our ghost tiles.
+ */
+int sq_halo_exchange(sq_runtime *rt, int cluster, int kinds);
+
+/* ---- attached data: point sources, receivers, fault, plasticity ---------------------------------------- */
+
+/** @brief Register the per-tile source blocks of @p set (after sq_runtime_create; NULL: none). */
+int sq_runtime_attach_sources(sq_runtime *rt, const struct sq_source_set *set);
+/** @brief Register the per-tile receiver blocks of @p set; their tiles must keep derivatives. */
+int sq_runtime_attach_receivers(sq_runtime *rt, struct sq_receiver_set *set);
+/** @brief Register the fault's data (after sq_runtime_create; NULL: no fault). */
+int sq_runtime_attach_fault(sq_runtime *rt, struct sq_fault *fault);
+/** @brief Register the per-tile plasticity blocks of @p state (after sq_runtime_create; NULL: none). */
+int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *state);
+
+/* ---- halo statistics, profiling, tracing ------------------------------------------------------------------ */
+
+/**
+ * @brief Bytes this rank's halo messages hold, all clusters and kinds once (@p sent), and what they
+ * would hold if every cell of a (cluster, peer) group carried every kind any of them needs
+ * (@p sent_unsplit: the plan before messages were split by kinds).
+ */
+void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit);
+/** @brief Accumulate per-kind task times from now on (the runtime's profiling must be on). */
+void sq_runtime_enable_profiling(sq_runtime *rt);
+/** @brief Print the per-kind time breakdown and each worker's idle fraction. */
+void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
+/** @brief Zero the per-kind times, the workers' counters and the trace (no task may be running): profile
+ *  what follows. */
+void sq_runtime_profile_reset(sq_runtime *rt);
+/** @brief Keep the workers' counters as they are now (the end of the time stepping): the report then shows
+ *  them rather than counters that ran on through the outputs. */
+int sq_runtime_profile_freeze(sq_runtime *rt);
+/** @brief Record up to @p capacity executed tasks from now on (needs profiling on). */
+int sq_runtime_trace_start(sq_runtime *rt, int64_t capacity);
+/** @brief Write the trace as CSV (one task per line: kind, tile, cluster, layer, worker, submit, start and
+ *  end in µs from the first submission); the events lost to the capacity are counted in a comment. */
+int sq_runtime_trace_write(const sq_runtime *rt, const char *path);
+
+#endif

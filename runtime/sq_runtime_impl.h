@@ -1,0 +1,182 @@
+/**
+ * @file sq_runtime_impl.h  The StarPU side of sq_runtime.h, private to runtime/ and codelets/: the data
+ * handles per tile, worker placement, profiling and the helpers the codelet files share.  Each codelet
+ * lives in its own file in codelets/ with its CPU body, its CUDA launcher call and its history-based
+ * performance model.
+ */
+#ifndef SQ_RUNTIME_IMPL_H
+#define SQ_RUNTIME_IMPL_H
+
+#include <starpu.h>
+
+#include "sq_runtime.h"
+
+/** Task kinds for the per-kind time breakdown (profiling). */
+enum sq_task_kind {
+  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_STEP, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_PLASTICITY,
+  SQ_TASK_OTHER, SQ_NTASK_KINDS
+};
+
+/** Accumulated execution time of one task kind (filled from task callbacks when profiling is on). */
+typedef struct sq_task_profile {
+  int64_t count;
+  int64_t nanoseconds;
+  struct sq_runtime *rt; /**< back pointers for the callback, which gets only this struct */
+  int kind;
+} sq_task_profile;
+
+/** One executed task in a trace (sq_runtime_trace_start): times in ns of the monotonic clock. */
+typedef struct sq_trace_event {
+  int64_t submit, start, end;
+  int32_t tile; /**< the tile it computes (the first one of a merged task, a halo message's first copy tile) */
+  int16_t worker;
+  int8_t kind; /**< enum sq_task_kind */
+} sq_trace_event;
+
+/** StarPU handles of one discretisation, registered tile by tile over the arrays of sq_disc. */
+struct sq_runtime {
+  sq_disc *disc;
+  starpu_data_handle_t pack;        /**< reference matrices (read-only, replicated where needed) */
+  starpu_data_handle_t *dofs;       /**< per tile */
+  starpu_data_handle_t *tint;       /**< per tile */
+  starpu_data_handle_t *star;       /**< per tile, read-only */
+  starpu_data_handle_t *flux_local; /**< per tile, read-only */
+  starpu_data_handle_t *flux_nb;    /**< per tile, read-only */
+  starpu_data_handle_t *link;       /**< per tile, read-only face links */
+  starpu_data_handle_t *derivs;     /**< per tile with needs_derivs (LTS), else NULL entries */
+  starpu_data_handle_t *buffer;     /**< per tile with needs_buffer (LTS), else NULL entries */
+  struct sq_halo *halo;             /**< MPI send plan (halo.c) */
+  const struct sq_source_set *sources;  /**< point sources (source.c), NULL: none */
+  starpu_data_handle_t *source_points;  /**< per tile with sources: its sq_source_point block, else NULL */
+  struct sq_receiver_set *receivers;    /**< receivers (receivers.c), NULL: none */
+  starpu_data_handle_t *receiver_points;/**< per tile with receivers: its sq_receiver_point block, else NULL */
+  struct sq_fault *fault;                /**< dynamic rupture faces (rupture.c), NULL: none */
+  starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
+  starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
+  starpu_data_handle_t *fault_points;    /**< per fault tile: its friction state */
+  int *fault_shared;                     /**< per fault tile: 1 if an owned element has several of its faces */
+  struct sq_plastic_state *plastic;      /**< off-fault plasticity data (plasticity.c), NULL: none */
+  starpu_data_handle_t plastic_ref;      /**< V and V^-1 in the working precision (read-only) */
+  starpu_data_handle_t *plastic_stress;  /**< per owned tile: initial stress (read-only); NULL for ghosts */
+  starpu_data_handle_t *plastic_params;  /**< per owned tile: cohesion, bulk friction, Tv (read-only) */
+  starpu_data_handle_t *plastic_mu;      /**< per owned tile: shear modulus (read-only) */
+  starpu_data_handle_t *plastic_strain;  /**< per owned tile: accumulated plastic strain and eta */
+  starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
+  starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
+  int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
+  void **pinned;                    /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
+  int npinned;
+  int32_t *tile_where;              /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
+                                         (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
+  int16_t *tile_gpu;                /**< per tile: the GPU its element tasks run on (sq_runtime_place_tiles_on_gpus),
+                                         -1: any; NULL: no placement */
+  uint32_t *gpu_workers;            /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
+  unsigned gpu_words;
+  int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  sq_task_profile prof[SQ_NTASK_KINDS];
+  sq_trace_event *trace;            /**< NULL, or one event per executed task (up to trace_capacity) */
+  int64_t trace_capacity, trace_count; /**< trace_count may pass the capacity: the events beyond are lost */
+  double *frozen_total, *frozen_exec; /**< per worker: the counters at sq_runtime_profile_freeze (NULL: none) */
+  unsigned frozen_workers;
+  int nhook;                        /**< detach hooks, run in reverse order by sq_runtime_destroy */
+  void (*hook[8])(sq_runtime *);
+  int (*sync_hook)(sq_runtime *);   /**< run by sq_runtime_sync after the dofs (plasticity: its state) */
+};
+
+/** @brief Have sq_runtime_destroy call @p detach (an attach function's undo) before it unregisters the tiles. */
+int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *));
+
+/** @brief Callback for task insertion: the function to pass with STARPU_CALLBACK_WITH_ARG_NFREE (NULL unless profiling). */
+void (*sq_profile_callback(const sq_runtime *rt))(void *);
+/** @brief Its argument for a task of kind @p kind. */
+void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
+/** The task-insertion arguments for profiling and tracing a task of @p kind that computes @p tile. */
+#define SQ_PROFILE(rt, kind, tile)                                                                            \
+  STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, kind), STARPU_TAG_ONLY,           \
+      (starpu_tag_t)(tile)
+
+/**
+ * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create
+ * before the tiles are registered: copy tiles that hold part of a message keep every data kind
+ * (derivatives, buffer) the peer reads.
+ */
+int sq_halo_create(sq_runtime *rt);
+/** Free the halo plan. */
+void sq_halo_destroy(sq_runtime *rt);
+
+/** Where the element tasks of @p tile may run (the value for STARPU_EXECUTE_WHERE; -1: anywhere). */
+static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
+  return rt->tile_where ? (unsigned long long)(uint32_t)rt->tile_where[tile] : (unsigned long long)-1;
+}
+/** The GPU that @p tile's element tasks run on, -1: any. */
+static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
+/** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */
+static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
+  return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
+}
+static inline unsigned sq_gpu_words(const sq_runtime *rt, int gpu) { return gpu >= 0 ? rt->gpu_words : 0; }
+/** The task-insertion arguments that place the element tasks of @p tile (CPU/GPU split, GPU affinity). */
+#define SQ_TILE_PLACEMENT(rt, tile)                                                                              \
+  STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)), \
+      sq_gpu_workers(rt, sq_tile_gpu(rt, tile))
+
+/** A perf-model footprint from the byte size of the task's buffer @p i alone (a tile's dofs): tasks whose other
+ *  buffers vary (neighbour sets) then share one calibration per tile size. */
+static inline uint32_t sq_footprint_of_buffer(struct starpu_task *task, int i) {
+  const starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+  return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(h) * starpu_vector_get_elemsize(h)), 0);
+}
+
+/** The predictor's part of a task for one tile: its time step, what it stores, its buffers in the task. */
+typedef struct sq_segment {
+  double dt;
+  int store_derivs;      /**< a derivatives buffer follows tint */
+  sq_buffer_mode buffer; /**< an LTS buffer follows */
+  int nbuf;              /**< buffers of this segment */
+} sq_segment;
+/** Most buffers of one segment. */
+#define SQ_SEGMENT_MAX_BUFFERS 6
+/**
+ * @brief Append to @p descr the predictor's data of @p tile (merged.c): dofs (RW), star, flux_local, tint
+ * (W), then the derivatives (W) where the tile keeps them and the LTS buffer (W to reset, RW to
+ * accumulate) for @p mode; describe them in @p seg.  The merged and the whole-step tasks use it.
+ */
+int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+                       sq_segment *seg);
+/** The tint buffer's pointer among a segment's buffers @p buf. */
+void *sq_segment_tint(void **buf);
+/** Run a segment on the CPU: ader, LTS buffer, local, on the task buffers @p buf of sq_segment_buffers. */
+void sq_segment_cpu(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
+#ifdef SQ_USE_CUDA
+/** The same as one fused predictor kernel on the worker's stream. */
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
+#endif
+
+/** Arguments shared by the step codelets. */
+typedef struct sq_step_args {
+  sq_precision precision;
+  int order;
+  double dt;
+  int store_derivs;         /**< ader: a derivatives buffer follows tint */
+  sq_buffer_mode buffer;    /**< ader: an LTS buffer follows */
+} sq_step_args;
+
+
+#ifdef SQ_USE_CUDA
+/**
+ * @brief CUDA bodies of the source and receiver tasks: copy the rows of the @p ne elements @p elems
+ * (ascending) of a tile array on the GPU (@p dev, @p row_bytes per element) into the packed host
+ * array @p host (gather), or back (scatter), on @p stream.  The caller synchronises the stream.
+ * These tasks touch a handful of elements per tile, so they stage those elements instead of the tile:
+ * the tile's data stays on the GPU and the arithmetic is the CPU body's, bit for bit.
+ */
+void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, int ne, const int32_t *elems,
+                        cudaStream_t stream);
+/** @brief Wait for @p stream; abort with a message naming @p what on a CUDA error. */
+void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
+#endif
+
+/** @brief Make the host copies of the plastic strain and yield flags valid (the plasticity's sync hook). */
+int sq_runtime_sync_plasticity(sq_runtime *rt);
+
+#endif
