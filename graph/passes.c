@@ -22,10 +22,15 @@ static int single(const sq_event *e, sq_event_kind kind, int l) {
   return e->kind == kind && e->n == 1 && e->step[0].cluster == l;
 }
 
-/* Replace the events of `list` by those of `next`. */
-static void replace(sq_event_list *list, sq_event_list *next) {
+/* End a pass that wrote `next`: on success its events replace those of `list`. */
+static int finish(sq_event_list *list, sq_event_list *next, int ierr) {
+  if (ierr) {
+    sq_event_list_free(next);
+    return ierr;
+  }
   sq_event_list_free(list);
   *list = *next;
+  return SQ_SUCCESS;
 }
 
 int sq_pass_merge_predictors(const sq_clustering *c, sq_event_list *list) {
@@ -47,12 +52,7 @@ int sq_pass_merge_predictors(const sq_clustering *c, sq_event_list *list) {
       ierr = sq_event_push(&next, &merged);
     }
   }
-  if (ierr) {
-    sq_event_list_free(&next);
-    return ierr;
-  }
-  replace(list, &next);
-  return SQ_SUCCESS;
+  return finish(list, &next, ierr);
 }
 
 /* Does cluster l group its sub-steps?  With several clusters, a faster one whose tiles all take whole steps
@@ -92,12 +92,7 @@ int sq_pass_group_steps(const sq_clustering *c, sq_event_list *list) {
     }
     i = end;
   }
-  if (ierr) {
-    sq_event_list_free(&next);
-    return ierr;
-  }
-  replace(list, &next);
-  return SQ_SUCCESS;
+  return finish(list, &next, ierr);
 }
 
 /* May the corrections of cluster l and of the last sub-step of l - 1 go together? */
