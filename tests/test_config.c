@@ -1,6 +1,7 @@
 /**
- * @file test_config.c  Check suite for io/config.c: values land in sq_config, and every kind of
- * mistake gives exactly one message naming the file, the line and the key (stderr is captured).
+ * @file test_config.c  Check suite for the configuration loader (io/config.c, yaml.c, schema.c and the
+ * tables): values land in sq_config, and every kind of mistake gives exactly one message naming the file,
+ * the line and the key (stderr is captured).
  */
 #include "sq_config.h"
 
