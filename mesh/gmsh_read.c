@@ -1,15 +1,10 @@
 /**
- * @file gmsh.c  Gmsh `.msh` files: reader for formats 2.2 and 4.1 (ASCII and binary), writer for 4.1
- * ASCII, and the extension dispatch of sq_mesh_read()/sq_mesh_write().  Conventions: sq_mesh_io.h.
- *
- * The reader works in two passes: parsing collects nodes, tetrahedra and tagged triangles with their
- * Gmsh tags and file positions; building maps node tags to indices, fixes orientation, matches
- * triangles to tetrahedron faces and checks what it can name by Gmsh element (degenerate elements,
- * faces of more than two elements, untagged boundary faces) before sq_mesh_finalize() runs.
+ * @file gmsh_read.c  Gmsh `.msh` files, first pass: the tokenizer and the section parsers of formats 2.2
+ * and 4.1 (ASCII and binary).  Parsing collects nodes, tetrahedra and tagged triangles with their Gmsh
+ * tags and file positions into a gmsh_reader; gmsh_build.c makes the mesh of them.
  */
+#include "gmsh_impl.h"
 #include "sq_mesh_hash.h"
-#include "sq_ref.h"
-#include "sq_mesh_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,57 +13,8 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Extension dispatch                                                                                */
-/* ------------------------------------------------------------------------------------------------ */
-
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  if (k > n) return 0;
-  for (size_t i = 0; i < k; i++)
-    if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i])) return 0;
-  return 1;
-}
-
-sq_mesh_format sq_mesh_format_from_path(const char *path) {
-  if (!path) return SQ_MESH_FORMAT_UNKNOWN;
-  if (ends_with(path, ".msh")) return SQ_MESH_FORMAT_GMSH;
-  if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return SQ_MESH_FORMAT_PUML;
-  return SQ_MESH_FORMAT_UNKNOWN;
-}
-
-int sq_mesh_read(const char *path, sq_mesh **mesh) {
-  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_read: NULL argument");
-  switch (sq_mesh_format_from_path(path)) {
-  case SQ_MESH_FORMAT_GMSH: return sq_mesh_read_gmsh(path, mesh);
-  case SQ_MESH_FORMAT_PUML: return sq_mesh_read_puml(path, mesh);
-  default:
-    *mesh = NULL;
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
-                    "for PUML)", path);
-  }
-}
-
-int sq_mesh_write(const char *path, const sq_mesh *mesh) {
-  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_write: NULL argument");
-  switch (sq_mesh_format_from_path(path)) {
-  case SQ_MESH_FORMAT_GMSH: return sq_mesh_write_gmsh(path, mesh);
-  case SQ_MESH_FORMAT_PUML: return sq_mesh_write_puml(path, mesh);
-  default:
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
-                    "for PUML)", path);
-  }
-}
-
-/* ------------------------------------------------------------------------------------------------ */
 /* Growable arrays and hash tables                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
-
-typedef struct vec {
-  char *data;
-  size_t n, cap, elem; /* elements used, allocated, and the element size */
-} vec;
 
 static int vec_push(vec *v, const void *x, size_t count) {
   if (v->n + count > v->cap) {
@@ -91,22 +37,14 @@ static void vec_free(vec *v) {
   v->n = v->cap = 0;
 }
 
-#define VEC_AT(v, type, i) (((type *)(v).data)[i])
-
 /* Power of two above @p n (so that a table with at most n entries always has a free slot). */
-static uint64_t capacity_above(uint64_t n) {
+uint64_t capacity_above(uint64_t n) {
   uint64_t cap = 16;
   while (cap <= n) cap *= 2;
   return cap;
 }
 
-/* Map of Gmsh tags (node or element tags) to indices; open addressing, key INT64_MIN = empty. */
-typedef struct tag_map {
-  int64_t *key, *val;
-  uint64_t mask;
-} tag_map;
-
-static int tag_map_create(tag_map *t, size_t n) {
+int tag_map_create(tag_map *t, size_t n) {
   uint64_t cap = capacity_above(2 * (uint64_t)n);
   t->mask = cap - 1;
   t->val = NULL;
@@ -120,20 +58,20 @@ static int tag_map_create(tag_map *t, size_t n) {
   return SQ_SUCCESS;
 }
 
-static void tag_map_free(tag_map *t) {
+void tag_map_free(tag_map *t) {
   SQ_FREE(t->key);
   SQ_FREE(t->val);
 }
 
 /* Slot of @p key: holds it, or is the empty slot where it belongs. */
-static uint64_t tag_map_slot(const tag_map *t, int64_t key) {
+uint64_t tag_map_slot(const tag_map *t, int64_t key) {
   uint64_t s = sq_mix64((uint64_t)key) & t->mask;
   while (t->key[s] != INT64_MIN && t->key[s] != key) s = (s + 1) & t->mask;
   return s;
 }
 
 /* Index of @p key, or -1. */
-static int64_t tag_map_get(const tag_map *t, int64_t key) {
+int64_t tag_map_get(const tag_map *t, int64_t key) {
   uint64_t s = tag_map_slot(t, key);
   return t->key[s] == key ? t->val[s] : -1;
 }
@@ -173,27 +111,7 @@ static const char *gmsh_type_name(int64_t type) {
 /* Reader state and low-level input                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-typedef struct gmsh_reader {
-  const char *path;
-  FILE *fp;
-  long line;        /* line of the next character (ASCII parts) */
-  long tok_line;    /* line where the last token started */
-  int binary;
-  int version;      /* 22 or 41 */
-  int size_t_bytes; /* the data-size field (bytes of a size_t in 4.1 binary files) */
-  const char *section;   /* current section, for messages */
-  char section_name[80];
-  /* nodes: tags and coordinates, in file order */
-  vec node_tag, node_xyz;
-  /* tetrahedra: node tags (4 each), element tags, positions, groups */
-  vec tet_nodes, tet_tag, tet_where, tet_group;
-  /* triangles of physical surfaces: node tags (3 each), element tags, positions, codes, physical tags */
-  vec tri_nodes, tri_tag, tri_where, tri_code, tri_phys;
-  /* 4.1 entities of dimension 2 and 3: dim, tag, first physical tag index, count; physical tags */
-  vec ent_dim, ent_tag, ent_first, ent_count, ent_phys;
-} gmsh_reader;
-
-static void gmsh_reader_free(gmsh_reader *r) {
+void gmsh_reader_free(gmsh_reader *r) {
   vec *all[] = {&r->node_tag, &r->node_xyz, &r->tet_nodes, &r->tet_tag, &r->tet_where, &r->tet_group,
                 &r->tri_nodes, &r->tri_tag, &r->tri_where, &r->tri_code, &r->tri_phys, &r->ent_dim,
                 &r->ent_tag, &r->ent_first, &r->ent_count, &r->ent_phys};
@@ -204,7 +122,7 @@ static void gmsh_reader_free(gmsh_reader *r) {
 static int64_t rd_where(const gmsh_reader *r) { return r->binary ? (int64_t)ftell(r->fp) : (int64_t)r->tok_line; }
 
 /* "line 12" or "byte 3456" */
-static const char *where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len) {
+const char *where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len) {
   snprintf(buf, len, "%s %lld", r->binary ? "byte" : "line", (long long)where);
   return buf;
 }
@@ -687,7 +605,7 @@ static int parse_elements41(gmsh_reader *r) {
 }
 
 /* Parse the whole file into @p r. */
-static int parse_file(gmsh_reader *r) {
+int parse_file(gmsh_reader *r) {
   char tok[80];
   int seen_format = 0, seen_nodes = 0, seen_elements = 0;
   r->section = "MeshFormat";
@@ -733,480 +651,4 @@ static int parse_file(gmsh_reader *r) {
   SQ_CHECK(seen_nodes && seen_elements, SQ_ERR_INPUT,
            "Gmsh file %s: the file ends before section %s (truncated?)", r->path, seen_nodes ? "$Elements" : "$Nodes");
   return SQ_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Building the mesh                                                                                 */
-/* ------------------------------------------------------------------------------------------------ */
-
-/* Face vertices of our reference numbering (sq_ref.h), repeated to keep mesh/ independent of src/ref.c. */
-
-static void face_key(const sq_mesh *m, int64_t cf, int64_t key[3]) {
-  for (int k = 0; k < 3; k++) key[k] = m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][k]];
-  sq_sort3(key);
-}
-
-/* Faces by sorted vertex triple: each slot holds the first cell-face seen (or -1); twin[] links the second. */
-typedef struct face_index {
-  int64_t *slot;
-  uint64_t mask;
-  int64_t *twin; /* 4 ncell: the other cell-face of a shared face, or -1 */
-} face_index;
-
-static int64_t *face_index_find(const face_index *fi, const sq_mesh *m, const int64_t key[3]) {
-  uint64_t s = sq_hash3(key) & fi->mask;
-  for (;;) {
-    int64_t cf = fi->slot[s];
-    if (cf < 0) return &fi->slot[s];
-    int64_t other[3];
-    face_key(m, cf, other);
-    if (other[0] == key[0] && other[1] == key[1] && other[2] == key[2]) return &fi->slot[s];
-    s = (s + 1) & fi->mask;
-  }
-}
-
-static const char *node_str(const gmsh_reader *r, const sq_mesh *m, int64_t v, char *buf, size_t len) {
-  const double *x = &m->vert[3 * v];
-  snprintf(buf, len, "node %lld (%.9g, %.9g, %.9g)", (long long)VEC_AT(r->node_tag, int64_t, v), x[0], x[1], x[2]);
-  return buf;
-}
-
-/* Tetrahedra: node indices, duplicates (2.2 writes an element once per physical group) dropped,
- * orientation fixed, degenerate ones reported.  Fills cell_vert/group; @p keep[c] = index in tet arrays. */
-static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, int64_t *keep, int64_t *nswapped) {
-  char ws[40];
-  int64_t ncell = 0;
-  tag_map seen;
-  SQ_CALL(tag_map_create(&seen, r->tet_tag.n));
-  int ierr = SQ_SUCCESS;
-  *nswapped = 0;
-  for (size_t t = 0; t < r->tet_tag.n && !ierr; t++) {
-    int64_t tag = VEC_AT(r->tet_tag, int64_t, t), where = VEC_AT(r->tet_where, int64_t, t);
-    uint64_t s = tag_map_slot(&seen, tag);
-    if (seen.key[s] == tag) continue;
-    seen.key[s] = tag;
-    int64_t *cv = &m->cell_vert[4 * ncell];
-    for (int k = 0; k < 4 && !ierr; k++) {
-      int64_t ntag = VEC_AT(r->tet_nodes, int64_t, 4 * t + k);
-      cv[k] = tag_map_get(nodes, ntag);
-      if (cv[k] < 0)
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
-                        "define",
-                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
-    }
-    if (ierr) break;
-    const double *p[4];
-    for (int k = 0; k < 4; k++) p[k] = &m->vert[3 * cv[k]];
-    double a[3], b[3], c[3], longest = 0;
-    for (int d = 0; d < 3; d++) {
-      a[d] = p[1][d] - p[0][d];
-      b[d] = p[2][d] - p[0][d];
-      c[d] = p[3][d] - p[0][d];
-    }
-    double vol = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                  a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
-    for (int i = 0; i < 4; i++)
-      for (int j = i + 1; j < 4; j++) {
-        double e2 = 0;
-        for (int d = 0; d < 3; d++) e2 += (p[j][d] - p[i][d]) * (p[j][d] - p[i][d]);
-        longest = fmax(longest, sqrt(e2));
-      }
-    /* Same criterion as sq_mesh_finalize: |V| < 1e-12 (longest edge)^3 is degenerate. */
-    if (!(fabs(vol) >= 1e-12 * longest * longest * longest)) {
-      char v[4][112];
-      for (int k = 0; k < 4; k++) node_str(r, m, cv[k], v[k], sizeof v[k]);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
-                      "edge %.6g; its nodes are %s, %s, %s, %s",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol, longest,
-                      v[0], v[1], v[2], v[3]);
-      break;
-    }
-    if (vol < 0) { /* Gmsh promises no orientation: swapping vertices 1 and 2 makes det > 0 */
-      int64_t tmp = cv[1];
-      cv[1] = cv[2];
-      cv[2] = tmp;
-      (*nswapped)++;
-    }
-    m->group[ncell] = VEC_AT(r->tet_group, int32_t, t);
-    keep[ncell++] = (int64_t)t;
-  }
-  tag_map_free(&seen);
-  m->ncell = ncell;
-  return ierr;
-}
-
-/* Describe face @p cf of cell for messages: element tag, position, cell, nodes. */
-static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t *keep, int64_t cf, char *buf,
-                          size_t len) {
-  char ws[40], v[3][112];
-  int64_t cell = cf / 4, t = keep[cell];
-  for (int k = 0; k < 3; k++)
-    node_str(r, m, m->cell_vert[4 * cell + sq_ref_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
-  snprintf(buf, len, "face %d of tetrahedron element %lld (%s; cell %lld), with %s, %s, %s", (int)(cf % 4),
-           (long long)VEC_AT(r->tet_tag, int64_t, t), where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws),
-           (long long)cell, v[0], v[1], v[2]);
-}
-
-/* For messages about faces that find no partner: "; node A and node B have identical coordinates ..." when one
- * of the vertices @p v[3] has a duplicate (@p twin from sq_mesh_vertex_twins, NULL: none), else "". */
-static const char *duplicate_hint(const gmsh_reader *r, const sq_mesh *m, const int64_t *twin, const int64_t v[3],
-                                  char *buf, size_t len) {
-  buf[0] = '\0';
-  for (int k = 0; k < 3 && twin; k++) {
-    if (twin[v[k]] < 0) continue;
-    const double *x = &m->vert[3 * v[k]];
-    snprintf(buf, len,
-             "; node %lld and node %lld have identical coordinates (%.9g, %.9g, %.9g), so the mesh is not conforming "
-             "(cells that should share faces use different nodes); merge the duplicate nodes, e.g. with "
-             "`Coherence Mesh;` in the .geo file",
-             (long long)VEC_AT(r->node_tag, int64_t, v[k]), (long long)VEC_AT(r->node_tag, int64_t, twin[v[k]]),
-             x[0], x[1], x[2]);
-    break;
-  }
-  return buf;
-}
-
-/* Faces: shared by at most two cells; triangles tag faces; every boundary face tagged. */
-static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, const int64_t *keep) {
-  char ws[40], desc[600];
-  face_index fi = {NULL, 0, NULL};
-  int32_t *face_tri = NULL;
-  uint64_t cap = capacity_above(4 * (uint64_t)m->ncell);
-  fi.mask = cap - 1;
-  int ierr = SQ_CALLOC(fi.slot, cap);
-  if (!ierr) ierr = SQ_CALLOC(fi.twin, 4 * m->ncell);
-  if (!ierr) ierr = SQ_CALLOC(face_tri, 4 * m->ncell);
-  if (ierr) goto done;
-  for (uint64_t s = 0; s < cap; s++) fi.slot[s] = -1;
-  for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
-    fi.twin[cf] = -1;
-    face_tri[cf] = -1;
-  }
-  for (int64_t cf = 0; cf < 4 * m->ncell && !ierr; cf++) {
-    int64_t key[3];
-    face_key(m, cf, key);
-    int64_t *slot = face_index_find(&fi, m, key);
-    if (*slot < 0) {
-      *slot = cf;
-    } else if (fi.twin[*slot] < 0) {
-      fi.twin[*slot] = cf;
-      fi.twin[cf] = *slot;
-    } else {
-      int64_t t0 = keep[*slot / 4], t1 = keep[fi.twin[*slot] / 4], t2 = keep[cf / 4];
-      char v[3][112];
-      for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s: the face with %s, %s, %s belongs to three tetrahedra, elements %lld, %lld and "
-                      "%lld (cells %lld, %lld, %lld): the mesh is not manifold (overlapping or duplicated elements)",
-                      r->path, v[0], v[1], v[2], (long long)VEC_AT(r->tet_tag, int64_t, t0),
-                      (long long)VEC_AT(r->tet_tag, int64_t, t1), (long long)VEC_AT(r->tet_tag, int64_t, t2),
-                      (long long)(*slot / 4), (long long)(fi.twin[*slot] / 4), (long long)(cf / 4));
-    }
-  }
-  /* Triangles of physical surfaces tag the faces they cover (both sides of an interior face). */
-  for (size_t t = 0; t < r->tri_tag.n && !ierr; t++) {
-    int64_t tag = VEC_AT(r->tri_tag, int64_t, t), where = VEC_AT(r->tri_where, int64_t, t), key[3];
-    int code = VEC_AT(r->tri_code, int8_t, t);
-    for (int k = 0; k < 3 && !ierr; k++) {
-      int64_t ntag = VEC_AT(r->tri_nodes, int64_t, 3 * t + k);
-      key[k] = tag_map_get(nodes, ntag);
-      if (key[k] < 0)
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
-                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
-    }
-    if (ierr) break;
-    sq_sort3(key);
-    int64_t cf = *face_index_find(&fi, m, key);
-    if (cf < 0) {
-      char v[3][112], hint[400];
-      int64_t *twin = NULL;
-      for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
-      if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
-                      "of any tetrahedron%s",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
-                      v[0], v[1], v[2], duplicate_hint(r, m, twin, key, hint, sizeof hint));
-      SQ_FREE(twin);
-      break;
-    }
-    int64_t sides[2] = {cf, fi.twin[cf]};
-    if (sides[1] < 0 && code == SQ_BC_RUPTURE) {
-      describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
-                      "boundary (%s); rupture faces must be interior faces, with cells on both sides",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, desc);
-      break;
-    }
-    if (sides[1] >= 0 && code != SQ_BC_RUPTURE) {
-      describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
-                      "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
-                      desc, (long long)(sides[1] / 4));
-      break;
-    }
-    for (int s = 0; s < 2 && sides[s] >= 0 && !ierr; s++) {
-      int64_t f = sides[s];
-      if (m->face_bc[f] != SQ_BC_REGULAR && m->face_bc[f] != code) {
-        int32_t t0 = face_tri[f];
-        char ws0[40];
-        describe_face(r, m, keep, f, desc, sizeof desc);
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
-                        "(triangle element %lld, %s)",
-                        r->path, desc, VEC_AT(r->tri_phys, int32_t, t0),
-                        (long long)VEC_AT(r->tri_tag, int64_t, t0),
-                        where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
-                        VEC_AT(r->tri_phys, int32_t, t), (long long)tag, where_str(r, where, ws, sizeof ws));
-      }
-      m->face_bc[f] = (int8_t)code;
-      face_tri[f] = (int32_t)t;
-    }
-  }
-  /* Every boundary face needs a boundary code. */
-  if (!ierr) {
-    int64_t nuntagged = 0, first = -1;
-    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
-      if (fi.twin[cf] < 0 && m->face_bc[cf] == SQ_BC_REGULAR) {
-        if (nuntagged++ == 0) first = cf;
-      }
-    }
-    if (nuntagged) {
-      /* an untagged face with a duplicated node is most likely a face that lost its partner */
-      int64_t *twin = NULL, key[3];
-      char hint[400] = "";
-      if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
-      for (int64_t cf = first; cf < 4 * m->ncell && twin && !hint[0]; cf++) {
-        if (fi.twin[cf] >= 0 || m->face_bc[cf] != SQ_BC_REGULAR) continue;
-        face_key(m, cf, key);
-        if (duplicate_hint(r, m, twin, key, hint, sizeof hint)[0]) first = cf;
-      }
-      SQ_FREE(twin);
-      describe_face(r, m, keep, first, desc, sizeof desc);
-      if (hint[0])
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s: %s has no neighbouring tetrahedron%s",
-                        r->path, desc, hint);
-      else
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s: %s lies on the boundary but no triangle of a physical surface tags it (%lld "
-                      "boundary faces in all are untagged); every boundary face needs a physical surface 101 (free "
-                      "surface), 105 (absorbing) or 106 (periodic), e.g. `Physical Surface(105) = {...};` in the .geo "
-                      "file",
-                      r->path, desc, (long long)nuntagged);
-    }
-  }
-done:
-  SQ_FREE(fi.slot);
-  SQ_FREE(fi.twin);
-  SQ_FREE(face_tri);
-  return ierr;
-}
-
-static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
-  int64_t nnode = (int64_t)r->node_tag.n, ntet = (int64_t)r->tet_tag.n;
-  SQ_CHECK(ntet > 0, SQ_ERR_INPUT,
-           "Gmsh file %s: the file has no tetrahedra (element type 4); was the mesh generated in 3D (`gmsh -3`), and "
-           "do all volumes have a physical group?",
-           r->path);
-  tag_map nodes;
-  SQ_CALL(tag_map_create(&nodes, (size_t)nnode));
-  sq_mesh *m = NULL;
-  int64_t *keep = NULL, nswapped = 0;
-  int ierr = sq_mesh_alloc(nnode, ntet, &m);
-  if (!ierr) ierr = SQ_CALLOC(keep, ntet);
-  if (!ierr) {
-    snprintf(m->source, sizeof m->source, "%s", r->path);
-    if (nnode) memcpy(m->vert, r->node_xyz.data, (size_t)nnode * 3 * sizeof(double));
-    for (int64_t v = 0; v < nnode && !ierr; v++) {
-      int64_t tag = VEC_AT(r->node_tag, int64_t, v);
-      uint64_t s = tag_map_slot(&nodes, tag);
-      if (nodes.key[s] == tag)
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s (section $Nodes): node tag %lld is defined twice", r->path, (long long)tag);
-      nodes.key[s] = tag;
-      nodes.val[s] = v;
-    }
-  }
-  if (!ierr) ierr = build_cells(r, &nodes, m, keep, &nswapped);
-  if (!ierr) ierr = build_faces(r, &nodes, m, keep);
-  if (!ierr && nswapped && sq_verbosity >= 2)
-    fprintf(stderr, "starquake: note: Gmsh file %s: %lld of %lld tetrahedra were negatively oriented; their "
-            "vertices 1 and 2 were swapped\n", r->path, (long long)nswapped, (long long)m->ncell);
-  if (!ierr) {
-    ierr = sq_mesh_finalize(m);
-    if (ierr)
-      fprintf(stderr, "starquake: note: cell numbers above count the tetrahedra of %s from 0 in file order (cell 0 is "
-              "element %lld)\n", r->path, (long long)VEC_AT(r->tet_tag, int64_t, keep[0]));
-  }
-  tag_map_free(&nodes);
-  SQ_FREE(keep);
-  if (ierr) {
-    sq_mesh_destroy(m);
-    return ierr;
-  }
-  *mesh = m;
-  return SQ_SUCCESS;
-}
-
-int sq_mesh_read_gmsh(const char *path, sq_mesh **mesh) {
-  SQ_CHECK(path && mesh, SQ_ERR_INTERNAL, "sq_mesh_read_gmsh: NULL argument");
-  *mesh = NULL;
-  gmsh_reader r = {.path = path, .line = 1, .section = "MeshFormat"};
-  r.node_tag.elem = sizeof(int64_t);
-  r.node_xyz.elem = sizeof(double);
-  r.tet_nodes.elem = r.tet_tag.elem = r.tet_where.elem = sizeof(int64_t);
-  r.tet_group.elem = sizeof(int32_t);
-  r.tri_nodes.elem = r.tri_tag.elem = r.tri_where.elem = sizeof(int64_t);
-  r.tri_code.elem = sizeof(int8_t);
-  r.tri_phys.elem = sizeof(int32_t);
-  r.ent_dim.elem = sizeof(int32_t);
-  r.ent_tag.elem = r.ent_first.elem = r.ent_count.elem = sizeof(int64_t);
-  r.ent_phys.elem = sizeof(int32_t);
-  r.fp = fopen(path, "rb");
-  SQ_CHECK(r.fp, SQ_ERR_IO, "Gmsh file %s: cannot open it: %s", path, strerror(errno));
-  int ierr = parse_file(&r);
-  if (!ierr && ferror(r.fp)) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: read error", path);
-  fclose(r.fp);
-  if (!ierr) ierr = build_mesh(&r, mesh);
-  gmsh_reader_free(&r);
-  return ierr;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Writer (4.1 ASCII)                                                                                */
-/* ------------------------------------------------------------------------------------------------ */
-
-static int cmp_int32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Is cell-face @p cf written as a triangle?  Tagged faces are; a rupture face shared by two cells once. */
-static int writes_triangle(const sq_mesh *m, int64_t cf, int code) {
-  if (m->face_bc[cf] != code) return 0;
-  if (code != SQ_BC_RUPTURE || !m->face_neighbor) return 1;
-  int64_t nb = m->face_neighbor[cf];
-  return nb < 0 || cf / 4 < nb || (cf / 4 == nb && cf % 4 < m->face_nbface[cf]);
-}
-
-static int write_gmsh_body(FILE *fp, const sq_mesh *m, const int32_t *groups, int64_t ngroups) {
-  static const int codes[4] = {SQ_BC_FREE, SQ_BC_RUPTURE, SQ_BC_ABSORB, SQ_BC_PERIODIC};
-  static const char *code_names[4] = {"free surface", "dynamic rupture", "absorbing", "periodic"};
-  int64_t ntri[4] = {0, 0, 0, 0}, nsurf = 0, ntri_all = 0;
-  for (int k = 0; k < 4; k++) {
-    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) ntri[k] += writes_triangle(m, cf, codes[k]);
-    nsurf += ntri[k] > 0;
-    ntri_all += ntri[k];
-  }
-  double lo[3], hi[3];
-  for (int d = 0; d < 3; d++) {
-    lo[d] = m->nvert ? m->vert[d] : 0;
-    hi[d] = lo[d];
-  }
-  for (int64_t v = 0; v < m->nvert; v++)
-    for (int d = 0; d < 3; d++) {
-      lo[d] = fmin(lo[d], m->vert[3 * v + d]);
-      hi[d] = fmax(hi[d], m->vert[3 * v + d]);
-    }
-  int64_t nphys = nsurf;
-  for (int64_t g = 0; g < ngroups; g++) nphys += groups[g] > 0;
-  fprintf(fp, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
-  fprintf(fp, "$PhysicalNames\n%lld\n", (long long)nphys);
-  for (int k = 0; k < 4; k++)
-    if (ntri[k]) fprintf(fp, "2 %d \"%s\"\n", 100 + codes[k], code_names[k]);
-  for (int64_t g = 0; g < ngroups; g++)
-    if (groups[g] > 0) fprintf(fp, "3 %d \"group %d\"\n", groups[g], groups[g]);
-  fprintf(fp, "$EndPhysicalNames\n");
-  /* Entities: surface s+1 per boundary code present, volume g+1 per group. */
-  fprintf(fp, "$Entities\n0 0 %lld %lld\n", (long long)nsurf, (long long)ngroups);
-  int64_t stag = 0;
-  for (int k = 0; k < 4; k++)
-    if (ntri[k])
-      fprintf(fp, "%lld %.17g %.17g %.17g %.17g %.17g %.17g 1 %d 0\n", (long long)++stag, lo[0], lo[1], lo[2], hi[0],
-              hi[1], hi[2], 100 + codes[k]);
-  for (int64_t g = 0; g < ngroups; g++) {
-    fprintf(fp, "%lld %.17g %.17g %.17g %.17g %.17g %.17g ", (long long)(g + 1), lo[0], lo[1], lo[2], hi[0], hi[1],
-            hi[2]);
-    if (groups[g] > 0) fprintf(fp, "1 %d 0\n", groups[g]);
-    else fprintf(fp, "0 0\n");
-  }
-  fprintf(fp, "$EndEntities\n");
-  /* All nodes on volume entity 1, tags 1..nvert. */
-  fprintf(fp, "$Nodes\n1 %lld 1 %lld\n3 1 0 %lld\n", (long long)m->nvert, (long long)m->nvert, (long long)m->nvert);
-  for (int64_t v = 0; v < m->nvert; v++) fprintf(fp, "%lld\n", (long long)(v + 1));
-  for (int64_t v = 0; v < m->nvert; v++)
-    fprintf(fp, "%.17g %.17g %.17g\n", m->vert[3 * v], m->vert[3 * v + 1], m->vert[3 * v + 2]);
-  fprintf(fp, "$EndNodes\n");
-  /* Tetrahedra in mesh order: one block per run of equal groups, so that element tags follow cells. */
-  int64_t nruns = 0;
-  for (int64_t c = 0; c < m->ncell; c++) nruns += c == 0 || m->group[c] != m->group[c - 1];
-  int64_t nelem = m->ncell + ntri_all;
-  fprintf(fp, "$Elements\n%lld %lld 1 %lld\n", (long long)(nruns + nsurf), (long long)nelem, (long long)nelem);
-  for (int64_t c = 0; c < m->ncell;) {
-    int64_t end = c;
-    while (end < m->ncell && m->group[end] == m->group[c]) end++;
-    const int32_t *g = bsearch(&m->group[c], groups, (size_t)ngroups, sizeof *groups, cmp_int32);
-    fprintf(fp, "3 %lld 4 %lld\n", (long long)(g - groups + 1), (long long)(end - c));
-    for (; c < end; c++)
-      fprintf(fp, "%lld %lld %lld %lld %lld\n", (long long)(c + 1), (long long)(m->cell_vert[4 * c] + 1),
-              (long long)(m->cell_vert[4 * c + 1] + 1), (long long)(m->cell_vert[4 * c + 2] + 1),
-              (long long)(m->cell_vert[4 * c + 3] + 1));
-  }
-  int64_t tag = m->ncell;
-  stag = 0;
-  for (int k = 0; k < 4; k++) {
-    if (!ntri[k]) continue;
-    fprintf(fp, "2 %lld 2 %lld\n", (long long)++stag, (long long)ntri[k]);
-    for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
-      if (!writes_triangle(m, cf, codes[k])) continue;
-      const int64_t *cv = &m->cell_vert[4 * (cf / 4)];
-      const int *fv = sq_ref_face_vertices[cf % 4];
-      fprintf(fp, "%lld %lld %lld %lld\n", (long long)++tag, (long long)(cv[fv[0]] + 1), (long long)(cv[fv[1]] + 1),
-              (long long)(cv[fv[2]] + 1));
-    }
-  }
-  fprintf(fp, "$EndElements\n");
-  return SQ_SUCCESS;
-}
-
-int sq_mesh_write_gmsh(const char *path, const sq_mesh *m) {
-  SQ_CHECK(path && m && m->vert && m->cell_vert && m->group && m->face_bc, SQ_ERR_INTERNAL,
-           "sq_mesh_write_gmsh: NULL argument or incomplete mesh");
-  for (int64_t c = 0; c < m->ncell; c++)
-    SQ_CHECK(m->group[c] >= 0, SQ_ERR_INPUT,
-             "Gmsh file %s: cell %lld has group %d; Gmsh physical tags must be positive (0: no physical volume)",
-             path, (long long)c, m->group[c]);
-  for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
-    int tag = m->face_bc[cf];
-    SQ_CHECK(tag == SQ_BC_REGULAR || tag == SQ_BC_FREE || tag == SQ_BC_RUPTURE || tag == SQ_BC_ABSORB ||
-                 tag == SQ_BC_PERIODIC,
-             SQ_ERR_INPUT, "Gmsh file %s: face %d of cell %lld has boundary tag %d, which has no physical surface",
-             path, (int)(cf % 4), (long long)(cf / 4), tag);
-  }
-  /* Distinct groups, ascending: volume entity g+1 holds group groups[g]. */
-  int32_t *groups = NULL;
-  SQ_CALL(SQ_CALLOC(groups, m->ncell));
-  memcpy(groups, m->group, (size_t)m->ncell * sizeof *groups);
-  qsort(groups, (size_t)m->ncell, sizeof *groups, cmp_int32);
-  int64_t ngroups = 0;
-  for (int64_t c = 0; c < m->ncell; c++)
-    if (ngroups == 0 || groups[c] != groups[ngroups - 1]) groups[ngroups++] = groups[c];
-  FILE *fp = fopen(path, "w");
-  int ierr = SQ_SUCCESS;
-  if (!fp) {
-    ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: cannot create it: %s", path, strerror(errno));
-  } else {
-    ierr = write_gmsh_body(fp, m, groups, ngroups);
-    int bad = ferror(fp);
-    if (fclose(fp) != 0 || bad)
-      if (!ierr) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: write error (disk full?)", path);
-  }
-  SQ_FREE(groups);
-  return ierr;
 }
