@@ -79,14 +79,14 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
 int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_checkpoint_info *info_in,
                                int nfield, const sq_checkpoint_field *fields) {
   sq_checkpoint_info info = *info_in;
-  if (io_nranks() > 1) /* attributes are metadata: every rank must write the same values */
+  if (sq_io_nranks() > 1) /* attributes are metadata: every rank must write the same values */
     MPI_Bcast(&info, (int)sizeof(info), MPI_BYTE, 0, MPI_COMM_WORLD);
   const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   const size_t eb = sq_disc_elem_bytes(d);
   int64_t *cells = NULL, *cell_rows = NULL, n = 0;
   int st = ck_cells(d, 1, &cells, &cell_rows, &n);
   char *rows = malloc(eb * (size_t)(n > 0 ? n : 1));
-  st = io_agree(st || !rows ? -1 : 0);
+  st = sq_io_agree(st || !rows ? -1 : 0);
   if (st) {
     free(cells), free(cell_rows), free(rows);
     return io_error(SQ_ERR_MEMORY, __LINE__, "out of memory writing the checkpoint '%s'", path);
@@ -98,21 +98,21 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1;
-  IO_STEP(st, file = h5_file(tmp, 1, 0));
+  IO_STEP(st, file = sq_h5_file(tmp, 1, 0));
   const hsize_t dims[2] = {(hsize_t)ncell, (hsize_t)d->nbasis * 9};
   if (!st)
-    st = h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 2,
-                          dims, &mine, rows);
+    st = sq_h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT,
+                             2, dims, &mine, rows);
   ck_attr attr[CK_NATTR];
   ck_attrs(attr);
   for (int i = 0; i < CK_NATTR; ++i)
-    IO_STEP(st, h5_attr_write(file, attr[i].name, attr[i].type, (const char *)&info + attr[i].offset));
-  IO_STEP(st, h5_attr_string(file, "format", "starquake checkpoint 1"));
+    IO_STEP(st, sq_h5_attr_write(file, attr[i].name, attr[i].type, (const char *)&info + attr[i].offset));
+  IO_STEP(st, sq_h5_attr_string(file, "format", "starquake checkpoint 1"));
   char names[512];
   ck_field_names(nfield, fields, names, sizeof(names));
-  IO_STEP(st, h5_attr_string(file, "fields", names));
+  IO_STEP(st, sq_h5_attr_string(file, "fields", names));
   for (int k = 0; k < nfield && !st; ++k) {
     const int ncol = fields[k].ncol;
     double *frows = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * ncol);
@@ -121,20 +121,20 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
       memcpy(frows + i * ncol, fields[k].data + d->elem_of[cells[i]] * ncol, sizeof(double) * ncol);
     const hsize_t fdims[2] = {(hsize_t)ncell, (hsize_t)ncol};
     if (!st)
-      st = h5_write_dataset(file, fields[k].name, H5T_NATIVE_DOUBLE, 2, fdims, &mine, frows);
+      st = sq_h5_write_dataset(file, fields[k].name, H5T_NATIVE_DOUBLE, 2, fdims, &mine, frows);
     free(frows);
   }
-  IO_STEP(st, h5_close(&file));
-  h5_quiet_end(&q);
+  IO_STEP(st, sq_h5_close(&file));
+  sq_h5_quiet_end(&q);
   free(rows);
   free(cells);
   free(cell_rows);
   if (st) {
     const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot write the checkpoint '%s'", tmp);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
-  return commit_tmp(tmp, path);
+  return sq_commit_tmp(tmp, path);
 }
 
 /* The string attribute @p name of @p obj into @p out ("" when absent: checkpoints older than it). */
@@ -173,7 +173,7 @@ static int ck_read_rows(hid_t file, const char *name, hid_t type, int64_t nrow, 
                       dims[0] != (hsize_t)nrow || dims[1] != (hsize_t)ncol
                   ? -1
                   : 0);
-  if (!st && io_agree(h5_rows_transfer(set, type, mine, rows, 0)))
+  if (!st && sq_io_agree(sq_h5_rows_transfer(set, type, mine, rows, 0)))
     st = -2;
   if (space >= 0)
     H5Sclose(space);
@@ -189,9 +189,9 @@ static int ck_fields_read(const char *path, hid_t file, sq_disc *d, const int64_
   char want[512], have[512];
   ck_field_names(nfield, fields, want, sizeof(want));
   h5_quiet q;
-  h5_quiet_begin(&q);
-  int st = io_agree(h5_attr_read_string(file, "fields", have, sizeof(have)));
-  h5_quiet_end(&q);
+  sq_h5_quiet_begin(&q);
+  int st = sq_io_agree(h5_attr_read_string(file, "fields", have, sizeof(have)));
+  sq_h5_quiet_end(&q);
   if (st)
     return io_error(SQ_ERR_INPUT, __LINE__, "cannot read the attribute 'fields' of the checkpoint '%s'",
                     path);
@@ -206,13 +206,13 @@ static int ck_fields_read(const char *path, hid_t file, sq_disc *d, const int64_
   for (int k = 0; k < nfield; ++k) {
     const sq_checkpoint_field *f = &fields[k];
     double *rows = malloc(sizeof(double) * (size_t)(mine->n > 0 ? mine->n : 1) * f->ncol);
-    if (io_agree(rows ? 0 : -1)) {
+    if (sq_io_agree(rows ? 0 : -1)) {
       free(rows);
       return io_error(SQ_ERR_MEMORY, __LINE__, "out of memory reading the checkpoint '%s'", path);
     }
-    h5_quiet_begin(&q);
+    sq_h5_quiet_begin(&q);
     st = ck_read_rows(file, f->name, H5T_NATIVE_DOUBLE, ncell, f->ncol, mine, rows);
-    h5_quiet_end(&q);
+    sq_h5_quiet_end(&q);
     for (int64_t i = 0; !st && i < mine->n; ++i)
       memcpy(f->data + d->elem_of[cells[i]] * f->ncol, rows + i * f->ncol, sizeof(double) * f->ncol);
     free(rows);
@@ -230,27 +230,27 @@ int sq_checkpoint_read(const char *path, sq_disc *d, sq_checkpoint_info *info) {
 int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *info, int nfield,
                               const sq_checkpoint_field *fields) {
   const int readable = access(path, R_OK) == 0 ? 0 : -1, why = errno;
-  if (io_agree(readable))
+  if (sq_io_agree(readable))
     return io_error(SQ_ERR_IO, __LINE__, "cannot read the checkpoint '%s': %s", path,
                     readable ? strerror(why) : "it is not readable from every MPI rank");
   h5_quiet q;
-  h5_quiet_begin(&q);
-  hid_t file = h5_file(path, 0, H5F_ACC_RDONLY);
+  sq_h5_quiet_begin(&q);
+  hid_t file = sq_h5_file(path, 0, H5F_ACC_RDONLY);
   memset(info, 0, sizeof(*info));
   ck_attr attr[CK_NATTR];
   ck_attrs(attr);
   int st = file < 0 ? -1 : 0;
   const char *missing = NULL;
   for (int i = 0; i < CK_NATTR && !st; ++i)
-    if (h5_attr_read(file, attr[i].name, attr[i].type, (char *)info + attr[i].offset) < 0)
+    if (sq_h5_attr_read(file, attr[i].name, attr[i].type, (char *)info + attr[i].offset) < 0)
       missing = attr[i].name, st = -1;
-  h5_quiet_end(&q);
-  if (io_agree(st)) {
+  sq_h5_quiet_end(&q);
+  if (sq_io_agree(st)) {
     const int ierr =
         missing ? io_error(SQ_ERR_INPUT, __LINE__,
                            "'%s' is not a starquake checkpoint (attribute '%s' missing)", path, missing)
                 : io_error(SQ_ERR_INPUT, __LINE__, "'%s' is not an HDF5 file", path);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
   if (info->ncell != sq_mesh_ncell_global(d->mesh) || info->order != d->opt.order ||
@@ -261,7 +261,7 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
         "has %lld cells, order %d, %s precision",
         path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
         (long long)sq_mesh_ncell_global(d->mesh), d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
   /* the rows of every element of this rank, ghosts included: they are refreshed by the first halo
@@ -271,18 +271,18 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
   int64_t *cells = NULL, *cell_rows = NULL, n = 0;
   st = ck_cells(d, 0, &cells, &cell_rows, &n);
   char *rows = malloc(eb * (size_t)(n > 0 ? n : 1));
-  if (io_agree(st || !rows ? -1 : 0)) {
+  if (sq_io_agree(st || !rows ? -1 : 0)) {
     free(cells), free(cell_rows), free(rows);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return io_error(SQ_ERR_MEMORY, __LINE__, "out of memory reading the checkpoint '%s'", path);
   }
   const sq_rows mine = {.n = n, .id = cell_rows};
   int ierr = ck_fields_read(path, file, d, cells, &mine, nfield, fields);
   if (!ierr) {
-    h5_quiet_begin(&q);
+    sq_h5_quiet_begin(&q);
     st = ck_read_rows(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, ncell,
                       (int64_t)d->nbasis * 9, &mine, rows);
-    h5_quiet_end(&q);
+    sq_h5_quiet_end(&q);
     if (st)
       ierr = io_error(SQ_ERR_INPUT, __LINE__, "cannot read /dofs (%lld x %d) from the checkpoint '%s'",
                       (long long)ncell, d->nbasis * 9, path);
@@ -292,6 +292,6 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
   free(rows);
   free(cells);
   free(cell_rows);
-  h5_close_quiet(&file);
+  sq_h5_close_quiet(&file);
   return ierr;
 }

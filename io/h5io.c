@@ -6,7 +6,7 @@
  * HDF5's own error stack printing is off while these functions run; failures become one message
  * naming the file and the dataset.  Under MPI every HDF5 file goes through MPI-IO: each rank selects
  * its rows (a union of hyperslabs, one per run of consecutive rows) and the transfers are collective.
- * Each collective step ends with an agreement on its status (io_agree), so that a failure on one rank
+ * Each collective step ends with an agreement on its status (sq_io_agree), so that a failure on one rank
  * turns every rank to the same error path instead of leaving the others waiting in HDF5.
  */
 #include "output_impl.h"
@@ -29,14 +29,14 @@ static int io_mpi(void) {
   return init && !fin;
 }
 
-int io_rank(void) {
+int sq_io_rank(void) {
   int r = 0;
   if (io_mpi())
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
 
-int io_nranks(void) {
+int sq_io_nranks(void) {
   int n = 1;
   if (io_mpi())
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -44,21 +44,21 @@ int io_nranks(void) {
 }
 
 /* The worst status over the ranks (0: success, < 0: a failure), so that every rank takes the same branch. */
-int io_agree(int st) {
-  if (io_nranks() > 1)
+int sq_io_agree(int st) {
+  if (sq_io_nranks() > 1)
     MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return st;
 }
 
 /* Rank 0's status on every rank (after what rank 0 alone does, such as the XDMF text). */
-int io_root(int st) {
-  if (io_nranks() > 1)
+int sq_io_root(int st) {
+  if (sq_io_nranks() > 1)
     MPI_Bcast(&st, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return st;
 }
 
 int sq_error_once(int code, const char *file, int line, const char *fmt, ...) {
-  if (io_rank() == 0) {
+  if (sq_io_rank() == 0) {
     char msg[3 * SQ_OUT_PATH];
     va_list ap;
     va_start(ap, fmt);
@@ -66,7 +66,7 @@ int sq_error_once(int code, const char *file, int line, const char *fmt, ...) {
     va_end(ap);
     sq_error(code, file, line, "%s", msg);
   }
-  if (io_nranks() > 1)
+  if (sq_io_nranks() > 1)
     MPI_Barrier(MPI_COMM_WORLD);
   return code;
 }
@@ -79,11 +79,11 @@ void sq_output_hdf5_describe(char *out, size_t len) {
 
 /* ---- HDF5 helpers ----------------------------------------------------------------------------- */
 
-void h5_quiet_begin(h5_quiet *q) {
+void sq_h5_quiet_begin(h5_quiet *q) {
   H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
-void h5_quiet_end(const h5_quiet *q) {
+void sq_h5_quiet_end(const h5_quiet *q) {
   H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
@@ -102,29 +102,29 @@ static hid_t h5_fapl(void) {
  * every rank gets -1: a handle that opened on some ranks is left open, since closing it is collective
  * and the run stops on this error anyway.
  */
-hid_t h5_file(const char *path, int create, unsigned flags) {
+hid_t sq_h5_file(const char *path, int create, unsigned flags) {
   const hid_t fapl = h5_fapl();
   hid_t file = -1;
   if (fapl >= 0)
     file = create ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5Fopen(path, flags, fapl);
   if (fapl >= 0)
     H5Pclose(fapl);
-  return io_agree(file < 0 ? -1 : 0) ? -1 : file;
+  return sq_io_agree(file < 0 ? -1 : 0) ? -1 : file;
 }
 
 /* Close @p *file (collective) and mark it closed; < 0 on failure. */
-herr_t h5_close(hid_t *file) {
+herr_t sq_h5_close(hid_t *file) {
   const herr_t st = *file >= 0 ? H5Fclose(*file) : 0;
   *file = -1;
   return st;
 }
 
 /* Close @p *file without HDF5's messages (after a failure every rank has already reported). */
-void h5_close_quiet(hid_t *file) {
+void sq_h5_close_quiet(hid_t *file) {
   h5_quiet q;
-  h5_quiet_begin(&q);
-  h5_close(file);
-  h5_quiet_end(&q);
+  sq_h5_quiet_begin(&q);
+  sq_h5_close(file);
+  sq_h5_quiet_end(&q);
 }
 
 /* Raw-data transfers: collective under MPI (every rank calls H5Dwrite / H5Dread, possibly with no rows). */
@@ -137,7 +137,7 @@ static hid_t h5_dxpl(void) {
   return dxpl;
 }
 
-int h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
+int sq_h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
   hid_t space = H5Screate(H5S_SCALAR);
   if (H5Aexists(obj, name) > 0)
     H5Adelete(obj, name);
@@ -149,7 +149,7 @@ int h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
   return st < 0 ? -1 : 0;
 }
 
-int h5_attr_read(hid_t obj, const char *name, hid_t type, void *value) {
+int sq_h5_attr_read(hid_t obj, const char *name, hid_t type, void *value) {
   if (H5Aexists(obj, name) <= 0)
     return -1;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
@@ -159,10 +159,10 @@ int h5_attr_read(hid_t obj, const char *name, hid_t type, void *value) {
   return st < 0 ? -1 : 0;
 }
 
-int h5_attr_string(hid_t obj, const char *name, const char *value) {
+int sq_h5_attr_string(hid_t obj, const char *name, const char *value) {
   hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, strlen(value) + 1);
-  int st = h5_attr_write(obj, name, type, value);
+  int st = sq_h5_attr_write(obj, name, type, value);
   H5Tclose(type);
   return st;
 }
@@ -170,7 +170,7 @@ int h5_attr_string(hid_t obj, const char *name, const char *value) {
 /* Rows of a transfer held here: @p rows, or without them every row, on rank 0 for a write (replicated
  * data is written once) and on every rank for a read. */
 static int64_t rows_here(const sq_rows *rows, int64_t nrow, int write) {
-  return rows ? rows->n : (!write || io_rank() == 0) ? nrow : 0;
+  return rows ? rows->n : (!write || sq_io_rank() == 0) ? nrow : 0;
 }
 
 /* A block of a selection: indices [first, first + len) of one dimension. */
@@ -255,7 +255,7 @@ static int h5_select_rows(hid_t space, int ndim, const hsize_t *dims, const sq_r
 }
 
 /* Write (or read) this rank's rows of the whole dataset @p set, packed in @p data; collective. */
-int h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int write) {
+int sq_h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int write) {
   hid_t fspace = H5Dget_space(set), dxpl = h5_dxpl(), mspace = -1;
   hsize_t dims[3] = {0, 1, 1};
   const int ndim = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
@@ -287,15 +287,15 @@ int h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int
 
 /* Create dataset @p name (replacing one of that name) of @p ndim dims and write this rank's rows of it;
  * collective, and agreed: every rank returns the same status. */
-int h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims,
-                     const sq_rows *rows, const void *data) {
+int sq_h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims,
+                        const sq_rows *rows, const void *data) {
   int st = 0;
   hid_t space = -1, set = -1;
   if (H5Lexists(loc, name, H5P_DEFAULT) > 0)
     IO_STEP(st, H5Ldelete(loc, name, H5P_DEFAULT));
   IO_STEP(st, space = H5Screate_simple(ndim, dims, NULL));
   IO_STEP(st, set = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  IO_STEP(st, h5_rows_transfer(set, type, rows, (void *)data, 1));
+  IO_STEP(st, sq_h5_rows_transfer(set, type, rows, (void *)data, 1));
   if (set >= 0)
     H5Dclose(set);
   if (space >= 0)
@@ -308,7 +308,7 @@ int h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hs
  * from @p data (count x dims[1] x dims[2]): every value on rank 0 when @p cols is NULL, else the
  * columns of dimension 1 that @p cols marks, on every rank.  Collective and agreed.
  */
-int h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, const double *data) {
+int sq_h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, const double *data) {
   hsize_t dims[3] = {0, 1, 1};
   hid_t space = -1, mem = -1, dxpl = -1;
   int st = 0;
@@ -325,7 +325,7 @@ int h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, c
   IO_STEP(st, dxpl = h5_dxpl());
   int sel = st ? -1 : 0;
   if (!sel && !cols) {
-    const int mine = io_rank() == 0;
+    const int mine = sq_io_rank() == 0;
     sel = (mine ? H5Sselect_all(mem) : H5Sselect_none(mem)) < 0;
     const hsize_t start[3] = {(hsize_t)at, 0, 0};
     if (!sel)
@@ -389,9 +389,9 @@ int sq_text_truncate(const char *path, int64_t header, int64_t rows) {
 /* ---- files of distributed datasets -------------------------------------------------------------- */
 
 /* Make PATH.tmp durable (rank 0, after the collective close) and rename it to PATH; agreed. */
-int commit_tmp(const char *tmp, const char *path) {
+int sq_commit_tmp(const char *tmp, const char *path) {
   int ierr = SQ_SUCCESS;
-  if (io_rank() == 0) {
+  if (sq_io_rank() == 0) {
     FILE *f = fopen(tmp, "r+");
     if (f) {
       fflush(f);
@@ -402,46 +402,46 @@ int commit_tmp(const char *tmp, const char *path) {
       ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot rename '%s' to '%s': %s", tmp, path,
                       strerror(errno));
   }
-  return io_root(ierr);
+  return sq_io_root(ierr);
 }
 
 int sq_h5_file_write(const char *path, const char *what, int nset, const sq_h5_set *sets) {
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1;
   int st = 0;
-  IO_STEP(st, file = h5_file(tmp, 1, 0));
+  IO_STEP(st, file = sq_h5_file(tmp, 1, 0));
   for (int k = 0; k < nset && !st; ++k) {
     const hsize_t dims[2] = {(hsize_t)sets[k].nrow, (hsize_t)sets[k].ncol};
-    st = h5_write_dataset(file, sets[k].name, sets[k].integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
-                          sets[k].ncol > 0 ? 2 : 1, dims, sets[k].rows, sets[k].data);
+    st = sq_h5_write_dataset(file, sets[k].name, sets[k].integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                             sets[k].ncol > 0 ? 2 : 1, dims, sets[k].rows, sets[k].data);
   }
-  IO_STEP(st, h5_close(&file));
-  h5_quiet_end(&q);
+  IO_STEP(st, sq_h5_close(&file));
+  sq_h5_quiet_end(&q);
   if (st) {
     const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot write %s '%s'", what, tmp);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
-  return commit_tmp(tmp, path);
+  return sq_commit_tmp(tmp, path);
 }
 
 int sq_h5_file_read(const char *path, const char *what, int nset, const sq_h5_set *sets) {
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1;
   int st = 0;
-  IO_STEP(st, file = h5_file(path, 0, H5F_ACC_RDONLY));
-  h5_quiet_end(&q);
+  IO_STEP(st, file = sq_h5_file(path, 0, H5F_ACC_RDONLY));
+  sq_h5_quiet_end(&q);
   if (st)
     return io_error(SQ_ERR_IO, __LINE__, "cannot open %s '%s' (missing, unreadable or not an HDF5 file)",
                     what, path);
   int ierr = SQ_SUCCESS;
   for (int k = 0; k < nset && !ierr; ++k) {
     const sq_h5_set *s = &sets[k];
-    h5_quiet_begin(&q);
+    sq_h5_quiet_begin(&q);
     hid_t set = -1, space = -1;
     hsize_t dims[2] = {0, 0};
     IO_STEP(st, set = H5Dopen2(file, s->name, H5P_DEFAULT));
@@ -453,18 +453,18 @@ int sq_h5_file_read(const char *path, const char *what, int nset, const sq_h5_se
     const int64_t have = ndim == 2 ? (int64_t)(dims[0] * dims[1]) : (int64_t)dims[0];
     const int64_t want = s->nrow * (s->ncol > 0 ? s->ncol : 1);
     /* the same file on every rank: the agreement only guards the collective read below */
-    const int fits = !st && io_agree(ndim == (s->ncol > 0 ? 2 : 1) && (int64_t)dims[0] == s->nrow &&
-                                             (s->ncol == 0 || (int64_t)dims[1] == s->ncol)
-                                         ? 0
-                                         : -1) == 0;
+    const int fits = !st && sq_io_agree(ndim == (s->ncol > 0 ? 2 : 1) && (int64_t)dims[0] == s->nrow &&
+                                                (s->ncol == 0 || (int64_t)dims[1] == s->ncol)
+                                            ? 0
+                                            : -1) == 0;
     if (!st && fits)
-      IO_STEP(st,
-              h5_rows_transfer(set, s->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, s->rows, s->data, 0));
+      IO_STEP(st, sq_h5_rows_transfer(set, s->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, s->rows,
+                                      s->data, 0));
     if (space >= 0)
       H5Sclose(space);
     if (set >= 0)
       H5Dclose(set);
-    h5_quiet_end(&q);
+    sq_h5_quiet_end(&q);
     if (missing)
       ierr = io_error(SQ_ERR_INPUT, __LINE__, "%s '%s' has no dataset '%s'", what, path, s->name);
     else if (!st && !fits)
@@ -475,6 +475,6 @@ int sq_h5_file_read(const char *path, const char *what, int nset, const sq_h5_se
     else if (st)
       ierr = io_error(SQ_ERR_IO, __LINE__, "cannot read '%s' from %s '%s'", s->name, what, path);
   }
-  h5_close_quiet(&file);
+  sq_h5_close_quiet(&file);
   return ierr;
 }

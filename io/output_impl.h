@@ -20,13 +20,13 @@
 /* ---- MPI (h5io.c) ---------------------------------------------------------------------------- */
 
 /** This rank (0 without MPI). */
-int io_rank(void);
+int sq_io_rank(void);
 /** Ranks (1 without MPI). */
-int io_nranks(void);
+int sq_io_nranks(void);
 /** The worst status over the ranks (0: success, < 0: a failure), so that every rank takes the same branch. */
-int io_agree(int st);
+int sq_io_agree(int st);
 /** Rank 0's status on every rank (after what rank 0 alone does, such as the XDMF text). */
-int io_root(int st);
+int sq_io_root(int st);
 
 /* A failure every rank agreed on: one message (rank 0's), every rank returns @p code. */
 #define io_error(code, line, ...) sq_error_once((code), __FILE__, (line), __VA_ARGS__)
@@ -36,7 +36,7 @@ int io_root(int st);
 #define IO_STEP(st, expr)                                                                                    \
   do {                                                                                                       \
     if (!(st))                                                                                               \
-      (st) = io_agree((expr) < 0 ? -1 : 0);                                                                  \
+      (st) = sq_io_agree((expr) < 0 ? -1 : 0);                                                               \
   } while (0)
 
 /* ---- HDF5 (h5io.c) --------------------------------------------------------------------------- */
@@ -48,31 +48,31 @@ typedef struct h5_quiet {
 } h5_quiet;
 
 /** Turn HDF5's error printing off (saving it in @p q) / back on. */
-void h5_quiet_begin(h5_quiet *q);
-void h5_quiet_end(const h5_quiet *q);
+void sq_h5_quiet_begin(h5_quiet *q);
+void sq_h5_quiet_end(const h5_quiet *q);
 /**
  * Create (truncate) or open @p path on every rank (collective under MPI).  When it failed on any rank,
  * every rank gets -1.
  */
-hid_t h5_file(const char *path, int create, unsigned flags);
+hid_t sq_h5_file(const char *path, int create, unsigned flags);
 /** Close @p *file (collective) and mark it closed; < 0 on failure. */
-herr_t h5_close(hid_t *file);
+herr_t sq_h5_close(hid_t *file);
 /** Close @p *file without HDF5's messages (after a failure every rank has already reported). */
-void h5_close_quiet(hid_t *file);
+void sq_h5_close_quiet(hid_t *file);
 /** Scalar attributes: write (replacing one of that name), read (-1 when absent), write a string. */
-int h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value);
-int h5_attr_read(hid_t obj, const char *name, hid_t type, void *value);
-int h5_attr_string(hid_t obj, const char *name, const char *value);
+int sq_h5_attr_write(hid_t obj, const char *name, hid_t type, const void *value);
+int sq_h5_attr_read(hid_t obj, const char *name, hid_t type, void *value);
+int sq_h5_attr_string(hid_t obj, const char *name, const char *value);
 /** Write (or read) this rank's rows of the whole dataset @p set, packed in @p data; collective. */
-int h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int write);
+int sq_h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int write);
 /** Create dataset @p name (replacing one of that name) of @p ndim dims and write this rank's rows of it;
  * collective, and agreed: every rank returns the same status. */
-int h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims,
-                     const sq_rows *rows, const void *data);
+int sq_h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims,
+                        const sq_rows *rows, const void *data);
 /** Extend the extendible @p set to @p at + @p count rows and write rows [at, at + count): every value on
  * rank 0 (@p cols NULL) or the columns that @p cols marks, on every rank.  Collective and agreed. */
-int h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, const double *data);
+int sq_h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, const double *data);
 /** Make PATH.tmp durable (rank 0, after the collective close) and rename it to PATH; agreed. */
-int commit_tmp(const char *tmp, const char *path);
+int sq_commit_tmp(const char *tmp, const char *path);
 
 #endif

@@ -42,13 +42,13 @@ static int receiver_text_create(const char *path, int number, const double x[3])
 
 static int receiver_h5_create(const char *path, int n, const double *x, double interval) {
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1;
   int st = 0;
-  IO_STEP(st, file = h5_file(path, 1, 0));
+  IO_STEP(st, file = sq_h5_file(path, 1, 0));
   if (!st) { /* the positions are known everywhere: rank 0 writes them */
     const hsize_t pd[2] = {(hsize_t)n, 3};
-    st = h5_write_dataset(file, "points", H5T_NATIVE_DOUBLE, 2, pd, NULL, x);
+    st = sq_h5_write_dataset(file, "points", H5T_NATIVE_DOUBLE, 2, pd, NULL, x);
   }
   const int64_t chunk_rows =
       n * 9 > 0 && 16384 / (n * 9) > 1 ? (16384 / (n * 9) < 256 ? 16384 / (n * 9) : 256) : 1;
@@ -67,13 +67,13 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
     H5Pclose(plist);
     H5Sclose(space);
   }
-  IO_STEP(st, h5_attr_write(file, "interval", H5T_NATIVE_DOUBLE, &interval));
-  IO_STEP(st, h5_attr_string(file, "variables", "s_xx s_yy s_zz s_xy s_yz s_xz v1 v2 v3"));
-  IO_STEP(st, h5_close(&file));
-  h5_quiet_end(&q);
+  IO_STEP(st, sq_h5_attr_write(file, "interval", H5T_NATIVE_DOUBLE, &interval));
+  IO_STEP(st, sq_h5_attr_string(file, "variables", "s_xx s_yy s_zz s_xy s_yz s_xz v1 v2 v3"));
+  IO_STEP(st, sq_h5_close(&file));
+  sq_h5_quiet_end(&q);
   if (st) {
     const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot create the receiver file '%s'", path);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
   return SQ_SUCCESS;
@@ -81,10 +81,10 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
 
 static int receiver_h5_cut(const char *path, int n, int64_t keep) {
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1;
   int st = 0, short_file = 0;
-  IO_STEP(st, file = h5_file(path, 0, H5F_ACC_RDWR));
+  IO_STEP(st, file = sq_h5_file(path, 0, H5F_ACC_RDWR));
   for (int k = 0; k < 2 && !st; ++k) {
     hid_t set = -1, space = -1;
     hsize_t dims[3] = {0, 0, 0};
@@ -101,8 +101,8 @@ static int receiver_h5_cut(const char *path, int n, int64_t keep) {
     if (set >= 0)
       H5Dclose(set);
   }
-  IO_STEP(st, h5_close(&file));
-  h5_quiet_end(&q);
+  IO_STEP(st, sq_h5_close(&file));
+  sq_h5_quiet_end(&q);
   int ierr = SQ_SUCCESS;
   if (short_file)
     ierr = io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld samples the checkpoint counts",
@@ -111,7 +111,7 @@ static int receiver_h5_cut(const char *path, int n, int64_t keep) {
     ierr = io_error(SQ_ERR_IO, __LINE__,
                     "cannot continue the receiver file '%s' (missing, unreadable, or not %d receivers)", path,
                     n);
-  h5_close_quiet(&file);
+  sq_h5_close_quiet(&file);
   return ierr;
 }
 
@@ -173,28 +173,29 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
   }
   if (w->hdf5) { /* /time from rank 0, each receiver's column of /data from the rank that owns it */
     h5_quiet q;
-    h5_quiet_begin(&q);
+    sq_h5_quiet_begin(&q);
     double *times = malloc(sizeof(double) * (size_t)count);
     hid_t file = -1;
     int st = 0;
     IO_STEP(st, times ? 0 : -1);
-    IO_STEP(st, file = h5_file(w->h5, 0, H5F_ACC_RDWR));
+    IO_STEP(st, file = sq_h5_file(w->h5, 0, H5F_ACC_RDWR));
     for (int64_t j = 0; times && j < count; ++j)
       times[j] = (double)(first + j) * w->interval;
     for (int k = 0; k < 2 && !st; ++k) {
       hid_t set = -1;
       IO_STEP(st, set = H5Dopen2(file, k == 0 ? "time" : "data", H5P_DEFAULT));
       if (!st)
-        st = h5_append(set, k == 0 ? 1 : 3, first, count, k == 0 ? NULL : w->owned, k == 0 ? times : samples);
+        st = sq_h5_append(set, k == 0 ? 1 : 3, first, count, k == 0 ? NULL : w->owned,
+                          k == 0 ? times : samples);
       if (set >= 0)
         H5Dclose(set);
     }
-    IO_STEP(st, h5_close(&file));
+    IO_STEP(st, sq_h5_close(&file));
     free(times);
-    h5_quiet_end(&q);
+    sq_h5_quiet_end(&q);
     if (st) {
       const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot append receiver samples to '%s'", w->h5);
-      h5_close_quiet(&file);
+      sq_h5_close_quiet(&file);
       return ierr;
     }
   }

@@ -65,7 +65,7 @@ static int xdmf_text(const sq_xdmf_writer *w) {
 
 /* Rank 0 rewrites the XDMF text; every rank returns its status. */
 static int xdmf_rewrite(const sq_xdmf_writer *w) {
-  return io_root(io_rank() == 0 ? xdmf_text(w) : SQ_SUCCESS);
+  return sq_io_root(sq_io_rank() == 0 ? xdmf_text(w) : SQ_SUCCESS);
 }
 
 /* Continue an existing series: keep snapshots < keep, drop later ones, recover their times and the
@@ -73,14 +73,14 @@ static int xdmf_rewrite(const sq_xdmf_writer *w) {
 static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
   hid_t file = -1;
   int st = 0;
-  IO_STEP(st, file = h5_file(w->h5, 0, H5F_ACC_RDWR));
+  IO_STEP(st, file = sq_h5_file(w->h5, 0, H5F_ACC_RDWR));
   w->cap = keep > 16 ? keep : 16;
   w->time = calloc((size_t)w->cap, sizeof(double));
   IO_STEP(st, w->time ? 0 : -1);
   for (int64_t k = 0; !st; ++k) {
     char g[32];
     snprintf(g, sizeof(g), "step_%06lld", (long long)k);
-    if (io_agree(H5Lexists(file, g, H5P_DEFAULT) > 0 ? 0 : -1)) {
+    if (sq_io_agree(H5Lexists(file, g, H5P_DEFAULT) > 0 ? 0 : -1)) {
       if (k < keep)
         st = -2;
       break;
@@ -91,7 +91,7 @@ static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
     }
     hid_t grp = -1;
     IO_STEP(st, grp = H5Gopen2(file, g, H5P_DEFAULT));
-    IO_STEP(st, h5_attr_read(grp, "time", H5T_NATIVE_DOUBLE, &w->time[k]));
+    IO_STEP(st, sq_h5_attr_read(grp, "time", H5T_NATIVE_DOUBLE, &w->time[k]));
     if (!st && k == 0) { /* the field list of the series */
       H5G_info_t info;
       H5Gget_info(grp, &info);
@@ -106,16 +106,16 @@ static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
         snprintf(w->field[w->nfield++], sizeof(w->field[0]), "%s", fname);
       }
       int center = 0;
-      h5_attr_read(grp, "center", H5T_NATIVE_INT, &center);
+      sq_h5_attr_read(grp, "center", H5T_NATIVE_INT, &center);
       w->center = center ? SQ_XDMF_NODE : SQ_XDMF_CELL;
     }
     if (grp >= 0)
       H5Gclose(grp);
   }
   w->count = st ? 0 : keep;
-  IO_STEP(st, h5_close(&file));
+  IO_STEP(st, sq_h5_close(&file));
   if (st)
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
   return st;
 }
 
@@ -132,26 +132,26 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
   snprintf(w->h5, sizeof(w->h5), "%s/%s-%s.h5", dir, prefix, name);
   snprintf(w->h5base, sizeof(w->h5base), "%s-%s.h5", prefix, name);
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   int st = 0;
   if (keep < 0) {
     hid_t file = -1, grp = -1;
-    IO_STEP(st, file = h5_file(w->h5, 1, 0));
+    IO_STEP(st, file = sq_h5_file(w->h5, 1, 0));
     IO_STEP(st, grp = H5Gcreate2(file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     const hsize_t gd[2] = {(hsize_t)nnode, 3}, td[2] = {(hsize_t)ncell, (hsize_t)nvert};
     if (!st)
-      st = h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node_rows, node);
+      st = sq_h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node_rows, node);
     if (!st)
-      st = h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, cell_rows, topology);
+      st = sq_h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, cell_rows, topology);
     if (grp >= 0)
       H5Gclose(grp);
-    IO_STEP(st, h5_close(&file));
+    IO_STEP(st, sq_h5_close(&file));
     if (st)
-      h5_close_quiet(&file);
+      sq_h5_close_quiet(&file);
   } else {
     st = xdmf_continue(w, keep);
   }
-  h5_quiet_end(&q);
+  sq_h5_quiet_end(&q);
   if (st == -2)
     return io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld snapshots the checkpoint counts",
                     w->h5, (long long)keep);
@@ -179,10 +179,10 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
   for (int i = 0; i < nfield; ++i)
     snprintf(w->field[i], sizeof(w->field[i]), "%s", names[i]);
   h5_quiet q;
-  h5_quiet_begin(&q);
+  sq_h5_quiet_begin(&q);
   hid_t file = -1, grp = -1, plist = -1;
   int st = 0;
-  IO_STEP(st, file = h5_file(w->h5, 0, H5F_ACC_RDWR));
+  IO_STEP(st, file = sq_h5_file(w->h5, 0, H5F_ACC_RDWR));
   char g[32];
   snprintf(g, sizeof(g), "step_%06lld", (long long)w->count);
   if (!st && H5Lexists(file, g, H5P_DEFAULT) > 0)
@@ -194,18 +194,18 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
     H5Pclose(plist);
   const hsize_t dim = (hsize_t)(center == SQ_XDMF_CELL ? w->ncell : w->nnode);
   for (int i = 0; i < nfield && !st; ++i)
-    st = h5_write_dataset(grp, names[i], H5T_NATIVE_DOUBLE, 1, &dim, rows, values[i]);
+    st = sq_h5_write_dataset(grp, names[i], H5T_NATIVE_DOUBLE, 1, &dim, rows, values[i]);
   const int c = center;
-  IO_STEP(st, h5_attr_write(grp, "time", H5T_NATIVE_DOUBLE, &time));
-  IO_STEP(st, h5_attr_write(grp, "center", H5T_NATIVE_INT, &c));
+  IO_STEP(st, sq_h5_attr_write(grp, "time", H5T_NATIVE_DOUBLE, &time));
+  IO_STEP(st, sq_h5_attr_write(grp, "center", H5T_NATIVE_INT, &c));
   if (grp >= 0)
     H5Gclose(grp);
-  IO_STEP(st, h5_close(&file));
-  h5_quiet_end(&q);
+  IO_STEP(st, sq_h5_close(&file));
+  sq_h5_quiet_end(&q);
   if (st) {
     const int ierr =
         io_error(SQ_ERR_IO, __LINE__, "cannot write snapshot %lld to '%s'", (long long)w->count, w->h5);
-    h5_close_quiet(&file);
+    sq_h5_close_quiet(&file);
     return ierr;
   }
   w->time[w->count++] = time;

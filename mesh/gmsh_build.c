@@ -54,23 +54,24 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
   char ws[40];
   int64_t ncell = 0;
   tag_map seen;
-  SQ_CALL(tag_map_create(&seen, r->tet_tag.n));
+  SQ_CALL(sq_gmsh_tag_map_create(&seen, r->tet_tag.n));
   int ierr = SQ_SUCCESS;
   *nswapped = 0;
   for (size_t t = 0; t < r->tet_tag.n && !ierr; t++) {
     int64_t tag = VEC_AT(r->tet_tag, int64_t, t), where = VEC_AT(r->tet_where, int64_t, t);
-    uint64_t s = tag_map_slot(&seen, tag);
+    uint64_t s = sq_gmsh_tag_map_slot(&seen, tag);
     if (seen.key[s] == tag) continue;
     seen.key[s] = tag;
     int64_t *cv = &m->cell_vert[4 * ncell];
     for (int k = 0; k < 4 && !ierr; k++) {
       int64_t ntag = VEC_AT(r->tet_nodes, int64_t, 4 * t + k);
-      cv[k] = tag_map_get(nodes, ntag);
+      cv[k] = sq_gmsh_tag_map_get(nodes, ntag);
       if (cv[k] < 0)
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
-                        "define",
-                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+        ierr =
+            sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                     "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
+                     "define",
+                     r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
     }
     if (ierr) break;
     const double *p[4];
@@ -93,11 +94,12 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
     if (!(fabs(vol) >= 1e-12 * longest * longest * longest)) {
       char v[4][112];
       for (int k = 0; k < 4; k++) node_str(r, m, cv[k], v[k], sizeof v[k]);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
-                      "edge %.6g; its nodes are %s, %s, %s, %s",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol, longest,
-                      v[0], v[1], v[2], v[3]);
+      ierr = sq_error(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
+          "edge %.6g; its nodes are %s, %s, %s, %s",
+          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol, longest,
+          v[0], v[1], v[2], v[3]);
       break;
     }
     if (vol < 0) { /* Gmsh promises no orientation: swapping vertices 1 and 2 makes det > 0 */
@@ -109,7 +111,7 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
     m->group[ncell] = VEC_AT(r->tet_group, int32_t, t);
     keep[ncell++] = (int64_t)t;
   }
-  tag_map_free(&seen);
+  sq_gmsh_tag_map_free(&seen);
   m->ncell = ncell;
   return ierr;
 }
@@ -122,8 +124,9 @@ static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t 
   for (int k = 0; k < 3; k++)
     node_str(r, m, m->cell_vert[4 * cell + sq_ref_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
   snprintf(buf, len, "face %d of tetrahedron element %lld (%s; cell %lld), with %s, %s, %s", (int)(cf % 4),
-           (long long)VEC_AT(r->tet_tag, int64_t, t), where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws),
-           (long long)cell, v[0], v[1], v[2]);
+           (long long)VEC_AT(r->tet_tag, int64_t, t),
+           sq_gmsh_where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws), (long long)cell, v[0], v[1],
+           v[2]);
 }
 
 /* For messages about faces that find no partner: "; node A and node B have identical coordinates ..." when one
@@ -150,7 +153,7 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
   char ws[40], desc[600];
   face_index fi = {NULL, 0, NULL};
   int32_t *face_tri = NULL;
-  uint64_t cap = capacity_above(4 * (uint64_t)m->ncell);
+  uint64_t cap = sq_gmsh_capacity_above(4 * (uint64_t)m->ncell);
   fi.mask = cap - 1;
   int ierr = SQ_CALLOC(fi.slot, cap);
   if (!ierr) ierr = SQ_CALLOC(fi.twin, 4 * m->ncell);
@@ -188,11 +191,12 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
     int code = VEC_AT(r->tri_code, int8_t, t);
     for (int k = 0; k < 3 && !ierr; k++) {
       int64_t ntag = VEC_AT(r->tri_nodes, int64_t, 3 * t + k);
-      key[k] = tag_map_get(nodes, ntag);
+      key[k] = sq_gmsh_tag_map_get(nodes, ntag);
       if (key[k] < 0)
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
-                        r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+        ierr = sq_error(
+            SQ_ERR_INPUT, __FILE__, __LINE__,
+            "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
+            r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
     }
     if (ierr) break;
     sq_sort3(key);
@@ -202,30 +206,34 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
       int64_t *twin = NULL;
       for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
       if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
-                      "of any tetrahedron%s",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
-                      v[0], v[1], v[2], duplicate_hint(r, m, twin, key, hint, sizeof hint));
+      ierr = sq_error(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
+          "of any tetrahedron%s",
+          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag,
+          VEC_AT(r->tri_phys, int32_t, t), v[0], v[1], v[2],
+          duplicate_hint(r, m, twin, key, hint, sizeof hint));
       SQ_FREE(twin);
       break;
     }
     int64_t sides[2] = {cf, fi.twin[cf]};
     if (sides[1] < 0 && code == SQ_BC_RUPTURE) {
       describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
-                      "boundary (%s); rupture faces must be interior faces, with cells on both sides",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, desc);
+      ierr = sq_error(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
+          "boundary (%s); rupture faces must be interior faces, with cells on both sides",
+          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, desc);
       break;
     }
     if (sides[1] >= 0 && code != SQ_BC_RUPTURE) {
       describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
-                      "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
-                      r->path, where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
-                      desc, (long long)(sides[1] / 4));
+      ierr = sq_error(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
+          "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
+          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag,
+          VEC_AT(r->tri_phys, int32_t, t), desc, (long long)(sides[1] / 4));
       break;
     }
     for (int s = 0; s < 2 && sides[s] >= 0 && !ierr; s++) {
@@ -234,13 +242,13 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
         int32_t t0 = face_tri[f];
         char ws0[40];
         describe_face(r, m, keep, f, desc, sizeof desc);
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
-                        "(triangle element %lld, %s)",
-                        r->path, desc, VEC_AT(r->tri_phys, int32_t, t0),
-                        (long long)VEC_AT(r->tri_tag, int64_t, t0),
-                        where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
-                        VEC_AT(r->tri_phys, int32_t, t), (long long)tag, where_str(r, where, ws, sizeof ws));
+        ierr = sq_error(
+            SQ_ERR_INPUT, __FILE__, __LINE__,
+            "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
+            "(triangle element %lld, %s)",
+            r->path, desc, VEC_AT(r->tri_phys, int32_t, t0), (long long)VEC_AT(r->tri_tag, int64_t, t0),
+            sq_gmsh_where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
+            VEC_AT(r->tri_phys, int32_t, t), (long long)tag, sq_gmsh_where_str(r, where, ws, sizeof ws));
       }
       m->face_bc[f] = (int8_t)code;
       face_tri[f] = (int32_t)t;
@@ -292,7 +300,7 @@ static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
            "do all volumes have a physical group?",
            r->path);
   tag_map nodes;
-  SQ_CALL(tag_map_create(&nodes, (size_t)nnode));
+  SQ_CALL(sq_gmsh_tag_map_create(&nodes, (size_t)nnode));
   sq_mesh *m = NULL;
   int64_t *keep = NULL, nswapped = 0;
   int ierr = sq_mesh_alloc(nnode, ntet, &m);
@@ -302,7 +310,7 @@ static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
     if (nnode) memcpy(m->vert, r->node_xyz.data, (size_t)nnode * 3 * sizeof(double));
     for (int64_t v = 0; v < nnode && !ierr; v++) {
       int64_t tag = VEC_AT(r->node_tag, int64_t, v);
-      uint64_t s = tag_map_slot(&nodes, tag);
+      uint64_t s = sq_gmsh_tag_map_slot(&nodes, tag);
       if (nodes.key[s] == tag)
         ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                         "Gmsh file %s (section $Nodes): node tag %lld is defined twice", r->path, (long long)tag);
@@ -321,7 +329,7 @@ static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
       fprintf(stderr, "starquake: note: cell numbers above count the tetrahedra of %s from 0 in file order (cell 0 is "
               "element %lld)\n", r->path, (long long)VEC_AT(r->tet_tag, int64_t, keep[0]));
   }
-  tag_map_free(&nodes);
+  sq_gmsh_tag_map_free(&nodes);
   SQ_FREE(keep);
   if (ierr) {
     sq_mesh_destroy(m);
@@ -347,10 +355,10 @@ int sq_mesh_read_gmsh(const char *path, sq_mesh **mesh) {
   r.ent_phys.elem = sizeof(int32_t);
   r.fp = fopen(path, "rb");
   SQ_CHECK(r.fp, SQ_ERR_IO, "Gmsh file %s: cannot open it: %s", path, strerror(errno));
-  int ierr = parse_file(&r);
+  int ierr = sq_gmsh_parse_file(&r);
   if (!ierr && ferror(r.fp)) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "Gmsh file %s: read error", path);
   fclose(r.fp);
   if (!ierr) ierr = build_mesh(&r, mesh);
-  gmsh_reader_free(&r);
+  sq_gmsh_reader_free(&r);
   return ierr;
 }

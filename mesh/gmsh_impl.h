@@ -25,14 +25,14 @@ typedef struct tag_map {
 } tag_map;
 
 /** Power of two above @p n (so that a table with at most n entries always has a free slot). */
-uint64_t capacity_above(uint64_t n);
+uint64_t sq_gmsh_capacity_above(uint64_t n);
 /** Tag map for up to @p n keys / its memory. */
-int tag_map_create(tag_map *t, size_t n);
-void tag_map_free(tag_map *t);
+int sq_gmsh_tag_map_create(tag_map *t, size_t n);
+void sq_gmsh_tag_map_free(tag_map *t);
 /** Slot of @p key: holds it, or is the empty slot where it belongs. */
-uint64_t tag_map_slot(const tag_map *t, int64_t key);
+uint64_t sq_gmsh_tag_map_slot(const tag_map *t, int64_t key);
 /** Index of @p key, or -1. */
-int64_t tag_map_get(const tag_map *t, int64_t key);
+int64_t sq_gmsh_tag_map_get(const tag_map *t, int64_t key);
 
 /** What the parser collects from one file. */
 typedef struct gmsh_reader {
@@ -55,10 +55,10 @@ typedef struct gmsh_reader {
   vec ent_dim, ent_tag, ent_first, ent_count, ent_phys;
 } gmsh_reader;
 
-void gmsh_reader_free(gmsh_reader *r);
+void sq_gmsh_reader_free(gmsh_reader *r);
 /** "line 12" or "byte 3456": a position for messages. */
-const char *where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len);
+const char *sq_gmsh_where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len);
 /** Parse the whole file (the first pass): fill @p r from r->fp. */
-int parse_file(gmsh_reader *r);
+int sq_gmsh_parse_file(gmsh_reader *r);
 
 #endif

@@ -38,14 +38,14 @@ static void vec_free(vec *v) {
 }
 
 /* Power of two above @p n (so that a table with at most n entries always has a free slot). */
-uint64_t capacity_above(uint64_t n) {
+uint64_t sq_gmsh_capacity_above(uint64_t n) {
   uint64_t cap = 16;
   while (cap <= n) cap *= 2;
   return cap;
 }
 
-int tag_map_create(tag_map *t, size_t n) {
-  uint64_t cap = capacity_above(2 * (uint64_t)n);
+int sq_gmsh_tag_map_create(tag_map *t, size_t n) {
+  uint64_t cap = sq_gmsh_capacity_above(2 * (uint64_t)n);
   t->mask = cap - 1;
   t->val = NULL;
   SQ_CALL(SQ_CALLOC(t->key, cap));
@@ -58,21 +58,21 @@ int tag_map_create(tag_map *t, size_t n) {
   return SQ_SUCCESS;
 }
 
-void tag_map_free(tag_map *t) {
+void sq_gmsh_tag_map_free(tag_map *t) {
   SQ_FREE(t->key);
   SQ_FREE(t->val);
 }
 
 /* Slot of @p key: holds it, or is the empty slot where it belongs. */
-uint64_t tag_map_slot(const tag_map *t, int64_t key) {
+uint64_t sq_gmsh_tag_map_slot(const tag_map *t, int64_t key) {
   uint64_t s = sq_mix64((uint64_t)key) & t->mask;
   while (t->key[s] != INT64_MIN && t->key[s] != key) s = (s + 1) & t->mask;
   return s;
 }
 
 /* Index of @p key, or -1. */
-int64_t tag_map_get(const tag_map *t, int64_t key) {
-  uint64_t s = tag_map_slot(t, key);
+int64_t sq_gmsh_tag_map_get(const tag_map *t, int64_t key) {
+  uint64_t s = sq_gmsh_tag_map_slot(t, key);
   return t->key[s] == key ? t->val[s] : -1;
 }
 
@@ -111,7 +111,7 @@ static const char *gmsh_type_name(int64_t type) {
 /* Reader state and low-level input                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-void gmsh_reader_free(gmsh_reader *r) {
+void sq_gmsh_reader_free(gmsh_reader *r) {
   vec *all[] = {&r->node_tag, &r->node_xyz, &r->tet_nodes, &r->tet_tag, &r->tet_where, &r->tet_group,
                 &r->tri_nodes, &r->tri_tag, &r->tri_where, &r->tri_code, &r->tri_phys, &r->ent_dim,
                 &r->ent_tag, &r->ent_first, &r->ent_count, &r->ent_phys};
@@ -122,7 +122,7 @@ void gmsh_reader_free(gmsh_reader *r) {
 static int64_t rd_where(const gmsh_reader *r) { return r->binary ? (int64_t)ftell(r->fp) : (int64_t)r->tok_line; }
 
 /* "line 12" or "byte 3456" */
-const char *where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len) {
+const char *sq_gmsh_where_str(const gmsh_reader *r, int64_t where, char *buf, size_t len) {
   snprintf(buf, len, "%s %lld", r->binary ? "byte" : "line", (long long)where);
   return buf;
 }
@@ -331,8 +331,9 @@ static int add_node(gmsh_reader *r, int64_t tag, const double x[3]) {
   if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
     char ws[40];
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "Gmsh file %s, %s (section $Nodes): node %lld has a non-finite coordinate (%g, %g, %g)", r->path,
-                    where_str(r, rd_where(r), ws, sizeof ws), (long long)tag, x[0], x[1], x[2]);
+                    "Gmsh file %s, %s (section $Nodes): node %lld has a non-finite coordinate (%g, %g, %g)",
+                    r->path, sq_gmsh_where_str(r, rd_where(r), ws, sizeof ws), (long long)tag, x[0], x[1],
+                    x[2]);
   }
   SQ_CALL(vec_push(&r->node_tag, &tag, 1));
   return vec_push(&r->node_xyz, x, 3);
@@ -461,14 +462,16 @@ static int triangle_code(const gmsh_reader *r, int64_t tag, int64_t where, const
   *phys_used = 0;
   for (int64_t k = 0; k < nphys; k++) {
     int p = phys[k], c = p - 100;
-    SQ_CHECK(c == SQ_BC_FREE || c == SQ_BC_RUPTURE || c == SQ_BC_ABSORB || c == SQ_BC_PERIODIC, SQ_ERR_INPUT,
-             "Gmsh file %s, %s: triangle element %lld belongs to physical surface %d, which is not a boundary "
-             "code; starquake knows 101 (free surface), 103 (dynamic rupture), 105 (absorbing) and 106 (periodic)",
-             r->path, where_str(r, where, ws, sizeof ws), (long long)tag, p);
-    SQ_CHECK(*code == 0 || *code == c, SQ_ERR_INPUT,
-             "Gmsh file %s, %s: triangle element %lld belongs to two physical surfaces, %d and %d; a face takes "
-             "one boundary code",
-             r->path, where_str(r, where, ws, sizeof ws), (long long)tag, *phys_used, p);
+    SQ_CHECK(
+        c == SQ_BC_FREE || c == SQ_BC_RUPTURE || c == SQ_BC_ABSORB || c == SQ_BC_PERIODIC, SQ_ERR_INPUT,
+        "Gmsh file %s, %s: triangle element %lld belongs to physical surface %d, which is not a boundary "
+        "code; starquake knows 101 (free surface), 103 (dynamic rupture), 105 (absorbing) and 106 (periodic)",
+        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, p);
+    SQ_CHECK(
+        *code == 0 || *code == c, SQ_ERR_INPUT,
+        "Gmsh file %s, %s: triangle element %lld belongs to two physical surfaces, %d and %d; a face takes "
+        "one boundary code",
+        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, *phys_used, p);
     *code = c;
     *phys_used = p;
   }
@@ -501,23 +504,28 @@ static int add_element(gmsh_reader *r, int64_t type, int64_t tag, const int64_t 
   if (type == GMSH_POINT || type == GMSH_LINE) return SQ_SUCCESS;
   /* Second- and higher-order types: 8..14 and 16..31. */
   if (type >= 8 && type <= 31 && type != GMSH_POINT)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "Gmsh file %s, %s: element %lld is a %s (element type %lld); starquake reads first-order meshes "
-                    "only (4-node tetrahedra and 3-node triangles): mesh with Mesh.ElementOrder = 1 (`gmsh -order 1`)",
-                    r->path, where_str(r, where, ws, sizeof ws), (long long)tag, gmsh_type_name(type), (long long)type);
-  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                  "Gmsh file %s, %s: element %lld has element type %lld (%s); starquake needs a tetrahedral mesh "
-                  "(element type 4, with type-2 triangles on tagged surfaces)",
-                  r->path, where_str(r, where, ws, sizeof ws), (long long)tag, (long long)type, gmsh_type_name(type));
+    return sq_error(
+        SQ_ERR_INPUT, __FILE__, __LINE__,
+        "Gmsh file %s, %s: element %lld is a %s (element type %lld); starquake reads first-order meshes "
+        "only (4-node tetrahedra and 3-node triangles): mesh with Mesh.ElementOrder = 1 (`gmsh -order 1`)",
+        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, gmsh_type_name(type),
+        (long long)type);
+  return sq_error(
+      SQ_ERR_INPUT, __FILE__, __LINE__,
+      "Gmsh file %s, %s: element %lld has element type %lld (%s); starquake needs a tetrahedral mesh "
+      "(element type 4, with type-2 triangles on tagged surfaces)",
+      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)type,
+      gmsh_type_name(type));
 }
 
 /* Element type check before reading its nodes (binary files cannot skip an unknown type). */
 static int check_type(gmsh_reader *r, int64_t type, int64_t where) {
   char ws[40];
-  SQ_CHECK(gmsh_type_nodes(type) > 0, SQ_ERR_INPUT,
-           "Gmsh file %s, %s (section $Elements): unknown element type %lld; starquake needs 4-node tetrahedra "
-           "(type 4) and 3-node triangles (type 2)",
-           r->path, where_str(r, where, ws, sizeof ws), (long long)type);
+  SQ_CHECK(
+      gmsh_type_nodes(type) > 0, SQ_ERR_INPUT,
+      "Gmsh file %s, %s (section $Elements): unknown element type %lld; starquake needs 4-node tetrahedra "
+      "(type 4) and 3-node triangles (type 2)",
+      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)type);
   return SQ_SUCCESS;
 }
 
@@ -605,7 +613,7 @@ static int parse_elements41(gmsh_reader *r) {
 }
 
 /* Parse the whole file into @p r. */
-int parse_file(gmsh_reader *r) {
+int sq_gmsh_parse_file(gmsh_reader *r) {
   char tok[80];
   int seen_format = 0, seen_nodes = 0, seen_elements = 0;
   r->section = "MeshFormat";
