@@ -3,7 +3,8 @@
  *
  * Every error names the file, the line and the key; a misspelt key gets the nearest valid key as a
  * suggestion.  Unknown keys, wrong types, out-of-range values and missing required values are errors.
- * docs/CONFIG.md is the reference for every key (keep it in sync with the schema in config.c).
+ * docs/CONFIG.md is the reference for every key (keep it in sync with the schema tables in
+ * config_tables.c and config_tables_physics.c).
  */
 #ifndef SQ_CONFIG_H
 #define SQ_CONFIG_H

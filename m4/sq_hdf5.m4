@@ -1,5 +1,5 @@
 # sq_hdf5.m4 -- parallel HDF5 (the MPI-IO build): under MPI every rank writes its own rows of the
-# output files (io/output.c), so a serial HDF5 is refused rather than silently falling back.
+# output files (io/h5io.c), so a serial HDF5 is refused rather than silently falling back.
 #
 # Order: HDF5_CFLAGS/HDF5_LIBS from the environment, pkg-config 'hdf5-openmpi' (Debian's
 # libhdf5-openmpi-dev), pkg-config 'hdf5' when it is a parallel build, 'h5pcc -show', then Debian's

@@ -1,7 +1,7 @@
 /**
  * @file sq_mesh_hash.h  Faces by their sorted vertex triple: the sort and the hash that the mesh
- * finalisation (mesh.c), the Gmsh reader (gmsh.c) and the distributed face matching (app/distmesh.c)
- * share.  Internal to the mesh code.
+ * finalisation (mesh.c), the Gmsh reader (gmsh_read.c, gmsh_build.c) and the distributed face matching
+ * (app/distmesh.c) share.  Internal to the mesh code.
  */
 #ifndef SQ_MESH_HASH_H
 #define SQ_MESH_HASH_H

@@ -1,6 +1,6 @@
 /**
- * @file test_checkpoint.c  Check suite for the checkpoint, snapshot and field code (output.c,
- * fields.c): a checkpoint round-trips the dofs bitwise and refuses a mismatched run; XDMF/HDF5
+ * @file test_checkpoint.c  Check suite for the checkpoint, snapshot and field code (checkpoint.c,
+ * xdmf.c, fields.c): a checkpoint round-trips the dofs bitwise and refuses a mismatched run; XDMF/HDF5
  * snapshots read back through the HDF5 C API and continue after a restart; cell averages, vertex
  * values, surface values and the kinetic/elastic energy split are exact for polynomial fields; and
  * the `checkpoint` and extended `output` config sections.

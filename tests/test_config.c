@@ -1,6 +1,7 @@
 /**
- * @file test_config.c  Check suite for io/config.c: values land in sq_config, and every kind of
- * mistake gives exactly one message naming the file, the line and the key (stderr is captured).
+ * @file test_config.c  Check suite for the configuration loader (io/config.c, yaml.c, schema.c and the
+ * tables): values land in sq_config, and every kind of mistake gives exactly one message naming the file,
+ * the line and the key (stderr is captured).
  */
 #include "sq_config.h"
 
@@ -799,7 +800,7 @@ START_TEST(test_mutations) {
 }
 END_TEST
 
-/* The plasticity section (issue 8): optional, then its keys are required; expressions in x, y, z, group. */
+/* The plasticity section: optional, then its keys are required; expressions in x, y, z, group. */
 START_TEST(test_plasticity_section) {
   sq_config cfg;
   EXPECT_OK(BASE, &cfg);

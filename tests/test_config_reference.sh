@@ -1,6 +1,6 @@
 #!/bin/bash
 # docs/CONFIG_REFERENCE.md must be what `starquake config-reference` prints from the schema tables in
-# io/config.c, so that the documented keys, types, defaults and ranges cannot drift from the loader.
+# io/config_tables*.c, so that the documented keys, types, defaults and ranges cannot drift from the loader.
 set -u
 SQ=${SQ_BIN:-./starquake}
 DOC=${srcdir:-.}/docs/CONFIG_REFERENCE.md
@@ -11,7 +11,7 @@ if ! "$SQ" config-reference > "$T/ref.md" 2> "$T/ref.err"; then
   exit 1
 fi
 if ! diff -u "$DOC" "$T/ref.md" > "$T/diff"; then
-  echo "FAIL $DOC differs from \`starquake config-reference\` (the schema in io/config.c changed):"
+  echo "FAIL $DOC differs from \`starquake config-reference\` (the schema in io/config_tables*.c changed):"
   head -60 "$T/diff"
   echo "regenerate it with tools/gen-config-reference.sh and commit the result"
   exit 1

@@ -1,5 +1,5 @@
 /**
- * @file test_meshio.c  Check suite for the mesh readers and writers (mesh/gmsh.c, mesh/puml.c):
+ * @file test_meshio.c  Check suite for the mesh readers and writers (mesh/gmsh_*.c, mesh/puml.c):
  * meshes made by the real gmsh from tests/meshes/{box,refined,fault}.geo in all four .msh variants, the real PUMGen file
  * tpv13_training.puml.h5 (skipped with a message when absent), round trips, PUML boundary formats and
  * ranges, and bad inputs (fixtures in tests/meshes/bad/ and files the test damages itself).

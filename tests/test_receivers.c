@@ -1,5 +1,5 @@
 /**
- * @file test_receivers.c  Check suite for locate.c, receiver.c and the receiver writers of output.c:
+ * @file test_receivers.c  Check suite for locate.c, receiver.c and receiver_writer.c:
  * point location (inside, on shared faces, outside), the partition of sample times between steps,
  * the Taylor sampling kernel, the error listing every receiver outside the mesh, the text/HDF5
  * files (read back), their continuation after a restart, and the `receivers` config section.

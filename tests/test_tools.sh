@@ -17,7 +17,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
-# a receiver file as io/output.c writes it: 201 samples, dt = 0.005; v1 = sin(2 pi t), v2 = 2, v3 = t,
+# a receiver file as io/receiver_writer.c writes it: 201 samples, dt = 0.005; v1 = sin(2 pi t), v2 = 2, v3 = t,
 # s_xx = 1e6 t^2, the other stresses 0
 $PY - "$T/run-receiver-00007.dat" << 'PY'
 import math, sys

@@ -31,7 +31,7 @@ mkdir -p "$BUILD" "$FUZZ_DIR/corpus" "$FUZZ_DIR/artifacts" "$FUZZ_DIR/logs"
 
 # ---- build ----------------------------------------------------------------------------------
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-# io/output.c writes through parallel HDF5: its flags bring Open MPI's (clang is not mpicc)
+# io/h5io.c writes through parallel HDF5: its flags bring Open MPI's (clang is not mpicc)
 pkg-config --exists hdf5-openmpi || die "pkg-config has no hdf5-openmpi (apt-get install libhdf5-openmpi-dev)"
 CFLAGS="-std=gnu11 -O1 -g $SAN -I$ROOT/src -I$ROOT/mesh -I$ROOT/io $(pkg-config --cflags hdf5-openmpi)"
 LIBS="$(pkg-config --libs hdf5-openmpi) -lyaml -lmetis -lm"
