@@ -54,7 +54,7 @@ static double flops_product(int order) {
 }
 /**
  * FLOPs per element of the neighbour flux: dense (CPU, and the GPU's default kernel), four
- * products X (Q M^T); or the factorised GPU kernel (SQ_CUDA_NEIGHBOR_FACTORED=1, codelets/cuda_neighbor.cuh), per face
+ * products X (Q M^T); or the factorised GPU kernel (SQ_CUDA_NEIGHBOR_FACTORED=1, src/cuda/cuda_neighbor.cuh), per face
  * U = E_i^T I (2 Bf B 9), R_h^T U (2 Bf^2 9), the star (2 Bf 81), then one B x 4Bf x 9 product.
  */
 static double flops_neighbor(int order, int gpu_order) {

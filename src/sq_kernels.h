@@ -24,7 +24,7 @@
  * Reference matrices packed in one buffer: SQ_PACK_* are offsets in units of B x B reals (slots).
  * Slots up to SQ_PACK_FNB hold one B x B column-major matrix each.  The face factors of F^+ (sq_ref.h:
  * F^+_{j,i,h} = E_j R_h^T E_i^T, Bf = sq_nface_basis(O)) are smaller and fill their slots from the
- * start, in the layouts the factorised GPU neighbour kernel reads (codelets/cuda_neighbor.cuh); the
+ * start, in the layouts the factorised GPU neighbour kernel reads (src/cuda/cuda_neighbor.cuh); the
  * rest of those slots is zero.  The CPU kernels use F^+ only.
  */
 enum {

@@ -1,5 +1,5 @@
 /**
- * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh, cuda_neighbor.cuh and cuda_cell.cuh on the CPU (sq_cuda_emu.h) and
+ * @file emu_check.cc  Runs the GPU kernels of src/cuda/cuda_kernels.cuh, cuda_neighbor.cuh and cuda_cell.cuh on the CPU (sq_cuda_emu.h) and
  * compares them with the CPU reference kernels of src/ for orders 2..7 in both precisions.  No GPU
  * needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is within tolerance.
  */
