@@ -30,7 +30,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #ifdef SQ_CUDA_EMULATE
 #include "sq_cuda_emu.h"
@@ -60,8 +59,8 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 #define SQ_CUDA_SMEM_BUDGET (64 * 1024)
 #endif
 /**
- * The same for large blocks, taken where they measured faster (H100, docs/PERFORMANCE.md, session 7):
- * twice the elements share each staged reference matrix, at two blocks per SM instead of three.
+ * The same for large blocks, taken where they measured faster (docs/PERFORMANCE.md): twice the
+ * elements share each staged reference matrix, at two blocks per SM instead of three.
  */
 #ifndef SQ_CUDA_BLOCK_TARGET_LARGE
 #define SQ_CUDA_BLOCK_TARGET_LARGE 256
@@ -72,9 +71,8 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 /**
  * The same for the predictor kernel `ader` (not the fused one) where it stages its K_d whole
  * (ader_whole below): 76 KiB lets order 6 in single precision keep 9 elements (126 threads) per block
- * at 3 blocks per SM.  Measured on the H100, 512k elements (docs/PERFORMANCE.md, session 8): order 6
- * 69.3 M updates/s at 64 KiB (7 elements, 4 blocks per SM), 83.0 at 76 KiB, 52.7 with 110 KiB and 256
- * threads (15 elements, 2 blocks per SM); orders 3-5 unchanged (their blocks are bounded by threads).
+ * at 3 blocks per SM, which measured faster than 64 KiB (7 elements, 4 blocks per SM) and than 110 KiB
+ * with 256 threads (15 elements, 2 blocks per SM); orders 3-5 are bounded by threads, not by this.
  */
 #ifndef SQ_CUDA_BLOCK_TARGET_ADER
 #define SQ_CUDA_BLOCK_TARGET_ADER SQ_CUDA_BLOCK_TARGET
@@ -88,16 +86,14 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
  * small (B = 4, 10, 20): with one 16-byte row group per thread an order-2 element was one thread's
  * serial work.  The neighbour kernel, whose flux matrices come from the read-only cache rather than
  * shared memory, gains on large tiles at every order (it has a wide variant too, for small tiles:
- * neighbor_cuda.cu); ader and local lose from order 5 on (measured, H100: docs/PERFORMANCE.md,
- * session 7).
+ * neighbor_cuda.cu); ader and local lose from order 5 on (docs/PERFORMANCE.md).
  */
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP
 #define SQ_CUDA_NARROW_MAX_ORDER_SP 4
 #endif
 /**
- * The predictor kernel `ader` in single precision: narrow up to order 5 (H100, 512k elements, with its
- * K_d staged whole: order 5 154 -> 165 M updates/s narrow; order 6 81.4 -> 67.2, or 77.8 with 256-thread
- * blocks; docs/PERFORMANCE.md, session 8).
+ * The predictor kernel `ader` in single precision: narrow up to order 5 (with its K_d staged whole,
+ * narrow rows gain at order 5 and lose at order 6; docs/PERFORMANCE.md).
  */
 #ifndef SQ_CUDA_NARROW_MAX_ORDER_SP_ADER
 #define SQ_CUDA_NARROW_MAX_ORDER_SP_ADER 5
@@ -111,9 +107,8 @@ __host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16
 /**
  * Single-precision kernels up to this order also come with fine row groups (R = 1, twice the threads
  * per element of the narrow ones), which tiles too small to fill SQ_CUDA_NARROW_MIN_WAVES waves of the
- * default shape take (fine_tile below; SQ_CUDA_FINE_ROWS=0 at run time keeps the default shape).  A
- * small tile at a low order has too few threads to hide latency: 4 374 elements at order 4 give 331
- * threads per SM of the H100 with R = 2.
+ * default shape take (fine_tile below).  A small tile at a low order has too few threads to hide
+ * latency: a few thousand elements at order 4 give a few hundred threads per SM with R = 2.
  */
 #ifndef SQ_CUDA_FINE_MAX_ORDER_SP
 #define SQ_CUDA_FINE_MAX_ORDER_SP 4
@@ -142,7 +137,7 @@ enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 }
 /**
  * Whether a kernel takes large blocks: order 7, and at order 6 the kernels that apply the seven
  * volume and local-flux matrices (local, and the fused predictor).  Elsewhere they measured slower
- * (`ader` at order 6: 57.5 -> 46.3 M updates/s; orders 2-5).
+ * (`ader` at order 6; orders 2-5).
  */
 __host__ __device__ constexpr bool large_blocks(int order, int kind) {
   return order >= 7 || (order == 6 && (kind == KIND_LOCAL || kind == KIND_PREDICT));
@@ -150,11 +145,9 @@ __host__ __device__ constexpr bool large_blocks(int order, int kind) {
 
 /**
  * Whether the predictor stages its K_d whole (SQ_CUDA_ADER_WHOLE_BUDGET): from order 3 on, not in the
- * large blocks of the fused predictor.  Measured on the H100 (docs/PERFORMANCE.md, session 8), 512k
- * elements, single precision, `ader` M updates/s per product chunk -> whole: order 3 602 -> 760,
- * order 4 288 -> 409, order 5 116 -> 156, order 6 58.0 -> 69.5; but order 2 1210 -> 648 (the three
- * star matrices per element crowd out elements: 64 -> 38 per block), and the order-6 fused
- * predictor 26.4 -> 23.8 (18 -> 15 elements per block).
+ * large blocks of the fused predictor.  Whole staging is faster than a chunk per product at orders 3-6
+ * (docs/PERFORMANCE.md), but not at order 2, where the three star matrices per element crowd out
+ * elements (64 -> 38 per block), nor in the order-6 fused predictor (18 -> 15 elements per block).
  */
 __host__ __device__ constexpr bool ader_whole(int order, int kind) {
   return order >= 3 && (kind == KIND_ADER || (kind == KIND_PREDICT && !large_blocks(order, kind)));
@@ -164,17 +157,13 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
  * Resident warps per SM that a kernel asks the compiler to make room for (0: no bound): its
  * __launch_bounds__ then asks for enough blocks per SM (Shape::MIN_BLOCKS, at most what the shared
  * memory allows), and the compiler caps the registers to fit them.  Left to itself, ptxas gives `local`
- * at order 6 in single precision 121 registers (2 blocks of 252 threads per SM where the shared memory
- * holds 3), `local` at orders 6 and 7 in double precision 130 (one block per SM), `ader` at order 7 227.
- * Measured on the H100 (docs/PERFORMANCE.md, session 9; 512k elements, 2 CUDA workers, M element
- * updates/s, no bound -> these): order 6 single precision all 22.3 -> 24.0 (local 65.1 -> 71.1), order 5
- * 39.1 -> 45.0, order 7 (256k) 7.92 -> 8.45, order 6 double precision (64k) 7.15 -> 8.78; orders 3 and 4
- * within 2.4 %, and the 4k-element whole steps of orders 4-7 within 2.5 %.  The single-precision
- * neighbour kernel takes its bound only in its large-tile narrow variant at orders above
- * SQ_CUDA_NARROW_MAX_ORDER_SP (order 6: 7 -> 9 blocks of 112 threads, 66 -> 56 registers; alone 59.0 ->
- * 56.5, but the whole step, where it shares the GPU with the other kernels, gains 4 %): its wide variant
- * for small tiles lost 17 % at 4k elements with it (spills), and order 4 lost 7 % at 512k.  The fused
- * predictor has none: at order 6 it gained 5 % at 4k elements, at orders 4 and 7 it lost 16 and 5 %.
+ * at order 6 in single precision so many registers that 2 blocks per SM fit where the shared memory
+ * holds 3, `local` at orders 6 and 7 in double precision one block per SM, and `ader` at order 7 over
+ * 200 registers.  The bounds gain at orders 5-7 in both precisions and are neutral at orders 3 and 4
+ * (docs/PERFORMANCE.md).  The single-precision neighbour kernel takes its bound only in its large-tile
+ * narrow variant at orders above SQ_CUDA_NARROW_MAX_ORDER_SP: alone it is a little slower, but the
+ * whole step, where it shares the GPU with the other kernels, gains; its wide variant for small tiles
+ * spills with it, and order 4 loses.  The fused predictor has none: it lost at orders 4 and 7.
  */
 #ifndef SQ_CUDA_WARPS_ADER_SP
 #define SQ_CUDA_WARPS_ADER_SP 16
@@ -290,8 +279,8 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   /**
    * Blocks an SM should hold at least (__launch_bounds__; resident_warps), no more than its shared
    * memory takes.  0 where the kernel has no bound: no .minnctapersm at all, which leaves the registers
-   * to the compiler (a bound of 1 block is not the same: ptxas then gave the neighbour kernel at order
-   * 6 in single precision 91 registers instead of 66, and `local` 46.5 instead of 65.1 M updates/s).
+   * to the compiler (a bound of 1 block is not the same: ptxas then gives the neighbour kernel at order
+   * 6 in single precision more registers, and `local` runs slower).
    */
   static constexpr int WARPS = (THREADS + 31) / 32, WANT_WARPS = resident_warps(KIND, RS, ORDER, LEVEL);
   static constexpr int MIN_BLOCKS = WANT_WARPS <= 0 ? 0
@@ -387,9 +376,8 @@ __device__ __forceinline__ void global_store_rows(typename T::Real *__restrict__
 /**
  * For idx = threadIdx.x, + THREADS, ... < total: store(idx, load(idx)), with the loads of
  * SQ_CUDA_STAGE_BATCH consecutive iterations issued before their stores.  The staging loops below all
- * go through it.  Batches of 4 measured slower than 1 on the H100 (512k elements, single precision,
- * M updates/s: order 6 `ader` 81.5 -> 68.9, `local` 65.2 -> 63.6, order 2 `all` 179 -> 135;
- * docs/PERFORMANCE.md, session 8): the other blocks of an SM already hide the staging's latency.
+ * go through it.  Batches of 4 measured slower than 1 (docs/PERFORMANCE.md): the other blocks of an SM
+ * already hide the staging's latency.
  */
 #ifndef SQ_CUDA_STAGE_BATCH
 #define SQ_CUDA_STAGE_BATCH 1
@@ -463,7 +451,7 @@ __device__ __forceinline__ void stage_matrix(const typename T::Real *__restrict_
  * Y += Xs(row0 .. row0 + RR - 1, 0 .. nin - 1) Q(k0 .. k0 + nin - 1, :) for a matrix staged in shared
  * memory as Xs[k * ld + l] (its columns from k0 on, for a chunk) and Q in shared rows of S reals: a
  * thread's RR rows are one vector load per k, the Q row a broadcast.  The one inner loop of every
- * product from shared memory (product, the whole-staged predictor, the factorised neighbour kernel).
+ * product from shared memory (product, the whole-staged predictor).
  */
 template <typename Real, int RR, int S>
 __device__ __forceinline__ void fold_rows(const Real *Xs, int ld, const Real *Q, int k0, int row0, int nin,
@@ -511,16 +499,11 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
 
 /**
  * Unrolling of the neighbour kernel's loop over the B columns of F+ (product_global): how many
- * columns' global loads the compiler may issue ahead.  Nsight Compute found 47 % of that kernel's
- * stalls waiting on them (order 6, session 9).  The whole loop (B columns) where B <= 48 and in double
- * precision, else 28.  Measured (docs/PERFORMANCE.md, session 10; 512k elements unless noted, M element
- * updates/s of the whole step, unrolling 2 -> this): H100 order 6 single 23.97 -> 25.49 (45.1 % of the
- * FP32 peak; the neighbour kernel alone 56.6 -> 78.4); H200 order 6 single 24.06 -> 25.54 (full
- * unrolling 25.16, 14 columns 25.43), order 5 45.4 -> 49.8 (28 columns: 47.8), order 7 (256k) 8.43 ->
- * 8.93, order 4 97.6 -> 102.4, order 6 double (64k) 8.87 -> 9.18 (14 or 28 columns lost: 8.20, 8.09).
- * The arithmetic and its order do not change (tests/test_cuda_emu.sh checks unrolling 2 gives the
- * same report).
- * SQ_CUDA_GLOBAL_UNROLL=N (> 0) sets it for every shape, for experiments.
+ * columns' global loads the compiler may issue ahead, which the kernel's stalls wait on most.  The
+ * whole loop (B columns) where B <= 48 and in double precision, else 28: each the fastest of the
+ * unrollings measured at orders 4-7 (docs/PERFORMANCE.md).  The arithmetic and its order do not
+ * change (tests/test_cuda_emu.sh checks that unrolling 2 gives the same report).
+ * SQ_CUDA_GLOBAL_UNROLL=N (> 0, at compile time) sets it for every shape.
  */
 #ifndef SQ_CUDA_GLOBAL_UNROLL
 #define SQ_CUDA_GLOBAL_UNROLL 0
@@ -994,18 +977,13 @@ template <class T, typename Kernel> inline int64_t wave_of(Kernel kernel, size_t
  * Blocks of E elements, unless that gives fewer blocks than one wave (the blocks of this kernel that
  * all multiprocessors hold at once, from its shared memory and threads): then blocks of
  * ceil(n / wave) elements, so that a small cluster spreads over every multiprocessor instead of
- * leaving most of them idle (at order 2, E = 77: 57 blocks of 4 374 elements on 132 SMs).  Every
- * element's arithmetic is the same either way.  SQ_CUDA_SMALL_BLOCKS=0 keeps E elements per block.
+ * leaving most of them idle.  Every element's arithmetic is the same either way.
  */
 template <class T, typename Kernel>
 inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
   const int64_t full = (n + T::E - 1) / T::E;
-  static const bool small_blocks = [] {
-    const char *v = getenv("SQ_CUDA_SMALL_BLOCKS");
-    return !(v && !strcmp(v, "0"));
-  }();
   const int64_t wave = wave_of<T>(kernel, smem, name, order);
-  if (!small_blocks || full >= wave || n <= 0) return {(unsigned)full, T::E};
+  if (full >= wave || n <= 0) return {(unsigned)full, T::E};
   const int epb = (int)((n + wave - 1) / wave);
   return {(unsigned)((n + epb - 1) / epb), epb};
 }
@@ -1023,7 +1001,7 @@ inline bool few_waves(Kernel kernel, int64_t n, size_t smem, const char *name, i
 
 /**
  * Whether a tile of n elements takes the fine variant of a kernel whose default shape is T (launched
- * as @p kernel with @p smem bytes): where has_fine, and few_waves.  SQ_CUDA_FINE_ROWS=0 turns it off.
+ * as @p kernel with @p smem bytes): where has_fine, and few_waves.
  * Every row is summed in the same order in every variant: the results are bitwise the same.
  */
 template <class T, typename Kernel>
@@ -1031,11 +1009,7 @@ inline bool fine_tile(Kernel kernel, int64_t n, size_t smem, const char *name, i
   if constexpr (!has_fine(T::ORDER, T::RS)) {
     return false;
   } else {
-    static const bool on = [] {
-      const char *v = getenv("SQ_CUDA_FINE_ROWS");
-      return !(v && !strcmp(v, "0"));
-    }();
-    return on && T::LEVEL < 2 && few_waves<T>(kernel, n, smem, name, order);
+    return T::LEVEL < 2 && few_waves<T>(kernel, n, smem, name, order);
   }
 }
 
