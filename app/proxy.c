@@ -53,28 +53,15 @@ static double flops_product(int order) {
   const double B = sq_nbasis(order);
   return 2.0 * B * 81.0 + 2.0 * B * B * 9.0;
 }
-/**
- * FLOPs per element of the neighbour flux: dense (CPU, and the GPU's default kernel), four
- * products X (Q M^T); or the factorised GPU kernel (SQ_CUDA_NEIGHBOR_FACTORED=1, codelets/cuda_neighbor.cuh), per face
- * U = E_i^T I (2 Bf B 9), R_h^T U (2 Bf^2 9), the star (2 Bf 81), then one B x 4Bf x 9 product.
- */
-static double flops_neighbor(int order, int gpu_order) {
-  static int dense = -1;
-  if (dense < 0) {
-    const char *v = getenv("SQ_CUDA_NEIGHBOR_FACTORED");
-    dense = !(v && !strcmp(v, "1"));
-  }
-  if (!gpu_order || dense) return 4.0 * flops_product(order);
-  const double B = sq_nbasis(order), Bf = sq_nface_basis(order);
-  return 4.0 * (2.0 * Bf * B * 9.0 + 2.0 * Bf * Bf * 9.0 + 2.0 * Bf * 81.0) + 2.0 * B * 4.0 * Bf * 9.0;
-}
+/** FLOPs per element of the neighbour flux, on the CPU and the GPU: four products X (Q M^T). */
+static double flops_neighbor(int order) { return 4.0 * flops_product(order); }
 static double flops_kernel(int k, int order, int gpu_order) {
   switch (k) {
   case K_ADER: return flops_ader(order, gpu_order);
   case K_LOCAL: return 7.0 * flops_product(order);
-  case K_NEIGHBOR: return flops_neighbor(order, gpu_order);
+  case K_NEIGHBOR: return flops_neighbor(order);
   case K_PREDICT: return flops_ader(order, gpu_order) + 7.0 * flops_product(order);
-  default: return flops_ader(order, gpu_order) + 7.0 * flops_product(order) + flops_neighbor(order, gpu_order);
+  default: return flops_ader(order, gpu_order) + 7.0 * flops_product(order) + flops_neighbor(order);
   }
 }
 /**

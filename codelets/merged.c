@@ -3,11 +3,9 @@
  * LTS clusters that start a step at the same time, run as one task (thesis §6.5.3).  Each segment
  * has its own time step; per element the arithmetic is exactly that of the separate ader and local
  * tasks, so merged and unmerged runs agree bitwise.  Fewer, larger tasks are meant for small clusters,
- * where launch and scheduling overhead dominate; on 2 H200 merged LTS measured 0.78-1.12 of unmerged
- * (docs/PERFORMANCE.md, session 10).
+ * where launch and scheduling overhead dominate (docs/PERFORMANCE.md compares merged and unmerged LTS).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
@@ -88,14 +86,12 @@ static void merged_cpu(void *buffers[], void *cl_arg) {
 
 #ifdef SQ_USE_CUDA
 /* The fused predictor (ader + LTS buffer + local, merged_cuda.cu) of all segments as one grid, so that
- * small clusters' tiles fill the GPU together (thesis §6.5.3); SQ_MERGED_ONE_GRID=0: one launch per
- * segment, on the worker's stream. */
+ * small clusters' tiles fill the GPU together (thesis §6.5.3); more segments than one grid's parameters
+ * hold (SQ_CUDA_MAX_SEGMENTS): one launch per segment, on the worker's stream. */
 static void merged_cuda(void *buffers[], void *cl_arg) {
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  static int one_grid = -1;
-  if (one_grid < 0) one_grid = !(getenv("SQ_MERGED_ONE_GRID") && !strcmp(getenv("SQ_MERGED_ONE_GRID"), "0"));
-  if (!one_grid || a->nseg > SQ_CUDA_MAX_SEGMENTS) {
+  if (a->nseg > SQ_CUDA_MAX_SEGMENTS) {
     for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
       sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b);
     return;

@@ -1,7 +1,7 @@
 /**
  * @file fault_impl.h  The point-wise numerics of the rupture kernel (thesis §3.6.3, eq. 3.45-3.64) as
  * `static inline` host/device functions, shared by the CPU kernel (fault.c, sq_fault_update) and the CUDA
- * kernel (codelets/rupture_cuda.cu): the fault-frame rotation of a projected state, the Taylor series in
+ * kernel (src/cuda/rupture_cuda.cu): the fault-frame rotation of a projected state, the Taylor series in
  * time, the Godunov state with friction at one point and time, and the flux of the imposed states.
  * Double precision, <math.h> only, no allocation, no output, no globals.  The layouts of the per-point
  * arrays are left to the caller through strides, so that the CPU (point-major) and the GPU (one thread

@@ -282,19 +282,6 @@ static void SQ_FN(pack)(const sq_ref *ref, sq_real_t *out) {
     for (int l = 0; l < B; ++l)
       for (int k = 0; k < B; ++k)
         out[(SQ_PACK_FNB + f) * BB + l + k * B] = (sq_real_t)(ref->flux_neighbor[f][l + k * B] / ref->mass[l]);
-  /* face factors of F^+ (layouts: sq_kernels.h), used by the factorised GPU neighbour kernel */
-  const int BF = ref->nface_basis;
-  for (int j = 0; j < 4; ++j)
-    for (int m = 0; m < BF; ++m)
-      for (int l = 0; l < B; ++l) {
-        const double e = ref->face_project[j][l + m * B];
-        out[SQ_PACK_FACE_E * BB + l + (j * BF + m) * B] = (sq_real_t)(e / ref->mass[l]);
-        out[SQ_PACK_FACE_ET * BB + j * BF * B + m + l * BF] = (sq_real_t)e;
-      }
-  for (int h = 0; h < 3; ++h)
-    for (int m = 0; m < BF; ++m)
-      for (int mr = 0; mr < BF; ++mr)
-        out[SQ_PACK_FACE_RT * BB + h * BF * BF + m + mr * BF] = (sq_real_t)ref->face_rotate[h][mr + m * BF];
 }
 
 static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int reset, sq_real_t *buffer) {

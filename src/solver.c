@@ -102,7 +102,7 @@ static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int l
  * Local ordering (thesis §4.4): per cluster, the interior elements, then the copy elements (owned,
  * with a face neighbour on another rank), then the ghost elements (other ranks' cells next to ours)
  * grouped by owner rank and by the data kinds we read from them, and sorted by global cell id -- the
- * order in which the owner sends them (codelets/halo.c).
+ * order in which the owner sends them (runtime/halo.c).
  */
 static int build_tiles(sq_disc *d) {
   const sq_mesh *m = d->mesh;
@@ -130,7 +130,7 @@ static int build_tiles(sq_disc *d) {
   SQ_CALL(SQ_CALLOC(d->link, 4 * (nlocal > 0 ? nlocal : 1)));
   SQ_CALL(SQ_CALLOC(d->is_ghost, nlocal > 0 ? nlocal : 1));
   for (int64_t c = 0; c < m->ncell; ++c) d->elem_of[c] = -1;
-  /* the data kinds this rank reads from each ghost cell (codelets/halo.c works out the same mask on
+  /* the data kinds this rank reads from each ghost cell (runtime/halo.c works out the same mask on
    * the owner's side: both must agree, message by message) */
   int8_t *ghost_mask;
   SQ_CALL(SQ_CALLOC(ghost_mask, m->ncell));

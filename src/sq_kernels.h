@@ -21,29 +21,15 @@
 #include "sq_ref.h"
 
 /**
- * Reference matrices packed in one buffer: SQ_PACK_* are offsets in units of B x B reals (slots).
- * Slots up to SQ_PACK_FNB hold one B x B column-major matrix each.  The face factors of F^+ (sq_ref.h:
- * F^+_{j,i,h} = E_j R_h^T E_i^T, Bf = sq_nface_basis(O)) are smaller and fill their slots from the
- * start, in the layouts the factorised GPU neighbour kernel reads (codelets/cuda_neighbor.cuh); the
- * rest of those slots is zero.  The CPU kernels use F^+ only.
+ * Reference matrices packed in one buffer: SQ_PACK_* are offsets in units of B x B reals (slots), each
+ * slot one B x B column-major matrix.
  */
 enum {
   SQ_PACK_KDER = 0,   /**< 3: M^-1 (int psi_l dpsi_k/dxi_e): time derivatives (eq. 3.33) */
   SQ_PACK_KVOL = 3,   /**< 3: M^-1 (int dpsi_l/dxi_e psi_k): volume term */
   SQ_PACK_FLOCAL = 6, /**< 4: M^-1 F^-_j */
   SQ_PACK_FNB = 10,   /**< 48: M^-1 F^+_{j,i,h}, index sq_ref_flux_index(j,i,h) */
-  /**
-   * 4 slots: [M^-1 E_0 | M^-1 E_1 | M^-1 E_2 | M^-1 E_3], one B x 4Bf column-major matrix with leading
-   * dimension B: entry (l, j Bf + m) = E_j(l,m) / mass_l at [l + (j Bf + m) B].
-   */
-  SQ_PACK_FACE_E = 58,
-  /** 4 slots: E_i^T for i = 0..3, each Bf x B column-major with leading dimension Bf, one after the
-   * other: entry (m, k) of E_i^T = E_i(k,m) at [i Bf B + m + k Bf]. */
-  SQ_PACK_FACE_ET = 62,
-  /** 3 slots: R_h^T for h = 0..2, each Bf x Bf column-major with leading dimension Bf, one after the
-   * other: entry (m, m') of R_h^T = R_h(m',m) at [h Bf Bf + m + m' Bf]. */
-  SQ_PACK_FACE_RT = 66,
-  SQ_PACK_NMAT = 69
+  SQ_PACK_NMAT = 58
 };
 
 /** How a face reads its neighbour's data (LTS, thesis §3.5). */

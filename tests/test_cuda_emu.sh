@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU kernels of codelets/cuda_kernels.cuh, plasticity_cuda.cu and rupture_cuda.cu run on the CPU
+# The GPU kernels of src/cuda/cuda_kernels.cuh, plasticity_cuda.cu and rupture_cuda.cu run on the CPU
 # (tests/cuda_emu/sq_cuda_emu.h, with ASan and UBSan) against the CPU reference kernels: every order and
 # precision, and the small-cluster grids (fewer elements per block) bitwise against blocks of E.
 # Catches index, barrier and alignment errors of the CUDA code on a machine with no GPU.

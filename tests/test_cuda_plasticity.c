@@ -1,5 +1,5 @@
 /**
- * @file test_cuda_plasticity.c  Check suite for the CUDA plasticity kernel (codelets/plasticity_cuda.cu)
+ * @file test_cuda_plasticity.c  Check suite for the CUDA plasticity kernel (src/cuda/plasticity_cuda.cu)
  * against the CPU body (sq_plastic_state_block), in the manner of thesis Table 8.1: per-quantity relative
  * errors (the dofs' stress columns, the plastic strain components, eta) and identical yield flags.
  * (1) kernel: a tile of elements with random stresses scaled around the yield surface (some elements

@@ -1,5 +1,5 @@
 /**
- * @file test_cuda_rupture.c  Check suite for the CUDA rupture kernel (codelets/rupture_cuda.cu) on the
+ * @file test_cuda_rupture.c  Check suite for the CUDA rupture kernel (src/cuda/rupture_cuda.cu) on the
  * slipping fault of tests/test_fault.c (tests/meshes/fault.msh, fault.geo meshed with -clmax 0.3), in
  * the manner of thesis Table 7.2: per-quantity relative errors of the fault state (slip rate, slip,
  * traction, normal stress, mu, rupture time) and of the dofs, GPU against CPU.

@@ -693,9 +693,8 @@ static void mul_abt(int rows, int cols, int inner, const double *a, int lda, con
 
 /**
  * The face basis is orthonormal on the reference triangle, each R_h is orthogonal, and the factorised
- * neighbour flux E_j R_h^T E_i^T reproduces every F^+_{j,i,h} (the GPU kernel's form,
- * codelets/cuda_neighbor.cuh).  The factorisation with a wrong orientation must not match, so the
- * check would see a mis-mapped R_h.
+ * neighbour flux E_j R_h^T E_i^T reproduces every F^+_{j,i,h}.  The factorisation with a wrong
+ * orientation must not match, so the check would see a mis-mapped R_h.
  */
 START_TEST(test_ref_face_factorisation) {
   const int order = _i;

@@ -1,10 +1,10 @@
 /**
- * @file emu_check.cc  Runs the GPU kernels of codelets/cuda_kernels.cuh, cuda_neighbor.cuh and cuda_cell.cuh on the CPU (sq_cuda_emu.h) and
- * compares them with the CPU reference kernels of src/ for orders 2..7 in both precisions.  No GPU
- * needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is within tolerance.
+ * @file emu_check.cc  Runs the GPU kernels of src/cuda/cuda_kernels.cuh and cuda_cell.cuh on the CPU
+ * (sq_cuda_emu.h) and compares them with the CPU reference kernels of src/ for orders 2..7 in both
+ * precisions.  No GPU needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is
+ * within tolerance.
  */
 #define SQ_CUDA_EMULATE 1
-#include "cuda_neighbor.cuh"
 #include "cuda_cell.cuh"
 
 #include <cstdio>
@@ -61,7 +61,6 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   using TL = sq_cuda::LocalShape<ORDER, Real>;
   using TN = sq_cuda::NeighborShape<ORDER, Real>;
   using TP = sq_cuda::PredictShape<ORDER, Real>;
-  using TF = sq_cuda::NeighborFactorShape<ORDER, Real>;
   const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
   const int NQ = T::NQ;
   std::uniform_real_distribution<double> u(-1, 1);
@@ -84,11 +83,6 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
          ORDER, sizeof(Real) == 8 ? "f64" : "f32", T::B, T::G, T::E, T::THREADS, (int)sizeof(Real) * T::SMEM, TL::E,
          TL::THREADS, (int)sizeof(Real) * TL::SMEM, TN::E, TN::THREADS, (int)sizeof(Real) * TN::SMEM, TP::E,
          TP::THREADS, (int)sizeof(Real) * TP::SMEM, T::KC);
-  printf("O%d %s: factorised neighbor: Bf %d R %d G %d RF %d GF %d E %d threads %d smem %d (matrices %d, %d per "
-         "element), KC %d of %d\n",
-         ORDER, sizeof(Real) == 8 ? "f64" : "f32", TF::BF, TF::R, TF::G, TF::RF, TF::GF, TF::E, TF::THREADS,
-         (int)sizeof(Real) * TF::SMEM, (int)sizeof(Real) * TF::MAT, (int)sizeof(Real) * TF::PER_ELEMENT, TF::KC,
-         4 * TF::BF);
   if (getenv("SQ_EMU_SHAPES_ONLY")) return;
 
   /* ader with derivatives and an accumulated buffer */
@@ -258,15 +252,15 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
            ORDER, AF::E, AF::THREADS, (int)sizeof(Real) * AF::SMEM, LF::E, LF::THREADS, (int)sizeof(Real) * LF::SMEM,
            NF::E, NF::THREADS, (int)sizeof(Real) * NF::SMEM, PF::E, PF::THREADS, (int)sizeof(Real) * PF::SMEM);
   }
-  /* the cell kernels (small tiles), 1 and 3 columns per thread: bitwise the default */
-  auto cell_checks = [&]<int P>() {
-    using C = sq_cuda::CellShape<ORDER, Real, P>;
+  if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) { /* the cell kernels (low orders): bitwise the default */
+    using C = sq_cuda::CellShape<ORDER, Real>;
+    constexpr int P = C::P;
     const std::string cols = "cell P" + std::to_string(P) + ", ";
     for (const int epb : {C::E, small_epb(C::E)}) {
       std::vector<Real> q = dofs, ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_c;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
-        sq_cuda::predict_cell_kernel<ORDER, Real, P>(n, epb, pack, q.data(), star.data(), flux_local.data(), dt, ti.data(),
-                                                  de.data(), bu.data(), 0);
+        sq_cuda::predict_cell_kernel<ORDER, Real>(n, epb, pack, q.data(), star.data(), flux_local.data(), dt, ti.data(),
+                                               de.data(), bu.data(), 0);
       });
       const std::string v = cols + per_block(epb);
       same_bits("pred.dofs", ORDER, v, q, p_g);
@@ -277,12 +271,12 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     for (const int epb : {C::E, small_epb(C::E)}) { /* ader and local alone */
       std::vector<Real> ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_init, q = dofs;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
-        sq_cuda::ader_cell_kernel<ORDER, Real, P>(n, epb, pack, dofs.data(), star.data(), dt, ti.data(), de.data(),
-                                                  bu.data(), 0);
+        sq_cuda::ader_cell_kernel<ORDER, Real>(n, epb, pack, dofs.data(), star.data(), dt, ti.data(), de.data(),
+                                               bu.data(), 0);
       });
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
-        sq_cuda::local_cell_kernel<ORDER, Real, P>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(),
-                                                   q.data());
+        sq_cuda::local_cell_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(),
+                                                q.data());
       });
       const std::string v = cols + per_block(epb);
       same_bits("ader.tint", ORDER, v, ti, tint_g);
@@ -297,43 +291,24 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
                                              t1v.data(), nullptr, b1.data(), 1);
       });
       sq_emu_launch(grid(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
-        sq_cuda::predict_cell_kernel<ORDER, Real, P>(n, C::E, pack, q2.data(), star.data(), flux_local.data(), dt,
-                                                  t2v.data(), nullptr, b2.data(), 1);
+        sq_cuda::predict_cell_kernel<ORDER, Real>(n, C::E, pack, q2.data(), star.data(), flux_local.data(), dt,
+                                               t2v.data(), nullptr, b2.data(), 1);
       });
       same_bits("pred.dofs", ORDER, cols + "buffer reset", q2, q1);
       same_bits("pred.buf", ORDER, cols + "buffer reset", b2, b1);
     }
     two_segments(cols + "two segments", small_epb(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
-                 [&](const sq_cuda_segments &g) { sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>(g, pack); });
+                 [&](const sq_cuda_segments &g) { sq_cuda::predict_cell_segments_kernel<ORDER, Real>(g, pack); });
     for (const int epb : {C::E, small_epb(C::E)}) {
       std::vector<Real> q = dofs;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_NEIGHBOR, [&] {
-        sq_cuda::neighbor_cell_kernel<ORDER, Real, P>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
+        sq_cuda::neighbor_cell_kernel<ORDER, Real>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
       });
       same_bits("neighbor", ORDER, cols + per_block(epb), q, nq_g);
     }
     printf("O%d %s: cell kernels P%d: E/threads/smem: predict %d/%d/%d neighbor %d/%d/%d\n", ORDER,
            sizeof(Real) == 8 ? "f64" : "f32", P, C::E, C::THREADS, (int)sizeof(Real) * C::SMEM_PREDICT, C::E, C::THREADS,
            (int)sizeof(Real) * C::SMEM_NEIGHBOR);
-  };
-  if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-    cell_checks.template operator()<1>();
-    cell_checks.template operator()<3>();
-  }
-  /* the factorised kernel (SQ_CUDA_NEIGHBOR_FACTORED=1): another summation order, so within tolerance */
-  std::vector<Real> nf_g;
-  for (const int epb : {TF::E, small_epb(TF::E)}) {
-    std::vector<Real> q = dofs;
-    sq_emu_launch(grid(epb), TF::THREADS, sizeof(Real) * TF::SMEM, [&] {
-      sq_cuda::neighbor_factor_kernel<ORDER, Real>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
-    });
-    if (epb == TF::E) nf_g = q, report("nb.factor", ORDER, nf_g, nq_c);
-    else same_bits("nb.factor", ORDER, per_block(epb), q, nf_g);
-  }
-  { /* the same on the increments alone, which the dofs' magnitude does not dilute */
-    std::vector<Real> inc_g(n * NQ), inc_c(n * NQ);
-    for (int64_t i = 0; i < n * NQ; ++i) inc_g[i] = nf_g[i] - dofs[i], inc_c[i] = nq_c[i] - dofs[i];
-    report("nb.f.incr", ORDER, inc_g, inc_c);
   }
   free(packv);
   sq_ref_destroy(ref);

@@ -1,5 +1,5 @@
 /**
- * @file emu_plasticity.cc  Runs the plasticity kernel of codelets/plasticity_cuda.cu on the CPU
+ * @file emu_plasticity.cc  Runs the plasticity kernel of src/cuda/plasticity_cuda.cu on the CPU
  * (sq_cuda_emu.h) against the CPU body (sq_plastic_state_block), orders 2..7 in both precisions, on
  * random tiles around the yield surface.  Without FMA contraction the kernel sums in the CPU's order,
  * and glibc's expm1 serves both, so the results must agree bitwise.  No GPU needed; see

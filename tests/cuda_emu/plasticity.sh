@@ -10,6 +10,6 @@ LIBS=$(sed -n 's/^\(YAML_LIBS\|HDF5_LIBS\|METIS_LIBS\|LIBXSMM_LIBS\) = //p' "$BU
 LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's set-up loops
 # -ffp-contract=off: the CPU body is built without FMA (x86-64-v2), and the .cu with -fmad=false
 g++ -std=c++20 -O1 -g -ffp-contract=off -fsanitize=address,undefined -fno-omit-frame-pointer -pthread \
-  -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" -I"$ROOT/io" \
+  -I"$ROOT/tests/cuda_emu" -I"$ROOT/src/cuda" -I"$ROOT/src" -I"$ROOT/mesh" -I"$ROOT/io" \
   "$ROOT/tests/cuda_emu/emu_plasticity.cc" "$BUILD/libsqnum.a" $LIBS -lm -o "$OUTBIN"
 "$OUTBIN"

@@ -11,6 +11,6 @@ LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's
 # SQ_EMU_DEFINES: extra -D options (kernel variants, e.g. -DSQ_CUDA_GLOBAL_UNROLL=2)
 # shellcheck disable=SC2086
 g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -pthread ${SQ_EMU_DEFINES:-} \
-  -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" \
+  -I"$ROOT/tests/cuda_emu" -I"$ROOT/src/cuda" -I"$ROOT/src" -I"$ROOT/mesh" \
   "$ROOT/tests/cuda_emu/emu_check.cc" "$BUILD/libsqnum.a" $LIBS -lm -o "$OUTBIN"
 "$OUTBIN" "$@"

@@ -11,6 +11,6 @@ LIBS="$LIBS $(sed -n 's/^OPENMP_CFLAGS = //p' "$BUILD/Makefile")" # libsqnum.a's
 HDF5_CFLAGS=$(sed -n 's/^HDF5_CFLAGS = //p' "$BUILD/Makefile")
 # -ffp-contract=off: the CPU kernel is built without FMA (x86-64-v2), so the sums must agree bitwise
 g++ -std=c++20 -O1 -g -ffp-contract=off -fsanitize=address,undefined -fno-omit-frame-pointer -pthread \
-  -I"$ROOT/tests/cuda_emu" -I"$ROOT/codelets" -I"$ROOT/src" -I"$ROOT/mesh" -I"$ROOT/io" $HDF5_CFLAGS \
+  -I"$ROOT/tests/cuda_emu" -I"$ROOT/src/cuda" -I"$ROOT/src" -I"$ROOT/mesh" -I"$ROOT/io" $HDF5_CFLAGS \
   "$ROOT/tests/cuda_emu/emu_rupture.cc" "$BUILD/libsqnum.a" $LIBS -lm -o "$OUTBIN"
 "$OUTBIN" "${1:-$ROOT/tests/meshes/fault.msh}" "${2:-7}"

@@ -1,5 +1,5 @@
 /**
- * @file sq_cuda_emu.h  Just enough of CUDA to run the kernels of codelets/cuda_kernels.cuh as plain
+ * @file sq_cuda_emu.h  Just enough of CUDA to run the kernels of src/cuda/cuda_kernels.cuh as plain
  * C++ threads on the CPU: one std::thread per CUDA thread of a block, __syncthreads() a barrier, the
  * dynamic shared memory one exactly-sized heap buffer (so that AddressSanitizer sees overruns),
  * refilled with NaN before every block (so that reads of unwritten shared memory show up).

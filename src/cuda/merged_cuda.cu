@@ -30,29 +30,26 @@ template <int ORDER, typename Real> struct PredictLaunch {
     sq_cuda::check_launch("predict", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* small tiles at low orders: one thread per entry (cuda_cell.cuh) */
-  template <int P>
+  /* low orders: one thread per entry (cuda_cell.cuh) */
   static void cell(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
                    void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
     const sq_cuda::Grid g =
-        sq_cuda::grid_for<C>(sq_cuda::predict_cell_kernel<ORDER, Real, P>, n, smem, "predict (cell)", ORDER);
-    sq_cuda::predict_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        sq_cuda::grid_for<C>(sq_cuda::predict_cell_kernel<ORDER, Real>, n, smem, "predict (cell)", ORDER);
+    sq_cuda::predict_cell_kernel<ORDER, Real><<<g.blocks, C::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, (Real *)dofs, (const Real *)star, (const Real *)flux_local, dt, (Real *)tint,
         (Real *)derivs, (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("predict (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* small tiles at low orders: the cell kernel (cuda_cell.cuh), else fine row groups (cuda_kernels.cuh,
-   * fine_tile) */
+  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, n)) {
-        sq_cuda::with_cell_cols<ORDER, PredictLaunch>(n, pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
-                                                      buffer_reset, stream);
+      if (sq_cuda::cell_tile(ORDER, n)) {
+        cell(n, pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer, buffer_reset, stream);
         return;
       }
     }
@@ -79,21 +76,21 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
     sq_cuda::check_launch("predict (segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }
 
-  template <int P> static void cell(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
-    using C = sq_cuda::CellShape<ORDER, Real, P>;
+  static void cell(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
+    using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
-    const sq_cuda::Grid g = sq_cuda::grid_for<C>(sq_cuda::predict_cell_segments_kernel<ORDER, Real, P>, total, smem,
+    const sq_cuda::Grid g = sq_cuda::grid_for<C>(sq_cuda::predict_cell_segments_kernel<ORDER, Real>, total, smem,
                                                  "predict (cell, segments)", ORDER);
     const unsigned blocks = assign_blocks(segs, g.epb);
-    sq_cuda::predict_cell_segments_kernel<ORDER, Real, P><<<blocks, C::THREADS, smem, stream>>>(*segs, (const Real *)pack);
+    sq_cuda::predict_cell_segments_kernel<ORDER, Real><<<blocks, C::THREADS, smem, stream>>>(*segs, (const Real *)pack);
     sq_cuda::check_launch("predict (cell, segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }
 
   static void run(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_PREDICT, ORDER, total)) {
-        sq_cuda::with_cell_cols<ORDER, PredictSegmentsLaunch>(segs, total, pack, stream);
+      if (sq_cuda::cell_tile(ORDER, total)) {
+        cell(segs, total, pack, stream);
         return;
       }
     }

@@ -17,14 +17,13 @@ template <int ORDER, typename Real> struct AderLaunch {
     sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  template <int P>
   static void cell(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
                    void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
     const sq_cuda::Grid g =
-        sq_cuda::grid_for<C>(sq_cuda::ader_cell_kernel<ORDER, Real, P>, n, smem, "ader (cell)", ORDER);
-    sq_cuda::ader_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        sq_cuda::grid_for<C>(sq_cuda::ader_cell_kernel<ORDER, Real>, n, smem, "ader (cell)", ORDER);
+    sq_cuda::ader_cell_kernel<ORDER, Real><<<g.blocks, C::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
         (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("ader (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
@@ -35,9 +34,8 @@ template <int ORDER, typename Real> struct AderLaunch {
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_ADER, ORDER, n)) {
-        sq_cuda::with_cell_cols<ORDER, AderLaunch>(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset,
-                                                   stream);
+      if (sq_cuda::cell_tile(ORDER, n)) {
+        cell(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
         return;
       }
     }

@@ -1,24 +1,24 @@
 /**
  * @file cuda_cell.cuh  Small-tile kernels of the low orders: one thread per entry (l, p) of an element's
- * B x 9 block, or per three entries (l, p .. p + 2) ("cell" kernels: 9 B or 3 B threads per element), for
- * the fused predictor, ader, local and the neighbour flux.
+ * B x 9 block ("cell" kernels: 9 B threads per element), for the fused predictor, ader, local and the
+ * neighbour flux.
  *
  * The kernels of cuda_kernels.cuh give each thread one or more whole rows (l, 0..8) and stage every
  * operand of a product in shared memory before it.  At orders 2 and 3 a tile of a few thousand elements
- * then has a handful of warps per SM, each of them running a chain of staging rounds and barriers
- * (Nsight Compute, order 2, 4 374 elements: 1 690 warp instructions per element, 39 % of the stalls on
- * global loads and 33 % at barriers; docs/PERFORMANCE.md, session 10).  Here a block's per-element
- * 9 x 9 matrices are staged in shared memory in one round of coalesced loads by all its threads, every load issued before the first store (held in registers instead, they took 80-104
- * registers per thread and left the grid two waves deep), the reference matrices come from the
- * read-only cache, and each product is two halves with a barrier between:
+ * then has a handful of warps per SM, each of them running a chain of staging rounds and barriers, and
+ * its stalls are on global loads and at barriers (docs/PERFORMANCE.md).  Here a block's per-element
+ * 9 x 9 matrices are staged in shared memory in one round of coalesced loads by all its threads, every
+ * load issued before the first store (held in registers instead, they cost so many registers per thread
+ * that the grid ran two waves deep), the reference matrices come from the read-only cache, and each
+ * product is two halves with a barrier between:
  *
- *   Y(l, p) = sum_k X(l, k) Q(k, p)            thread (l, p..), Q from shared memory
- *   acc(l, p) += sum_q Y(l, q) M(p, q)         thread (l, p..), rows of Y and M as 16-byte vectors
+ *   Y(l, p) = sum_k X(l, k) Q(k, p)            thread (l, p), Q from shared memory
+ *   acc(l, p) += sum_q Y(l, q) M(p, q)         thread (l, p), rows of Y and M as 16-byte vectors
  *
  * Each sum runs in the order of cuda_kernels.cuh's kernels (fold_rows, product_global, apply_star), so
  * the results are bitwise those of the default kernels (tests/cuda_emu checks it at every order it
- * covers, in both precisions).  The launchers (merged, ader, local and neighbor_cuda.cu) take these kernels up to
- * order SQ_CUDA_CELL_MAX_ORDER (cell_tile); SQ_CUDA_CELL=0 turns them off at run time.
+ * covers, in both precisions).  The launchers (merged, ader, local and neighbor_cuda.cu) take these kernels
+ * for every tile up to order SQ_CUDA_CELL_MAX_ORDER (cell_tile).
  */
 #ifndef SQ_CUDA_CELL_CUH
 #define SQ_CUDA_CELL_CUH
@@ -26,9 +26,8 @@
 #include "cuda_kernels.cuh"
 
 /**
- * Highest order with cell kernels.  At order 3 they lost to the fine-row kernels on a 4k-element tile
- * (H100, whole steps, M updates/s: 93.1 -> 76.2 with one column per thread, 81.7 with three; at order 4
- * 61.0 -> 32.9 / 40.6), with any register bound (docs/PERFORMANCE.md, session 11).
+ * Highest order with cell kernels.  At orders 3 and 4 they lost to the fine-row kernels even on small
+ * tiles, with any register bound (docs/PERFORMANCE.md).
  */
 #ifndef SQ_CUDA_CELL_MAX_ORDER
 #define SQ_CUDA_CELL_MAX_ORDER 2
@@ -42,8 +41,8 @@
 #define SQ_CUDA_CELL_SMEM (48 * 1024)
 #endif
 /**
- * Threads an SM should hold at least (the kernels' __launch_bounds__ minimum of blocks).  1536 and 2048
- * (40 and 32 registers) measured the same at order 3 and slower at order 2 (H100, session 11).
+ * Threads an SM should hold at least (the kernels' __launch_bounds__ minimum of blocks).  Higher bounds
+ * (fewer registers per thread) were no faster at order 3 and slower at order 2.
  */
 #ifndef SQ_CUDA_CELL_MIN_THREADS
 #define SQ_CUDA_CELL_MIN_THREADS 1024
@@ -52,16 +51,12 @@
 namespace sq_cuda {
 
 /**
- * Columns of an element's B x 9 block per thread of the cell kernels: 1 (9 B threads per element).
- * Three columns per thread (3 B threads) lost at orders 2-4 (order 2, 4k elements: 146 -> 84 M updates/s,
- * H100); SQ_CUDA_CELL_COLS=3 selects them at run time, for experiments.
+ * Shape of the cell kernels of one order and precision.  Each thread takes P = 1 column of an element's
+ * B x 9 block (9 B threads per element): three columns per thread lost at orders 2-4.
  */
-__host__ __device__ constexpr int cell_cols(int) { return 1; }
-/** Shape of the cell kernels of one order and precision, P columns (1, 3 or 9) per thread. */
-template <int ORDER_, typename Real_, int P_ = cell_cols(ORDER_)> struct CellShape {
+template <int ORDER_, typename Real_> struct CellShape {
   using Real = Real_;
-  static constexpr int ORDER = ORDER_, P = P_, B = nbasis(ORDER), NQ = 9 * B, RS = (int)sizeof(Real);
-  static_assert(9 % P == 0, "columns per thread: 1, 3 or 9");
+  static constexpr int ORDER = ORDER_, P = 1, B = nbasis(ORDER), NQ = 9 * B, RS = (int)sizeof(Real);
   static constexpr int TPE = B * (9 / P); /**< threads per element */
   static constexpr int S = RS == 4 ? 12 : 10; /**< padded row of 9 in shared memory (16-byte multiple) */
   static constexpr int BS = B * S, MS = 9 * S; /**< a B x 9 block, a 9 x 9 matrix, in padded rows */
@@ -306,48 +301,48 @@ __device__ __forceinline__ void cell_predict(int64_t e0, int64_t nb, const typen
 }
 
 /** ADER predictor over one tile, cell-wise (ader_kernel's results). */
-template <int ORDER, typename Real, int P = cell_cols(ORDER)>
-__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORDER, Real>::MIN_BLOCKS)
     ader_cell_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
                      const Real *__restrict__ star, double dt, Real *__restrict__ tint, Real *__restrict__ derivs,
                      Real *__restrict__ lts_buffer, int buffer_reset) {
-  using C = CellShape<ORDER, Real, P>;
+  using C = CellShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   const CellIndex<C> c;
   const CellPredictSlot<C> sl(smem, c.el);
   const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb), e = e0 + c.el;
   cell_stage_matrices<C, 3>(star + e0 * 243, (int)(nb - e0), Real(1), smem, C::PER_PREDICT);
-  Real d0[P], ti[P];
+  Real d0[C::P], ti[C::P];
   cell_load<C>(c, e, e < nb, dofs, d0);
   cell_ader<C>(c, e, e < nb, pack, d0, dt, tint, derivs, lts_buffer, buffer_reset, sl, ti);
 }
 
 /** Volume + local flux over one tile, cell-wise (local_kernel's results). */
-template <int ORDER, typename Real, int P = cell_cols(ORDER)>
-__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORDER, Real>::MIN_BLOCKS)
     local_cell_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
                       const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
-  using C = CellShape<ORDER, Real, P>;
+  using C = CellShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   const CellIndex<C> c;
   const CellPredictSlot<C> sl(smem, c.el);
   const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb), e = e0 + c.el;
   cell_stage_matrices<C, 3>(star + e0 * 243, (int)(nb - e0), Real(1), smem, C::PER_PREDICT);
   cell_stage_matrices<C, 4>(flux_local + e0 * 324, (int)(nb - e0), Real(-1), smem + 3 * C::MS, C::PER_PREDICT);
-  Real ti[P], d0[P];
+  Real ti[C::P], d0[C::P];
   cell_load<C>(c, e, e < nb, tint, ti);
   cell_load<C>(c, e, e < nb, dofs, d0);
   cell_local<C>(c, e, e < nb, pack, ti, d0, dofs, sl);
 }
 
 /** Fused predictor over one tile, cell-wise (predict_kernel's results). */
-template <int ORDER, typename Real, int P = cell_cols(ORDER)>
-__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORDER, Real>::MIN_BLOCKS)
     predict_cell_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
                         const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
                         Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
                         int buffer_reset) {
-  using C = CellShape<ORDER, Real, P>;
+  using C = CellShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb;
   cell_predict<C>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
@@ -355,10 +350,10 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
 }
 
 /** The fused predictor over the tiles of a merged task in one grid, cell-wise (predict_segments_kernel). */
-template <int ORDER, typename Real, int P = cell_cols(ORDER)>
-__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORDER, Real>::MIN_BLOCKS)
     predict_cell_segments_kernel(const __grid_constant__ sq_cuda_segments segs, const Real *__restrict__ pack) {
-  using C = CellShape<ORDER, Real, P>;
+  using C = CellShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   int64_t e0;
   const sq_cuda_segment &g = segment_of_block(segs, &e0);
@@ -372,12 +367,12 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
  * (stage_neighbor's Taylor integral, entry by entry), then Y_j = F+_j I_j per face, then
  * dofs -= sum_j Y_j Anb_j^T.  Shared memory per element slot: [M x 4][I x 4][Y x 4].
  */
-template <int ORDER, typename Real, int P = cell_cols(ORDER)>
-__global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<ORDER, Real, P>::MIN_BLOCKS)
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORDER, Real>::MIN_BLOCKS)
     neighbor_cell_kernel(int64_t n_all, int epb, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
                          const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
                          Real *__restrict__ dofs) {
-  using C = CellShape<ORDER, Real, P>;
+  using C = CellShape<ORDER, Real>;
   constexpr int B = C::B, S = C::S, BS = C::BS, MS = C::MS, NQ = C::NQ;
   SQ_CUDA_SHARED(Real, smem);
   const CellIndex<C> c;
@@ -392,7 +387,7 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
     kind[j] = ln.kind;
     flux[j] = ln.flux;
 #pragma unroll
-    for (int i = 0; i < P; ++i) {
+    for (int i = 0; i < C::P; ++i) {
       Real v = Real(0);
       if (ln.kind == SQ_LINK_TINT) {
         v = reinterpret_cast<const Real *>(slots.data[ln.slot])[(int64_t)ln.index * NQ + c.idx(i)];
@@ -433,48 +428,12 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real, P>::THREADS, CellShape<
 }
 
 #ifndef SQ_CUDA_EMULATE
-/** Which kernels take the cell variant: the fused predictor, the neighbour flux, ader, local. */
-enum CellKernel { CELL_PREDICT = 1, CELL_NEIGHBOR = 2, CELL_ADER = 4, CELL_LOCAL = 8 };
-
 /**
- * Whether a tile of n elements takes the cell variant of @p kernel: every tile up to order
- * SQ_CUDA_CELL_MAX_ORDER.  At order 2 they were faster at every size measured (H100, M updates/s, default
- * kernels -> cell kernels: 4k-element whole steps single 109 -> 144, double 82.7 -> 108; 512k with
- * separate ader and local tasks single 240 -> 324, double 138 -> 194; docs/PERFORMANCE.md, session 11).
- * SQ_CUDA_CELL overrides at run time: 0 never, 1 every kernel, or a list of "predict" (the fused
- * predictor), "neighbor", "ader" and "local".
+ * Whether a tile of n elements takes the cell variant of a kernel: every tile up to order
+ * SQ_CUDA_CELL_MAX_ORDER.  At order 2 they were faster at every tile size measured, in both precisions,
+ * for the whole step and for separate ader and local tasks (docs/PERFORMANCE.md).
  */
-inline bool cell_tile(CellKernel kernel, int order, int64_t n) {
-  static const int mode = [] { /* a mask of CellKernel */
-    const char *v = getenv("SQ_CUDA_CELL");
-    if (!v || !*v || !strcmp(v, "1")) return 15;
-    int m = 0;
-    m |= strstr(v, "predict") ? CELL_PREDICT : 0;
-    m |= strstr(v, "neighbor") ? CELL_NEIGHBOR : 0;
-    m |= strstr(v, "ader") ? CELL_ADER : 0;
-    m |= strstr(v, "local") ? CELL_LOCAL : 0;
-    return m;
-  }();
-  return order <= SQ_CUDA_CELL_MAX_ORDER && n > 0 && (mode & kernel) != 0;
-}
-
-/** SQ_CUDA_CELL_COLS (1 or 3: columns per thread), or 0 for cell_cols(order). */
-inline int cell_cols_override() {
-  static const int cols = [] {
-    const char *v = getenv("SQ_CUDA_CELL_COLS");
-    return v && (!strcmp(v, "1") || !strcmp(v, "3")) ? atoi(v) : 0;
-  }();
-  return cols;
-}
-
-/** Launch::template cell<P>(args...) with the columns per thread of order ORDER (cell_cols_override). */
-template <int ORDER, class Launch, typename... Args> inline void with_cell_cols(Args... args) {
-  switch (cell_cols_override()) {
-  case 1: Launch::template cell<1>(args...); break;
-  case 3: Launch::template cell<3>(args...); break;
-  default: Launch::template cell<cell_cols(ORDER)>(args...);
-  }
-}
+inline bool cell_tile(int order, int64_t n) { return order <= SQ_CUDA_CELL_MAX_ORDER && n > 0; }
 #endif
 
 } // namespace sq_cuda

@@ -15,7 +15,7 @@
  *    thread 0 accumulates the element's plastic strain (its cell average is psi0 times mode 0) and eta.
  * Each block adds its number of yielding elements to the task's counter (one atomic per block).
  *
- * The file is compiled with -fmad=false (codelets/Makefile.am): with the CPU's operation order and no
+ * The file is compiled with -fmad=false (src/cuda/Makefile.am): with the CPU's operation order and no
  * fused multiply-adds, the GPU reproduces the CPU body's bits (the CPU build targets x86-64-v2, which has
  * no FMA).  The one function that is not correctly rounded on both sides is expm1 (the relaxation factor
  * for Tv > 0), so an element with Tv > 0 may differ in the last bits.

@@ -4,7 +4,7 @@
  *
  * No CUDA type appears here: device pointers are `void *`, streams pass as `void *` (a
  * cudaStream_t; NULL is the default stream).  Every launcher enqueues one fused kernel on the stream
- * and returns at once (STARPU_CUDA_ASYNC); it checks cudaGetLastError() after the launch and aborts
+ * and returns at once, without waiting for it; it checks cudaGetLastError() after the launch and aborts
  * with a message naming the kernel, order and precision on failure.
  *
  * Data layouts are those of sq_kernels.h, in device memory; the results agree with the CPU kernels

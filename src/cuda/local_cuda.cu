@@ -15,14 +15,13 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  template <int P>
   static void cell(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
                    void *dofs, cudaStream_t stream) {
-    using C = sq_cuda::CellShape<ORDER, Real, P>;
+    using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
     const sq_cuda::Grid g =
-        sq_cuda::grid_for<C>(sq_cuda::local_cell_kernel<ORDER, Real, P>, n, smem, "local (cell)", ORDER);
-    sq_cuda::local_cell_kernel<ORDER, Real, P><<<g.blocks, C::THREADS, smem, stream>>>(
+        sq_cuda::grid_for<C>(sq_cuda::local_cell_kernel<ORDER, Real>, n, smem, "local (cell)", ORDER);
+    sq_cuda::local_cell_kernel<ORDER, Real><<<g.blocks, C::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
     sq_cuda::check_launch("local (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
@@ -32,8 +31,8 @@ template <int ORDER, typename Real> struct LocalLaunch {
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
-      if (sq_cuda::cell_tile(sq_cuda::CELL_LOCAL, ORDER, n)) {
-        sq_cuda::with_cell_cols<ORDER, LocalLaunch>(n, pack, tint, star, flux_local, dofs, stream);
+      if (sq_cuda::cell_tile(ORDER, n)) {
+        cell(n, pack, tint, star, flux_local, dofs, stream);
         return;
       }
     }
