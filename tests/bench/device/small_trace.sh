@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# tests/device/small_trace.sh: where the time of a small cluster goes on the GPU (issue 4, the 4k-element
+# tests/bench/device/small_trace.sh: where the time of a small cluster goes on the GPU (issue 4, the 4k-element
 # target).  Runs starquake, GTS, on a 9 x 9 x 9 box (4 374 elements, one tile, GPU worker only) with task
 # traces (--trace), at the orders SQ_ST_ORDERS ("2 4 6"), single precision, with separate tasks and with
 # one task per step (runtime.fuse_steps + fuse_predictor), on SQ_ST_STREAMS ("1 2") CUDA workers per GPU.
 # For each run it prints the time-stepping rate, the GPU worker's busy fraction (some task between its
 # start, when StarPU hands it to the driver, and its end, when the driver sees its CUDA event complete),
 # the mean task length and the mean gap between consecutive tasks (StarPU's dependency release, pop and
-# launch).  Needs tests/device/prepare.sh run here and .deps/{starpu,carry} carried.
+# launch).  Needs tests/bench/device/prepare.sh run here and .deps/{starpu,carry} carried.
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 OUTDIR=${OUT:-/tmp/sq-small-trace}
 mkdir -p "$OUTDIR"
 SQ=$CARRY/bin/starquake

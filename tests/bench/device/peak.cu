@@ -2,7 +2,7 @@
  * @file peak.cu  Ceilings of the GPU that the proxy's percentages refer to: cuBLAS SGEMM and DGEMM
  * (8192^3, default math mode: no TF32) and a device-to-device copy (bytes read + written), each the
  * median of 10 timed runs after a warm-up.  Prints one line: PEAK sp_gflops=... dp_gflops=... copy_gbs=...
- * Built by tests/device/prepare.sh; run by tests/device/run.sh.
+ * Built by tests/bench/device/prepare.sh; run by tests/bench/device/run.sh.
  */
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-# tests/device/env.sh: sourced by the GPU-host scripts (run from the repository root): the carried
+# tests/bench/device/env.sh: sourced by the GPU-host scripts (run from the repository root): the carried
 # StarPU and libraries on the library path (the serial-HDF5 fallback only where the host lacks it),
 # ROOT and CARRY, and a StarPU home for the perf models.  The scripts then set their own workers.
 ROOT=$(pwd)

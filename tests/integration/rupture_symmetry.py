@@ -2,7 +2,7 @@
 """Rupture times of mirrored fault faces (x -> -x) of a starquake fault output: prints the largest
 relative difference and exits 1 if it exceeds the tolerance or too few faces ruptured.
 
-usage: tests/rupture_symmetry.py PREFIX-fault.h5 [--tol 0.01] [--min-faces N]
+usage: tests/integration/rupture_symmetry.py PREFIX-fault.h5 [--tol 0.01] [--min-faces N]
 """
 import argparse
 import sys

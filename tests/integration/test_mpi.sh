@@ -73,7 +73,7 @@ h5line=$(grep -o 'HDF5 [0-9.]* parallel (MPI-IO): each of the 3 ranks writes its
 [ -n "$h5line" ] && ok "np=3 start-up names the parallel HDF5: $h5line" ||
   { bad "np=3: no 'HDF5 ... parallel (MPI-IO)' line at start-up"; head -20 "$OUT/snap.log"; }
 if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-  /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/snap1/lts-wavefield.h5" "$OUT/snap3/lts-wavefield.h5" > "$OUT/cmp.txt" 2>&1 &&
+  /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/snap1/lts-wavefield.h5" "$OUT/snap3/lts-wavefield.h5" > "$OUT/cmp.txt" 2>&1 &&
     cmp -s "$OUT/snap1/lts-wavefield.xdmf" "$OUT/snap3/lts-wavefield.xdmf" &&
     ok "np=3 wavefield snapshots = one rank's ($(cat "$OUT/cmp.txt"))" || bad "np=3 snapshots: $(cat "$OUT/cmp.txt")"
 else
@@ -106,10 +106,10 @@ timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/vertex.yaml" --quiet --o
 if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
   same=1
   for h in receivers wavefield surface checkpoint; do
-    /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src3/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+    /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src3/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
       { same=0; echo "  np=3 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
     [ $h = checkpoint ] && continue
-    /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src2/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+    /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src2/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
       { same=0; echo "  restart 3 -> 2 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
   done
   for f in "$OUT"/src1/src-receiver-*.dat "$OUT/src1/src-energy.csv" "$OUT"/src1/*.xdmf; do
@@ -155,7 +155,7 @@ timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$PL_CFG" --quiet --output "$O
 ref_pl=$(pl_hashes "$OUT/pl1")
 if [ -n "$ref_pl" ] && [ "$(pl_hashes "$OUT/pl2")" = "$ref_pl" ] &&
    { ! /usr/bin/python3 -c 'import h5py' 2>/dev/null ||
-     /usr/bin/python3 "${srcdir:-.}/tests/h5compare.py" "$OUT/pl1/plast-checkpoint.h5" "$OUT/pl3/plast-checkpoint.h5" > /dev/null 2>&1; }
+     /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/pl1/plast-checkpoint.h5" "$OUT/pl3/plast-checkpoint.h5" > /dev/null 2>&1; }
 then ok "plasticity: checkpoint of 3 ranks (dofs, plastic strain) = one rank's, restarted on 2 = uninterrupted"
 else bad "plasticity checkpoint under MPI: ${ref_pl:-no reference} vs $(pl_hashes "$OUT/pl2")"; tail -3 "$OUT/pl.log"; fi
 # a collective HDF5 create that fails (the snapshot file's path is a directory): one message, no hang

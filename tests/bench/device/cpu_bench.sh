@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# tests/device/cpu_bench.sh: CPU-only measurements on the GPU host's 16 cores (no GPU is used), run
-# from the repository root after tests/device/prepare.sh (carry .deps/starpu and .deps/carry):
+# tests/bench/device/cpu_bench.sh: CPU-only measurements on the GPU host's 16 cores (no GPU is used), run
+# from the repository root after tests/bench/device/prepare.sh (carry .deps/starpu and .deps/carry):
 #   1. the LTS "type 1-6" table (tests/bench/lts_types.sh ORDER CELLS_XY NSYNC), 16 CPU workers;
 #   2. the order-6 LTS/GTS plane-wave row of docs/VERIFICATION.md: `starquake verify planewave
 #      --order 6 --graded --meshes 4,8 --cfl 0.25`, LTS (rate 2) and GTS side by side, 8 workers each.
 # Logs go to $OUT (or /tmp/sq-cpu); the tables are printed last.
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 export STARPU_NCUDA=0
 LOG=${OUT:-/tmp/sq-cpu}
 mkdir -p "$LOG"

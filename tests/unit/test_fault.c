@@ -21,7 +21,7 @@ static const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
 static void make_mesh(void) {
   if (have_mesh) return;
-  snprintf(mesh_path, sizeof(mesh_path), "%s/tests/fault-test.msh", SQ_BUILDDIR);
+  snprintf(mesh_path, sizeof(mesh_path), "%s/tests/unit/fault-test.msh", SQ_BUILDDIR);
   char cmd[16384];
   snprintf(cmd, sizeof(cmd), "gmsh -3 -clmax 0.3 -format msh22 %s/tests/meshes/fault.geo -o %s > /dev/null 2>&1",
            SQ_SRCDIR, mesh_path);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/device/prepare.sh: build here, on the development machine, everything that
-# tests/device/run.sh needs on the GPU host (which has CUDA 13, Open MPI and serial HDF5, but no
+# tests/bench/device/prepare.sh: build here, on the development machine, everything that
+# tests/bench/device/run.sh needs on the GPU host (which has CUDA 13, Open MPI and serial HDF5, but no
 # StarPU, hwloc, libyaml, METIS or Check), into ignored folders that the device tool carries:
 #   .deps/starpu        StarPU 1.3.10 with CUDA (tools/build-starpu.sh)
 #   .deps/carry/bin     starquake, starquake-proxy, test_cuda, test_cuda_rupture, test_cuda_plasticity,
@@ -13,14 +13,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 grep -q '^#define SQ_USE_CUDA 1' config.h 2>/dev/null || grep -q 'SQ_USE_CUDA=1' Makefile ||
   { echo "prepare.sh: this tree is not configured with CUDA (./configure --enable-cuda)" >&2; exit 1; }
-make -j"${SQ_JOBS:-2}" starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity \
+make -j"${SQ_JOBS:-2}" starquake starquake-proxy tests/unit/test_cuda tests/unit/test_cuda_rupture tests/unit/test_cuda_plasticity \
   tests/bench/kernel-chain
 NVCC=$(sed -n 's/^NVCC = //p' Makefile)
 CARRY=.deps/carry
 rm -rf "$CARRY"
 mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
-"$NVCC" -O2 -arch=sm_90 -std=c++17 tests/device/peak.cu -lcublas -o "$CARRY/bin/sq-peak"
-cp starquake starquake-proxy tests/test_cuda tests/test_cuda_rupture tests/test_cuda_plasticity tests/bench/kernel-chain \
+"$NVCC" -O2 -arch=sm_90 -std=c++17 tests/bench/device/peak.cu -lcublas -o "$CARRY/bin/sq-peak"
+cp starquake starquake-proxy tests/unit/test_cuda tests/unit/test_cuda_rupture tests/unit/test_cuda_plasticity tests/bench/kernel-chain \
   "$CARRY/bin/"
 strip "$CARRY"/bin/*
 # (awk reads all of ldconfig's output: an early exit would kill ldconfig with SIGPIPE, and pipefail
@@ -46,4 +46,4 @@ done
 echo "prepare.sh: carried:"
 du -sh "$CARRY" .deps/starpu
 du -cb "$CARRY" .deps/starpu | tail -n 1 | awk '{printf "prepare.sh: total %.1f MiB (limit 64 MiB with the working tree)\n", $1 / 1048576}'
-echo "prepare.sh: run with the device tool: carry [\".deps/starpu\", \".deps/carry\"], command \"bash tests/device/run.sh\""
+echo "prepare.sh: run with the device tool: carry [\".deps/starpu\", \".deps/carry\"], command \"bash tests/bench/device/run.sh\""

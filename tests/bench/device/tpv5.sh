@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# tests/device/tpv5.sh: the full-length SCEC TPV5 production run (12 s, order 4, fault elements of
+# tests/bench/device/tpv5.sh: the full-length SCEC TPV5 production run (12 s, order 4, fault elements of
 # 500 m: configs/tpv5/tpv5.msh made here with `gmsh -3 -setnumber h_fault 500 -format msh22 -bin
 # -o configs/tpv5/tpv5.msh configs/tpv5/tpv5.geo`), once on the GPU (1 CUDA worker + 4 CPU
 # workers) and once on the 16 CPU cores, each into $OUT/tpv5-{gpu,cpu}.  Carry .deps/starpu,
-# .deps/carry (tests/device/prepare.sh) and configs/tpv5/tpv5.msh.
+# .deps/carry (tests/bench/device/prepare.sh) and configs/tpv5/tpv5.msh.
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 OUTDIR=${OUT:-/tmp/sq-tpv5}
 T0=$(date +%s)
 nvidia-smi --query-gpu=name --format=csv,noheader

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/device/ncu.sh: Nsight Compute on the element kernels (issue 4: what holds ader, local and
+# tests/bench/device/ncu.sh: Nsight Compute on the element kernels (issue 4: what holds ader, local and
 # neighbor below the 45 %-of-peak target).  For each kernel in SQ_NCU_KERNELS ("ader local neighbor")
 # it runs starquake-proxy SQ_NCU_ELEMS (128k) elements, order SQ_NCU_ORDER (6), SQ_NCU_PREC (single),
 # GPU only, one tile, and profiles one launch after SQ_NCU_SKIP (6) with the throughput, occupancy,
@@ -10,7 +10,7 @@
 # shared-memory wavefronts and of the stalls; a build with nvcc -lineinfo maps them to source lines).
 # A kernel given as K=P profiles K_kernel in a proxy run of kernel P (predict_cell=predict).
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
 [ -n "$NCU" ] || { echo "ncu.sh: no ncu on this machine"; exit 77; }
 LOG=${OUT:-/tmp/sq-ncu}

@@ -13,7 +13,7 @@
 set -u
 SQ=${SQ_BIN:-./starquake}
 CFG=${srcdir:-.}/tests/configs/sources.yaml
-H5CMP=${srcdir:-.}/tests/h5compare.py
+H5CMP=${srcdir:-.}/tests/integration/h5compare.py
 PY=/usr/bin/python3
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

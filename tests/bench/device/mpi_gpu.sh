@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/device/mpi_gpu.sh: StarPU-MPI with GPU-resident halo data (issue 5), one MPI rank per GPU
+# tests/bench/device/mpi_gpu.sh: StarPU-MPI with GPU-resident halo data (issue 5), one MPI rank per GPU
 # through the host's Open MPI, on a multi-GPU kind (nvidia-h200-x2 or -x4).
 #
 # (1) Correctness: tests/configs/lts.yaml (three LTS clusters) with every task on the GPUs
@@ -19,9 +19,9 @@
 #     SQ_SCALE_NP / SQ_SCALE_NG choose the rank and GPU counts (default "2 4"), SQ_SCALE_ARGS adds
 #     starquake options (e.g. --partition encoded), SQ_SCALE_ORDER the order (4), SQ_SCALE_RUNTIME more
 #     runtime keys as key=value words (e.g. "fuse_steps=true fuse_predictor=true").
-# Prints a table last.  Needs tests/device/prepare.sh run here and .deps/{starpu,carry} carried.
+# Prints a table last.  Needs tests/bench/device/prepare.sh run here and .deps/{starpu,carry} carried.
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 OUTDIR=${OUT:-/tmp/sq-mpi-gpu}
 mkdir -p "$OUTDIR"

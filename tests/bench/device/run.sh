@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/device/run.sh: the one command for the GPU host, run from the repository root after
-# tests/device/prepare.sh was run here and .deps/starpu and .deps/carry were carried along:
-# measures the GPU's ceilings, runs tests/test_cuda, the proxy benchmarks (GTS order 6, a sweep
+# tests/bench/device/run.sh: the one command for the GPU host, run from the repository root after
+# tests/bench/device/prepare.sh was run here and .deps/starpu and .deps/carry were carried along:
+# measures the GPU's ceilings, runs tests/unit/test_cuda, the proxy benchmarks (GTS order 6, a sweep
 # over sizes, orders and precisions, the CPU codelets, CPU+GPU schedulers), writes full logs to
 # $OUT (or /tmp/sq-device) and prints a summary table last.
 # SQ_DEVICE_MODE=quick runs only the peaks, the test and one proxy point; SQ_DEVICE_MODE=short adds
@@ -12,7 +12,7 @@
 # CUDA workers per GPU, one step per task and SQ_SMALL_STEPS_PER_TASK (16) steps per task; order 4 also on
 # 1 and 4 workers, and as separate tasks), the same kernels launched back to back without StarPU
 # (kernel-chain), and prints the ratios; SQ_SMALL_PREC=double for double precision;
-# SQ_DEVICE_MODE=hetero runs test_cuda, tests/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
+# SQ_DEVICE_MODE=hetero runs test_cuda, tests/bench/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
 # both with dmda, dmdas, eager and lws, for one CPU worker of nproc - 2 threads (runtime.cpu_task_threads)
 # and for one-thread workers, SQ_HETERO_REPEAT (2) times, and the median's ratio to CPU alone + GPU alone;
@@ -55,7 +55,7 @@ cat "$LOG/env.txt"
 MODE=${SQ_DEVICE_MODE:-full}
 TEST_RC=- RUPTURE_RC=- PLASTICITY_RC=- GPUMEM_RC=- BLOWUP_RC=-
 SKIP_TESTS=${SQ_DEVICE_SKIP_TESTS:-0}
-# the order-6 target point runs on 2 CUDA workers (streams) per GPU (STARPU_NWORKER_PER_CUDA overrides), as tests/device/ab.sh does
+# the order-6 target point runs on 2 CUDA workers (streams) per GPU (STARPU_NWORKER_PER_CUDA overrides), as tests/bench/device/ab.sh does
 O6_STREAMS=${STARPU_NWORKER_PER_CUDA:-2}
 # CPU workers beside the GPU: one worker whose tasks each run an OpenMP team on all cores but the two
 # that drive the GPU and submit (runtime.cpu_task_threads)
@@ -96,9 +96,9 @@ tail -n 3 "$LOG/test_cuda_plasticity.log"
 
 # the GPU memory check (a problem that does not fit stops before stepping) and blow-up detection
 stamp "test_gpu_memory.sh, test_blowup.sh"
-SQ_BIN=$BIN/starquake timeout "$(limit 120)" bash tests/test_gpu_memory.sh > "$LOG/test_gpu_memory.log" 2>&1
+SQ_BIN=$BIN/starquake timeout "$(limit 120)" bash tests/integration/test_gpu_memory.sh > "$LOG/test_gpu_memory.log" 2>&1
 GPUMEM_RC=$?
-SQ_BIN=$BIN/starquake STARPU_NCUDA=1 timeout "$(limit 120)" bash tests/test_blowup.sh > "$LOG/test_blowup.log" 2>&1
+SQ_BIN=$BIN/starquake STARPU_NCUDA=1 timeout "$(limit 120)" bash tests/integration/test_blowup.sh > "$LOG/test_blowup.log" 2>&1
 BLOWUP_RC=$?
 tail -n 2 "$LOG/test_gpu_memory.log" "$LOG/test_blowup.log"
 fi
@@ -115,7 +115,7 @@ if [ "$MODE" = plasticity ] || [ "$MODE" = tests ]; then
   :
 elif [ "$MODE" = hetero ]; then
   stamp "restart of a CPU checkpoint on the GPU"
-  OUT=$LOG/restart_gpu timeout "$(limit 120)" bash tests/device/restart_gpu.sh > "$LOG/restart_gpu.log" 2>&1
+  OUT=$LOG/restart_gpu timeout "$(limit 120)" bash tests/bench/device/restart_gpu.sh > "$LOG/restart_gpu.log" 2>&1
   grep -E "PASS|FAIL" "$LOG/restart_gpu.log"
   proxy cpu.log 60 16k 3 all,ader,local,neighbor 6 double cpu
   # every point with StarPU's task profiling (the proxy has it on for "both" only), so that the

@@ -112,7 +112,7 @@ if command -v "$MPIRUN" > /dev/null; then
   h=$(hashes "$OUT/np2")
   [ $rc -eq 0 ] && [ "$h" = "$lref" ] && ok "mpirun -np 2 = one rank: $h" || { bad "mpirun -np 2: rc=$rc $h != $lref"; tail -3 "$OUT/np2.log"; }
   if $PY -c 'import h5py' 2> /dev/null && [ -s "$OUT/np2/pw-wavefield.h5" ]; then # rank 0 gathers the plastic fields too
-    $PY "${srcdir:-.}/tests/h5compare.py" "$OUT/lts/pw-wavefield.h5" "$OUT/np2/pw-wavefield.h5" > "$OUT/np2.cmp" 2>&1 &&
+    $PY "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/lts/pw-wavefield.h5" "$OUT/np2/pw-wavefield.h5" > "$OUT/np2.cmp" 2>&1 &&
       ok "mpirun -np 2 snapshot (ep_*, eta) = one rank: $(cat "$OUT/np2.cmp")" || bad "mpirun -np 2 snapshot: $(cat "$OUT/np2.cmp")"
   fi
 else

@@ -1,6 +1,6 @@
 /**
  * @file test_cuda_rupture.c  Check suite for the CUDA rupture kernel (codelets/rupture_cuda.cu) on the
- * slipping fault of tests/test_fault.c (tests/meshes/fault.msh, fault.geo meshed with -clmax 0.3), in
+ * slipping fault of tests/unit/test_fault.c (tests/meshes/fault.msh, fault.geo meshed with -clmax 0.3), in
  * the manner of thesis Table 7.2: per-quantity relative errors of the fault state (slip rate, slip,
  * traction, normal stress, mu, rupture time) and of the dofs, GPU against CPU.
  * (1) kernel: one rupture step of sq_cuda_rupture against sq_fault_update from the same state (after

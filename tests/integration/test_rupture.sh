@@ -27,7 +27,7 @@ same_outputs() {
   for f in "$1"/*; do
     n=$(basename "$f")
     case $n in
-      *.h5) /usr/bin/python3 "$SRC/tests/h5compare.py" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
+      *.h5) /usr/bin/python3 "$SRC/tests/integration/h5compare.py" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
       *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$2/$n")" ] || { rc=1; echo "  dofs hash differs"; } ;;
       *.fault) ;;
       *) cmp -s "$f" "$2/$n" || { rc=1; echo "  differs: $n"; } ;;
@@ -87,7 +87,7 @@ for run in "3 bwm" "4 bwm" "4 encoded"; do
   across=$(grep -o '([0-9]* across ranks)' "$OUT/np.log" | tr -dc '0-9')
   if [ $rc -eq 0 ] && [ "$h" = "$ref" ] && cmp -s "$OUT/lts/tpv5-cplot" "$OUT/np$1$2/tpv5-cplot" &&
      cmp -s "$st" "$OUT/np$1$2/tpv5-faultst000dp075" && cmp -s "$OUT/lts/tpv5-fault.xdmf" "$OUT/np$1$2/tpv5-fault.xdmf" &&
-     /usr/bin/python3 "$SRC/tests/h5compare.py" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
+     /usr/bin/python3 "$SRC/tests/integration/h5compare.py" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
   then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank (dofs, cplot, station, fault HDF5)"
   else bad "mpirun -np $1 $2: rc=$rc hash=${h:-none}"; tail -3 "$OUT/np.log"; fi
 done
@@ -130,7 +130,7 @@ done
 # --- symmetry: a TPV5-like fault on a mirror-symmetric box mesh, nucleated symmetrically about x = 0
 "$SQ" "$SRC/tests/configs/rupture_box.yaml" --quiet --output "$OUT/sym" > "$OUT/sym.log" 2>&1 || { bad "symmetric run"; tail -3 "$OUT/sym.log"; }
 if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-  if /usr/bin/python3 "$SRC/tests/rupture_symmetry.py" "$OUT/sym/sym-fault.h5" --tol 0.01 --min-faces 60 > "$OUT/sym.txt"; then
+  if /usr/bin/python3 "$SRC/tests/integration/rupture_symmetry.py" "$OUT/sym/sym-fault.h5" --tol 0.01 --min-faces 60 > "$OUT/sym.txt"; then
     ok "symmetry: $(cat "$OUT/sym.txt")"
   else bad "symmetry: $(cat "$OUT/sym.txt")"; fi
 else

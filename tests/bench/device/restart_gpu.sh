@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/device/restart_gpu.sh: a checkpoint written by a CPU-only run restarts on the GPU (issue 6:
+# tests/bench/device/restart_gpu.sh: a checkpoint written by a CPU-only run restarts on the GPU (issue 6:
 # "restart ... on GPU instead of CPU").  tests/configs/sources.yaml (two LTS clusters, two point
 # sources, four receivers) runs to the end on 2 CPU workers, keeping its checkpoint of t = 0.3; a copy
 # of that output restarts from the checkpoint with every task on the GPU (STARPU_NCPU=0) and rewrites
@@ -8,7 +8,7 @@
 # the part before the checkpoint must be byte for byte the CPU run's.  A GPU-only run from t = 0 is
 # compared the same way.  Prints PASS/FAIL lines.
 set -u
-. tests/device/env.sh
+. tests/bench/device/env.sh
 OUTDIR=${OUT:-/tmp/sq-restart-gpu}
 rm -rf "$OUTDIR/cpu" "$OUTDIR/gpu" "$OUTDIR/restart"
 mkdir -p "$OUTDIR"
