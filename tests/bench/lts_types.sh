@@ -15,13 +15,12 @@
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
-SQ=${SQ_BIN:-./starquake}
+. "${srcdir:-.}/tests/lib.sh"
 ORDER=${1:-4}
 NXY=${2:-8}
 NSYNC=${3:-2}
 NZ=32 # cell layers along z; the types below distribute them over the 5 clusters
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+tempdir OUT
 # cell layers per cluster 0..4 (fastest .. slowest), 32 in all
 declare -A TYPES=(
   [1]="1 2 4 9 16"   # bulk in the slowest cluster: least work
@@ -76,7 +75,7 @@ runtime:
   steps_per_task: ${SQ_LTS_STEPS_PER_TASK:-1}
 Y
 }
-field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
+field() { summary_value "$1/bench-summary.txt" "$2"; } # DIR KEY
 rows=""
 for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   # first find the sync interval (slowest cluster's dt) from a planning run

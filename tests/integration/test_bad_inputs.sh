@@ -10,28 +10,24 @@
 # The cases run on a copy of the folder, where make_puml.py writes the PUML fixtures.
 # SQ_BAD_INPUTS="name ..." runs only those cases.
 set -u
-SQ=${SQ_BIN:-./starquake}
-SRC=${srcdir:-.}/tests/bad_inputs
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export OMPI_MCA_rmaps_base_oversubscribe=1
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+. "${srcdir:-.}/tests/lib.sh"
+tempdir T
+allow_mpirun
 
 DIR=$T/bad_inputs
-cp -r "$SRC" "$DIR"
+cp -r "$SRC/tests/bad_inputs" "$DIR"
 have_puml=1
-if ! /usr/bin/python3 "$DIR/make_puml.py" "$DIR" 2> "$T/make_puml.err"; then
+if ! $PY "$DIR/make_puml.py" "$DIR" 2> "$T/make_puml.err"; then
   have_puml=0
   echo "note: make_puml.py failed (python3-h5py missing?); the puml_* cases are skipped: $(tail -1 "$T/make_puml.err")"
 fi
 
-pass=0 fail=0 skip=0
+skip=0
 # the fixtures break a valid mesh: check that the valid ones still load
 for good in cube.msh puml_good.puml.h5; do
   [ "$good" = puml_good.puml.h5 ] && [ $have_puml = 0 ] && continue
   if ! "$SQ" mesh info "$DIR/$good" > "$T/good.out" 2>&1; then
-    echo "FAIL fixture $good does not load: $(head -3 "$T/good.out")"
-    fail=$((fail + 1))
+    bad "fixture $good does not load: $(head -3 "$T/good.out")"
   fi
 done
 run_case() { # NAME
@@ -64,11 +60,9 @@ run_case() { # NAME
     done < "$expect"
   fi
   if [ -z "$why" ]; then
-    pass=$((pass + 1))
-    echo "ok   $name: ${msg#starquake: error: }"
+    ok "$name: ${msg#starquake: error: }"
   else
-    fail=$((fail + 1))
-    echo "FAIL $name: $why"
+    bad "$name: $why"
     sed 's/^/     | /' "$T/$name.err" | head -20
   fi
 }

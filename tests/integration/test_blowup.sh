@@ -4,12 +4,10 @@
 # the diagnosis checkpoint PREFIX-blowup.h5 holding the non-finite state, keep the last good checkpoint,
 # and write no summary that looks like a finished run: on one rank and on two (MPI).
 set -u
-SQ=${SQ_BIN:-./starquake}
+. "${srcdir:-.}/tests/lib.sh"
 MPIRUN=${MPIRUN:-mpirun}
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+allow_mpirun
+tempdir T
 cat > "$T/blow.yaml" <<'Y'
 mesh:
   type: box
@@ -32,20 +30,20 @@ output:
 checkpoint:
   interval: 2.0
 Y
-check() { # label dir stderr-file status
+check_blowup() { # label dir stderr-file status
   local label=$1 dir=$2 err=$3 st=$4 fail0=$fail
-  [ "$st" -ne 0 ] && [ "$st" -lt 128 ] || { echo "FAIL $label: exit status $st (want a clean non-zero exit)"; fail=1; }
+  [ "$st" -ne 0 ] && [ "$st" -lt 128 ] || bad "$label: exit status $st (want a clean non-zero exit)"
   local n
   n=$(grep -c "the solution blew up" "$err")
-  [ "$n" = 1 ] || { echo "FAIL $label: $n blow-up messages (want 1)"; cat "$err"; fail=1; }
+  [ "$n" = 1 ] || { bad "$label: $n blow-up messages (want 1)"; cat "$err"; }
   grep -Eq "blew up: cell [0-9]+ \(centroid [-0-9.e+]+ [-0-9.e+]+ [-0-9.e+]+, cluster 0\) holds NaN/Inf at t=[0-9.]+; .*blow-blowup.h5" "$err" ||
-    { echo "FAIL $label: message lacks element, centroid, cluster, time or checkpoint path"; cat "$err"; fail=1; }
-  [ -s "$dir/blow-blowup.h5" ] || { echo "FAIL $label: no blow-up checkpoint"; fail=1; }
-  [ -s "$dir/blow-checkpoint.h5" ] || { echo "FAIL $label: the last good checkpoint is missing"; fail=1; }
-  [ ! -e "$dir/blow-summary.txt" ] || { echo "FAIL $label: a summary was written"; fail=1; }
-  if ! /usr/bin/python3 -c 'import h5py' 2> /dev/null; then
+    { bad "$label: message lacks element, centroid, cluster, time or checkpoint path"; cat "$err"; }
+  [ -s "$dir/blow-blowup.h5" ] || bad "$label: no blow-up checkpoint"
+  [ -s "$dir/blow-checkpoint.h5" ] || bad "$label: the last good checkpoint is missing"
+  [ ! -e "$dir/blow-summary.txt" ] || bad "$label: a summary was written"
+  if ! $PY -c 'import h5py' 2> /dev/null; then
     echo "note $label: checkpoint contents not read (python3-h5py missing)"
-  else /usr/bin/python3 - "$dir" <<'PY' || { echo "FAIL $label: checkpoint contents"; fail=1; }
+  else $PY - "$dir" <<'PY' || bad "$label: checkpoint contents"
 import sys, h5py, numpy as np
 d = sys.argv[1]
 with h5py.File(d + "/blow-blowup.h5", "r") as f:
@@ -55,12 +53,12 @@ with h5py.File(d + "/blow-checkpoint.h5", "r") as f:
     assert np.all(np.isfinite(np.asarray(f["dofs"]))), "the last good checkpoint was overwritten"
 PY
   fi
-  [ "$fail" = "$fail0" ] && echo "ok   $label: $(grep -o 'cell [0-9]* (centroid[^)]*) holds NaN/Inf at t=[0-9.]*' "$err")"
+  [ "$fail" = "$fail0" ] && ok "$label: $(grep -o 'cell [0-9]* (centroid[^)]*) holds NaN/Inf at t=[0-9.]*' "$err")"
 }
 STARPU_NCPU=1 timeout 300 "$SQ" "$T/blow.yaml" --output "$T/one" > "$T/one.out" 2> "$T/one.err"
-check "1 rank" "$T/one" "$T/one.err" $?
+check_blowup "1 rank" "$T/one" "$T/one.err" $?
 if command -v "$MPIRUN" > /dev/null; then
   STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$T/blow.yaml" --output "$T/two" > "$T/two.out" 2> "$T/two.err"
-  check "2 ranks" "$T/two" "$T/two.err" $?
+  check_blowup "2 ranks" "$T/two" "$T/two.err" $?
 fi
-exit $fail
+report blowup

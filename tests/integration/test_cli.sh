@@ -2,12 +2,8 @@
 # Command-line behaviour: help/version, and bad inputs that must fail with one clear message naming
 # the file, line and key (and never crash or leave a summary behind).
 set -u
-SQ=${SQ_BIN:-./starquake}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "${srcdir:-.}/tests/lib.sh"
+tempdir T
 
 "$SQ" --help | grep -q "usage: starquake CONFIG.yaml" && ok "--help" || bad "--help"
 "$SQ" --version | grep -Eq "^starquake [0-9]+\.[0-9]+" && ok "--version" || bad "--version"
@@ -58,5 +54,4 @@ touch "$T/notadir"
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "notadir/t.csv" "$T/trace.err" && [ ! -e "$T/trace-out/starquake-summary.txt" ] &&
   ok "unwritable trace: stops before the run" || bad "unwritable trace rc=$rc: $(cat "$T/trace.err")"
 "$SQ" "$T/good.yaml" --quiet --output "$T/good" && grep -q dofs_hash "$T/good/starquake-summary.txt" && ok "good config runs" || bad "good config"
-echo "cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report cli

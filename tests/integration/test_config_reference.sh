@@ -2,10 +2,9 @@
 # docs/CONFIG_REFERENCE.md must be what `starquake config-reference` prints from the schema tables in
 # io/config.c, so that the documented keys, types, defaults and ranges cannot drift from the loader.
 set -u
-SQ=${SQ_BIN:-./starquake}
-DOC=${srcdir:-.}/docs/CONFIG_REFERENCE.md
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "${srcdir:-.}/tests/lib.sh"
+DOC=$SRC/docs/CONFIG_REFERENCE.md
+tempdir T
 if ! "$SQ" config-reference > "$T/ref.md" 2> "$T/ref.err"; then
   echo "FAIL starquake config-reference: $(cat "$T/ref.err")"
   exit 1

@@ -4,22 +4,19 @@
 # precision, and the small-cluster grids (fewer elements per block) bitwise against blocks of E.
 # Catches index, barrier and alignment errors of the CUDA code on a machine with no GPU.
 set -u
-SRC=${srcdir:-.}
+. "${srcdir:-.}/tests/lib.sh"
 export SQ_BUILDDIR=${SQ_BUILDDIR:-$PWD}
 [ -f "$SQ_BUILDDIR/libsqnum.a" ] || { echo "test_cuda_emu: $SQ_BUILDDIR/libsqnum.a not built"; exit 99; }
 command -v g++ > /dev/null || { echo "test_cuda_emu: no g++: skipped"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+tempdir T
 export TMPDIR=$T
-fail=0
 for s in run.sh rupture.sh plasticity.sh; do
   if bash "$SRC/tests/cuda_emu/$s" > "$T/$s.log" 2>&1; then
-    echo "PASS tests/cuda_emu/$s: $(tail -n 1 "$T/$s.log")"
+    ok "tests/cuda_emu/$s: $(tail -n 1 "$T/$s.log")"
   else
-    echo "FAIL tests/cuda_emu/$s:"
+    bad "tests/cuda_emu/$s:"
     grep -E 'FAIL|DIFFERS|error|ERROR' "$T/$s.log" | head -20
     tail -n 5 "$T/$s.log"
-    fail=1
   fi
 done
 # Kernel variants that must give the default's results to the last bit: the emulator's report (every
@@ -27,12 +24,11 @@ done
 for v in -DSQ_CUDA_GLOBAL_UNROLL=2; do
   if SQ_EMU_DEFINES=$v bash "$SRC/tests/cuda_emu/run.sh" > "$T/variant.log" 2>&1 &&
     diff "$T/run.sh.log" "$T/variant.log" > "$T/variant.diff"; then
-    echo "PASS tests/cuda_emu/run.sh with $v: the same report"
+    ok "tests/cuda_emu/run.sh with $v: the same report"
   else
-    echo "FAIL tests/cuda_emu/run.sh with $v:"
+    bad "tests/cuda_emu/run.sh with $v:"
     head -20 "$T/variant.diff"
     tail -n 5 "$T/variant.log"
-    fail=1
   fi
 done
-exit $fail
+report cuda_emu

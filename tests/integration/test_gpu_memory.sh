@@ -4,9 +4,8 @@
 # it writes no output.  The GPU's memory is lowered with StarPU's own STARPU_LIMIT_CUDA_MEM (MiB), which
 # is what starquake reads.  The same problem without the limit runs.  Skips (77) without a GPU.
 set -u
-SQ=${SQ_BIN:-./starquake}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "${srcdir:-.}/tests/lib.sh"
+tempdir T
 cat > "$T/big.yaml" <<'Y'
 mesh:
   type: box
@@ -28,15 +27,14 @@ Y
 STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$T/big.yaml" --output "$T/ok" > "$T/ok.out" 2> "$T/ok.err"
 st=$?
 grep -q "on each GPU" "$T/ok.out" || { echo "skip: no CUDA worker (no GPU or a build without CUDA)"; exit 77; }
-fail=0
-[ "$st" = 0 ] && [ -s "$T/ok/big-summary.txt" ] || { echo "FAIL: the run without a memory limit failed ($st)"; cat "$T/ok.err"; fail=1; }
+[ "$st" = 0 ] && [ -s "$T/ok/big-summary.txt" ] || { bad "the run without a memory limit failed ($st)"; cat "$T/ok.err"; }
 STARPU_LIMIT_CUDA_MEM=16 STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$T/big.yaml" --output "$T/small" > "$T/small.out" 2> "$T/small.err"
 st=$?
-[ "$st" -ne 0 ] && [ "$st" -lt 128 ] || { echo "FAIL: exit status $st with 16 MiB of GPU memory (want a clean error)"; fail=1; }
+[ "$st" -ne 0 ] && [ "$st" -lt 128 ] || bad "exit status $st with 16 MiB of GPU memory (want a clean error)"
 grep -Eq "needs about [0-9]+ MiB of GPU memory for its [0-9]+ elements, but its 1 GPU offer 16 MiB.*more GPUs" "$T/small.err" ||
-  { echo "FAIL: message"; cat "$T/small.err"; fail=1; }
-[ "$(grep -c "error" "$T/small.err")" = 1 ] || { echo "FAIL: not exactly one error message"; cat "$T/small.err"; fail=1; }
-grep -q "^progress" "$T/small.err" && { echo "FAIL: it started stepping"; fail=1; }
-[ ! -e "$T/small/big-summary.txt" ] && [ ! -e "$T/small/big-energy.csv" ] || { echo "FAIL: output written"; ls "$T/small"; fail=1; }
-[ "$fail" = 0 ] && echo "ok   $(grep -o 'needs about.*offer [0-9]* MiB' "$T/small.err")"
-exit $fail
+  { bad "message"; cat "$T/small.err"; }
+[ "$(grep -c "error" "$T/small.err")" = 1 ] || { bad "not exactly one error message"; cat "$T/small.err"; }
+grep -q "^progress" "$T/small.err" && bad "it started stepping"
+[ ! -e "$T/small/big-summary.txt" ] && [ ! -e "$T/small/big-energy.csv" ] || { bad "output written"; ls "$T/small"; }
+[ "$fail" = 0 ] && ok "$(grep -o 'needs about.*offer [0-9]* MiB' "$T/small.err")"
+report gpu_memory

@@ -4,14 +4,9 @@
 # too); rate 1 equals GTS bitwise; LTS converges and stays
 # within 1.5x of the GTS error on the same graded mesh.
 set -u
-SQ=${SQ_BIN:-./starquake}
-CFG=${srcdir:-.}/tests/configs/lts.yaml
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-hash_of() { grep '^dofs_hash:' "$1/$2-summary.txt" 2>/dev/null | awk '{print $2}'; }
+. "${srcdir:-.}/tests/lib.sh"
+CFG=$CONFIGS/lts.yaml
+tempdir OUT
 
 "$SQ" "$CFG" --quiet --output "$OUT/ref" || bad "reference LTS run"
 grep -q '^clusters: 3' "$OUT/ref/lts-summary.txt" && ok "three clusters" || bad "expected three clusters"
@@ -40,7 +35,7 @@ printf 'runtime:\n  tile_size: 100000\n  fuse_predictor: true\n  fuse_steps: tru
 sed 's/steps_per_task: 1/steps_per_task: 2/' "$OUT/whole.yaml" > "$OUT/grouped.yaml"
 for g in whole grouped; do
   "$SQ" "$OUT/$g.yaml" --quiet --output "$OUT/$g" > /dev/null 2>&1
-  h=$(hash_of "$OUT/$g" lts); n=$(grep '^grouped_step_tasks:' "$OUT/$g/lts-summary.txt" 2>/dev/null | awk '{print $2}')
+  h=$(hash_of "$OUT/$g" lts); n=$(summary_value "$OUT/$g/lts-summary.txt" grouped_step_tasks)
   [ -n "$h" ] && [ "$h" = "$ref" ] && ok "$g steps: hash $h (grouped tasks: $n)" || bad "$g steps: ${h:-failed} != $ref"
   if [ $g = grouped ]; then [ "${n:-0}" -gt 0 ] && ok "sub-steps grouped ($n tasks)" || bad "no grouped tasks (${n:-none})"; fi
 done
@@ -65,5 +60,4 @@ ok = ok and all(le <= 1.5 * ge for le, ge in zip(l["errors"], g["errors"]))
 sys.exit(0 if ok else 1)
 PY
 then ok "LTS convergence and LTS/GTS error ratio"; else bad "LTS convergence or error ratio"; fi
-echo "lts: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report lts

@@ -6,27 +6,22 @@
 # and a file that cannot be created gives one error, not a hang.  A PUMGen mesh is read by blocks on 4
 # ranks (no rank holds the whole mesh) and gives the files and dofs of one rank.
 set -u
-SQ=${SQ_BIN:-./starquake}
-CFG=${srcdir:-.}/tests/configs/lts.yaml
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "${srcdir:-.}/tests/lib.sh"
+CFG=$CONFIGS/lts.yaml
+tempdir OUT
+allow_mpirun
 MPIRUN=${MPIRUN:-mpirun}
 command -v "$MPIRUN" > /dev/null || { echo "mpirun not found: install openmpi-bin (./quickstart does)"; exit 1; }
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-hash_of() { grep '^dofs_hash:' "$1/lts-summary.txt" 2>/dev/null | awk '{print $2}'; }
 
 "$SQ" "$CFG" --quiet --output "$OUT/single" || bad "single-process run"
-ref=$(hash_of "$OUT/single")
+ref=$(hash_of "$OUT/single" lts)
 echo "one-process reference $ref"
 for np in 1 2 4; do
   for w in bw bwm encoded; do
     dir="$OUT/np$np-$w"
     timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$CFG" --quiet --partition $w --output "$dir" > "$OUT/log" 2>&1
     rc=$?
-    h=$(hash_of "$dir")
+    h=$(hash_of "$dir" lts)
     if [ $rc -eq 0 ] && [ "$h" = "$ref" ]; then ok "np=$np partition=$w: $h"
     else bad "np=$np partition=$w: rc=$rc hash=${h:-none}"; tail -5 "$OUT/log"; fi
   done
@@ -34,7 +29,7 @@ done
 # merged neighbour-cluster tasks (predictors and corrections) across ranks, and several workers per rank
 sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true\n  merge_corrections: true/' "$CFG" > "$OUT/merged.yaml"
 STARPU_NCPU=2 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/merged.yaml" --quiet --tile-size 16 --output "$OUT/merged" > "$OUT/log" 2>&1
-h=$(hash_of "$OUT/merged")
+h=$(hash_of "$OUT/merged" lts)
 [ "$h" = "$ref" ] && ok "np=2 merged, 2 workers, tile 16: $h" || { bad "np=2 merged: ${h:-none}"; tail -5 "$OUT/log"; }
 # fused predictor and whole-step tasks, on 1 and 2 ranks (copy tiles keep separate tasks: their halo is
 # packed between predictor and corrector); --trace (with --profile's report from every rank) counts the
@@ -42,7 +37,7 @@ h=$(hash_of "$OUT/merged")
 sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  fuse_predictor: true\n  fuse_steps: true/' "$CFG" > "$OUT/fused.yaml"
 for np in 1 2; do
   timeout 300 "$MPIRUN" -np $np --oversubscribe "$SQ" "$OUT/fused.yaml" --trace "$OUT/trace$np.csv" --tile-size 100000 --output "$OUT/fused$np" > "$OUT/fused.log" 2>&1
-  h=$(hash_of "$OUT/fused$np")
+  h=$(hash_of "$OUT/fused$np" lts)
   nstep=$(awk '$1 == "step" && $3 == "tasks" {n += $2} END {print n + 0}' "$OUT/fused.log")
   traces=$OUT/trace$np.csv
   [ "$np" -eq 2 ] && traces="$OUT/trace$np.csv.0 $OUT/trace$np.csv.1"
@@ -53,13 +48,13 @@ for np in 1 2; do
     ok "np=$np fused predictor + whole-step tasks where allowed ($nstep, each in the trace): $h" ||
     { bad "np=$np fused: hash ${h:-none}, step tasks $nstep, in the trace ${ntrace:-none}"; tail -5 "$OUT/fused.log"; }
   # shellcheck disable=SC2086
-  /usr/bin/python3 "${srcdir:-.}/tools/trace-gaps.py" $traces > "$OUT/gaps.log" 2>&1 && grep -q "busy .* idle" "$OUT/gaps.log" &&
+  $PY "$SRC/tools/trace-gaps.py" $traces > "$OUT/gaps.log" 2>&1 && grep -q "busy .* idle" "$OUT/gaps.log" &&
     ok "np=$np trace-gaps.py reads the traces" || { bad "trace-gaps.py failed"; tail -3 "$OUT/gaps.log"; }
 done
 # node-speed weights: each rank measures itself, METIS sizes the parts by it; the result is unchanged
 sed 's/  merge_neighbor_clusters: false/  merge_neighbor_clusters: false\n  node_speed_weights: true/' "$CFG" > "$OUT/nsw.yaml"
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$OUT/nsw.yaml" --output "$OUT/nsw" > "$OUT/nsw.log" 2>&1
-h=$(hash_of "$OUT/nsw")
+h=$(hash_of "$OUT/nsw" lts)
 [ "$h" = "$ref" ] && grep -q "node speed shares (measured)" "$OUT/nsw.log" && ok "np=2 node-speed weights: $h" || { bad "node-speed weights: ${h:-none}"; tail -5 "$OUT/nsw.log"; }
 # the partition report names the imbalance and the edge cut
 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$CFG" --output "$OUT/report" > "$OUT/report.log" 2>&1
@@ -72,8 +67,8 @@ timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/snap.yaml" --output "$OU
 h5line=$(grep -o 'HDF5 [0-9.]* parallel (MPI-IO): each of the 3 ranks writes its own rows' "$OUT/snap.log")
 [ -n "$h5line" ] && ok "np=3 start-up names the parallel HDF5: $h5line" ||
   { bad "np=3: no 'HDF5 ... parallel (MPI-IO)' line at start-up"; head -20 "$OUT/snap.log"; }
-if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-  /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/snap1/lts-wavefield.h5" "$OUT/snap3/lts-wavefield.h5" > "$OUT/cmp.txt" 2>&1 &&
+if $PY -c 'import h5py' 2>/dev/null; then
+  $PY "$H5CMP" "$OUT/snap1/lts-wavefield.h5" "$OUT/snap3/lts-wavefield.h5" > "$OUT/cmp.txt" 2>&1 &&
     cmp -s "$OUT/snap1/lts-wavefield.xdmf" "$OUT/snap3/lts-wavefield.xdmf" &&
     ok "np=3 wavefield snapshots = one rank's ($(cat "$OUT/cmp.txt"))" || bad "np=3 snapshots: $(cat "$OUT/cmp.txt")"
 else
@@ -86,7 +81,7 @@ cp -r "$OUT/ck2" "$OUT/ck3" && cp -r "$OUT/ck2" "$OUT/ck1"
 timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck3" --restart "$OUT/ck3/lts-checkpoint.h5" >> "$OUT/ck.log" 2>&1
 "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/ck1" --restart "$OUT/ck1/lts-checkpoint.h5" >> "$OUT/ck.log" 2>&1
 for r in ck3 ck1; do
-  h=$(hash_of "$OUT/$r")
+  h=$(hash_of "$OUT/$r" lts)
   if [ "$h" = "$ref" ] && cmp -s "$OUT/ck2/lts-energy.csv" "$OUT/$r/lts-energy.csv"; then
     ok "checkpoint of 2 ranks restarted on ${r#ck} rank(s): $h, energies equal"
   else bad "restart $r: hash ${h:-none}"; tail -3 "$OUT/ck.log"; fi
@@ -94,7 +89,7 @@ done
 # every HDF5 output of an MPI run, read back with h5py, equals one rank's (tests/configs/sources.yaml:
 # receivers, wavefield, free surface, checkpoint); the checkpoint of 3 ranks restarted on 2 continues
 # every file (the receivers' extendible datasets included) to the one-rank run's
-SRC_CFG=${srcdir:-.}/tests/configs/sources.yaml
+SRC_CFG=$CONFIGS/sources.yaml
 "$SQ" "$SRC_CFG" --quiet --output "$OUT/src1" > "$OUT/src.log" 2>&1
 timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$SRC_CFG" --quiet --partition bwm --output "$OUT/src3" >> "$OUT/src.log" 2>&1
 cp -r "$OUT/src3" "$OUT/src2"
@@ -103,13 +98,13 @@ timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$SRC_CFG" --quiet --output "$
 sed 's/  surface: true/  surface: true\n  vertex_values: true/' "$SRC_CFG" > "$OUT/vertex.yaml"
 "$SQ" "$OUT/vertex.yaml" --quiet --output "$OUT/vtx1" >> "$OUT/src.log" 2>&1
 timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/vertex.yaml" --quiet --output "$OUT/vtx3" >> "$OUT/src.log" 2>&1
-if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+if $PY -c 'import h5py' 2>/dev/null; then
   same=1
   for h in receivers wavefield surface checkpoint; do
-    /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src3/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+    $PY "$H5CMP" "$OUT/src1/src-$h.h5" "$OUT/src3/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
       { same=0; echo "  np=3 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
     [ $h = checkpoint ] && continue
-    /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/src1/src-$h.h5" "$OUT/src2/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
+    $PY "$H5CMP" "$OUT/src1/src-$h.h5" "$OUT/src2/src-$h.h5" > "$OUT/cmp.txt" 2>&1 ||
       { same=0; echo "  restart 3 -> 2 src-$h.h5: $(cat "$OUT/cmp.txt")"; }
   done
   for f in "$OUT"/src1/src-receiver-*.dat "$OUT/src1/src-energy.csv" "$OUT"/src1/*.xdmf; do
@@ -119,7 +114,7 @@ if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
     { bad "np=3 HDF5 outputs or the 3 -> 2 restart differ"; tail -3 "$OUT/src.log"; }
   # checkpoint attributes (metadata written collectively) and vertex values: the same as one rank's;
   # vertex averages combine the ranks' sums, so they may differ from one rank's in the last bits only
-  if /usr/bin/python3 - "$OUT" > "$OUT/cmp.txt" 2>&1 <<'PY'
+  if $PY - "$OUT" > "$OUT/cmp.txt" 2>&1 <<'PY'
 import sys, h5py, numpy as np
 out = sys.argv[1]
 a, b = h5py.File(out + "/src1/src-checkpoint.h5", "r"), h5py.File(out + "/src3/src-checkpoint.h5", "r")
@@ -145,7 +140,7 @@ else
 fi
 # plasticity: the checkpoint's /plastic_strain, written by 3 ranks, equals one rank's; restarted on 2
 # ranks, the run ends with the uninterrupted run's dofs and plastic strain
-PL_CFG=${srcdir:-.}/tests/configs/plasticity.yaml
+PL_CFG=$CONFIGS/plasticity.yaml
 pl_hashes() { grep -E '^(dofs|plastic_strain)_hash:' "$1/plast-summary.txt" 2>/dev/null | tr '\n' ' '; }
 "$SQ" "$PL_CFG" --quiet --output "$OUT/pl1" > "$OUT/pl.log" 2>&1
 timeout 300 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$PL_CFG" --quiet --output "$OUT/pl3" >> "$OUT/pl.log" 2>&1
@@ -154,8 +149,8 @@ timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$PL_CFG" --quiet --output "$O
   --restart "$OUT/pl2/plast-checkpoint.h5" >> "$OUT/pl.log" 2>&1
 ref_pl=$(pl_hashes "$OUT/pl1")
 if [ -n "$ref_pl" ] && [ "$(pl_hashes "$OUT/pl2")" = "$ref_pl" ] &&
-   { ! /usr/bin/python3 -c 'import h5py' 2>/dev/null ||
-     /usr/bin/python3 "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/pl1/plast-checkpoint.h5" "$OUT/pl3/plast-checkpoint.h5" > /dev/null 2>&1; }
+   { ! $PY -c 'import h5py' 2>/dev/null ||
+     $PY "$H5CMP" "$OUT/pl1/plast-checkpoint.h5" "$OUT/pl3/plast-checkpoint.h5" > /dev/null 2>&1; }
 then ok "plasticity: checkpoint of 3 ranks (dofs, plastic strain) = one rank's, restarted on 2 = uninterrupted"
 else bad "plasticity checkpoint under MPI: ${ref_pl:-no reference} vs $(pl_hashes "$OUT/pl2")"; tail -3 "$OUT/pl.log"; fi
 # a collective HDF5 create that fails (the snapshot file's path is a directory): one message, no hang
@@ -168,17 +163,16 @@ if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 1 ] && [ "$(grep -c '^starquak
 else bad "np=3 failing HDF5 create: rc=$rc, $n messages"; tail -5 "$OUT/fail.log"; fi
 # a real PUMGen mesh read by blocks: every rank reads its rows of the PUML file, and after the
 # partition holds its own cells and their face neighbours only; the run equals one rank's bitwise
-MESH=${srcdir:-.}/../shared/meshes/tpv13_training.puml.h5
+MESH=$SRC/../shared/meshes/tpv13_training.puml.h5
 if [ -r "$MESH" ]; then
   MESH=$(cd "$(dirname "$MESH")" && pwd)/$(basename "$MESH")
   sed -e "s|file: .*tpv13_training.puml.h5|file: $MESH|" -e 's|^  order: 4|  order: 2|' -e 's|^  end_time: 8.0|  end_time: 0.05|' \
       -e 's|^  output_interval: 0.5|  output_interval: 0.025|' -e 's|^  interval: 1.0|  interval: 0.025|' \
-      "${srcdir:-.}/configs/tpv13/tpv13_puml.yaml" > "$OUT/puml.yaml"
-  puml_hash() { grep '^dofs_hash:' "$1/tpv13_puml-summary.txt" 2>/dev/null | awk '{print $2}'; }
+      "$SRC/configs/tpv13/tpv13_puml.yaml" > "$OUT/puml.yaml"
   STARPU_NCPU=1 "$SQ" "$OUT/puml.yaml" --quiet --output "$OUT/puml1" > "$OUT/puml1.log" 2>&1
   STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 4 --oversubscribe "$SQ" "$OUT/puml.yaml" --verbose --output "$OUT/puml4" \
     > "$OUT/puml4.log" 2>&1
-  h1=$(puml_hash "$OUT/puml1") h4=$(puml_hash "$OUT/puml4")
+  h1=$(hash_of "$OUT/puml1" tpv13_puml) h4=$(hash_of "$OUT/puml4" tpv13_puml)
   # "starquake: rank R holds N cells (owned + ghost) of TOTAL (read by blocks)", one line a rank
   held=$(grep -E '^starquake: rank [0-9]+ holds [0-9]+ cells \(owned \+ ghost\) of [0-9]+ \(read by blocks\)' "$OUT/puml4.log")
   small=$(echo "$held" | awk '$5 + 0 < $11 + 0 { n++ } END { print n + 0 }')
@@ -221,7 +215,7 @@ one_error receiver-outside "$base
 receivers:
   interval: 0.001
   points: [[0.5, 0.5, 0.5], [5.0, 0.5, 0.5]]" "receiver 2 at (5, 0.5, 0.5) lies outside the mesh"
-BADMSH=$(cd "${srcdir:-.}/tests/bad_inputs" && pwd)/msh_nan_coordinate.msh
+BADMSH=$(cd "$SRC/tests/bad_inputs" && pwd)/msh_nan_coordinate.msh
 one_error mesh-error "mesh:
   type: gmsh
   file: $BADMSH
@@ -230,5 +224,4 @@ materials:
 equations:
   order: 2
   end_time: 0.0001" "msh_nan_coordinate.msh"
-echo "mpi: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report mpi

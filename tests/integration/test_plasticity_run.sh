@@ -11,22 +11,12 @@
 #  5. mpirun -np 2 equals one rank bit for bit (dofs, plastic strain, snapshot with the plastic fields);
 #  6. bad plasticity inputs give one clear error naming the file and line.
 set -u
-SQ=${SQ_BIN:-./starquake}
-CFG=${srcdir:-.}/tests/configs/plasticity_wave.yaml
-PY=/usr/bin/python3
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-val() { grep "^$2:" "$1/pw-summary.txt" 2>/dev/null | awk '{print $2}'; } # DIR KEY
+. "${srcdir:-.}/tests/lib.sh"
+CFG=$CONFIGS/plasticity_wave.yaml
+tempdir OUT
+allow_mpirun
+val() { summary_value "$1/pw-summary.txt" "$2"; } # DIR KEY
 hashes() { echo "$(val "$1" dofs_hash)/$(val "$1" plastic_strain_hash)"; }
-run() { # DIR CONFIG ARGS...: a quiet run into DIR
-  local dir=$1 cfg=$2
-  shift 2
-  "$SQ" "$cfg" --quiet --output "$dir" "$@" > "$dir.log" 2>&1 || { bad "run $(basename "$dir") failed: $(tail -2 "$dir.log")"; return 1; }
-}
 
 # ---- 1. GTS: serial reference = StarPU ----------------------------------------------------------------
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/gts.yaml"
@@ -112,7 +102,7 @@ if command -v "$MPIRUN" > /dev/null; then
   h=$(hashes "$OUT/np2")
   [ $rc -eq 0 ] && [ "$h" = "$lref" ] && ok "mpirun -np 2 = one rank: $h" || { bad "mpirun -np 2: rc=$rc $h != $lref"; tail -3 "$OUT/np2.log"; }
   if $PY -c 'import h5py' 2> /dev/null && [ -s "$OUT/np2/pw-wavefield.h5" ]; then # rank 0 gathers the plastic fields too
-    $PY "${srcdir:-.}/tests/integration/h5compare.py" "$OUT/lts/pw-wavefield.h5" "$OUT/np2/pw-wavefield.h5" > "$OUT/np2.cmp" 2>&1 &&
+    $PY "$H5CMP" "$OUT/lts/pw-wavefield.h5" "$OUT/np2/pw-wavefield.h5" > "$OUT/np2.cmp" 2>&1 &&
       ok "mpirun -np 2 snapshot (ep_*, eta) = one rank: $(cat "$OUT/np2.cmp")" || bad "mpirun -np 2 snapshot: $(cat "$OUT/np2.cmp")"
   fi
 else
@@ -146,5 +136,4 @@ expect_error time-dependent "$OUT/tvt.yaml" "key 'plasticity.tv'" "depends on t"
 sed -e '/^plasticity:/,/^  initial_stress:/d' "$CFG" > "$OUT/eponly.yaml"
 expect_error ep-without-plasticity "$OUT/eponly.yaml" "key 'output.fields'" "plasticity"
 
-echo "plasticity runs: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report "plasticity runs"

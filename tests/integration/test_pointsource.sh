@@ -6,8 +6,7 @@
 # STARQUAKE_LONG_TESTS=1 the long size (order 5, 16464 elements) must reach <= 2% (measured 1.6%),
 # for the moment tensor and for a single force.
 set -u
-SQ=${SQ_BIN:-./starquake}
-fail=0
+. "${srcdir:-.}/tests/lib.sh"
 "$SQ" verify pointsource --json || fail=1
 if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then
   "$SQ" verify pointsource --size long --json || fail=1

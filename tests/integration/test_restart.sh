@@ -11,16 +11,9 @@
 #     a restart from it reproduces the uninterrupted run (dofs, plastic strain, receivers, snapshots with
 #     ep_* and eta) bit for bit, and an elastic run refuses it.
 set -u
-SQ=${SQ_BIN:-./starquake}
-CFG=${srcdir:-.}/tests/configs/sources.yaml
-H5CMP=${srcdir:-.}/tests/integration/h5compare.py
-PY=/usr/bin/python3
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-hash_of() { grep '^dofs_hash:' "$1/src-summary.txt" 2>/dev/null | awk '{print $2}'; }
+. "${srcdir:-.}/tests/lib.sh"
+CFG=$CONFIGS/sources.yaml
+tempdir OUT
 
 # the same files, byte for byte, as the uninterrupted run in $OUT/ref
 same_as_ref() {
@@ -38,8 +31,8 @@ same_as_ref() {
   else
     echo "skip HDF5 comparison (python3-h5py missing)"
   fi
-  [ -n "$(hash_of "$dir")" ] && [ "$(hash_of "$dir")" = "$(hash_of "$OUT/ref")" ] &&
-    ok "$what: dofs hash $(hash_of "$dir")" || bad "$what: dofs hash $(hash_of "$dir") != $(hash_of "$OUT/ref")"
+  [ -n "$(hash_of "$dir" src)" ] && [ "$(hash_of "$dir" src)" = "$(hash_of "$OUT/ref" src)" ] &&
+    ok "$what: dofs hash $(hash_of "$dir" src)" || bad "$what: dofs hash $(hash_of "$dir" src) != $(hash_of "$OUT/ref" src)"
 }
 
 "$SQ" "$CFG" --quiet --output "$OUT/ref" || bad "uninterrupted run"
@@ -85,14 +78,13 @@ sed 's/^  order: 3$/  order: 2/' "$CFG" > "$OUT/order2.yaml"
   { grep -q "does not fit this run" "$OUT/o2.err" && ok "mismatched checkpoint refused" || bad "message: $(cat "$OUT/o2.err")"; }
 
 # 4. plasticity: restart a copy of the finished run from its last checkpoint (t = 0.3 of 0.45)
-PCFG=${srcdir:-.}/tests/configs/plasticity.yaml
-phash() { grep "^$2:" "$1/plast-summary.txt" 2>/dev/null | awk '{print $2}'; }
+PCFG=$CONFIGS/plasticity.yaml
 "$SQ" "$PCFG" --quiet --output "$OUT/pref" || bad "plasticity: uninterrupted run"
 cp -r "$OUT/pref" "$OUT/prst"
 rm -f "$OUT/prst/plast-summary.txt"
 "$SQ" "$PCFG" --quiet --output "$OUT/prst" --restart "$OUT/prst/plast-checkpoint.h5" || bad "plasticity: restart"
 for key in dofs_hash plastic_strain_hash; do
-  a=$(phash "$OUT/pref" $key) b=$(phash "$OUT/prst" $key)
+  a=$(summary_value "$OUT/pref/plast-summary.txt" $key) b=$(summary_value "$OUT/prst/plast-summary.txt" $key)
   [ -n "$a" ] && [ "$a" = "$b" ] && ok "plasticity restart: $key $a" || bad "plasticity restart: $key $b != $a"
 done
 n=0 diff=0
@@ -113,5 +105,4 @@ sed -e '/^plasticity:/,/^  initial_stress:/d' -e 's/, ep_xx, ep_yy, ep_zz, ep_xy
   { grep -q "holds the per-element data \[plastic_strain\] but this run needs \[\]" "$OUT/pel.err" &&
       ok "elastic run refuses a plasticity checkpoint" || bad "message: $(cat "$OUT/pel.err")"; }
 
-echo "restart: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report restart

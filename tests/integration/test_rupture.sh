@@ -10,16 +10,10 @@
 # - TPV101 (aging) and TPV104 (fast velocity weakening) nucleate;
 # - bad fault inputs fail with messages naming the file, line and value.
 set -u
-SQ=${SQ_BIN:-./starquake}
-SRC=${srcdir:-.}
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "${srcdir:-.}/tests/lib.sh"
+tempdir OUT
+allow_mpirun
 command -v gmsh > /dev/null || { echo "gmsh not found: install gmsh (./quickstart does)"; exit 1; }
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-hash_of() { grep '^dofs_hash:' "$1" 2>/dev/null | awk '{print $2}'; }
 # same_outputs A B: every output file of run A equals B's: text byte for byte, HDF5 dataset by
 # dataset (h5compare.py), the same dofs hash; the fault checkpoint is not an output
 same_outputs() {
@@ -27,8 +21,8 @@ same_outputs() {
   for f in "$1"/*; do
     n=$(basename "$f")
     case $n in
-      *.h5) /usr/bin/python3 "$SRC/tests/integration/h5compare.py" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
-      *summary.txt) [ "$(hash_of "$f")" = "$(hash_of "$2/$n")" ] || { rc=1; echo "  dofs hash differs"; } ;;
+      *.h5) $PY "$H5CMP" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
+      *summary.txt) [ "$(summary_value "$f" dofs_hash)" = "$(summary_value "$2/$n" dofs_hash)" ] || { rc=1; echo "  dofs hash differs"; } ;;
       *.fault) ;;
       *) cmp -s "$f" "$2/$n" || { rc=1; echo "  differs: $n"; } ;;
     esac
@@ -48,7 +42,7 @@ cfg=$OUT/tpv5.yaml
 
 # --- the LTS run and its outputs
 "$SQ" "$cfg" --quiet --output "$OUT/lts" > "$OUT/lts.log" 2>&1 || { bad "TPV5 LTS run"; tail -5 "$OUT/lts.log"; }
-ref=$(hash_of "$OUT/lts/tpv5-summary.txt")
+ref=$(hash_of "$OUT/lts" tpv5)
 echo "TPV5 (LTS, one process) dofs hash $ref"
 st=$OUT/lts/tpv5-faultst000dp075
 if grep -q '^t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress$' "$st" &&
@@ -69,25 +63,25 @@ else bad "fault XDMF/HDF5"; fi
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$cfg" > "$OUT/gts.yaml"
 "$SQ" "$OUT/gts.yaml" --quiet --serial --output "$OUT/serial" > /dev/null 2>&1
 "$SQ" "$OUT/gts.yaml" --quiet --tile-size 64 --output "$OUT/gts" > /dev/null 2>&1
-a=$(hash_of "$OUT/serial/tpv5-summary.txt") b=$(hash_of "$OUT/gts/tpv5-summary.txt")
+a=$(hash_of "$OUT/serial" tpv5) b=$(hash_of "$OUT/gts" tpv5)
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "GTS: serial reference = task graph ($a)" || bad "serial $a != graph $b"
 cmp -s "$OUT/serial/tpv5-faultst000dp075" "$OUT/gts/tpv5-faultst000dp075" && ok "GTS: station files equal" || bad "GTS station files differ"
 
 # --- merged neighbour-cluster tasks, other tile sizes and worker counts
 sed 's/  tile_size: 256/  tile_size: 256\n  merge_neighbor_clusters: true/' "$cfg" > "$OUT/merged.yaml"
 STARPU_NCPU=2 "$SQ" "$OUT/merged.yaml" --quiet --tile-size 32 --output "$OUT/merged" > /dev/null 2>&1
-h=$(hash_of "$OUT/merged/tpv5-summary.txt")
+h=$(hash_of "$OUT/merged" tpv5)
 [ "$h" = "$ref" ] && ok "LTS with merged tasks, 2 workers, tile 32 = reference" || bad "merged: $h"
 
 # --- MPI: fault faces across ranks are solved on both sides, identically
 for run in "3 bwm" "4 bwm" "4 encoded"; do
   set -- $run
   timeout 300 mpirun -np $1 --oversubscribe "$SQ" "$cfg" --partition $2 --output "$OUT/np$1$2" > "$OUT/np.log" 2>&1
-  rc=$? h=$(hash_of "$OUT/np$1$2/tpv5-summary.txt")
+  rc=$? h=$(hash_of "$OUT/np$1$2" tpv5)
   across=$(grep -o '([0-9]* across ranks)' "$OUT/np.log" | tr -dc '0-9')
   if [ $rc -eq 0 ] && [ "$h" = "$ref" ] && cmp -s "$OUT/lts/tpv5-cplot" "$OUT/np$1$2/tpv5-cplot" &&
      cmp -s "$st" "$OUT/np$1$2/tpv5-faultst000dp075" && cmp -s "$OUT/lts/tpv5-fault.xdmf" "$OUT/np$1$2/tpv5-fault.xdmf" &&
-     /usr/bin/python3 "$SRC/tests/integration/h5compare.py" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
+     $PY "$H5CMP" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
   then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank (dofs, cplot, station, fault HDF5)"
   else bad "mpirun -np $1 $2: rc=$rc hash=${h:-none}"; tail -3 "$OUT/np.log"; fi
 done
@@ -96,7 +90,7 @@ done
 printf 'checkpoint:\n  interval: 0.5\n' | cat "$cfg" - > "$OUT/ck.yaml"
 "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/A" > /dev/null 2>&1 && cp -r "$OUT/A" "$OUT/B" &&
   "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/B" --restart "$OUT/B/tpv5-checkpoint.h5" > "$OUT/B.log" 2>&1
-same_outputs "$OUT/A" "$OUT/B" && [ "$(hash_of "$OUT/A/tpv5-summary.txt")" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
+same_outputs "$OUT/A" "$OUT/B" && [ "$(hash_of "$OUT/A" tpv5)" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
   { bad "restart with a fault"; tail -3 "$OUT/B.log"; }
 
 # --- MPI restart: a checkpoint of 3 ranks (faces across ranks) restarted on 4 equals the one-rank run
@@ -109,7 +103,7 @@ same_outputs "$OUT/A" "$OUT/M" && ok "MPI restart with a fault: checkpoint of 3 
 # --- a station on a mesh vertex that fault faces of several ranks share: exactly one rank logs it, at
 # the face one rank would choose (smallest cell, face key), so the file equals the one-rank file
 sed -e 's/end_time: 3.0/end_time: 0.5/' -e 's/  output_interval: 3.0/  output_interval: 3.0\n  stations: [[0, 0, -4500]]/' \
-  "$SRC/tests/configs/rupture_box.yaml" > "$OUT/vst.yaml"
+  "$CONFIGS/rupture_box.yaml" > "$OUT/vst.yaml"
 "$SQ" "$OUT/vst.yaml" --quiet --output "$OUT/vst1" > "$OUT/vst.log" 2>&1
 timeout 300 mpirun -np 4 --oversubscribe "$SQ" "$OUT/vst.yaml" --quiet --output "$OUT/vst4" >> "$OUT/vst.log" 2>&1
 st1=$(ls "$OUT/vst1" | grep -c faultst) st4=$(ls "$OUT/vst4" | grep -c faultst)
@@ -128,9 +122,9 @@ for sc in tpv101 tpv104; do
 done
 
 # --- symmetry: a TPV5-like fault on a mirror-symmetric box mesh, nucleated symmetrically about x = 0
-"$SQ" "$SRC/tests/configs/rupture_box.yaml" --quiet --output "$OUT/sym" > "$OUT/sym.log" 2>&1 || { bad "symmetric run"; tail -3 "$OUT/sym.log"; }
-if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-  if /usr/bin/python3 "$SRC/tests/integration/rupture_symmetry.py" "$OUT/sym/sym-fault.h5" --tol 0.01 --min-faces 60 > "$OUT/sym.txt"; then
+"$SQ" "$CONFIGS/rupture_box.yaml" --quiet --output "$OUT/sym" > "$OUT/sym.log" 2>&1 || { bad "symmetric run"; tail -3 "$OUT/sym.log"; }
+if $PY -c 'import h5py' 2>/dev/null; then
+  if $PY "$SRC/tests/integration/rupture_symmetry.py" "$OUT/sym/sym-fault.h5" --tol 0.01 --min-faces 60 > "$OUT/sym.txt"; then
     ok "symmetry: $(cat "$OUT/sym.txt")"
   else bad "symmetry: $(cat "$OUT/sym.txt")"; fi
 else
@@ -138,10 +132,10 @@ else
 fi
 
 # --- plots (when matplotlib and h5py are installed)
-if /usr/bin/python3 -c 'import matplotlib, h5py' 2>/dev/null; then
-  /usr/bin/python3 "$SRC/tools/plot_fault.py" snapshots "$OUT/lts/tpv5-fault.h5" -o "$OUT/sr.png" > /dev/null 2>&1 &&
-    /usr/bin/python3 "$SRC/tools/plot_fault.py" stations "$OUT/lts/tpv5" -o "$OUT/st.png" > /dev/null 2>&1 &&
-    /usr/bin/python3 "$SRC/tools/plot_fault.py" cplot "$OUT/lts/tpv5-cplot" -o "$OUT/cp.png" > /dev/null 2>&1 &&
+if $PY -c 'import matplotlib, h5py' 2>/dev/null; then
+  $PY "$SRC/tools/plot_fault.py" snapshots "$OUT/lts/tpv5-fault.h5" -o "$OUT/sr.png" > /dev/null 2>&1 &&
+    $PY "$SRC/tools/plot_fault.py" stations "$OUT/lts/tpv5" -o "$OUT/st.png" > /dev/null 2>&1 &&
+    $PY "$SRC/tools/plot_fault.py" cplot "$OUT/lts/tpv5-cplot" -o "$OUT/cp.png" > /dev/null 2>&1 &&
     [ -s "$OUT/sr.png" ] && [ -s "$OUT/st.png" ] && [ -s "$OUT/cp.png" ] && ok "tools/plot_fault.py: 3 PNGs" ||
     bad "tools/plot_fault.py"
 else
@@ -176,5 +170,4 @@ sed -e 's/  type: gmsh/  type: box/' -e 's/  file: tpv5.msh/  box: {cells: [4, 4
 expect "friction law without fault faces" "$OUT/b9.yaml" "b9.yaml:" "has no dynamic-rupture faces"
 grep -v "reference_point" "$cfg" > "$OUT/b10.yaml"
 expect "missing reference point" "$OUT/b10.yaml" "b10.yaml:" "reference_point"
-echo "rupture: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report rupture

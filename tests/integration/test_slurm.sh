@@ -6,10 +6,9 @@
 # forwards it, that starquake writes a checkpoint, that the job resubmits itself with --restart, that
 # the resubmitted job continues from the checkpoint, and that finished or failed runs do not resubmit.
 set -u
-SQ=${SQ_BIN:-./starquake}
-ROOT=${srcdir:-.}
-SL=$ROOT/configs/slurm
-T=$(mktemp -d)
+. "${srcdir:-.}/tests/lib.sh"
+SL=$SRC/configs/slurm
+tempdir T
 jobpid=""
 stop_job() { # the job script and starquake, its child (found in /proc: no procps needed)
   local p
@@ -18,15 +17,8 @@ stop_job() { # the job script and starquake, its child (found in /proc: no procp
   done
   kill "$jobpid" 2> /dev/null
 }
-cleanup() {
-  [ -n "$jobpid" ] && stop_job
-  rm -rf "$T"
-}
-trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+on_exit() { [ -n "$jobpid" ] && stop_job; } # called by tempdir's exit trap
+allow_mpirun
 
 # ---- syntax -----------------------------------------------------------------------------------
 for f in "$SL"/*.sbatch "$SL"/*.sh; do
@@ -59,7 +51,7 @@ while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
 exec "$@"
 SH
 chmod +x "$T/bin/sbatch" "$T/bin/srun"
-export PATH=$T/bin:$PATH SQ_TEST_SBATCH_LOG=$T/sbatch.log SQ_ROOT=$ROOT SQ_BIN=$SQ SQ_PERF_MODEL_ROOT=$T/models
+export PATH=$T/bin:$PATH SQ_TEST_SBATCH_LOG=$T/sbatch.log SQ_ROOT=$SRC SQ_BIN=$SQ SQ_PERF_MODEL_ROOT=$T/models
 export SLURM_CPUS_PER_TASK=2 SLURM_JOB_PARTITION=testpart STARPU_SILENT=1
 : > "$T/sbatch.log"
 
@@ -205,5 +197,4 @@ if command -v mpirun > /dev/null; then
   unset SQ_TEST_SRUN_NP
 fi
 
-echo "slurm: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report slurm

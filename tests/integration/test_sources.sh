@@ -8,21 +8,15 @@
 #  3. a finite-source file runs, and tools/plot_receivers.py draws the seismograms (when matplotlib
 #     is installed).
 set -u
-SQ=${SQ_BIN:-./starquake}
-SRC=${srcdir:-.}
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-hash_of() { grep '^dofs_hash:' "$1/src-summary.txt" 2>/dev/null | awk '{print $2}'; }
+. "${srcdir:-.}/tests/lib.sh"
+tempdir OUT
 
 # 1. determinism (a shorter run without snapshots or checkpoints)
 sed -e 's/^  end_time: 0.45$/  end_time: 0.25/' -e '/^  fields:/d' -e '/^  surface:/d' -e '/^checkpoint:/,/^  interval:/d' \
-  "$SRC/tests/configs/sources.yaml" > "$OUT/det.yaml"
+  "$CONFIGS/sources.yaml" > "$OUT/det.yaml"
 sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$OUT/det.yaml" > "$OUT/det_merged.yaml"
 "$SQ" "$OUT/det.yaml" --quiet --output "$OUT/ref" || bad "reference run"
-ref=$(hash_of "$OUT/ref")
+ref=$(hash_of "$OUT/ref" src)
 grep -q '^clusters: 2' "$OUT/ref/src-summary.txt" && ok "two LTS clusters" || bad "expected two clusters"
 n=0
 for v in "1 eager 64 det" "2 dmdas 7 det" "2 lws 64 det_merged" "1 prio 7 det_merged" "2 eager 13 det"; do
@@ -31,7 +25,7 @@ for v in "1 eager 64 det" "2 dmdas 7 det" "2 lws 64 det_merged" "1 prio 7 det_me
   STARPU_NCPU=$1 STARPU_SCHED=$2 "$SQ" "$OUT/$4.yaml" --quiet --tile-size $3 --output "$dir" > /dev/null 2>&1
   same=1
   for f in "$OUT"/ref/src-receiver-*.dat "$OUT/ref/src-energy.csv"; do cmp -s "$f" "$dir/$(basename "$f")" || same=0; done
-  [ "$(hash_of "$dir")" = "$ref" ] || same=0
+  [ "$(hash_of "$dir" src)" = "$ref" ] || same=0
   [ $same -eq 1 ] && n=$((n + 1)) || bad "ncpu=$1 sched=$2 tile=$3 ${4#det}: receivers or dofs differ"
 done
 [ $n -eq 5 ] && ok "5 runs: receiver files, energies and dofs ($ref) bitwise identical"
@@ -99,5 +93,4 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 else
   echo "skip plot_receivers.py (python3-matplotlib missing)"
 fi
-echo "sources: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report sources

@@ -4,19 +4,13 @@
 # integrated displacements; a file written by a real starquake run converts as well; bad inputs fail
 # with one message naming the file and line.
 set -u
-SQ=${SQ_BIN:-./starquake}
-TOOL=${srcdir:-.}/tools/receivers_to_sac.py
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "${srcdir:-.}/tests/lib.sh"
+TOOL=$SRC/tools/receivers_to_sac.py
+tempdir T
 if ! $PY -c 'import numpy' 2> /dev/null; then
   echo "SKIP: $PY has no numpy (apt-get install python3-numpy)"
   exit 77
 fi
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
 # a receiver file as io/output.c writes it: 201 samples, dt = 0.005; v1 = sin(2 pi t), v2 = 2, v3 = t,
 # s_xx = 1e6 t^2, the other stresses 0
 $PY - "$T/run-receiver-00007.dat" << 'PY'
@@ -142,5 +136,4 @@ sys.exit(0 if n == len(rows) == len(d) and np.allclose(d, rows[:, 7].astype('f4'
 else
   bad "the starquake run with a receiver failed: $(tail -5 "$T/run.out")"
 fi
-echo "tools: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report tools

@@ -2,13 +2,7 @@
 # Verification against analytic solutions through the real task-based solver (quick sizes).
 # The full convergence table (orders 2-7) is in docs/VERIFICATION.md; set STARQUAKE_LONG_TESTS=1 to run it here.
 set -u
-SQ=${SQ_BIN:-./starquake}
-pass=0 fail=0
-check() { # name, command...
-  local name=$1; shift
-  if out=$("$@" 2>&1); then pass=$((pass + 1)); echo "ok   $name: $out"
-  else fail=$((fail + 1)); echo "FAIL $name: $out"; fi
-}
+. "${srcdir:-.}/tests/lib.sh"
 # convergence: observed rate between the two finest meshes >= N + 0.8
 rate_ok() { # order, extra args...
   local order=$1; shift
@@ -44,5 +38,4 @@ if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then
   check "planewave order 7" rate_ok 7 --meshes 4,6
   check "single-precision floor" floor_ok --order 7 --meshes 8 --precision single
 fi
-echo "verify: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+report verify

@@ -37,7 +37,7 @@ cat > "$OUTDIR/rank.sh" <<'EOF'
 exec "$@"
 EOF
 chmod +x "$OUTDIR/rank.sh"
-hash_of() { awk '/^dofs_hash:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
+dofs_hash_of() { awk '/^dofs_hash:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
 rate_of() { awk '/^element_updates_per_second:/ {print $2}' "$1"/*-summary.txt 2>/dev/null; }
 # after the first chunk of sync intervals, which uploads the element data to the GPUs: the time stepping
 # alone, and with the outputs, the checks and the final copy back of the solution
@@ -54,7 +54,7 @@ if [ "$MODE" != scale ]; then
     --output "$OUTDIR/g2" > "$OUTDIR/g2.log" 2>&1
   STARPU_NCPU=1 STARPU_NCUDA=1 timeout 120 mpirun -np 2 "$OUTDIR/rank.sh" "$SQ" tests/configs/lts.yaml \
     --output "$OUTDIR/m2" > "$OUTDIR/m2.log" 2>&1
-  c=$(hash_of "$OUTDIR/cpu") g1=$(hash_of "$OUTDIR/g1") g2=$(hash_of "$OUTDIR/g2") m2=$(hash_of "$OUTDIR/m2")
+  c=$(dofs_hash_of "$OUTDIR/cpu") g1=$(dofs_hash_of "$OUTDIR/g1") g2=$(dofs_hash_of "$OUTDIR/g2") m2=$(dofs_hash_of "$OUTDIR/m2")
   echo "lts.yaml hashes: cpu ${c:-none}  1 rank/1 GPU ${g1:-none}  2 ranks/1 GPU each ${g2:-none}  2 ranks GPU+CPU ${m2:-none}"
   if [ -n "$g1" ] && [ "$g1" = "$g2" ]; then verdict=PASS; else verdict=FAIL; tail -5 "$OUTDIR/g2.log"; fi
   rows+=("| halo on GPUs: 2 ranks x 1 GPU vs 1 rank x 1 GPU (dofs hash) | $g2 vs $g1 | $verdict |")
@@ -110,7 +110,7 @@ EOF
     effa=$(awk -v r="${a:-0}" -v b="${base_after:-0}" -v n=$n 'BEGIN {if (b > 0) printf "%.2f", r / (b * n); else print "-"}')
     total=$(awk '/^done:/ {for (i = 1; i < NF; ++i) if ($i == "total") print $(i + 1)}' "$log")
     steps=$(awk '/^wall_time_steps:/ {print $2}' "$OUTDIR/$dir"/*-summary.txt 2> /dev/null)
-    rows+=("| $label | ${r:-failed} (with outputs ${a:-?}, whole run ${all:-?}) | $eff ($effa) | $(hash_of "$OUTDIR/$dir") | ${steps:-?} s stepping, ${total:-?} total |")
+    rows+=("| $label | ${r:-failed} (with outputs ${a:-?}, whole run ${all:-?}) | $eff ($effa) | $(dofs_hash_of "$OUTDIR/$dir") | ${steps:-?} s stepping, ${total:-?} total |")
     echo "${rows[-1]}"
     grep -E "^  (mesh|binding|clusters)|imbalance|L2 error|^done" "$log" | head -8 | sed "s/^/  [$label] /"
     [ -n "$r" ] || tail -n 5 "$log"
