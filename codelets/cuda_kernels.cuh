@@ -518,7 +518,7 @@ __device__ __forceinline__ void product(const typename T::Real *__restrict__ X, 
  * FP32 peak; the neighbour kernel alone 56.6 -> 78.4); H200 order 6 single 24.06 -> 25.54 (full
  * unrolling 25.16, 14 columns 25.43), order 5 45.4 -> 49.8 (28 columns: 47.8), order 7 (256k) 8.43 ->
  * 8.93, order 4 97.6 -> 102.4, order 6 double (64k) 8.87 -> 9.18 (14 or 28 columns lost: 8.20, 8.09).
- * The arithmetic and its order do not change (tests/integration/test_cuda_emu.sh checks unrolling 2 gives the
+ * The arithmetic and its order do not change (tests/test_cuda_emu.sh checks unrolling 2 gives the
  * same report).
  * SQ_CUDA_GLOBAL_UNROLL=N (> 0) sets it for every shape, for experiments.
  */

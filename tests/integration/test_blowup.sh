@@ -1,5 +1,5 @@
 #!/bin/bash
-# Blow-up detection (issue 9): an unstable run (order 5 at CFL 1.0 grows until it overflows) must stop
+# Blow-up detection: an unstable run (order 5 at CFL 1.0 grows until it overflows) must stop
 # with one message naming the element (global id), its centroid, cluster and the simulated time, write
 # the diagnosis checkpoint PREFIX-blowup.h5 holding the non-finite state, keep the last good checkpoint,
 # and write no summary that looks like a finished run: on one rank and on two (MPI).

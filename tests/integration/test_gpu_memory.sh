@@ -1,5 +1,5 @@
 #!/bin/bash
-# GPU memory check (issue 9): a problem that does not fit in the GPUs' memory stops before any time
+# GPU memory check: a problem that does not fit in the GPUs' memory stops before any time
 # stepping with one message giving the memory needed and the memory the GPUs offer, and what to do;
 # it writes no output.  The GPU's memory is lowered with StarPU's own STARPU_LIMIT_CUDA_MEM (MiB), which
 # is what starquake reads.  The same problem without the limit runs.  Skips (77) without a GPU.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Dynamic rupture end to end (issue 7) on the CI-sized TPV5 / TPV101 / TPV104 meshes made by the
+# Dynamic rupture end to end on the CI-sized TPV5 / TPV101 / TPV104 meshes made by the
 # real gmsh from configs/*/*.geo (fault elements of 3 km, order 3, 1-1.5 s):
 # - the serial reference equals the StarPU run bitwise (GTS); merged neighbour-cluster tasks change
 #   nothing (LTS); mpirun -np 3 / 4 with fault faces across ranks gives the one-rank dofs, cplot and

@@ -799,7 +799,7 @@ START_TEST(test_mutations) {
 }
 END_TEST
 
-/* The plasticity section (issue 8): optional, then its keys are required; expressions in x, y, z, group. */
+/* The plasticity section: optional, then its keys are required; expressions in x, y, z, group. */
 START_TEST(test_plasticity_section) {
   sq_config cfg;
   EXPECT_OK(BASE, &cfg);

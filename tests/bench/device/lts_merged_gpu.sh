@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/bench/device/lts_merged_gpu.sh: LTS with and without merged neighbour-cluster tasks on several GPUs of
-# one process (issue 4: "type 1" clustering, target merged >= 1.3x unmerged on small-cluster workloads).
+# one process ("type 1" clustering; the target is merged >= 1.3x unmerged on small-cluster workloads).
 # Runs tests/bench/lts_types.sh (GTS, LTS, merged LTS; it checks merged == unmerged bit for bit) with
 # GPU workers only on SQ_LM_GPUS GPUs (default: all), order SQ_LM_ORDER (4), SQ_LM_XY^2 x 32 cubes x 6
 # tets (32: 196 608 elements), SQ_LM_SYNC sync intervals (4), tiles of SQ_LM_TILE (4096), types

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/device/mpi_gpu.sh: StarPU-MPI with GPU-resident halo data (issue 5), one MPI rank per GPU
+# tests/bench/device/mpi_gpu.sh: StarPU-MPI with GPU-resident halo data, one MPI rank per GPU
 # through the host's Open MPI, on a multi-GPU kind (nvidia-h200-x2 or -x4).
 #
 # (1) Correctness: tests/configs/lts.yaml (three LTS clusters) with every task on the GPUs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/device/multigpu_proxy.sh: several GPUs in one process (issue 4 target: 2 H200 >= 1.8 x one).
+# tests/bench/device/multigpu_proxy.sh: several GPUs in one process (target: 2 GPUs >= 1.8 x one).
 # starquake-proxy, GTS order 6 single precision, SQ_MG_ELEMS (default 512k) elements, GPUs only, on 1
 # and on all GPUs of the host, for each scheduler in SQ_MG_SCHEDS (default dmda) and each tile size
 # in SQ_MG_TILES (default 32768).  The perf models are calibrated by the first run of each kind (the

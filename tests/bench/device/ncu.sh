@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/device/ncu.sh: Nsight Compute on the element kernels (issue 4: what holds ader, local and
+# tests/bench/device/ncu.sh: Nsight Compute on the element kernels (what holds ader, local and
 # neighbor below the 45 %-of-peak target).  For each kernel in SQ_NCU_KERNELS ("ader local neighbor")
 # it runs starquake-proxy SQ_NCU_ELEMS (128k) elements, order SQ_NCU_ORDER (6), SQ_NCU_PREC (single),
 # GPU only, one tile, and profiles one launch after SQ_NCU_SKIP (6) with the throughput, occupancy,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/bench/device/restart_gpu.sh: a checkpoint written by a CPU-only run restarts on the GPU (issue 6:
-# "restart ... on GPU instead of CPU").  tests/configs/sources.yaml (two LTS clusters, two point
+# tests/bench/device/restart_gpu.sh: a checkpoint written by a CPU-only run restarts on the GPU.
+# tests/configs/sources.yaml (two LTS clusters, two point
 # sources, four receivers) runs to the end on 2 CPU workers, keeping its checkpoint of t = 0.3; a copy
 # of that output restarts from the checkpoint with every task on the GPU (STARPU_NCPU=0) and rewrites
 # the receivers from t = 0.3 on.  The receiver files must agree with the CPU run's within 1e-10

@@ -160,7 +160,7 @@ elif [ "$MODE" = hetero ]; then
     "$LOG/hetero.log" > "$LOG/hetero_ratio.txt"
   cat "$LOG/hetero_ratio.txt"
 elif [ "$MODE" = small ]; then
-  # issue 4: a 4k-element cluster against the large-cluster rate (target >= 60 %), GTS "all", GPU only,
+  # a 4k-element cluster against the large-cluster rate (target >= 60 %), GTS "all", GPU only,
   # single precision (SQ_SMALL_PREC), orders 2-7: 512k elements in tiles of 262144 (the better of separate ader and local
   # tasks and the fused predictor: the large-cluster rate), and 4 374 elements in one tile of 8192 as
   # whole-step tasks (runtime.fuse_steps), one step per task and SQ_SMALL_STEPS_PER_TASK per task

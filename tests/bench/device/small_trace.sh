@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/device/small_trace.sh: where the time of a small cluster goes on the GPU (issue 4, the 4k-element
+# tests/bench/device/small_trace.sh: where the time of a small cluster goes on the GPU (the 4k-element
 # target).  Runs starquake, GTS, on a 9 x 9 x 9 box (4 374 elements, one tile, GPU worker only) with task
 # traces (--trace), at the orders SQ_ST_ORDERS ("2 4 6"), single precision, with separate tasks and with
 # one task per step (runtime.fuse_steps + fuse_predictor), on SQ_ST_STREAMS ("1 2") CUDA workers per GPU.
