@@ -8,28 +8,7 @@ set -u
 MPIRUN=${MPIRUN:-mpirun}
 allow_mpirun
 tempdir T
-cat > "$T/blow.yaml" <<'Y'
-mesh:
-  type: box
-  box:
-    cells: [4, 4, 4]
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 6.283185307179586, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: 5
-  cfl: 1.0
-  end_time: 20
-output:
-  prefix: blow
-  interval: 0.5
-checkpoint:
-  interval: 2.0
-Y
+CFG=$CONFIGS/blowup.yaml
 check_blowup() { # label dir stderr-file status
   local label=$1 dir=$2 err=$3 st=$4 fail0=$fail
   [ "$st" -ne 0 ] && [ "$st" -lt 128 ] || bad "$label: exit status $st (want a clean non-zero exit)"
@@ -55,10 +34,10 @@ PY
   fi
   [ "$fail" = "$fail0" ] && ok "$label: $(grep -o 'cell [0-9]* (centroid[^)]*) holds NaN/Inf at t=[0-9.]*' "$err")"
 }
-STARPU_NCPU=1 timeout 300 "$SQ" "$T/blow.yaml" --output "$T/one" > "$T/one.out" 2> "$T/one.err"
+STARPU_NCPU=1 timeout 300 "$SQ" "$CFG" --output "$T/one" > "$T/one.out" 2> "$T/one.err"
 check_blowup "1 rank" "$T/one" "$T/one.err" $?
 if command -v "$MPIRUN" > /dev/null; then
-  STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$T/blow.yaml" --output "$T/two" > "$T/two.out" 2> "$T/two.err"
+  STARPU_NCPU=1 timeout 300 "$MPIRUN" -np 2 --oversubscribe "$SQ" "$CFG" --output "$T/two" > "$T/two.out" 2> "$T/two.err"
   check_blowup "2 ranks" "$T/two" "$T/two.err" $?
 fi
 report blowup

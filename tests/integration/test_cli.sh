@@ -8,17 +8,7 @@ tempdir T
 "$SQ" --help | grep -q "usage: starquake CONFIG.yaml" && ok "--help" || bad "--help"
 "$SQ" --version | grep -Eq "^starquake [0-9]+\.[0-9]+" && ok "--version" || bad "--version"
 
-base() { cat <<'Y'
-mesh:
-  type: box
-  box: {cells: [2, 2, 2]}
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-equations:
-  order: 2
-  end_time: 0.01
-Y
-}
+base() { cat "$CONFIGS/cli_box.yaml"; }
 # expect_error NAME FILE-CONTENT PATTERN...: non-zero exit, no crash, message matches every pattern
 expect_error() {
   local name=$1 content=$2; shift 2

@@ -6,29 +6,13 @@
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir T
-cat > "$T/big.yaml" <<'Y'
-mesh:
-  type: box
-  box: {cells: [12, 12, 12]}
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 0.0, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: 4
-  end_time: 0.002
-output:
-  prefix: big
-Y
+CFG=$CONFIGS/gpu_memory.yaml
 # a GPU worker must exist (a CUDA build on a host with a GPU), or there is nothing to check
-STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$T/big.yaml" --output "$T/ok" > "$T/ok.out" 2> "$T/ok.err"
+STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$CFG" --output "$T/ok" > "$T/ok.out" 2> "$T/ok.err"
 st=$?
 grep -q "on each GPU" "$T/ok.out" || { echo "skip: no CUDA worker (no GPU or a build without CUDA)"; exit 77; }
 [ "$st" = 0 ] && [ -s "$T/ok/big-summary.txt" ] || { bad "the run without a memory limit failed ($st)"; cat "$T/ok.err"; }
-STARPU_LIMIT_CUDA_MEM=16 STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$T/big.yaml" --output "$T/small" > "$T/small.out" 2> "$T/small.err"
+STARPU_LIMIT_CUDA_MEM=16 STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$SQ" "$CFG" --output "$T/small" > "$T/small.out" 2> "$T/small.err"
 st=$?
 [ "$st" -ne 0 ] && [ "$st" -lt 128 ] || bad "exit status $st with 16 MiB of GPU memory (want a clean error)"
 grep -Eq "needs about [0-9]+ MiB of GPU memory for its [0-9]+ elements, but its 1 GPU offer 16 MiB.*more GPUs" "$T/small.err" ||

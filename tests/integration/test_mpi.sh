@@ -192,36 +192,17 @@ else
 fi
 # errors every rank meets alike (configuration, the whole mesh, points located together) are printed
 # once, by rank 0, not once per rank
-one_error() { # name yaml-text pattern
-  printf '%s\n' "$2" > "$OUT/$1.yaml"
+# one_error NAME PATTERN: run tests/configs/mpi_NAME.yaml (dashes as underscores; @MESH@ is a bad mesh)
+BADMSH=$(cd "$SRC/tests/bad_inputs" && pwd)/msh_nan_coordinate.msh
+one_error() {
+  sed "s|@MESH@|$BADMSH|" "$CONFIGS/mpi_${1//-/_}.yaml" > "$OUT/$1.yaml"
   STARPU_NCPU=1 timeout 120 "$MPIRUN" -np 3 --oversubscribe "$SQ" "$OUT/$1.yaml" --output "$OUT/$1" > "$OUT/$1.log" 2>&1
   local st=$? n
   n=$(grep -c "starquake: error" "$OUT/$1.log")
-  if [ $st -ne 0 ] && [ "$n" = 1 ] && grep -q "$3" "$OUT/$1.log"; then ok "np=3 $1: one message"
+  if [ $st -ne 0 ] && [ "$n" = 1 ] && grep -q "$2" "$OUT/$1.log"; then ok "np=3 $1: one message"
   else bad "np=3 $1: exit $st, $n error messages"; grep "error" "$OUT/$1.log"; fi
 }
-base='mesh:
-  type: box
-  box: {cells: [2, 2, 2]}
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-equations:
-  order: 2
-  end_time: 0.01'
-one_error config-error "$base
-receivers:
-  points: [[0.5, 0.5, 0.5]]" "receivers.interval': required key is missing"
-one_error receiver-outside "$base
-receivers:
-  interval: 0.001
-  points: [[0.5, 0.5, 0.5], [5.0, 0.5, 0.5]]" "receiver 2 at (5, 0.5, 0.5) lies outside the mesh"
-BADMSH=$(cd "$SRC/tests/bad_inputs" && pwd)/msh_nan_coordinate.msh
-one_error mesh-error "mesh:
-  type: gmsh
-  file: $BADMSH
-materials:
-  default: {rho: 2700, vp: 6000, vs: 3464}
-equations:
-  order: 2
-  end_time: 0.0001" "msh_nan_coordinate.msh"
+one_error config-error "receivers.interval': required key is missing"
+one_error receiver-outside "receiver 2 at (5, 0.5, 0.5) lies outside the mesh"
+one_error mesh-error "msh_nan_coordinate.msh"
 report mpi

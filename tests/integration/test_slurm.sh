@@ -76,14 +76,8 @@ elif grep -q "usage: sbatch" "$T/usage.out"; then ok "no config: usage"
 else bad "no config: $(cat "$T/usage.out")"; fi
 
 # ---- the restart chain --------------------------------------------------------------------------
-config() { # NAME END_TIME
-  cat > "$T/$1.yaml" << Y
-mesh: {type: box, box: {cells: [4, 4, 4]}}
-materials: {default: {rho: 1.0, lambda: 2.0, mu: 1.0}}
-initial_condition: {type: planewave, wave_vector: [6.283185307179586, 0, 0], modes: [{type: p}]}
-equations: {order: 2, end_time: $2}
-output: {directory: $T/out-$1, prefix: chain}
-Y
+config() { # NAME END_TIME: tests/configs/slurm_chain.yaml ending at END_TIME, writing to $T/out-NAME
+  sed -e "s|@END_TIME@|$2|" -e "s|@OUT@|$T/out-$1|" "$CONFIGS/slurm_chain.yaml" > "$T/$1.yaml"
 }
 config long 500
 config short 0.05

@@ -33,17 +33,8 @@ done
 awk -F, 'NR > 2 && $2 > 0 { found = 1 } END { exit !found }' "$OUT/ref/src-energy.csv" &&
   ok "the sources put energy in" || bad "no energy from the sources"
 
-# 2. bad inputs
-base() {
-  cat <<EOF
-mesh:
-  type: box
-  box: {cells: [2, 2, 2], boundary: {xmin: absorbing, xmax: absorbing, ymin: absorbing, ymax: absorbing, zmin: absorbing, zmax: free_surface}}
-materials:
-  default: {rho: 1, vp: 2, vs: 1}
-equations: {order: 2, end_time: 0.05}
-EOF
-}
+# 2. bad inputs: tests/configs/sources_NAME.yaml, copied next to the files it names
+fixture() { cp "$CONFIGS/sources_$1.yaml" "$OUT/$1.yaml"; }
 expect_error() { # name, fragments...
   local name=$1
   shift
@@ -54,37 +45,21 @@ expect_error() { # name, fragments...
   ok "$name: $(grep -c . "$OUT/$name.err") line(s), file and line named"
 }
 printf '0.5 0.5 0.5\n# a comment\n7 7 7\n' > "$OUT/stations.txt"
-{ base; cat <<EOF
-receivers:
-  points:
-    - [0.5, 0.5, 1.0]
-    - [1.5, 0.5, 0.5]
-    - [0.2, -0.1, 0.3]
-  file: stations.txt
-  interval: 0.01
-EOF
-} > "$OUT/outside.yaml"
+fixture outside
 expect_error outside "outside.yaml:10: receiver 2 at (1.5, 0.5, 0.5) lies outside the mesh" \
   "outside.yaml:11: receiver 3" "stations.txt:3: receiver 5 at (7, 7, 7)" "3 receivers lie outside in all" \
   "x 0..1, y 0..1, z 0..1"
-{ base; cat <<EOF
-sources:
-  - type: force
-    location: [0.5, 0.5, 0.5]
-    force: [0, 0, 1]
-    time_function: {type: table, file: missing_stf.txt}
-EOF
-} > "$OUT/nostf.yaml"
+fixture nostf
 expect_error nostf "nostf.yaml:8: sources[0].time_function.file: cannot read" "missing_stf.txt"
 printf 'Seismic Moment Tensor\n0 0 1\n0 0 0\n1 0 0\nNumber of subfaults\n1\nx y z strike dip rake area onset\n0.5 0.5 oops 0 90 0 1 0\nsource time function\n0.01 3\nsamples\n0 1 0\n' > "$OUT/bad.fsrm"
-{ base; printf 'sources:\n  - {type: finite, file: bad.fsrm}\n'; } > "$OUT/badfsrm.yaml"
+fixture badfsrm
 expect_error badfsrm "bad.fsrm:8:" "'oops' is not a number"
-{ base; printf 'sources:\n  - {type: moment_tensor, location: [0.5, 0.5, 2.5], moment_tensor: {xy: 1}, time_function: {type: loh1, period: 0.01}}\n'; } > "$OUT/srcout.yaml"
+fixture srcout
 expect_error srcout "srcout.yaml:8: source 0 at (0.5, 0.5, 2.5) lies outside the mesh" "spans x 0..1"
 
 # 3. a finite source (two sub-faults) and the plotting tool
 printf 'Seismic Moment Tensor\n0 0 1\n0 0 0\n1 0 0\nNumber of subfaults\n2\nx y z strike dip rake area onset\n0.4 0.5 0.5 0 90 0 0.01 0\n0.6 0.5 0.5 0 90 0 0.01 0.01\nsource time function\n0.01 4\nsamples\n0 50 50 0\n0 50 50 0\n' > "$OUT/fault.fsrm"
-{ base; printf 'sources:\n  - {type: finite, file: fault.fsrm}\nreceivers: {points: [[0.5, 0.2, 1.0]], interval: 0.005}\noutput: {prefix: ff}\n'; } > "$OUT/finite.yaml"
+fixture finite
 "$SQ" "$OUT/finite.yaml" --quiet --output "$OUT/ff" && [ -s "$OUT/ff/ff-receiver-00001.dat" ] &&
   ok "finite-source file runs" || bad "finite-source run"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then

@@ -113,14 +113,7 @@ if ! $PY "$TOOL" -o "$T/bad" "$T/uneven-receiver-00001.dat" > /dev/null 2> "$T/u
 else bad "uneven samples: $(cat "$T/uneven.err")"; fi
 
 # a receiver file from a real run
-cat > "$T/run.yaml" << Y
-mesh: {type: box, box: {cells: [2, 2, 2]}}
-materials: {default: {rho: 1.0, lambda: 2.0, mu: 1.0}}
-initial_condition: {type: planewave, wave_vector: [6.283185307179586, 0, 0], modes: [{type: p}]}
-equations: {order: 2, end_time: 0.05}
-output: {directory: $T/run, prefix: real}
-receivers: {points: [[0.5, 0.5, 0.5]], interval: 0.005}
-Y
+sed "s|@OUT@|$T/run|" "$CONFIGS/tools_receiver.yaml" > "$T/run.yaml" # output.directory: @OUT@
 if "$SQ" "$T/run.yaml" --quiet > "$T/run.out" 2>&1 && [ -f "$T/run/real-receiver-00001.dat" ]; then
   if $PY "$TOOL" --format both "$T/run/real-receiver-00001.dat" > "$T/real.out" 2>&1 \
     && [ -f "$T/run/real-receiver-00001.v1.sac" ] && [ -f "$T/run/real-receiver-00001.cvws" ] \

@@ -63,31 +63,11 @@ fi
 
 if [ "$MODE" != check ]; then
   read -r nx ny nz <<< "${SQ_SCALE_CELLS:-60 60 96}"
-  cat > "$OUTDIR/scale.yaml" <<EOF
-mesh:
-  type: box
-  box:
-    cells: [$nx, $ny, $nz]
-    hi: [1.0, 1.0, 1.6]
-    refine: [{lo: [0.45, 0.0, 0.0], hi: [0.5, 1.0, 1.6], factor: 4}]
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 6.283185307179586, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: ${SQ_SCALE_ORDER:-4}
-  precision: single
-  end_time: ${SQ_SCALE_TIME:-0.02}
-  lts: {rate: 2}
-output:
-  prefix: scale
-runtime:
-  tile_size: ${SQ_SCALE_TILE:-16384}
-$(for kv in ${SQ_SCALE_RUNTIME:-}; do echo "  ${kv%%=*}: ${kv#*=}"; done)
-EOF
+  # tests/configs/bench_mpi_gpu_scale.yaml, then SQ_SCALE_RUNTIME's KEY=VALUE pairs as runtime keys
+  { sed -e "s/@NX@/$nx/" -e "s/@NY@/$ny/" -e "s/@NZ@/$nz/" -e "s/@ORDER@/${SQ_SCALE_ORDER:-4}/" \
+      -e "s/@END_TIME@/${SQ_SCALE_TIME:-0.02}/" -e "s/@TILE@/${SQ_SCALE_TILE:-16384}/" tests/configs/bench_mpi_gpu_scale.yaml
+    printf '%s\n' "$(for kv in ${SQ_SCALE_RUNTIME:-}; do echo "  ${kv%%=*}: ${kv#*=}"; done)"
+  } > "$OUTDIR/scale.yaml"
   # GPU workers only; one perf model for all the (identical) GPUs, so that the 1-GPU run calibrates the
   # runs on several; ranks are started unbound and bind themselves to their share of the cores
   export STARPU_NCPU=0 STARPU_SCHED=${SQ_SCALE_SCHED:-dmda} STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1

@@ -19,29 +19,8 @@ for order in ${SQ_ST_ORDERS:-2 4 6}; do
     for nw in ${SQ_ST_STREAMS:-1 2}; do
       name=o${order}-f${fuse}-w${nw}
       # about 2 000 steps at order 2, fewer at higher orders (the time step shrinks with the order)
-      cat > "$OUTDIR/$name.yaml" <<EOF
-mesh:
-  type: box
-  box:
-    cells: [${SQ_ST_CELLS:-9}, ${SQ_ST_CELLS:-9}, ${SQ_ST_CELLS:-9}]
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 6.283185307179586, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: $order
-  precision: single
-  end_time: ${SQ_ST_TIME:-4.0}
-output:
-  prefix: st
-runtime:
-  tile_size: 8192
-  fuse_steps: $fuse
-  fuse_predictor: $fuse
-EOF
+      sed -e "s/@CELLS@/${SQ_ST_CELLS:-9}/g" -e "s/@ORDER@/$order/" -e "s/@END_TIME@/${SQ_ST_TIME:-4.0}/" \
+        -e "s/@FUSE@/$fuse/g" tests/configs/bench_small_trace.yaml > "$OUTDIR/$name.yaml"
       STARPU_NWORKER_PER_CUDA=$nw timeout 120 "$SQ" "$OUTDIR/$name.yaml" --output "$OUTDIR/$name" \
         --trace "$OUTDIR/$name.csv" > "$OUTDIR/$name.log" 2>&1
       rate=$(awk '/^element_updates_per_second_steady:/ {print $2}' "$OUTDIR/$name"/*-summary.txt 2> /dev/null)
