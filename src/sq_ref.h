@@ -58,7 +58,7 @@ typedef struct sq_ref {
    * Factorisation of F^+ through a face basis theta_m, m = 0..Bf-1 (sq_face_basis_eval: orthonormal
    * for int dchi on the reference triangle, degree <= O-1).  Every psi_k(xi^i(chi)) has degree <= O-1
    * on the face, so it equals sum_m E_i(k,m) theta_m(chi), and
-   *   F^+_{j,i,h} = E_j R_h^T E_i^T   exactly (up to rounding; tests/test_ref.c checks it).
+   *   F^+_{j,i,h} = E_j R_h^T E_i^T   exactly (up to rounding; tests/unit/test_ref.c checks it).
    */
   int nface_basis; /**< Bf = O(O+1)/2 */
   /** face_project[j](l,m) = int_{ref tri} psi_l(xi^j(chi)) theta_m(chi) dchi: B x Bf, column-major. */

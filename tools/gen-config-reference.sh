@@ -1,7 +1,7 @@
 #!/bin/bash
 # tools/gen-config-reference.sh [STARQUAKE]: regenerate docs/CONFIG_REFERENCE.md from the schema tables
 # in io/config_tables*.c, through the hidden command `starquake config-reference`.  Run it after changing a
-# table; tests/test_config_reference.sh fails until the committed file matches.
+# table; tests/integration/test_config_reference.sh fails until the committed file matches.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SQ=${1:-$ROOT/starquake}

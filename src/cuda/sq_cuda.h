@@ -8,7 +8,7 @@
  * with a message naming the kernel, order and precision on failure.
  *
  * Data layouts are those of sq_kernels.h, in device memory; the results agree with the CPU kernels
- * of sq_kernels.h up to rounding (tests/test_cuda.c: relative L2 <= 1e-12 in double, 1e-5 in single).
+ * of sq_kernels.h up to rounding (tests/unit/test_cuda.c: relative L2 <= 1e-12 in double, 1e-5 in single).
  */
 #ifndef SQ_CUDA_H
 #define SQ_CUDA_H

@@ -11,8 +11,8 @@
  *   step3     ader, local, neighbour: the kernels of separate tasks
  *   predict, ader, local, neighbor   each kernel alone
  * and prints microseconds per launch sequence and element updates per second.  The last line per order
- * compares the smallest size's best step with the largest size's best step (the 4k-cluster ratio of
- * issue 4 without StarPU: docs/PERFORMANCE.md, session 12).  Exits 77 without CUDA or a GPU.
+ * compares the smallest size's best step with the largest size's best step (the 4k-cluster ratio
+ * without StarPU, docs/PERFORMANCE.md).  Exits 77 without CUDA or a GPU.
  */
 #include <math.h>
 #include <stdio.h>

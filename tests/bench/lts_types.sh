@@ -15,13 +15,12 @@
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
-SQ=${SQ_BIN:-./starquake}
+. "${srcdir:-.}/tests/lib.sh"
 ORDER=${1:-4}
 NXY=${2:-8}
 NSYNC=${3:-2}
 NZ=32 # cell layers along z; the types below distribute them over the 5 clusters
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+tempdir OUT
 # cell layers per cluster 0..4 (fastest .. slowest), 32 in all
 declare -A TYPES=(
   [1]="1 2 4 9 16"   # bulk in the slowest cluster: least work
@@ -43,44 +42,19 @@ config() { # type rate merge
 "
     z=$top
   done
-  # dt of the fastest cluster decides the sync interval: 16 fine steps per sync interval
-  cat <<Y
-mesh:
-  type: box
-  box:
-    cells: [$NXY, $NXY, $NZ]
-    hi: [1.0, 1.0, 4.0]
-    boundary: {xmin: periodic, xmax: periodic, ymin: periodic, ymax: periodic, zmin: absorbing, zmax: absorbing}
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-  layers:
-$rules
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 0.0, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: $ORDER
-  precision: ${SQ_LTS_PRECISION:-double}
-  end_time: ENDTIME
-  lts: {rate: $2, max_clusters: 5}
-output:
-  prefix: bench
-runtime:
-  tile_size: ${SQ_LTS_TILE:-128}
-  merge_neighbor_clusters: $3
-  merge_corrections: ${SQ_LTS_MERGE_CORRECTIONS:-false}
-  fuse_predictor: ${SQ_LTS_FUSE:-false}
-  fuse_steps: ${SQ_LTS_FUSE_STEPS:-false}
-  steps_per_task: ${SQ_LTS_STEPS_PER_TASK:-1}
-Y
+  # tests/configs/bench_lts_types.yaml with the layers (a blank line after them) and the settings;
+  # END_TIME stays for the caller
+  sed -e "s/@NXY@/$NXY/g" -e "s/@NZ@/$NZ/" -e "s/@ORDER@/$ORDER/" -e "s/@PRECISION@/${SQ_LTS_PRECISION:-double}/" \
+    -e "s/@RATE@/$2/" -e "s/@TILE@/${SQ_LTS_TILE:-128}/" -e "s/@MERGE@/$3/" \
+    -e "s/@MERGE_CORRECTIONS@/${SQ_LTS_MERGE_CORRECTIONS:-false}/" -e "s/@FUSE@/${SQ_LTS_FUSE:-false}/" \
+    -e "s/@FUSE_STEPS@/${SQ_LTS_FUSE_STEPS:-false}/" -e "s/@STEPS_PER_TASK@/${SQ_LTS_STEPS_PER_TASK:-1}/" \
+    "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
-field() { grep "^$2:" "$1/bench-summary.txt" | awk '{print $2}'; }
+field() { summary_value "$1/bench-summary.txt" "$2"; } # DIR KEY
 rows=""
 for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   # first find the sync interval (slowest cluster's dt) from a planning run
-  config $t 2 false | sed "s/ENDTIME/1e-9/" > "$OUT/probe.yaml"
+  config $t 2 false | sed "s/@END_TIME@/1e-9/" > "$OUT/probe.yaml"
   "$SQ" "$OUT/probe.yaml" --output "$OUT/probe" > "$OUT/probe.log"
   ncl=$(awk '/^  clusters /{print $2}' "$OUT/probe.log")
   [ "$ncl" = 5 ] || { echo "type $t: expected 5 clusters, got $ncl"; cat "$OUT/probe.log"; exit 1; }
@@ -89,7 +63,7 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   end=$(calc "$NSYNC * $dtsync")
   for variant in gts lts merged; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
-    config $t $rate $merge | sed "s/ENDTIME/$end/" > "$OUT/$variant.yaml"
+    config $t $rate $merge | sed "s/@END_TIME@/$end/" > "$OUT/$variant.yaml"
     trace=()
     [ -n "${SQ_LTS_TRACE:-}" ] && mkdir -p "$SQ_LTS_TRACE" && trace=(--trace "$SQ_LTS_TRACE/type$t-$variant.csv") &&
       export STARPU_BUS_STATS=1 STARPU_BUS_STATS_FILE=$SQ_LTS_TRACE/type$t-$variant.bus

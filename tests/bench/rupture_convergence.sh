@@ -1,5 +1,5 @@
 #!/bin/bash
-# Rupture-time convergence (issue 7): the symmetric TPV5-like box problem of tests/configs/rupture_box.yaml
+# Rupture-time convergence: the symmetric TPV5-like box problem of tests/configs/rupture_box.yaml
 # (fault 18 km x 9 km, LSW, forced nucleation) at several orders on one mesh, and at one order on
 # nested meshes (cube sizes 3, 1.5, 0.75 km).  Rupture times are averaged over the squares of the
 # coarsest grid (each square holds whole faces of every finer grid) and compared between consecutive
@@ -11,14 +11,14 @@ sq=${SQ_BIN:-$here/starquake}
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 base=$here/tests/configs/rupture_box.yaml
-run() { # name cells_x order
+run_at() { # name cells_x order
   local n=$1 cx=$2 o=$3
   sed -e "s/cells: \[16, 8, 8\]/cells: [$cx, $((cx / 2)), $((cx / 2))]/" -e "s/order: 3/order: $o/" \
     -e 's/prefix: sym/prefix: '"$n"'/' "$base" > "$out/$n.yaml"
   [ -s "$out/$n/$n-fault.h5" ] || "$sq" "$out/$n.yaml" --quiet --output "$out/$n" > "$out/$n.log" 2>&1
 }
-run o2 16 2; run o3 16 3; run o4 16 4; run o5 16 5
-run h8 8 3; run h16 16 3; run h32 32 3
+run_at o2 16 2; run_at o3 16 3; run_at o4 16 4; run_at o5 16 5
+run_at h8 8 3; run_at h16 16 3; run_at h32 32 3
 /usr/bin/python3 - "$out" <<'PY'
 import sys, h5py, numpy as np
 out = sys.argv[1]

@@ -1,6 +1,6 @@
 /**
  * @file emu_rupture.cc  Runs the rupture kernel of src/cuda/rupture_cuda.cu on the CPU (sq_cuda_emu.h)
- * against sq_fault_update, orders 2..7 in both precisions, on the slipping fault of tests/test_fault.c
+ * against sq_fault_update, orders 2..7 in both precisions, on the slipping fault of tests/unit/test_fault.c
  * (tests/meshes/fault.msh), after serial steps up to t = 0.06; then on a tile where every other face
  * appears twice, so that the kernel's parallel pass takes half of the faces and its in-order (serial)
  * pass, for elements with several faces, the other half.

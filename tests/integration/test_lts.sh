@@ -1,0 +1,63 @@
+#!/bin/bash
+# Local time stepping through the binary: bitwise determinism over schedulers, worker counts, tile
+# sizes and merged neighbour-cluster tasks (predictors, and with runtime.merge_corrections the corrections
+# too); rate 1 equals GTS bitwise; LTS converges and stays
+# within 1.5x of the GTS error on the same graded mesh.
+set -u
+. "${srcdir:-.}/tests/lib.sh"
+CFG=$CONFIGS/lts.yaml
+tempdir OUT
+
+"$SQ" "$CFG" --quiet --output "$OUT/ref" || bad "reference LTS run"
+grep -q '^clusters: 3' "$OUT/ref/lts-summary.txt" && ok "three clusters" || bad "expected three clusters"
+ref=$(hash_of "$OUT/ref" lts)
+sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true/' "$CFG" > "$OUT/merged.yaml"
+sed 's/merge_neighbor_clusters: false/merge_neighbor_clusters: true\n  merge_corrections: true/' "$CFG" > "$OUT/merged-all.yaml"
+for merge in off on all; do
+  cfg=$CFG; [ $merge = on ] && cfg=$OUT/merged.yaml; [ $merge = all ] && cfg=$OUT/merged-all.yaml
+  for ncpu in 1 2; do
+    for sched in eager lws dmda dmdas prio; do
+      for tile in 7 64; do
+        dir="$OUT/r-$merge-$ncpu-$sched-$tile"
+        STARPU_NCPU=$ncpu STARPU_SCHED=$sched "$SQ" "$cfg" --quiet --tile-size $tile --output "$dir" > /dev/null 2>&1
+        h=$(hash_of "$dir" lts)
+        [ -n "$h" ] && [ "$h" = "$ref" ] || { bad "merge=$merge ncpu=$ncpu sched=$sched tile=$tile: ${h:-failed} != $ref"; continue; }
+        pass=$((pass + 1))
+      done
+    done
+  done
+done
+echo "determinism: $pass runs matched $ref"
+
+# the fastest cluster in one tile, whole steps, two sub-steps per task (runtime.steps_per_task): the same bits
+printf 'runtime:\n  tile_size: 100000\n  fuse_predictor: true\n  fuse_steps: true\n  steps_per_task: %s\n' 1 \
+  | cat <(sed '/^runtime:/,$d' "$CFG") - > "$OUT/whole.yaml"
+sed 's/steps_per_task: 1/steps_per_task: 2/' "$OUT/whole.yaml" > "$OUT/grouped.yaml"
+for g in whole grouped; do
+  "$SQ" "$OUT/$g.yaml" --quiet --output "$OUT/$g" > /dev/null 2>&1
+  h=$(hash_of "$OUT/$g" lts); n=$(summary_value "$OUT/$g/lts-summary.txt" grouped_step_tasks)
+  [ -n "$h" ] && [ "$h" = "$ref" ] && ok "$g steps: hash $h (grouped tasks: $n)" || bad "$g steps: ${h:-failed} != $ref"
+  if [ $g = grouped ]; then [ "${n:-0}" -gt 0 ] && ok "sub-steps grouped ($n tasks)" || bad "no grouped tasks (${n:-none})"; fi
+done
+
+# rate 1 is GTS: the task graph with rate 1 equals the serial GTS reference bitwise
+sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/rate1.yaml"
+"$SQ" "$OUT/rate1.yaml" --quiet --output "$OUT/rate1"
+"$SQ" "$OUT/rate1.yaml" --quiet --serial --output "$OUT/gts"
+h1=$(hash_of "$OUT/rate1" lts); hg=$(hash_of "$OUT/gts" lts)
+[ -n "$h1" ] && [ "$h1" = "$hg" ] && ok "rate 1 == serial GTS ($h1)" || bad "rate 1 $h1 != GTS $hg"
+[ "$h1" != "$ref" ] && ok "LTS differs from GTS (the comparison can fail)" || bad "LTS hash equals GTS hash"
+
+# convergence and accuracy against GTS on the same graded meshes
+lts_json=$("$SQ" verify planewave --order 3 --graded --meshes 4,8 --lts-rate 2 --json)
+gts_json=$("$SQ" verify planewave --order 3 --graded --meshes 4,8 --lts-rate 1 --json)
+if python3 - "$lts_json" "$gts_json" <<'PY'
+import json, sys
+l, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print("LTS errors %s rates %s clusters %s; GTS errors %s" % (l["errors"], l["rates"], l["clusters"], g["errors"]))
+ok = min(l["clusters"]) >= 3 and l["rates"][-1] >= 2.8
+ok = ok and all(le <= 1.5 * ge for le, ge in zip(l["errors"], g["errors"]))
+sys.exit(0 if ok else 1)
+PY
+then ok "LTS convergence and LTS/GTS error ratio"; else bad "LTS convergence or error ratio"; fi
+report lts

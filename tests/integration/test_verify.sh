@@ -1,0 +1,41 @@
+#!/bin/bash
+# Verification against analytic solutions through the real task-based solver (quick sizes).
+# The full convergence table (orders 2-7) is in docs/VERIFICATION.md; set STARQUAKE_LONG_TESTS=1 to run it here.
+set -u
+. "${srcdir:-.}/tests/lib.sh"
+# convergence: observed rate between the two finest meshes >= N + 0.8
+rate_ok() { # order, extra args...
+  local order=$1; shift
+  "$SQ" verify planewave --order "$order" --json "$@" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+need = r["order"] - 1 + 0.8
+ok = r["rates"][-1] >= need and all(e > 0 for e in r["errors"])
+print("errors %s rates %s (need >= %.1f)" % (r["errors"], r["rates"], need))
+sys.exit(0 if ok else 1)'
+}
+# single precision: the error floor stays at or below 1e-5 relative
+floor_ok() {
+  "$SQ" verify planewave --json "$@" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+print("single-precision errors %s" % r["errors"])
+sys.exit(0 if r["precision"] == "single" and r["errors"][-1] <= 1e-5 else 1)'
+}
+check "planewave order 2" rate_ok 2
+check "planewave order 3" rate_ok 3
+check "planewave order 3 single" rate_ok 3 --precision single
+check "interface P" "$SQ" verify interface --wave p
+check "interface S" "$SQ" verify interface --wave s
+check "free surface P" "$SQ" verify freesurface --wave p
+check "free surface S" "$SQ" verify freesurface --wave s
+check "absorbing P" "$SQ" verify absorbing --wave p
+check "absorbing S" "$SQ" verify absorbing --wave s
+if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then
+  check "planewave order 4" rate_ok 4
+  check "planewave order 5" rate_ok 5 --meshes 2,4,8
+  check "planewave order 6" rate_ok 6 --meshes 4,6,8
+  check "planewave order 7" rate_ok 7 --meshes 4,6
+  check "single-precision floor" floor_ok --order 7 --meshes 8 --precision single
+fi
+report verify
