@@ -6,8 +6,8 @@
  * A small fastest cluster in one tile then costs one task per sub-step instead of three, which shortens
  * the chain of sub-steps that LTS waits on (thesis §6.5.3: per-task overhead dominates small clusters).
  * Several sub-steps of one slower step (or several global steps) in one task go further: on a GPU each
- * dependent task costs about 13.5 us of StarPU and launch latency on top of its kernels
- * (docs/PERFORMANCE.md, session 12), about as long as a 4k-element step's kernels at order 2 (18 us).
+ * dependent task adds StarPU's and the launch's latency to its kernels, which for a small tile at low order
+ * is about as long as the kernels themselves (docs/PERFORMANCE.md).
  * Per element the arithmetic is that of the separate ader, local and neighbour tasks, in the same order.
  */
 #include "sq_runtime_impl.h"

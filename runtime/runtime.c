@@ -25,7 +25,7 @@ void sq_runtime_set_cpu_task_threads(int nthreads) {
 
 /* Page-lock, where GPU workers exist:
  * - the whole dofs array: the solution comes back to the host for every snapshot, checkpoint and at
- *   the end (pinned, 1.7 GB came back from an H100 in 0.035 s);
+ *   the end, and pinned memory copies at full bus speed;
  * - with CPU workers too, the whole tint, LTS buffer and derivative arrays, which then cross between
  *   host and GPU every step;
  * - else, with several ranks, the rows of the ghost tiles in the arrays that receive halo messages (maximal
@@ -39,8 +39,7 @@ static int pin_host_rows(sq_runtime *rt) {
   void *base[3] = {d->tint, d->buffer, d->derivs};
   const size_t row[3] = {eb, eb, eb * d->opt.order};
   if (starpu_cpu_worker_get_count() > 0) {
-    /* CPU and GPU workers: any tile's predictor data may cross to the other side, every step (64k
-     * elements, order 6 single precision, H100, dmda: 7.61 M updates/s pageable, 8.16 pinned) */
+    /* CPU and GPU workers: any tile's predictor data may cross to the other side, every step */
     for (int k = 0; k < 3; ++k)
       if (base[k] && sq_host_pin(base[k], (size_t)d->nelem * row[k])) rt->pinned[rt->npinned++] = base[k];
     return SQ_SUCCESS;

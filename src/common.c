@@ -103,8 +103,8 @@ int sq_calloc_aligned(void **ptr, size_t n, size_t size) {
     return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory allocating %zu bytes", bytes);
   }
   /* zeroed by all threads: the first touch of a large array (page faults) spreads over the cores; a
-   * small one (one chunk) by this thread, with no thread team to wake (milliseconds while StarPU's
-   * workers hold the cores: the merged predictors' submission, docs/PERFORMANCE.md, session 9) */
+   * small one (one chunk) by this thread, with no thread team to wake (that takes milliseconds while the
+   * runtime's workers hold the cores, and task submission allocates small arrays often) */
   const int64_t chunk = 1 << 20, nchunk = (int64_t)((bytes + chunk - 1) / chunk);
   if (nchunk <= 1) {
     memset(p, 0, bytes);

@@ -82,8 +82,8 @@ static void SQ_FN(gemm_loops)(const SQ_FN(gemm) *g, const sq_real_t *restrict a,
 
 #ifdef SQ_USE_XSMM
 /* libxsmm 1.17 kernels return without vzeroupper, and the rest of the binary is SSE (x86-64-v2):
- * the first SSE instruction after an AVX kernel pays a state transition (measured: ~7 % of the
- * ader kernel).  Not inlined, so that no spilled SSE value is reloaded between call and vzeroupper. */
+ * the first SSE instruction after an AVX kernel pays a state transition, a noticeable part of a small
+ * kernel's time.  Not inlined, so that no spilled SSE value is reloaded between call and vzeroupper. */
 static __attribute__((noinline)) void SQ_FN(jit_call_avx)(SQ_XSMM_FUNCTION jit, const sq_real_t *a,
                                                           const sq_real_t *b, sq_real_t *c) {
   jit(a, b, c);
