@@ -333,6 +333,16 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
   return SQ_SUCCESS;
 }
 
+/* The config's material at a cell (sq_distmesh_input.material_at). */
+static sq_material material_at(const void *cfg, const double x[3], int group) {
+  return sq_config_material_at(cfg, x, group);
+}
+
+/* The config's fault against the mesh's rupture faces (sq_distmesh_input.check_rupture). */
+static int check_rupture(const void *cfg, const char *source, int64_t nrupture) {
+  return sq_sim_fault_check_count(cfg, source, nrupture);
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
@@ -366,8 +376,17 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       for (int r = 0; r < s->nranks; ++r) target[r] /= sum;
       for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
     }
-    /* PUML: each rank reads a block, and no rank holds the whole mesh (app/distmesh.c) */
-    const int ierr = sq_sim_read_distributed(s, cfg, &opt, target, &distributed);
+    /* PUML: each rank reads a block, and no rank holds the whole mesh (mesh/distmesh.c) */
+    const sq_distmesh_input in = {.mesh_file = cfg->mesh_file, .partition = cfg->partition, .target = target,
+                                  .material_at = material_at, .check_rupture = check_rupture, .ctx = cfg};
+    sq_distmesh_part part = {0};
+    const int ierr = sq_mesh_read_distributed(&in, cfg->mesh_kind != SQ_MESH_BOX, s->rank, s->nranks, &opt, &part,
+                                              &distributed);
+    s->mesh = part.mesh; /* freed by sq_sim_destroy, also after an error */
+    s->cell_rank = part.cell_rank;
+    s->cell_cluster = part.cell_cluster;
+    s->cell_material = part.cell_material;
+    s->part_stats = part.part_stats;
     if (ierr) SQ_FREE(target);
     SQ_CALL(ierr);
     if (distributed && sq_verbosity >= 2) {
