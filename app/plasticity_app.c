@@ -1,6 +1,5 @@
 /**
- * @file plasticity_app.c  The plasticity of a run: per-element values from the config, plastic strain
- * output values and statistics.
+ * @file plasticity_app.c  The plasticity of a run: per-element values from the config and statistics.
  */
 #include <math.h>
 #include <mpi.h>
@@ -8,7 +7,6 @@
 #include <string.h>
 
 #include "sq_expr.h"
-#include "sq_fields.h"
 #include "sq_plasticity_app.h"
 
 /* variables of the plasticity expressions: x, y, z, t (always 0 here), then group */
@@ -84,40 +82,6 @@ int sq_sim_plasticity_create(sq_sim *s) {
            own_stress ? "plasticity.initial_stress" : fault_stress ? "fault.initial_stress" : "nowhere (zero)");
   }
   return SQ_SUCCESS;
-}
-
-const char *sq_plasticity_field_name(int field) {
-  static const char *const names[] = {"ep_xx", "ep_yy", "ep_zz", "ep_xy", "ep_yz", "ep_xz", "eta"};
-  if (field >= 0 && field < 9) return sq_quantity_names[field];
-  if (field >= SQ_FIELD_EP_XX && field <= SQ_FIELD_ETA) return names[field - SQ_FIELD_EP_XX];
-  return "?";
-}
-
-void sq_plasticity_field_values(const sq_sim *s, int field, int vertex, double *out) {
-  const sq_disc *d = s->disc;
-  const sq_mesh *m = s->mesh;
-  const int col = field - SQ_FIELD_EP_XX;
-  if (!vertex) {
-    for (int64_t c = 0; c < m->ncell; ++c) {
-      const int64_t e = d->elem_of[c];
-      out[c] = e >= 0 && !d->is_ghost[e] ? s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col] : 0.0;
-    }
-    return;
-  }
-  int *count = calloc((size_t)(m->nvert > 0 ? m->nvert : 1), sizeof(int));
-  memset(out, 0, sizeof(double) * (size_t)m->nvert);
-  for (int64_t c = 0; c < m->ncell; ++c) {
-    const int64_t e = d->elem_of[c];
-    if (e < 0 || d->is_ghost[e]) continue;
-    for (int v = 0; v < 4; ++v) {
-      const int64_t id = m->cell_vert[c * 4 + v];
-      out[id] += s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col];
-      if (count) count[id]++;
-    }
-  }
-  for (int64_t v = 0; v < m->nvert; ++v)
-    if (count && count[v] > 0) out[v] /= count[v];
-  free(count);
 }
 
 void sq_sim_plasticity_stats(const sq_sim *s, sq_plasticity_stats *st) {

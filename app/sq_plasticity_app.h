@@ -1,7 +1,7 @@
 /**
  * @file sq_plasticity_app.h  Off-fault plasticity of a run (app/plasticity_app.c): the per-element
  * parameters and initial stress from the `plasticity:` section (numbers or expressions in x, y, z and
- * group, evaluated at element centroids), output values of the plastic strain, and run statistics.
+ * group, evaluated at element centroids) and run statistics.
  */
 #ifndef SQ_PLASTICITY_APP_H
 #define SQ_PLASTICITY_APP_H
@@ -13,15 +13,6 @@
  * element is an error naming the config line, the position and the mesh cell.
  */
 int sq_sim_plasticity_create(sq_sim *sim);
-
-/** Output name of wavefield field @p field (0..8: the quantities, SQ_FIELD_EP_XX..SQ_FIELD_ETA: plastic). */
-const char *sq_plasticity_field_name(int field);
-
-/**
- * @brief Plastic field @p field (SQ_FIELD_EP_XX..SQ_FIELD_ETA) of the owned cells for a snapshot: the cell
- * values in mesh order (@p vertex 0), or at each vertex the average over the owned cells around it.
- */
-void sq_plasticity_field_values(const sq_sim *sim, int field, int vertex, double *out);
 
 /** Plasticity statistics at the end of a run (over all ranks). */
 typedef struct sq_plasticity_stats {
