@@ -11,8 +11,7 @@
 #include <mpi.h>
 
 #include "sq_app.h"
-#include "sq_plasticity_app.h"
-#include "sq_outputs.h"
+#include "sq_sim_outputs.h"
 
 static double wall_now(void) {
   struct timespec ts;
@@ -158,13 +157,13 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (argv[i][0] == '-') {
-      if (sq_app_rank() == 0) usage_run();
+      if (sq_sim_mpi_rank() == 0) usage_run();
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
     } else if (!path) path = argv[i];
     else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "more than one configuration file given ('%s')", argv[i]);
   }
   if (!path) {
-    if (sq_app_rank() == 0) usage_run();
+    if (sq_sim_mpi_rank() == 0) usage_run();
     return SQ_ERR_INPUT;
   }
   SQ_CALL(sq_config_load(path, cfg));
@@ -186,16 +185,16 @@ int sq_cmd_run(int argc, char **argv) {
   const char *restart = NULL, *trace = NULL;
   int serial = 0, profile = 0;
   /* every rank reads the same command line and file: rank 0 alone reports their errors */
-  sq_app_hold_errors();
-  SQ_CALL(sq_app_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart, &trace)));
-  if (sq_app_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
+  sq_sim_hold_errors();
+  SQ_CALL(sq_sim_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart, &trace)));
+  if (sq_sim_mpi_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
 
   const double w0 = wall_now();
   sq_sim *s = NULL;
   int ierr = sq_sim_create(&cfg, serial, &s);
   if (ierr) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   const sq_disc *d = s->disc;
@@ -217,7 +216,7 @@ int sq_cmd_run(int argc, char **argv) {
   if (!ierr && restart) ierr = sq_outputs_restart(s, restart, &ck);
   if (ierr) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   /* dofs, tint; star, flux matrices; face links; kept derivatives and LTS buffers; sources, receivers */
@@ -261,7 +260,7 @@ int sq_cmd_run(int argc, char **argv) {
   }
   if (!serial && (ierr = check_gpu_memory(s, bytes, cfg.cpu_share))) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
 
@@ -290,7 +289,7 @@ int sq_cmd_run(int argc, char **argv) {
   if (ierr) {
     sq_outputs_close(outs);
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   if (restart && sq_verbosity >= 1)
@@ -465,6 +464,6 @@ int sq_cmd_run(int argc, char **argv) {
     fflush(stdout);
   }
   sq_sim_destroy(s);
-  sq_app_starpu_stop();
+  sq_sim_starpu_stop();
   return ierr;
 }

@@ -11,7 +11,7 @@
 
 #include "sq_fault_output.h"
 #include "sq_run_files.h"
-#include "sq_outputs.h"
+#include "sq_sim_outputs.h"
 #include "sq_snapshot.h"
 
 /** Flush the receiver buffer at the next event once it holds this much. */

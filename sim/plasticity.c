@@ -1,13 +1,13 @@
 /**
- * @file plasticity_app.c  The plasticity of a run: per-element values from the config and statistics.
+ * @file plasticity.c  The plasticity of a run: the per-element parameters and initial stress from the
+ * `plasticity:` section (numbers or expressions in x, y, z and group, evaluated at element centroids).
  */
 #include <math.h>
 #include <mpi.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sq_expr.h"
-#include "sq_plasticity_app.h"
+#include "sq_sim_setup.h"
 
 /* variables of the plasticity expressions: x, y, z, t (always 0 here), then group */
 static const char *const plast_vars[] = {"group"};
@@ -82,24 +82,4 @@ int sq_sim_plasticity_create(sq_sim *s) {
            own_stress ? "plasticity.initial_stress" : fault_stress ? "fault.initial_stress" : "nowhere (zero)");
   }
   return SQ_SUCCESS;
-}
-
-void sq_sim_plasticity_stats(const sq_sim *s, sq_plasticity_stats *st) {
-  memset(st, 0, sizeof(*st));
-  if (!s->plastic) return;
-  const sq_plastic_state *ps = s->plastic;
-  st->strain_hash = sq_sim_hash_rows(s, ps->strain, SQ_PLASTIC_STRAIN_COLS * sizeof(double));
-  st->yield_updates = ps->yield_updates;
-  for (int64_t e = 0; e < s->disc->nelem; ++e) {
-    if (s->disc->is_ghost[e]) continue;
-    const double eta = ps->strain[SQ_PLASTIC_STRAIN_COLS * e + SQ_PLASTIC_STRAIN_COLS - 1];
-    st->yielded_cells += eta > 0;
-    st->max_eta = fmax(st->max_eta, eta);
-  }
-  if (s->nranks > 1) {
-    int64_t counts[2] = {st->yield_updates, st->yielded_cells};
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &st->max_eta, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    st->yield_updates = counts[0], st->yielded_cells = counts[1];
-  }
 }

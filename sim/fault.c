@@ -1,5 +1,5 @@
 /**
- * @file fault_app.c  The fault of a run: per-point values from the config (numbers, expressions in x, y, z,
+ * @file fault.c  The fault of a run: per-point values from the config (numbers, expressions in x, y, z,
  * patches) and the check that the mesh and the config agree on having one.
  */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sq_expr.h"
-#include "sq_fault_app.h"
+#include "sq_sim_setup.h"
 
 typedef struct fault_values {
   const sq_fault_config *cfg;
@@ -99,7 +99,7 @@ int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t n
              "%s:%d: fault.friction_law is set, but the mesh %s has no dynamic-rupture faces (tag 3: Gmsh physical "
              "surface 103, PUML boundary code 3 or > 64)",
              cfg->path, cfg->fault.line, source);
-  else if (n > 0 && sq_verbosity >= 1 && sq_app_rank() == 0)
+  else if (n > 0 && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
     fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
                     "they act as ordinary welded faces\n", (long long)n);
   return SQ_SUCCESS;
