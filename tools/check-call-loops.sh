@@ -2,10 +2,12 @@
 # Files that call each other in a loop, and headers that include each other in a loop.
 #
 #   tools/check-call-loops.sh [-v] [BUILDDIR [SRCDIR]]     (after make; both default to .)
+#   FOLDERS="app sim" tools/check-call-loops.sh             (only those folders' files)
 #
 # Calls: for every object file of the source folders (nm), its undefined symbols are mapped to the
 # object that defines them; a strongly connected group of two or more objects is a call loop.  The
-# objects are named by their source file (automake's "target-" prefix dropped).  Includes: every
+# objects are named by their source file (automake's "target-" prefix dropped); an object whose source
+# is gone (left over from an older tree) is skipped.  Includes: every
 # #include "..." of the folders' .c/.h files that names a file of the folders; a group of headers that
 # reach each other is an include loop.  Prints every loop with one cycle through it and exits 1 if
 # there is any; -v also prints, for each source file, the files defining the functions it calls.
@@ -14,7 +16,7 @@ verbose=0
 if [ "${1:-}" = "-v" ]; then verbose=1; shift; fi
 builddir=${1:-.}
 srcdir=${2:-$builddir}
-folders="src mesh io codelets graph sim app"
+folders=${FOLDERS:-"src mesh io codelets graph sim app"}
 
 objects=$(cd "$builddir" && for d in $folders; do ls "$d"/*.o 2>/dev/null || true; done)
 [ -n "$objects" ] || { echo "check-call-loops: no object files under $builddir ($folders): run make first" >&2; exit 2; }
@@ -34,7 +36,7 @@ objects=$(cd "$builddir" && for d in $folders; do ls "$d"/*.o 2>/dev/null || tru
   done
 } | /usr/bin/env python3 -c '
 import os, sys
-verbose, folders = int(sys.argv[1]), sys.argv[2].split()
+verbose, folders, srcdir = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3]
 
 def source_of(obj):
     d, base = os.path.split(obj)
@@ -54,11 +56,16 @@ for line in sys.stdin:
         cur = line[2:]
         if section == "calls":
             cur = source_of(cur)
+            if not any(os.path.exists(os.path.join(srcdir, cur + ext)) for ext in (".c", ".cu", ".cc", ".cpp")):
+                cur = None  # stale: its source is gone
+                continue
             uses.setdefault(cur, set())
         else:
             incs.setdefault(cur, set())
         continue
     kind, name = line.split(" ", 1)
+    if cur is None:
+        continue
     if kind == "D":
         defs.setdefault(name, set()).add(cur)
     elif kind == "U":
@@ -142,4 +149,4 @@ for g in include_loops:
 print("check-call-loops: %d source files, %d call loops; %d files, %d include loops"
       % (len(calls), len(call_loops), len(include), len(include_loops)))
 sys.exit(1 if call_loops or include_loops else 0)
-' "$verbose" "$folders"
+' "$verbose" "$folders" "$srcdir"
