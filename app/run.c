@@ -11,8 +11,8 @@
 #include <mpi.h>
 
 #include "sq_app.h"
-#include "sq_plasticity_app.h"
-#include "sq_outputs.h"
+#include "sq_run_files.h"
+#include "sq_sim_outputs.h"
 
 static double wall_now(void) {
   struct timespec ts;
@@ -107,13 +107,8 @@ static int check_finite(sq_sim *s, sq_outputs *outs, int64_t done) {
  * element data all go to the GPUs unless runtime.cpu_share keeps a fraction on the CPU workers.
  * STARPU_LIMIT_CUDA_MEM lowers what StarPU may use, and so what is checked here. */
 static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
-  double total = 0;
   int ngpu = 0;
-  for (unsigned node = 0; node < starpu_memory_nodes_get_count(); ++node) {
-    if (starpu_node_get_kind(node) != STARPU_CUDA_RAM) continue;
-    const starpu_ssize_t mem = starpu_memory_get_total(node);
-    if (mem > 0) total += (double)mem, ++ngpu;
-  }
+  const double total = sq_runtime_gpu_memory(&ngpu);
   if (ngpu == 0) return SQ_SUCCESS;
   const double need = (double)bytes * (cpu_share > 0 ? 1.0 - cpu_share : 1.0);
   SQ_CHECK(need <= 0.95 * total, SQ_ERR_MEMORY,
@@ -158,13 +153,13 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (argv[i][0] == '-') {
-      if (sq_app_rank() == 0) usage_run();
+      if (sq_sim_mpi_rank() == 0) usage_run();
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
     } else if (!path) path = argv[i];
     else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "more than one configuration file given ('%s')", argv[i]);
   }
   if (!path) {
-    if (sq_app_rank() == 0) usage_run();
+    if (sq_sim_mpi_rank() == 0) usage_run();
     return SQ_ERR_INPUT;
   }
   SQ_CALL(sq_config_load(path, cfg));
@@ -181,47 +176,48 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
   return SQ_SUCCESS;
 }
 
-int sq_cmd_run(int argc, char **argv) {
+/* One run, from the command line to the summary: what its phases hand on to each other. */
+typedef struct run {
   sq_config cfg;
-  const char *restart = NULL, *trace = NULL;
-  int serial = 0, profile = 0;
-  /* every rank reads the same command line and file: rank 0 alone reports their errors */
-  sq_app_hold_errors();
-  SQ_CALL(sq_app_release_errors(run_options(argc, argv, &cfg, &serial, &profile, &restart, &trace)));
-  if (sq_app_rank() == 0) SQ_CALL(make_dir(cfg.output_dir));
+  const char *restart, *trace; /* --restart CHECKPOINT, --trace FILE (NULL: none) */
+  int serial, profile;
+  sq_sim *s;
+  int root;                    /* MPI rank 0 */
+  int verbose_ranks;           /* every rank reports its peak memory */
+  char trace_path[4096];       /* this rank's --trace file ("": none) */
+  sq_checkpoint_info ck;       /* the checkpoint restarted from */
+  double w0;                   /* wall time at the start */
+  double dt;                   /* the sync interval */
+  int64_t nsteps;              /* sync intervals of the run; after the loop, those this process ran */
+  double lts_work, gts_work;   /* element updates per sync interval with LTS, and as GTS would do them */
+  /* the time loop: t_loop its start, t_steps its length; t_first the end of the first chunk (the profile
+   * and the steady rate leave it out, as it uploads the data to the GPUs and calibrates), t_advance the
+   * time stepping after it, t_stepping in all chunks; t_fetch the solution's copies to the host, t_outputs
+   * those with the checks and outputs */
+  double t_loop, t_steps, t_first, t_advance, t_stepping, t_fetch, t_outputs;
+  int64_t first_step, steps_first; /* steps done when the loop started and after its first chunk */
+} run;
 
-  const double w0 = wall_now();
-  sq_sim *s = NULL;
-  int ierr = sq_sim_create(&cfg, serial, &s);
-  if (ierr) {
-    sq_sim_destroy(s);
-    sq_app_starpu_stop();
-    return ierr;
-  }
+/* Per-kind task times and worker idle fractions (--profile), printed at the end, and --trace's file,
+ * made now, so that a bad path stops the run before it starts. */
+static int run_profile_start(run *r) {
+  sq_sim *s = r->s;
+  if (!r->profile || !s->rt) return SQ_SUCCESS;
+  sq_runtime_enable_profiling(s->rt);
+  if (!r->trace) return SQ_SUCCESS;
+  if (s->nranks > 1) snprintf(r->trace_path, sizeof(r->trace_path), "%s.%d", r->trace, s->rank);
+  else snprintf(r->trace_path, sizeof(r->trace_path), "%s", r->trace);
+  FILE *f = fopen(r->trace_path, "w");
+  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "--trace: cannot write '%s': %s", r->trace_path, strerror(errno));
+  fclose(f);
+  return sq_runtime_trace_start(s->rt, (int64_t)1 << 20);
+}
+
+/* Host bytes of dofs, tint; star, flux matrices; face links; kept derivatives and LTS buffers; sources,
+ * receivers. */
+static size_t host_bytes(const sq_sim *s) {
   const sq_disc *d = s->disc;
-  const int root = s->rank == 0;
-  char trace_path[4096] = "";
-  if (profile && s->rt) { /* per-kind task times and worker idle fractions, printed at the end */
-    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-    sq_runtime_enable_profiling(s->rt);
-    if (trace) { /* the file is made now, so that a bad path stops the run before it starts */
-      if (s->nranks > 1) snprintf(trace_path, sizeof(trace_path), "%s.%d", trace, s->rank);
-      else snprintf(trace_path, sizeof(trace_path), "%s", trace);
-      FILE *f = fopen(trace_path, "w");
-      if (!f) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "--trace: cannot write '%s': %s", trace_path, strerror(errno));
-      else fclose(f);
-      if (!ierr) ierr = sq_runtime_trace_start(s->rt, (int64_t)1 << 20);
-    }
-  }
-  sq_checkpoint_info ck;
-  if (!ierr && restart) ierr = sq_outputs_restart(s, restart, &ck);
-  if (ierr) {
-    sq_sim_destroy(s);
-    sq_app_starpu_stop();
-    return ierr;
-  }
-  /* dofs, tint; star, flux matrices; face links; kept derivatives and LTS buffers; sources, receivers */
-  size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(cfg.precision) +
+  size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(s->cfg.precision) +
                                      4 * sizeof(sq_face_link)) + d->pack_bytes;
   for (int t = 0; t < d->ntile; ++t) {
     const size_t n = (size_t)(d->tile[t].end - d->tile[t].begin);
@@ -230,54 +226,46 @@ int sq_cmd_run(int argc, char **argv) {
   }
   if (s->source_set) bytes += (size_t)s->source_set->n * sizeof(sq_source_point);
   if (s->receivers) bytes += (size_t)s->receivers->n * sizeof(sq_receiver_point);
-  const int verbose_ranks = sq_verbosity >= 2 && s->nranks > 1; /* every rank reports its peak memory */
-  if (!root) sq_verbosity = 0; /* rank 0 speaks for everyone */
-  if (sq_verbosity >= 1) {
-    printf("starquake: %s\n", cfg.path);
-    printf("  mesh       %s: %lld cells, %lld vertices\n", s->mesh->source, (long long)sq_mesh_ncell_global(s->mesh),
-           (long long)sq_mesh_nvert_global(s->mesh));
-    printf("  order      %d (%d basis functions), %s precision\n", cfg.order, d->nbasis,
-           cfg.precision == SQ_F64 ? "double" : "single");
-    printf("  tiles      %d of <= %d elements\n", d->ntile, cfg.tile_size);
-    printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg.cfl, cfg.end_time);
-    printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n",
-           bytes / 1048576.0);
-    if (!serial && starpu_cuda_worker_get_count() > 0)
-      printf("             about %.1f MiB on each GPU if it holds the whole working set (%u CUDA workers)\n",
-             bytes / 1048576.0, starpu_cuda_worker_get_count());
-    printf("  runtime    %s\n", serial ? "serial reference (no StarPU)" : "StarPU");
-    if (s->nranks > 1)
-      printf("  partition  %d ranks, METIS weights %s: work imbalance %.3f, memory imbalance %.3f, edge cut %lld faces\n"
-             "             (rank 0 holds %lld elements: owned + ghost; tables below are rank 0's share)\n",
-             s->nranks, sq_part_weights_name(cfg.partition), s->part_stats.work_imbalance,
-             s->part_stats.memory_imbalance, (long long)s->part_stats.edge_cut, (long long)d->nelem);
-    if (cfg.node_speed_weights) {
-      printf("  node speed shares (measured):");
-      for (int r = 0; r < s->nranks && r < 8; ++r) printf(" %.3f", s->part_target[r]);
-      printf("%s\n", s->nranks > 8 ? " ..." : "");
-    }
-    sq_disc_print_clusters(d, stdout);
-    fflush(stdout);
-  }
-  if (!serial && (ierr = check_gpu_memory(s, bytes, cfg.cpu_share))) {
-    sq_sim_destroy(s);
-    sq_app_starpu_stop();
-    return ierr;
-  }
+  return bytes;
+}
 
-  char fname[SQ_PATH_MAX + 300];
-  double dt;
-  int64_t nsteps;
-  if (restart) { /* the interrupted run's step size and count, not a new plan */
-    dt = ck.dt;
-    nsteps = ck.nsteps;
-  } else {
-    sq_sim_plan(s, cfg.end_time, &dt, &nsteps);
+/* The start-up summary on stdout (rank 0). */
+static void print_setup(const run *r, size_t bytes) {
+  const sq_config *cfg = &r->cfg;
+  const sq_sim *s = r->s;
+  const sq_disc *d = s->disc;
+  printf("starquake: %s\n", cfg->path);
+  printf("  mesh       %s: %lld cells, %lld vertices\n", s->mesh->source, (long long)sq_mesh_ncell_global(s->mesh),
+         (long long)sq_mesh_nvert_global(s->mesh));
+  printf("  order      %d (%d basis functions), %s precision\n", cfg->order, d->nbasis,
+         cfg->precision == SQ_F64 ? "double" : "single");
+  printf("  tiles      %d of <= %d elements\n", d->ntile, cfg->tile_size);
+  printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg->cfl, cfg->end_time);
+  printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n",
+         bytes / 1048576.0);
+  if (!r->serial && sq_runtime_gpu_workers() > 0)
+    printf("             about %.1f MiB on each GPU if it holds the whole working set (%d CUDA workers)\n",
+           bytes / 1048576.0, sq_runtime_gpu_workers());
+  printf("  runtime    %s\n", r->serial ? "serial reference (no StarPU)" : "StarPU");
+  if (s->nranks > 1)
+    printf("  partition  %d ranks, METIS weights %s: work imbalance %.3f, memory imbalance %.3f, edge cut %lld faces\n"
+           "             (rank 0 holds %lld elements: owned + ghost; tables below are rank 0's share)\n",
+           s->nranks, sq_part_weights_name(cfg->partition), s->part_stats.work_imbalance,
+           s->part_stats.memory_imbalance, (long long)s->part_stats.edge_cut, (long long)d->nelem);
+  if (cfg->node_speed_weights) {
+    printf("  node speed shares (measured):");
+    for (int k = 0; k < s->nranks && k < 8; ++k) printf(" %.3f", s->part_target[k]);
+    printf("%s\n", s->nranks > 8 ? " ..." : "");
   }
-  /* from the first output file on, SIGTERM/SIGUSR1 only set a flag: the loop then writes a checkpoint at
-   * its next step (a job script waits for the outputs to appear before it signals).  The handler stays
-   * until the process ends: a signal after the last step must not kill the run while it writes its
-   * final files (the run then ends normally, its outputs complete) */
+  sq_disc_print_clusters(d, stdout);
+  fflush(stdout);
+}
+
+/* From the first output file on, SIGTERM/SIGUSR1 only set a flag: the loop then writes a checkpoint at
+ * its next step (a job script waits for the outputs to appear before it signals).  The handler stays
+ * until the process ends: a signal after the last step must not kill the run while it writes its
+ * final files (the run then ends normally, its outputs complete). */
+static void catch_stop_signals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_stop_signal;
@@ -285,33 +273,38 @@ int sq_cmd_run(int argc, char **argv) {
   sq_run_stop_signal = 0;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
-  sq_outputs *outs = NULL;
-  ierr = sq_outputs_open(s, nsteps, dt, restart ? &ck : NULL, &outs);
-  if (ierr) {
-    sq_outputs_close(outs);
-    sq_sim_destroy(s);
-    sq_app_starpu_stop();
-    return ierr;
+}
+
+/* After a chunk: the next chunk's length, aiming at about 0.5 s of wall time per chunk (@p per_step
+ * seconds a sync interval so far); with several ranks the chunk, a stop request and a blow-up check are
+ * agreed on, since every rank must submit the same steps before its next wait. */
+static int64_t next_chunk(const sq_sim *s, double per_step, int *stop, int *check) {
+  int64_t chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
+  if (s->nranks > 1) {
+    /* the chunk, measured per rank from its own clock, is the smallest; a stop or a check: any */
+    int64_t agree[3] = {-chunk, *stop, *check};
+    MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    chunk = -agree[0], *stop = (int)agree[1], *check = (int)agree[2];
   }
-  if (restart && sq_verbosity >= 1)
-    printf("  restart    %s: t=%.6g, step %lld of %lld (dt %.10e)\n", restart, s->time, (long long)s->steps,
-           (long long)nsteps, dt);
-  double work[2], lts_work, gts_work;
-  sq_disc_lts_work(d, &work[0], &work[1]);
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, work, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  lts_work = work[0], gts_work = work[1];
-  progress pr = {.t_end = cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = lts_work,
-                 .steps0 = s->steps, .tty = isatty(2)};
-  const double t_loop = wall_now();
-  const int64_t first_step = s->steps;
+  return chunk;
+}
+
+/* The error that ends a run stopped by a signal at sync interval @p done, naming its checkpoint. */
+static int stopped(const run *r, int stop, int64_t done, const char *ckpt) {
+  return sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
+                  "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with: "
+                  "starquake %s --restart %s",
+                  stop == SIGTERM ? "SIGTERM" : stop == SIGUSR1 ? "SIGUSR1" : "a signal", r->s->time,
+                  (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", r->cfg.path, ckpt ? ckpt : "?");
+}
+
+/* The time loop: chunks of sync intervals up to the next output event, then the outputs due. */
+static int run_loop(run *r, sq_outputs *outs, progress *pr) {
+  sq_sim *s = r->s;
+  const int64_t nsteps = r->nsteps;
   int64_t done = s->steps, chunk = 1;
-  double last_check = t_loop;
-  /* the first chunk also uploads the element data to the GPUs and calibrates: the steady rate leaves
-   * it out */
-  /* t_advance: the time stepping itself after the first chunk; t_stepping: in all chunks */
-  double t_first = -1, t_advance = 0, t_stepping = 0;
-  double t_fetch = 0, t_outputs = 0; /* the solution's copies to the host; the checks and outputs */
-  int64_t steps_first = 0;
+  double last_check = r->t_loop;
+  int ierr = SQ_SUCCESS;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
     int64_t n = chunk < to_event ? chunk : to_event;
@@ -319,152 +312,234 @@ int sq_cmd_run(int argc, char **argv) {
     const double c0 = wall_now();
     ierr = sq_outputs_prepare(outs, done, n);
     const double a0 = wall_now();
-    if (!ierr) ierr = sq_sim_advance(s, n, dt, 0);
-    t_stepping += wall_now() - a0;
-    if (t_first >= 0) t_advance += wall_now() - a0;
+    if (!ierr) ierr = sq_sim_advance(s, n, r->dt, 0);
+    r->t_stepping += wall_now() - a0;
+    if (r->t_first >= 0) r->t_advance += wall_now() - a0;
     done += n;
     /* the profile covers the time stepping after the first chunk: not the outputs that follow */
-    if (!ierr && profile && s->rt && done == nsteps) ierr = sq_runtime_profile_freeze(s->rt);
-    const double now = wall_now(), per_step = (now - c0) / n;
-    chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
+    if (!ierr && r->profile && s->rt && done == nsteps) ierr = sq_runtime_profile_freeze(s->rt);
+    const double now = wall_now();
     int stop = sq_run_stop_signal, check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
-    if (s->nranks > 1) {
-      /* every rank must submit the same steps before its next wait: the chunk, measured per rank
-       * from its own clock, is agreed on (the smallest), as are a stop request and a check (any) */
-      int64_t agree[3] = {-chunk, stop, check};
-      MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-      chunk = -agree[0], stop = (int)agree[1], check = (int)agree[2];
-    }
+    chunk = next_chunk(s, (now - c0) / n, &stop, &check);
     /* the solution comes back to the host only for the outputs that read it and for the blow-up check
      * (every SQ_FINITE_CHECK_SECONDS and at every such output): on GPUs, fetching it after every chunk
      * moved the whole solution over PCIe twice a second and dominated the run */
     const double f0 = wall_now();
     if (!ierr && (check || sq_outputs_need_fields(outs, done, stop && done < nsteps))) {
       ierr = sq_sim_fetch(s);
-      t_fetch += wall_now() - f0;
+      r->t_fetch += wall_now() - f0;
       if (!ierr) ierr = check_finite(s, outs, done);
       last_check = wall_now();
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
-    t_outputs += wall_now() - f0;
-    progress_show(&pr, s, done == nsteps);
-    if (t_first < 0) { /* the profile, too, covers the steady part only */
-      t_first = wall_now(), steps_first = done;
-      if (profile && s->rt) sq_runtime_profile_reset(s->rt);
+    r->t_outputs += wall_now() - f0;
+    progress_show(pr, s, done == nsteps);
+    if (r->t_first < 0) { /* the profile, too, covers the steady part only */
+      r->t_first = wall_now(), r->steps_first = done;
+      if (r->profile && s->rt) sq_runtime_profile_reset(s->rt);
     }
     if (!ierr && stop && done < nsteps) {
-      if (pr.tty && sq_verbosity >= 1) fputc('\n', stderr);
-      ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
-                      "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with: "
-                      "starquake %s --restart %s",
-                      stop == SIGTERM ? "SIGTERM" : stop == SIGUSR1 ? "SIGUSR1" : "a signal", s->time,
-                      (long long)done, (long long)nsteps, ckpt ? ckpt : "?", cfg.path, ckpt ? ckpt : "?");
+      if (pr->tty && sq_verbosity >= 1) fputc('\n', stderr);
+      ierr = stopped(r, stop, done, ckpt);
     }
   }
+  return ierr;
+}
+
+/* The plan of the run (a restart's: the interrupted run's step size and count) and its outputs. */
+static int run_open_outputs(run *r, sq_outputs **outs) {
+  sq_sim *s = r->s;
+  if (r->restart) {
+    r->dt = r->ck.dt;
+    r->nsteps = r->ck.nsteps;
+  } else {
+    sq_sim_plan(s, r->cfg.end_time, &r->dt, &r->nsteps);
+  }
+  catch_stop_signals();
+  const int ierr = sq_outputs_open(s, r->nsteps, r->dt, r->restart ? &r->ck : NULL, outs);
+  if (ierr) {
+    sq_outputs_close(*outs);
+    *outs = NULL;
+    return ierr;
+  }
+  if (r->restart && sq_verbosity >= 1)
+    printf("  restart    %s: t=%.6g, step %lld of %lld (dt %.10e)\n", r->restart, s->time, (long long)s->steps,
+           (long long)r->nsteps, r->dt);
+  return SQ_SUCCESS;
+}
+
+/* The time loop with progress, then the outputs closed; sets the loop's times in @p r. */
+static int run_steps(run *r, sq_outputs *outs) {
+  sq_sim *s = r->s;
+  double work[2];
+  sq_disc_lts_work(s->disc, &work[0], &work[1]);
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, work, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  r->lts_work = work[0], r->gts_work = work[1];
+  progress pr = {.t_end = r->cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = r->lts_work,
+                 .steps0 = s->steps, .tty = isatty(2)};
+  r->t_loop = wall_now();
+  r->first_step = s->steps;
+  r->t_first = -1;
+  const int ierr = run_loop(r, outs, &pr);
   sq_outputs_close(outs);
-  nsteps -= first_step; /* what this process ran, for the rates below */
-  const double t_steps = wall_now() - t_loop;
+  r->nsteps -= r->first_step; /* what this process ran, for the rates below */
+  r->t_steps = wall_now() - r->t_loop;
+  return ierr;
+}
+
+/* The summary file and the closing lines on stdout (rank 0); the measures are collective. */
+static int run_report(const run *r) {
+  const sq_config *cfg = &r->cfg;
+  const sq_sim *s = r->s;
+  const int64_t nsteps = r->nsteps;
+  const double lts_work = r->lts_work, t_steps = r->t_steps;
   double err = NAN, norm = NAN, e_end = 0;
   uint64_t hash = 0;
   sq_plasticity_stats plast = {0};
-  if (!ierr) { /* collective: every rank takes part */
-    if (s->has_analytic) sq_sim_l2_error(s, &err, &norm);
-    e_end = sq_sim_energy(s);
-    hash = sq_sim_hash(s);
-    sq_sim_plasticity_stats(s, &plast);
-  }
-  if (!ierr && root) {
-    snprintf(fname, sizeof(fname), "%s/%s-summary.txt", cfg.output_dir, cfg.output_prefix);
-    FILE *fs = fopen(fname, "w");
-    if (!fs) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", fname, strerror(errno));
-    else {
-      const double ups = (double)nsteps * lts_work / t_steps;
-      const int64_t nsteady = s->steps - steps_first;
-      /* after the first chunk: the time stepping alone (what the proxy measures), and with the outputs,
-       * checks and final copy back of the solution */
-      const double t_after = t_loop + t_steps - t_first;
-      const double ups_steady = nsteady > 0 && t_advance > 0 ? (double)nsteady * lts_work / t_advance : ups;
-      const double ups_after = nsteady > 0 && t_after > 0 ? (double)nsteady * lts_work / t_after : ups;
-      fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
-              cfg.path, (long long)sq_mesh_ncell_global(s->mesh), cfg.order, cfg.precision == SQ_F64 ? "double" : "single",
-              (long long)nsteps, dt, s->time);
-      fprintf(fs, "wall_time_steps: %.3f\nwall_time_stepping: %.3f\nelement_updates_per_second: %.4e\n", t_steps,
-              t_stepping, ups);
-      fprintf(fs, "element_updates_per_second_steady: %.4e\nsteady_sync_intervals: %lld\n", ups_steady,
-              (long long)nsteady);
-      fprintf(fs, "element_updates_per_second_after_first_chunk: %.4e\n", ups_after);
-      /* of the whole loop: copies of the solution to the host, and those with the checks and outputs */
-      fprintf(fs, "wall_time_fetch: %.3f\nwall_time_outputs: %.3f\n", t_fetch, t_outputs);
-      fprintf(fs, "task_submission_seconds: %.3f\n", s->submit_seconds);
-      /* runtime.steps_per_task: 0 where no cluster qualified (docs/CONFIG.md) */
-      fprintf(fs, "grouped_step_tasks: %lld\n", (long long)s->grouped_tasks);
-      fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
-              (double)nsteps * gts_work / t_steps, d->ncluster, lts_work / gts_work);
-      fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->nranks, e_end);
-      if (s->has_analytic) fprintf(fs, "l2_error_relative: %.6e\n", err / norm);
-      fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)hash);
-      if (s->plastic)
-        fprintf(fs, "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"
-                    "plastic_yield_fraction: %.6e\nplastic_max_eta: %.10e\n",
-                (unsigned long long)plast.strain_hash, (long long)plast.yielded_cells, (long long)plast.yield_updates,
-                nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0, plast.max_eta);
-      fclose(fs);
-      if (sq_verbosity >= 1) {
-        printf("done: %lld steps in %.2f s (%.3g element updates/s; after the first %lld, %.3g in the time "
-               "stepping, %.3g with the outputs), total %.2f s\n",
-               (long long)nsteps, t_steps, ups, (long long)(steps_first - first_step), ups_steady, ups_after,
-               wall_now() - w0);
-        if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
-        printf("dofs hash: %016llx\n", (unsigned long long)hash);
-        if (s->plastic)
-          printf("plasticity: %lld of %lld cells yielded (max eta %.3e), %.3g%% of the element updates yielded; "
-                 "strain hash %016llx\n",
-                 (long long)plast.yielded_cells, (long long)sq_mesh_ncell_global(s->mesh), plast.max_eta,
-                 nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
-                 (unsigned long long)plast.strain_hash);
-        printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg.output_dir, cfg.output_prefix,
-               cfg.output_prefix);
-      }
+  /* collective: every rank takes part */
+  if (s->has_analytic) sq_sim_l2_error(s, &err, &norm);
+  e_end = sq_sim_energy(s);
+  hash = sq_sim_hash(s);
+  sq_sim_plasticity_stats(s, &plast);
+  if (!r->root) return SQ_SUCCESS;
+  char fname[SQ_PATH_MAX + 300];
+  snprintf(fname, sizeof(fname), "%s/%s-summary.txt", cfg->output_dir, cfg->output_prefix);
+  const double ups = (double)nsteps * lts_work / t_steps;
+  const int64_t nsteady = s->steps - r->steps_first;
+  /* after the first chunk: the time stepping alone (what the proxy measures), and with the outputs,
+   * checks and final copy back of the solution */
+  const double t_after = r->t_loop + t_steps - r->t_first;
+  const double ups_steady = nsteady > 0 && r->t_advance > 0 ? (double)nsteady * lts_work / r->t_advance : ups;
+  const double ups_after = nsteady > 0 && t_after > 0 ? (double)nsteady * lts_work / t_after : ups;
+  const double yield_fraction = nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0;
+  const sq_run_summary sum = {.config = cfg->path,
+                              .cells = sq_mesh_ncell_global(s->mesh),
+                              .order = cfg->order,
+                              .precision = cfg->precision,
+                              .sync_intervals = nsteps,
+                              .dt_sync = r->dt,
+                              .end_time = s->time,
+                              .wall_time_steps = t_steps,
+                              .wall_time_stepping = r->t_stepping,
+                              .updates_per_second = ups,
+                              .updates_per_second_steady = ups_steady,
+                              .steady_sync_intervals = nsteady,
+                              .updates_per_second_after_first_chunk = ups_after,
+                              .wall_time_fetch = r->t_fetch,
+                              .wall_time_outputs = r->t_outputs,
+                              .task_submission_seconds = s->submit_seconds,
+                              .grouped_step_tasks = s->grouped_tasks,
+                              .gts_equivalent_updates_per_second = (double)nsteps * r->gts_work / t_steps,
+                              .clusters = s->disc->ncluster,
+                              .lts_work_ratio = lts_work / r->gts_work,
+                              .ranks = s->nranks,
+                              .energy = e_end,
+                              .has_l2 = s->has_analytic,
+                              .l2_error_relative = err / norm,
+                              .dofs_hash = hash,
+                              .has_plastic = s->plastic != NULL,
+                              .plastic_strain_hash = plast.strain_hash,
+                              .plastic_yielded_cells = plast.yielded_cells,
+                              .plastic_yield_updates = plast.yield_updates,
+                              .plastic_yield_fraction = yield_fraction,
+                              .plastic_max_eta = plast.max_eta};
+  SQ_CALL(sq_run_summary_write(fname, &sum));
+  if (sq_verbosity < 1) return SQ_SUCCESS;
+  printf("done: %lld steps in %.2f s (%.3g element updates/s; after the first %lld, %.3g in the time "
+         "stepping, %.3g with the outputs), total %.2f s\n",
+         (long long)nsteps, t_steps, ups, (long long)(r->steps_first - r->first_step), ups_steady, ups_after,
+         wall_now() - r->w0);
+  if (s->has_analytic) printf("relative L2 error against the analytic plane wave: %.6e\n", err / norm);
+  printf("dofs hash: %016llx\n", (unsigned long long)hash);
+  if (s->plastic)
+    printf("plasticity: %lld of %lld cells yielded (max eta %.3e), %.3g%% of the element updates yielded; "
+           "strain hash %016llx\n",
+           (long long)plast.yielded_cells, (long long)sq_mesh_ncell_global(s->mesh), plast.max_eta,
+           nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
+           (unsigned long long)plast.strain_hash);
+  printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg->output_dir, cfg->output_prefix, cfg->output_prefix);
+  return SQ_SUCCESS;
+}
+
+/* --profile: every rank reports (rank 0's verbosity speaks for all elsewhere), one block written at once,
+ * so that the ranks' reports do not interleave line by line; then --trace's file. */
+static int run_profile_report(const run *r, int ierr) {
+  const sq_sim *s = r->s;
+  if (!r->profile || !s->rt || (!r->root && s->nranks < 2)) return ierr;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *pf = open_memstream(&text, &len);
+  if (pf) {
+    if (s->nranks > 1) fprintf(pf, "  profile of rank %d:\n", s->rank);
+    fprintf(pf, "  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n",
+            s->submit_seconds, (long long)r->nsteps, r->nsteps > 0 ? 1e3 * s->submit_seconds / (double)r->nsteps : 0.0);
+    if (s->nranks > 1) {
+      double sent, unsplit;
+      sq_halo_bytes(s->rt, &sent, &unsplit);
+      fprintf(pf, "  halo messages of rank %d, every cluster and kind once: %.3g MB (%.3g MB if not split by "
+                  "kinds)\n",
+              s->rank, sent / 1e6, unsplit / 1e6);
     }
-  }
-  if (profile && s->rt && (root || s->nranks > 1)) {
-    /* every rank reports (rank 0's verbosity speaks for all elsewhere): one block, written at once, so
-     * that the ranks' reports do not interleave line by line */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *pf = open_memstream(&text, &len);
-    if (pf) {
-      if (s->nranks > 1) fprintf(pf, "  profile of rank %d:\n", s->rank);
-      fprintf(pf, "  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n",
-              s->submit_seconds, (long long)nsteps, nsteps > 0 ? 1e3 * s->submit_seconds / (double)nsteps : 0.0);
-      if (s->nranks > 1) {
-        double sent, unsplit;
-        sq_halo_bytes(s->rt, &sent, &unsplit);
-        fprintf(pf, "  halo messages of rank %d, every cluster and kind once: %.3g MB (%.3g MB if not split by "
-                    "kinds)\n",
-                s->rank, sent / 1e6, unsplit / 1e6);
-      }
-      sq_runtime_print_profile(s->rt, pf);
-      fclose(pf);
-      fputs(text, stdout);
-      fflush(stdout);
-      free(text);
-    }
-    if (trace_path[0] && !ierr) {
-      ierr = sq_runtime_trace_write(s->rt, trace_path);
-      if (!ierr && sq_verbosity >= 1) printf("  task trace: %s%s\n", trace_path, s->nranks > 1 ? " (and the other ranks')" : "");
-    }
-  }
-  if (verbose_ranks) { /* the peak resident memory of this process (Linux) */
-    char line[256];
-    FILE *st = fopen("/proc/self/status", "r");
-    while (st && fgets(line, sizeof(line), st))
-      if (!strncmp(line, "VmHWM:", 6)) printf("starquake: rank %d peak memory %s", s->rank, line + 6);
-    if (st) fclose(st);
+    sq_runtime_print_profile(s->rt, pf);
+    fclose(pf);
+    fputs(text, stdout);
     fflush(stdout);
+    free(text);
   }
-  sq_sim_destroy(s);
-  sq_app_starpu_stop();
+  if (r->trace_path[0] && !ierr) {
+    ierr = sq_runtime_trace_write(s->rt, r->trace_path);
+    if (!ierr && sq_verbosity >= 1)
+      printf("  task trace: %s%s\n", r->trace_path, s->nranks > 1 ? " (and the other ranks')" : "");
+  }
+  return ierr;
+}
+
+/* The peak resident memory of this process (Linux), with --verbose on several ranks. */
+static void print_peak_memory(const run *r) {
+  char line[256];
+  FILE *st = fopen("/proc/self/status", "r");
+  while (st && fgets(line, sizeof(line), st))
+    if (!strncmp(line, "VmHWM:", 6)) printf("starquake: rank %d peak memory %s", r->s->rank, line + 6);
+  if (st) fclose(st);
+  fflush(stdout);
+}
+
+/* The simulation, set up and reported, with a restart's state read back and the GPU memory checked. */
+static int run_setup(run *r) {
+  int ierr = sq_sim_create(&r->cfg, r->serial, &r->s);
+  if (ierr) return ierr;
+  sq_sim *s = r->s;
+  r->root = s->rank == 0;
+  ierr = run_profile_start(r);
+  if (!ierr && r->restart) ierr = sq_outputs_restart(s, r->restart, &r->ck);
+  if (ierr) return ierr;
+  const size_t bytes = host_bytes(s);
+  r->verbose_ranks = sq_verbosity >= 2 && s->nranks > 1;
+  if (!r->root) sq_verbosity = 0; /* rank 0 speaks for everyone */
+  if (sq_verbosity >= 1) print_setup(r, bytes);
+  if (!r->serial) SQ_CALL(check_gpu_memory(s, bytes, r->cfg.cpu_share));
+  return SQ_SUCCESS;
+}
+
+int sq_cmd_run(int argc, char **argv) {
+  run r;
+  memset(&r, 0, sizeof(r));
+  /* every rank reads the same command line and file: rank 0 alone reports their errors */
+  sq_sim_hold_errors();
+  SQ_CALL(sq_sim_release_errors(run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace)));
+  if (sq_sim_mpi_rank() == 0) SQ_CALL(make_dir(r.cfg.output_dir));
+  r.w0 = wall_now();
+  sq_outputs *outs = NULL;
+  int ierr = run_setup(&r);
+  if (!ierr) ierr = run_open_outputs(&r, &outs);
+  if (!ierr) { /* from here on, a failed step still reports the profile */
+    ierr = run_steps(&r, outs);
+    if (!ierr) ierr = run_report(&r);
+    ierr = run_profile_report(&r, ierr);
+    if (r.verbose_ranks) print_peak_memory(&r);
+  }
+  sq_sim_destroy(r.s);
+  sq_sim_starpu_stop();
   return ierr;
 }

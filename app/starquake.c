@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);
   else ierr = sq_cmd_run(argc - 1, argv + 1);
-  if (ierr && sq_app_nranks() > 1) MPI_Abort(MPI_COMM_WORLD, 1); /* never leave other ranks waiting */
+  if (ierr && sq_sim_mpi_nranks() > 1) MPI_Abort(MPI_COMM_WORLD, 1); /* never leave other ranks waiting */
   MPI_Finalize();
   return ierr ? 1 : 0;
 }

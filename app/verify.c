@@ -135,7 +135,7 @@ static int verify_planewave(int argc, char **argv) {
     }
     if (ierr) {
       sq_sim_destroy(s);
-      sq_app_starpu_stop();
+      sq_sim_starpu_stop();
       return ierr;
     }
     double e, norm;
@@ -149,7 +149,7 @@ static int verify_planewave(int argc, char **argv) {
              o.mesh[m], o.graded ? 2 : 3, h[m], ncl[m], (long long)n, err[m], m ? "" : "  -", m ? rate[m] : 0.0);
     sq_sim_destroy(s);
   }
-  sq_app_starpu_stop();
+  sq_sim_starpu_stop();
   if (o.json) {
     printf("{\"order\": %d, \"precision\": \"%s\", \"lts_rate\": %d, \"graded\": %s, \"clusters\": [", o.order,
            o.precision == SQ_F64 ? "double" : "single", o.lts_rate > 0 ? o.lts_rate : 1, o.graded ? "true" : "false");
@@ -285,7 +285,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   int ierr = sq_sim_create(&c, o.serial, &s);
   if (ierr) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   packet_set init = ps;
@@ -299,7 +299,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   ierr = sq_sim_advance(s, n, dt, 1);
   if (ierr) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   const char *wname = o.wave == SQ_WAVE_P ? "P" : "S";
@@ -341,7 +341,7 @@ static int verify_packet(int argc, char **argv, experiment ex) {
              pass ? "PASS" : "FAIL");
   }
   sq_sim_destroy(s);
-  sq_app_starpu_stop();
+  sq_sim_starpu_stop();
   return pass ? SQ_SUCCESS : SQ_ERR_NUMERIC;
 }
 

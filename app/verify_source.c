@@ -146,7 +146,7 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
     ierr = sq_sim_advance(s, n, dt, 1);
   if (ierr) {
     sq_sim_destroy(s);
-    sq_app_starpu_stop();
+    sq_sim_starpu_stop();
     return ierr;
   }
   /* misfit per receiver over the samples before the end time */
@@ -203,6 +203,6 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
            pass ? "PASS" : "FAIL");
   }
   sq_sim_destroy(s);
-  sq_app_starpu_stop();
+  sq_sim_starpu_stop();
   return pass ? SQ_SUCCESS : SQ_ERR_NUMERIC;
 }

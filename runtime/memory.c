@@ -1,10 +1,23 @@
 /**
- * @file memory.c  Host memory for GPU copies: page-locking the ranges that cross PCIe often, and the row
- * staging of the tasks that touch a few elements of a tile that stays on the GPU.
+ * @file memory.c  Memory for GPUs: what the GPUs offer, page-locking the host ranges that cross PCIe often,
+ * and the row staging of the tasks that touch a few elements of a tile that stays on the GPU.
  */
 #include <stdlib.h>
 
 #include "sq_runtime_impl.h"
+
+int sq_runtime_gpu_workers(void) { return (int)starpu_cuda_worker_get_count(); }
+
+double sq_runtime_gpu_memory(int *ngpu) {
+  double total = 0;
+  *ngpu = 0;
+  for (unsigned node = 0; node < starpu_memory_nodes_get_count(); ++node) {
+    if (starpu_node_get_kind(node) != STARPU_CUDA_RAM) continue;
+    const starpu_ssize_t mem = starpu_memory_get_total(node);
+    if (mem > 0) total += (double)mem, ++*ngpu;
+  }
+  return total;
+}
 
 int sq_host_pin(void *ptr, size_t bytes) {
   /* pageable copies to and from a GPU are synchronous and staged through a bounce buffer: the data

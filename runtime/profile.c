@@ -116,4 +116,7 @@ void sq_runtime_print_profile(const sq_runtime *rt, FILE *out) {
   }
 }
 
-void sq_runtime_enable_profiling(sq_runtime *rt) { rt->profile = 1; }
+void sq_runtime_enable_profiling(sq_runtime *rt) {
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  rt->profile = 1;
+}

@@ -47,6 +47,10 @@ int sq_runtime_sync(sq_runtime *rt);
 void sq_runtime_set_cpu_task_threads(int nthreads);
 /** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with GPU workers); 1 if pinned. */
 int sq_host_pin(void *ptr, size_t bytes);
+/** Number of GPU (CUDA) workers of the started runtime. */
+int sq_runtime_gpu_workers(void);
+/** @brief Bytes of GPU memory the runtime may use, over its @p ngpu GPU memory nodes (0 and 0: none). */
+double sq_runtime_gpu_memory(int *ngpu);
 
 /* ---- where tasks run --------------------------------------------------------------------------------- */
 
@@ -190,7 +194,7 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *state)
  * (@p sent_unsplit: the plan before messages were split by kinds).
  */
 void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit);
-/** @brief Accumulate per-kind task times from now on (the runtime's profiling must be on). */
+/** @brief Turn the runtime's profiling on and accumulate per-kind task times from now on. */
 void sq_runtime_enable_profiling(sq_runtime *rt);
 /** @brief Print the per-kind time breakdown and each worker's idle fraction. */
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);

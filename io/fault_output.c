@@ -1,7 +1,6 @@
 /**
- * @file fault_app.c  The fault of a run: per-point values from the config (numbers, expressions in
- * x, y, z, patches), and the fault outputs -- XDMF snapshots of the fault triangles, on-fault
- * stations (SeisSol text and SCEC formats) and the rupture-time file `cplot`.
+ * @file fault_output.c  The fault outputs of a run: XDMF snapshots of the fault triangles, on-fault
+ * stations (SeisSol text and SCEC formats), the rupture-time file `cplot`, and the fault checkpoint.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,145 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sq_expr.h"
-#include "sq_fault_app.h"
+#include "sq_fault_output.h"
 #include "sq_output.h"
-
-/* ------------------------------------------------------------------------------ config values */
-
-typedef struct fault_values {
-  const sq_fault_config *cfg;
-  const char *path;
-  sq_expr *base[SQ_NFAULT_PARAMS];
-  sq_expr *patch[SQ_MAX_FAULT_PATCHES][SQ_NFAULT_PARAMS];
-} fault_values;
-
-static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
-  char err[256];
-  *out = NULL;
-  if (!e->text[0]) return SQ_SUCCESS;
-  const int rc = sq_expr_compile(e->text, NULL, 0, out, err, sizeof(err));
-  if (rc == SQ_ERR_INPUT) return sq_error(rc, __FILE__, __LINE__, "%s:%d: '%s': %s", path, e->line, e->text, err);
-  return rc;
-}
-
-static void values_free(fault_values *v) {
-  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
-    sq_expr_destroy(v->base[i]);
-    for (int k = 0; k < SQ_MAX_FAULT_PATCHES; ++k) sq_expr_destroy(v->patch[k][i]);
-  }
-}
-
-/* Value of parameter i at x: the last patch containing x that sets it, else the fault-wide value. */
-static int value_at(const fault_values *v, int i, const double x[3], double fallback, double *out) {
-  const double vars[4] = {x[0], x[1], x[2], 0.0};
-  for (int k = v->cfg->npatches - 1; k >= 0; --k) {
-    const sq_fault_patch *p = &v->cfg->patches[k];
-    if (!v->patch[k][i]) continue;
-    if (x[0] < p->lo[0] || x[0] > p->hi[0] || x[1] < p->lo[1] || x[1] > p->hi[1] || x[2] < p->lo[2] || x[2] > p->hi[2])
-      continue;
-    *out = sq_expr_eval(v->patch[k][i], vars);
-    SQ_CHECK(isfinite(*out), SQ_ERR_INPUT, "%s:%d: fault.patches[%d].%s is %g at (%g, %g, %g)", v->path,
-             p->param[i].line, k, sq_fault_param_names[i], *out, x[0], x[1], x[2]);
-    return SQ_SUCCESS;
-  }
-  *out = v->base[i] ? sq_expr_eval(v->base[i], vars) : fallback;
-  SQ_CHECK(isfinite(*out) || (i == SQ_FP_FORCED_TIME && *out > 0), SQ_ERR_INPUT,
-           "%s:%d: fault.%s is %g at (%g, %g, %g)", v->path, v->cfg->param[i].line, sq_fault_param_names[i], *out, x[0],
-           x[1], x[2]);
-  return SQ_SUCCESS;
-}
-
-static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
-  const fault_values *v = ctx;
-  double val[SQ_NFAULT_PARAMS];
-  static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
-  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
-    if (i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
-  memset(pt, 0, sizeof(*pt));
-  pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S], .mu_d = val[SQ_FP_MU_D], .d_c = val[SQ_FP_D_C],
-                                   .cohesion = val[SQ_FP_COHESION], .forced_time = val[SQ_FP_FORCED_TIME],
-                                   .t0 = val[SQ_FP_FORCED_DURATION], .a = val[SQ_FP_A], .b = val[SQ_FP_B],
-                                   .L = val[SQ_FP_L], .f0 = val[SQ_FP_F0], .V0 = val[SQ_FP_V0], .f_w = val[SQ_FP_F_W],
-                                   .V_w = val[SQ_FP_V_W]};
-  /* traction of the initial stress tensor on the fault (sigma n) in the fault frame; traction_* values
-   * (fault-wide or in patches) replace its components where they are given */
-  const double *s = &val[SQ_FP_S_XX], *n = frame;
-  const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
-  double t[3];
-  for (int r = 0; r < 3; ++r) t[r] = sig[r][0] * n[0] + sig[r][1] * n[1] + sig[r][2] * n[2];
-  for (int a = 0; a < 3; ++a) {
-    const double from_tensor = t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
-    SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
-    pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
-  }
-  pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
-  char why[256];
-  if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why)))
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the fault values at the fault point (%g, %g, %g): %s",
-                    v->path, v->cfg->line, x[0], x[1], x[2], why);
-  return SQ_SUCCESS;
-}
-
-static int64_t mesh_rupture_faces(const sq_mesh *m) {
-  int64_t n = 0;
-  for (int64_t c = 0; c < 4 * m->ncell; ++c) n += m->face_bc[c] == SQ_BC_RUPTURE && m->face_neighbor[c] >= 0;
-  return n / 2;
-}
-
-int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *m) {
-  return sq_sim_fault_check_count(cfg, m->source, mesh_rupture_faces(m));
-}
-
-int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t n) {
-  if (cfg->fault.enabled)
-    SQ_CHECK(n > 0, SQ_ERR_INPUT,
-             "%s:%d: fault.friction_law is set, but the mesh %s has no dynamic-rupture faces (tag 3: Gmsh physical "
-             "surface 103, PUML boundary code 3 or > 64)",
-             cfg->path, cfg->fault.line, source);
-  else if (n > 0 && sq_verbosity >= 1 && sq_app_rank() == 0)
-    fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
-                    "they act as ordinary welded faces\n", (long long)n);
-  return SQ_SUCCESS;
-}
-
-/* The minimum of a key over the ranks (sq_fault_options.min_over_processes). */
-static int64_t min_over_ranks(int64_t key, void *ctx) {
-  (void)ctx;
-  MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-  return key;
-}
-
-int sq_sim_fault_create(sq_sim *s) {
-  const sq_fault_config *fc = &s->cfg.fault;
-  if (!fc->enabled) return SQ_SUCCESS;
-  fault_values v = {.cfg = fc, .path = s->cfg.path};
-  int ierr = SQ_SUCCESS;
-  for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
-    ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
-    for (int k = 0; k < fc->npatches && !ierr; ++k) ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
-  }
-  const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
-                                .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
-                                .nucleation_time = fc->nucleation_time,
-                                .nstation = fc->nstations,
-                                .station = (const double(*)[3])fc->stations,
-                                .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL};
-  if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
-  values_free(&v);
-  if (ierr) return ierr;
-  int64_t count[2] = {0, 0}; /* faces; faces whose sides live on two ranks (solved on both) */
-  for (int64_t i = 0; i < s->fault->nface; ++i) {
-    count[0] += s->fault->face[i].owned[0];
-    count[1] += s->fault->face[i].owned[0] && !s->fault->face[i].owned[1];
-  }
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (sq_verbosity >= 1 && s->rank == 0)
-    printf("  fault      %lld faces (%lld across ranks), %s, %d points per face, nucleation ramp %g s\n",
-           (long long)count[0], (long long)count[1], sq_friction_law_name(opt.law), s->fault->npoint,
-           opt.nucleation_time);
-  return SQ_SUCCESS;
-}
 
 /* ------------------------------------------------------------------------------------ outputs */
 
@@ -157,8 +19,12 @@ static const char *const fv_names[FV_N] = {"slip_rate_strike", "slip_rate_dip", 
                                             "state", "mu", "rupture_time", "rupture_velocity", "peak_slip_rate"};
 
 struct sq_fault_output {
-  sq_sim *s;
-  int root;
+  sq_fault *f;
+  const sq_disc *d;
+  const sq_config *cfg;
+  int root, nranks;
+  double time;          /* of the values last written */
+  double dt;            /* sync interval (the stations' time_step) */
   int64_t every, nsteps;
   int64_t nglobal;      /* faces over all ranks: the rows of the fault files */
   int64_t nown;         /* faces whose "-" side is ours: the rows this rank writes */
@@ -244,8 +110,7 @@ static int cmp_i64(const void *a, const void *b) {
  * gid among the gids of all fault faces, each listed once, by the rank that owns its "-" side.  The
  * ranks exchange their gids (an index: 8 bytes a face) once.  *@p nglobal: faces over all ranks.
  */
-static int fault_rows(const sq_sim *s, int64_t **row, int64_t *nglobal) {
-  const sq_fault *f = s->fault;
+static int fault_rows(const sq_fault *f, int nranks, int64_t **row, int64_t *nglobal) {
   int64_t n = 0;
   for (int64_t i = 0; i < f->nface; ++i) n += f->face[i].owned[0];
   int64_t *all = malloc(sizeof(int64_t) * (size_t)(n + 1)), total = n;
@@ -254,12 +119,12 @@ static int fault_rows(const sq_sim *s, int64_t **row, int64_t *nglobal) {
   n = 0;
   for (int64_t i = 0; i < f->nface; ++i)
     if (f->face[i].owned[0]) all[n++] = f->face[i].gid;
-  if (s->nranks > 1) {
-    int count = (int)n, *counts = malloc(sizeof(int) * s->nranks), *displs = malloc(sizeof(int) * s->nranks);
+  if (nranks > 1) {
+    int count = (int)n, *counts = malloc(sizeof(int) * nranks), *displs = malloc(sizeof(int) * nranks);
     SQ_CHECK(counts && displs, SQ_ERR_MEMORY, "out of memory numbering the fault faces");
     MPI_Allgather(&count, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
     total = 0;
-    for (int r = 0; r < s->nranks; ++r) displs[r] = (int)total, total += counts[r];
+    for (int r = 0; r < nranks; ++r) displs[r] = (int)total, total += counts[r];
     int64_t *every = malloc(sizeof(int64_t) * (size_t)(total + 1));
     SQ_CHECK(every, SQ_ERR_MEMORY, "out of memory numbering the fault faces");
     MPI_Allgatherv(all, count, MPI_INT64_T, every, counts, displs, MPI_INT64_T, MPI_COMM_WORLD);
@@ -293,10 +158,10 @@ static int64_t faces_by_row(const sq_fault *f, const int64_t *row, const int *pi
 
 /* The faces this rank writes (its "-" sides) and their rows. */
 static int own_rows(sq_fault_output *o) {
-  const sq_fault *f = o->s->fault;
+  const sq_fault *f = o->f;
   int64_t *row = NULL;
   int *mine = NULL;
-  SQ_CALL(fault_rows(o->s, &row, &o->nglobal));
+  SQ_CALL(fault_rows(f, o->nranks, &row, &o->nglobal));
   const int64_t n = f->nface > 0 ? f->nface : 1;
   int ierr = SQ_CALLOC(o->own_face, n);
   if (!ierr) ierr = SQ_CALLOC(o->own_row, n);
@@ -314,21 +179,21 @@ static int snapshot(sq_fault_output *o) {
   if (!o->xdmf) return SQ_SUCCESS;
   double v[FV_N];
   for (int64_t k = 0; k < o->nown; ++k) {
-    face_values(o->s->fault, o->s->disc, o->own_face[k], v);
+    face_values(o->f, o->d, o->own_face[k], v);
     for (int j = 0; j < FV_N; ++j) o->values[j * o->nown + k] = v[j];
   }
   const double *col[FV_N];
   for (int j = 0; j < FV_N; ++j) col[j] = o->values + j * o->nown;
   const sq_rows rows = {.n = o->nown, .id = o->own_row};
-  return sq_xdmf_write(o->xdmf, o->s->time, FV_N, fv_names, col, SQ_XDMF_CELL, &rows);
+  return sq_xdmf_write(o->xdmf, o->time, FV_N, fv_names, col, SQ_XDMF_CELL, &rows);
 }
 
 /* Open the fault's XDMF series: each rank writes the triangles of its faces (three unshared vertices
  * each: simple and exact). */
 static int open_xdmf(sq_fault_output *o, int64_t snapshots) {
-  const sq_fault *f = o->s->fault;
-  const sq_disc *d = o->s->disc;
-  const sq_config *cfg = &o->s->cfg;
+  const sq_fault *f = o->f;
+  const sq_disc *d = o->d;
+  const sq_config *cfg = o->cfg;
   const int64_t n = o->nown;
   double *geom = malloc(sizeof(double) * 9 * (size_t)(n + 1));
   int64_t *tri = malloc(sizeof(int64_t) * 3 * (size_t)(n + 1)), *node = malloc(sizeof(int64_t) * 3 * (size_t)(n + 1));
@@ -379,8 +244,8 @@ static FILE *open_station_file(const char *path, int64_t keep, int *ierr) {
 }
 
 static int open_stations(sq_fault_output *o, const int64_t *keep) {
-  const sq_config *cfg = &o->s->cfg;
-  const sq_fault *f = o->s->fault;
+  const sq_config *cfg = o->cfg;
+  const sq_fault *f = o->f;
   o->nstation = cfg->fault.nstations;
   SQ_CALL(SQ_CALLOC(o->station, o->nstation + 1));
   for (int k = 0; k < o->nstation; ++k) {
@@ -390,13 +255,13 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     for (int64_t i = 0; i < f->nface && st->face < 0; ++i)
       if (f->face[i].station == k) st->face = i, st->point = f->face[i].station_point;
     int found = st->face >= 0;
-    if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!found) { /* only for the message: how far the nearest fault face is */
       int64_t face;
       int point;
       double dist;
-      sq_fault_locate(f, o->s->disc, x, &face, &point, &dist);
-      if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      sq_fault_locate(f, o->d, x, &face, &point, &dist);
+      if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
       return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
                       cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
@@ -422,14 +287,14 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
             "# Column #8 = normal stress (MPa)\n%s"
             "# horizontal = along strike s = n x e_z; vertical = up-dip (-d); normal stress positive in tension\n"
             "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress%s\n",
-            cfg->output_prefix, SQ_VERSION, o->s->plan_dt, (long long)o->nsteps,
+            cfg->output_prefix, SQ_VERSION, o->dt, (long long)o->nsteps,
             (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
             rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
     double px[3];
-    sq_fault_point_position(f, o->s->disc, st->face, st->point, px);
+    sq_fault_point_position(f, o->d, st->face, st->point, px);
     if (kept < 0)
       fprintf(st->seissol,
             "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
@@ -441,7 +306,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
 
 /* One row of both station formats from a log row (t, SRs, SRd, Ts, Td, Pn, mu, state, Sls, Sld, ASl, PSR, RT). */
 static void station_write(const sq_fault_output *o, const struct station *st, const double *r) {
-  const int rs = o->s->cfg.fault.law != SQ_FRICTION_LSW;
+  const int rs = o->cfg->fault.law != SQ_FRICTION_LSW;
   fprintf(st->scec, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e", r[0], r[8], r[1], 1e-6 * r[3], -r[9], -r[2],
           -1e-6 * r[4], 1e-6 * r[5]);
   if (rs) fprintf(st->scec, " %.10e", r[7] > 0 ? log10(r[7]) : r[7]);
@@ -455,18 +320,18 @@ static void station_write(const sq_fault_output *o, const struct station *st, co
 /* Write the rows the rupture tasks logged since the last call (every step of the fault's cluster),
  * thinned to fault.station_interval; `initial`: the row at the start from the initial state. */
 static void station_rows(sq_fault_output *o, int initial) {
-  const sq_fault *f = o->s->fault;
-  const double every = o->s->cfg.fault.station_interval;
+  const sq_fault *f = o->f;
+  const double every = o->cfg->fault.station_interval;
   for (int k = 0; k < o->nstation; ++k) {
     struct station *st = &o->station[k];
     if (st->face < 0) continue;
     if (initial) {
       const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
-      const double r[SQ_FAULT_LOG_COLS] = {o->s->time, s->slip_rate[0], s->slip_rate[1], s->traction[0],
+      const double r[SQ_FAULT_LOG_COLS] = {o->time, s->slip_rate[0], s->slip_rate[1], s->traction[0],
                                            s->traction[1], s->normal_stress, s->mu, s->state, s->slip[0],
                                            s->slip[1], s->slip_path, s->peak_slip_rate, s->rupture_time};
       station_write(o, st, r);
-      st->next = o->s->time + every;
+      st->next = o->time + every;
       continue;
     }
     sq_fault_station_log *log = &f->log[k];
@@ -484,15 +349,20 @@ static void station_rows(sq_fault_output *o, int initial) {
 
 static int read_counts(const char *path, int nstation, int64_t *snapshots, int64_t *rows, double *next);
 
-int sq_fault_output_open(sq_sim *s, int64_t nsteps, double dt, const char *restart, sq_fault_output **out) {
+int sq_fault_output_open(sq_fault *f, const sq_disc *d, const sq_config *cfg, int rank, int nranks, double time,
+                         int64_t nsteps, double dt, const char *restart, sq_fault_output **out) {
   *out = NULL;
-  if (!s->fault) return SQ_SUCCESS;
+  if (!f) return SQ_SUCCESS;
   sq_fault_output *o;
   SQ_CALL(SQ_CALLOC(o, 1));
   *out = o;
-  const sq_config *cfg = &s->cfg;
-  o->s = s;
-  o->root = s->rank == 0;
+  o->f = f;
+  o->d = d;
+  o->cfg = cfg;
+  o->root = rank == 0;
+  o->nranks = nranks;
+  o->time = time;
+  o->dt = dt;
   o->nsteps = nsteps;
   o->every = cfg->fault.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg->fault.output_interval / dt + 0.5)) : nsteps;
   int64_t snapshots = -1, keep[SQ_MAX_FAULT_STATIONS];
@@ -517,13 +387,13 @@ void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len) { snprint
  * in PATH (a file next to the main checkpoint): each rank writes the faces whose "-" side it owns. */
 int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step) {
   if (!o) return SQ_SUCCESS;
-  const sq_fault *f = o->s->fault;
+  const sq_fault *f = o->f;
   const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
   const int64_t n = o->nown;
   int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *point_row = malloc(sizeof(int64_t) * (size_t)(n * np + 1));
   double *state = malloc(sizeof(double) * (size_t)(n * np + 1) * ns);
   int ok = gid && point_row && state;
-  if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) {
     free(gid), free(point_row), free(state);
     return sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory writing the fault checkpoint '%s'", path);
@@ -539,7 +409,7 @@ int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_
   int64_t rows[SQ_MAX_FAULT_STATIONS + 1] = {0};
   double next[SQ_MAX_FAULT_STATIONS + 1] = {0};
   for (int k = 0; k < o->nstation; ++k) rows[k] = o->station[k].rows, next[k] = o->station[k].next;
-  if (o->s->nranks > 1) { /* each station lives on one rank; the others hold 0 */
+  if (o->nranks > 1) { /* each station lives on one rank; the others hold 0 */
     MPI_Allreduce(MPI_IN_PLACE, rows, SQ_MAX_FAULT_STATIONS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, next, SQ_MAX_FAULT_STATIONS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
@@ -564,8 +434,7 @@ static int read_counts(const char *path, int nstation, int64_t *snapshots, int64
   return sq_h5_file_read(path, "the fault checkpoint", nstation > 0 ? 3 : 1, sets);
 }
 
-int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
-  sq_fault *f = s->fault;
+int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t step) {
   if (!f) return SQ_SUCCESS;
   const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
   int64_t saved_step = -1;
@@ -577,13 +446,13 @@ int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
                          (long long)saved_step, (long long)step);
   /* every local face (either side ours) reads its row by global id: any partition restarts */
   int64_t *row = NULL, nglobal = 0;
-  SQ_CALL(fault_rows(s, &row, &nglobal));
+  SQ_CALL(fault_rows(f, nranks, &row, &nglobal));
   const size_t nf = (size_t)f->nface + 1;
   int64_t *face = malloc(sizeof(int64_t) * nf), *face_row = malloc(sizeof(int64_t) * nf);
   int64_t *gid = malloc(sizeof(int64_t) * nf), *point_row = malloc(sizeof(int64_t) * nf * np);
   double *state = malloc(sizeof(double) * nf * np * ns);
   int ok = face && face_row && gid && point_row && state && faces_by_row(f, row, NULL, face, face_row) == f->nface;
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   int ierr = ok ? SQ_SUCCESS : sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading the fault "
                                              "checkpoint '%s'", path);
   for (int64_t k = 0; ok && k < f->nface; ++k)
@@ -594,7 +463,7 @@ int sq_fault_checkpoint_read(sq_sim *s, const char *path, int64_t step) {
   int64_t wrong = -1; /* a face of this run the checkpoint holds another face in place of */
   for (int64_t k = 0; !ierr && k < f->nface && wrong < 0; ++k)
     if (gid[k] != f->face[face[k]].gid) wrong = f->face[face[k]].gid;
-  if (!ierr && s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (!ierr && nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   if (!ierr && wrong >= 0)
     ierr = sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' lacks fault face %lld (mesh "
                          "cell %lld face %lld); restart with the mesh and configuration that wrote it", path,
@@ -612,8 +481,9 @@ int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done) {
   return o->every - done % o->every;
 }
 
-int sq_fault_output_after(sq_fault_output *o, int64_t done) {
+int sq_fault_output_after(sq_fault_output *o, double time, int64_t done) {
   if (!o) return SQ_SUCCESS;
+  o->time = time;
   station_rows(o, 0);
   if (done % o->every == 0 || done == o->nsteps) SQ_CALL(snapshot(o));
   return SQ_SUCCESS;
@@ -630,8 +500,8 @@ int sq_fault_output_close(sq_fault_output *o) {
   if (!o) return SQ_SUCCESS;
   int ierr = SQ_SUCCESS;
   /* rupture-time contours (SCEC cplot): every ruptured point, along strike and down dip, in metres */
-  const sq_fault *f = o->s->fault;
-  const sq_config *cfg = &o->s->cfg;
+  const sq_fault *f = o->f;
+  const sq_config *cfg = o->cfg;
   int64_t n = 0;
   for (int64_t i = 0; i < f->nface; ++i)
     if (f->face[i].owned[0])
@@ -644,7 +514,7 @@ int sq_fault_output_close(sq_fault_output *o) {
       const double t = f->point[i * f->npoint + p].state.rupture_time;
       if (t < 0) continue;
       double x[3];
-      sq_fault_point_position(f, o->s->disc, i, p, x);
+      sq_fault_point_position(f, o->d, i, p, x);
       const double *fr = f->face[i].frame;
       mine[3 * r] = x[0] * fr[3] + x[1] * fr[4] + x[2] * fr[5];
       mine[3 * r + 1] = x[0] * fr[6] + x[1] * fr[7] + x[2] * fr[8];
@@ -654,12 +524,12 @@ int sq_fault_output_close(sq_fault_output *o) {
   }
   int count = (int)(3 * n), *counts = NULL, *displs = NULL, total = count;
   double *all = mine;
-  if (o->s->nranks > 1) {
-    counts = malloc(sizeof(int) * o->s->nranks), displs = malloc(sizeof(int) * o->s->nranks);
+  if (o->nranks > 1) {
+    counts = malloc(sizeof(int) * o->nranks), displs = malloc(sizeof(int) * o->nranks);
     MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (o->root) {
       total = 0;
-      for (int k = 0; k < o->s->nranks; ++k) displs[k] = total, total += counts[k];
+      for (int k = 0; k < o->nranks; ++k) displs[k] = total, total += counts[k];
       all = malloc(sizeof(double) * (total + 1));
     }
     MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sq_app.h"
+#include "sq_sim_setup.h"
 #include "sq_locate.h"
 #include "sq_source_io.h"
 

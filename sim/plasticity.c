@@ -1,15 +1,13 @@
 /**
- * @file plasticity_app.c  The plasticity of a run: per-element values from the config, plastic strain
- * output values and statistics.
+ * @file plasticity.c  The plasticity of a run: the per-element parameters and initial stress from the
+ * `plasticity:` section (numbers or expressions in x, y, z and group, evaluated at element centroids).
  */
 #include <math.h>
 #include <mpi.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sq_expr.h"
-#include "sq_fields.h"
-#include "sq_plasticity_app.h"
+#include "sq_sim_setup.h"
 
 /* variables of the plasticity expressions: x, y, z, t (always 0 here), then group */
 static const char *const plast_vars[] = {"group"};
@@ -84,58 +82,4 @@ int sq_sim_plasticity_create(sq_sim *s) {
            own_stress ? "plasticity.initial_stress" : fault_stress ? "fault.initial_stress" : "nowhere (zero)");
   }
   return SQ_SUCCESS;
-}
-
-const char *sq_plasticity_field_name(int field) {
-  static const char *const names[] = {"ep_xx", "ep_yy", "ep_zz", "ep_xy", "ep_yz", "ep_xz", "eta"};
-  if (field >= 0 && field < 9) return sq_quantity_names[field];
-  if (field >= SQ_FIELD_EP_XX && field <= SQ_FIELD_ETA) return names[field - SQ_FIELD_EP_XX];
-  return "?";
-}
-
-void sq_plasticity_field_values(const sq_sim *s, int field, int vertex, double *out) {
-  const sq_disc *d = s->disc;
-  const sq_mesh *m = s->mesh;
-  const int col = field - SQ_FIELD_EP_XX;
-  if (!vertex) {
-    for (int64_t c = 0; c < m->ncell; ++c) {
-      const int64_t e = d->elem_of[c];
-      out[c] = e >= 0 && !d->is_ghost[e] ? s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col] : 0.0;
-    }
-    return;
-  }
-  int *count = calloc((size_t)(m->nvert > 0 ? m->nvert : 1), sizeof(int));
-  memset(out, 0, sizeof(double) * (size_t)m->nvert);
-  for (int64_t c = 0; c < m->ncell; ++c) {
-    const int64_t e = d->elem_of[c];
-    if (e < 0 || d->is_ghost[e]) continue;
-    for (int v = 0; v < 4; ++v) {
-      const int64_t id = m->cell_vert[c * 4 + v];
-      out[id] += s->plastic->strain[SQ_PLASTIC_STRAIN_COLS * e + col];
-      if (count) count[id]++;
-    }
-  }
-  for (int64_t v = 0; v < m->nvert; ++v)
-    if (count && count[v] > 0) out[v] /= count[v];
-  free(count);
-}
-
-void sq_sim_plasticity_stats(const sq_sim *s, sq_plasticity_stats *st) {
-  memset(st, 0, sizeof(*st));
-  if (!s->plastic) return;
-  const sq_plastic_state *ps = s->plastic;
-  st->strain_hash = sq_sim_hash_rows(s, ps->strain, SQ_PLASTIC_STRAIN_COLS * sizeof(double));
-  st->yield_updates = ps->yield_updates;
-  for (int64_t e = 0; e < s->disc->nelem; ++e) {
-    if (s->disc->is_ghost[e]) continue;
-    const double eta = ps->strain[SQ_PLASTIC_STRAIN_COLS * e + SQ_PLASTIC_STRAIN_COLS - 1];
-    st->yielded_cells += eta > 0;
-    st->max_eta = fmax(st->max_eta, eta);
-  }
-  if (s->nranks > 1) {
-    int64_t counts[2] = {st->yield_updates, st->yielded_cells};
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &st->max_eta, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    st->yield_updates = counts[0], st->yielded_cells = counts[1];
-  }
 }

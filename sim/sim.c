@@ -4,227 +4,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <hwloc.h>
 #include <starpu_mpi.h>
 
-#include "sq_app.h"
-#include "sq_fields.h"
-#include "sq_fault_app.h"
 #include "sq_distmesh.h"
-#include "sq_plasticity_app.h"
 #include "sq_mesh_io.h"
-
-static int starpu_started = 0;
-
-/* Ranks that share a node and were started unbound (mpirun --bind-to none, a launcher without binding)
- * would each put their StarPU workers and the StarPU-MPI progression thread on the node's first cores:
- * several busy-polling threads per core (the likely cause of GPU-only ranks running 6x slower than one).
- * Unless the user chose the cores (STARPU_WORKERS_CPUID/COREID/GETBIND), a rank that the launcher bound
- * keeps that binding (STARPU_WORKERS_GETBIND=1), and an unbound rank binds itself to its share of the
- * node's cores first.  Returns a line for the start-up summary in @p desc. */
-static void bind_rank_share(char *desc, size_t len) {
-  desc[0] = 0;
-  if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") || getenv("STARPU_WORKERS_GETBIND")) {
-    snprintf(desc, len, "as set by STARPU_WORKERS_*");
-    return;
-  }
-  MPI_Comm node;
-  int lrank = 0, lsize = 1;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &lrank);
-  MPI_Comm_size(node, &lsize);
-  MPI_Comm_free(&node);
-  if (lsize == 1) return;
-  hwloc_topology_t topo;
-  int herr = hwloc_topology_init(&topo);
-  if (!herr && (herr = hwloc_topology_load(topo))) hwloc_topology_destroy(topo);
-  if (herr) {
-    snprintf(desc, len, "%d ranks on this node, left unbound (hwloc failed to read the topology)", lsize);
-    return;
-  }
-  hwloc_bitmap_t mine = hwloc_bitmap_alloc(), share = hwloc_bitmap_alloc();
-  const int ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-  const int bound = hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) == 0 &&
-                    !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), mine);
-  /* a StarPU-MPI rank needs two cores at least: one worker, one progression thread */
-  const int bound_cores = bound ? hwloc_get_nbobjs_inside_cpuset_by_type(topo, mine, HWLOC_OBJ_CORE) : 0;
-  if (bound && bound_cores >= 2) {
-    setenv("STARPU_WORKERS_GETBIND", "1", 1);
-    sq_set_threads(bound_cores);
-    snprintf(desc, len, "%d ranks on this node, each on the %d cores its launcher bound it to", lsize, bound_cores);
-  } else if (bound || ncore < 2 * lsize) {
-    snprintf(desc, len, "%d ranks on this node with fewer than 2 cores each: StarPU's threads of the ranks share the cores",
-             lsize);
-  } else {
-    const int first = (int)((int64_t)lrank * ncore / lsize), last = (int)((int64_t)(lrank + 1) * ncore / lsize);
-    for (int c = first; c < last; ++c) hwloc_bitmap_or(share, share, hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c)->cpuset);
-    if (hwloc_set_cpubind(topo, share, HWLOC_CPUBIND_PROCESS) == 0) {
-      setenv("STARPU_WORKERS_GETBIND", "1", 1);
-      sq_set_threads(last - first);
-      snprintf(desc, len, "%d ranks on this node, unbound by the launcher: each binds itself to %d of its %d cores",
-               lsize, last - first, ncore);
-    } else
-      snprintf(desc, len, "%d ranks on this node, unbound (binding to cores %d-%d failed)", lsize, first, last - 1);
-  }
-  hwloc_bitmap_free(mine);
-  hwloc_bitmap_free(share);
-  hwloc_topology_destroy(topo);
-}
-
-int sq_app_starpu_start(const char *sched, int cpu_task_threads) {
-  if (starpu_started) return SQ_SUCCESS;
-  sq_runtime_set_cpu_task_threads(cpu_task_threads);
-  char binding[160] = "";
-  if (sq_app_nranks() > 1) bind_rank_share(binding, sizeof(binding));
-  if (binding[0] && sq_app_rank() == 0 && sq_verbosity >= 1) {
-    printf("  binding    %s\n", binding);
-    fflush(stdout);
-  }
-  struct starpu_conf conf;
-  starpu_conf_init(&conf);
-  if (sq_verbosity < 2) setenv("STARPU_SILENT", "1", 0);
-  if (!getenv("STARPU_SCHED") && sched && sched[0]) conf.sched_policy_name = sched;
-  else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
-  /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
-   * progression thread takes a core), on one rank plain StarPU keeps every core for workers */
-  const int ret = sq_app_nranks() > 1 ? starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
-  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "StarPU initialisation failed (%d): check STARPU_* environment variables", ret);
-  starpu_started = sq_app_nranks() > 1 ? 2 : 1;
-  return SQ_SUCCESS;
-}
-
-void sq_app_starpu_stop(void) {
-  if (starpu_started == 2) starpu_mpi_shutdown();
-  else if (starpu_started == 1) starpu_shutdown();
-  starpu_started = 0;
-}
-
-void sq_app_hold_errors(void) {
-  if (sq_app_nranks() > 1 && sq_app_rank() > 0) sq_error_hold(1);
-}
-
-int sq_app_release_errors(int ierr) {
-  sq_error_hold(0);
-  if (sq_app_nranks() < 2) return ierr;
-  int root_failed = sq_app_rank() == 0 && ierr != 0;
-  MPI_Bcast(&root_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (ierr && !root_failed) sq_error_release(); /* this rank failed alone: its message is news */
-  else sq_error_discard();
-  return ierr;
-}
-
-int sq_app_rank(void) {
-  int r = 0, init = 0;
-  MPI_Initialized(&init);
-  if (init) MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int sq_app_nranks(void) {
-  int n = 1, init = 0;
-  MPI_Initialized(&init);
-  if (init) MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
-double sq_sim_energy(const sq_sim *s) {
-  if (starpu_started) starpu_pause(); /* the sums are threaded: the cores go to OpenMP meanwhile */
-  double local = sq_disc_energy(s->disc), total = local;
-  if (starpu_started) starpu_resume();
-  if (s->nranks > 1) MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return total;
-}
-
-void sq_sim_energy_split(const sq_sim *s, double *kinetic, double *elastic) {
-  double split[2];
-  if (starpu_started) starpu_pause();
-  sq_fields_energy(s->disc, &split[0], &split[1]);
-  if (starpu_started) starpu_resume();
-  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, split, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  *kinetic = split[0];
-  *elastic = split[1];
-}
-
-void sq_sim_l2_error(const sq_sim *s, double *err, double *norm) {
-  double loc[2], tot[2];
-  if (starpu_started) starpu_pause(); /* the solution is on the host (sq_runtime_sync); the cores go to OpenMP */
-  sq_disc_l2_error(s->disc, sq_planewave_eval, &s->pw, s->time, &loc[0], &loc[1]);
-  if (starpu_started) starpu_resume();
-  loc[0] *= loc[0], loc[1] *= loc[1];
-  tot[0] = loc[0], tot[1] = loc[1];
-  if (s->nranks > 1) MPI_Allreduce(loc, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  *err = sqrt(tot[0]);
-  *norm = sqrt(tot[1]);
-}
-
-uint64_t sq_sim_hash(const sq_sim *s) { return sq_sim_hash_rows(s, s->disc->dofs, sq_disc_elem_bytes(s->disc)); }
-
-uint64_t sq_sim_hash_rows(const sq_sim *s, const void *rows, size_t eb) {
-  const sq_disc *d = s->disc;
-  uint64_t h = 1469598103934665603ULL;
-  if (s->nranks == 1) { /* local order -> mesh-cell order, as sq_disc_hash does for the dofs */
-    for (int64_t c = 0; c < s->mesh->ncell; ++c) {
-      const int64_t e = d->elem_of[c];
-      if (e < 0 || d->is_ghost[e]) continue;
-      const unsigned char *p = (const unsigned char *)rows + e * eb;
-      for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
-    }
-    return h;
-  }
-  /* rank 0 hashes every rank's owned rows in global cell order, window by window of global ids (so
-   * that it never holds more than 16 MiB of rows): each rank's owned cells ascend by global id */
-  const sq_mesh *m = s->mesh;
-  const int64_t nglobal = sq_mesh_ncell_global(m), window = (int64_t)(((size_t)16 << 20) / eb) + 1; /* 16 MiB */
-  int64_t next = 0; /* next local cell to look at */
-  char *data = malloc(eb * (size_t)window + 1), *all = NULL;
-  int64_t *ids = malloc(sizeof(int64_t) * (size_t)window + 1), *all_ids = NULL;
-  int *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
-  if (s->rank == 0) {
-    counts = calloc(s->nranks, sizeof(int)), displs = calloc(s->nranks, sizeof(int));
-    bcounts = calloc(s->nranks, sizeof(int)), bdispls = calloc(s->nranks, sizeof(int));
-    all = malloc(eb * (size_t)window + 1), all_ids = malloc(sizeof(int64_t) * (size_t)window + 1);
-  }
-  char *row = s->rank == 0 ? malloc(eb * (size_t)window + 1) : NULL; /* window rows in global order */
-  unsigned char *have = s->rank == 0 ? calloc((size_t)window, 1) : NULL;
-  for (int64_t lo = 0; lo < nglobal; lo += window) {
-    const int64_t hi = lo + window < nglobal ? lo + window : nglobal;
-    int n = 0;
-    for (; next < m->ncell && sq_mesh_global_cell(m, next) < hi; ++next) {
-      const int64_t e = d->elem_of[next];
-      if (e < 0 || d->is_ghost[e]) continue;
-      ids[n] = sq_mesh_global_cell(m, next) - lo;
-      memcpy(data + (size_t)n * eb, (const char *)rows + e * eb, eb);
-      ++n;
-    }
-    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (s->rank == 0) {
-      int total = 0;
-      for (int r = 0; r < s->nranks; ++r) {
-        displs[r] = total, bcounts[r] = counts[r] * (int)eb, bdispls[r] = total * (int)eb;
-        total += counts[r];
-      }
-    }
-    MPI_Gatherv(ids, n, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    MPI_Gatherv(data, n * (int)eb, MPI_BYTE, all, bcounts, bdispls, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (s->rank == 0) {
-      const int total = displs[s->nranks - 1] + counts[s->nranks - 1];
-      memset(have, 0, (size_t)(hi - lo));
-      for (int i = 0; i < total; ++i) {
-        memcpy(row + (size_t)all_ids[i] * eb, all + (size_t)i * eb, eb);
-        have[all_ids[i]] = 1;
-      }
-      for (int64_t c = 0; c < hi - lo; ++c) {
-        if (!have[c]) continue;
-        const unsigned char *p = (const unsigned char *)row + c * eb;
-        for (size_t i = 0; i < eb; ++i) h = (h ^ p[i]) * 1099511628211ULL;
-      }
-    }
-  }
-  MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  free(ids), free(data), free(all), free(all_ids), free(row), free(have);
-  free(counts), free(displs), free(bcounts), free(bdispls);
-  return h;
-}
+#include "sq_sim_setup.h"
 
 int sq_measure_node_speed(const sq_config *cfg, double *speed) {
   /* Node-speed weights (thesis eq. 4.10): a short proxy run of the real task graph on this rank's
@@ -326,11 +110,21 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
     /* a plane wave is exact only in a homogeneous elastic medium */
     s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }
-  sq_app_hold_errors(); /* points are located by all ranks together: they fail alike */
-  SQ_CALL(sq_app_release_errors(sq_sim_points_create(s)));
+  sq_sim_hold_errors(); /* points are located by all ranks together: they fail alike */
+  SQ_CALL(sq_sim_release_errors(sq_sim_points_create(s)));
   SQ_CALL(sq_sim_fault_create(s));
   SQ_CALL(sq_sim_plasticity_create(s));
   return SQ_SUCCESS;
+}
+
+/* The config's material at a cell (sq_distmesh_input.material_at). */
+static sq_material material_at(const void *cfg, const double x[3], int group) {
+  return sq_config_material_at(cfg, x, group);
+}
+
+/* The config's fault against the mesh's rupture faces (sq_distmesh_input.check_rupture). */
+static int check_rupture(const void *cfg, const char *source, int64_t nrupture) {
+  return sq_sim_fault_check_count(cfg, source, nrupture);
 }
 
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
@@ -339,9 +133,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   *out = s;
   s->cfg = *cfg;
   s->serial = serial;
-  s->rank = serial ? 0 : sq_app_rank();
-  s->nranks = serial ? 1 : sq_app_nranks();
-  SQ_CHECK(!serial || sq_app_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
+  s->rank = serial ? 0 : sq_sim_mpi_rank();
+  s->nranks = serial ? 1 : sq_sim_mpi_nranks();
+  SQ_CHECK(!serial || sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
@@ -356,7 +150,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   double *target = NULL;
   int distributed = 0;
   if (s->nranks > 1) {
-    SQ_CALL(sq_app_starpu_start(cfg->scheduler, cfg->cpu_task_threads));
+    SQ_CALL(sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads));
     if (cfg->node_speed_weights) { /* node-speed shares of the work (thesis eq. 4.10) */
       SQ_CALL(SQ_CALLOC(target, s->nranks));
       SQ_CALL(sq_measure_node_speed(cfg, &target[s->rank]));
@@ -366,8 +160,17 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       for (int r = 0; r < s->nranks; ++r) target[r] /= sum;
       for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
     }
-    /* PUML: each rank reads a block, and no rank holds the whole mesh (app/distmesh.c) */
-    const int ierr = sq_sim_read_distributed(s, cfg, &opt, target, &distributed);
+    /* PUML: each rank reads a block, and no rank holds the whole mesh (mesh/distmesh.c) */
+    const sq_distmesh_input in = {.mesh_file = cfg->mesh_file, .partition = cfg->partition, .target = target,
+                                  .material_at = material_at, .check_rupture = check_rupture, .ctx = cfg};
+    sq_distmesh_part part = {0};
+    const int ierr = sq_mesh_read_distributed(&in, cfg->mesh_kind != SQ_MESH_BOX, s->rank, s->nranks, &opt, &part,
+                                              &distributed);
+    s->mesh = part.mesh; /* freed by sq_sim_destroy, also after an error */
+    s->cell_rank = part.cell_rank;
+    s->cell_cluster = part.cell_cluster;
+    s->cell_material = part.cell_material;
+    s->part_stats = part.part_stats;
     if (ierr) SQ_FREE(target);
     SQ_CALL(ierr);
     if (distributed && sq_verbosity >= 2) {
@@ -377,15 +180,15 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     }
   }
   if (!distributed) { /* the whole mesh on every rank, cut down after partitioning */
-    sq_app_hold_errors(); /* every rank reads the same whole mesh: rank 0 alone reports its errors */
+    sq_sim_hold_errors(); /* every rank reads the same whole mesh: rank 0 alone reports its errors */
     int ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
                                              : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
     if (!ierr) ierr = SQ_CALLOC(s->cell_material, s->mesh->ncell);
     for (int64_t c = 0; !ierr && c < s->mesh->ncell; ++c)
       s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
-    ierr = sq_app_release_errors(ierr);
-    if (!ierr && !serial && s->nranks == 1) ierr = sq_app_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
+    ierr = sq_sim_release_errors(ierr);
+    if (!ierr && !serial && s->nranks == 1) ierr = sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
     if (ierr) SQ_FREE(target);
     SQ_CALL(ierr);
   }
@@ -404,9 +207,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   }
   SQ_FREE(target);
   /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
-  if (starpu_started) starpu_pause();
+  sq_sim_workers_pause();
   const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
-  if (starpu_started) starpu_resume();
+  sq_sim_workers_resume();
   SQ_CALL(ierr);
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
@@ -441,9 +244,9 @@ double sq_sim_time_at(const sq_sim *s, int64_t k) {
 int sq_sim_fetch(sq_sim *s) { return s->serial ? SQ_SUCCESS : sq_runtime_sync(s->rt); }
 
 int64_t sq_sim_find_nonfinite(const sq_sim *s) {
-  if (starpu_started) starpu_pause(); /* the scan is threaded: the cores go to OpenMP meanwhile */
+  sq_sim_workers_pause(); /* the scan is threaded: the cores go to OpenMP meanwhile */
   const int64_t e = sq_disc_find_nonfinite(s->disc);
-  if (starpu_started) starpu_resume();
+  sq_sim_workers_resume();
   return e;
 }
 

@@ -1,17 +1,18 @@
 /**
- * @file sq_outputs.h  What a run writes while it advances: energies (CSV), receivers (text + HDF5),
+ * @file sq_sim_outputs.h  What a run writes while it advances: energies (CSV), receivers (text + HDF5),
  * wavefield and free-surface snapshots (XDMF + HDF5) and checkpoints, each at its own interval of
  * sync steps, and everything continued seamlessly after a restart.
  *
  * The run loop asks how many sync intervals it may advance before the next output event
  * (sq_outputs_steps_to_event), reserves the receiver buffer (sq_outputs_prepare), advances, and then
  * lets sq_outputs_after write what is due.  A stop request (signal) turns the next call of
- * sq_outputs_after into a checkpoint.
+ * sq_outputs_after into a checkpoint.  The files themselves are written by io/ (sq_snapshot.h,
+ * sq_fault_output.h, sq_run_files.h, sq_output.h); this gathers what they write from the simulation.
  */
-#ifndef SQ_OUTPUTS_H
-#define SQ_OUTPUTS_H
+#ifndef SQ_SIM_OUTPUTS_H
+#define SQ_SIM_OUTPUTS_H
 
-#include "sq_app.h"
+#include "sq_sim.h"
 #include "sq_output.h"
 
 /** Output state of one run (opaque). */

@@ -28,9 +28,7 @@
 
 #include <mpi.h>
 
-#include "sq_app.h"
 #include "sq_distmesh.h"
-#include "sq_fault_app.h"
 #include "sq_mesh_hash.h"
 #include "sq_ref.h"
 #include "sq_mesh_io.h"
@@ -632,20 +630,21 @@ static int redistribute(block *b, sq_mesh **part, int **cell_rank, int **cell_cl
 
 /* ------------------------------------------------------------------------------------------------ */
 
-int sq_sim_read_distributed(sq_sim *s, const sq_config *cfg, sq_disc_options *opt, const double *target, int *done) {
+int sq_mesh_read_distributed(const sq_distmesh_input *in, int is_file, int rank, int nranks, sq_disc_options *opt,
+                             sq_distmesh_part *out, int *done) {
   *done = 0;
-  const int p = s->nranks, me = s->rank;
-  if (p < 2 || cfg->mesh_kind == SQ_MESH_BOX || sq_mesh_format_from_path(cfg->mesh_file) != SQ_MESH_FORMAT_PUML)
+  const int p = nranks, me = rank;
+  if (p < 2 || !is_file || sq_mesh_format_from_path(in->mesh_file) != SQ_MESH_FORMAT_PUML)
     return SQ_SUCCESS;
   int64_t ncell = 0, nvert = 0;
-  SQ_CALL(agree(sq_mesh_puml_size(cfg->mesh_file, &ncell, &nvert)));
+  SQ_CALL(agree(sq_mesh_puml_size(in->mesh_file, &ncell, &nvert)));
   if (ncell < 4 * (int64_t)p) return SQ_SUCCESS; /* tiny mesh: read it whole */
   block b = {.rank = me, .nranks = p, .nglobal = ncell, .nvert_global = nvert};
   b.begin = block_begin(ncell, p, me);
   b.n = block_begin(ncell, p, me + 1) - b.begin;
   /* 1. the block, its geometry */
   sq_puml_part *pp = NULL;
-  int ierr = sq_mesh_read_puml_range(cfg->mesh_file, b.begin, b.begin + b.n, &pp);
+  int ierr = sq_mesh_read_puml_range(in->mesh_file, b.begin, b.begin + b.n, &pp);
   if (!ierr) {
     b.mesh = pp->mesh, pp->mesh = NULL;
     b.mesh->vert_global = pp->vert_global, pp->vert_global = NULL;
@@ -674,7 +673,7 @@ int sq_sim_read_distributed(sq_sim *s, const sq_config *cfg, sq_disc_options *op
     b.surface_first = malloc(sizeof(int64_t) * (size_t)b.n);
     ierr = agree(b.nb && b.nbface && b.orient && b.mat && b.cluster && b.owner && b.surface_first
                      ? SQ_SUCCESS
-                     : sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", cfg->mesh_file));
+                     : sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", in->mesh_file));
   }
   /* 2. faces */
   if (!ierr) ierr = match_faces(&b);
@@ -693,17 +692,18 @@ int sq_sim_read_distributed(sq_sim *s, const sq_config *cfg, sq_disc_options *op
     if (me == 0) before = 0;
     MPI_Allreduce(MPI_IN_PLACE, &nsurface_global, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     for (int64_t c = 0; c < b.n; ++c) b.surface_first[c] += before;
-    ierr = agree(sq_sim_fault_check_count(cfg, b.mesh->source, nrupture / 2));
+    ierr = agree(in->check_rupture(in->ctx, b.mesh->source, nrupture / 2));
   }
   /* 3. materials and clusters */
   for (int64_t c = 0; !ierr && c < b.n; ++c)
-    b.mat[c] = sq_config_material_at(cfg, &b.mesh->centroid[3 * c], b.mesh->group[c]);
+    b.mat[c] = in->material_at(in->ctx, &b.mesh->centroid[3 * c], b.mesh->group[c]);
   int ncluster = 1;
   double dt_min = 0;
   if (!ierr) ierr = agree(block_clusters(&b, opt, &ncluster, &dt_min));
   /* 4. partition */
   if (!ierr)
-    ierr = block_partition(&b, ncluster, opt->lts_rate > 1 ? opt->lts_rate : 1, cfg->partition, target, &s->part_stats);
+    ierr = block_partition(&b, ncluster, opt->lts_rate > 1 ? opt->lts_rate : 1, in->partition, in->target,
+                           &out->part_stats);
   /* 5. the parts */
   sq_mesh *part = NULL;
   int *cell_rank = NULL, *cell_cluster = NULL;
@@ -716,15 +716,15 @@ int sq_sim_read_distributed(sq_sim *s, const sq_config *cfg, sq_disc_options *op
     return ierr;
   }
   part->nsurface_global = nsurface_global;
-  s->mesh = part;
-  s->cell_rank = cell_rank;
-  s->cell_cluster = cell_cluster;
-  ierr = SQ_CALLOC(s->cell_material, part->ncell > 0 ? part->ncell : 1);
+  out->mesh = part;
+  out->cell_rank = cell_rank;
+  out->cell_cluster = cell_cluster;
+  ierr = SQ_CALLOC(out->cell_material, part->ncell > 0 ? part->ncell : 1);
   for (int64_t c = 0; !ierr && c < part->ncell; ++c)
-    s->cell_material[c] = sq_config_material_at(cfg, &part->centroid[3 * c], part->group[c]);
+    out->cell_material[c] = in->material_at(in->ctx, &part->centroid[3 * c], part->group[c]);
   SQ_CALL(agree(ierr));
-  opt->cell_rank = s->cell_rank;
-  opt->cell_cluster = s->cell_cluster;
+  opt->cell_rank = out->cell_rank;
+  opt->cell_cluster = out->cell_cluster;
   opt->ncluster = ncluster;
   opt->dt_min = dt_min;
   *done = 1;

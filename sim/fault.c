@@ -1,0 +1,144 @@
+/**
+ * @file fault.c  The fault of a run: per-point values from the config (numbers, expressions in x, y, z,
+ * patches) and the check that the mesh and the config agree on having one.
+ */
+#include <math.h>
+#include <mpi.h>
+#include <string.h>
+
+#include "sq_expr.h"
+#include "sq_sim_setup.h"
+
+typedef struct fault_values {
+  const sq_fault_config *cfg;
+  const char *path;
+  sq_expr *base[SQ_NFAULT_PARAMS];
+  sq_expr *patch[SQ_MAX_FAULT_PATCHES][SQ_NFAULT_PARAMS];
+} fault_values;
+
+static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
+  char err[256];
+  *out = NULL;
+  if (!e->text[0]) return SQ_SUCCESS;
+  const int rc = sq_expr_compile(e->text, NULL, 0, out, err, sizeof(err));
+  if (rc == SQ_ERR_INPUT) return sq_error(rc, __FILE__, __LINE__, "%s:%d: '%s': %s", path, e->line, e->text, err);
+  return rc;
+}
+
+static void values_free(fault_values *v) {
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
+    sq_expr_destroy(v->base[i]);
+    for (int k = 0; k < SQ_MAX_FAULT_PATCHES; ++k) sq_expr_destroy(v->patch[k][i]);
+  }
+}
+
+/* Value of parameter i at x: the last patch containing x that sets it, else the fault-wide value. */
+static int value_at(const fault_values *v, int i, const double x[3], double fallback, double *out) {
+  const double vars[4] = {x[0], x[1], x[2], 0.0};
+  for (int k = v->cfg->npatches - 1; k >= 0; --k) {
+    const sq_fault_patch *p = &v->cfg->patches[k];
+    if (!v->patch[k][i]) continue;
+    if (x[0] < p->lo[0] || x[0] > p->hi[0] || x[1] < p->lo[1] || x[1] > p->hi[1] || x[2] < p->lo[2] || x[2] > p->hi[2])
+      continue;
+    *out = sq_expr_eval(v->patch[k][i], vars);
+    SQ_CHECK(isfinite(*out), SQ_ERR_INPUT, "%s:%d: fault.patches[%d].%s is %g at (%g, %g, %g)", v->path,
+             p->param[i].line, k, sq_fault_param_names[i], *out, x[0], x[1], x[2]);
+    return SQ_SUCCESS;
+  }
+  *out = v->base[i] ? sq_expr_eval(v->base[i], vars) : fallback;
+  SQ_CHECK(isfinite(*out) || (i == SQ_FP_FORCED_TIME && *out > 0), SQ_ERR_INPUT,
+           "%s:%d: fault.%s is %g at (%g, %g, %g)", v->path, v->cfg->param[i].line, sq_fault_param_names[i], *out, x[0],
+           x[1], x[2]);
+  return SQ_SUCCESS;
+}
+
+static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+  const fault_values *v = ctx;
+  double val[SQ_NFAULT_PARAMS];
+  static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
+    if (i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
+  memset(pt, 0, sizeof(*pt));
+  pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S], .mu_d = val[SQ_FP_MU_D], .d_c = val[SQ_FP_D_C],
+                                   .cohesion = val[SQ_FP_COHESION], .forced_time = val[SQ_FP_FORCED_TIME],
+                                   .t0 = val[SQ_FP_FORCED_DURATION], .a = val[SQ_FP_A], .b = val[SQ_FP_B],
+                                   .L = val[SQ_FP_L], .f0 = val[SQ_FP_F0], .V0 = val[SQ_FP_V0], .f_w = val[SQ_FP_F_W],
+                                   .V_w = val[SQ_FP_V_W]};
+  /* traction of the initial stress tensor on the fault (sigma n) in the fault frame; traction_* values
+   * (fault-wide or in patches) replace its components where they are given */
+  const double *s = &val[SQ_FP_S_XX], *n = frame;
+  const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
+  double t[3];
+  for (int r = 0; r < 3; ++r) t[r] = sig[r][0] * n[0] + sig[r][1] * n[1] + sig[r][2] * n[2];
+  for (int a = 0; a < 3; ++a) {
+    const double from_tensor = t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
+    SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
+    pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
+  }
+  pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
+  char why[256];
+  if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why)))
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the fault values at the fault point (%g, %g, %g): %s",
+                    v->path, v->cfg->line, x[0], x[1], x[2], why);
+  return SQ_SUCCESS;
+}
+
+static int64_t mesh_rupture_faces(const sq_mesh *m) {
+  int64_t n = 0;
+  for (int64_t c = 0; c < 4 * m->ncell; ++c) n += m->face_bc[c] == SQ_BC_RUPTURE && m->face_neighbor[c] >= 0;
+  return n / 2;
+}
+
+int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *m) {
+  return sq_sim_fault_check_count(cfg, m->source, mesh_rupture_faces(m));
+}
+
+int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t n) {
+  if (cfg->fault.enabled)
+    SQ_CHECK(n > 0, SQ_ERR_INPUT,
+             "%s:%d: fault.friction_law is set, but the mesh %s has no dynamic-rupture faces (tag 3: Gmsh physical "
+             "surface 103, PUML boundary code 3 or > 64)",
+             cfg->path, cfg->fault.line, source);
+  else if (n > 0 && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
+    fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
+                    "they act as ordinary welded faces\n", (long long)n);
+  return SQ_SUCCESS;
+}
+
+/* The minimum of a key over the ranks (sq_fault_options.min_over_processes). */
+static int64_t min_over_ranks(int64_t key, void *ctx) {
+  (void)ctx;
+  MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  return key;
+}
+
+int sq_sim_fault_create(sq_sim *s) {
+  const sq_fault_config *fc = &s->cfg.fault;
+  if (!fc->enabled) return SQ_SUCCESS;
+  fault_values v = {.cfg = fc, .path = s->cfg.path};
+  int ierr = SQ_SUCCESS;
+  for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
+    ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
+    for (int k = 0; k < fc->npatches && !ierr; ++k) ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
+  }
+  const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
+                                .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
+                                .nucleation_time = fc->nucleation_time,
+                                .nstation = fc->nstations,
+                                .station = (const double(*)[3])fc->stations,
+                                .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL};
+  if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
+  values_free(&v);
+  if (ierr) return ierr;
+  int64_t count[2] = {0, 0}; /* faces; faces whose sides live on two ranks (solved on both) */
+  for (int64_t i = 0; i < s->fault->nface; ++i) {
+    count[0] += s->fault->face[i].owned[0];
+    count[1] += s->fault->face[i].owned[0] && !s->fault->face[i].owned[1];
+  }
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (sq_verbosity >= 1 && s->rank == 0)
+    printf("  fault      %lld faces (%lld across ranks), %s, %d points per face, nucleation ramp %g s\n",
+           (long long)count[0], (long long)count[1], sq_friction_law_name(opt.law), s->fault->npoint,
+           opt.nucleation_time);
+  return SQ_SUCCESS;
+}

@@ -1,0 +1,288 @@
+/**
+ * @file outputs.c  What a run writes while it advances, gathered from the simulation and handed to the
+ * writers of io/ (energies, receivers, snapshots, fault outputs, checkpoints), and restarts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sq_fault_output.h"
+#include "sq_run_files.h"
+#include "sq_sim_outputs.h"
+#include "sq_snapshot.h"
+
+/** Flush the receiver buffer at the next event once it holds this much. */
+#define SQ_RECEIVER_BUFFER_LIMIT ((size_t)64 << 20)
+
+struct sq_outputs {
+  sq_sim *s;
+  const sq_config *cfg;
+  int root;
+  int64_t nsteps;
+  double dt;
+  int64_t out_every, flush_every, ckpt_every; /* in sync intervals; 0: never */
+  sq_energy_file *energy;   /* rank 0 only */
+  int64_t energy_rows;
+  sq_receiver_writer *rec;
+  sq_snapshot_writer *snap; /* wavefield and free-surface snapshots */
+  char ckpt[SQ_PATH_MAX + 300];
+  char blowup[SQ_PATH_MAX + 300]; /* the diagnosis checkpoint of a blow-up */
+  sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
+};
+
+static int mkdir_p(const char *path) {
+  char buf[SQ_PATH_MAX];
+  snprintf(buf, sizeof(buf), "%s", path);
+  for (char *p = buf + 1; *p; ++p) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST)
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf,
+                      strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf, strerror(errno));
+  return SQ_SUCCESS;
+}
+
+static int64_t every(double interval, double dt, int64_t fallback) {
+  return interval > 0 ? (int64_t)fmax(1.0, floor(interval / dt + 0.5)) : fallback;
+}
+
+/* Energies summed over ranks: total (the solver's quadrature), kinetic and elastic (exact). */
+static void energies(const sq_sim *s, double e[3]) {
+  e[0] = sq_sim_energy(s);
+  sq_sim_energy_split(s, &e[1], &e[2]);
+}
+
+static int energy_row(sq_outputs *o) {
+  double e[3], fe[2] = {0, 0};
+  energies(o->s, e);
+  if (o->s->fault) { /* frictional work and seismic moment */
+    sq_fault_energies(o->s->fault, o->s->disc, &fe[0], &fe[1]);
+    if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, fe, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  ++o->energy_rows; /* counted on every rank: the checkpoint's attributes are the same everywhere */
+  if (!o->energy)
+    return SQ_SUCCESS;
+  return sq_energy_file_row(o->energy, o->s->time, e, o->s->fault ? fe : NULL);
+}
+
+static const double *plastic_strain(const sq_sim *s) { return s->plastic ? s->plastic->strain : NULL; }
+
+/* Write the receiver samples before the current time. */
+static int flush_receivers(sq_outputs *o) {
+  sq_receiver_set *r = o->s->receivers;
+  if (!r || !o->rec)
+    return SQ_SUCCESS;
+  int64_t jb, je;
+  sq_receiver_samples_in(r->interval, 0.0, o->s->time, &jb, &je);
+  const int64_t count = je - r->first;
+  if (count <= 0)
+    return SQ_SUCCESS;
+  SQ_CALL(sq_receiver_writer_append(o->rec, r->first, count, r->samples));
+  sq_receiver_set_consume(r, count);
+  return SQ_SUCCESS;
+}
+
+static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
+  const sq_sim *s = o->s;
+  int64_t samples = sq_receiver_writer_count(o->rec);
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &samples, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  const sq_checkpoint_info info = {.time = s->time,
+                                   .dt = o->dt,
+                                   .plan_t0 = s->plan_t0,
+                                   .plan_step0 = s->plan_step0,
+                                   .steps = done,
+                                   .nsteps = o->nsteps,
+                                   .order = s->disc->opt.order,
+                                   .precision = (int)s->disc->opt.precision,
+                                   .ncell = sq_mesh_ncell_global(s->mesh),
+                                   .receiver_samples = samples,
+                                   .energy_rows = o->energy_rows,
+                                   .wavefield_steps = sq_snapshot_wavefield_steps(o->snap),
+                                   .surface_steps = sq_snapshot_surface_steps(o->snap)};
+  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
+                                       .data = s->plastic ? s->plastic->strain : NULL};
+  if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
+    char fault_ckpt[SQ_PATH_MAX + 320];
+    sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
+    SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
+  }
+  /* every rank writes the rows of its own cells (parallel HDF5) */
+  SQ_CALL(sq_checkpoint_write_fields(path, s->disc, &info, s->plastic ? 1 : 0, &plastic));
+  if (sq_verbosity >= 2)
+    fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", path, s->time, (long long)done);
+  return SQ_SUCCESS;
+}
+
+static int checkpoint(sq_outputs *o, int64_t done) { return checkpoint_to(o, done, o->ckpt); }
+
+int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path) {
+  const sq_config *cfg = o->cfg;
+  const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
+  snprintf(o->blowup, sizeof(o->blowup), "%s/%s-blowup.h5", dir, cfg->output_prefix);
+  if (o->root) SQ_CALL(mkdir_p(dir));
+  SQ_CALL(checkpoint_to(o, done, o->blowup));
+  *path = o->blowup;
+  return SQ_SUCCESS;
+}
+
+int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
+  const int last = done == o->nsteps;
+  return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0);
+}
+
+int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart,
+                    sq_outputs **out) {
+  sq_outputs *o;
+  SQ_CALL(SQ_CALLOC(o, 1));
+  *out = o;
+  const sq_config *cfg = &s->cfg;
+  o->s = s;
+  o->cfg = cfg;
+  o->root = s->rank == 0;
+  o->nsteps = nsteps;
+  o->dt = dt;
+  o->out_every = every(cfg->output_interval, dt, nsteps);
+  o->flush_every = every(cfg->receiver_flush, dt, 0);
+  o->ckpt_every = every(cfg->checkpoint_interval, dt, 0);
+  if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
+    s->plan_t0 = s->time;
+    s->plan_step0 = s->steps;
+    s->plan_dt = dt;
+  }
+  if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
+    char hdf5[96];
+    sq_output_hdf5_describe(hdf5, sizeof(hdf5));
+    if (s->nranks > 1)
+      printf("  output     %s/, %s: each of the %d ranks writes its own rows\n", cfg->output_dir, hdf5,
+             s->nranks);
+    else
+      printf("  output     %s/, %s\n", cfg->output_dir, hdf5);
+    fflush(stdout);
+  }
+  /* energies */
+  if (o->root)
+    SQ_CALL(sq_energy_file_open(cfg->output_dir, cfg->output_prefix, s->fault != NULL,
+                                restart ? restart->energy_rows : -1, &o->energy));
+  o->energy_rows = restart ? restart->energy_rows : 0;
+  if (!restart)
+    SQ_CALL(energy_row(o));
+  /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
+  if (s->receivers)
+    SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
+                                    s->receivers->owned, s->receivers->interval, cfg->receiver_hdf5,
+                                    restart ? restart->receiver_samples : -1, &o->rec));
+  /* snapshots */
+  const int64_t restart_steps[2] = {restart ? restart->wavefield_steps : -1, restart ? restart->surface_steps : -1};
+  SQ_CALL(sq_snapshot_open(cfg, s->mesh, s->disc, s->rank, s->nranks, s->time, plastic_strain(s),
+                           restart ? restart_steps : NULL, &o->snap));
+  /* fault */
+  char fault_ckpt[SQ_PATH_MAX + 320];
+  {
+    const char *cdir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
+    char main_ckpt[SQ_PATH_MAX + 300];
+    snprintf(main_ckpt, sizeof(main_ckpt), "%s/%s-checkpoint.h5", cdir, cfg->output_prefix);
+    sq_fault_checkpoint_path(s->restart_path[0] ? s->restart_path : main_ckpt, fault_ckpt, sizeof(fault_ckpt));
+  }
+  SQ_CALL(sq_fault_output_open(s->fault, s->disc, cfg, s->rank, s->nranks, s->time, nsteps, s->plan_dt,
+                               restart ? fault_ckpt : NULL, &o->fault));
+  /* checkpoints */
+  const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
+  snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
+  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0]))
+    SQ_CALL(mkdir_p(dir));
+  return SQ_SUCCESS;
+}
+
+int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
+  int64_t n = o->nsteps - done;
+  const int64_t ev[3] = {o->out_every, o->flush_every, o->ckpt_every};
+  for (int k = 0; k < 3; ++k)
+    if (ev[k] > 0 && ev[k] - done % ev[k] < n)
+      n = ev[k] - done % ev[k];
+  const int64_t nf = sq_fault_output_steps_to_event(o->fault, done);
+  if (nf < n) n = nf;
+  return n > 0 ? n : 1;
+}
+
+int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n) {
+  if (!o->s->receivers)
+    return SQ_SUCCESS;
+  return sq_receiver_set_reserve(o->s->receivers, sq_sim_time_at(o->s, done + n));
+}
+
+int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path) {
+  const int last = done == o->nsteps;
+  if (done % o->out_every == 0 || last) {
+    SQ_CALL(energy_row(o));
+    SQ_CALL(sq_snapshot_write(o->snap, o->s->time, plastic_strain(o->s)));
+  }
+  SQ_CALL(sq_fault_output_after(o->fault, o->s->time, done));
+  const int ckpt = !last && (stop || (o->ckpt_every > 0 && done % o->ckpt_every == 0));
+  const sq_receiver_set *r = o->s->receivers;
+  const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
+  if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0))
+    SQ_CALL(flush_receivers(o));
+  if (ckpt) {
+    if (o->energy)
+      sq_energy_file_flush(o->energy);
+    SQ_CALL(checkpoint(o, done));
+    if (ckpt_path)
+      *ckpt_path = o->ckpt;
+  }
+  return SQ_SUCCESS;
+}
+
+size_t sq_outputs_memory(const sq_outputs *o) {
+  size_t bytes = 0;
+  const sq_receiver_set *r = o->s->receivers;
+  if (r)
+    bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
+  return bytes + sq_snapshot_memory(o->snap);
+}
+
+void sq_outputs_close(sq_outputs *o) {
+  if (!o)
+    return;
+  sq_energy_file_close(o->energy);
+  sq_fault_output_close(o->fault);
+  sq_receiver_writer_close(o->rec);
+  sq_snapshot_close(o->snap);
+  SQ_FREE(o);
+}
+
+int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
+  SQ_CHECK(s->steps == 0, SQ_ERR_INTERNAL, "a restart must come before the first step");
+  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
+                                       .data = s->plastic ? s->plastic->strain : NULL};
+  SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
+  snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
+  if (s->fault) {
+    char fault_ckpt[SQ_PATH_MAX + 320];
+    sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
+    SQ_CALL(sq_fault_checkpoint_read(s->fault, s->nranks, fault_ckpt, info->steps));
+  }
+  s->time = info->time;
+  s->steps = info->steps;
+  s->plan_t0 = info->plan_t0;
+  s->plan_step0 = info->plan_step0;
+  s->plan_dt = info->dt;
+  const double t_end = sq_sim_time_at(s, info->nsteps), want = s->cfg.end_time;
+  SQ_CHECK(fabs(t_end - want) <= 1e-9 * fmax(1.0, fabs(want)), SQ_ERR_INPUT,
+           "the checkpoint '%s' belongs to a run ending at t = %.9g, but %s sets equations.end_time = %.9g; "
+           "restart with the configuration that wrote it",
+           path, t_end, s->cfg.path, want);
+  SQ_CHECK(info->steps >= 0 && info->steps < info->nsteps, SQ_ERR_INPUT,
+           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path,
+           (long long)info->steps, (long long)info->nsteps);
+  if (s->receivers)
+    s->receivers->first = info->receiver_samples;
+  return SQ_SUCCESS;
+}

@@ -1,0 +1,115 @@
+/** @file sq_sim.h  One simulation: its set-up from a configuration, its time advancement and its measures. */
+#ifndef SQ_SIM_H
+#define SQ_SIM_H
+
+#include "sq_config.h"
+#include "sq_fault.h"
+#include "sq_graph.h"
+#include "sq_plastic_state.h"
+#include "sq_receiver.h"
+#include "sq_solver.h"
+#include "sq_source.h"
+
+/** One simulation: configuration, mesh, discretisation and (unless serial) its StarPU handles. */
+typedef struct sq_sim {
+  sq_config cfg;
+  sq_mesh *mesh;    /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
+  sq_material *cell_material;
+  sq_disc *disc;
+  sq_runtime *rt;   /**< NULL in serial mode */
+  int serial;       /**< 1: reference stepping without StarPU */
+  double time;
+  int64_t steps;    /**< time steps done */
+  sq_planewave pw;  /**< analytic solution when the initial condition is a plane wave */
+  int has_analytic;
+  int rank, nranks; /**< MPI */
+  int *cell_rank;   /**< owner of every mesh cell (NULL on one rank) */
+  int *cell_cluster; /**< LTS cluster of every mesh cell, from the whole mesh (NULL on one rank) */
+  sq_partition_stats part_stats;
+  double part_target[8];  /**< node-speed shares of the first ranks (0 when not measured) */
+  /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
+   * every run, so that a restarted run evaluates sources and samples receivers at identical times */
+  double plan_t0, plan_dt;
+  double submit_seconds;         /**< wall time spent inserting tasks (sq_graph_sync_interval) */
+  int64_t grouped_tasks;         /**< groups of consecutive whole steps submitted as one task per tile
+                                      (runtime.steps_per_task) */
+  int64_t plan_step0;
+  sq_source_list sources;        /**< point sources of the configuration (sim/points.c) */
+  sq_source_set *source_set;     /**< the sources located in this rank's elements */
+  sq_receiver_set *receivers;    /**< receivers (NULL: none) */
+  sq_fault *fault;               /**< dynamic rupture faces (NULL: none; sim/fault.c) */
+  char restart_path[SQ_PATH_MAX];/**< the checkpoint this run restarted from ("" for a new run) */
+  sq_plastic_state *plastic;     /**< off-fault plasticity (NULL: none; sim/plasticity.c) */
+} sq_sim;
+
+/** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
+int sq_measure_node_speed(const sq_config *cfg, double *speed);
+/** @brief On MPI ranks other than 0, hold error messages (sq_error_hold) while every rank does the same work. */
+void sq_sim_hold_errors(void);
+/**
+ * @brief End sq_sim_hold_errors (collective): a held message is printed only if rank 0 did not fail,
+ * i.e. if this rank failed alone.  Returns @p ierr.
+ */
+int sq_sim_release_errors(int ierr);
+/** This process's MPI rank (0 without MPI). */
+int sq_sim_mpi_rank(void);
+/** Number of MPI ranks (1 without MPI). */
+int sq_sim_mpi_nranks(void);
+/** @brief Total energy over all ranks. */
+double sq_sim_energy(const sq_sim *sim);
+/** Kinetic and elastic energy, summed over ranks (threaded on the host, in a fixed order). */
+void sq_sim_energy_split(const sq_sim *sim, double *kinetic, double *elastic);
+/** @brief L2 error and norm against the plane wave, over all ranks. */
+void sq_sim_l2_error(const sq_sim *sim, double *err, double *norm);
+/** @brief Hash of all ranks' dofs in global cell order (equal to the one-rank hash). */
+uint64_t sq_sim_hash(const sq_sim *sim);
+/**
+ * @brief 64-bit FNV-1a hash of a per-element array (@p row_bytes per local element, local element order)
+ * over all ranks' owned elements in global cell order; equal on any number of ranks.  Collective.
+ */
+uint64_t sq_sim_hash_rows(const sq_sim *sim, const void *rows, size_t row_bytes);
+
+/** @brief Start StarPU with scheduler @p sched (NULL/"" : STARPU_SCHED or our default). */
+int sq_sim_starpu_start(const char *sched, int cpu_task_threads);
+/** @brief Shut StarPU down (safe if it was not started). */
+void sq_sim_starpu_stop(void);
+/**
+ * @brief Pause StarPU's workers (if it runs): they poll for tasks, and threaded host loops (OpenMP) want
+ * the cores meanwhile.  Pair with sq_sim_workers_resume.
+ */
+void sq_sim_workers_pause(void);
+/** @brief Resume the workers paused by sq_sim_workers_pause. */
+void sq_sim_workers_resume(void);
+
+/** @brief Build the mesh, materials, discretisation and initial condition of @p cfg. */
+int sq_sim_create(const sq_config *cfg, int serial, sq_sim **sim);
+/**
+ * @brief Advance by @p nsteps sync intervals of @p dt (one GTS step each without LTS) and wait for the
+ * result; with @p fetch the dofs (and plastic state) are then valid on the host as well, otherwise they
+ * stay where the tasks left them (a GPU) until sq_sim_fetch.
+ */
+int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
+/** @brief Make the host copies of the dofs and plastic state valid (after sq_sim_advance without fetch). */
+int sq_sim_fetch(sq_sim *sim);
+/** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
+int64_t sq_sim_find_nonfinite(const sq_sim *sim);
+/** @brief The sync interval (slowest cluster's step) that reaches @p t_end in a whole number: sets @p dt, @p nsteps. */
+void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
+/** Free the simulation (unregisters StarPU data first). */
+void sq_sim_destroy(sq_sim *sim);
+
+/** @brief Time of sync-interval boundary @p k under the current plan (see sq_sim). */
+double sq_sim_time_at(const sq_sim *sim, int64_t k);
+
+/** Plasticity statistics at the end of a run (over all ranks). */
+typedef struct sq_plasticity_stats {
+  uint64_t strain_hash;   /**< hash of the plastic strain and eta rows in global cell order */
+  int64_t yield_updates;  /**< element updates that yielded (this process's run only, after a restart) */
+  int64_t yielded_cells;  /**< cells with eta > 0 */
+  double max_eta;         /**< largest accumulated plastic strain eta */
+} sq_plasticity_stats;
+
+/** @brief Collect the statistics (collective; zero without plasticity). */
+void sq_sim_plasticity_stats(const sq_sim *sim, sq_plasticity_stats *stats);
+
+#endif

@@ -1,0 +1,34 @@
+/**
+ * @file sq_sim_setup.h  The pieces sq_sim_create assembles a simulation from (sim/points.c, sim/fault.c,
+ * sim/plasticity.c): sources and receivers, the fault and off-fault plasticity, each from its config
+ * section, after sq_disc_create and before sq_runtime_create.
+ */
+#ifndef SQ_SIM_SETUP_H
+#define SQ_SIM_SETUP_H
+#include "sq_sim.h"
+
+/**
+ * @brief Read and locate the sources and receivers of sim->cfg.  Called by sq_sim_create before the
+ * runtime registers the data (receiver tiles keep their derivatives).
+ */
+int sq_sim_points_create(sq_sim *sim);
+/** @brief Register the sources and receivers with the runtime (after sq_runtime_create). */
+int sq_sim_points_attach(sq_sim *sim);
+/** Free the sources and receivers (after sq_runtime_destroy). */
+void sq_sim_points_destroy(sq_sim *sim);
+
+/** @brief Errors when the config has a fault but the mesh has no rupture faces; a note for the reverse. */
+int sq_sim_fault_check_mesh(const sq_config *cfg, const sq_mesh *mesh);
+/** @brief sq_sim_fault_check_mesh given the number @p nrupture of rupture faces of the mesh @p source. */
+int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t nrupture);
+/** @brief Build sim->fault from sim->cfg.fault (after sq_disc_create, before sq_runtime_create). */
+int sq_sim_fault_create(sq_sim *sim);
+
+/**
+ * @brief Build sim->plastic from sim->cfg.plasticity (nothing without the section): after sq_disc_create,
+ * before sq_runtime_create.  A value that is not finite, a negative cohesion, bulk friction or Tv at some
+ * element is an error naming the config line, the position and the mesh cell.
+ */
+int sq_sim_plasticity_create(sq_sim *sim);
+
+#endif
