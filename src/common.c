@@ -1,5 +1,6 @@
 /** @file common.c  Error reporting (printed or held), aligned allocation, the set-up threads. */
 #include "sq_common.h"
+#include "sq_kernels.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -120,3 +121,9 @@ int sq_calloc_aligned(void **ptr, size_t n, size_t size) {
 }
 
 void sq_free_aligned(void *ptr) { free(ptr); }
+
+static int kernel_threads = 1;
+
+void sq_kernel_set_threads(int nthreads) { kernel_threads = nthreads > 1 ? nthreads : 1; }
+
+int sq_kernel_threads(void) { return kernel_threads; }

@@ -290,3 +290,26 @@ static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int r
   else
     for (int64_t i = 0; i < len; ++i) buffer[i] += tint[i];
 }
+
+/* The entry points of this precision, called by the dispatchers of kernels.c (declared in kernels_entry.h). */
+void SQ_FN(ader_entry)(sq_gemm_impl impl, int order, int64_t n, const void *pack, const void *dofs, const void *star,
+                       double dt, void *tint, void *derivs) {
+  SQ_FN(ader)(SQ_FN(plan_get)(impl, order), order, n, pack, dofs, star, dt, tint, derivs);
+}
+void SQ_FN(local_entry)(sq_gemm_impl impl, int order, int64_t n, const void *pack, const void *tint, const void *star,
+                        const void *flux_local, void *dofs) {
+  SQ_FN(local)(SQ_FN(plan_get)(impl, order), order, n, pack, tint, star, flux_local, dofs);
+}
+void SQ_FN(neighbor_entry)(sq_gemm_impl impl, int order, int64_t n, const void *pack, const sq_face_link *links,
+                           const void *flux_nb, const void *const *nb_data, const double *nb_t0, const double *nb_t1,
+                           void *dofs) {
+  SQ_FN(neighbor)(SQ_FN(plan_get)(impl, order), order, n, pack, links, flux_nb, nb_data, nb_t0, nb_t1, dofs);
+}
+void SQ_FN(taylor_entry)(int order, int64_t n, const void *derivs, double t0, double t1, void *tint) {
+  SQ_FN(taylor)(order, n, derivs, t0, t1, tint);
+}
+void SQ_FN(pack_entry)(const sq_ref *ref, void *out) { SQ_FN(pack)(ref, out); }
+void SQ_FN(accumulate_entry)(int order, int64_t n, const void *tint, int reset, void *buffer) {
+  SQ_FN(accumulate)(order, n, tint, reset, buffer);
+}
+const char *SQ_FN(gemm_name_entry)(void) { return SQ_FN(gemm_name)(); }
