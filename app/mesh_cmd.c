@@ -77,8 +77,8 @@ static int mesh_info(const char *path) {
   printf("mesh:         %s (%s)\n", path, format_name(sq_mesh_format_from_path(path)));
   printf("cells:        %lld\n", (long long)m->ncell);
   printf("vertices:     %lld\n", (long long)m->nvert);
-  printf("bounding box: x [%.9g, %.9g]  y [%.9g, %.9g]  z [%.9g, %.9g]\n", m->bbox_lo[0], m->bbox_hi[0],
-         m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2]);
+  printf("bounding box: x [%.9g, %.9g]  y [%.9g, %.9g]  z [%.9g, %.9g]\n", m->bbox_lo[0], m->bbox_hi[0], m->bbox_lo[1],
+         m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2]);
   double vol = 0, vmin = m->volume[0], vmax = m->volume[0], dmin = m->insphere[0], dmax = m->insphere[0];
   for (int64_t c = 0; c < m->ncell; c++) {
     vol += m->volume[c];

@@ -69,8 +69,8 @@ static void progress_show(progress *p, const sq_sim *s, int final) {
     const int nfill = (int)(frac * 30);
     for (int i = 0; i < 30; ++i) bar[i] = i < nfill ? '#' : '.';
     bar[30] = 0;
-    fprintf(stderr, "\r[%s] %5.1f%%  t=%.4g/%.4g  ETA %.0fs  %.3g elem-updates/s%s", bar, 100 * frac, s->time,
-            p->t_end, eta, rate, final ? "\n" : "");
+    fprintf(stderr, "\r[%s] %5.1f%%  t=%.4g/%.4g  ETA %.0fs  %.3g elem-updates/s%s", bar, 100 * frac, s->time, p->t_end,
+            eta, rate, final ? "\n" : "");
   } else {
     fprintf(stderr, "progress: %5.1f%%  t=%.6g of %.6g  step %lld  elapsed %.1fs  ETA %.1fs  %.3g elem-updates/s\n",
             100 * frac, s->time, p->t_end, (long long)s->steps, el, eta, rate);
@@ -143,8 +143,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
       SQ_CHECK(end != argv[i] && !*end && v >= 1 && v <= 1 << 30, SQ_ERR_INPUT,
                "--tile-size needs a positive integer (elements per task), got '%s'", argv[i]);
       tile = (int)v;
-    }
-    else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
+    } else if (!strcmp(argv[i], "--scheduler") && i + 1 < argc) sched = argv[++i];
     else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
     else if (!strcmp(argv[i], "--profile")) *profile = 1;
@@ -182,14 +181,14 @@ typedef struct run {
   const char *restart, *trace; /* --restart CHECKPOINT, --trace FILE (NULL: none) */
   int serial, profile;
   sq_sim *s;
-  int root;                    /* MPI rank 0 */
-  int verbose_ranks;           /* every rank reports its peak memory */
-  char trace_path[4096];       /* this rank's --trace file ("": none) */
-  sq_checkpoint_info ck;       /* the checkpoint restarted from */
-  double w0;                   /* wall time at the start */
-  double dt;                   /* the sync interval */
-  int64_t nsteps;              /* sync intervals of the run; after the loop, those this process ran */
-  double lts_work, gts_work;   /* element updates per sync interval with LTS, and as GTS would do them */
+  int root;                  /* MPI rank 0 */
+  int verbose_ranks;         /* every rank reports its peak memory */
+  char trace_path[4096];     /* this rank's --trace file ("": none) */
+  sq_checkpoint_info ck;     /* the checkpoint restarted from */
+  double w0;                 /* wall time at the start */
+  double dt;                 /* the sync interval */
+  int64_t nsteps;            /* sync intervals of the run; after the loop, those this process ran */
+  double lts_work, gts_work; /* element updates per sync interval with LTS, and as GTS would do them */
   /* the time loop: t_loop its start, t_steps its length; t_first the end of the first chunk (the profile
    * and the steady rate leave it out, as it uploads the data to the GPUs and calibrates), t_advance the
    * time stepping after it, t_stepping in all chunks; t_fetch the solution's copies to the host, t_outputs
@@ -208,7 +207,8 @@ static int run_profile_start(run *r) {
   if (s->nranks > 1) snprintf(r->trace_path, sizeof(r->trace_path), "%s.%d", r->trace, s->rank);
   else snprintf(r->trace_path, sizeof(r->trace_path), "%s", r->trace);
   FILE *f = fopen(r->trace_path, "w");
-  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "--trace: cannot write '%s': %s", r->trace_path, strerror(errno));
+  if (!f)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "--trace: cannot write '%s': %s", r->trace_path, strerror(errno));
   fclose(f);
   return sq_runtime_trace_start(s->rt, (int64_t)1 << 20);
 }
@@ -218,7 +218,8 @@ static int run_profile_start(run *r) {
 static size_t host_bytes(const sq_sim *s) {
   const sq_disc *d = s->disc;
   size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(s->cfg.precision) +
-                                     4 * sizeof(sq_face_link)) + d->pack_bytes;
+                                     4 * sizeof(sq_face_link)) +
+                 d->pack_bytes;
   for (int t = 0; t < d->ntile; ++t) {
     const size_t n = (size_t)(d->tile[t].end - d->tile[t].begin);
     if (d->tile[t].needs_derivs) bytes += n * sq_disc_elem_bytes(d) * d->opt.order;
@@ -241,8 +242,7 @@ static void print_setup(const run *r, size_t bytes) {
          cfg->precision == SQ_F64 ? "double" : "single");
   printf("  tiles      %d of <= %d elements\n", d->ntile, cfg->tile_size);
   printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg->cfl, cfg->end_time);
-  printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n",
-         bytes / 1048576.0);
+  printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n", bytes / 1048576.0);
   if (!r->serial && sq_runtime_gpu_workers() > 0)
     printf("             about %.1f MiB on each GPU if it holds the whole working set (%d CUDA workers)\n",
            bytes / 1048576.0, sq_runtime_gpu_workers());
@@ -294,8 +294,10 @@ static int stopped(const run *r, int stop, int64_t done, const char *ckpt) {
   return sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
                   "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with: "
                   "starquake %s --restart %s",
-                  stop == SIGTERM ? "SIGTERM" : stop == SIGUSR1 ? "SIGUSR1" : "a signal", r->s->time,
-                  (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", r->cfg.path, ckpt ? ckpt : "?");
+                  stop == SIGTERM   ? "SIGTERM"
+                  : stop == SIGUSR1 ? "SIGUSR1"
+                                    : "a signal",
+                  r->s->time, (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", r->cfg.path, ckpt ? ckpt : "?");
 }
 
 /* The time loop: chunks of sync intervals up to the next output event, then the outputs due. */
@@ -376,8 +378,12 @@ static int run_steps(run *r, sq_outputs *outs) {
   sq_disc_lts_work(s->disc, &work[0], &work[1]);
   if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, work, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->lts_work = work[0], r->gts_work = work[1];
-  progress pr = {.t_end = r->cfg.end_time, .wall0 = wall_now(), .last = 0, .updates_per_sync = r->lts_work,
-                 .steps0 = s->steps, .tty = isatty(2)};
+  progress pr = {.t_end = r->cfg.end_time,
+                 .wall0 = wall_now(),
+                 .last = 0,
+                 .updates_per_sync = r->lts_work,
+                 .steps0 = s->steps,
+                 .tty = isatty(2)};
   r->t_loop = wall_now();
   r->first_step = s->steps;
   r->t_first = -1;
@@ -472,13 +478,14 @@ static int run_profile_report(const run *r, int ierr) {
   FILE *pf = open_memstream(&text, &len);
   if (pf) {
     if (s->nranks > 1) fprintf(pf, "  profile of rank %d:\n", s->rank);
-    fprintf(pf, "  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n",
-            s->submit_seconds, (long long)r->nsteps, r->nsteps > 0 ? 1e3 * s->submit_seconds / (double)r->nsteps : 0.0);
+    fprintf(pf, "  task submission (main thread): %.3f s over %lld sync intervals, %.3g ms each\n", s->submit_seconds,
+            (long long)r->nsteps, r->nsteps > 0 ? 1e3 * s->submit_seconds / (double)r->nsteps : 0.0);
     if (s->nranks > 1) {
       double sent, unsplit;
       sq_halo_bytes(s->rt, &sent, &unsplit);
-      fprintf(pf, "  halo messages of rank %d, every cluster and kind once: %.3g MB (%.3g MB if not split by "
-                  "kinds)\n",
+      fprintf(pf,
+              "  halo messages of rank %d, every cluster and kind once: %.3g MB (%.3g MB if not split by "
+              "kinds)\n",
               s->rank, sent / 1e6, unsplit / 1e6);
     }
     sq_runtime_print_profile(s->rt, pf);

@@ -10,7 +10,8 @@
 
 static void usage(void) {
   printf("starquake %s: ADER-DG earthquake simulation on StarPU\n\n"
-         "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] [--verbose]\n"
+         "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] "
+         "[--verbose]\n"
          "                               [--restart CHECKPOINT]\n"
          "       starquake verify planewave --order O [--precision single|double] [--json]\n"
          "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
     printf("starquake %s\n", PACKAGE_VERSION);
     return 0;
   }
-  if (!strcmp(argv[1], "config-reference")) return sq_config_write_reference(stdout) ? 1 : 0; /* docs/CONFIG_REFERENCE.md */
+  if (!strcmp(argv[1], "config-reference"))
+    return sq_config_write_reference(stdout) ? 1 : 0; /* docs/CONFIG_REFERENCE.md */
   int provided;
   /* StarPU-MPI's progression thread and our reductions (energies, hashes) call MPI concurrently */
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -21,12 +21,12 @@ typedef struct verify_opts {
   int mesh[8];
   double end_time;
   sq_wave_kind wave;
-  int cells;       /**< 1D experiments: cells along x */
+  int cells; /**< 1D experiments: cells along x */
   int tile_size;
-  int lts_rate;    /**< planewave: LTS rate (1 = GTS) */
-  int graded;      /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
-  int merge;       /**< merged neighbour-cluster tasks */
-  double cfl;      /**< 0: default 0.5 */
+  int lts_rate; /**< planewave: LTS rate (1 = GTS) */
+  int graded;   /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
+  int merge;    /**< merged neighbour-cluster tasks */
+  double cfl;   /**< 0: default 0.5 */
 } verify_opts;
 
 static int parse_opts(int argc, char **argv, verify_opts *o) {
@@ -361,5 +361,6 @@ int sq_cmd_verify(int argc, char **argv) {
   if (!strcmp(argv[0], "absorbing")) return verify_packet(argc - 1, argv + 1, EXP_ABSORB);
   if (!strcmp(argv[0], "pointsource")) return sq_cmd_verify_pointsource(argc - 1, argv + 1);
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing or pointsource)", argv[0]);
+                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing or pointsource)",
+                  argv[0]);
 }

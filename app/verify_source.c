@@ -24,49 +24,29 @@ static int ps_parse(int argc, char **argv, ps_opts *o) {
     const int more = i + 1 < argc;
     if (!strcmp(a, "--size") && more) {
       const char *v = argv[++i];
-      SQ_CHECK(!strcmp(v, "quick") || !strcmp(v, "long"), SQ_ERR_INPUT,
-               "--size must be quick or long (got '%s')", v);
-      if (!strcmp(v, "long"))
-        o->order = 5, o->cells = 10, o->tolerance = 0.02; /* docs/VERIFICATION.md */
-    } else if (!strcmp(a, "--order") && more)
-      o->order = atoi(argv[++i]);
-    else if (!strcmp(a, "--cells") && more)
-      o->cells = atoi(argv[++i]);
-    else if (!strcmp(a, "--refine") && more)
-      o->refine = atoi(argv[++i]);
-    else if (!strcmp(a, "--lts-rate") && more)
-      o->lts_rate = atoi(argv[++i]);
-    else if (!strcmp(a, "--tile-size") && more)
-      o->tile_size = atoi(argv[++i]);
-    else if (!strcmp(a, "--half-width") && more)
-      o->half_width = atof(argv[++i]);
-    else if (!strcmp(a, "--tolerance") && more)
-      o->tolerance = atof(argv[++i]);
-    else if (!strcmp(a, "--width") && more)
-      o->width = atof(argv[++i]);
-    else if (!strcmp(a, "--radius") && more)
-      o->radius = atof(argv[++i]);
-    else if (!strcmp(a, "--cfl") && more)
-      o->cfl = atof(argv[++i]);
-    else if (!strcmp(a, "--precision") && more)
-      o->precision = !strcmp(argv[++i], "single") ? SQ_F32 : SQ_F64;
-    else if (!strcmp(a, "--update-only"))
-      o->update_only = 1;
-    else if (!strcmp(a, "--force"))
-      o->force = 1;
-    else if (!strcmp(a, "--json"))
-      o->json = 1;
-    else if (!strcmp(a, "--dump") && more)
-      o->dump = argv[++i];
-    else
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "verify pointsource: unknown or incomplete option '%s'", a);
+      SQ_CHECK(!strcmp(v, "quick") || !strcmp(v, "long"), SQ_ERR_INPUT, "--size must be quick or long (got '%s')", v);
+      if (!strcmp(v, "long")) o->order = 5, o->cells = 10, o->tolerance = 0.02; /* docs/VERIFICATION.md */
+    } else if (!strcmp(a, "--order") && more) o->order = atoi(argv[++i]);
+    else if (!strcmp(a, "--cells") && more) o->cells = atoi(argv[++i]);
+    else if (!strcmp(a, "--refine") && more) o->refine = atoi(argv[++i]);
+    else if (!strcmp(a, "--lts-rate") && more) o->lts_rate = atoi(argv[++i]);
+    else if (!strcmp(a, "--tile-size") && more) o->tile_size = atoi(argv[++i]);
+    else if (!strcmp(a, "--half-width") && more) o->half_width = atof(argv[++i]);
+    else if (!strcmp(a, "--tolerance") && more) o->tolerance = atof(argv[++i]);
+    else if (!strcmp(a, "--width") && more) o->width = atof(argv[++i]);
+    else if (!strcmp(a, "--radius") && more) o->radius = atof(argv[++i]);
+    else if (!strcmp(a, "--cfl") && more) o->cfl = atof(argv[++i]);
+    else if (!strcmp(a, "--precision") && more) o->precision = !strcmp(argv[++i], "single") ? SQ_F32 : SQ_F64;
+    else if (!strcmp(a, "--update-only")) o->update_only = 1;
+    else if (!strcmp(a, "--force")) o->force = 1;
+    else if (!strcmp(a, "--json")) o->json = 1;
+    else if (!strcmp(a, "--dump") && more) o->dump = argv[++i];
+    else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "verify pointsource: unknown or incomplete option '%s'", a);
   }
   SQ_CHECK(o->order >= SQ_ORDER_MIN && o->order <= SQ_ORDER_MAX, SQ_ERR_INPUT, "--order must be in %d..%d",
            SQ_ORDER_MIN, SQ_ORDER_MAX);
   SQ_CHECK(o->cells >= 2 && o->cells <= 200, SQ_ERR_INPUT, "--cells must be in 2..200");
-  SQ_CHECK(o->refine == 1 || (o->refine >= 2 && o->refine <= 16), SQ_ERR_INPUT,
-           "--refine must be 1 or 2..16");
+  SQ_CHECK(o->refine == 1 || (o->refine >= 2 && o->refine <= 16), SQ_ERR_INPUT, "--refine must be 1 or 2..16");
   return SQ_SUCCESS;
 }
 
@@ -100,15 +80,12 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
   c.lts_rate = o.lts_rate;
   c.end_time = delay + o.radius / sq_material_vs(&mat) + 3.0 * o.width;
   sq_box_params_default(&c.box);
-  for (int d = 0; d < 3; ++d)
-    c.box.n[d] = o.cells, c.box.lo[d] = -L, c.box.hi[d] = L;
-  for (int f = 0; f < 6; ++f)
-    c.box.bc[f] = SQ_BC_ABSORB;
+  for (int d = 0; d < 3; ++d) c.box.n[d] = o.cells, c.box.lo[d] = -L, c.box.hi[d] = L;
+  for (int f = 0; f < 6; ++f) c.box.bc[f] = SQ_BC_ABSORB;
   if (o.refine > 1) { /* refine around the source and the receivers */
     c.box.nzones = 1;
     c.box.zone_factor[0] = o.refine;
-    for (int d = 0; d < 3; ++d)
-      c.box.zone_lo[0][d] = -(o.radius + 0.2), c.box.zone_hi[0][d] = o.radius + 0.2;
+    for (int d = 0; d < 3; ++d) c.box.zone_lo[0][d] = -(o.radius + 0.2), c.box.zone_hi[0][d] = o.radius + 0.2;
   }
   c.nsources = 1;
   sq_source_config *sc = &c.sources[0];
@@ -128,8 +105,7 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
   c.nreceivers = NREC;
   for (int r = 0; r < NREC; ++r) {
     const double n = sqrt(dir[r][0] * dir[r][0] + dir[r][1] * dir[r][1] + dir[r][2] * dir[r][2]);
-    for (int d = 0; d < 3; ++d)
-      c.receiver_points[r][d] = xs[d] + o.radius * dir[r][d] / n;
+    for (int d = 0; d < 3; ++d) c.receiver_points[r][d] = xs[d] + o.radius * dir[r][d] / n;
   }
   c.receiver_interval = 0.005;
 
@@ -142,8 +118,7 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
     sq_sim_plan(s, c.end_time, &dt, &n);
     ierr = sq_receiver_set_reserve(s->receivers, c.end_time + dt);
   }
-  if (!ierr)
-    ierr = sq_sim_advance(s, n, dt, 1);
+  if (!ierr) ierr = sq_sim_advance(s, n, dt, 1);
   if (ierr) {
     sq_sim_destroy(s);
     sq_sim_starpu_stop();
@@ -161,8 +136,7 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
       double v[3];
       sq_fullspace_velocity(src, &mat, &rs->x[3 * r], (double)j * rs->interval, v);
       const double *q = sq_receiver_set_slot(rs, j) + (size_t)r * 9;
-      for (int d = 0; d < 3; ++d)
-        e2 += (q[6 + d] - v[d]) * (q[6 + d] - v[d]), n2 += v[d] * v[d];
+      for (int d = 0; d < 3; ++d) e2 += (q[6 + d] - v[d]) * (q[6 + d] - v[d]), n2 += v[d] * v[d];
     }
     misfit[r] = sqrt(e2 / n2);
     worst = fmax(worst, misfit[r]);
@@ -175,30 +149,27 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
       double v[3];
       sq_fullspace_velocity(src, &mat, &rs->x[3 * r], (double)j * rs->interval, v);
       const double *q = sq_receiver_set_slot(rs, j) + (size_t)r * 9;
-      fprintf(dump, "%.6e %d %.9e %.9e %.9e %.9e %.9e %.9e\n", (double)j * rs->interval, r + 1, q[6], q[7],
-              q[8], v[0], v[1], v[2]);
+      fprintf(dump, "%.6e %d %.9e %.9e %.9e %.9e %.9e %.9e\n", (double)j * rs->interval, r + 1, q[6], q[7], q[8], v[0],
+              v[1], v[2]);
     }
-  if (dump)
-    fclose(dump);
+  if (dump) fclose(dump);
   const int pass = worst <= o.tolerance;
   if (o.json) {
     printf("{\"test\": \"pointsource\", \"source\": \"%s\", \"order\": %d, \"cells\": %d, \"refine\": %d, "
            "\"elements\": %lld, \"clusters\": %d, \"steps\": %lld, \"predictor\": %s, \"misfit\": [",
            o.force ? "force" : "moment_tensor", o.order, o.cells, o.refine, (long long)s->mesh->ncell,
            s->disc->ncluster, (long long)n, o.update_only ? "false" : "true");
-    for (int r = 0; r < NREC; ++r)
-      printf("%s%.4e", r ? ", " : "", misfit[r]);
-    printf("], \"max_misfit\": %.4e, \"combined_misfit\": %.4e, \"tolerance\": %.4g, \"pass\": %s}\n", worst,
-           combined, o.tolerance, pass ? "true" : "false");
+    for (int r = 0; r < NREC; ++r) printf("%s%.4e", r ? ", " : "", misfit[r]);
+    printf("], \"max_misfit\": %.4e, \"combined_misfit\": %.4e, \"tolerance\": %.4g, \"pass\": %s}\n", worst, combined,
+           o.tolerance, pass ? "true" : "false");
   } else {
-    printf(
-        "point source (%s) in a full space: order %d, %lld elements, %d cluster%s, %lld steps, source in the "
-        "predictor: %s\n",
-        o.force ? "single force" : "moment tensor", o.order, (long long)s->mesh->ncell, s->disc->ncluster,
-        s->disc->ncluster == 1 ? "" : "s", (long long)n, o.update_only ? "no" : "yes");
+    printf("point source (%s) in a full space: order %d, %lld elements, %d cluster%s, %lld steps, source in the "
+           "predictor: %s\n",
+           o.force ? "single force" : "moment tensor", o.order, (long long)s->mesh->ncell, s->disc->ncluster,
+           s->disc->ncluster == 1 ? "" : "s", (long long)n, o.update_only ? "no" : "yes");
     for (int r = 0; r < NREC; ++r)
-      printf("  receiver %d at (%7.4f, %7.4f, %7.4f): relative L2 misfit of the velocity %.3e\n", r + 1,
-             rs->x[3 * r], rs->x[3 * r + 1], rs->x[3 * r + 2], misfit[r]);
+      printf("  receiver %d at (%7.4f, %7.4f, %7.4f): relative L2 misfit of the velocity %.3e\n", r + 1, rs->x[3 * r],
+             rs->x[3 * r + 1], rs->x[3 * r + 2], misfit[r]);
     printf("max misfit %.3e (combined %.3e), tolerance %.3g: %s\n", worst, combined, o.tolerance,
            pass ? "PASS" : "FAIL");
   }

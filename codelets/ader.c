@@ -31,12 +31,11 @@ static void ader_cuda(void *buffers[], void *cl_arg) {
   int next = ADER_FIRST_OPTIONAL;
   void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
   void *buffer = a->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  sq_cuda_ader(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[ADER_DOFS]),
-               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_PACK]),
-               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_DOFS]),
-               (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_STAR]), a->dt,
-               (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_TINT]), derivs, buffer, a->buffer == SQ_BUFFER_RESET,
-               starpu_cuda_get_local_stream());
+  sq_cuda_ader(
+      a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[ADER_DOFS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_PACK]), (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_DOFS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_STAR]), a->dt, (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_TINT]),
+      derivs, buffer, a->buffer == SQ_BUFFER_RESET, starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -75,9 +74,8 @@ int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mo
   if (buffer_mode != SQ_BUFFER_NONE)
     descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], buffer_mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
   int ret = starpu_task_insert(&ader_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
-                               SQ_TILE_PLACEMENT(rt, tile),
-                               SQ_PROFILE(rt, SQ_TASK_ADER, tile),
-                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+                               SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_ADER, tile), STARPU_DATA_MODE_ARRAY,
+                               descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting ader task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

@@ -18,10 +18,10 @@ static void local_cpu(void *buffers[], void *cl_arg) {
 #ifdef SQ_USE_CUDA
 static void local_cuda(void *buffers[], void *cl_arg) {
   const sq_step_args *a = cl_arg;
-  sq_cuda_local(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[4]), (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
-                (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (void *)STARPU_VECTOR_GET_PTR(buffers[4]),
-                starpu_cuda_get_local_stream());
+  sq_cuda_local(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[4]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[2]), (const void *)STARPU_VECTOR_GET_PTR(buffers[3]),
+                (void *)STARPU_VECTOR_GET_PTR(buffers[4]), starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -45,8 +45,7 @@ int sq_insert_local(sq_runtime *rt, int tile, int priority) {
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
   *a = (sq_step_args){.precision = rt->disc->opt.precision, .order = rt->disc->opt.order};
   int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
-                               SQ_TILE_PLACEMENT(rt, tile),
-                               SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
+                               SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
                                STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
                                STARPU_RW, rt->dofs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);

@@ -143,10 +143,10 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
     if (sq_tile_where(rt, tiles[s]) != where) where = (unsigned long long)-1;
     if (sq_tile_gpu(rt, tiles[s]) != gpu) gpu = -1;
   }
-  int ret = starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               STARPU_EXECUTE_WHERE, where, STARPU_TASK_WORKERIDS, sq_gpu_words(rt, gpu),
-                               sq_gpu_workers(rt, gpu), SQ_PROFILE(rt, SQ_TASK_MERGED, tiles[0]),
-                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  int ret =
+      starpu_task_insert(&merged_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority, STARPU_EXECUTE_WHERE,
+                         where, STARPU_TASK_WORKERIDS, sq_gpu_words(rt, gpu), sq_gpu_workers(rt, gpu),
+                         SQ_PROFILE(rt, SQ_TASK_MERGED, tiles[0]), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting merged predictor task failed (%d)", ret);
   return SQ_SUCCESS;

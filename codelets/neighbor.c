@@ -15,12 +15,13 @@
  * those of tile 1.
  */
 enum { NB_PACK, NB_TILE0 };
-#define NB_FLUX(i) (NB_TILE0 + 3 * (i))
-#define NB_LINK(i) (NB_TILE0 + 3 * (i) + 1)
-#define NB_DOFS(i) (NB_TILE0 + 3 * (i) + 2)
+#define NB_FLUX(i)      (NB_TILE0 + 3 * (i))
+#define NB_LINK(i)      (NB_TILE0 + 3 * (i) + 1)
+#define NB_DOFS(i)      (NB_TILE0 + 3 * (i) + 2)
 #define NB_SLOTS(ntile) (NB_TILE0 + 3 * (ntile))
 
-/** Arguments: the step args, the tiles' slot counts and, per neighbour slot, the integration interval for derivatives. */
+/** Arguments: the step args, the tiles' slot counts and, per neighbour slot, the integration interval for derivatives.
+ */
 typedef struct neighbor_args {
   sq_step_args step;
   int ntile;

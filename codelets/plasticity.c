@@ -24,8 +24,8 @@ enum { PL_REF, PL_DOFS, PL_STRESS, PL_PARAMS, PL_MU, PL_STRAIN, PL_YIELDED, PL_C
 typedef struct plasticity_args {
   sq_precision precision;
   int order;
-  double psi0;            /**< value of the constant basis function (cell averages of the strain) */
-  double dt;              /**< the tile's cluster time step (relaxation over the step, eq. 2.34) */
+  double psi0; /**< value of the constant basis function (cell averages of the strain) */
+  double dt;   /**< the tile's cluster time step (relaxation over the step, eq. 2.34) */
 } plasticity_args;
 
 static void plasticity_cpu(void *buffers[], void *cl_arg) {
@@ -43,14 +43,13 @@ static void plasticity_cpu(void *buffers[], void *cl_arg) {
 #ifdef SQ_USE_CUDA
 static void plasticity_cuda(void *buffers[], void *cl_arg) {
   const plasticity_args *a = cl_arg;
-  sq_cuda_plasticity(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), a->psi0,
-                     (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
-                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
-                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]),
-                     (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]), a->dt,
-                     (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]),
-                     (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]),
-                     (int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]), starpu_cuda_get_local_stream());
+  sq_cuda_plasticity(
+      a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), a->psi0,
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
+      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
+      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
+      a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]), (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]),
+      (int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]), starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -127,7 +126,6 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
   return SQ_SUCCESS;
 }
 
-
 int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile) {
   return rt->plastic && rt->plastic_strain[tile] != NULL;
 }
@@ -156,16 +154,13 @@ int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority) {
   SQ_CHECK(sq_runtime_tile_has_plasticity(rt, tile), SQ_ERR_INTERNAL, "tile %d has no plasticity data", tile);
   plasticity_args *a = malloc(sizeof(*a));
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  *a = (plasticity_args){.precision = rt->disc->opt.precision,
-                         .order = rt->disc->opt.order,
-                         .psi0 = ps->ref->psi0,
-                         .dt = dt};
+  *a = (plasticity_args){
+      .precision = rt->disc->opt.precision, .order = rt->disc->opt.order, .psi0 = ps->ref->psi0, .dt = dt};
   const int ret = starpu_task_insert(
       &plasticity_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
-      SQ_PROFILE(rt, SQ_TASK_PLASTICITY, tile), STARPU_R, rt->plastic_ref, STARPU_RW,
-      rt->dofs[tile], STARPU_R, rt->plastic_stress[tile], STARPU_R, rt->plastic_params[tile], STARPU_R,
-      rt->plastic_mu[tile], STARPU_RW, rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], STARPU_RW,
-      rt->plastic_count[tile], 0);
+      SQ_PROFILE(rt, SQ_TASK_PLASTICITY, tile), STARPU_R, rt->plastic_ref, STARPU_RW, rt->dofs[tile], STARPU_R,
+      rt->plastic_stress[tile], STARPU_R, rt->plastic_params[tile], STARPU_R, rt->plastic_mu[tile], STARPU_RW,
+      rt->plastic_strain[tile], STARPU_W, rt->plastic_yielded[tile], STARPU_RW, rt->plastic_count[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting plasticity task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

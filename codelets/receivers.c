@@ -23,10 +23,9 @@ typedef struct receivers_args {
 
 static void receivers_cpu(void *buffers[], void *cl_arg) {
   const receivers_args *a = cl_arg;
-  sq_kernel_receivers(a->precision, a->order, a->npoint,
-                      (const sq_receiver_point *)STARPU_VECTOR_GET_PTR(buffers[REC_POINTS]),
-                      (const void *)STARPU_VECTOR_GET_PTR(buffers[REC_DERIVS]), a->t0, a->interval, a->jb,
-                      a->je, a->out, a->stride);
+  sq_kernel_receivers(
+      a->precision, a->order, a->npoint, (const sq_receiver_point *)STARPU_VECTOR_GET_PTR(buffers[REC_POINTS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[REC_DERIVS]), a->t0, a->interval, a->jb, a->je, a->out, a->stride);
 }
 
 #ifdef SQ_USE_CUDA
@@ -72,33 +71,27 @@ static struct starpu_codelet receivers_cl = {
 };
 
 static void detach_receivers(sq_runtime *rt) {
-  if (!rt->receiver_points)
-    return;
+  if (!rt->receiver_points) return;
   for (int t = 0; t < rt->disc->ntile; ++t)
-    if (rt->receiver_points[t])
-      starpu_data_unregister(rt->receiver_points[t]);
+    if (rt->receiver_points[t]) starpu_data_unregister(rt->receiver_points[t]);
   SQ_FREE(rt->receiver_points);
   rt->receivers = NULL;
 }
 
 int sq_runtime_attach_receivers(sq_runtime *rt, sq_receiver_set *set) {
   rt->receivers = set;
-  if (!set)
-    return SQ_SUCCESS;
+  if (!set) return SQ_SUCCESS;
   SQ_CALL(SQ_CALLOC(rt->receiver_points, rt->disc->ntile));
   for (int t = 0; t < rt->disc->ntile; ++t) {
     const int n = sq_receiver_set_count(set, t);
-    if (n == 0)
-      continue;
+    if (n == 0) continue;
     SQ_CHECK(rt->derivs[t], SQ_ERR_INTERNAL, "tile %d has receivers but keeps no derivatives", t);
-    starpu_vector_data_register(&rt->receiver_points[t], STARPU_MAIN_RAM,
-                                (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n,
-                                sizeof(sq_receiver_point));
+    starpu_vector_data_register(&rt->receiver_points[t], STARPU_MAIN_RAM, (uintptr_t)&set->point[set->tile_begin[t]],
+                                (uint32_t)n, sizeof(sq_receiver_point));
   }
   SQ_CALL(sq_runtime_on_destroy(rt, detach_receivers));
   return SQ_SUCCESS;
 }
-
 
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int tile) {
   return rt->receiver_points && rt->receiver_points[tile];
@@ -108,8 +101,7 @@ int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int prio
   sq_receiver_set *set = rt->receivers;
   int64_t jb, je;
   sq_receiver_samples_in(set->interval, t0, t1, &jb, &je);
-  if (je == jb)
-    return SQ_SUCCESS; /* no sample time in this step */
+  if (je == jb) return SQ_SUCCESS; /* no sample time in this step */
   SQ_CHECK(jb >= set->first && je - set->first <= set->capacity, SQ_ERR_INTERNAL,
            "receiver samples %lld..%lld are outside the reserved buffer (%lld + %lld slots)", (long long)jb,
            (long long)je, (long long)set->first, (long long)set->capacity);
@@ -125,9 +117,9 @@ int sq_insert_receivers(sq_runtime *rt, int tile, double t0, double t1, int prio
                         .out = sq_receiver_set_slot(set, jb),
                         .stride = (int64_t)set->n * 9,
                         .host_points = &set->point[set->tile_begin[tile]]};
-  int ret = starpu_task_insert(&receivers_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
-                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile),
-                               STARPU_R, rt->receiver_points[tile], STARPU_R, rt->derivs[tile], 0);
+  int ret =
+      starpu_task_insert(&receivers_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, STARPU_EXECUTE_WHERE,
+                         sq_tile_where(rt, tile), STARPU_R, rt->receiver_points[tile], STARPU_R, rt->derivs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting receivers task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

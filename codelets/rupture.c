@@ -22,7 +22,7 @@ typedef struct rupture_args {
   sq_fault_station_log *logs; /* host-side station logs (CPU body only): the fault's, or NULL */
   int cuda_ok;                /* 0: the tile must run on a CPU worker (station faces, too many slots) */
   int shared_elements;        /* some owned element has several faces in the tile (CUDA: in face order) */
-  int dofs_buffer[]; /* per slot: buffer index of its dofs, or -1 (ghost: read only) */
+  int dofs_buffer[];          /* per slot: buffer index of its dofs, or -1 (ghost: read only) */
 } rupture_args;
 
 static void rupture_cpu(void *buffers[], void *cl_arg) {
@@ -34,16 +34,15 @@ static void rupture_cpu(void *buffers[], void *cl_arg) {
     dofs[s] = a->dofs_buffer[s] >= 0 ? (void *)STARPU_VECTOR_GET_PTR(buffers[a->dofs_buffer[s]]) : NULL;
   }
   int64_t bad = -1;
-  const int64_t nbad =
-      sq_fault_update(a->precision, a->order, a->npoint, (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]),
-                      &a->opt, STARPU_VECTOR_GET_NX(buffers[RP_FACES]),
-                      (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
-                      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), derivs, dofs, a->t0, a->dt,
-                      a->logs, &bad);
+  const int64_t nbad = sq_fault_update(
+      a->precision, a->order, a->npoint, (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]), &a->opt,
+      STARPU_VECTOR_GET_NX(buffers[RP_FACES]), (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
+      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), derivs, dofs, a->t0, a->dt, a->logs, &bad);
   if (nbad) {
     const sq_fault_face *fc = (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]) + bad;
-    fprintf(stderr, "starquake: error: the friction solve did not converge at %lld fault points at t=%g (first: "
-                    "fault face %lld = mesh cell %lld face %lld)\n",
+    fprintf(stderr,
+            "starquake: error: the friction solve did not converge at %lld fault points at t=%g (first: "
+            "fault face %lld = mesh cell %lld face %lld)\n",
             (long long)nbad, a->t0, (long long)bad, (long long)(fc->gid / 4), (long long)(fc->gid % 4));
     abort();
   }
@@ -145,13 +144,12 @@ int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
     const uint32_t n = (uint32_t)(tl->end - tl->begin);
     starpu_vector_data_register(&rt->fault_faces[t], STARPU_MAIN_RAM, (uintptr_t)(f->face + tl->begin), n,
                                 sizeof(sq_fault_face));
-    starpu_vector_data_register(&rt->fault_points[t], STARPU_MAIN_RAM, (uintptr_t)(f->point + tl->begin * f->npoint),
-                                n, sizeof(sq_fault_point) * f->npoint);
+    starpu_vector_data_register(&rt->fault_points[t], STARPU_MAIN_RAM, (uintptr_t)(f->point + tl->begin * f->npoint), n,
+                                sizeof(sq_fault_point) * f->npoint);
   }
   SQ_CALL(sq_runtime_on_destroy(rt, detach_fault));
   return SQ_SUCCESS;
 }
-
 
 int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *end) {
   const sq_fault *f = rt->fault;
@@ -173,8 +171,15 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
   rupture_args *a = malloc(args_size);
   struct starpu_data_descr *descr = malloc(sizeof(*descr) * (RP_FIRST + 2 * tl->nslot));
   SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
-  *a = (rupture_args){.precision = d->opt.precision, .order = d->opt.order, .npoint = f->npoint, .nslot = tl->nslot,
-                      .t0 = t0, .dt = dt, .opt = f->opt, .logs = f->log, .shared_elements = rt->fault_shared[ftile]};
+  *a = (rupture_args){.precision = d->opt.precision,
+                      .order = d->opt.order,
+                      .npoint = f->npoint,
+                      .nslot = tl->nslot,
+                      .t0 = t0,
+                      .dt = dt,
+                      .opt = f->opt,
+                      .logs = f->log,
+                      .shared_elements = rt->fault_shared[ftile]};
 #ifdef SQ_USE_CUDA
   a->cuda_ok = tl->nslot <= SQ_CUDA_MAX_SLOTS;
   for (int64_t i = tl->begin; i < tl->end && a->cuda_ok; ++i) a->cuda_ok = f->face[i].station < 0;
@@ -184,7 +189,8 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_faces[ftile], STARPU_R};
   descr[nbuf++] = (struct starpu_data_descr){rt->fault_points[ftile], STARPU_RW};
   for (int s = 0; s < tl->nslot; ++s) {
-    SQ_CHECK(rt->derivs[tl->slot[s]], SQ_ERR_INTERNAL, "fault tile %d: tile %d keeps no derivatives", ftile, tl->slot[s]);
+    SQ_CHECK(rt->derivs[tl->slot[s]], SQ_ERR_INTERNAL, "fault tile %d: tile %d keeps no derivatives", ftile,
+             tl->slot[s]);
     descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tl->slot[s]], STARPU_R};
   }
   for (int s = 0; s < tl->nslot; ++s) {
@@ -195,8 +201,7 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
     descr[nbuf++] = (struct starpu_data_descr){rt->dofs[et], STARPU_RW};
   }
   int ret = starpu_task_insert(&rupture_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, tl->priority,
-                               SQ_PROFILE(rt, SQ_TASK_RUPTURE, tl->slot[0]),
-                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+                               SQ_PROFILE(rt, SQ_TASK_RUPTURE, tl->slot[0]), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting rupture task for fault tile %d failed (%d)", ftile, ret);
   return SQ_SUCCESS;

@@ -22,7 +22,7 @@ typedef struct source_args {
   int npoint;
   const sq_source_point *host_points; /* the tile's points in host memory (CUDA body) */
   const void *host_pack;              /* the reference matrices in host memory (read-only) */
-  double coef[]; /* npoint x (order + 1): sq_source_set_coefficients */
+  double coef[];                      /* npoint x (order + 1): sq_source_set_coefficients */
 } source_args;
 
 static void source_cpu(void *buffers[], void *cl_arg) {
@@ -30,13 +30,12 @@ static void source_cpu(void *buffers[], void *cl_arg) {
   int next = SRC_FIRST_OPTIONAL;
   void *derivs = a->has_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
   void *buffer = a->has_buffer ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
-  sq_kernel_point_sources(a->precision, a->order, a->npoint,
-                          (const sq_source_point *)STARPU_VECTOR_GET_PTR(buffers[SRC_POINTS]), a->coef, a->dt,
-                          a->predictor, (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_PACK]),
-                          (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_STAR]),
-                          (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]),
-                          (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]),
-                          (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), derivs, buffer);
+  sq_kernel_point_sources(
+      a->precision, a->order, a->npoint, (const sq_source_point *)STARPU_VECTOR_GET_PTR(buffers[SRC_POINTS]), a->coef,
+      a->dt, a->predictor, (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_PACK]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_STAR]), (const void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]),
+      (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]), (void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), derivs,
+      buffer);
 }
 
 #ifdef SQ_USE_CUDA
@@ -67,11 +66,12 @@ static void source_cuda(void *buffers[], void *cl_arg) {
   }
   /* packed host rows: star, flux, dofs, tint, then the optional derivatives and buffer */
   staged arr[6] = {{(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_STAR]), 243 * rs, 0},
-              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]), 324 * rs, 0},
-              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]), row, 1},
-              {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), row, 1}};
+                   {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_FLUX]), 324 * rs, 0},
+                   {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_DOFS]), row, 1},
+                   {(void *)STARPU_VECTOR_GET_PTR(buffers[SRC_TINT]), row, 1}};
   int narr = 4, next = SRC_FIRST_OPTIONAL, iderivs = -1, ibuffer = -1;
-  if (a->has_derivs) iderivs = narr, arr[narr++] = (staged){(void *)STARPU_VECTOR_GET_PTR(buffers[next++]), row * order, 1};
+  if (a->has_derivs)
+    iderivs = narr, arr[narr++] = (staged){(void *)STARPU_VECTOR_GET_PTR(buffers[next++]), row * order, 1};
   if (a->has_buffer) ibuffer = narr, arr[narr++] = (staged){(void *)STARPU_VECTOR_GET_PTR(buffers[next++]), row, 1};
   size_t total = 0;
   for (int k = 0; k < narr; ++k) total += arr[k].row * (size_t)ne;
@@ -109,39 +109,30 @@ static struct starpu_codelet source_cl = {
 };
 
 static void detach_sources(sq_runtime *rt) {
-  if (!rt->source_points)
-    return;
+  if (!rt->source_points) return;
   for (int t = 0; t < rt->disc->ntile; ++t)
-    if (rt->source_points[t])
-      starpu_data_unregister(rt->source_points[t]);
+    if (rt->source_points[t]) starpu_data_unregister(rt->source_points[t]);
   SQ_FREE(rt->source_points);
   rt->sources = NULL;
 }
 
 int sq_runtime_attach_sources(sq_runtime *rt, const sq_source_set *set) {
   rt->sources = set;
-  if (!set)
-    return SQ_SUCCESS;
+  if (!set) return SQ_SUCCESS;
   SQ_CALL(SQ_CALLOC(rt->source_points, rt->disc->ntile));
   for (int t = 0; t < rt->disc->ntile; ++t) {
     const int n = sq_source_set_count(set, t);
-    if (n == 0)
-      continue;
-    starpu_vector_data_register(&rt->source_points[t], STARPU_MAIN_RAM,
-                                (uintptr_t)&set->point[set->tile_begin[t]], (uint32_t)n,
-                                sizeof(sq_source_point));
+    if (n == 0) continue;
+    starpu_vector_data_register(&rt->source_points[t], STARPU_MAIN_RAM, (uintptr_t)&set->point[set->tile_begin[t]],
+                                (uint32_t)n, sizeof(sq_source_point));
   }
   SQ_CALL(sq_runtime_on_destroy(rt, detach_sources));
   return SQ_SUCCESS;
 }
 
+int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile) { return rt->source_points && rt->source_points[tile]; }
 
-int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile) {
-  return rt->source_points && rt->source_points[tile];
-}
-
-int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode,
-                     int priority) {
+int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_mode buffer_mode, int priority) {
   const sq_disc *d = rt->disc;
   const sq_tile *tl = &d->tile[tile];
   const int n = sq_source_set_count(rt->sources, tile), order = d->opt.order;
@@ -169,13 +160,10 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
       [SRC_TINT] = {rt->tint[tile], STARPU_RW},
   };
   int nbuf = SRC_FIRST_OPTIONAL;
-  if (a->has_derivs)
-    descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};
-  if (a->has_buffer)
-    descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
+  if (a->has_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};
+  if (a->has_buffer) descr[nbuf++] = (struct starpu_data_descr){rt->buffer[tile], STARPU_RW};
   int ret = starpu_task_insert(&source_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile),
-                               STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+                               STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting source task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

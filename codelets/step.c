@@ -104,8 +104,8 @@ static void step_cuda(void *buffers[], void *cl_arg) {
     for (int s = 0; s < a->nslot; ++s) slot_interval(a, k, s, &slots.t0[s], &slots.t1[s]);
     sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
                      (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
-                     (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots,
-                     (void *)STARPU_VECTOR_GET_PTR(seg[0]), starpu_cuda_get_local_stream());
+                     (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
+                     starpu_cuda_get_local_stream());
   }
 }
 
@@ -123,7 +123,8 @@ static uint32_t step_footprint(struct starpu_task *task) {
   return starpu_hash_crc32c_be((uint32_t)a->nsub, sq_footprint_of_buffer(task, ST_SEGMENT));
 }
 
-static struct starpu_perfmodel step_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_step", .footprint = step_footprint};
+static struct starpu_perfmodel step_model = {
+    .type = STARPU_HISTORY_BASED, .symbol = "sq_step", .footprint = step_footprint};
 
 static struct starpu_codelet step_cl = {
     .cpu_funcs = {step_cpu},
@@ -169,7 +170,8 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
     if (nt == tile) continue; /* its own tint, written by its segment in the same task */
     /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
     if (!rt->derivs[nt]) {
-      ierr = sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
+      ierr =
+          sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "tile %d: neighbour tile %d lacks its derivatives", tile, nt);
       break;
     }
     a->slot[s].buffer = nbuf; /* its derivatives over each sub-step: slot_interval */
@@ -180,8 +182,9 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
     free(descr);
     return ierr;
   }
-  int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_STEP, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  int ret =
+      starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
+                         SQ_PROFILE(rt, SQ_TASK_STEP, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting step task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

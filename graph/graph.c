@@ -6,8 +6,8 @@
 
 #include "sq_lts.h"
 
-int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times,
-                            const sq_graph_options *opt, sq_graph_stats *stats) {
+int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times, const sq_graph_options *opt,
+                            sq_graph_stats *stats) {
   sq_clustering *c;
   SQ_CALL(sq_clustering_create(rt, opt, &c));
   sq_clustering_set_dt(c, dt_sync);

@@ -52,7 +52,7 @@ int sq_graph_sync_interval(sq_runtime *rt, double dt_sync, const sq_graph_option
  * (@p times: n + 1 values; point sources and receivers use them).  With one cluster whose tiles all take
  * whole steps (fuse_steps, sq_step_fusable), opt->steps_per_task consecutive steps go as one task per tile.
  */
-int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times,
-                            const sq_graph_options *opt, sq_graph_stats *stats);
+int sq_graph_sync_intervals(sq_runtime *rt, double dt_sync, int64_t n, const double *times, const sq_graph_options *opt,
+                            sq_graph_stats *stats);
 
 #endif

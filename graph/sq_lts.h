@@ -16,13 +16,13 @@
 
 /** One LTS cluster: its tiles in mesh order, its time step and its fault tiles. */
 typedef struct sq_cluster {
-  int id;                      /**< 0: the fastest */
-  double dt;                   /**< its step in the current sync interval */
-  int ntile;                   /**< its tiles */
-  const int *tile;             /**< ntile tile indices, ascending */
-  int fault_first, fault_end;  /**< its fault tiles [first, end); equal: none */
-  int whole_steps;             /**< every tile takes whole steps and none has plasticity: its sub-steps may be
-                                    grouped (steps_per_task) */
+  int id;                     /**< 0: the fastest */
+  double dt;                  /**< its step in the current sync interval */
+  int ntile;                  /**< its tiles */
+  const int *tile;            /**< ntile tile indices, ascending */
+  int fault_first, fault_end; /**< its fault tiles [first, end); equal: none */
+  int whole_steps;            /**< every tile takes whole steps and none has plasticity: its sub-steps may be
+                                   grouped (steps_per_task) */
 } sq_cluster;
 
 /** The clusters of one runtime, with what the passes ask of each tile, read once. */
@@ -31,9 +31,9 @@ typedef struct sq_clustering {
   sq_graph_options opt;
   int ncluster, ntile, rate;
   sq_cluster cluster[SQ_GRAPH_MAX_CLUSTERS];
-  int *tiles;                  /**< ntile: tile indices grouped by cluster (the clusters' `tile` point here) */
-  unsigned char *whole_step;   /**< per tile: takes its whole step as one task (fuse_steps, sq_step_fusable) */
-  unsigned char *plastic;      /**< per tile: has plasticity tasks */
+  int *tiles;                /**< ntile: tile indices grouped by cluster (the clusters' `tile` point here) */
+  unsigned char *whole_step; /**< per tile: takes its whole step as one task (fuse_steps, sq_step_fusable) */
+  unsigned char *plastic;    /**< per tile: has plasticity tasks */
 } sq_clustering;
 
 /** @brief Read the clusters of @p rt; @p opt may be NULL. */
@@ -46,7 +46,7 @@ void sq_clustering_destroy(sq_clustering *c);
 /** One step of one cluster. */
 typedef struct sq_step_ref {
   int cluster;
-  int substep;  /**< within the step of cluster + 1 (0 for the slowest cluster) */
+  int substep; /**< within the step of cluster + 1 (0 for the slowest cluster) */
   double t0, t1;
 } sq_step_ref;
 
@@ -61,11 +61,11 @@ typedef enum {
 /** An event of the LTS algorithm, or what a pass made of several. */
 typedef struct sq_event {
   sq_event_kind kind;
-  int n;              /**< PREDICT, CORRECT: steps covered; 2 after merging neighbour clusters, step[0] the slower */
+  int n; /**< PREDICT, CORRECT: steps covered; 2 after merging neighbour clusters, step[0] the slower */
   sq_step_ref step[2];
-  int halo_kinds;     /**< EXCHANGE: SQ_GHOST_* mask */
-  int nsub;           /**< STEPS: sub-steps step[0].substep .. + nsub - 1 */
-  int counted;        /**< STEPS: the first sub-step's predictor went with a merged predictor */
+  int halo_kinds; /**< EXCHANGE: SQ_GHOST_* mask */
+  int nsub;       /**< STEPS: sub-steps step[0].substep .. + nsub - 1 */
+  int counted;    /**< STEPS: the first sub-step's predictor went with a merged predictor */
 } sq_event;
 
 /** A growing list of events. */

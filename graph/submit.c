@@ -16,8 +16,7 @@ static int priority(const sq_clustering *c, int tile) {
 
 /* Point sources and receivers of a tile in its step [t0, t1) of size dt, after its predictor. */
 static int point_tasks(const sq_clustering *c, int tile, double t0, double t1, double dt, sq_buffer_mode mode) {
-  if (sq_runtime_tile_has_sources(c->rt, tile))
-    SQ_CALL(sq_insert_source(c->rt, tile, t0, dt, mode, priority(c, tile)));
+  if (sq_runtime_tile_has_sources(c->rt, tile)) SQ_CALL(sq_insert_source(c->rt, tile, t0, dt, mode, priority(c, tile)));
   if (sq_runtime_tile_has_receivers(c->rt, tile)) SQ_CALL(sq_insert_receivers(c->rt, tile, t0, t1, priority(c, tile)));
   return SQ_SUCCESS;
 }
@@ -45,10 +44,8 @@ static int predict(const sq_clustering *c, const sq_step_ref *s) {
  * one task), then its plasticity correction over the step (thesis ch. 8: after the element update). */
 static int correct_tile(const sq_clustering *c, int t, int substep) {
   const double dt = c->cluster[sq_runtime_tile_cluster(c->rt, t)].dt;
-  if (c->whole_step[t])
-    SQ_CALL(sq_insert_step(c->rt, t, dt, substep, 1, buffer_mode(c, t, substep), priority(c, t)));
-  else
-    SQ_CALL(sq_insert_neighbor(c->rt, t, dt, substep, priority(c, t)));
+  if (c->whole_step[t]) SQ_CALL(sq_insert_step(c->rt, t, dt, substep, 1, buffer_mode(c, t, substep), priority(c, t)));
+  else SQ_CALL(sq_insert_neighbor(c->rt, t, dt, substep, priority(c, t)));
   if (c->plastic[t]) SQ_CALL(sq_insert_plasticity(c->rt, t, dt, priority(c, t)));
   return SQ_SUCCESS;
 }
@@ -75,8 +72,7 @@ typedef int (*pair_task)(const sq_clustering *c, const sq_event *e, int n, const
 /* Position in cluster `cl`'s tiles from `from` on of the next tile that `admit` takes and that is placed on
  * GPU `gpu`, or cl->ntile. */
 static int next_on_gpu(const sq_clustering *c, const sq_cluster *cl, tile_filter admit, int gpu, int from) {
-  while (from < cl->ntile && (!admit(c, cl->tile[from]) || sq_runtime_tile_gpu(c->rt, cl->tile[from]) != gpu))
-    ++from;
+  while (from < cl->ntile && (!admit(c, cl->tile[from]) || sq_runtime_tile_gpu(c->rt, cl->tile[from]) != gpu)) ++from;
   return from;
 }
 
@@ -189,8 +185,7 @@ static void count(const sq_event *e, sq_graph_stats *s) {
     s->correct[e->step[0].cluster] += e->nsub;
     s->grouped++;
     break;
-  case SQ_EVENT_EXCHANGE:
-    break;
+  case SQ_EVENT_EXCHANGE: break;
   }
 }
 
@@ -202,15 +197,9 @@ int sq_lts_submit(const sq_clustering *c, const sq_event_list *list, sq_graph_st
     case SQ_EVENT_PREDICT:
       SQ_CALL(e->n == 2 ? emit_pairs(c, e, mergeable_predictor, predict_task, stats) : predict(c, &e->step[0]));
       break;
-    case SQ_EVENT_EXCHANGE:
-      SQ_CALL(sq_halo_exchange(c->rt, e->step[0].cluster, e->halo_kinds));
-      break;
-    case SQ_EVENT_CORRECT:
-      SQ_CALL(e->n == 2 ? correct_pair(c, e, stats) : correct(c, &e->step[0]));
-      break;
-    case SQ_EVENT_STEPS:
-      SQ_CALL(steps(c, e));
-      break;
+    case SQ_EVENT_EXCHANGE: SQ_CALL(sq_halo_exchange(c->rt, e->step[0].cluster, e->halo_kinds)); break;
+    case SQ_EVENT_CORRECT: SQ_CALL(e->n == 2 ? correct_pair(c, e, stats) : correct(c, &e->step[0])); break;
+    case SQ_EVENT_STEPS: SQ_CALL(steps(c, e)); break;
     }
   }
   return SQ_SUCCESS;

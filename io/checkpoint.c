@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CK_I64(name, field)                                                                                  \
+#define CK_I64(name, field)                                                                                            \
   { name, H5T_NATIVE_INT64, offsetof(sq_checkpoint_info, field) }
-#define CK_F64(name, field)                                                                                  \
+#define CK_F64(name, field)                                                                                            \
   { name, H5T_NATIVE_DOUBLE, offsetof(sq_checkpoint_info, field) }
-#define CK_INT(name, field)                                                                                  \
+#define CK_INT(name, field)                                                                                            \
   { name, H5T_NATIVE_INT, offsetof(sq_checkpoint_info, field) }
 
 typedef struct ck_attr {
@@ -58,13 +58,11 @@ static void ck_field_names(int nfield, const sq_checkpoint_field *fields, char *
 static int ck_cells(const sq_disc *d, int owned, int64_t **cells, int64_t **rows, int64_t *n) {
   const int64_t ncell = d->mesh->ncell;
   int64_t k = 0;
-  for (int64_t c = 0; c < ncell; ++c)
-    k += d->elem_of[c] >= 0 && (!owned || !d->is_ghost[d->elem_of[c]]);
+  for (int64_t c = 0; c < ncell; ++c) k += d->elem_of[c] >= 0 && (!owned || !d->is_ghost[d->elem_of[c]]);
   *n = k;
   *cells = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
   *rows = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
-  if (!*cells || !*rows)
-    return -1;
+  if (!*cells || !*rows) return -1;
   k = 0;
   for (int64_t c = 0; c < ncell; ++c)
     if (d->elem_of[c] >= 0 && (!owned || !d->is_ghost[d->elem_of[c]]))
@@ -76,8 +74,8 @@ int sq_checkpoint_write(const char *path, const sq_disc *d, const sq_checkpoint_
   return sq_checkpoint_write_fields(path, d, info, 0, NULL);
 }
 
-int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_checkpoint_info *info_in,
-                               int nfield, const sq_checkpoint_field *fields) {
+int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_checkpoint_info *info_in, int nfield,
+                               const sq_checkpoint_field *fields) {
   sq_checkpoint_info info = *info_in;
   if (sq_io_nranks() > 1) /* attributes are metadata: every rank must write the same values */
     MPI_Bcast(&info, (int)sizeof(info), MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -103,8 +101,8 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
   IO_STEP(st, file = sq_h5_file(tmp, 1, 0));
   const hsize_t dims[2] = {(hsize_t)ncell, (hsize_t)d->nbasis * 9};
   if (!st)
-    st = sq_h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT,
-                             2, dims, &mine, rows);
+    st = sq_h5_write_dataset(file, "dofs", d->opt.precision == SQ_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 2, dims,
+                             &mine, rows);
   ck_attr attr[CK_NATTR];
   ck_attrs(attr);
   for (int i = 0; i < CK_NATTR; ++i)
@@ -120,8 +118,7 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
     for (int64_t i = 0; !st && i < n; ++i)
       memcpy(frows + i * ncol, fields[k].data + d->elem_of[cells[i]] * ncol, sizeof(double) * ncol);
     const hsize_t fdims[2] = {(hsize_t)ncell, (hsize_t)ncol};
-    if (!st)
-      st = sq_h5_write_dataset(file, fields[k].name, H5T_NATIVE_DOUBLE, 2, fdims, &mine, frows);
+    if (!st) st = sq_h5_write_dataset(file, fields[k].name, H5T_NATIVE_DOUBLE, 2, fdims, &mine, frows);
     free(frows);
   }
   IO_STEP(st, sq_h5_close(&file));
@@ -140,8 +137,7 @@ int sq_checkpoint_write_fields(const char *path, const sq_disc *d, const sq_chec
 /* The string attribute @p name of @p obj into @p out ("" when absent: checkpoints older than it). */
 static int h5_attr_read_string(hid_t obj, const char *name, char *out, size_t size) {
   out[0] = '\0';
-  if (H5Aexists(obj, name) <= 0)
-    return 0;
+  if (H5Aexists(obj, name) <= 0) return 0;
   hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
   hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
   const size_t len = type >= 0 ? H5Tget_size(type) : 0;
@@ -153,17 +149,15 @@ static int h5_attr_read_string(hid_t obj, const char *name, char *out, size_t si
     H5Tclose(mem);
     out[len] = '\0';
   }
-  if (type >= 0)
-    H5Tclose(type);
-  if (attr >= 0)
-    H5Aclose(attr);
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
   return st;
 }
 
 /* Read @p count doubles-or-floats per row of dataset @p name of the open @p file: the rows @p mine, into
  * @p rows; 0, -1 (missing or other size), -2 (read failed); agreed. */
-static int ck_read_rows(hid_t file, const char *name, hid_t type, int64_t nrow, int64_t ncol,
-                        const sq_rows *mine, void *rows) {
+static int ck_read_rows(hid_t file, const char *name, hid_t type, int64_t nrow, int64_t ncol, const sq_rows *mine,
+                        void *rows) {
   hid_t set = -1, space = -1;
   hsize_t dims[2] = {0, 0};
   int st = 0;
@@ -173,12 +167,9 @@ static int ck_read_rows(hid_t file, const char *name, hid_t type, int64_t nrow, 
                       dims[0] != (hsize_t)nrow || dims[1] != (hsize_t)ncol
                   ? -1
                   : 0);
-  if (!st && sq_io_agree(sq_h5_rows_transfer(set, type, mine, rows, 0)))
-    st = -2;
-  if (space >= 0)
-    H5Sclose(space);
-  if (set >= 0)
-    H5Dclose(set);
+  if (!st && sq_io_agree(sq_h5_rows_transfer(set, type, mine, rows, 0))) st = -2;
+  if (space >= 0) H5Sclose(space);
+  if (set >= 0) H5Dclose(set);
   return st;
 }
 
@@ -192,16 +183,13 @@ static int ck_fields_read(const char *path, hid_t file, sq_disc *d, const int64_
   sq_h5_quiet_begin(&q);
   int st = sq_io_agree(h5_attr_read_string(file, "fields", have, sizeof(have)));
   sq_h5_quiet_end(&q);
-  if (st)
-    return io_error(SQ_ERR_INPUT, __LINE__, "cannot read the attribute 'fields' of the checkpoint '%s'",
-                    path);
+  if (st) return io_error(SQ_ERR_INPUT, __LINE__, "cannot read the attribute 'fields' of the checkpoint '%s'", path);
   if (strcmp(want, have))
-    return io_error(
-        SQ_ERR_INPUT, __LINE__,
-        "the checkpoint '%s' holds the per-element data [%s] but this run needs [%s]: a run with "
-        "plasticity restarts only from a checkpoint written with plasticity, and a run without it "
-        "only from one without",
-        path, have, want);
+    return io_error(SQ_ERR_INPUT, __LINE__,
+                    "the checkpoint '%s' holds the per-element data [%s] but this run needs [%s]: a run with "
+                    "plasticity restarts only from a checkpoint written with plasticity, and a run without it "
+                    "only from one without",
+                    path, have, want);
   const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   for (int k = 0; k < nfield; ++k) {
     const sq_checkpoint_field *f = &fields[k];
@@ -246,10 +234,9 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
       missing = attr[i].name, st = -1;
   sq_h5_quiet_end(&q);
   if (sq_io_agree(st)) {
-    const int ierr =
-        missing ? io_error(SQ_ERR_INPUT, __LINE__,
-                           "'%s' is not a starquake checkpoint (attribute '%s' missing)", path, missing)
-                : io_error(SQ_ERR_INPUT, __LINE__, "'%s' is not an HDF5 file", path);
+    const int ierr = missing ? io_error(SQ_ERR_INPUT, __LINE__,
+                                        "'%s' is not a starquake checkpoint (attribute '%s' missing)", path, missing)
+                             : io_error(SQ_ERR_INPUT, __LINE__, "'%s' is not an HDF5 file", path);
     sq_h5_close_quiet(&file);
     return ierr;
   }

@@ -44,8 +44,7 @@ void sq_config_default(sq_config *cfg) {
 }
 
 /** Parse @p len bytes of YAML into @p cfg; mesh.file is resolved against @p dir. */
-static int sq_cfg_load(const char *text, size_t len, const char *name, const char *dir,
-                       sq_config *cfg) {
+static int sq_cfg_load(const char *text, size_t len, const char *name, const char *dir, sq_config *cfg) {
   sq_cfg_parse p = {.name = name, .dir = dir, .buf = (const unsigned char *)text, .len = len};
   sq_config *tmp = malloc(sizeof(*tmp));
   if (!tmp) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory loading %s", name);
@@ -73,12 +72,10 @@ int sq_config_load(const char *path, sq_config *cfg) {
   sq_config_default(cfg);
   SQ_CHECK(path, SQ_ERR_INTERNAL, "sq_config_load: path is NULL");
   SQ_CHECK(path[0], SQ_ERR_IO, "config file path is empty");
-  SQ_CHECK(strlen(path) < SQ_PATH_MAX, SQ_ERR_INPUT,
-           "config file path is longer than %d bytes: %.60s...", SQ_PATH_MAX - 1, path);
+  SQ_CHECK(strlen(path) < SQ_PATH_MAX, SQ_ERR_INPUT, "config file path is longer than %d bytes: %.60s...",
+           SQ_PATH_MAX - 1, path);
   FILE *file = fopen(path, "rb");
-  if (!file)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open config file '%s': %s", path,
-                    strerror(errno));
+  if (!file) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open config file '%s': %s", path, strerror(errno));
   size_t len = 0, cap = 0;
   char *buf = NULL;
   int rc = SQ_SUCCESS;
@@ -97,13 +94,12 @@ int sq_config_load(const char *path, sq_config *cfg) {
     len += got;
     if (got == 0) {
       if (ferror(file))
-        rc = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot read config file '%s': %s", path,
-                      strerror(errno));
+        rc = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot read config file '%s': %s", path, strerror(errno));
       break;
     }
     if (len > SQ_CFG_MAX_BYTES) {
-      rc = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "config file '%s' is larger than %zu MiB",
-                    path, SQ_CFG_MAX_BYTES >> 20);
+      rc = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "config file '%s' is larger than %zu MiB", path,
+                    SQ_CFG_MAX_BYTES >> 20);
       break;
     }
   }
@@ -128,13 +124,11 @@ sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int g
   for (int i = 0; i < cfg->nrules; ++i) {
     const sq_material_rule *rule = &cfg->rules[i];
     int hit = 0;
-    if (rule->kind == SQ_MAT_LAYER)
-      hit = x[2] >= rule->z_bottom && x[2] < rule->z_top;
+    if (rule->kind == SQ_MAT_LAYER) hit = x[2] >= rule->z_bottom && x[2] < rule->z_top;
     else if (rule->kind == SQ_MAT_REGION)
-      hit = x[0] >= rule->lo[0] && x[0] <= rule->hi[0] && x[1] >= rule->lo[1] &&
-            x[1] <= rule->hi[1] && x[2] >= rule->lo[2] && x[2] <= rule->hi[2];
-    else
-      hit = group == rule->group;
+      hit = x[0] >= rule->lo[0] && x[0] <= rule->hi[0] && x[1] >= rule->lo[1] && x[1] <= rule->hi[1] &&
+            x[2] >= rule->lo[2] && x[2] <= rule->hi[2];
+    else hit = group == rule->group;
     if (hit) mat = rule->mat;
   }
   return mat;

@@ -26,8 +26,7 @@
 
 _Static_assert(sizeof(((sq_config *)0)->mesh_kind) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(((sq_config *)0)->ic_kind) == sizeof(int), "enum fields are stored as int");
-_Static_assert(sizeof(((sq_config *)0)->ic_profile) == sizeof(int),
-               "enum fields are stored as int");
+_Static_assert(sizeof(((sq_config *)0)->ic_profile) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(sq_precision) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(((sq_wave_mode *)0)->type) == sizeof(int), "enum fields are stored as int");
 
@@ -84,14 +83,14 @@ void sq_cfg_join(char *out, size_t size, const char *path, const char *key, size
  * "FILE:LINE: key 'path': msg".  @p src_file and @p src_line name the caller for sq_error's verbose
  * report (SQ_CFG_FAIL fills them in).  Returns SQ_ERR_INPUT.
  */
-int sq_cfg_fail(const char *src_file, int src_line, const sq_cfg_parse *p, int line, const char *path,
-                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int sq_cfg_fail(const char *src_file, int src_line, const sq_cfg_parse *p, int line, const char *path, const char *fmt,
+                ...) __attribute__((format(printf, 6, 7)));
 #define SQ_CFG_FAIL(p, line, path, ...) sq_cfg_fail(__FILE__, __LINE__, (p), (line), (path), __VA_ARGS__)
 
 /** Report a missing required key @p key of the mapping @p section (given at @p line, or absent). */
-int sq_cfg_missing(const char *src_file, int src_line, const sq_cfg_parse *p, int given, int line,
-                   const char *section, const char *key, const char *hint);
-#define SQ_CFG_MISSING(p, given, line, section, key, hint)                                         \
+int sq_cfg_missing(const char *src_file, int src_line, const sq_cfg_parse *p, int given, int line, const char *section,
+                   const char *key, const char *hint);
+#define SQ_CFG_MISSING(p, given, line, section, key, hint)                                                             \
   sq_cfg_missing(__FILE__, __LINE__, (p), (given), (line), (section), (key), (hint))
 
 /* ============================================================================================== */
@@ -126,13 +125,11 @@ typedef struct sq_cfg_schema sq_cfg_schema;
  * Handler of a mapping (index -1) or of one sequence item: parse @p node, store into @p base.
  * @p line is where the mapping is introduced (its key's line, or the item's line).
  */
-typedef int (*sq_cfg_item_fn)(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                              int index, void *base);
+typedef int (*sq_cfg_item_fn)(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 /** Extra check of one stored value (@p field points at it). */
 typedef int (*sq_cfg_value_fn)(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
 /** Cross-key check of a whole mapping (@p map NULL when the mapping is absent or empty). */
-typedef int (*sq_cfg_check_fn)(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                               void *base);
+typedef int (*sq_cfg_check_fn)(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base);
 
 /** One row of a schema table. */
 typedef struct sq_cfg_key {
@@ -141,15 +138,15 @@ typedef struct sq_cfg_key {
   int required;
   int range; /**< SQ_MIN_* | SQ_MAX_* (numbers, per component for triples) */
   double min, max;
-  size_t offset;            /**< where the value goes in the base struct */
-  size_t size;              /**< SQ_KEY_STRING: buffer size */
-  const sq_cfg_word *words; /**< SQ_KEY_ENUM / SQ_KEY_STRING: allowed words, NULL-terminated */
-  const sq_cfg_schema *sub; /**< SQ_KEY_MAP: nested schema (base + offset) */
-  sq_cfg_item_fn item;      /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
-  int min_items, max_items; /**< SQ_KEY_SEQ */
-  sq_cfg_value_fn validate; /**< optional extra check after the store */
-  int optional;             /**< SQ_KEY_MAP: an absent mapping is skipped, so its required keys and checks
-                                 apply only when it is given (sections that switch a feature on) */
+  size_t offset;                /**< where the value goes in the base struct */
+  size_t size;                  /**< SQ_KEY_STRING: buffer size */
+  const sq_cfg_word *words;     /**< SQ_KEY_ENUM / SQ_KEY_STRING: allowed words, NULL-terminated */
+  const sq_cfg_schema *sub;     /**< SQ_KEY_MAP: nested schema (base + offset) */
+  sq_cfg_item_fn item;          /**< SQ_KEY_SEQ (per item) or SQ_KEY_MAP (whole mapping) */
+  int min_items, max_items;     /**< SQ_KEY_SEQ */
+  sq_cfg_value_fn validate;     /**< optional extra check after the store */
+  int optional;                 /**< SQ_KEY_MAP: an absent mapping is skipped, so its required keys and checks
+                                     apply only when it is given (sections that switch a feature on) */
   const char *const *expr_vars; /**< SQ_KEY_EXPR: extra variable names besides x, y, z (NULL-terminated) */
 } sq_cfg_key;
 
@@ -164,14 +161,12 @@ struct sq_cfg_schema {
  * @p line is where the mapping is introduced (its key's line; the parent's line when absent): the
  * line that messages about missing keys name.
  */
-int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-               const sq_cfg_schema *schema, void *base);
+int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const sq_cfg_schema *schema,
+               void *base);
 /** Index of the word @p node spells, or an error listing the allowed words. */
-int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                    const char *path, int *index);
+int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, int *index);
 /** [x, y, z] of ints or floats; the key's range applies to every component. */
-int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                      const char *path, void *field);
+int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, void *field);
 /** YAML 1.2 core float syntax (a plain number). */
 int sq_cfg_float_syntax(const char *s);
 /** The range of @p key in words ("in [0, 1]", ">= 1", ...). */
@@ -181,18 +176,17 @@ void sq_cfg_range_text(const sq_cfg_key *key, int is_int, char *out, size_t size
 /** Value check: a non-empty string. */
 int sq_cfg_nonempty(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
 /** hi > lo on every axis; the error points at 'hi' (or 'lo', or the mapping). */
-int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                           const double lo[3], const double hi[3]);
+int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const double lo[3],
+                           const double hi[3]);
 /** Resolve the string key @p key of @p map (stored in @p file) against the config's folder. */
-int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                   const char *key, char *file);
+int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const char *key, char *file);
 /**
  * Keys of @p map that type @p type_name does not use are errors; keys it needs are required.
  * @p keys lists every optional key of the mapping; @p needed and @p allowed are NULL-terminated.
  */
-int sq_cfg_keys_for_type(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                         const char *const *keys, const char *const *needed,
-                         const char *const *allowed, const char *type_name, const char *what);
+int sq_cfg_keys_for_type(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const char *const *keys,
+                         const char *const *needed, const char *const *allowed, const char *type_name,
+                         const char *what);
 
 /* ============================================================================================== */
 /* Tables (config_tables.c, config_tables_physics.c)                                              */
@@ -203,8 +197,7 @@ extern const sq_cfg_key sq_cfg_root_keys[];
 extern const sq_cfg_schema sq_cfg_root_schema;
 
 /* The sections of config_tables_physics.c that the root table names. */
-extern const sq_cfg_schema sq_cfg_materials_schema, sq_cfg_ic_schema, sq_cfg_fault_schema,
-    sq_cfg_plasticity_schema;
+extern const sq_cfg_schema sq_cfg_materials_schema, sq_cfg_ic_schema, sq_cfg_fault_schema, sq_cfg_plasticity_schema;
 
 /* Handlers of mappings and sequence items, their item schemas, and value checks: the reference
  * writer shows what each handler reads (sq_cfg_ref_items) and what each check demands. */
@@ -216,10 +209,8 @@ typedef struct sq_cfg_zone {
 int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_box_fault(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_field_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
-int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
-                         void *base);
-int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
-                            void *base);
+int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
+int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_layer_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_region_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
@@ -228,9 +219,8 @@ int sq_cfg_source_item(sq_cfg_parse *p, const sq_node *node, int line, const cha
 int sq_cfg_patch_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 int sq_cfg_station_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base);
 
-extern const sq_cfg_schema sq_cfg_zone_schema, sq_cfg_box_fault_schema, sq_cfg_material_schema,
-    sq_cfg_layer_schema, sq_cfg_region_schema, sq_cfg_group_schema, sq_cfg_mode_schema, sq_cfg_source_schema,
-    sq_cfg_patch_schema;
+extern const sq_cfg_schema sq_cfg_zone_schema, sq_cfg_box_fault_schema, sq_cfg_material_schema, sq_cfg_layer_schema,
+    sq_cfg_region_schema, sq_cfg_group_schema, sq_cfg_mode_schema, sq_cfg_source_schema, sq_cfg_patch_schema;
 /** The words of output.fields. */
 extern const sq_cfg_word sq_cfg_quantity_words[];
 

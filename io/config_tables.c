@@ -30,8 +30,7 @@ static const char *sq_cfg_bc_word(int bc) {
 static const char *const sq_cfg_side_names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 
 /** Periodic faces come in pairs: both sides of an axis periodic, or neither. */
-static int sq_cfg_check_boundary(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                                 void *base) {
+static int sq_cfg_check_boundary(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   const int *bc = base;
   char keypath[SQ_CFG_PATH];
   for (int axis = 0; axis < 3; ++axis) {
@@ -41,14 +40,12 @@ static int sq_cfg_check_boundary(sq_cfg_parse *p, const sq_node *map, int line, 
     int side = sq_node_find(map, sq_cfg_side_names[a]) >= 0 ? a : b;
     int other = side == a ? b : a;
     int given_other = sq_node_find(map, sq_cfg_side_names[other]) >= 0;
-    sq_cfg_join(keypath, sizeof(keypath), path, sq_cfg_side_names[side],
-                strlen(sq_cfg_side_names[side]));
+    sq_cfg_join(keypath, sizeof(keypath), path, sq_cfg_side_names[side], strlen(sq_cfg_side_names[side]));
     return SQ_CFG_FAIL(p, sq_node_key_line(map, sq_cfg_side_names[side], line), keypath,
                        "the %c axis would be periodic on one side only (%s is %s, %s is %s%s); "
                        "make both %s and %s periodic, or neither",
-                       "xyz"[axis], sq_cfg_side_names[side], sq_cfg_bc_word(bc[side]),
-                       sq_cfg_side_names[other], sq_cfg_bc_word(bc[other]),
-                       given_other ? "" : ", the default", sq_cfg_side_names[a],
+                       "xyz"[axis], sq_cfg_side_names[side], sq_cfg_bc_word(bc[side]), sq_cfg_side_names[other],
+                       sq_cfg_bc_word(bc[other]), given_other ? "" : ", the default", sq_cfg_side_names[a],
                        sq_cfg_side_names[b]);
   }
   return SQ_SUCCESS;
@@ -68,8 +65,7 @@ static const sq_cfg_schema sq_cfg_boundary_schema = {sq_cfg_boundary_keys, sq_cf
 
 /* ---- mesh.box.refine[i] ---------------------------------------------------------------------- */
 
-static int sq_cfg_check_zone(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                             void *base) {
+static int sq_cfg_check_zone(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   const sq_cfg_zone *zone = base;
   return sq_cfg_check_box_order(p, map, line, path, zone->lo, zone->hi);
 }
@@ -84,8 +80,7 @@ static const sq_cfg_key sq_cfg_zone_keys[] = {
 /* clang-format on */
 const sq_cfg_schema sq_cfg_zone_schema = {sq_cfg_zone_keys, sq_cfg_check_zone};
 
-int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                     int index, void *base) {
+int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_box_params *box = base;
   sq_cfg_zone zone = {.factor = 2};
   SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_zone_schema, &zone));
@@ -98,8 +93,7 @@ int sq_cfg_zone_item(sq_cfg_parse *p, const sq_node *node, int line, const char 
 
 /* ---- mesh.box -------------------------------------------------------------------------------- */
 
-static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                            void *base) {
+static int sq_cfg_check_box(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   const sq_box_params *box = base;
   return sq_cfg_check_box_order(p, map, line, path, box->lo, box->hi);
 }
@@ -120,14 +114,17 @@ int sq_cfg_box_fault(sq_cfg_parse *p, const sq_node *node, int line, const char 
   for (int a = 0; a < 3; ++a)
     if (box->fault_lo[a] == box->fault_hi[a]) flat = a, ++nflat;
   if (nflat != 1)
-    return SQ_CFG_FAIL(p, line, path, "the fault rectangle must be flat along exactly one axis (lo == hi there), "
-                       "found %d flat axes", nflat);
+    return SQ_CFG_FAIL(p, line, path,
+                       "the fault rectangle must be flat along exactly one axis (lo == hi there), "
+                       "found %d flat axes",
+                       nflat);
   if (box->nzones == 0) { /* uniform grid: the plane must be one of its interior planes (refined grids: box.c) */
     const double h = (box->hi[flat] - box->lo[flat]) / box->n[flat], k = (box->fault_lo[flat] - box->lo[flat]) / h;
     if (!(fabs(k - round(k)) < 1e-9 && k > 0.5 && k < box->n[flat] - 0.5))
-      return SQ_CFG_FAIL(p, line, path, "the fault plane %c = %g is not a grid plane inside the box (planes every %g "
-                         "from %g); move it or change mesh.box.cells", "xyz"[flat], box->fault_lo[flat], h,
-                         box->lo[flat]);
+      return SQ_CFG_FAIL(p, line, path,
+                         "the fault plane %c = %g is not a grid plane inside the box (planes every %g "
+                         "from %g); move it or change mesh.box.cells",
+                         "xyz"[flat], box -> fault_lo[flat], h, box -> lo[flat]);
   }
   return SQ_SUCCESS;
 }
@@ -161,13 +158,10 @@ static const sq_cfg_word sq_cfg_mesh_words[] = {
 
 /** file only with gmsh/puml (then required, resolved against the config's folder), box only with
  * box. */
-static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                             void *base) {
+static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   sq_config *cfg = base;
   char keypath[SQ_CFG_PATH];
-  const char *type = cfg->mesh_kind == SQ_MESH_GMSH   ? "gmsh"
-                     : cfg->mesh_kind == SQ_MESH_PUML ? "puml"
-                                                      : "box";
+  const char *type = cfg->mesh_kind == SQ_MESH_GMSH ? "gmsh" : cfg->mesh_kind == SQ_MESH_PUML ? "puml" : "box";
   if (cfg->mesh_kind == SQ_MESH_BOX) {
     if (sq_node_find(map, "file") >= 0) {
       sq_cfg_join(keypath, sizeof(keypath), path, "file", 4);
@@ -183,15 +177,14 @@ static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, cons
                        "only used with mesh.type box (mesh.type is %s); remove it", type);
   }
   if (sq_node_find(map, "file") < 0)
-    return SQ_CFG_MISSING(p, map != NULL, line, path, "file",
-                          " (mesh.type gmsh and puml read a file)");
+    return SQ_CFG_MISSING(p, map != NULL, line, path, "file", " (mesh.type gmsh and puml read a file)");
   if (cfg->mesh_file[0] != '/' && p->dir[0]) {
     size_t ld = strlen(p->dir), lf = strlen(cfg->mesh_file);
     if (ld + lf >= SQ_PATH_MAX) {
       sq_cfg_join(keypath, sizeof(keypath), path, "file", 4);
       return SQ_CFG_FAIL(p, sq_node_key_line(map, "file", line), keypath,
-                         "the path relative to the config's folder '%s' is longer than %d bytes",
-                         p->dir, SQ_PATH_MAX - 1);
+                         "the path relative to the config's folder '%s' is longer than %d bytes", p->dir,
+                         SQ_PATH_MAX - 1);
     }
     memmove(cfg->mesh_file + ld, cfg->mesh_file, lf + 1);
     memcpy(cfg->mesh_file, p->dir, ld);
@@ -249,8 +242,8 @@ int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path, void *
   const char *s = field;
   if (!s[0]) return SQ_CFG_FAIL(p, node->line, path, "must not be empty");
   for (const char *c = s; *c; ++c) {
-    int ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-             *c == '_' || *c == '.' || *c == '-';
+    int ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+             *c == '.' || *c == '-';
     if (!ok) {
       /* echo the whole (UTF-8) character */
       unsigned char lead = (unsigned char)*c;
@@ -258,9 +251,8 @@ int sq_cfg_prefix(sq_cfg_parse *p, const sq_node *node, const char *path, void *
       if (n > strlen(c)) n = strlen(c);
       char shown[32];
       sq_cfg_show(shown, sizeof(shown), c, n);
-      return SQ_CFG_FAIL(
-          p, node->line, path,
-          "character '%s' is not allowed; use only letters, digits, '_', '.' and '-'", shown);
+      return SQ_CFG_FAIL(p, node->line, path,
+                         "character '%s' is not allowed; use only letters, digits, '_', '.' and '-'", shown);
     }
   }
   return SQ_SUCCESS;
@@ -278,8 +270,7 @@ static const sq_cfg_word sq_cfg_format_words[] = {
     {"xdmf", SQ_OUTPUT_XDMF}, {"none", SQ_OUTPUT_NONE}, {NULL, 0}};
 /* clang-format on */
 
-int sq_cfg_field_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                      int index, void *base) {
+int sq_cfg_field_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_config *cfg = base;
   const sq_cfg_key key = {.name = "fields", .type = SQ_KEY_ENUM, .words = sq_cfg_quantity_words};
   int i = 0;
@@ -365,8 +356,7 @@ static const sq_cfg_schema sq_cfg_runtime_schema = {sq_cfg_runtime_keys, sq_cfg_
 
 /* ---- receivers, checkpoint ------------------------------------------------------------------- */
 
-int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                         int index, void *base) {
+int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_config *cfg = base;
   const sq_cfg_key key = {.name = "points", .type = SQ_KEY_FLOAT3};
   SQ_CALL(sq_cfg_get_triple(p, &key, node, path, cfg->receiver_points[index]));
@@ -375,8 +365,7 @@ int sq_cfg_receiver_item(sq_cfg_parse *p, const sq_node *node, int line, const c
   return SQ_SUCCESS;
 }
 
-static int sq_cfg_check_receivers(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                                  void *base) {
+static int sq_cfg_check_receivers(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   sq_config *cfg = base;
   if (!map) return SQ_SUCCESS;
   const int has_points = sq_node_find(map, "points") >= 0, has_file = sq_node_find(map, "file") >= 0;

@@ -63,8 +63,7 @@ static const sq_cfg_key sq_cfg_group_keys[] = {
  * mu. Requires a positive bulk modulus lambda + 2 mu / 3 for the first form and vp > vs >= 0 for
  * the second.
  */
-static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                                 void *base) {
+static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   const sq_cfg_rule_in *in = base;
   char keypath[SQ_CFG_PATH];
   int has_l = sq_node_find(map, "lambda") >= 0, has_m = sq_node_find(map, "mu") >= 0;
@@ -76,16 +75,13 @@ static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, 
                        "give either lambda and mu, or vp and vs, not both kinds");
   }
   if (has_l || has_m) {
-    if (!has_l)
-      return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
-    if (!has_m)
-      return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
+    if (!has_l) return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
+    if (!has_m) return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
     if (!(in->lambda + 2.0 * in->mu / 3.0 > 0.0)) {
       sq_cfg_join(keypath, sizeof(keypath), path, "lambda", 6);
-      return SQ_CFG_FAIL(
-          p, sq_node_key_line(map, "lambda", line), keypath,
-          "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)", in->lambda,
-          in->mu);
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, "lambda", line), keypath,
+                         "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)", in->lambda,
+                         in->mu);
     }
     return SQ_SUCCESS;
   }
@@ -99,8 +95,7 @@ static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, 
     }
     return SQ_SUCCESS;
   }
-  return SQ_CFG_FAIL(p, line, path,
-                     "no elastic moduli; give lambda and mu, or vp and vs, next to rho");
+  return SQ_CFG_FAIL(p, line, path, "no elastic moduli; give lambda and mu, or vp and vs, next to rho");
 }
 
 const sq_cfg_schema sq_cfg_material_schema = {sq_cfg_material_keys, sq_cfg_material_check};
@@ -117,8 +112,7 @@ static sq_material sq_cfg_material_of(const sq_node *map, const sq_cfg_rule_in *
   return m;
 }
 
-int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                            int index, void *base) {
+int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_config *cfg = base;
   sq_cfg_rule_in in = {0};
   (void)index;
@@ -128,8 +122,8 @@ int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, cons
 }
 
 /** Parse one rule of @p kind with @p schema and append it to cfg->rules. */
-static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                       sq_config *cfg, int kind, const sq_cfg_schema *schema) {
+static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const char *path, sq_config *cfg, int kind,
+                       const sq_cfg_schema *schema) {
   sq_cfg_rule_in in = {0};
   SQ_CALL(sq_cfg_map(p, node, line, path, schema, &in));
   const sq_node *map = node->kind == SQ_NODE_MAP ? node : NULL;
@@ -137,13 +131,11 @@ static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const cha
     char keypath[SQ_CFG_PATH];
     sq_cfg_join(keypath, sizeof(keypath), path, "z_top", 5);
     return SQ_CFG_FAIL(p, sq_node_key_line(map, "z_top", line), keypath,
-                       "must be greater than z_bottom (found z_top = %g, z_bottom = %g)", in.z_top,
-                       in.z_bottom);
+                       "must be greater than z_bottom (found z_top = %g, z_bottom = %g)", in.z_top, in.z_bottom);
   }
   if (kind == SQ_MAT_REGION) SQ_CALL(sq_cfg_check_box_order(p, map, line, path, in.lo, in.hi));
   if (cfg->nrules >= SQ_MAX_MATERIALS)
-    return SQ_CFG_FAIL(p, line, path,
-                       "too many material rules: at most %d layers, regions and groups in total",
+    return SQ_CFG_FAIL(p, line, path, "too many material rules: at most %d layers, regions and groups in total",
                        SQ_MAX_MATERIALS);
   sq_material_rule *rule = &cfg->rules[cfg->nrules++];
   memset(rule, 0, sizeof(*rule));
@@ -157,18 +149,15 @@ static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const cha
   return SQ_SUCCESS;
 }
 
-int sq_cfg_layer_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                      int index, void *base) {
+int sq_cfg_layer_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   (void)index;
   return sq_cfg_rule(p, node, line, path, base, SQ_MAT_LAYER, &sq_cfg_layer_schema);
 }
-int sq_cfg_region_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                       int index, void *base) {
+int sq_cfg_region_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   (void)index;
   return sq_cfg_rule(p, node, line, path, base, SQ_MAT_REGION, &sq_cfg_region_schema);
 }
-int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                      int index, void *base) {
+int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   (void)index;
   return sq_cfg_rule(p, node, line, path, base, SQ_MAT_GROUP, &sq_cfg_group_schema);
 }
@@ -205,8 +194,7 @@ static const sq_cfg_word sq_cfg_mode_words[] = {
 int sq_cfg_direction(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
   int d;
   memcpy(&d, field, sizeof(d));
-  if (d != 1 && d != -1)
-    return SQ_CFG_FAIL(p, node->line, path, "must be 1 (along +k) or -1 (along -k), found %d", d);
+  if (d != 1 && d != -1) return SQ_CFG_FAIL(p, node->line, path, "must be 1 (along +k) or -1 (along -k), found %d", d);
   return SQ_SUCCESS;
 }
 
@@ -221,8 +209,7 @@ static const sq_cfg_key sq_cfg_mode_keys[] = {
 /* clang-format on */
 const sq_cfg_schema sq_cfg_mode_schema = {sq_cfg_mode_keys, NULL};
 
-int sq_cfg_mode_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                     int index, void *base) {
+int sq_cfg_mode_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_config *cfg = base;
   sq_wave_mode mode = {.type = SQ_MODE_P, .amplitude = 1.0, .direction = 1};
   SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_mode_schema, &mode));
@@ -234,17 +221,14 @@ int sq_cfg_mode_item(sq_cfg_parse *p, const sq_node *node, int line, const char 
 int sq_cfg_nonzero3(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
   double k[3];
   memcpy(k, field, sizeof(k));
-  if (k[0] == 0.0 && k[1] == 0.0 && k[2] == 0.0)
-    return SQ_CFG_FAIL(p, node->line, path, "must not be the zero vector");
+  if (k[0] == 0.0 && k[1] == 0.0 && k[2] == 0.0) return SQ_CFG_FAIL(p, node->line, path, "must not be the zero vector");
   return SQ_SUCCESS;
 }
 
 /** Keys that the chosen type/profile does not use are errors; planewave needs wave_vector and
  * modes. */
-static int sq_cfg_check_ic(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                           void *base) {
-  static const char *const planewave_only[] = {"wave_vector", "profile", "center", "width",
-                                               "modes"};
+static int sq_cfg_check_ic(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  static const char *const planewave_only[] = {"wave_vector", "profile", "center", "width", "modes"};
   static const char *const gaussian_only[] = {"center", "width"};
   const sq_config *cfg = base;
   char keypath[SQ_CFG_PATH];
@@ -297,22 +281,18 @@ static const sq_cfg_word sq_cfg_stf_words[] = {
     {"loh1", SQ_STFCFG_LOH1}, {"table", SQ_STFCFG_TABLE}, {NULL, 0}};
 /* clang-format on */
 
-static int sq_cfg_check_stf(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                            void *base) {
-  static const char *const keys[] = {"delay", "width", "frequency", "corner_frequency", "period",
-                                     "file", NULL};
+static int sq_cfg_check_stf(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  static const char *const keys[] = {"delay", "width", "frequency", "corner_frequency", "period", "file", NULL};
   static const char *const need[5][2] = {
       {"width", NULL}, {"frequency", NULL}, {"corner_frequency", NULL}, {"period", NULL}, {"file", NULL}};
   static const char *const delay[] = {"delay", NULL}, *const none[] = {NULL};
   sq_stf_config *stf = base;
   if (!map) return SQ_SUCCESS; /* absent: the source's check decides whether it is needed */
   if (sq_node_find(map, "type") < 0)
-    return SQ_CFG_MISSING(p, 1, line, path, "type",
-                          " (one of gaussian, ricker, brune, loh1, table)");
+    return SQ_CFG_MISSING(p, 1, line, path, "type", " (one of gaussian, ricker, brune, loh1, table)");
   const int k = stf->kind;
-  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[k],
-                               k <= SQ_STFCFG_RICKER ? delay : none, sq_cfg_stf_words[k].word,
-                               "time function type"));
+  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[k], k <= SQ_STFCFG_RICKER ? delay : none,
+                               sq_cfg_stf_words[k].word, "time function type"));
   return sq_cfg_resolve(p, map, line, path, "file", stf->file);
 }
 
@@ -353,22 +333,19 @@ static const sq_cfg_word sq_cfg_source_words[] = {
     {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {NULL, 0}};
 /* clang-format on */
 
-static int sq_cfg_check_source(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                               void *base) {
-  static const char *const keys[] = {"location", "moment_tensor", "strike", "dip", "rake", "m0",
-                                     "force", "onset", "time_function", "file", NULL};
-  static const char *const need[4][7] = {
-      {"location", "moment_tensor", "time_function", NULL},
-      {"location", "strike", "dip", "rake", "m0", "time_function", NULL},
-      {"location", "force", "time_function", NULL},
-      {"file", NULL}};
+static int sq_cfg_check_source(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  static const char *const keys[] = {"location", "moment_tensor", "strike",        "dip",  "rake", "m0",
+                                     "force",    "onset",         "time_function", "file", NULL};
+  static const char *const need[4][7] = {{"location", "moment_tensor", "time_function", NULL},
+                                         {"location", "strike", "dip", "rake", "m0", "time_function", NULL},
+                                         {"location", "force", "time_function", NULL},
+                                         {"file", NULL}};
   static const char *const onset[] = {"onset", NULL}, *const none[] = {NULL};
   sq_source_config *src = base;
   char keypath[SQ_CFG_PATH];
   const int t = src->type;
-  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[t],
-                               t == SQ_SRCCFG_FINITE ? none : onset, sq_cfg_source_words[t].word,
-                               "source type"));
+  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[t], t == SQ_SRCCFG_FINITE ? none : onset,
+                               sq_cfg_source_words[t].word, "source type"));
   if (t == SQ_SRCCFG_MOMENT_TENSOR) {
     int nonzero = 0;
     for (int k = 0; k < 6; ++k) nonzero |= src->moment_tensor[k] != 0.0;
@@ -408,8 +385,7 @@ static const sq_cfg_key sq_cfg_source_keys[] = {
 /* clang-format on */
 const sq_cfg_schema sq_cfg_source_schema = {sq_cfg_source_keys, sq_cfg_check_source};
 
-int sq_cfg_source_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path,
-                       int index, void *base) {
+int sq_cfg_source_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_config *cfg = base;
   sq_source_config *src = &cfg->sources[index];
   memset(src, 0, sizeof(*src));
@@ -421,23 +397,44 @@ int sq_cfg_source_item(sq_cfg_parse *p, const sq_node *node, int line, const cha
 
 /* ---- fault ----------------------------------------------------------------------------------- */
 
-const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {
-    "mu_s", "mu_d", "d_c", "cohesion", "forced_rupture_time", "forced_rupture_duration",
-    "a", "b", "L", "f0", "V0", "f_w", "V_w", "initial_slip_rate",
-    "traction_normal", "traction_strike", "traction_dip",
-    "nucleation_normal", "nucleation_strike", "nucleation_dip",
-    "xx", "yy", "zz", "xy", "yz", "xz"};
+const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {"mu_s",
+                                                            "mu_d",
+                                                            "d_c",
+                                                            "cohesion",
+                                                            "forced_rupture_time",
+                                                            "forced_rupture_duration",
+                                                            "a",
+                                                            "b",
+                                                            "L",
+                                                            "f0",
+                                                            "V0",
+                                                            "f_w",
+                                                            "V_w",
+                                                            "initial_slip_rate",
+                                                            "traction_normal",
+                                                            "traction_strike",
+                                                            "traction_dip",
+                                                            "nucleation_normal",
+                                                            "nucleation_strike",
+                                                            "nucleation_dip",
+                                                            "xx",
+                                                            "yy",
+                                                            "zz",
+                                                            "xy",
+                                                            "yz",
+                                                            "xz"};
 
-#define SQ_FP_KEY(s, i) {.name = #s, .type = SQ_KEY_EXPR, .offset = offsetof(TYPE, param) + (i) * sizeof(sq_cfg_expr)}
-#define SQ_FP_KEYS                                                                                          \
-  SQ_FP_KEY(mu_s, SQ_FP_MU_S), SQ_FP_KEY(mu_d, SQ_FP_MU_D), SQ_FP_KEY(d_c, SQ_FP_D_C),                       \
-  SQ_FP_KEY(cohesion, SQ_FP_COHESION), SQ_FP_KEY(forced_rupture_time, SQ_FP_FORCED_TIME),                   \
-  SQ_FP_KEY(forced_rupture_duration, SQ_FP_FORCED_DURATION), SQ_FP_KEY(a, SQ_FP_A), SQ_FP_KEY(b, SQ_FP_B),  \
-  SQ_FP_KEY(L, SQ_FP_L), SQ_FP_KEY(f0, SQ_FP_F0), SQ_FP_KEY(V0, SQ_FP_V0), SQ_FP_KEY(f_w, SQ_FP_F_W),        \
-  SQ_FP_KEY(V_w, SQ_FP_V_W), SQ_FP_KEY(initial_slip_rate, SQ_FP_V_INIT),                                    \
-  SQ_FP_KEY(traction_normal, SQ_FP_TRACTION_NORMAL), SQ_FP_KEY(traction_strike, SQ_FP_TRACTION_STRIKE),     \
-  SQ_FP_KEY(traction_dip, SQ_FP_TRACTION_DIP), SQ_FP_KEY(nucleation_normal, SQ_FP_NUC_NORMAL),              \
-  SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP)
+#define SQ_FP_KEY(s, i)                                                                                                \
+  { .name = #s, .type = SQ_KEY_EXPR, .offset = offsetof(TYPE, param) + (i) * sizeof(sq_cfg_expr) }
+#define SQ_FP_KEYS                                                                                                     \
+  SQ_FP_KEY(mu_s, SQ_FP_MU_S), SQ_FP_KEY(mu_d, SQ_FP_MU_D), SQ_FP_KEY(d_c, SQ_FP_D_C),                                 \
+      SQ_FP_KEY(cohesion, SQ_FP_COHESION), SQ_FP_KEY(forced_rupture_time, SQ_FP_FORCED_TIME),                          \
+      SQ_FP_KEY(forced_rupture_duration, SQ_FP_FORCED_DURATION), SQ_FP_KEY(a, SQ_FP_A), SQ_FP_KEY(b, SQ_FP_B),         \
+      SQ_FP_KEY(L, SQ_FP_L), SQ_FP_KEY(f0, SQ_FP_F0), SQ_FP_KEY(V0, SQ_FP_V0), SQ_FP_KEY(f_w, SQ_FP_F_W),              \
+      SQ_FP_KEY(V_w, SQ_FP_V_W), SQ_FP_KEY(initial_slip_rate, SQ_FP_V_INIT),                                           \
+      SQ_FP_KEY(traction_normal, SQ_FP_TRACTION_NORMAL), SQ_FP_KEY(traction_strike, SQ_FP_TRACTION_STRIKE),            \
+      SQ_FP_KEY(traction_dip, SQ_FP_TRACTION_DIP), SQ_FP_KEY(nucleation_normal, SQ_FP_NUC_NORMAL),                     \
+      SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP)
 
 /* clang-format off */
 static const sq_cfg_key sq_cfg_stress_keys[] = {
@@ -470,8 +467,7 @@ static const sq_cfg_key sq_cfg_patch_keys[] = {
 /* clang-format on */
 const sq_cfg_schema sq_cfg_patch_schema = {sq_cfg_patch_keys, sq_cfg_check_patch};
 
-int sq_cfg_patch_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
-                      void *base) {
+int sq_cfg_patch_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_fault_config *f = base;
   sq_fault_patch *pt = &f->patches[index];
   memset(pt, 0, sizeof(*pt));
@@ -481,8 +477,7 @@ int sq_cfg_patch_item(sq_cfg_parse *p, const sq_node *node, int line, const char
   return SQ_SUCCESS;
 }
 
-int sq_cfg_station_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index,
-                        void *base) {
+int sq_cfg_station_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
   sq_fault_config *f = base;
   const sq_cfg_key key = {.name = "stations", .type = SQ_KEY_FLOAT3};
   SQ_CALL(sq_cfg_get_triple(p, &key, node, path, f->stations[index]));
@@ -531,9 +526,12 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   }
   /* constant values are checked here, with their line; expressions at every fault point */
   double v, w;
-  static const struct { int index; const char *rule; } positive[] = {
-      {SQ_FP_D_C, "> 0"}, {SQ_FP_L, "> 0"}, {SQ_FP_A, "> 0"}, {SQ_FP_V0, "> 0"}, {SQ_FP_V_W, "> 0"},
-      {SQ_FP_V_INIT, "> 0"}, {SQ_FP_COHESION, ">= 0"}, {SQ_FP_MU_S, ">= 0"}, {SQ_FP_MU_D, ">= 0"}};
+  static const struct {
+    int index;
+    const char *rule;
+  } positive[] = {{SQ_FP_D_C, "> 0"},       {SQ_FP_L, "> 0"},     {SQ_FP_A, "> 0"},
+                  {SQ_FP_V0, "> 0"},        {SQ_FP_V_W, "> 0"},   {SQ_FP_V_INIT, "> 0"},
+                  {SQ_FP_COHESION, ">= 0"}, {SQ_FP_MU_S, ">= 0"}, {SQ_FP_MU_D, ">= 0"}};
   for (int k = -1; k < f->npatches; ++k) {
     const sq_cfg_expr *prm = k < 0 ? f->param : f->patches[k].param;
     for (size_t i = 0; i < sizeof(positive) / sizeof(positive[0]); ++i) {
@@ -561,10 +559,11 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   return SQ_SUCCESS;
 }
 
-static const sq_cfg_word sq_cfg_friction_words[] = {
-    {"linear_slip_weakening", SQ_FRICTION_LSW}, {"rate_state_aging", SQ_FRICTION_RS_AGING},
-    {"rate_state_slip", SQ_FRICTION_RS_SLIP}, {"rate_state_fast_velocity_weakening", SQ_FRICTION_RS_FVW},
-    {NULL, 0}};
+static const sq_cfg_word sq_cfg_friction_words[] = {{"linear_slip_weakening", SQ_FRICTION_LSW},
+                                                    {"rate_state_aging", SQ_FRICTION_RS_AGING},
+                                                    {"rate_state_slip", SQ_FRICTION_RS_SLIP},
+                                                    {"rate_state_fast_velocity_weakening", SQ_FRICTION_RS_FVW},
+                                                    {NULL, 0}};
 
 /* clang-format off */
 #define TYPE sq_fault_config
@@ -591,17 +590,20 @@ const sq_cfg_schema sq_cfg_fault_schema = {sq_cfg_fault_keys, sq_cfg_check_fault
 /* ---- plasticity ------------------------------------------------------------------------------ */
 
 const char *const sq_plast_param_names[SQ_NPLAST_PARAMS] = {
-    "cohesion", "bulk_friction", "tv", "initial_stress.xx", "initial_stress.yy", "initial_stress.zz",
+    "cohesion",          "bulk_friction",     "tv",
+    "initial_stress.xx", "initial_stress.yy", "initial_stress.zz",
     "initial_stress.xy", "initial_stress.yz", "initial_stress.xz"};
 
 /* plasticity values may also depend on the element's mesh group (regions of Gmsh or PUML meshes) */
 static const char *const sq_cfg_plast_vars[] = {"group", NULL};
 
-#define SQ_PP_KEY(s, i, req)                                                                                   \
-  {.name = #s, .type = SQ_KEY_EXPR, .required = (req), .expr_vars = sq_cfg_plast_vars,                        \
-   .offset = offsetof(sq_plasticity_config, param) + (i) * sizeof(sq_cfg_expr)}
-#define SQ_PP_STRESS_KEY(s, i)                                                                                 \
-  {.name = #s, .type = SQ_KEY_EXPR, .expr_vars = sq_cfg_plast_vars, .offset = (i) * sizeof(sq_cfg_expr)}
+#define SQ_PP_KEY(s, i, req)                                                                                           \
+  {                                                                                                                    \
+    .name = #s, .type = SQ_KEY_EXPR, .required = (req), .expr_vars = sq_cfg_plast_vars,                                \
+    .offset = offsetof(sq_plasticity_config, param) + (i) * sizeof(sq_cfg_expr)                                        \
+  }
+#define SQ_PP_STRESS_KEY(s, i)                                                                                         \
+  { .name = #s, .type = SQ_KEY_EXPR, .expr_vars = sq_cfg_plast_vars, .offset = (i) * sizeof(sq_cfg_expr) }
 /* clang-format off */
 static const sq_cfg_key sq_cfg_plast_stress_keys[] = {
     SQ_PP_STRESS_KEY(xx, 0), SQ_PP_STRESS_KEY(yy, 1), SQ_PP_STRESS_KEY(zz, 2),

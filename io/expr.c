@@ -255,8 +255,7 @@ static int next(sq_expr_parser *p) {
     p->num = strtod(s + start, &stop);
     if (stop != s + i) return fail(p, start, "malformed number '%.*s'", (int)(i - start), s + start);
     if (isinf(p->num))
-      return fail(p, start, "number '%.*s' is out of range", (int)(i - start > 24 ? 24 : i - start),
-                  s + start);
+      return fail(p, start, "number '%.*s' is out of range", (int)(i - start > 24 ? 24 : i - start), s + start);
     p->tok = TK_NUM, p->tok_len = i - start, p->pos = i;
     return SQ_SUCCESS;
   }
@@ -360,8 +359,7 @@ static int parse_call(sq_expr_parser *p, int f, size_t name_pos) {
     }
     if (i + 1 < nargs) {
       if (p->tok == ')')
-        return fail(p, p->tok_pos, "%s() takes %d arguments but was given %d", functions[f].name, nargs,
-                    i + 1);
+        return fail(p, p->tok_pos, "%s() takes %d arguments but was given %d", functions[f].name, nargs, i + 1);
       SQ_CALL(expect(p, ',', "','"));
     }
   }
@@ -370,8 +368,8 @@ static int parse_call(sq_expr_parser *p, int f, size_t name_pos) {
                 nargs > 1 ? "s" : "");
   if (p->tok != ')') {
     char buf[40];
-    return fail(p, p->tok_pos, "expected ')' to close %s( at column %zu but found %s", functions[f].name,
-                name_pos + 1, found(p, buf));
+    return fail(p, p->tok_pos, "expected ')' to close %s( at column %zu but found %s", functions[f].name, name_pos + 1,
+                found(p, buf));
   }
   SQ_CALL(next(p));
   p->nest--;
@@ -392,8 +390,7 @@ static int parse_name(sq_expr_parser *p) {
     if (strlen(functions[k].name) == len && !strncmp(functions[k].name, name, len)) f = k;
   if (p->tok == '(') {
     if (f >= 0) return parse_call(p, f, pos);
-    if (var >= 0)
-      return fail(p, pos, "'%.*s' is a variable, not a function (use '*' to multiply)", qlen, name);
+    if (var >= 0) return fail(p, pos, "'%.*s' is a variable, not a function (use '*' to multiply)", qlen, name);
     const char *fnames[NFUNCTIONS];
     for (int k = 0; k < NFUNCTIONS; ++k) fnames[k] = functions[k].name;
     const char *near = nearest(name, len, fnames, NFUNCTIONS);
@@ -413,8 +410,8 @@ static int parse_name(sq_expr_parser *p) {
     strncat(known, p->names[v], sizeof(known) - strlen(known) - 1);
   }
   const char *near = nearest(name, len, p->names, p->nnames);
-  return fail(p, pos, "unknown variable '%.*s' (%s%s%sknown variables: %s)", qlen, name,
-              near ? "did you mean '" : "", near ? near : "", near ? "'? " : "", known);
+  return fail(p, pos, "unknown variable '%.*s' (%s%s%sknown variables: %s)", qlen, name, near ? "did you mean '" : "",
+              near ? near : "", near ? "'? " : "", known);
 }
 
 static int parse_primary(sq_expr_parser *p) {
@@ -430,8 +427,7 @@ static int parse_primary(sq_expr_parser *p) {
     SQ_CALL(next(p));
     SQ_CALL(parse_level(p, 0));
     if (p->tok != ')')
-      return fail(p, p->tok_pos, "expected ')' to close '(' at column %zu but found %s", open + 1,
-                  found(p, buf));
+      return fail(p, p->tok_pos, "expected ')' to close '(' at column %zu but found %s", open + 1, found(p, buf));
     p->nest--;
     return next(p);
   }
@@ -510,16 +506,13 @@ static int compile(sq_expr_parser *p, const char *text) {
   SQ_CALL(parse_level(p, 0));
   char buf[40];
   if (p->tok != TK_END)
-    return fail(p, p->tok_pos, "unexpected %s after a complete expression (missing operator?)",
-                found(p, buf));
-  if (p->max_sp > SQ_EXPR_STACK)
-    return fail(p, 0, "expression too complex (needs %d stack slots)", p->max_sp);
+    return fail(p, p->tok_pos, "unexpected %s after a complete expression (missing operator?)", found(p, buf));
+  if (p->max_sp > SQ_EXPR_STACK) return fail(p, 0, "expression too complex (needs %d stack slots)", p->max_sp);
   if (p->sp != 1) return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "expression stack depth %d", p->sp);
   return SQ_SUCCESS;
 }
 
-int sq_expr_compile(const char *text, const char *const *varnames, int nvars, sq_expr **out, char *err,
-                    size_t errlen) {
+int sq_expr_compile(const char *text, const char *const *varnames, int nvars, sq_expr **out, char *err, size_t errlen) {
   sq_expr_parser p = {.text = text, .err = err, .errlen = errlen};
   if (err && errlen) err[0] = 0;
   SQ_CHECK(text && out, SQ_ERR_INTERNAL, "sq_expr_compile: NULL text or output");

@@ -14,32 +14,33 @@
 /* ------------------------------------------------------------------------------------ outputs */
 
 enum { FV_SRS, FV_SRD, FV_SR, FV_SLS, FV_SLD, FV_SL, FV_TS, FV_TD, FV_PN, FV_STATE, FV_MU, FV_RT, FV_VR, FV_PSR, FV_N };
-static const char *const fv_names[FV_N] = {"slip_rate_strike", "slip_rate_dip", "slip_rate", "slip_strike",
-                                            "slip_dip", "slip", "traction_strike", "traction_dip", "normal_stress",
-                                            "state", "mu", "rupture_time", "rupture_velocity", "peak_slip_rate"};
+static const char *const fv_names[FV_N] = {
+    "slip_rate_strike", "slip_rate_dip", "slip_rate",     "slip_strike", "slip_dip", "slip",
+    "traction_strike",  "traction_dip",  "normal_stress", "state",       "mu",       "rupture_time",
+    "rupture_velocity", "peak_slip_rate"};
 
 struct sq_fault_output {
   sq_fault *f;
   const sq_disc *d;
   const sq_config *cfg;
   int root, nranks;
-  double time;          /* of the values last written */
-  double dt;            /* sync interval (the stations' time_step) */
+  double time; /* of the values last written */
+  double dt;   /* sync interval (the stations' time_step) */
   int64_t every, nsteps;
-  int64_t nglobal;      /* faces over all ranks: the rows of the fault files */
-  int64_t nown;         /* faces whose "-" side is ours: the rows this rank writes */
-  int64_t *own_face;    /* their local index, in the order of their rows */
-  int64_t *own_row;     /* their row in the files, ascending */
-  double *values;       /* FV_N x nown: one snapshot, value by value */
+  int64_t nglobal;   /* faces over all ranks: the rows of the fault files */
+  int64_t nown;      /* faces whose "-" side is ours: the rows this rank writes */
+  int64_t *own_face; /* their local index, in the order of their rows */
+  int64_t *own_row;  /* their row in the files, ascending */
+  double *values;    /* FV_N x nown: one snapshot, value by value */
   sq_xdmf_writer *xdmf;
   int nstation;
   struct station {
-    int64_t face;       /* local fault face, -1: another rank has it */
+    int64_t face; /* local fault face, -1: another rank has it */
     int point;
-    double next;        /* next time to write (fault.station_interval) */
-    int64_t rows;       /* data rows written to each of its two files */
+    double next;  /* next time to write (fault.station_interval) */
+    int64_t rows; /* data rows written to each of its two files */
     FILE *scec, *seissol;
-  } *station;
+  } * station;
 };
 
 /* Face averages (rupture time and velocity from all points, -1 unless every point ruptured). */
@@ -90,7 +91,8 @@ static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *
         e2[k] = d->mesh->vert[cv[fv[2]] * 3 + k] - p0;
       }
       /* grad t = G^{-1}-weighted combination: solve [e1.e1 e1.e2; e1.e2 e2.e2] c = (g1, g2), grad = c1 e1 + c2 e2 */
-      const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+      const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2],
+                   g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
       const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
       const double k1 = (g22 * b[1] - g12 * b[2]) / det, k2 = (g11 * b[2] - g12 * b[1]) / det;
       double grad = 0.0;
@@ -168,7 +170,8 @@ static int own_rows(sq_fault_output *o) {
   if (!ierr) ierr = SQ_CALLOC(mine, n);
   for (int64_t i = 0; !ierr && i < f->nface; ++i) mine[i] = f->face[i].owned[0];
   if (!ierr) o->nown = faces_by_row(f, row, mine, o->own_face, o->own_row);
-  if (!ierr && o->nown < 0) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory numbering the fault faces");
+  if (!ierr && o->nown < 0)
+    ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory numbering the fault faces");
   if (!ierr) ierr = SQ_CALLOC(o->values, (o->nown > 0 ? o->nown : 1) * FV_N);
   SQ_FREE(mine);
   SQ_FREE(row);
@@ -204,7 +207,8 @@ static int open_xdmf(sq_fault_output *o, int64_t snapshots) {
     for (int v = 0; v < 3; ++v) {
       node[3 * k + v] = tri[3 * k + v] = 3 * o->own_row[k] + v;
       for (int x = 0; x < 3; ++x)
-        geom[9 * k + 3 * v + x] = d->mesh->vert[d->mesh->cell_vert[c * 4 + sq_ref_face_vertices[fc->face[0]][v]] * 3 + x];
+        geom[9 * k + 3 * v + x] =
+            d->mesh->vert[d->mesh->cell_vert[c * 4 + sq_ref_face_vertices[fc->face[0]][v]] * 3 + x];
     }
   }
   const sq_rows node_rows = {.n = 3 * n, .id = node}, face_rows = {.n = n, .id = o->own_row};
@@ -262,9 +266,10 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
       double dist;
       sq_fault_locate(f, o->d, x, &face, &point, &dist);
       if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-      return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)",
-                      cfg->path, cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
+      return sq_error_once(
+          SQ_ERR_INPUT, __FILE__, __LINE__,
+          "%s:%d: fault.stations[%d] (%g, %g, %g) is not on the fault (the nearest fault face is %g m away)", cfg->path,
+          cfg->fault.station_line[k], k, x[0], x[1], x[2], dist);
     }
     if (st->face < 0) continue;
     const sq_fault_face *fc = &f->face[st->face];
@@ -279,17 +284,17 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     const int rs = cfg->fault.law != SQ_FRICTION_LSW;
     if (kept < 0)
       fprintf(st->scec,
-            "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
-            "# time_step=%.6e\n# num_time_steps=%lld\n# location= %.1f km along strike, %.1f km down-dip\n"
-            "# Column #1 = Time (s)\n# Column #2 = horizontal slip (m)\n# Column #3 = horizontal slip rate (m/s)\n"
-            "# Column #4 = horizontal shear stress (MPa)\n# Column #5 = vertical slip (m)\n"
-            "# Column #6 = vertical slip rate (m/s)\n# Column #7 = vertical shear stress (MPa)\n"
-            "# Column #8 = normal stress (MPa)\n%s"
-            "# horizontal = along strike s = n x e_z; vertical = up-dip (-d); normal stress positive in tension\n"
-            "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress%s\n",
-            cfg->output_prefix, SQ_VERSION, o->dt, (long long)o->nsteps,
-            (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
-            rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
+              "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
+              "# time_step=%.6e\n# num_time_steps=%lld\n# location= %.1f km along strike, %.1f km down-dip\n"
+              "# Column #1 = Time (s)\n# Column #2 = horizontal slip (m)\n# Column #3 = horizontal slip rate (m/s)\n"
+              "# Column #4 = horizontal shear stress (MPa)\n# Column #5 = vertical slip (m)\n"
+              "# Column #6 = vertical slip rate (m/s)\n# Column #7 = vertical shear stress (MPa)\n"
+              "# Column #8 = normal stress (MPa)\n%s"
+              "# horizontal = along strike s = n x e_z; vertical = up-dip (-d); normal stress positive in tension\n"
+              "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress%s\n",
+              cfg->output_prefix, SQ_VERSION, o->dt, (long long)o->nsteps,
+              (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
+              rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
@@ -297,9 +302,9 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     sq_fault_point_position(f, o->d, st->face, st->point, px);
     if (kept < 0)
       fprintf(st->seissol,
-            "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
-            "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
-            k + 1, px[0], px[1], px[2]);
+              "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
+              "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
+              k + 1, px[0], px[1], px[2]);
   }
   return SQ_SUCCESS;
 }
@@ -327,9 +332,9 @@ static void station_rows(sq_fault_output *o, int initial) {
     if (st->face < 0) continue;
     if (initial) {
       const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
-      const double r[SQ_FAULT_LOG_COLS] = {o->time, s->slip_rate[0], s->slip_rate[1], s->traction[0],
-                                           s->traction[1], s->normal_stress, s->mu, s->state, s->slip[0],
-                                           s->slip[1], s->slip_path, s->peak_slip_rate, s->rupture_time};
+      const double r[SQ_FAULT_LOG_COLS] = {
+          o->time,  s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
+          s->state, s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
       station_write(o, st, r);
       st->next = o->time + every;
       continue;
@@ -416,12 +421,9 @@ int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_
   int64_t snapshots = sq_xdmf_count(o->xdmf);
   const int64_t nst = o->nstation > 0 ? o->nstation : 1;
   const sq_rows faces = {.n = n, .id = o->own_row}, points = {.n = n * np, .id = point_row};
-  const sq_h5_set sets[] = {{"gid", 1, o->nglobal, 0, &faces, gid},
-                            {"state", 0, o->nglobal * np, ns, &points, state},
-                            {"station_rows", 1, nst, 0, NULL, rows},
-                            {"station_next", 0, nst, 0, NULL, next},
-                            {"step", 1, 1, 0, NULL, &step},
-                            {"snapshots", 1, 1, 0, NULL, &snapshots}};
+  const sq_h5_set sets[] = {{"gid", 1, o->nglobal, 0, &faces, gid},  {"state", 0, o->nglobal * np, ns, &points, state},
+                            {"station_rows", 1, nst, 0, NULL, rows}, {"station_next", 0, nst, 0, NULL, next},
+                            {"step", 1, 1, 0, NULL, &step},          {"snapshots", 1, 1, 0, NULL, &snapshots}};
   const int ierr = sq_h5_file_write(path, "the fault checkpoint", (int)(sizeof(sets) / sizeof(sets[0])), sets);
   free(gid), free(point_row), free(state);
   return ierr;
@@ -441,9 +443,10 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
   const sq_h5_set step_set = {"step", 1, 1, 0, NULL, &saved_step};
   SQ_CALL(sq_h5_file_read(path, "the fault checkpoint", 1, &step_set));
   if (saved_step != step)
-    return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' is of step %lld, the checkpoint "
-                         "of step %lld: the run stopped while writing them; use an older pair", path,
-                         (long long)saved_step, (long long)step);
+    return sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__,
+                         "the fault checkpoint '%s' is of step %lld, the checkpoint "
+                         "of step %lld: the run stopped while writing them; use an older pair",
+                         path, (long long)saved_step, (long long)step);
   /* every local face (either side ours) reads its row by global id: any partition restarts */
   int64_t *row = NULL, nglobal = 0;
   SQ_CALL(fault_rows(f, nranks, &row, &nglobal));
@@ -453,8 +456,11 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
   double *state = malloc(sizeof(double) * nf * np * ns);
   int ok = face && face_row && gid && point_row && state && faces_by_row(f, row, NULL, face, face_row) == f->nface;
   if (nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  int ierr = ok ? SQ_SUCCESS : sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading the fault "
-                                             "checkpoint '%s'", path);
+  int ierr = ok ? SQ_SUCCESS
+                : sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__,
+                                "out of memory reading the fault "
+                                "checkpoint '%s'",
+                                path);
   for (int64_t k = 0; ok && k < f->nface; ++k)
     for (int p = 0; p < np; ++p) point_row[k * np + p] = face_row[k] * np + p;
   const sq_rows faces = {.n = f->nface, .id = face_row}, points = {.n = f->nface * np, .id = point_row};
@@ -465,9 +471,10 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
     if (gid[k] != f->face[face[k]].gid) wrong = f->face[face[k]].gid;
   if (!ierr && nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   if (!ierr && wrong >= 0)
-    ierr = sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__, "the fault checkpoint '%s' lacks fault face %lld (mesh "
-                         "cell %lld face %lld); restart with the mesh and configuration that wrote it", path,
-                         (long long)wrong, (long long)(wrong / 4), (long long)(wrong % 4));
+    ierr = sq_error_once(SQ_ERR_INPUT, __FILE__, __LINE__,
+                         "the fault checkpoint '%s' lacks fault face %lld (mesh "
+                         "cell %lld face %lld); restart with the mesh and configuration that wrote it",
+                         path, (long long)wrong, (long long)(wrong / 4), (long long)(wrong % 4));
   for (int64_t k = 0; !ierr && k < f->nface; ++k)
     for (int p = 0; p < np; ++p)
       memcpy(&f->point[face[k] * np + p].state, state + (k * np + p) * ns, sizeof(sq_friction_state));
@@ -541,8 +548,9 @@ int sq_fault_output_close(sq_fault_output *o) {
     FILE *fp = fopen(path, "w");
     if (!fp) ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
     else {
-      fprintf(fp, "# problem=%s\n# code=starquake %s\n# Column #1 = Distance along strike (m)\n"
-                  "# Column #2 = Distance down-dip (m)\n# Column #3 = Rupture time (s)\nj k t\n",
+      fprintf(fp,
+              "# problem=%s\n# code=starquake %s\n# Column #1 = Distance along strike (m)\n"
+              "# Column #2 = Distance down-dip (m)\n# Column #3 = Rupture time (s)\nj k t\n",
               cfg->output_prefix, SQ_VERSION);
       qsort(all, total / 3, 3 * sizeof(double), cmp_cplot); /* the same file on any number of ranks */
       for (int i = 0; i < total / 3; ++i) fprintf(fp, "%.6e %.6e %.6e\n", all[3 * i], all[3 * i + 1], all[3 * i + 2]);

@@ -11,8 +11,7 @@
 #include <mpi.h>
 
 #ifndef H5_HAVE_PARALLEL
-#error                                                                                                       \
-    "starquake needs the parallel (MPI-IO) build of HDF5: apt-get install libhdf5-openmpi-dev, then ./configure"
+#error "starquake needs the parallel (MPI-IO) build of HDF5: apt-get install libhdf5-openmpi-dev, then ./configure"
 #endif
 
 #define SQ_OUT_PATH 1400
@@ -33,10 +32,9 @@ int sq_io_root(int st);
 
 /* One collective step: evaluated only while every rank has succeeded so far; then every rank learns
  * whether it failed anywhere. */
-#define IO_STEP(st, expr)                                                                                    \
-  do {                                                                                                       \
-    if (!(st))                                                                                               \
-      (st) = sq_io_agree((expr) < 0 ? -1 : 0);                                                               \
+#define IO_STEP(st, expr)                                                                                              \
+  do {                                                                                                                 \
+    if (!(st)) (st) = sq_io_agree((expr) < 0 ? -1 : 0);                                                                \
   } while (0)
 
 /* ---- HDF5 (h5io.c) --------------------------------------------------------------------------- */
@@ -67,8 +65,8 @@ int sq_h5_attr_string(hid_t obj, const char *name, const char *value);
 int sq_h5_rows_transfer(hid_t set, hid_t type, const sq_rows *rows, void *data, int write);
 /** Create dataset @p name (replacing one of that name) of @p ndim dims and write this rank's rows of it;
  * collective, and agreed: every rank returns the same status. */
-int sq_h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims,
-                        const sq_rows *rows, const void *data);
+int sq_h5_write_dataset(hid_t loc, const char *name, hid_t type, int ndim, const hsize_t *dims, const sq_rows *rows,
+                        const void *data);
 /** Extend the extendible @p set to @p at + @p count rows and write rows [at, at + count): every value on
  * rank 0 (@p cols NULL) or the columns that @p cols marks, on every rank.  Collective and agreed. */
 int sq_h5_append(hid_t set, int ndim, int64_t at, int64_t count, const int *cols, const double *data);

@@ -25,18 +25,14 @@ enum { RECEIVER_HEADER_LINES = 5 };
 
 static int receiver_text_create(const char *path, int number, const double x[3]) {
   FILE *f = fopen(path, "w");
-  if (!f)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path,
-                    strerror(errno));
+  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
   fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d\"\n", number);
   fprintf(f, "VARIABLES = \"Time\"");
-  for (int p = 0; p < 9; ++p)
-    fprintf(f, ",\"%s\"", sq_quantity_names[p]);
+  for (int p = 0; p < 9; ++p) fprintf(f, ",\"%s\"", sq_quantity_names[p]);
   fprintf(f, "\n# x1 % .16E\n# x2 % .16E\n# x3 % .16E\n", x[0], x[1], x[2]);
   const int bad = ferror(f);
   if (fclose(f) || bad)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path,
-                    strerror(errno));
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
   return SQ_SUCCESS;
 }
 
@@ -50,8 +46,7 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
     const hsize_t pd[2] = {(hsize_t)n, 3};
     st = sq_h5_write_dataset(file, "points", H5T_NATIVE_DOUBLE, 2, pd, NULL, x);
   }
-  const int64_t chunk_rows =
-      n * 9 > 0 && 16384 / (n * 9) > 1 ? (16384 / (n * 9) < 256 ? 16384 / (n * 9) : 256) : 1;
+  const int64_t chunk_rows = n * 9 > 0 && 16384 / (n * 9) > 1 ? (16384 / (n * 9) < 256 ? 16384 / (n * 9) : 256) : 1;
   for (int k = 0; k < 2 && !st; ++k) {
     const int rank = k == 0 ? 1 : 3;
     const hsize_t dims[3] = {0, (hsize_t)n, 9}, maxd[3] = {H5S_UNLIMITED, (hsize_t)n, 9};
@@ -62,8 +57,7 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
     hid_t set = -1;
     IO_STEP(st, set = H5Dcreate2(file, k == 0 ? "time" : "data", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist,
                                  H5P_DEFAULT));
-    if (set >= 0)
-      H5Dclose(set);
+    if (set >= 0) H5Dclose(set);
     H5Pclose(plist);
     H5Sclose(space);
   }
@@ -90,27 +84,22 @@ static int receiver_h5_cut(const char *path, int n, int64_t keep) {
     hsize_t dims[3] = {0, 0, 0};
     IO_STEP(st, set = H5Dopen2(file, k == 0 ? "time" : "data", H5P_DEFAULT));
     IO_STEP(st, space = H5Dget_space(set));
-    IO_STEP(st,
-            H5Sget_simple_extent_dims(space, dims, NULL) < 0 || (k == 1 && dims[1] != (hsize_t)n) ? -1 : 0);
-    if (!st && dims[0] < (hsize_t)keep)
-      short_file = 1, st = -1;
+    IO_STEP(st, H5Sget_simple_extent_dims(space, dims, NULL) < 0 || (k == 1 && dims[1] != (hsize_t)n) ? -1 : 0);
+    if (!st && dims[0] < (hsize_t)keep) short_file = 1, st = -1;
     dims[0] = (hsize_t)keep;
     IO_STEP(st, H5Dset_extent(set, dims));
-    if (space >= 0)
-      H5Sclose(space);
-    if (set >= 0)
-      H5Dclose(set);
+    if (space >= 0) H5Sclose(space);
+    if (set >= 0) H5Dclose(set);
   }
   IO_STEP(st, sq_h5_close(&file));
   sq_h5_quiet_end(&q);
   int ierr = SQ_SUCCESS;
   if (short_file)
-    ierr = io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld samples the checkpoint counts",
-                    path, (long long)keep);
+    ierr = io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld samples the checkpoint counts", path,
+                    (long long)keep);
   else if (st)
     ierr = io_error(SQ_ERR_IO, __LINE__,
-                    "cannot continue the receiver file '%s' (missing, unreadable, or not %d receivers)", path,
-                    n);
+                    "cannot continue the receiver file '%s' (missing, unreadable, or not %d receivers)", path, n);
   sq_h5_close_quiet(&file);
   return ierr;
 }
@@ -128,48 +117,37 @@ int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const do
   SQ_CALL(SQ_CALLOC(w->owned, n > 0 ? n : 1));
   for (int i = 0; i < n; ++i) {
     w->owned[i] = owned ? owned[i] : 1;
-    if (!w->owned[i])
-      continue;
+    if (!w->owned[i]) continue;
     SQ_CALL(SQ_CALLOC(w->text[i], SQ_OUT_PATH));
     snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%05d.dat", dir, prefix, i + 1);
-    if (keep < 0)
-      SQ_CALL(receiver_text_create(w->text[i], i + 1, &x[3 * i]));
-    else
-      SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
+    if (keep < 0) SQ_CALL(receiver_text_create(w->text[i], i + 1, &x[3 * i]));
+    else SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
   }
   if (hdf5) {
     snprintf(w->h5, sizeof(w->h5), "%s/%s-receivers.h5", dir, prefix);
-    if (keep < 0)
-      SQ_CALL(receiver_h5_create(w->h5, n, x, interval));
-    else
-      SQ_CALL(receiver_h5_cut(w->h5, n, keep));
+    if (keep < 0) SQ_CALL(receiver_h5_create(w->h5, n, x, interval));
+    else SQ_CALL(receiver_h5_cut(w->h5, n, keep));
   }
   return SQ_SUCCESS;
 }
 
 int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t count, const double *samples) {
-  if (count <= 0 || w->n == 0)
-    return SQ_SUCCESS;
+  if (count <= 0 || w->n == 0) return SQ_SUCCESS;
   SQ_CHECK(first == w->count, SQ_ERR_INTERNAL, "receiver samples out of order: %lld written, next %lld",
            (long long)w->count, (long long)first);
   for (int i = 0; i < w->n; ++i) {
-    if (!w->owned[i])
-      continue;
+    if (!w->owned[i]) continue;
     FILE *f = fopen(w->text[i], "a");
-    if (!f)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i],
-                      strerror(errno));
+    if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i], strerror(errno));
     for (int64_t j = 0; j < count; ++j) {
       const double *v = samples + ((size_t)j * w->n + i) * 9;
       fprintf(f, "% .16E", (double)(first + j) * w->interval);
-      for (int p = 0; p < 9; ++p)
-        fprintf(f, " % .16E", v[p]);
+      for (int p = 0; p < 9; ++p) fprintf(f, " % .16E", v[p]);
       fputc('\n', f);
     }
     const int bad = ferror(f);
     if (fclose(f) || bad)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i],
-                      strerror(errno));
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i], strerror(errno));
   }
   if (w->hdf5) { /* /time from rank 0, each receiver's column of /data from the rank that owns it */
     h5_quiet q;
@@ -179,16 +157,12 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
     int st = 0;
     IO_STEP(st, times ? 0 : -1);
     IO_STEP(st, file = sq_h5_file(w->h5, 0, H5F_ACC_RDWR));
-    for (int64_t j = 0; times && j < count; ++j)
-      times[j] = (double)(first + j) * w->interval;
+    for (int64_t j = 0; times && j < count; ++j) times[j] = (double)(first + j) * w->interval;
     for (int k = 0; k < 2 && !st; ++k) {
       hid_t set = -1;
       IO_STEP(st, set = H5Dopen2(file, k == 0 ? "time" : "data", H5P_DEFAULT));
-      if (!st)
-        st = sq_h5_append(set, k == 0 ? 1 : 3, first, count, k == 0 ? NULL : w->owned,
-                          k == 0 ? times : samples);
-      if (set >= 0)
-        H5Dclose(set);
+      if (!st) st = sq_h5_append(set, k == 0 ? 1 : 3, first, count, k == 0 ? NULL : w->owned, k == 0 ? times : samples);
+      if (set >= 0) H5Dclose(set);
     }
     IO_STEP(st, sq_h5_close(&file));
     free(times);
@@ -203,15 +177,11 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
   return SQ_SUCCESS;
 }
 
-int64_t sq_receiver_writer_count(const sq_receiver_writer *w) {
-  return w ? w->count : 0;
-}
+int64_t sq_receiver_writer_count(const sq_receiver_writer *w) { return w ? w->count : 0; }
 
 void sq_receiver_writer_close(sq_receiver_writer *w) {
-  if (!w)
-    return;
-  for (int i = 0; i < w->n; ++i)
-    SQ_FREE(w->text[i]);
+  if (!w) return;
+  for (int i = 0; i < w->n; ++i) SQ_FREE(w->text[i]);
   SQ_FREE(w->text);
   SQ_FREE(w->owned);
   SQ_FREE(w);

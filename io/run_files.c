@@ -21,11 +21,9 @@ int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int
   char path[SQ_PATH_MAX + 300];
   snprintf(path, sizeof(path), "%s/%s-energy.csv", dir, prefix);
   const int restart = restart_rows >= 0;
-  if (restart)
-    SQ_CALL(sq_text_truncate(path, 1, restart_rows));
+  if (restart) SQ_CALL(sq_text_truncate(path, 1, restart_rows));
   f->file = fopen(path, restart ? "a" : "w");
-  if (!f->file)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
+  if (!f->file) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
   if (!restart)
     fprintf(f->file, "time,energy,kinetic,elastic%s\n", with_fault ? ",frictional_work,seismic_moment" : "");
   return SQ_SUCCESS;
@@ -43,17 +41,16 @@ int sq_energy_file_row(sq_energy_file *f, double time, const double e[3], const 
 void sq_energy_file_flush(sq_energy_file *f) { fflush(f->file); }
 
 void sq_energy_file_close(sq_energy_file *f) {
-  if (!f)
-    return;
-  if (f->file)
-    fclose(f->file);
+  if (!f) return;
+  if (f->file) fclose(f->file);
   SQ_FREE(f);
 }
 
 int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   FILE *fs = fopen(path, "w");
   if (!fs) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
-  fprintf(fs, "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
+  fprintf(fs,
+          "config: %s\ncells: %lld\norder: %d\nprecision: %s\nsync_intervals: %lld\ndt_sync: %.10e\nend_time: %.10e\n",
           s->config, (long long)s->cells, s->order, s->precision == SQ_F64 ? "double" : "single",
           (long long)s->sync_intervals, s->dt_sync, s->end_time);
   fprintf(fs, "wall_time_steps: %.3f\nwall_time_stepping: %.3f\nelement_updates_per_second: %.4e\n", s->wall_time_steps,
@@ -72,8 +69,9 @@ int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   if (s->has_l2) fprintf(fs, "l2_error_relative: %.6e\n", s->l2_error_relative);
   fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)s->dofs_hash);
   if (s->has_plastic)
-    fprintf(fs, "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"
-                "plastic_yield_fraction: %.6e\nplastic_max_eta: %.10e\n",
+    fprintf(fs,
+            "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"
+            "plastic_yield_fraction: %.6e\nplastic_max_eta: %.10e\n",
             (unsigned long long)s->plastic_strain_hash, (long long)s->plastic_yielded_cells,
             (long long)s->plastic_yield_updates, s->plastic_yield_fraction, s->plastic_max_eta);
   fclose(fs);

@@ -136,14 +136,12 @@ static int sq_cfg_nonfinite_word(const char *s) {
 
 /** A plain scalar usable as a number or a bool: no quotes, not null, no embedded NUL. */
 static int sq_cfg_plain(const sq_node *node) {
-  return node->kind == SQ_NODE_SCALAR && !node->quoted && !sq_node_is_null(node) &&
-         strlen(node->text) == node->len;
+  return node->kind == SQ_NODE_SCALAR && !node->quoted && !sq_node_is_null(node) && strlen(node->text) == node->len;
 }
 
 /** "; remove the quotes" when a quoted scalar would have been valid unquoted. */
 static const char *sq_cfg_quote_hint(const sq_node *node, int (*valid)(const char *)) {
-  if (node->kind == SQ_NODE_SCALAR && node->quoted && strlen(node->text) == node->len &&
-      valid(node->text))
+  if (node->kind == SQ_NODE_SCALAR && node->quoted && strlen(node->text) == node->len && valid(node->text))
     return "; remove the quotes";
   return "";
 }
@@ -155,14 +153,12 @@ void sq_cfg_range_text(const sq_cfg_key *key, int is_int, char *out, size_t size
   else if (lo && hi)
     snprintf(out, size, "in %c%g, %g%c", (key->range & SQ_MIN_GE) ? '[' : '(', key->min, key->max,
              (key->range & SQ_MAX_LE) ? ']' : ')');
-  else if (lo)
-    snprintf(out, size, "%s %g", (key->range & SQ_MIN_GE) ? ">=" : ">", key->min);
-  else
-    snprintf(out, size, "%s %g", (key->range & SQ_MAX_LE) ? "<=" : "<", key->max);
+  else if (lo) snprintf(out, size, "%s %g", (key->range & SQ_MIN_GE) ? ">=" : ">", key->min);
+  else snprintf(out, size, "%s %g", (key->range & SQ_MAX_LE) ? "<=" : "<", key->max);
 }
 
-static int sq_cfg_check_range(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                              const char *path, double x, int is_int) {
+static int sq_cfg_check_range(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, double x,
+                              int is_int) {
   int ok = 1;
   if ((key->range & SQ_MIN_GE) && !(x >= key->min)) ok = 0;
   if ((key->range & SQ_MIN_GT) && !(x > key->min)) ok = 0;
@@ -175,36 +171,31 @@ static int sq_cfg_check_range(sq_cfg_parse *p, const sq_cfg_key *key, const sq_n
                      sq_cfg_found(node, found, sizeof(found)));
 }
 
-static int sq_cfg_get_int(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                          const char *path, int *out) {
+static int sq_cfg_get_int(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, int *out) {
   char found[4 * SQ_CFG_SHOW + 64];
   if (!sq_cfg_plain(node) || !sq_cfg_int_syntax(node->text))
-    return SQ_CFG_FAIL(p, node->line, path, "expected an integer, found %s%s",
-                       sq_cfg_found(node, found, sizeof(found)),
+    return SQ_CFG_FAIL(p, node->line, path, "expected an integer, found %s%s", sq_cfg_found(node, found, sizeof(found)),
                        sq_cfg_quote_hint(node, sq_cfg_int_syntax));
   errno = 0;
   long long x = strtoll(node->text, NULL, 10);
   if (errno == ERANGE || x < INT_MIN || x > INT_MAX) {
     double huge = node->text[0] == '-' ? -INFINITY : INFINITY;
     if (key->range) SQ_CALL(sq_cfg_check_range(p, key, node, path, huge, 1));
-    return SQ_CFG_FAIL(p, node->line, path, "%s is too large for an integer",
-                       sq_cfg_found(node, found, sizeof(found)));
+    return SQ_CFG_FAIL(p, node->line, path, "%s is too large for an integer", sq_cfg_found(node, found, sizeof(found)));
   }
   SQ_CALL(sq_cfg_check_range(p, key, node, path, (double)x, 1));
   *out = (int)x;
   return SQ_SUCCESS;
 }
 
-static int sq_cfg_get_float(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                            const char *path, double *out) {
+static int sq_cfg_get_float(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path,
+                            double *out) {
   char found[4 * SQ_CFG_SHOW + 64];
   if (sq_cfg_plain(node) && sq_cfg_nonfinite_word(node->text))
-    return SQ_CFG_FAIL(p, node->line, path,
-                       "expected a finite number, found %s; NaN and infinity are not allowed",
+    return SQ_CFG_FAIL(p, node->line, path, "expected a finite number, found %s; NaN and infinity are not allowed",
                        sq_cfg_found(node, found, sizeof(found)));
   if (!sq_cfg_plain(node) || !sq_cfg_float_syntax(node->text))
-    return SQ_CFG_FAIL(p, node->line, path, "expected a number, found %s%s",
-                       sq_cfg_found(node, found, sizeof(found)),
+    return SQ_CFG_FAIL(p, node->line, path, "expected a number, found %s%s", sq_cfg_found(node, found, sizeof(found)),
                        sq_cfg_quote_hint(node, sq_cfg_float_syntax));
   double x = strtod(node->text, NULL);
   if (!isfinite(x))
@@ -222,17 +213,14 @@ static int sq_cfg_bool_word(const char *s) {
   return -1;
 }
 
-static int sq_cfg_is_bool_word(const char *s) {
-  return sq_cfg_bool_word(s) >= 0;
-}
+static int sq_cfg_is_bool_word(const char *s) { return sq_cfg_bool_word(s) >= 0; }
 
 static int sq_cfg_get_bool(sq_cfg_parse *p, const sq_node *node, const char *path, int *out) {
   char found[4 * SQ_CFG_SHOW + 64];
   int b = sq_cfg_plain(node) ? sq_cfg_bool_word(node->text) : -1;
   if (b < 0)
     return SQ_CFG_FAIL(p, node->line, path, "expected true or false, found %s%s",
-                       sq_cfg_found(node, found, sizeof(found)),
-                       sq_cfg_quote_hint(node, sq_cfg_is_bool_word));
+                       sq_cfg_found(node, found, sizeof(found)), sq_cfg_quote_hint(node, sq_cfg_is_bool_word));
   *out = b;
   return SQ_SUCCESS;
 }
@@ -242,16 +230,13 @@ static void sq_cfg_word_list(const sq_cfg_word *words, char *out, size_t size) {
   size_t o = 0;
   out[0] = '\0';
   for (int i = 0; words[i].word && o < size; ++i)
-    o += (size_t)snprintf(out + o, size - o, "%s%s", i ? ", " : "",
-                          words[i].word[0] ? words[i].word : "\"\"");
+    o += (size_t)snprintf(out + o, size - o, "%s%s", i ? ", " : "", words[i].word[0] ? words[i].word : "\"\"");
 }
 
 /** Index of the word @p node spells, or an error listing the allowed words. */
-int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                    const char *path, int *index) {
+int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, int *index) {
   char found[4 * SQ_CFG_SHOW + 64], list[512];
-  if (node->kind == SQ_NODE_SCALAR && strlen(node->text) == node->len &&
-      (node->quoted || !sq_node_is_null(node)))
+  if (node->kind == SQ_NODE_SCALAR && strlen(node->text) == node->len && (node->quoted || !sq_node_is_null(node)))
     for (int i = 0; key->words[i].word; ++i)
       if (!strcmp(node->text, key->words[i].word)) {
         *index = i;
@@ -269,18 +254,15 @@ int sq_cfg_get_word(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
                      suggestion ? suggestion : "", suggestion ? "'?" : "");
 }
 
-static int sq_cfg_get_string(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                             const char *path, char *out) {
+static int sq_cfg_get_string(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, char *out) {
   char found[4 * SQ_CFG_SHOW + 64];
   if (node->kind != SQ_NODE_SCALAR || (!node->quoted && sq_node_is_null(node)))
-    return SQ_CFG_FAIL(p, node->line, path, "expected a string, found %s%s",
-                       sq_cfg_found(node, found, sizeof(found)),
+    return SQ_CFG_FAIL(p, node->line, path, "expected a string, found %s%s", sq_cfg_found(node, found, sizeof(found)),
                        node->kind == SQ_NODE_SCALAR ? " (write \"\" for an empty string)" : "");
-  if (strlen(node->text) != node->len)
-    return SQ_CFG_FAIL(p, node->line, path, "the string contains a NUL character");
+  if (strlen(node->text) != node->len) return SQ_CFG_FAIL(p, node->line, path, "the string contains a NUL character");
   if (node->len >= key->size)
-    return SQ_CFG_FAIL(p, node->line, path, "the string is too long (%zu bytes, at most %zu)",
-                       node->len, key->size - 1);
+    return SQ_CFG_FAIL(p, node->line, path, "the string is too long (%zu bytes, at most %zu)", node->len,
+                       key->size - 1);
   if (key->words) {
     int index;
     SQ_CALL(sq_cfg_get_word(p, key, node, path, &index));
@@ -290,8 +272,7 @@ static int sq_cfg_get_string(sq_cfg_parse *p, const sq_cfg_key *key, const sq_no
 }
 
 /** [x, y, z] of ints or floats; the key's range applies to every component. */
-int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                      const char *path, void *field) {
+int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, const char *path, void *field) {
   char found[4 * SQ_CFG_SHOW + 64], elem[SQ_CFG_PATH];
   const char *what = key->type == SQ_KEY_INT3 ? "integers" : "numbers";
   if (node->kind != SQ_NODE_SEQ)
@@ -304,24 +285,19 @@ int sq_cfg_get_triple(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *nod
   double reals[3];
   for (int i = 0; i < 3; ++i) {
     sq_cfg_path_done(elem, sizeof(elem), snprintf(elem, sizeof(elem), "%s[%d]", path, i));
-    if (key->type == SQ_KEY_INT3)
-      SQ_CALL(sq_cfg_get_int(p, key, node->items[i], elem, &ints[i]));
-    else
-      SQ_CALL(sq_cfg_get_float(p, key, node->items[i], elem, &reals[i]));
+    if (key->type == SQ_KEY_INT3) SQ_CALL(sq_cfg_get_int(p, key, node->items[i], elem, &ints[i]));
+    else SQ_CALL(sq_cfg_get_float(p, key, node->items[i], elem, &reals[i]));
   }
-  if (key->type == SQ_KEY_INT3)
-    memcpy(field, ints, sizeof(ints));
-  else
-    memcpy(field, reals, sizeof(reals));
+  if (key->type == SQ_KEY_INT3) memcpy(field, ints, sizeof(ints));
+  else memcpy(field, reals, sizeof(reals));
   return SQ_SUCCESS;
 }
 
-static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node,
-                          int key_line, const char *path, void *base) {
+static int sq_cfg_get_seq(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, int key_line, const char *path,
+                          void *base) {
   char found[4 * SQ_CFG_SHOW + 64], item[SQ_CFG_PATH];
   size_t n = 0;
-  if (node->kind == SQ_NODE_SEQ)
-    n = node->n;
+  if (node->kind == SQ_NODE_SEQ) n = node->n;
   else if (!sq_node_is_null(node))
     return SQ_CFG_FAIL(p, node->line, path,
                        "expected a sequence of mappings ('- key: value' items or [{...}, ...]), "
@@ -357,10 +333,14 @@ static int sq_cfg_get_expr(sq_cfg_parse *p, const sq_node *node, const char *pat
   if (rc == SQ_SUCCESS && sq_expr_uses(e, SQ_EXPR_T)) {
     sq_expr_destroy(e);
     if (nvars)
-      return SQ_CFG_FAIL(p, node->line, path, "'%s' depends on t; these values are fixed in time and may depend "
-                         "on x, y, z and group only", node->text);
-    return SQ_CFG_FAIL(p, node->line, path, "'%s' depends on t; fault values may depend on x, y, z only (the "
-                       "nucleation ramp is fault.nucleation_time)", node->text);
+      return SQ_CFG_FAIL(p, node->line, path,
+                         "'%s' depends on t; these values are fixed in time and may depend "
+                         "on x, y, z and group only",
+                         node->text);
+    return SQ_CFG_FAIL(p, node->line, path,
+                       "'%s' depends on t; fault values may depend on x, y, z only (the "
+                       "nucleation ramp is fault.nucleation_time)",
+                       node->text);
   }
   sq_expr_destroy(e);
   if (rc == SQ_ERR_INPUT) return SQ_CFG_FAIL(p, node->line, path, "'%s': %s", node->text, err);
@@ -371,8 +351,8 @@ static int sq_cfg_get_expr(sq_cfg_parse *p, const sq_node *node, const char *pat
 }
 
 /** Parse the value @p node of @p key (written on line @p key_line) and store it into @p base. */
-static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, int key_line,
-                        const char *path, void *base) {
+static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *node, int key_line, const char *path,
+                        void *base) {
   void *field = (char *)base + key->offset;
   switch (key->type) {
   case SQ_KEY_INT: {
@@ -393,9 +373,7 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
     memcpy(field, &x, sizeof(x));
     break;
   }
-  case SQ_KEY_STRING:
-    SQ_CALL(sq_cfg_get_string(p, key, node, path, field));
-    break;
+  case SQ_KEY_STRING: SQ_CALL(sq_cfg_get_string(p, key, node, path, field)); break;
   case SQ_KEY_ENUM: {
     int index = 0;
     SQ_CALL(sq_cfg_get_word(p, key, node, path, &index));
@@ -403,21 +381,13 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
     break;
   }
   case SQ_KEY_FLOAT3:
-  case SQ_KEY_INT3:
-    SQ_CALL(sq_cfg_get_triple(p, key, node, path, field));
-    break;
+  case SQ_KEY_INT3: SQ_CALL(sq_cfg_get_triple(p, key, node, path, field)); break;
   case SQ_KEY_MAP:
-    if (key->item)
-      SQ_CALL(key->item(p, node, key_line, path, -1, base));
-    else
-      SQ_CALL(sq_cfg_map(p, node, key_line, path, key->sub, field));
+    if (key->item) SQ_CALL(key->item(p, node, key_line, path, -1, base));
+    else SQ_CALL(sq_cfg_map(p, node, key_line, path, key->sub, field));
     break;
-  case SQ_KEY_SEQ:
-    SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base));
-    break;
-  case SQ_KEY_EXPR:
-    SQ_CALL(sq_cfg_get_expr(p, node, path, key->expr_vars, field));
-    break;
+  case SQ_KEY_SEQ: SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base)); break;
+  case SQ_KEY_EXPR: SQ_CALL(sq_cfg_get_expr(p, node, path, key->expr_vars, field)); break;
   }
   if (key->validate) SQ_CALL(key->validate(p, node, path, field));
   return SQ_SUCCESS;
@@ -432,8 +402,7 @@ static int sq_cfg_nkeys(const sq_cfg_schema *schema) {
 }
 
 /** Error for a key of @p map that @p schema does not know, with the nearest valid key. */
-static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
-                          const sq_cfg_schema *schema) {
+static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path, const sq_cfg_schema *schema) {
   char keypath[SQ_CFG_PATH], list[1024], where[SQ_CFG_PATH];
   const char *what = path[0] ? "key" : "section";
   sq_cfg_join(keypath, sizeof(keypath), path, key->text, key->len);
@@ -442,8 +411,7 @@ static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
   sq_cfg_near near = {.given = key->text};
   for (const sq_cfg_key *k = schema->keys; k->name; ++k) sq_cfg_near_consider(&near, k->name);
   const char *suggestion = sq_cfg_near_result(&near);
-  if (suggestion)
-    return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; did you mean '%s'?", what, suggestion);
+  if (suggestion) return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; did you mean '%s'?", what, suggestion);
   /* a key of a nested mapping written one level too high ("order" at the top level) */
   for (const sq_cfg_key *s = schema->keys; s->name; ++s)
     if (s->type == SQ_KEY_MAP && s->sub)
@@ -451,20 +419,15 @@ static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
         if (sq_node_is(key, k->name)) {
           char inner[SQ_CFG_PATH];
           sq_cfg_join(inner, sizeof(inner), path, s->name, strlen(s->name));
-          return SQ_CFG_FAIL(p, key->line, keypath,
-                             "unknown %s; did you mean '%s.%s'? (move it into '%s')", what, inner,
-                             k->name, inner);
+          return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; did you mean '%s.%s'? (move it into '%s')", what,
+                             inner, k->name, inner);
         }
   size_t o = 0;
   for (const sq_cfg_key *k = schema->keys; k->name && o < sizeof(list); ++k)
-    o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k == schema->keys ? "" : ", ",
-                          k->name);
-  if (path[0])
-    snprintf(where, sizeof(where), "in '%s'", path);
-  else
-    snprintf(where, sizeof(where), "at the top level");
-  return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; valid %ss %s are: %s", what, what, where,
-                     list);
+    o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k == schema->keys ? "" : ", ", k->name);
+  if (path[0]) snprintf(where, sizeof(where), "in '%s'", path);
+  else snprintf(where, sizeof(where), "at the top level");
+  return SQ_CFG_FAIL(p, key->line, keypath, "unknown %s; valid %ss %s are: %s", what, what, where, list);
 }
 
 /**
@@ -472,21 +435,19 @@ static int sq_cfg_unknown(sq_cfg_parse *p, const sq_node *key, const char *path,
  * @p line is where the mapping is introduced (its key's line; the parent's line when absent): the
  * line that messages about missing keys name.
  */
-int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-               const sq_cfg_schema *schema, void *base) {
+int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const sq_cfg_schema *schema,
+               void *base) {
   char found[4 * SQ_CFG_SHOW + 64], keypath[SQ_CFG_PATH];
   int nkeys = sq_cfg_nkeys(schema);
   if (nkeys > SQ_CFG_MAX_KEYS)
-    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "config schema '%s' has %d keys, max %d",
-                    path, nkeys, SQ_CFG_MAX_KEYS);
+    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "config schema '%s' has %d keys, max %d", path, nkeys,
+                    SQ_CFG_MAX_KEYS);
   const sq_node *pairs = NULL;
   int given = map != NULL;
   if (map) {
-    if (map->kind == SQ_NODE_MAP)
-      pairs = map;
+    if (map->kind == SQ_NODE_MAP) pairs = map;
     else if (!sq_node_is_null(map))
-      return SQ_CFG_FAIL(p, map->line, path,
-                         "expected a mapping ('key: value' lines or {key: value, ...}), found %s",
+      return SQ_CFG_FAIL(p, map->line, path, "expected a mapping ('key: value' lines or {key: value, ...}), found %s",
                          sq_cfg_found(map, found, sizeof(found)));
   }
   size_t first[SQ_CFG_MAX_KEYS];
@@ -498,8 +459,7 @@ int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
     if (j == nkeys) return sq_cfg_unknown(p, key, path, schema);
     if (seen[j]) {
       sq_cfg_join(keypath, sizeof(keypath), path, key->text, key->len);
-      return SQ_CFG_FAIL(p, key->line, keypath,
-                         "duplicate key (first given on line %d); give each key once",
+      return SQ_CFG_FAIL(p, key->line, keypath, "duplicate key (first given on line %d); give each key once",
                          pairs->keys[first[j]]->line);
     }
     seen[j] = 1;
@@ -509,8 +469,7 @@ int sq_cfg_map(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
     const sq_cfg_key *key = &schema->keys[j];
     sq_cfg_join(keypath, sizeof(keypath), path, key->name, strlen(key->name));
     if (seen[j]) {
-      SQ_CALL(
-          sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
+      SQ_CALL(sq_cfg_value(p, key, pairs->items[first[j]], pairs->keys[first[j]]->line, keypath, base));
     } else if (key->required) {
       return SQ_CFG_MISSING(p, given, line, path, key->name, "");
     } else if (key->type == SQ_KEY_MAP && !key->item && !key->optional) {
@@ -530,24 +489,22 @@ int sq_cfg_nonempty(sq_cfg_parse *p, const sq_node *node, const char *path, void
 }
 
 /** hi > lo on every axis; the error points at 'hi' (or 'lo', or the mapping). */
-int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                           const double lo[3], const double hi[3]) {
+int sq_cfg_check_box_order(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const double lo[3],
+                           const double hi[3]) {
   static const char axes[] = "xyz";
   char keypath[SQ_CFG_PATH];
   for (int d = 0; d < 3; ++d)
     if (!(hi[d] > lo[d])) {
       int at = sq_node_key_line(map, "hi", sq_node_key_line(map, "lo", line));
       sq_cfg_join(keypath, sizeof(keypath), path, "hi", 2);
-      return SQ_CFG_FAIL(p, at, keypath,
-                         "must be greater than lo on every axis; on the %c axis lo = %g, hi = %g",
+      return SQ_CFG_FAIL(p, at, keypath, "must be greater than lo on every axis; on the %c axis lo = %g, hi = %g",
                          axes[d], lo[d], hi[d]);
     }
   return SQ_SUCCESS;
 }
 
 /** Resolve the string key @p key of @p map (stored in @p file) against the config's folder. */
-int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                   const char *key, char *file) {
+int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const char *key, char *file) {
   if (!file[0] || file[0] == '/' || !p->dir[0]) return SQ_SUCCESS;
   size_t ld = strlen(p->dir), lf = strlen(file);
   if (ld + lf >= SQ_PATH_MAX) {
@@ -566,9 +523,8 @@ int sq_cfg_resolve(sq_cfg_parse *p, const sq_node *map, int line, const char *pa
  * Keys of @p map that type @p type_name does not use are errors; keys it needs are required.
  * @p keys lists every optional key of the mapping; @p needed and @p allowed are NULL-terminated.
  */
-int sq_cfg_keys_for_type(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
-                         const char *const *keys, const char *const *needed,
-                         const char *const *allowed, const char *type_name,
+int sq_cfg_keys_for_type(sq_cfg_parse *p, const sq_node *map, int line, const char *path, const char *const *keys,
+                         const char *const *needed, const char *const *allowed, const char *type_name,
                          const char *what) {
   char keypath[SQ_CFG_PATH];
   for (const char *const *k = keys; *k; ++k) {

@@ -21,18 +21,18 @@ struct sq_snapshot_writer {
   int want_wave;                 /* wavefield snapshots (every rank computes and writes its rows) */
   /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them): the local
    * indices of what it writes, ascending, and their rows in the files (global numbering) */
-  int64_t *own_cell, *own_cell_row;  /* the mesh cells it owns */
-  sq_rows cell_rows;                 /* cell-centred values, topology */
-  int64_t *own_vert, *own_vert_row;  /* the vertices it writes (sq_mesh.vert_writer) */
-  sq_rows vert_rows;                 /* geometry and vertex values */
-  int64_t *own_face, *own_face_row;  /* the free-surface triangles of its cells */
+  int64_t *own_cell, *own_cell_row; /* the mesh cells it owns */
+  sq_rows cell_rows;                /* cell-centred values, topology */
+  int64_t *own_vert, *own_vert_row; /* the vertices it writes (sq_mesh.vert_writer) */
+  sq_rows vert_rows;                /* geometry and vertex values */
+  int64_t *own_face, *own_face_row; /* the free-surface triangles of its cells */
   sq_rows face_rows;
   /* MPI vertex output: each rank's averages over its owned cells, weighted by their count, go to the
    * vertex's writer (MPI_Alltoallv), which divides the sum by the total count */
-  double *vertex_count;     /* owned cells at each local vertex */
-  double *vertex_total;     /* cells at each local vertex over all ranks (at the vertices written here) */
+  double *vertex_count; /* owned cells at each local vertex */
+  double *vertex_total; /* cells at each local vertex over all ranks (at the vertices written here) */
   int *send_count, *send_displ, *recv_count, *recv_displ; /* per rank */
-  int64_t *send_vert, *recv_vert;   /* local vertices sent, in send order; local vertices received */
+  int64_t *send_vert, *recv_vert; /* local vertices sent, in send order; local vertices received */
   double *send_buf, *recv_buf;
 };
 
@@ -113,10 +113,8 @@ static int snapshots(sq_snapshot_writer *o, double time, const double *plastic_s
       names[i] = field_name(o->field[i]);
       if (o->field[i] >= SQ_FIELD_EP_XX) /* plastic strain and eta: per element */
         plastic_field_values(d, o->mesh, plastic_strain, o->field[i], vertex, o->values[i]);
-      else if (vertex)
-        sq_fields_vertex_values(d, o->field[i], o->values[i]);
-      else
-        sq_fields_cell_average(d, o->field[i], o->values[i]);
+      else if (vertex) sq_fields_vertex_values(d, o->field[i], o->values[i]);
+      else sq_fields_cell_average(d, o->field[i], o->values[i]);
       if (vertex) vertex_values_share(o, o->values[i]);
       else pack_rows(o->values[i], o->own_cell, o->cell_rows.n);
       vals[i] = o->values[i];
@@ -157,7 +155,8 @@ static int snapshot_rows(sq_snapshot_writer *o) {
   o->vert_rows = (sq_rows){.n = n, .id = o->own_vert_row};
   n = 0;
   for (int64_t v = 0; v < m->nvert; ++v)
-    if (!m->vert_writer || m->vert_writer[v] == o->rank) o->own_vert[n] = v, o->own_vert_row[n++] = sq_mesh_global_vert(m, v);
+    if (!m->vert_writer || m->vert_writer[v] == o->rank)
+      o->own_vert[n] = v, o->own_vert_row[n++] = sq_mesh_global_vert(m, v);
   if (o->cfg->output_surface) {
     SQ_CALL(sq_surface_create(m, &o->surface));
     SQ_CALL(SQ_CALLOC(o->own_face, o->surface->nface > 0 ? o->surface->nface : 1));
@@ -243,22 +242,18 @@ int sq_snapshot_open(const sq_config *cfg, const sq_mesh *m, const sq_disc *d, i
   o->rank = rank;
   o->nranks = nranks;
   for (int p = 0; p < SQ_NFIELDS; ++p)
-    if (cfg->output_fields & (1 << p))
-      o->field[o->nfield++] = p;
+    if (cfg->output_fields & (1 << p)) o->field[o->nfield++] = p;
   if (cfg->output_surface) { /* the surface shows the quantities only */
     for (int i = 0; i < o->nfield; ++i)
-      if (o->field[i] < 9)
-        o->surf_field[o->nsurf++] = o->field[i];
+      if (o->field[i] < 9) o->surf_field[o->nsurf++] = o->field[i];
     if (o->nsurf == 0)
-      for (int p = 6; p < 9; ++p)
-        o->surf_field[o->nsurf++] = p;
+      for (int p = 6; p < 9; ++p) o->surf_field[o->nsurf++] = p;
   }
   /* every rank computes the values of its own cells and writes its rows of the files (parallel HDF5) */
   const int want = cfg->output_format == SQ_OUTPUT_XDMF && (o->nfield > 0 || cfg->output_surface);
   if (!want) return SQ_SUCCESS;
   const int64_t nval = m->ncell > m->nvert ? m->ncell : m->nvert;
-  for (int i = 0; i < SQ_NFIELDS; ++i)
-    SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
+  for (int i = 0; i < SQ_NFIELDS; ++i) SQ_CALL(SQ_CALLOC(o->values[i], nval > 0 ? nval : 1));
   SQ_CALL(snapshot_rows(o));
   /* each rank writes the geometry of the vertices it writes and the topology of its cells, in global
    * vertex numbers */
@@ -273,21 +268,20 @@ int sq_snapshot_open(const sq_config *cfg, const sq_mesh *m, const sq_disc *d, i
   o->want_wave = o->nfield > 0;
   int ierr = SQ_SUCCESS;
   if (o->want_wave)
-    ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", sq_mesh_nvert_global(m), node,
-                        &o->vert_rows, sq_mesh_ncell_global(m), 4, topo, &o->cell_rows,
-                        restart_steps ? restart_steps[0] : -1, &o->wave);
+    ierr =
+        sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", sq_mesh_nvert_global(m), node, &o->vert_rows,
+                     sq_mesh_ncell_global(m), 4, topo, &o->cell_rows, restart_steps ? restart_steps[0] : -1, &o->wave);
   if (!ierr && cfg->output_surface) {
     for (int64_t k = 0; k < ntri; ++k)
       for (int v = 0; v < 3; ++v) topo[3 * k + v] = sq_mesh_global_vert(m, o->surface->tri[3 * o->own_face[k] + v]);
-    ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", sq_mesh_nvert_global(m), node,
-                        &o->vert_rows, m->surface_first ? m->nsurface_global : o->surface->nface, 3, topo,
-                        &o->face_rows, restart_steps ? restart_steps[1] : -1, &o->surf);
+    ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", sq_mesh_nvert_global(m), node, &o->vert_rows,
+                        m->surface_first ? m->nsurface_global : o->surface->nface, 3, topo, &o->face_rows,
+                        restart_steps ? restart_steps[1] : -1, &o->surf);
   }
   SQ_FREE(node);
   SQ_FREE(topo);
   SQ_CALL(ierr);
-  if (!restart_steps)
-    SQ_CALL(snapshots(o, time, plastic_strain));
+  if (!restart_steps) SQ_CALL(snapshots(o, time, plastic_strain));
   return SQ_SUCCESS;
 }
 
@@ -306,13 +300,11 @@ size_t sq_snapshot_memory(const sq_snapshot_writer *w) {
 }
 
 void sq_snapshot_close(sq_snapshot_writer *o) {
-  if (!o)
-    return;
+  if (!o) return;
   sq_xdmf_close(o->wave);
   sq_xdmf_close(o->surf);
   sq_surface_destroy(o->surface);
-  for (int i = 0; i < SQ_NFIELDS; ++i)
-    SQ_FREE(o->values[i]);
+  for (int i = 0; i < SQ_NFIELDS; ++i) SQ_FREE(o->values[i]);
   SQ_FREE(o->vertex_count);
   SQ_FREE(o->vertex_total);
   SQ_FREE(o->own_cell);

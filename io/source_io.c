@@ -20,14 +20,12 @@ static int reader_open(line_reader *r, const char *path, const char *what) {
   memset(r, 0, sizeof(*r));
   r->path = path;
   r->file = fopen(path, "r");
-  if (!r->file)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open %s '%s': %s", what, path, strerror(errno));
+  if (!r->file) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot open %s '%s': %s", what, path, strerror(errno));
   return SQ_SUCCESS;
 }
 
 static void reader_close(line_reader *r) {
-  if (r->file)
-    fclose(r->file);
+  if (r->file) fclose(r->file);
   free(r->buf);
   r->file = NULL;
   r->buf = NULL;
@@ -37,18 +35,15 @@ static void reader_close(line_reader *r) {
 static int reader_next(line_reader *r) {
   size_t len = 0;
   int c;
-  if (!r->file)
-    return 0;
+  if (!r->file) return 0;
   c = fgetc(r->file);
-  if (c == EOF)
-    return 0;
+  if (c == EOF) return 0;
   ++r->line;
   for (; c != EOF && c != '\n'; c = fgetc(r->file)) {
     if (len + 2 > r->cap) {
       const size_t cap = r->cap ? 2 * r->cap : 256;
       char *b = realloc(r->buf, cap);
-      if (!b)
-        return 0;
+      if (!b) return 0;
       r->buf = b;
       r->cap = cap;
     }
@@ -56,13 +51,11 @@ static int reader_next(line_reader *r) {
   }
   if (len + 1 > r->cap) {
     char *b = realloc(r->buf, len + 1 > 256 ? len + 1 : 256);
-    if (!b)
-      return 0;
+    if (!b) return 0;
     r->buf = b;
     r->cap = len + 1 > 256 ? len + 1 : 256;
   }
-  if (len > 0 && r->buf[len - 1] == '\r')
-    --len;
+  if (len > 0 && r->buf[len - 1] == '\r') --len;
   r->buf[len] = '\0';
   return 1;
 }
@@ -70,11 +63,9 @@ static int reader_next(line_reader *r) {
 /** Strip a '#' comment; is the rest blank? */
 static int blank_or_comment(char *s) {
   char *hash = strchr(s, '#');
-  if (hash)
-    *hash = '\0';
+  if (hash) *hash = '\0';
   for (; *s; ++s)
-    if (!isspace((unsigned char)*s))
-      return 0;
+    if (!isspace((unsigned char)*s)) return 0;
   return 1;
 }
 
@@ -82,14 +73,11 @@ static int blank_or_comment(char *s) {
 static int reader_content(line_reader *r, int comments) {
   while (reader_next(r)) {
     if (comments) {
-      if (!blank_or_comment(r->buf))
-        return 1;
+      if (!blank_or_comment(r->buf)) return 1;
     } else {
       const char *s = r->buf;
-      while (*s && isspace((unsigned char)*s))
-        ++s;
-      if (*s)
-        return 1;
+      while (*s && isspace((unsigned char)*s)) ++s;
+      if (*s) return 1;
     }
   }
   return 0;
@@ -98,22 +86,19 @@ static int reader_content(line_reader *r, int comments) {
 /** Parse one number token at *s (advancing); 'd'/'D' exponents accepted. 0: no token, -1: bad token. */
 static int next_number(char **s, double *out, char *bad, size_t badsize) {
   char *p = *s;
-  while (*p && isspace((unsigned char)*p))
-    ++p;
+  while (*p && isspace((unsigned char)*p)) ++p;
   if (!*p) {
     *s = p;
     return 0;
   }
   char tok[128];
   size_t n = 0;
-  while (p[n] && !isspace((unsigned char)p[n]) && p[n] != ',')
-    ++n;
+  while (p[n] && !isspace((unsigned char)p[n]) && p[n] != ',') ++n;
   const size_t len = n < sizeof(tok) - 1 ? n : sizeof(tok) - 1;
   memcpy(tok, p, len);
   tok[len] = '\0';
   for (char *c = tok; *c; ++c)
-    if (*c == 'd' || *c == 'D')
-      *c = 'e';
+    if (*c == 'd' || *c == 'D') *c = 'e';
   char *end;
   errno = 0;
   const double v = strtod(tok, &end);
@@ -133,16 +118,15 @@ static int line_numbers(line_reader *r, int count, double *out, const char *what
   for (int i = 0; i < count; ++i) {
     const int got = next_number(&s, &out[i], bad, sizeof(bad));
     if (got < 0)
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: '%s' is not a number", r->path, r->line,
-                      what, bad);
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: '%s' is not a number", r->path, r->line, what, bad);
     if (got == 0)
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found %d", r->path,
-                      r->line, what, count, i);
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found %d", r->path, r->line,
+                      what, count, i);
   }
   double extra;
   if (next_number(&s, &extra, bad, sizeof(bad)) != 0)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found more", r->path,
-                    r->line, what, count);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s: expected %d numbers, found more", r->path, r->line,
+                    what, count);
   return SQ_SUCCESS;
 }
 
@@ -155,22 +139,17 @@ int sq_read_stf_table(const char *path, sq_stf *stf) {
   while (!ierr && reader_content(&r, 1)) {
     double row[2];
     ierr = line_numbers(&r, 2, row, "time function sample (time value)");
-    if (ierr)
-      break;
+    if (ierr) break;
     if (n > 0 && !(row[0] > t[n - 1])) {
       ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "%s:%d: sample times must increase strictly (%.9g follows %.9g)", path, r.line, row[0],
-                      t[n - 1]);
+                      "%s:%d: sample times must increase strictly (%.9g follows %.9g)", path, r.line, row[0], t[n - 1]);
       break;
     }
     if (n == cap) {
       cap = cap ? 2 * cap : 256;
-      double *nt = realloc(t, (size_t)cap * sizeof(double)),
-             *nv = nt ? realloc(v, (size_t)cap * sizeof(double)) : NULL;
-      if (nt)
-        t = nt;
-      if (nv)
-        v = nv;
+      double *nt = realloc(t, (size_t)cap * sizeof(double)), *nv = nt ? realloc(v, (size_t)cap * sizeof(double)) : NULL;
+      if (nt) t = nt;
+      if (nv) v = nv;
       if (!nt || !nv) {
         ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
         break;
@@ -184,8 +163,8 @@ int sq_read_stf_table(const char *path, sq_stf *stf) {
   reader_close(&r);
   if (!ierr && n < 2)
     ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s:%d: a tabulated time function needs at least two samples 'time value', found %lld",
-                    path, lines, (long long)n);
+                    "%s:%d: a tabulated time function needs at least two samples 'time value', found %lld", path, lines,
+                    (long long)n);
   if (ierr) {
     free(t);
     free(v);
@@ -209,10 +188,8 @@ int sq_read_points(const char *path, int *n_out, double **x_out, int **line_out)
       cap = cap ? 2 * cap : 64;
       double *nx = realloc(x, 3 * sizeof(double) * (size_t)cap);
       int *nl = nx ? realloc(line, sizeof(int) * (size_t)cap) : NULL;
-      if (nx)
-        x = nx;
-      if (nl)
-        line = nl;
+      if (nx) x = nx;
+      if (nl) line = nl;
       if (!nx || !nl) {
         ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
         break;
@@ -223,8 +200,7 @@ int sq_read_points(const char *path, int *n_out, double **x_out, int **line_out)
     ++n;
   }
   reader_close(&r);
-  if (!ierr && n == 0)
-    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: no points (lines 'x y z') found", path);
+  if (!ierr && n == 0) ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: no points (lines 'x y z') found", path);
   if (ierr) {
     free(x);
     free(line);
@@ -240,10 +216,8 @@ static int contains_word(const char *s, const char *word) {
   const size_t lw = strlen(word);
   for (; *s; ++s) {
     size_t i = 0;
-    while (i < lw && s[i] && tolower((unsigned char)s[i]) == word[i])
-      ++i;
-    if (i == lw)
-      return 1;
+    while (i < lw && s[i] && tolower((unsigned char)s[i]) == word[i]) ++i;
+    if (i == lw) return 1;
   }
   return 0;
 }
@@ -266,22 +240,18 @@ static void local_frame(double strike, double dip, double rake, double R[3][3]) 
  * in a short file cannot make it allocate gigabytes.
  */
 static int grow(void **buf, int64_t *cap, int64_t need, size_t size, const char *path) {
-  if (need <= *cap)
-    return SQ_SUCCESS;
+  if (need <= *cap) return SQ_SUCCESS;
   int64_t ncap = *cap ? 2 * *cap : 64;
-  while (ncap < need)
-    ncap *= 2;
+  while (ncap < need) ncap *= 2;
   void *nbuf = realloc(*buf, (size_t)ncap * size);
-  if (!nbuf)
-    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+  if (!nbuf) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
   *buf = nbuf;
   *cap = ncap;
   return SQ_SUCCESS;
 }
 
 static int fsrm_expect(line_reader *r, const char *what) {
-  if (reader_content(r, 0))
-    return SQ_SUCCESS;
+  if (reader_content(r, 0)) return SQ_SUCCESS;
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the file ends before %s", r->path, r->line, what);
 }
 
@@ -292,66 +262,49 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
   int ierr = fsrm_expect(&r, "the moment tensor header (e.g. 'Seismic Moment Tensor')");
   for (int i = 0; i < 3 && !ierr; ++i) {
     ierr = fsrm_expect(&r, "the 3 rows of the moment tensor");
-    if (!ierr)
-      ierr = line_numbers(&r, 3, M[i], "moment tensor row");
+    if (!ierr) ierr = line_numbers(&r, 3, M[i], "moment tensor row");
   }
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
+  if (!ierr) ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
   if (!ierr && (contains_word(r.buf, "pressure") || contains_word(r.buf, "fluid")))
-    ierr =
-        sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                 "%s:%d: poroelastic source terms (pressure, fluid force) are not supported", path, r.line);
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: poroelastic source terms (pressure, fluid force) are not supported", path, r.line);
   if (!ierr && contains_word(r.buf, "velocity")) {
     ierr = fsrm_expect(&r, "the velocity (force) components d1 d2 d3");
-    if (!ierr)
-      ierr = line_numbers(&r, 3, vel, "velocity components");
-    if (!ierr)
-      ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
+    if (!ierr) ierr = line_numbers(&r, 3, vel, "velocity components");
+    if (!ierr) ierr = fsrm_expect(&r, "the 'Number of subfaults' header");
   }
   double nsub_d = 0;
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the number of subfaults");
-  if (!ierr)
-    ierr = line_numbers(&r, 1, &nsub_d, "number of subfaults");
+  if (!ierr) ierr = fsrm_expect(&r, "the number of subfaults");
+  if (!ierr) ierr = line_numbers(&r, 1, &nsub_d, "number of subfaults");
   if (!ierr && !(nsub_d >= 1 && nsub_d <= 1e8 && nsub_d == floor(nsub_d)))
-    ierr =
-        sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                 "%s:%d: the number of subfaults must be a positive integer, got %g", path, r.line, nsub_d);
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: the number of subfaults must be a positive integer, got %g", path, r.line, nsub_d);
   const int64_t nsub = ierr ? 0 : (int64_t)nsub_d;
   double *sub = NULL;
   int *subline = NULL;
   int64_t subcap = 0, linecap = 0;
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the subfault header ('x y z strike dip rake area Onset time')");
+  if (!ierr) ierr = fsrm_expect(&r, "the subfault header ('x y z strike dip rake area Onset time')");
   for (int64_t i = 0; i < nsub && !ierr; ++i) {
     ierr = fsrm_expect(&r, "all subfault lines 'x y z strike dip rake area onset'");
-    if (!ierr)
-      ierr = grow((void **)&sub, &subcap, 8 * (i + 1), sizeof(double), path);
-    if (!ierr)
-      ierr = grow((void **)&subline, &linecap, i + 1, sizeof(int), path);
-    if (ierr)
-      break;
-    if (!ierr)
-      ierr = line_numbers(&r, 8, &sub[8 * i], "subfault (x y z strike dip rake area onset)");
+    if (!ierr) ierr = grow((void **)&sub, &subcap, 8 * (i + 1), sizeof(double), path);
+    if (!ierr) ierr = grow((void **)&subline, &linecap, i + 1, sizeof(int), path);
+    if (ierr) break;
+    if (!ierr) ierr = line_numbers(&r, 8, &sub[8 * i], "subfault (x y z strike dip rake area onset)");
     subline[i] = r.line;
     if (!ierr && !(sub[8 * i + 6] > 0))
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: subfault area must be > 0, got %g", path,
-                      r.line, sub[8 * i + 6]);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: subfault area must be > 0, got %g", path, r.line,
+                      sub[8 * i + 6]);
   }
   double dtn[2] = {0, 0};
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the 'source time function' header");
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the line 'dt nsamples'");
-  if (!ierr)
-    ierr = line_numbers(&r, 2, dtn, "time function sampling (dt nsamples)");
+  if (!ierr) ierr = fsrm_expect(&r, "the 'source time function' header");
+  if (!ierr) ierr = fsrm_expect(&r, "the line 'dt nsamples'");
+  if (!ierr) ierr = line_numbers(&r, 2, dtn, "time function sampling (dt nsamples)");
   if (!ierr && !(dtn[0] > 0 && dtn[1] >= 2 && dtn[1] <= 1e9 && dtn[1] == floor(dtn[1])))
     ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s:%d: need dt > 0 and an integer number of samples >= 2, got dt = %g, nsamples = %g",
-                    path, r.line, dtn[0], dtn[1]);
+                    "%s:%d: need dt > 0 and an integer number of samples >= 2, got dt = %g, nsamples = %g", path,
+                    r.line, dtn[0], dtn[1]);
   const int64_t ns = ierr ? 0 : (int64_t)dtn[1];
-  if (!ierr)
-    ierr = fsrm_expect(&r, "the 'samples' header");
+  if (!ierr) ierr = fsrm_expect(&r, "the 'samples' header");
   int64_t got = 0, samplecap = 0;
   const int64_t total = nsub * ns;
   double *samples = NULL;
@@ -361,26 +314,24 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
     int k;
     while ((k = next_number(&s, &v, bad, sizeof(bad))) == 1) {
       if (got == total) {
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                        "%s:%d: more samples than %lld subfaults x %lld samples", path, r.line,
-                        (long long)nsub, (long long)ns);
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: more samples than %lld subfaults x %lld samples",
+                        path, r.line, (long long)nsub, (long long)ns);
         break;
       }
-      if ((ierr = grow((void **)&samples, &samplecap, got + 1, sizeof(double), path)))
-        break;
+      if ((ierr = grow((void **)&samples, &samplecap, got + 1, sizeof(double), path))) break;
       samples[got++] = v;
     }
     if (!ierr && k < 0)
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: slip-rate sample '%s' is not a number", path,
-                      r.line, bad);
+      ierr =
+          sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: slip-rate sample '%s' is not a number", path, r.line, bad);
   }
   if (!ierr && got < total)
     ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s:%d: the file ends after %lld of %lld slip-rate samples (%lld subfaults x %lld)", path,
-                    r.line, (long long)got, (long long)total, (long long)nsub, (long long)ns);
+                    "%s:%d: the file ends after %lld of %lld slip-rate samples (%lld subfaults x %lld)", path, r.line,
+                    (long long)got, (long long)total, (long long)nsub, (long long)ns);
   if (!ierr && reader_content(&r, 0))
-    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s:%d: unexpected content after the last slip-rate sample", path, r.line);
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: unexpected content after the last slip-rate sample", path,
+                    r.line);
   reader_close(&r);
   for (int64_t i = 0; i < nsub && !ierr; ++i) {
     const double *f = &sub[8 * i];
@@ -390,8 +341,7 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
       for (int b = 0; b < 3; ++b) {
         double s = 0.0;
         for (int c = 0; c < 3; ++c)
-          for (int e = 0; e < 3; ++e)
-            s += R[a][c] * M[c][e] * R[b][e];
+          for (int e = 0; e < 3; ++e) s += R[a][c] * M[c][e] * R[b][e];
         G[a][b] = f[6] * s;
       }
     sq_point_source src;
@@ -401,8 +351,7 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
     src.moment[0] = G[0][0], src.moment[1] = G[1][1], src.moment[2] = G[2][2];
     src.moment[3] = 0.5 * (G[0][1] + G[1][0]), src.moment[4] = 0.5 * (G[1][2] + G[2][1]);
     src.moment[5] = 0.5 * (G[0][2] + G[2][0]);
-    for (int a = 0; a < 3; ++a)
-      src.force[a] = f[6] * (R[a][0] * vel[0] + R[a][1] * vel[1] + R[a][2] * vel[2]);
+    for (int a = 0; a < 3; ++a) src.force[a] = f[6] * (R[a][0] * vel[0] + R[a][1] * vel[1] + R[a][2] * vel[2]);
     src.stf.kind = SQ_STF_TABLE;
     src.stf.onset = f[7];
     src.stf.nsample = ns;

@@ -14,16 +14,16 @@
 #include "sq_partition.h"
 #include "sq_physics.h"
 
-#define SQ_PATH_MAX 1024
+#define SQ_PATH_MAX      1024
 #define SQ_MAX_MATERIALS 64
-#define SQ_MAX_MODES 8
+#define SQ_MAX_MODES     8
 
 /** One material rule; rules apply in file order over the default, later ones win. */
 typedef struct sq_material_rule {
   enum { SQ_MAT_LAYER, SQ_MAT_REGION, SQ_MAT_GROUP } kind;
-  double z_top, z_bottom;   /**< LAYER: applies to cells whose centroid z lies in [z_bottom, z_top) */
-  double lo[3], hi[3];      /**< REGION: applies to cells whose centroid lies in the box */
-  int group;                /**< GROUP: applies to cells of this mesh group */
+  double z_top, z_bottom; /**< LAYER: applies to cells whose centroid z lies in [z_bottom, z_top) */
+  double lo[3], hi[3];    /**< REGION: applies to cells whose centroid lies in the box */
+  int group;              /**< GROUP: applies to cells of this mesh group */
   sq_material mat;
 } sq_material_rule;
 
@@ -34,7 +34,7 @@ typedef struct sq_wave_mode {
   int direction; /**< +1: travels along +k, -1: along -k */
 } sq_wave_mode;
 
-#define SQ_MAX_SOURCES 16
+#define SQ_MAX_SOURCES         16
 #define SQ_MAX_RECEIVER_POINTS 256
 
 /** Time function of a configured point source (the shapes of sq_source.h). */
@@ -51,14 +51,14 @@ typedef struct sq_stf_config {
 /** One item of the `sources` list. */
 typedef struct sq_source_config {
   enum { SQ_SRCCFG_MOMENT_TENSOR, SQ_SRCCFG_DOUBLE_COUPLE, SQ_SRCCFG_FORCE, SQ_SRCCFG_FINITE } type;
-  int line;                /**< line of the item in the config file (for messages) */
+  int line; /**< line of the item in the config file (for messages) */
   double location[3];
   double moment_tensor[6]; /**< xx, yy, zz, xy, yz, xz (N m) */
   double strike, dip, rake, m0;
-  double force[3];         /**< N */
-  double onset;            /**< time shift of the time function */
+  double force[3]; /**< N */
+  double onset;    /**< time shift of the time function */
   sq_stf_config stf;
-  char file[SQ_PATH_MAX];  /**< finite: finite-source file, resolved against the config's folder */
+  char file[SQ_PATH_MAX]; /**< finite: finite-source file, resolved against the config's folder */
 } sq_source_config;
 
 /** The whole run configuration. */
@@ -70,17 +70,38 @@ typedef struct sq_cfg_expr {
 
 /** Spatially varying fault quantities (fault.<name> and fault.patches[i].<name>). */
 enum sq_fault_param {
-  SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, SQ_FP_COHESION, SQ_FP_FORCED_TIME, SQ_FP_FORCED_DURATION,
-  SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_F_W, SQ_FP_V_W, SQ_FP_V_INIT,
-  SQ_FP_TRACTION_NORMAL, SQ_FP_TRACTION_STRIKE, SQ_FP_TRACTION_DIP,
-  SQ_FP_NUC_NORMAL, SQ_FP_NUC_STRIKE, SQ_FP_NUC_DIP,
-  SQ_FP_S_XX, SQ_FP_S_YY, SQ_FP_S_ZZ, SQ_FP_S_XY, SQ_FP_S_YZ, SQ_FP_S_XZ,
+  SQ_FP_MU_S,
+  SQ_FP_MU_D,
+  SQ_FP_D_C,
+  SQ_FP_COHESION,
+  SQ_FP_FORCED_TIME,
+  SQ_FP_FORCED_DURATION,
+  SQ_FP_A,
+  SQ_FP_B,
+  SQ_FP_L,
+  SQ_FP_F0,
+  SQ_FP_V0,
+  SQ_FP_F_W,
+  SQ_FP_V_W,
+  SQ_FP_V_INIT,
+  SQ_FP_TRACTION_NORMAL,
+  SQ_FP_TRACTION_STRIKE,
+  SQ_FP_TRACTION_DIP,
+  SQ_FP_NUC_NORMAL,
+  SQ_FP_NUC_STRIKE,
+  SQ_FP_NUC_DIP,
+  SQ_FP_S_XX,
+  SQ_FP_S_YY,
+  SQ_FP_S_ZZ,
+  SQ_FP_S_XY,
+  SQ_FP_S_YZ,
+  SQ_FP_S_XZ,
   SQ_NFAULT_PARAMS
 };
 /** Config key of each enum sq_fault_param (initial_stress.xx ... for the tensor). */
 extern const char *const sq_fault_param_names[SQ_NFAULT_PARAMS];
 
-#define SQ_MAX_FAULT_PATCHES 8
+#define SQ_MAX_FAULT_PATCHES  8
 #define SQ_MAX_FAULT_STATIONS 64
 
 /** fault.patches[i]: values that replace the fault-wide ones inside an axis-aligned box. */
@@ -92,16 +113,16 @@ typedef struct sq_fault_patch {
 
 /** The fault section: friction law, parameters, initial stress, nucleation, fault output. */
 typedef struct sq_fault_config {
-  int enabled;              /**< the section is present */
+  int enabled; /**< the section is present */
   int line;
-  int law;                  /**< sq_friction_law (src/sq_friction.h) */
-  double reference_point[3];/**< a point on the "+" side of the fault */
-  double nucleation_time;   /**< ramp time of the nucleation tractions */
+  int law;                   /**< sq_friction_law (src/sq_friction.h) */
+  double reference_point[3]; /**< a point on the "+" side of the fault */
+  double nucleation_time;    /**< ramp time of the nucleation tractions */
   sq_cfg_expr param[SQ_NFAULT_PARAMS];
   int npatches;
   sq_fault_patch patches[SQ_MAX_FAULT_PATCHES];
-  double output_interval;   /**< fault snapshots (0: at the end only) */
-  double station_interval;  /**< on-fault station sampling (0: every sync step of the fault's cluster) */
+  double output_interval;  /**< fault snapshots (0: at the end only) */
+  double station_interval; /**< on-fault station sampling (0: every sync step of the fault's cluster) */
   int nstations;
   double stations[SQ_MAX_FAULT_STATIONS][3];
   int station_line[SQ_MAX_FAULT_STATIONS];
@@ -109,8 +130,15 @@ typedef struct sq_fault_config {
 
 /** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */
 enum sq_plast_param {
-  SQ_PP_COHESION, SQ_PP_BULK_FRICTION, SQ_PP_TV,
-  SQ_PP_S_XX, SQ_PP_S_YY, SQ_PP_S_ZZ, SQ_PP_S_XY, SQ_PP_S_YZ, SQ_PP_S_XZ,
+  SQ_PP_COHESION,
+  SQ_PP_BULK_FRICTION,
+  SQ_PP_TV,
+  SQ_PP_S_XX,
+  SQ_PP_S_YY,
+  SQ_PP_S_ZZ,
+  SQ_PP_S_XY,
+  SQ_PP_S_YZ,
+  SQ_PP_S_XZ,
   SQ_NPLAST_PARAMS
 };
 /** Config key of each enum sq_plast_param ("cohesion", ..., "initial_stress.xx", ...). */
@@ -130,7 +158,13 @@ typedef struct sq_plasticity_config {
 
 /** Wavefield output fields after the 9 quantities (bits of sq_config.output_fields): plastic strain and eta. */
 enum {
-  SQ_FIELD_EP_XX = 9, SQ_FIELD_EP_YY, SQ_FIELD_EP_ZZ, SQ_FIELD_EP_XY, SQ_FIELD_EP_YZ, SQ_FIELD_EP_XZ, SQ_FIELD_ETA,
+  SQ_FIELD_EP_XX = 9,
+  SQ_FIELD_EP_YY,
+  SQ_FIELD_EP_ZZ,
+  SQ_FIELD_EP_XY,
+  SQ_FIELD_EP_YZ,
+  SQ_FIELD_EP_XZ,
+  SQ_FIELD_ETA,
   SQ_NFIELDS /**< 16 */
 };
 
@@ -149,10 +183,10 @@ typedef struct sq_config {
 
   /* initial_condition: */
   enum { SQ_IC_ZERO, SQ_IC_PLANEWAVE } ic_kind;
-  double ic_wave_vector[3];   /**< k, rad per length unit (planewave) */
+  double ic_wave_vector[3]; /**< k, rad per length unit (planewave) */
   enum { SQ_PROFILE_SINE, SQ_PROFILE_GAUSSIAN } ic_profile;
-  double ic_center;           /**< gaussian: position of the packet centre along k-hat at t=0 */
-  double ic_width;            /**< gaussian: 1/e half width along k-hat */
+  double ic_center; /**< gaussian: position of the packet centre along k-hat at t=0 */
+  double ic_width;  /**< gaussian: 1/e half width along k-hat */
   int ic_nmodes;
   sq_wave_mode ic_modes[SQ_MAX_MODES];
 
@@ -167,11 +201,11 @@ typedef struct sq_config {
   /* output: */
   char output_dir[SQ_PATH_MAX]; /**< created if missing */
   char output_prefix[256];
-  double output_interval;       /**< simulated time between energy/field outputs; 0 = end only */
+  double output_interval; /**< simulated time between energy/field outputs; 0 = end only */
 
   /* runtime: */
-  int tile_size;          /**< elements per task tile */
-  char scheduler[32];     /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
+  int tile_size;               /**< elements per task tile */
+  char scheduler[32];          /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
   int merge_corrections;       /**< bool: with merge_neighbor_clusters, the corrections too */
   int fuse_predictor;          /**< bool: ader + local of a tile as one task */
@@ -191,19 +225,19 @@ typedef struct sq_config {
   sq_source_config sources[SQ_MAX_SOURCES];
 
   /* receivers: */
-  int nreceivers;                                     /**< points given in the config */
+  int nreceivers; /**< points given in the config */
   double receiver_points[SQ_MAX_RECEIVER_POINTS][3];
-  int receiver_line[SQ_MAX_RECEIVER_POINTS];          /**< their lines */
-  char receiver_file[SQ_PATH_MAX];                    /**< "x y z" file, "" = none (resolved) */
-  double receiver_interval;                           /**< sampling interval (> 0 when receivers exist) */
-  double receiver_flush;                              /**< simulated time between writes; 0 = checkpoints and end */
-  int receiver_hdf5;                                  /**< bool: also write PREFIX-receivers.h5 */
+  int receiver_line[SQ_MAX_RECEIVER_POINTS]; /**< their lines */
+  char receiver_file[SQ_PATH_MAX];           /**< "x y z" file, "" = none (resolved) */
+  double receiver_interval;                  /**< sampling interval (> 0 when receivers exist) */
+  double receiver_flush;                     /**< simulated time between writes; 0 = checkpoints and end */
+  int receiver_hdf5;                         /**< bool: also write PREFIX-receivers.h5 */
 
   /* output (snapshots): */
-  int output_fields;        /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
-                                 order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
-  int output_vertex;        /**< bool: vertex-interpolated instead of cell-average values */
-  int output_surface;       /**< bool: free-surface snapshots */
+  int output_fields;  /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
+                           order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
+  int output_vertex;  /**< bool: vertex-interpolated instead of cell-average values */
+  int output_surface; /**< bool: free-surface snapshots */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
 
   /* fault: */

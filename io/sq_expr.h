@@ -69,8 +69,7 @@ enum {
  *         nothing printed, so that the caller can prefix the file, line and key); SQ_ERR_INTERNAL for
  *         bad arguments and SQ_ERR_MEMORY, both also reported through sq_error().
  */
-int sq_expr_compile(const char *text, const char *const *varnames, int nvars, sq_expr **out, char *err,
-                    size_t errlen);
+int sq_expr_compile(const char *text, const char *const *varnames, int nvars, sq_expr **out, char *err, size_t errlen);
 
 /**
  * @brief Evaluate a compiled expression.  Thread-safe, no allocation.

@@ -34,8 +34,7 @@ typedef struct sq_rows {
  * @brief Report a failure that every rank reached together (collective under MPI): rank 0 prints the
  * one message, the others wait until it has, so that their MPI_Abort cannot cut it off.  Returns @p code.
  */
-int sq_error_once(int code, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int sq_error_once(int code, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /**
  * @brief The HDF5 library the files are written with, e.g. "HDF5 1.10.8 parallel (MPI-IO)", into @p out.
@@ -44,13 +43,12 @@ void sq_output_hdf5_describe(char *out, size_t len);
 
 /** One dataset of a file written by sq_h5_file_write or read by sq_h5_file_read. */
 typedef struct sq_h5_set {
-  const char *name; /**< dataset /NAME */
-  int integer;      /**< 1: int64 values; 0: doubles */
-  int64_t nrow;     /**< rows in the file */
-  int ncol;         /**< values per row; 0: a one-dimensional dataset */
-  const sq_rows
-      *rows;  /**< the rows held here; NULL: replicated data (written by rank 0, read by every rank) */
-  void *data; /**< rows x max(ncol, 1) values, packed */
+  const char *name;    /**< dataset /NAME */
+  int integer;         /**< 1: int64 values; 0: doubles */
+  int64_t nrow;        /**< rows in the file */
+  int ncol;            /**< values per row; 0: a one-dimensional dataset */
+  const sq_rows *rows; /**< the rows held here; NULL: replicated data (written by rank 0, read by every rank) */
+  void *data;          /**< rows x max(ncol, 1) values, packed */
 } sq_h5_set;
 
 /**
@@ -112,14 +110,14 @@ typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
  * @param keep       -1: new series; >= 0: keep the first @p keep snapshots of an existing series
  */
 int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
-                 const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology,
-                 const sq_rows *cell_rows, int64_t keep, sq_xdmf_writer **w);
+                 const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology, const sq_rows *cell_rows,
+                 int64_t keep, sq_xdmf_writer **w);
 /**
  * @brief Write one snapshot at @p time of @p nfield arrays (@p center: per cell or per node) and rewrite
  * the XDMF.  @p values[i] holds the rows @p rows of field i, packed (NULL: every row, written by rank 0).
  */
-int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names,
-                  const double *const *values, sq_xdmf_center center, const sq_rows *rows);
+int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names, const double *const *values,
+                  sq_xdmf_center center, const sq_rows *rows);
 /** @brief Snapshots in the series. */
 int64_t sq_xdmf_count(const sq_xdmf_writer *w);
 /** Close and free (NULL is fine). */
@@ -167,8 +165,8 @@ typedef struct sq_checkpoint_field {
  * @brief sq_checkpoint_write plus the @p nfield arrays @p fields; their names are listed in the file's
  * attribute `fields`, so that a restart can tell a checkpoint with plasticity from one without.
  */
-int sq_checkpoint_write_fields(const char *path, const sq_disc *disc, const sq_checkpoint_info *info,
-                               int nfield, const sq_checkpoint_field *fields);
+int sq_checkpoint_write_fields(const char *path, const sq_disc *disc, const sq_checkpoint_info *info, int nfield,
+                               const sq_checkpoint_field *fields);
 /**
  * @brief sq_checkpoint_read plus the @p nfield arrays @p fields; the file must hold exactly these
  * extra arrays (a run with plasticity restarts from a checkpoint with plasticity, and only such a run).

@@ -33,11 +33,11 @@ typedef struct sq_run_summary {
   int64_t cells;
   int order;
   sq_precision precision;
-  int64_t sync_intervals;          /**< run by this process (after a restart: the rest) */
+  int64_t sync_intervals; /**< run by this process (after a restart: the rest) */
   double dt_sync, end_time;
-  double wall_time_steps;          /**< the whole time loop */
-  double wall_time_stepping;       /**< the time stepping in all chunks */
-  double updates_per_second;       /**< over the whole loop */
+  double wall_time_steps;           /**< the whole time loop */
+  double wall_time_stepping;        /**< the time stepping in all chunks */
+  double updates_per_second;        /**< over the whole loop */
   double updates_per_second_steady; /**< the time stepping after the first chunk */
   int64_t steady_sync_intervals;
   double updates_per_second_after_first_chunk; /**< with the outputs and checks */
@@ -49,10 +49,10 @@ typedef struct sq_run_summary {
   double lts_work_ratio;
   int ranks;
   double energy;
-  int has_l2;                      /**< l2_error_relative is reported */
+  int has_l2; /**< l2_error_relative is reported */
   double l2_error_relative;
   uint64_t dofs_hash;
-  int has_plastic;                 /**< the plastic_* lines are reported */
+  int has_plastic; /**< the plastic_* lines are reported */
   uint64_t plastic_strain_hash;
   int64_t plastic_yielded_cells, plastic_yield_updates;
   double plastic_yield_fraction, plastic_max_eta;

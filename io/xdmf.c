@@ -25,8 +25,7 @@ static int xdmf_text(const sq_xdmf_writer *w) {
   char tmp[SQ_OUT_PATH + 8];
   snprintf(tmp, sizeof(tmp), "%s.tmp", w->xdmf);
   FILE *f = fopen(tmp, "w");
-  if (!f)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", tmp, strerror(errno));
+  if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", tmp, strerror(errno));
   const char *topo = w->nvert == 4 ? "Tetrahedron" : "Triangle";
   fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n "
              "<Domain>\n");
@@ -52,8 +51,7 @@ static int xdmf_text(const sq_xdmf_writer *w) {
               "Precision=\"8\" Format=\"HDF\" Dimensions=\"%lld\">%s:/step_%06lld/%s</DataItem>\n    "
               "</Attribute>\n",
               w->field[i], w->center == SQ_XDMF_CELL ? "Cell" : "Node",
-              (long long)(w->center == SQ_XDMF_CELL ? w->ncell : w->nnode), w->h5base, (long long)k,
-              w->field[i]);
+              (long long)(w->center == SQ_XDMF_CELL ? w->ncell : w->nnode), w->h5base, (long long)k, w->field[i]);
     fprintf(f, "   </Grid>\n");
   }
   fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
@@ -64,9 +62,7 @@ static int xdmf_text(const sq_xdmf_writer *w) {
 }
 
 /* Rank 0 rewrites the XDMF text; every rank returns its status. */
-static int xdmf_rewrite(const sq_xdmf_writer *w) {
-  return sq_io_root(sq_io_rank() == 0 ? xdmf_text(w) : SQ_SUCCESS);
-}
+static int xdmf_rewrite(const sq_xdmf_writer *w) { return sq_io_root(sq_io_rank() == 0 ? xdmf_text(w) : SQ_SUCCESS); }
 
 /* Continue an existing series: keep snapshots < keep, drop later ones, recover their times and the
  * field list.  0, -1 (HDF5 failure) or -2 (fewer than keep snapshots); agreed. */
@@ -81,8 +77,7 @@ static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
     char g[32];
     snprintf(g, sizeof(g), "step_%06lld", (long long)k);
     if (sq_io_agree(H5Lexists(file, g, H5P_DEFAULT) > 0 ? 0 : -1)) {
-      if (k < keep)
-        st = -2;
+      if (k < keep) st = -2;
       break;
     }
     if (k >= keep) {
@@ -98,10 +93,8 @@ static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
       w->nfield = 0;
       for (hsize_t i = 0; i < info.nlinks && w->nfield < SQ_XDMF_MAX_FIELDS; ++i) {
         char fname[24];
-        if (H5Lget_name_by_idx(grp, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, fname, sizeof(fname),
-                               H5P_DEFAULT) < 0 &&
-            H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) <
-                0)
+        if (H5Lget_name_by_idx(grp, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) < 0 &&
+            H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, fname, sizeof(fname), H5P_DEFAULT) < 0)
           continue;
         snprintf(w->field[w->nfield++], sizeof(w->field[0]), "%s", fname);
       }
@@ -109,19 +102,17 @@ static int xdmf_continue(sq_xdmf_writer *w, int64_t keep) {
       sq_h5_attr_read(grp, "center", H5T_NATIVE_INT, &center);
       w->center = center ? SQ_XDMF_NODE : SQ_XDMF_CELL;
     }
-    if (grp >= 0)
-      H5Gclose(grp);
+    if (grp >= 0) H5Gclose(grp);
   }
   w->count = st ? 0 : keep;
   IO_STEP(st, sq_h5_close(&file));
-  if (st)
-    sq_h5_close_quiet(&file);
+  if (st) sq_h5_close_quiet(&file);
   return st;
 }
 
 int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
-                 const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology,
-                 const sq_rows *cell_rows, int64_t keep, sq_xdmf_writer **out) {
+                 const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology, const sq_rows *cell_rows,
+                 int64_t keep, sq_xdmf_writer **out) {
   sq_xdmf_writer *w;
   SQ_CALL(SQ_CALLOC(w, 1));
   *out = w;
@@ -139,32 +130,26 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
     IO_STEP(st, file = sq_h5_file(w->h5, 1, 0));
     IO_STEP(st, grp = H5Gcreate2(file, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     const hsize_t gd[2] = {(hsize_t)nnode, 3}, td[2] = {(hsize_t)ncell, (hsize_t)nvert};
-    if (!st)
-      st = sq_h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node_rows, node);
-    if (!st)
-      st = sq_h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, cell_rows, topology);
-    if (grp >= 0)
-      H5Gclose(grp);
+    if (!st) st = sq_h5_write_dataset(grp, "geometry", H5T_NATIVE_DOUBLE, 2, gd, node_rows, node);
+    if (!st) st = sq_h5_write_dataset(grp, "topology", H5T_NATIVE_INT64, 2, td, cell_rows, topology);
+    if (grp >= 0) H5Gclose(grp);
     IO_STEP(st, sq_h5_close(&file));
-    if (st)
-      sq_h5_close_quiet(&file);
+    if (st) sq_h5_close_quiet(&file);
   } else {
     st = xdmf_continue(w, keep);
   }
   sq_h5_quiet_end(&q);
   if (st == -2)
-    return io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld snapshots the checkpoint counts",
-                    w->h5, (long long)keep);
+    return io_error(SQ_ERR_INPUT, __LINE__, "'%s' holds fewer than the %lld snapshots the checkpoint counts", w->h5,
+                    (long long)keep);
   if (st)
-    return io_error(SQ_ERR_IO, __LINE__, "cannot %s the snapshot file '%s'", keep < 0 ? "create" : "continue",
-                    w->h5);
-  if (keep >= 0)
-    SQ_CALL(xdmf_rewrite(w));
+    return io_error(SQ_ERR_IO, __LINE__, "cannot %s the snapshot file '%s'", keep < 0 ? "create" : "continue", w->h5);
+  if (keep >= 0) SQ_CALL(xdmf_rewrite(w));
   return SQ_SUCCESS;
 }
 
-int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names,
-                  const double *const *values, sq_xdmf_center center, const sq_rows *rows) {
+int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const *names, const double *const *values,
+                  sq_xdmf_center center, const sq_rows *rows) {
   SQ_CHECK(nfield >= 0 && nfield <= SQ_XDMF_MAX_FIELDS, SQ_ERR_INTERNAL, "at most %d fields per snapshot",
            SQ_XDMF_MAX_FIELDS);
   if (w->count == w->cap) {
@@ -176,8 +161,7 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
   }
   w->nfield = nfield;
   w->center = center;
-  for (int i = 0; i < nfield; ++i)
-    snprintf(w->field[i], sizeof(w->field[i]), "%s", names[i]);
+  for (int i = 0; i < nfield; ++i) snprintf(w->field[i], sizeof(w->field[i]), "%s", names[i]);
   h5_quiet q;
   sq_h5_quiet_begin(&q);
   hid_t file = -1, grp = -1, plist = -1;
@@ -185,26 +169,22 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
   IO_STEP(st, file = sq_h5_file(w->h5, 0, H5F_ACC_RDWR));
   char g[32];
   snprintf(g, sizeof(g), "step_%06lld", (long long)w->count);
-  if (!st && H5Lexists(file, g, H5P_DEFAULT) > 0)
-    IO_STEP(st, H5Ldelete(file, g, H5P_DEFAULT));
+  if (!st && H5Lexists(file, g, H5P_DEFAULT) > 0) IO_STEP(st, H5Ldelete(file, g, H5P_DEFAULT));
   IO_STEP(st, plist = H5Pcreate(H5P_GROUP_CREATE));
   IO_STEP(st, H5Pset_link_creation_order(plist, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
   IO_STEP(st, grp = H5Gcreate2(file, g, H5P_DEFAULT, plist, H5P_DEFAULT));
-  if (plist >= 0)
-    H5Pclose(plist);
+  if (plist >= 0) H5Pclose(plist);
   const hsize_t dim = (hsize_t)(center == SQ_XDMF_CELL ? w->ncell : w->nnode);
   for (int i = 0; i < nfield && !st; ++i)
     st = sq_h5_write_dataset(grp, names[i], H5T_NATIVE_DOUBLE, 1, &dim, rows, values[i]);
   const int c = center;
   IO_STEP(st, sq_h5_attr_write(grp, "time", H5T_NATIVE_DOUBLE, &time));
   IO_STEP(st, sq_h5_attr_write(grp, "center", H5T_NATIVE_INT, &c));
-  if (grp >= 0)
-    H5Gclose(grp);
+  if (grp >= 0) H5Gclose(grp);
   IO_STEP(st, sq_h5_close(&file));
   sq_h5_quiet_end(&q);
   if (st) {
-    const int ierr =
-        io_error(SQ_ERR_IO, __LINE__, "cannot write snapshot %lld to '%s'", (long long)w->count, w->h5);
+    const int ierr = io_error(SQ_ERR_IO, __LINE__, "cannot write snapshot %lld to '%s'", (long long)w->count, w->h5);
     sq_h5_close_quiet(&file);
     return ierr;
   }
@@ -212,13 +192,10 @@ int sq_xdmf_write(sq_xdmf_writer *w, double time, int nfield, const char *const 
   return xdmf_rewrite(w);
 }
 
-int64_t sq_xdmf_count(const sq_xdmf_writer *w) {
-  return w ? w->count : 0;
-}
+int64_t sq_xdmf_count(const sq_xdmf_writer *w) { return w ? w->count : 0; }
 
 void sq_xdmf_close(sq_xdmf_writer *w) {
-  if (!w)
-    return;
+  if (!w) return;
   free(w->time);
   SQ_FREE(w);
 }

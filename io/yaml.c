@@ -60,14 +60,12 @@ static int sq_node_push(sq_node *node, sq_node *key, sq_node *item) {
 int sq_node_is_null(const sq_node *node) {
   if (!node || node->kind != SQ_NODE_SCALAR || node->quoted) return 0;
   const char *t = node->text;
-  return !strcmp(t, "") || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") ||
-         !strcmp(t, "NULL");
+  return !strcmp(t, "") || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL");
 }
 
 /** Does the scalar @p key spell @p name exactly? */
 int sq_node_is(const sq_node *key, const char *name) {
-  return key->kind == SQ_NODE_SCALAR && key->len == strlen(name) &&
-         !memcmp(key->text, name, key->len);
+  return key->kind == SQ_NODE_SCALAR && key->len == strlen(name) && !memcmp(key->text, name, key->len);
 }
 
 /** Pair index of @p name in mapping @p map, or -1 (also for a NULL map). */
@@ -106,10 +104,8 @@ void sq_cfg_show(char *out, size_t size, const char *text, size_t len) {
       o += 3;
       break;
     }
-    if (c < 0x20 || c == 0x7F)
-      o += (size_t)snprintf(out + o, size - o, "\\x%02X", c);
-    else
-      out[o++] = (char)c;
+    if (c < 0x20 || c == 0x7F) o += (size_t)snprintf(out + o, size - o, "\\x%02X", c);
+    else out[o++] = (char)c;
   }
   out[o] = '\0';
 }
@@ -117,18 +113,13 @@ void sq_cfg_show(char *out, size_t size, const char *text, size_t len) {
 /** What the file holds where a value was expected: "'abc'", "a sequence of 2 items", ... */
 const char *sq_cfg_found(const sq_node *node, char *out, size_t size) {
   char shown[4 * SQ_CFG_SHOW + 16];
-  if (node->kind == SQ_NODE_MAP)
-    snprintf(out, size, "a mapping");
-  else if (node->kind == SQ_NODE_SEQ)
-    snprintf(out, size, "a sequence of %zu item%s", node->n, node->n == 1 ? "" : "s");
-  else if (sq_node_is_null(node))
-    snprintf(out, size, "an empty value");
+  if (node->kind == SQ_NODE_MAP) snprintf(out, size, "a mapping");
+  else if (node->kind == SQ_NODE_SEQ) snprintf(out, size, "a sequence of %zu item%s", node->n, node->n == 1 ? "" : "s");
+  else if (sq_node_is_null(node)) snprintf(out, size, "an empty value");
   else {
     sq_cfg_show(shown, sizeof(shown), node->text, node->len);
-    if (node->quoted)
-      snprintf(out, size, "the quoted string \"%s\"", shown);
-    else
-      snprintf(out, size, "'%s'", shown);
+    if (node->quoted) snprintf(out, size, "the quoted string \"%s\"", shown);
+    else snprintf(out, size, "'%s'", shown);
   }
   return out;
 }
@@ -149,54 +140,48 @@ void sq_cfg_join(char *out, size_t size, const char *path, const char *key, size
  * Report one input error.  @p path NULL gives "FILE:LINE: msg", otherwise
  * "FILE:LINE: key 'path': msg".  Returns SQ_ERR_INPUT.
  */
-int sq_cfg_fail(const char *src_file, int src_line, const sq_cfg_parse *p, int line, const char *path,
-                const char *fmt, ...) {
+int sq_cfg_fail(const char *src_file, int src_line, const sq_cfg_parse *p, int line, const char *path, const char *fmt,
+                ...) {
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   if (!path) return sq_error(SQ_ERR_INPUT, src_file, src_line, "%s:%d: %s", p->name, line, msg);
-  return sq_error(SQ_ERR_INPUT, src_file, src_line, "%s:%d: key '%s': %s", p->name, line, path,
-                  msg);
+  return sq_error(SQ_ERR_INPUT, src_file, src_line, "%s:%d: key '%s': %s", p->name, line, path, msg);
 }
 
 /** Report a missing required key @p key of the mapping @p section (given at @p line, or absent). */
-int sq_cfg_missing(const char *src_file, int src_line, const sq_cfg_parse *p, int given, int line,
-                   const char *section, const char *key, const char *hint) {
+int sq_cfg_missing(const char *src_file, int src_line, const sq_cfg_parse *p, int given, int line, const char *section,
+                   const char *key, const char *hint) {
   char path[SQ_CFG_PATH];
   sq_cfg_join(path, sizeof(path), section, key, strlen(key));
   if (!section[0])
-    return sq_cfg_fail(src_file, src_line, p, line, path,
-                       "required section is missing; add a '%s:' section%s", key, hint);
+    return sq_cfg_fail(src_file, src_line, p, line, path, "required section is missing; add a '%s:' section%s", key,
+                       hint);
   if (given)
     return sq_cfg_fail(src_file, src_line, p, line, path,
-                       "required key is missing from section '%s' (line %d); add '%s: ...'%s",
-                       section, line, key, hint);
-  return sq_cfg_fail(
-      src_file, src_line, p, line, path,
-      "required key is missing: section '%s' is not in the file; add it with '%s: ...'%s", section,
-      key, hint);
+                       "required key is missing from section '%s' (line %d); add '%s: ...'%s", section, line, key,
+                       hint);
+  return sq_cfg_fail(src_file, src_line, p, line, path,
+                     "required key is missing: section '%s' is not in the file; add it with '%s: ...'%s", section, key,
+                     hint);
 }
 
 /* ============================================================================================== */
 /* libyaml -> node tree                                                                           */
 /* ============================================================================================== */
 
-static int sq_cfg_mark_line(yaml_mark_t mark) {
-  return mark.line >= (size_t)INT_MAX ? INT_MAX : (int)mark.line + 1;
-}
+static int sq_cfg_mark_line(yaml_mark_t mark) { return mark.line >= (size_t)INT_MAX ? INT_MAX : (int)mark.line + 1; }
 
 static int sq_cfg_yaml_error(const sq_cfg_parse *p, const yaml_parser_t *yp) {
   switch (yp->error) {
   case YAML_MEMORY_ERROR:
-    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "%s: out of memory while reading YAML",
-                    p->name);
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "%s: out of memory while reading YAML", p->name);
   case YAML_READER_ERROR: {
     int line = 1;
     for (size_t i = 0; i < yp->problem_offset && i < p->len; ++i) line += p->buf[i] == '\n';
-    return SQ_CFG_FAIL(p, line, NULL,
-                       "not valid YAML text: %s (byte offset %zu); the file must be UTF-8 text",
+    return SQ_CFG_FAIL(p, line, NULL, "not valid YAML text: %s (byte offset %zu); the file must be UTF-8 text",
                        yp->problem ? yp->problem : "unreadable input", yp->problem_offset);
   }
   case YAML_SCANNER_ERROR:
@@ -204,21 +189,20 @@ static int sq_cfg_yaml_error(const sq_cfg_parse *p, const yaml_parser_t *yp) {
     char context[256] = "";
     size_t at = yp->problem_mark.index;
     if (at < p->len && p->buf[at] == '\t')
-      return sq_error(
-          SQ_ERR_INPUT, __FILE__, __LINE__,
-          "%s:%d:%zu: YAML syntax error: a tab character; YAML indents with spaces only", p->name,
-          sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1);
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d:%zu: YAML syntax error: a tab character; YAML indents with spaces only", p->name,
+                      sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1);
     if (yp->context)
-      snprintf(context, sizeof(context), " (%s, line %d column %zu)", yp->context,
-               sq_cfg_mark_line(yp->context_mark), yp->context_mark.column + 1);
+      snprintf(context, sizeof(context), " (%s, line %d column %zu)", yp->context, sq_cfg_mark_line(yp->context_mark),
+               yp->context_mark.column + 1);
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "%s:%d:%zu: YAML syntax error: %s%s; check indentation, brackets and quotes",
-                    p->name, sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1,
+                    "%s:%d:%zu: YAML syntax error: %s%s; check indentation, brackets and quotes", p->name,
+                    sq_cfg_mark_line(yp->problem_mark), yp->problem_mark.column + 1,
                     yp->problem ? yp->problem : "invalid YAML", context);
   }
   default:
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: cannot parse YAML (libyaml error %d)",
-                    p->name, (int)yp->error);
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s: cannot parse YAML (libyaml error %d)", p->name,
+                    (int)yp->error);
   }
 }
 
@@ -228,8 +212,7 @@ static int sq_cfg_next(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *e
 }
 
 /** Build the node starting with @p event (consumed) and everything below it. */
-static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event,
-                            int depth, sq_node **out) {
+static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event_t *event, int depth, sq_node **out) {
   int line = sq_cfg_mark_line(event->start_mark);
   *out = NULL;
   if (depth > SQ_CFG_MAX_DEPTH) {
@@ -250,24 +233,22 @@ static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event
     text[event->data.scalar.length] = '\0';
     node->text = text;
     node->len = event->data.scalar.length;
-    node->quoted = event->data.scalar.style != YAML_PLAIN_SCALAR_STYLE &&
-                   event->data.scalar.style != YAML_ANY_SCALAR_STYLE;
+    node->quoted =
+        event->data.scalar.style != YAML_PLAIN_SCALAR_STYLE && event->data.scalar.style != YAML_ANY_SCALAR_STYLE;
     yaml_event_delete(event);
     *out = node;
     return SQ_SUCCESS;
   }
   case YAML_ALIAS_EVENT:
     yaml_event_delete(event);
-    return SQ_CFG_FAIL(p, line, NULL,
-                       "YAML aliases (*name) are not supported; write the value out");
+    return SQ_CFG_FAIL(p, line, NULL, "YAML aliases (*name) are not supported; write the value out");
   case YAML_SEQUENCE_START_EVENT:
   case YAML_MAPPING_START_EVENT: {
     int is_map = event->type == YAML_MAPPING_START_EVENT;
     yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
     yaml_event_delete(event);
     sq_node *node = sq_node_new(is_map ? SQ_NODE_MAP : SQ_NODE_SEQ, line);
-    if (!node)
-      return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
+    if (!node) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading %s", p->name);
     for (;;) {
       yaml_event_t next;
       sq_node *key = NULL, *item = NULL;
@@ -299,8 +280,7 @@ static int sq_cfg_read_node(const sq_cfg_parse *p, yaml_parser_t *yp, yaml_event
   default: {
     int type = (int)event->type;
     yaml_event_delete(event);
-    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "%s:%d: unexpected YAML event %d", p->name,
-                    line, type);
+    return sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "%s:%d: unexpected YAML event %d", p->name, line, type);
   }
   }
 }
@@ -317,8 +297,7 @@ int sq_cfg_read_tree(const sq_cfg_parse *p, sq_node **root) {
   yaml_event_t event;
   int rc;
   *root = NULL;
-  if (!yaml_parser_initialize(&yp))
-    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "cannot initialise libyaml");
+  if (!yaml_parser_initialize(&yp)) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "cannot initialise libyaml");
   yaml_parser_set_input_string(&yp, p->buf, p->len);
   rc = sq_cfg_next(p, &yp, &event); /* STREAM-START */
   if (!rc) {
@@ -342,17 +321,15 @@ int sq_cfg_read_tree(const sq_cfg_parse *p, sq_node **root) {
       int second = event.type != YAML_STREAM_END_EVENT;
       yaml_event_delete(&event);
       if (second)
-        rc = SQ_CFG_FAIL(p, line, NULL,
-                         "a second YAML document starts here; put the whole configuration in one");
+        rc = SQ_CFG_FAIL(p, line, NULL, "a second YAML document starts here; put the whole configuration in one");
     }
     if (!rc && sq_node_is_null(*root)) {
       rc = sq_cfg_empty(p, 1);
     } else if (!rc && (*root)->kind != SQ_NODE_MAP) {
       char found[4 * SQ_CFG_SHOW + 64];
-      rc = SQ_CFG_FAIL(
-          p, (*root)->line, NULL,
-          "the top level must be a mapping of sections (mesh:, materials:, ...), found %s",
-          sq_cfg_found(*root, found, sizeof(found)));
+      rc = SQ_CFG_FAIL(p, (*root)->line, NULL,
+                       "the top level must be a mapping of sections (mesh:, materials:, ...), found %s",
+                       sq_cfg_found(*root, found, sizeof(found)));
     }
   }
   yaml_parser_delete(&yp);

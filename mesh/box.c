@@ -25,7 +25,7 @@ static const char axis_name[3] = {'x', 'y', 'z'};
 #define BOX_JITTER_MAX 0.25
 /* A jittered tet whose volume falls below this fraction of its unjittered volume is repaired. */
 #define BOX_JITTER_MIN_VOLUME_RATIO 0.1
-#define BOX_ZONE_FACTOR_MAX 64
+#define BOX_ZONE_FACTOR_MAX         64
 
 /*
  * Tets of one cube, as cube-corner indices c = bx + 2 by + 4 bz (bx, by, bz in {0,1}).
@@ -41,8 +41,7 @@ typedef struct box_template {
   int cube_face[6][4];
 } box_template;
 
-static const int kuhn_tets[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7},
-                                    {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+static const int kuhn_tets[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
 static const int five_even_tets[5][4] = {{1, 2, 4, 7}, {0, 1, 2, 4}, {3, 1, 2, 7}, {5, 1, 4, 7}, {6, 2, 4, 7}};
 static const int five_odd_tets[5][4] = {{0, 3, 5, 6}, {1, 0, 3, 5}, {2, 0, 3, 6}, {4, 0, 5, 6}, {7, 3, 5, 6}};
 
@@ -57,8 +56,7 @@ static double tet_det(const double *p0, const double *p1, const double *p2, cons
     b[d] = p2[d] - p0[d];
     c[d] = p3[d] - p0[d];
   }
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-         a[2] * (b[0] * c[1] - b[1] * c[0]);
+  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
 }
 
 /* Fill a template: orient every tet positively (swap its last two corners if needed) and find which
@@ -143,13 +141,12 @@ static int box_axis_nodes(const sq_box_params *p, int axis, double **nodes, int 
 
 static int box_check_params(const sq_box_params *p) {
   for (int a = 0; a < 3; a++) {
-    SQ_CHECK(p->n[a] >= 1, SQ_ERR_INPUT, "box: n[%d] (cubes along %c) must be >= 1, got %d", a, axis_name[a],
-             p->n[a]);
+    SQ_CHECK(p->n[a] >= 1, SQ_ERR_INPUT, "box: n[%d] (cubes along %c) must be >= 1, got %d", a, axis_name[a], p->n[a]);
     SQ_CHECK(isfinite(p->lo[a]) && isfinite(p->hi[a]) && p->hi[a] > p->lo[a], SQ_ERR_INPUT,
              "box: extent along %c must satisfy lo < hi, got [%g, %g]", axis_name[a], p->lo[a], p->hi[a]);
   }
-  SQ_CHECK(p->tets_per_cube == 5 || p->tets_per_cube == 6, SQ_ERR_INPUT,
-           "box: tets_per_cube must be 5 or 6, got %d", p->tets_per_cube);
+  SQ_CHECK(p->tets_per_cube == 5 || p->tets_per_cube == 6, SQ_ERR_INPUT, "box: tets_per_cube must be 5 or 6, got %d",
+           p->tets_per_cube);
   static const char *face_names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
   for (int f = 0; f < 6; f++) {
     int tag = p->bc[f];
@@ -260,15 +257,17 @@ static int box_check_fault(const sq_box_params *p, double *const nodes[3], const
   int flat = -1, nflat = 0;
   for (int a = 0; a < 3; ++a)
     if (p->fault_lo[a] == p->fault_hi[a]) flat = a, ++nflat;
-    else SQ_CHECK(p->fault_hi[a] > p->fault_lo[a], SQ_ERR_INPUT, "box: fault hi must be >= lo on the %c axis",
-                  axis_name[a]);
+    else
+      SQ_CHECK(p->fault_hi[a] > p->fault_lo[a], SQ_ERR_INPUT, "box: fault hi must be >= lo on the %c axis",
+               axis_name[a]);
   SQ_CHECK(nflat == 1, SQ_ERR_INPUT,
            "box: the fault rectangle must be flat along exactly one axis (lo == hi there), found %d flat axes", nflat);
   const double tol = 1e-9 * (p->hi[flat] - p->lo[flat]);
   int found = 0;
   for (int i = 1; i < ncells[flat]; ++i) found |= fabs(nodes[flat][i] - p->fault_lo[flat]) <= tol;
-  SQ_CHECK(found, SQ_ERR_INPUT, "box: the fault plane %c = %g is not an interior grid plane of the box; choose cells "
-                                "so that a grid plane falls there",
+  SQ_CHECK(found, SQ_ERR_INPUT,
+           "box: the fault plane %c = %g is not an interior grid plane of the box; choose cells "
+           "so that a grid plane falls there",
            axis_name[flat], p->fault_lo[flat]);
   return SQ_SUCCESS;
 }
@@ -321,8 +320,7 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh) {
   for (int64_t k = 0; k < nz; k++)
     for (int64_t j = 0; j < ny; j++)
       for (int64_t i = 0; i < nx; i++) {
-        const box_template *t =
-            p->tets_per_cube == 6 ? &templates[0] : &templates[1 + (int)((i + j + k) % 2)];
+        const box_template *t = p->tets_per_cube == 6 ? &templates[0] : &templates[1 + (int)((i + j + k) % 2)];
         const int64_t cube_idx[3] = {i, j, k}, cube_n[3] = {nx, ny, nz};
         int64_t corner[8];
         for (int c = 0; c < 8; c++) {
@@ -335,10 +333,8 @@ int sq_mesh_box(const sq_box_params *p, sq_mesh **mesh) {
             int cf = t->cube_face[e][f], tag = SQ_BC_REGULAR;
             if (cf >= 0) {
               int a = cf / 2, side = cf % 2;
-              if ((side == 0 && cube_idx[a] == 0) || (side == 1 && cube_idx[a] == cube_n[a] - 1))
-                tag = p->bc[cf];
-              else if (p->has_fault && on_fault(p, nodes, cube_idx, a, side))
-                tag = SQ_BC_RUPTURE;
+              if ((side == 0 && cube_idx[a] == 0) || (side == 1 && cube_idx[a] == cube_n[a] - 1)) tag = p->bc[cf];
+              else if (p->has_fault && on_fault(p, nodes, cube_idx, a, side)) tag = SQ_BC_RUPTURE;
             }
             m->face_bc[4 * cell + f] = (int8_t)tag;
           }

@@ -87,15 +87,15 @@ static int exchange(const void *send, const int *scount, size_t item, void **rec
 /* Reference-tet vertex indices of each face in outward order (as in mesh/mesh.c and sq_ref.h). */
 
 typedef struct face_rec {
-  int64_t key[3];  /* sorted global vertex ids */
-  int64_t vtx[3];  /* outward order */
-  int64_t gid;     /* cell */
-  int32_t face;    /* 0..3 */
-  int32_t bc;      /* tag as read */
+  int64_t key[3]; /* sorted global vertex ids */
+  int64_t vtx[3]; /* outward order */
+  int64_t gid;    /* cell */
+  int32_t face;   /* 0..3 */
+  int32_t bc;     /* tag as read */
 } face_rec;
 
 typedef struct face_reply {
-  int64_t nb;      /* neighbour cell or -1 */
+  int64_t nb; /* neighbour cell or -1 */
   int32_t nbface, orient, bc, err;
 } face_reply;
 
@@ -122,8 +122,8 @@ static int boundary_tag(int tag) { return tag == SQ_BC_FREE || tag == SQ_BC_ABSO
 typedef struct block {
   int rank, nranks;
   int64_t begin, n, nglobal, nvert_global;
-  sq_mesh *mesh;      /* the block's cells: global_id, vert_global set; geometry computed */
-  int64_t *nb;        /* n x 4: neighbour's global id or -1 */
+  sq_mesh *mesh; /* the block's cells: global_id, vert_global set; geometry computed */
+  int64_t *nb;   /* n x 4: neighbour's global id or -1 */
   int8_t *nbface, *orient;
   sq_material *mat;
   int *cluster, *owner;
@@ -131,7 +131,7 @@ typedef struct block {
   /* cells outside the block next to it: ascending global ids (grouped by block owner), with the
    * ranks serving them */
   int64_t nhalo, *halo;
-  int *halo_count;    /* per rank: ids asked of it */
+  int *halo_count;        /* per rank: ids asked of it */
   int64_t nserve, *serve; /* ids others ask of us, as block indices, in their order */
   int *serve_count;
 } block;
@@ -164,7 +164,8 @@ static int match_faces(block *b) {
   for (int64_t cf = 0; cf < nf; ++cf) {
     face_rec *fr = &send[slot[cf] = fill[dest[cf]]++];
     memset(fr, 0, sizeof *fr);
-    for (int v = 0; v < 3; ++v) fr->vtx[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][v]]];
+    for (int v = 0; v < 3; ++v)
+      fr->vtx[v] = m->vert_global[m->cell_vert[4 * (cf / 4) + sq_ref_face_vertices[cf % 4][v]]];
     memcpy(fr->key, fr->vtx, sizeof fr->key);
     int64_t *k = fr->key, t;
     if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;
@@ -182,7 +183,10 @@ static int match_faces(block *b) {
   int ierr = exchange(send, count, sizeof(face_rec), (void **)&recv, rcount, &nrecv);
   free(send);
   /* pair them: sort by key, carrying each record's arrival index for the answer */
-  typedef struct { face_rec r; int64_t i; } tagged; /* the record leads: cmp_face_rec applies */
+  typedef struct {
+    face_rec r;
+    int64_t i;
+  } tagged; /* the record leads: cmp_face_rec applies */
   face_reply *reply = ierr ? NULL : calloc((size_t)(nrecv + 1), sizeof(face_reply));
   tagged *tg = ierr ? NULL : malloc(sizeof(tagged) * (size_t)(nrecv + 1));
   if (!ierr && (!reply || !tg)) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory matching faces");
@@ -329,7 +333,8 @@ static int block_clusters(block *b, const sq_disc_options *opt_in, int *ncluster
       const int64_t nb = b->nb[cf];
       if (nb < 0) continue;
       const int64_t c = cf / 4;
-      const int cnb = nb >= b->begin && nb < b->begin + b->n ? b->cluster[nb - b->begin] : halo[find_i64(b->halo, b->nhalo, nb)];
+      const int cnb =
+          nb >= b->begin && nb < b->begin + b->n ? b->cluster[nb - b->begin] : halo[find_i64(b->halo, b->nhalo, nb)];
       const int limit = b->mesh->face_bc[cf] == SQ_BC_RUPTURE ? cnb : cnb + 1;
       if (b->cluster[c] > limit) b->cluster[c] = limit, changed = 1;
     }
@@ -362,8 +367,8 @@ static int block_partition(block *b, int ncluster, int rate, sq_part_weights wei
     cluster = malloc(sizeof(int) * (size_t)(b->nglobal + 1));
     part = malloc(sizeof(int) * (size_t)(b->nglobal + 1));
     if (!counts || !displs || !counts4 || !displs4 || !nb || !cluster || !part)
-      ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory gathering the dual graph of %lld cells on rank 0",
-                      (long long)b->nglobal);
+      ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__,
+                      "out of memory gathering the dual graph of %lld cells on rank 0", (long long)b->nglobal);
     for (int r = 0; !ierr && r < p; ++r) {
       displs[r] = (int)block_begin(b->nglobal, p, r);
       counts[r] = (int)(block_begin(b->nglobal, p, r + 1) - displs[r]);
@@ -394,10 +399,10 @@ static int block_partition(block *b, int ncluster, int rate, sq_part_weights wei
 
 typedef struct cell_rec {
   int64_t gid;
-  int64_t vert[4];   /* global vertex ids */
-  int64_t nb[4];     /* neighbours' global ids or -1 */
+  int64_t vert[4]; /* global vertex ids */
+  int64_t nb[4];   /* neighbours' global ids or -1 */
   int64_t surface_first;
-  double x[12];      /* vertex coordinates */
+  double x[12]; /* vertex coordinates */
   int32_t group, owner, cluster;
   int8_t bc[4], nbface[4], orient[4];
 } cell_rec;
@@ -580,7 +585,7 @@ static int redistribute(block *b, sq_mesh **part, int **cell_rank, int **cell_cl
       const int64_t nb = b->nb[4 * c + k];
       if (nb < 0) continue;
       const int o = nb >= b->begin && nb < b->begin + b->n ? b->owner[nb - b->begin]
-                                                            : owner_halo[find_i64(b->halo, b->nhalo, nb)];
+                                                           : owner_halo[find_i64(b->halo, b->nhalo, nb)];
       int dup = 0;
       for (int i = 0; i < nd; ++i) dup |= d[i] == o;
       if (!dup) d[nd++] = o;
@@ -634,8 +639,7 @@ int sq_mesh_read_distributed(const sq_distmesh_input *in, int is_file, int rank,
                              sq_distmesh_part *out, int *done) {
   *done = 0;
   const int p = nranks, me = rank;
-  if (p < 2 || !is_file || sq_mesh_format_from_path(in->mesh_file) != SQ_MESH_FORMAT_PUML)
-    return SQ_SUCCESS;
+  if (p < 2 || !is_file || sq_mesh_format_from_path(in->mesh_file) != SQ_MESH_FORMAT_PUML) return SQ_SUCCESS;
   int64_t ncell = 0, nvert = 0;
   SQ_CALL(agree(sq_mesh_puml_size(in->mesh_file, &ncell, &nvert)));
   if (ncell < 4 * (int64_t)p) return SQ_SUCCESS; /* tiny mesh: read it whole */

@@ -4,7 +4,8 @@
 #include <string.h>
 
 int sq_mesh_extract(const sq_mesh *w, const int *cell_rank, int rank, sq_mesh **out) {
-  SQ_CHECK(w && cell_rank && out && w->face_neighbor, SQ_ERR_INTERNAL, "sq_mesh_extract: NULL argument or mesh not finalized");
+  SQ_CHECK(w && cell_rank && out && w->face_neighbor, SQ_ERR_INTERNAL,
+           "sq_mesh_extract: NULL argument or mesh not finalized");
   *out = NULL;
   const int64_t N = w->ncell;
   int64_t *local = NULL, *vlocal = NULL;

@@ -67,11 +67,10 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
       int64_t ntag = VEC_AT(r->tet_nodes, int64_t, 4 * t + k);
       cv[k] = sq_gmsh_tag_map_get(nodes, ntag);
       if (cv[k] < 0)
-        ierr =
-            sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                     "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
-                     "define",
-                     r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s, %s: tetrahedron element %lld refers to node %lld, which $Nodes does not "
+                        "define",
+                        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
     }
     if (ierr) break;
     const double *p[4];
@@ -82,8 +81,9 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
       b[d] = p[2][d] - p[0][d];
       c[d] = p[3][d] - p[0][d];
     }
-    double vol = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                  a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    double vol =
+        (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) /
+        6.0;
     for (int i = 0; i < 4; i++)
       for (int j = i + 1; j < 4; j++) {
         double e2 = 0;
@@ -94,12 +94,11 @@ static int build_cells(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, i
     if (!(fabs(vol) >= 1e-12 * longest * longest * longest)) {
       char v[4][112];
       for (int k = 0; k < 4; k++) node_str(r, m, cv[k], v[k], sizeof v[k]);
-      ierr = sq_error(
-          SQ_ERR_INPUT, __FILE__, __LINE__,
-          "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
-          "edge %.6g; its nodes are %s, %s, %s, %s",
-          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol, longest,
-          v[0], v[1], v[2], v[3]);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: tetrahedron element %lld (cell %lld) is degenerate: volume %.6g, longest "
+                      "edge %.6g; its nodes are %s, %s, %s, %s",
+                      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ncell, vol,
+                      longest, v[0], v[1], v[2], v[3]);
       break;
     }
     if (vol < 0) { /* Gmsh promises no orientation: swapping vertices 1 and 2 makes det > 0 */
@@ -125,8 +124,7 @@ static void describe_face(const gmsh_reader *r, const sq_mesh *m, const int64_t 
     node_str(r, m, m->cell_vert[4 * cell + sq_ref_face_vertices[cf % 4][k]], v[k], sizeof v[k]);
   snprintf(buf, len, "face %d of tetrahedron element %lld (%s; cell %lld), with %s, %s, %s", (int)(cf % 4),
            (long long)VEC_AT(r->tet_tag, int64_t, t),
-           sq_gmsh_where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws), (long long)cell, v[0], v[1],
-           v[2]);
+           sq_gmsh_where_str(r, VEC_AT(r->tet_where, int64_t, t), ws, sizeof ws), (long long)cell, v[0], v[1], v[2]);
 }
 
 /* For messages about faces that find no partner: "; node A and node B have identical coordinates ..." when one
@@ -141,8 +139,8 @@ static const char *duplicate_hint(const gmsh_reader *r, const sq_mesh *m, const 
              "; node %lld and node %lld have identical coordinates (%.9g, %.9g, %.9g), so the mesh is not conforming "
              "(cells that should share faces use different nodes); merge the duplicate nodes, e.g. with "
              "`Coherence Mesh;` in the .geo file",
-             (long long)VEC_AT(r->node_tag, int64_t, v[k]), (long long)VEC_AT(r->node_tag, int64_t, twin[v[k]]),
-             x[0], x[1], x[2]);
+             (long long)VEC_AT(r->node_tag, int64_t, v[k]), (long long)VEC_AT(r->node_tag, int64_t, twin[v[k]]), x[0],
+             x[1], x[2]);
     break;
   }
   return buf;
@@ -193,10 +191,9 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
       int64_t ntag = VEC_AT(r->tri_nodes, int64_t, 3 * t + k);
       key[k] = sq_gmsh_tag_map_get(nodes, ntag);
       if (key[k] < 0)
-        ierr = sq_error(
-            SQ_ERR_INPUT, __FILE__, __LINE__,
-            "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
-            r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s, %s: triangle element %lld refers to node %lld, which $Nodes does not define",
+                        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)ntag);
     }
     if (ierr) break;
     sq_sort3(key);
@@ -206,34 +203,31 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
       int64_t *twin = NULL;
       for (int k = 0; k < 3; k++) node_str(r, m, key[k], v[k], sizeof v[k]);
       if (sq_mesh_vertex_twins(m, &twin)) twin = NULL;
-      ierr = sq_error(
-          SQ_ERR_INPUT, __FILE__, __LINE__,
-          "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
-          "of any tetrahedron%s",
-          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag,
-          VEC_AT(r->tri_phys, int32_t, t), v[0], v[1], v[2],
-          duplicate_hint(r, m, twin, key, hint, sizeof hint));
+      ierr =
+          sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                   "Gmsh file %s, %s: triangle element %lld (physical surface %d) with %s, %s, %s is not a face "
+                   "of any tetrahedron%s",
+                   r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, VEC_AT(r->tri_phys, int32_t, t),
+                   v[0], v[1], v[2], duplicate_hint(r, m, twin, key, hint, sizeof hint));
       SQ_FREE(twin);
       break;
     }
     int64_t sides[2] = {cf, fi.twin[cf]};
     if (sides[1] < 0 && code == SQ_BC_RUPTURE) {
       describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(
-          SQ_ERR_INPUT, __FILE__, __LINE__,
-          "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
-          "boundary (%s); rupture faces must be interior faces, with cells on both sides",
-          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, desc);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: triangle element %lld of physical surface 103 (dynamic rupture) lies on the "
+                      "boundary (%s); rupture faces must be interior faces, with cells on both sides",
+                      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, desc);
       break;
     }
     if (sides[1] >= 0 && code != SQ_BC_RUPTURE) {
       describe_face(r, m, keep, cf, desc, sizeof desc);
-      ierr = sq_error(
-          SQ_ERR_INPUT, __FILE__, __LINE__,
-          "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
-          "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
-          r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag,
-          VEC_AT(r->tri_phys, int32_t, t), desc, (long long)(sides[1] / 4));
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s, %s: triangle element %lld of physical surface %d lies inside the volume (%s, "
+                      "shared with cell %lld); only 103 (dynamic rupture) may tag interior faces",
+                      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag,
+                      VEC_AT(r->tri_phys, int32_t, t), desc, (long long)(sides[1] / 4));
       break;
     }
     for (int s = 0; s < 2 && sides[s] >= 0 && !ierr; s++) {
@@ -242,13 +236,12 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
         int32_t t0 = face_tri[f];
         char ws0[40];
         describe_face(r, m, keep, f, desc, sizeof desc);
-        ierr = sq_error(
-            SQ_ERR_INPUT, __FILE__, __LINE__,
-            "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
-            "(triangle element %lld, %s)",
-            r->path, desc, VEC_AT(r->tri_phys, int32_t, t0), (long long)VEC_AT(r->tri_tag, int64_t, t0),
-            sq_gmsh_where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
-            VEC_AT(r->tri_phys, int32_t, t), (long long)tag, sq_gmsh_where_str(r, where, ws, sizeof ws));
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                        "Gmsh file %s: %s is tagged twice: physical surface %d (triangle element %lld, %s) and %d "
+                        "(triangle element %lld, %s)",
+                        r->path, desc, VEC_AT(r->tri_phys, int32_t, t0), (long long)VEC_AT(r->tri_tag, int64_t, t0),
+                        sq_gmsh_where_str(r, VEC_AT(r->tri_where, int64_t, t0), ws0, sizeof ws0),
+                        VEC_AT(r->tri_phys, int32_t, t), (long long)tag, sq_gmsh_where_str(r, where, ws, sizeof ws));
       }
       m->face_bc[f] = (int8_t)code;
       face_tri[f] = (int32_t)t;
@@ -275,15 +268,16 @@ static int build_faces(const gmsh_reader *r, const tag_map *nodes, sq_mesh *m, c
       SQ_FREE(twin);
       describe_face(r, m, keep, first, desc, sizeof desc);
       if (hint[0])
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s: %s has no neighbouring tetrahedron%s",
-                        r->path, desc, hint);
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s: %s has no neighbouring tetrahedron%s", r->path,
+                        desc, hint);
       else
-        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                      "Gmsh file %s: %s lies on the boundary but no triangle of a physical surface tags it (%lld "
-                      "boundary faces in all are untagged); every boundary face needs a physical surface 101 (free "
-                      "surface), 105 (absorbing) or 106 (periodic), e.g. `Physical Surface(105) = {...};` in the .geo "
-                      "file",
-                      r->path, desc, (long long)nuntagged);
+        ierr =
+            sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                     "Gmsh file %s: %s lies on the boundary but no triangle of a physical surface tags it (%lld "
+                     "boundary faces in all are untagged); every boundary face needs a physical surface 101 (free "
+                     "surface), 105 (absorbing) or 106 (periodic), e.g. `Physical Surface(105) = {...};` in the .geo "
+                     "file",
+                     r->path, desc, (long long)nuntagged);
     }
   }
 done:
@@ -321,13 +315,17 @@ static int build_mesh(const gmsh_reader *r, sq_mesh **mesh) {
   if (!ierr) ierr = build_cells(r, &nodes, m, keep, &nswapped);
   if (!ierr) ierr = build_faces(r, &nodes, m, keep);
   if (!ierr && nswapped && sq_verbosity >= 2)
-    fprintf(stderr, "starquake: note: Gmsh file %s: %lld of %lld tetrahedra were negatively oriented; their "
-            "vertices 1 and 2 were swapped\n", r->path, (long long)nswapped, (long long)m->ncell);
+    fprintf(stderr,
+            "starquake: note: Gmsh file %s: %lld of %lld tetrahedra were negatively oriented; their "
+            "vertices 1 and 2 were swapped\n",
+            r->path, (long long)nswapped, (long long)m->ncell);
   if (!ierr) {
     ierr = sq_mesh_finalize(m);
     if (ierr)
-      fprintf(stderr, "starquake: note: cell numbers above count the tetrahedra of %s from 0 in file order (cell 0 is "
-              "element %lld)\n", r->path, (long long)VEC_AT(r->tet_tag, int64_t, keep[0]));
+      fprintf(stderr,
+              "starquake: note: cell numbers above count the tetrahedra of %s from 0 in file order (cell 0 is "
+              "element %lld)\n",
+              r->path, (long long)VEC_AT(r->tet_tag, int64_t, keep[0]));
   }
   sq_gmsh_tag_map_free(&nodes);
   SQ_FREE(keep);

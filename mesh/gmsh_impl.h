@@ -38,12 +38,12 @@ int64_t sq_gmsh_tag_map_get(const tag_map *t, int64_t key);
 typedef struct gmsh_reader {
   const char *path;
   FILE *fp;
-  long line;        /* line of the next character (ASCII parts) */
-  long tok_line;    /* line where the last token started */
+  long line;     /* line of the next character (ASCII parts) */
+  long tok_line; /* line where the last token started */
   int binary;
-  int version;      /* 22 or 41 */
-  int size_t_bytes; /* the data-size field (bytes of a size_t in 4.1 binary files) */
-  const char *section;   /* current section, for messages */
+  int version;         /* 22 or 41 */
+  int size_t_bytes;    /* the data-size field (bytes of a size_t in 4.1 binary files) */
+  const char *section; /* current section, for messages */
   char section_name[80];
   /* nodes: tags and coordinates, in file order */
   vec node_tag, node_xyz;

@@ -21,8 +21,9 @@ static int vec_push(vec *v, const void *x, size_t count) {
     size_t cap = v->cap ? v->cap : 256;
     while (cap < v->n + count) cap *= 2;
     char *p = realloc(v->data, cap * v->elem);
-    if (!p) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading a Gmsh file (%zu bytes)",
-                            cap * v->elem);
+    if (!p)
+      return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading a Gmsh file (%zu bytes)",
+                      cap * v->elem);
     v->data = p;
     v->cap = cap;
   }
@@ -84,25 +85,43 @@ enum { GMSH_LINE = 1, GMSH_TRIANGLE = 2, GMSH_TETRAHEDRON = 4, GMSH_POINT = 15 }
 
 /* Nodes per element of Gmsh element types 1..31 (0: unknown). */
 static int gmsh_type_nodes(int64_t type) {
-  static const int nodes[32] = {0, 2, 3,  4,  4,  8,  6,  5,  3,  6,  9, 10, 27, 18, 14, 1,
-                                8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4,  5,  6,  20, 35, 56};
+  static const int nodes[32] = {0, 2,  3,  4,  4, 8,  6,  5,  3,  6,  9, 10, 27, 18, 14, 1,
+                                8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4, 5,  6,  20, 35, 56};
   return type >= 1 && type <= 31 ? nodes[type] : 0;
 }
 
 static const char *gmsh_type_name(int64_t type) {
-  static const char *names[32] = {"?", "2-node line", "3-node triangle", "4-node quadrangle",
-                                  "4-node tetrahedron", "8-node hexahedron", "6-node prism", "5-node pyramid",
-                                  "3-node second-order line", "6-node second-order triangle",
-                                  "9-node second-order quadrangle", "10-node second-order tetrahedron",
-                                  "27-node second-order hexahedron", "18-node second-order prism",
-                                  "14-node second-order pyramid", "1-node point", "8-node second-order quadrangle",
-                                  "20-node second-order hexahedron", "15-node second-order prism",
-                                  "13-node second-order pyramid", "9-node third-order triangle",
-                                  "10-node third-order triangle", "12-node fourth-order triangle",
-                                  "15-node fourth-order triangle", "15-node fifth-order triangle",
-                                  "21-node fifth-order triangle", "4-node third-order line",
-                                  "5-node fourth-order line", "6-node fifth-order line",
-                                  "20-node third-order tetrahedron", "35-node fourth-order tetrahedron",
+  static const char *names[32] = {"?",
+                                  "2-node line",
+                                  "3-node triangle",
+                                  "4-node quadrangle",
+                                  "4-node tetrahedron",
+                                  "8-node hexahedron",
+                                  "6-node prism",
+                                  "5-node pyramid",
+                                  "3-node second-order line",
+                                  "6-node second-order triangle",
+                                  "9-node second-order quadrangle",
+                                  "10-node second-order tetrahedron",
+                                  "27-node second-order hexahedron",
+                                  "18-node second-order prism",
+                                  "14-node second-order pyramid",
+                                  "1-node point",
+                                  "8-node second-order quadrangle",
+                                  "20-node second-order hexahedron",
+                                  "15-node second-order prism",
+                                  "13-node second-order pyramid",
+                                  "9-node third-order triangle",
+                                  "10-node third-order triangle",
+                                  "12-node fourth-order triangle",
+                                  "15-node fourth-order triangle",
+                                  "15-node fifth-order triangle",
+                                  "21-node fifth-order triangle",
+                                  "4-node third-order line",
+                                  "5-node fourth-order line",
+                                  "6-node fifth-order line",
+                                  "20-node third-order tetrahedron",
+                                  "35-node fourth-order tetrahedron",
                                   "56-node fifth-order tetrahedron"};
   return type >= 1 && type <= 31 ? names[type] : "unknown element type";
 }
@@ -112,9 +131,9 @@ static const char *gmsh_type_name(int64_t type) {
 /* ------------------------------------------------------------------------------------------------ */
 
 void sq_gmsh_reader_free(gmsh_reader *r) {
-  vec *all[] = {&r->node_tag, &r->node_xyz, &r->tet_nodes, &r->tet_tag, &r->tet_where, &r->tet_group,
-                &r->tri_nodes, &r->tri_tag, &r->tri_where, &r->tri_code, &r->tri_phys, &r->ent_dim,
-                &r->ent_tag, &r->ent_first, &r->ent_count, &r->ent_phys};
+  vec *all[] = {&r->node_tag,  &r->node_xyz,  &r->tet_nodes, &r->tet_tag,  &r->tet_where, &r->tet_group,
+                &r->tri_nodes, &r->tri_tag,   &r->tri_where, &r->tri_code, &r->tri_phys,  &r->ent_dim,
+                &r->ent_tag,   &r->ent_first, &r->ent_count, &r->ent_phys};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) vec_free(all[k]);
 }
 
@@ -203,8 +222,8 @@ static int rd_double(gmsh_reader *r, const char *what, double *out) {
   errno = 0;
   double v = strtod(tok, &end);
   SQ_CHECK(end != tok && *end == '\0' && errno != ERANGE, SQ_ERR_INPUT,
-           "Gmsh file %s, line %ld (section $%s): expected %s (a number), found '%s'", r->path, r->tok_line,
-           r->section, what, tok);
+           "Gmsh file %s, line %ld (section $%s): expected %s (a number), found '%s'", r->path, r->tok_line, r->section,
+           what, tok);
   *out = v;
   return SQ_SUCCESS;
 }
@@ -331,9 +350,8 @@ static int add_node(gmsh_reader *r, int64_t tag, const double x[3]) {
   if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
     char ws[40];
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                    "Gmsh file %s, %s (section $Nodes): node %lld has a non-finite coordinate (%g, %g, %g)",
-                    r->path, sq_gmsh_where_str(r, rd_where(r), ws, sizeof ws), (long long)tag, x[0], x[1],
-                    x[2]);
+                    "Gmsh file %s, %s (section $Nodes): node %lld has a non-finite coordinate (%g, %g, %g)", r->path,
+                    sq_gmsh_where_str(r, rd_where(r), ws, sizeof ws), (long long)tag, x[0], x[1], x[2]);
   }
   SQ_CALL(vec_push(&r->node_tag, &tag, 1));
   return vec_push(&r->node_xyz, x, 3);
@@ -378,8 +396,10 @@ static int parse_nodes41(gmsh_reader *r) {
     if ((ierr = rd_check_count(r, count, "the number of nodes in a block"))) break;
     int extra = parametric ? (int)dim : 0; /* u (curves), u v (surfaces), u v w (volumes) */
     if (extra < 0 || extra > 3) {
-      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "Gmsh file %s (section $Nodes): node block of entity "
-                      "dimension %lld", r->path, (long long)dim);
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "Gmsh file %s (section $Nodes): node block of entity "
+                      "dimension %lld",
+                      r->path, (long long)dim);
       break;
     }
     tags.n = 0;
@@ -462,16 +482,14 @@ static int triangle_code(const gmsh_reader *r, int64_t tag, int64_t where, const
   *phys_used = 0;
   for (int64_t k = 0; k < nphys; k++) {
     int p = phys[k], c = p - 100;
-    SQ_CHECK(
-        c == SQ_BC_FREE || c == SQ_BC_RUPTURE || c == SQ_BC_ABSORB || c == SQ_BC_PERIODIC, SQ_ERR_INPUT,
-        "Gmsh file %s, %s: triangle element %lld belongs to physical surface %d, which is not a boundary "
-        "code; starquake knows 101 (free surface), 103 (dynamic rupture), 105 (absorbing) and 106 (periodic)",
-        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, p);
-    SQ_CHECK(
-        *code == 0 || *code == c, SQ_ERR_INPUT,
-        "Gmsh file %s, %s: triangle element %lld belongs to two physical surfaces, %d and %d; a face takes "
-        "one boundary code",
-        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, *phys_used, p);
+    SQ_CHECK(c == SQ_BC_FREE || c == SQ_BC_RUPTURE || c == SQ_BC_ABSORB || c == SQ_BC_PERIODIC, SQ_ERR_INPUT,
+             "Gmsh file %s, %s: triangle element %lld belongs to physical surface %d, which is not a boundary "
+             "code; starquake knows 101 (free surface), 103 (dynamic rupture), 105 (absorbing) and 106 (periodic)",
+             r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, p);
+    SQ_CHECK(*code == 0 || *code == c, SQ_ERR_INPUT,
+             "Gmsh file %s, %s: triangle element %lld belongs to two physical surfaces, %d and %d; a face takes "
+             "one boundary code",
+             r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, *phys_used, p);
     *code = c;
     *phys_used = p;
   }
@@ -504,28 +522,25 @@ static int add_element(gmsh_reader *r, int64_t type, int64_t tag, const int64_t 
   if (type == GMSH_POINT || type == GMSH_LINE) return SQ_SUCCESS;
   /* Second- and higher-order types: 8..14 and 16..31. */
   if (type >= 8 && type <= 31 && type != GMSH_POINT)
-    return sq_error(
-        SQ_ERR_INPUT, __FILE__, __LINE__,
-        "Gmsh file %s, %s: element %lld is a %s (element type %lld); starquake reads first-order meshes "
-        "only (4-node tetrahedra and 3-node triangles): mesh with Mesh.ElementOrder = 1 (`gmsh -order 1`)",
-        r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, gmsh_type_name(type),
-        (long long)type);
-  return sq_error(
-      SQ_ERR_INPUT, __FILE__, __LINE__,
-      "Gmsh file %s, %s: element %lld has element type %lld (%s); starquake needs a tetrahedral mesh "
-      "(element type 4, with type-2 triangles on tagged surfaces)",
-      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)type,
-      gmsh_type_name(type));
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "Gmsh file %s, %s: element %lld is a %s (element type %lld); starquake reads first-order meshes "
+                    "only (4-node tetrahedra and 3-node triangles): mesh with Mesh.ElementOrder = 1 (`gmsh -order 1`)",
+                    r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, gmsh_type_name(type),
+                    (long long)type);
+  return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                  "Gmsh file %s, %s: element %lld has element type %lld (%s); starquake needs a tetrahedral mesh "
+                  "(element type 4, with type-2 triangles on tagged surfaces)",
+                  r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)tag, (long long)type,
+                  gmsh_type_name(type));
 }
 
 /* Element type check before reading its nodes (binary files cannot skip an unknown type). */
 static int check_type(gmsh_reader *r, int64_t type, int64_t where) {
   char ws[40];
-  SQ_CHECK(
-      gmsh_type_nodes(type) > 0, SQ_ERR_INPUT,
-      "Gmsh file %s, %s (section $Elements): unknown element type %lld; starquake needs 4-node tetrahedra "
-      "(type 4) and 3-node triangles (type 2)",
-      r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)type);
+  SQ_CHECK(gmsh_type_nodes(type) > 0, SQ_ERR_INPUT,
+           "Gmsh file %s, %s (section $Elements): unknown element type %lld; starquake needs 4-node tetrahedra "
+           "(type 4) and 3-node triangles (type 2)",
+           r->path, sq_gmsh_where_str(r, where, ws, sizeof ws), (long long)type);
   return SQ_SUCCESS;
 }
 
@@ -543,8 +558,8 @@ static int parse_elements22(gmsh_reader *r) {
       SQ_CALL(rd_int(r, "an element type", &type));
       SQ_CALL(check_type(r, type, where));
       SQ_CALL(rd_int(r, "the number of element tags", &ntags));
-      SQ_CHECK(ntags >= 0 && ntags <= 64, SQ_ERR_INPUT, "Gmsh file %s, line %ld: element %lld has %lld tags",
-               r->path, r->tok_line, (long long)tag, (long long)ntags);
+      SQ_CHECK(ntags >= 0 && ntags <= 64, SQ_ERR_INPUT, "Gmsh file %s, line %ld: element %lld has %lld tags", r->path,
+               r->tok_line, (long long)tag, (long long)ntags);
       for (int64_t k = 0; k < ntags; k++) SQ_CALL(rd_int(r, "an element tag (physical or entity)", &tags[k]));
       for (int k = 0; k < gmsh_type_nodes(type); k++) SQ_CALL(rd_int(r, "an element node tag", &nodes[k]));
       phys = ntags > 0 ? (int32_t)tags[0] : 0;
@@ -622,8 +637,7 @@ int sq_gmsh_parse_file(gmsh_reader *r) {
                     "Gmsh file %s: not a Gmsh mesh file (it does not start with $MeshFormat)", r->path);
   do {
     SQ_CHECK(tok[0] == '$' && strncmp(tok, "$End", 4), SQ_ERR_INPUT,
-             "Gmsh file %s, line %ld: expected a section header such as $Nodes, found '%s'", r->path, r->tok_line,
-             tok);
+             "Gmsh file %s, line %ld: expected a section header such as $Nodes, found '%s'", r->path, r->tok_line, tok);
     char *name = r->section_name;
     snprintf(name, sizeof r->section_name, "%s", tok + 1);
     r->section = name;
@@ -656,7 +670,7 @@ int sq_gmsh_parse_file(gmsh_reader *r) {
     }
   } while (rd_token(r, tok, sizeof tok));
   r->section = "(end of file)";
-  SQ_CHECK(seen_nodes && seen_elements, SQ_ERR_INPUT,
-           "Gmsh file %s: the file ends before section %s (truncated?)", r->path, seen_nodes ? "$Elements" : "$Nodes");
+  SQ_CHECK(seen_nodes && seen_elements, SQ_ERR_INPUT, "Gmsh file %s: the file ends before section %s (truncated?)",
+           r->path, seen_nodes ? "$Elements" : "$Nodes");
   return SQ_SUCCESS;
 }

@@ -111,8 +111,8 @@ int sq_mesh_write_gmsh(const char *path, const sq_mesh *m) {
            "sq_mesh_write_gmsh: NULL argument or incomplete mesh");
   for (int64_t c = 0; c < m->ncell; c++)
     SQ_CHECK(m->group[c] >= 0, SQ_ERR_INPUT,
-             "Gmsh file %s: cell %lld has group %d; Gmsh physical tags must be positive (0: no physical volume)",
-             path, (long long)c, m->group[c]);
+             "Gmsh file %s: cell %lld has group %d; Gmsh physical tags must be positive (0: no physical volume)", path,
+             (long long)c, m->group[c]);
   for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
     int tag = m->face_bc[cf];
     SQ_CHECK(tag == SQ_BC_REGULAR || tag == SQ_BC_FREE || tag == SQ_BC_RUPTURE || tag == SQ_BC_ABSORB ||

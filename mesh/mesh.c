@@ -24,9 +24,7 @@ static const char *bc_name(int tag) {
   }
 }
 
-static int is_boundary_tag(int tag) {
-  return tag == SQ_BC_FREE || tag == SQ_BC_ABSORB || tag == SQ_BC_PERIODIC;
-}
+static int is_boundary_tag(int tag) { return tag == SQ_BC_FREE || tag == SQ_BC_ABSORB || tag == SQ_BC_PERIODIC; }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Allocation                                                                                        */
@@ -35,8 +33,8 @@ static int is_boundary_tag(int tag) {
 int sq_mesh_alloc(int64_t nvert, int64_t ncell, sq_mesh **mesh) {
   SQ_CHECK(mesh, SQ_ERR_INTERNAL, "sq_mesh_alloc: NULL output pointer");
   *mesh = NULL;
-  SQ_CHECK(nvert >= 0 && ncell >= 0, SQ_ERR_INPUT,
-           "sq_mesh_alloc: negative size (%lld vertices, %lld cells)", (long long)nvert, (long long)ncell);
+  SQ_CHECK(nvert >= 0 && ncell >= 0, SQ_ERR_INPUT, "sq_mesh_alloc: negative size (%lld vertices, %lld cells)",
+           (long long)nvert, (long long)ncell);
   sq_mesh *m = NULL;
   SQ_CALL(SQ_CALLOC(m, 1));
   m->nvert = nvert;
@@ -245,15 +243,15 @@ static int mesh_check_input(const sq_mesh *m) {
   for (int64_t v = 0; v < m->nvert; v++) {
     const double *x = &m->vert[3 * v];
     SQ_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]), SQ_ERR_INPUT,
-             "mesh %s: vertex %lld (0-based) has a non-finite coordinate (%g, %g, %g)", name, (long long)sq_mesh_global_vert(m, v),
-             x[0], x[1], x[2]);
+             "mesh %s: vertex %lld (0-based) has a non-finite coordinate (%g, %g, %g)", name,
+             (long long)sq_mesh_global_vert(m, v), x[0], x[1], x[2]);
   }
   for (int64_t c = 0; c < m->ncell; c++) {
     for (int k = 0; k < 4; k++) {
       int64_t v = m->cell_vert[4 * c + k];
       SQ_CHECK(v >= 0 && v < m->nvert, SQ_ERR_INPUT,
-               "mesh %s: cell %lld (0-based) refers to vertex %lld, outside 0..%lld", name, (long long)sq_mesh_global_cell(m, c),
-               (long long)v, (long long)(m->nvert - 1));
+               "mesh %s: cell %lld (0-based) refers to vertex %lld, outside 0..%lld", name,
+               (long long)sq_mesh_global_cell(m, c), (long long)v, (long long)(m->nvert - 1));
     }
     for (int j = 0; j < 4; j++) {
       int tag = m->face_bc[4 * c + j];
@@ -343,8 +341,8 @@ static int mesh_geometry(sq_mesh *m) {
                     "mesh %s: cell %lld (0-based) is %s: signed volume %.6g (longest edge %.6g); "
                     "its vertices are %s, %s, %s, %s; %lld cell(s) in all are inverted or degenerate "
                     "(cells must satisfy det[v1-v0, v2-v0, v3-v0] > 0; finalize does not reorder them)",
-                    mesh_name(m), (long long)sq_mesh_global_cell(m, first_bad), inverted ? "inverted" : "degenerate", first_vol,
-                    first_edge, v[0], v[1], v[2], v[3], (long long)nbad);
+                    mesh_name(m), (long long)sq_mesh_global_cell(m, first_bad), inverted ? "inverted" : "degenerate",
+                    first_vol, first_edge, v[0], v[1], v[2], v[3], (long long)nbad);
   }
   return SQ_SUCCESS;
 }
@@ -396,8 +394,8 @@ static int mesh_connect(sq_mesh *m) {
       ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "mesh %s: cells %lld and %lld (0-based, faces %d and %d) share the face with %s, %s, %s "
                       "but lie on the same side of it (overlapping or duplicated cells)",
-                      mesh_name(m), (long long)(cf0 / 4), (long long)(cf / 4), (int)(cf0 % 4), (int)(cf % 4),
-                      v[0], v[1], v[2]);
+                      mesh_name(m), (long long)(cf0 / 4), (long long)(cf / 4), (int)(cf0 % 4), (int)(cf % 4), v[0],
+                      v[1], v[2]);
       break;
     }
     link_faces(m, cf0, cf, h);
@@ -495,7 +493,7 @@ static void bin_table_insert(bin_table *t, int64_t bu, int64_t bv, int64_t vid) 
 }
 
 typedef struct periodic_plane {
-  int axis, u, v;   /* normal axis and the two in-plane axes */
+  int axis, u, v;  /* normal axis and the two in-plane axes */
   double bin, tol; /* bin width and matching tolerance */
 } periodic_plane;
 
@@ -526,18 +524,17 @@ static int periodic_unpaired(const sq_mesh *m, int64_t cf, int axis, int side, c
   int64_t fv[3];
   cell_face_vertices(m, cf / 4, (int)(cf % 4), fv);
   double cen[3];
-  for (int d = 0; d < 3; d++)
-    cen[d] = (m->vert[3 * fv[0] + d] + m->vert[3 * fv[1] + d] + m->vert[3 * fv[2] + d]) / 3.0;
+  for (int d = 0; d < 3; d++) cen[d] = (m->vert[3 * fv[0] + d] + m->vert[3 * fv[1] + d] + m->vert[3 * fv[2] + d]) / 3.0;
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "mesh %s: periodic face %d of cell %lld (0-based), centroid (%.9g, %.9g, %.9g), on the "
                   "%s %c plane has no partner on the opposite plane: %s",
-                  mesh_name(m), (int)(cf % 4), (long long)(cf / 4), cen[0], cen[1], cen[2],
-                  side ? "high" : "low", axis_name[axis], why);
+                  mesh_name(m), (int)(cf % 4), (long long)(cf / 4), cen[0], cen[1], cen[2], side ? "high" : "low",
+                  axis_name[axis], why);
 }
 
 /* Pair the periodic faces of one axis: @p lo / @p hi list the cell-faces on either plane. */
-static int periodic_pair_axis(sq_mesh *m, const periodic_plane *pl, const int64_t *lo, int64_t nlo,
-                              const int64_t *hi, int64_t nhi, int64_t *partner) {
+static int periodic_pair_axis(sq_mesh *m, const periodic_plane *pl, const int64_t *lo, int64_t nlo, const int64_t *hi,
+                              int64_t nhi, int64_t *partner) {
   int ierr = SQ_SUCCESS;
   bin_table bins = {NULL, 0};
   face_table faces = {NULL, 0};
@@ -586,9 +583,8 @@ static int periodic_pair_axis(sq_mesh *m, const periodic_plane *pl, const int64_
       ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "mesh %s: periodic face %d of cell %lld (0-based) on the low %c plane matches two faces "
                       "on the high plane: face %d of cell %lld and face %d of cell %lld (duplicated vertices?)",
-                      mesh_name(m), (int)(cf0 % 4), (long long)(cf0 / 4), axis_name[pl->axis],
-                      (int)m->face_nbface[cf0], (long long)m->face_neighbor[cf0], (int)(cf % 4),
-                      (long long)(cf / 4));
+                      mesh_name(m), (int)(cf0 % 4), (long long)(cf0 / 4), axis_name[pl->axis], (int)m->face_nbface[cf0],
+                      (long long)m->face_neighbor[cf0], (int)(cf % 4), (long long)(cf / 4));
       break;
     }
     int64_t ours[3];
@@ -658,8 +654,8 @@ static int mesh_pair_periodic(sq_mesh *m) {
           ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                           "mesh %s: periodic face %d of cell %lld (0-based) faces %s%c but its %s is not on the "
                           "bounding-box plane %c = %.9g; periodic faces must lie on the box planes",
-                          mesh_name(m), (int)(cf % 4), (long long)(cf / 4), side ? "+" : "-",
-                          axis_name[axis], vertex_str(m, fv[k], vs, sizeof vs), axis_name[axis], at);
+                          mesh_name(m), (int)(cf % 4), (long long)(cf / 4), side ? "+" : "-", axis_name[axis],
+                          vertex_str(m, fv[k], vs, sizeof vs), axis_name[axis], at);
         }
       }
       list[n] = cf;
@@ -679,8 +675,8 @@ static int mesh_pair_periodic(sq_mesh *m) {
     if (nlo == 0 && nhi == 0) continue;
     periodic_plane pl = {axis, (axis + 1) % 3, (axis + 2) % 3, 4 * tol, tol};
     if (nlo == 0 || nhi == 0) {
-      ierr = periodic_unpaired(m, nlo ? lo[0] : hi[0], axis, nlo == 0,
-                               "the opposite plane has no periodic faces at all");
+      ierr =
+          periodic_unpaired(m, nlo ? lo[0] : hi[0], axis, nlo == 0, "the opposite plane has no periodic faces at all");
       break;
     }
     ierr = periodic_pair_axis(m, &pl, lo, nlo, hi, nhi, partner);
@@ -718,8 +714,8 @@ int sq_mesh_finalize(sq_mesh *m) {
   for (int64_t cf = 0; cf < 4 * m->ncell; cf++) {
     int tag = m->face_bc[cf];
     SQ_CHECK((m->face_neighbor[cf] >= 0) == !(tag == SQ_BC_FREE || tag == SQ_BC_ABSORB), SQ_ERR_INTERNAL,
-             "mesh %s: face %d of cell %lld: neighbour %lld inconsistent with tag %d", mesh_name(m),
-             (int)(cf % 4), (long long)(cf / 4), (long long)m->face_neighbor[cf], tag);
+             "mesh %s: face %d of cell %lld: neighbour %lld inconsistent with tag %d", mesh_name(m), (int)(cf % 4),
+             (long long)(cf / 4), (long long)m->face_neighbor[cf], tag);
   }
   return SQ_SUCCESS;
 }

@@ -31,7 +31,8 @@ int sq_mesh_read(const char *path, sq_mesh **mesh) {
     *mesh = NULL;
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                     "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
-                    "for PUML)", path);
+                    "for PUML)",
+                    path);
   }
 }
 
@@ -43,6 +44,7 @@ int sq_mesh_write(const char *path, const sq_mesh *mesh) {
   default:
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                     "mesh file %s: cannot tell the format from the extension (use .msh for Gmsh, .puml.h5 or .h5 "
-                    "for PUML)", path);
+                    "for PUML)",
+                    path);
   }
 }

@@ -68,8 +68,8 @@ int sq_partition_faces(int64_t n, const int64_t *face_neighbor, const int *clust
     SQ_FREE(xadj);
     SQ_FREE(adj);
     SQ_FREE(vwgt);
-    SQ_CHECK(ret == METIS_OK, SQ_ERR_RUNTIME, "METIS_PartGraphKway failed (code %d) for %lld cells into %d parts",
-             ret, (long long)n, nparts);
+    SQ_CHECK(ret == METIS_OK, SQ_ERR_RUNTIME, "METIS_PartGraphKway failed (code %d) for %lld cells into %d parts", ret,
+             (long long)n, nparts);
   }
   if (stats) {
     double *work = calloc(nparts, sizeof(double)), *cells = calloc(nparts, sizeof(double));

@@ -143,8 +143,8 @@ static int h5_dset_expect(const char *path, const h5_dset *d, H5T_class_t cls, i
   if (d->rank == 1) snprintf(shape, sizeof shape, "%llu", (unsigned long long)d->dims[0]);
   else snprintf(shape, sizeof shape, "%llu x %llu", (unsigned long long)d->dims[0], (unsigned long long)d->dims[1]);
   if (d->cls != cls)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "PUML file %s: dataset %s holds %s data; expected %s",
-                    path, d->name, class_name(d->cls), class_name(cls));
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "PUML file %s: dataset %s holds %s data; expected %s", path,
+                    d->name, class_name(d->cls), class_name(cls));
   if (d->rank != rank || (rank == 2 && d->dims[1] != (hsize_t)ncols) || (nrows >= 0 && d->dims[0] != (hsize_t)nrows)) {
     char want[64];
     if (rank == 1) snprintf(want, sizeof want, "%lld", (long long)nrows);
@@ -231,7 +231,8 @@ static int puml_boundary_format(const char *path, const h5_dset *b, int64_t ncel
   if (attr[0]) {
     SQ_CHECK(!strcmp(attr, "i32") || !strcmp(attr, "i64") || !strcmp(attr, "i32x4"), SQ_ERR_INPUT,
              "PUML file %s: the attribute boundary-format is \"%s\"; known formats are \"i32\", \"i64\" and "
-             "\"i32x4\"", path, attr);
+             "\"i32x4\"",
+             path, attr);
     SQ_CHECK(inferred && !strcmp(inferred, attr), SQ_ERR_INPUT,
              "PUML file %s: dataset /boundary (%s %zu-byte %s values, shape %s) does not have the layout that the "
              "attribute boundary-format = \"%s\" names (i32: N 4-byte integers; i64: N 8-byte integers; "
@@ -429,8 +430,8 @@ static int puml_read_part(const char *path, hid_t file, int64_t begin, int64_t e
   char attr[64];
   if ((ierr = puml_read_format_attr(path, file, attr, sizeof attr))) goto done;
   if ((ierr = h5_dset_open(path, file, "/boundary", 1, &boundary))) goto done;
-  if ((ierr = puml_boundary_format(path, &boundary, p->ncell_global, attr, p->boundary_format,
-                                   sizeof p->boundary_format)))
+  if ((ierr =
+           puml_boundary_format(path, &boundary, p->ncell_global, attr, p->boundary_format, sizeof p->boundary_format)))
     goto done;
   p->boundary_format_given = attr[0] != '\0';
   int i64 = !strcmp(p->boundary_format, "i64"), x4 = !strcmp(p->boundary_format, "i32x4");
@@ -483,8 +484,10 @@ int sq_mesh_read_puml(const char *path, sq_mesh **mesh) {
   p->mesh = NULL;
   sq_puml_part_destroy(p);
   if (m->nvert < nvert && sq_verbosity >= 1)
-    fprintf(stderr, "starquake: note: PUML file %s: %lld of the %lld vertices in /geometry belong to no cell and "
-            "were dropped (vertex numbers shift)\n", path, (long long)(nvert - m->nvert), (long long)nvert);
+    fprintf(stderr,
+            "starquake: note: PUML file %s: %lld of the %lld vertices in /geometry belong to no cell and "
+            "were dropped (vertex numbers shift)\n",
+            path, (long long)(nvert - m->nvert), (long long)nvert);
   int ierr = sq_mesh_finalize(m);
   if (ierr) {
     sq_mesh_destroy(m);
@@ -499,8 +502,8 @@ int sq_mesh_read_puml(const char *path, sq_mesh **mesh) {
 /* ------------------------------------------------------------------------------------------------ */
 
 /* Create dataset @p name of @p filetype and shape rows x cols (cols 0: 1-D) and write @p buf. */
-static int h5_write_dataset(const char *path, hid_t file, const char *name, hid_t filetype, hid_t memtype,
-                            int64_t rows, int cols, const void *buf) {
+static int h5_write_dataset(const char *path, hid_t file, const char *name, hid_t filetype, hid_t memtype, int64_t rows,
+                            int cols, const void *buf) {
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL);
   hid_t dset = space >= 0 ? H5Dcreate2(file, name, filetype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -561,10 +564,8 @@ int sq_mesh_write_puml_format(const char *path, const sq_mesh *m, const char *fm
   int ierr = SQ_SUCCESS;
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0) ierr = h5_error(SQ_ERR_IO, path, "cannot create the file");
-  if (!ierr)
-    ierr = h5_write_dataset(path, file, "/geometry", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->nvert, 3, m->vert);
-  if (!ierr)
-    ierr = h5_write_dataset(path, file, "/connect", H5T_STD_U64LE, H5T_NATIVE_INT64, n, 4, m->cell_vert);
+  if (!ierr) ierr = h5_write_dataset(path, file, "/geometry", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->nvert, 3, m->vert);
+  if (!ierr) ierr = h5_write_dataset(path, file, "/connect", H5T_STD_U64LE, H5T_NATIVE_INT64, n, 4, m->cell_vert);
   if (!ierr) ierr = h5_write_dataset(path, file, "/group", H5T_STD_I32LE, H5T_NATIVE_INT32, n, 0, m->group);
   if (!ierr)
     ierr = h5_write_dataset(path, file, "/boundary", i64 ? H5T_STD_I64LE : H5T_STD_I32LE,

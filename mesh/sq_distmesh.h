@@ -9,9 +9,9 @@
 
 /** What the distributed start-up is given besides the file: how to fill the cells, how to partition. */
 typedef struct sq_distmesh_input {
-  const char *mesh_file;      /**< the mesh (anything but PUML is left to the whole-mesh readers) */
-  sq_part_weights partition;  /**< METIS vertex weights */
-  const double *target;       /**< per-rank work shares (node-speed weights) or NULL */
+  const char *mesh_file;     /**< the mesh (anything but PUML is left to the whole-mesh readers) */
+  sq_part_weights partition; /**< METIS vertex weights */
+  const double *target;      /**< per-rank work shares (node-speed weights) or NULL */
   /** @brief The material of a cell at centroid @p x in group @p group. */
   sq_material (*material_at)(const void *ctx, const double x[3], int group);
   /**
@@ -19,7 +19,7 @@ typedef struct sq_distmesh_input {
    * every rank alike; a non-zero return stops the start-up with that error.
    */
   int (*check_rupture)(const void *ctx, const char *source, int64_t nrupture);
-  const void *ctx;            /**< passed to material_at and check_rupture */
+  const void *ctx; /**< passed to material_at and check_rupture */
 } sq_distmesh_input;
 
 /** This rank's part of a distributed mesh and what was computed with it over the whole mesh. */

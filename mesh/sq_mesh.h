@@ -12,11 +12,11 @@
 
 /** Boundary tags per face (SeisSol's codes). */
 enum sq_bc {
-  SQ_BC_REGULAR = 0,  /**< interior face with a neighbour */
-  SQ_BC_FREE = 1,     /**< free surface, eq. 3.43 */
-  SQ_BC_RUPTURE = 3,  /**< dynamic rupture fault face (has a neighbour) */
-  SQ_BC_ABSORB = 5,   /**< absorbing, eq. 3.41 */
-  SQ_BC_PERIODIC = 6  /**< periodic: paired with the opposite boundary face */
+  SQ_BC_REGULAR = 0, /**< interior face with a neighbour */
+  SQ_BC_FREE = 1,    /**< free surface, eq. 3.43 */
+  SQ_BC_RUPTURE = 3, /**< dynamic rupture fault face (has a neighbour) */
+  SQ_BC_ABSORB = 5,  /**< absorbing, eq. 3.41 */
+  SQ_BC_PERIODIC = 6 /**< periodic: paired with the opposite boundary face */
 };
 
 /** A tetrahedral mesh with connectivity and geometry (all arrays owned). */
@@ -28,17 +28,17 @@ typedef struct sq_mesh {
   int32_t *group;     /**< ncell: material group / region id (0 if none) */
   int8_t *face_bc;    /**< ncell x 4: enum sq_bc */
   /* --- filled by sq_mesh_finalize --- */
-  int64_t *face_neighbor;  /**< ncell x 4: neighbour cell, or -1 (free surface / absorbing) */
-  int8_t *face_nbface;     /**< ncell x 4: neighbour's local face index i */
-  int8_t *face_orient;     /**< ncell x 4: orientation h in {0,1,2} */
-  double *volume;          /**< ncell */
-  double *insphere;        /**< ncell: insphere diameter d = 6 V / (sum of face areas) */
-  double *centroid;        /**< ncell x 3 */
-  double *face_normal;     /**< ncell x 4 x 3: unit outward normals */
-  double *face_area;       /**< ncell x 4 */
-  double *jac_inv;         /**< ncell x 9: d xi_e / d x_d stored at [e*3+d] */
+  int64_t *face_neighbor; /**< ncell x 4: neighbour cell, or -1 (free surface / absorbing) */
+  int8_t *face_nbface;    /**< ncell x 4: neighbour's local face index i */
+  int8_t *face_orient;    /**< ncell x 4: orientation h in {0,1,2} */
+  double *volume;         /**< ncell */
+  double *insphere;       /**< ncell: insphere diameter d = 6 V / (sum of face areas) */
+  double *centroid;       /**< ncell x 3 */
+  double *face_normal;    /**< ncell x 4 x 3: unit outward normals */
+  double *face_area;      /**< ncell x 4 */
+  double *jac_inv;        /**< ncell x 9: d xi_e / d x_d stored at [e*3+d] */
   double bbox_lo[3], bbox_hi[3];
-  char source[256];        /**< where the mesh came from, for messages */
+  char source[256]; /**< where the mesh came from, for messages */
   /* --- one rank's part of a distributed mesh (sq_mesh_extract); NULL / 0 for a whole mesh --- */
   int64_t nglobal;         /**< cells of the whole mesh (= ncell for a whole mesh) */
   int64_t nvert_global;    /**< vertices of the whole mesh (= nvert for a whole mesh) */
@@ -58,14 +58,16 @@ static inline int64_t sq_mesh_ncell_global(const sq_mesh *m) { return m->global_
 /** @brief Vertices of the whole mesh. */
 static inline int64_t sq_mesh_nvert_global(const sq_mesh *m) { return m->vert_global ? m->nvert_global : m->nvert; }
 /** @brief Global id of local vertex @p v (the identity for a whole mesh). */
-static inline int64_t sq_mesh_global_vert(const sq_mesh *m, int64_t v) { return m->vert_global ? m->vert_global[v] : v; }
+static inline int64_t sq_mesh_global_vert(const sq_mesh *m, int64_t v) {
+  return m->vert_global ? m->vert_global[v] : v;
+}
 
 /** Parameters of the built-in box generator. */
 typedef struct sq_box_params {
-  int n[3];           /**< cubes per direction at the base spacing */
-  double lo[3], hi[3];/**< box extent */
-  int tets_per_cube;  /**< 5 (alternating, needs even n for periodic) or 6 (Kuhn split) */
-  int bc[6];          /**< tags of faces -x,+x,-y,+y,-z,+z (enum sq_bc; periodic must come in pairs) */
+  int n[3];            /**< cubes per direction at the base spacing */
+  double lo[3], hi[3]; /**< box extent */
+  int tets_per_cube;   /**< 5 (alternating, needs even n for periodic) or 6 (Kuhn split) */
+  int bc[6];           /**< tags of faces -x,+x,-y,+y,-z,+z (enum sq_bc; periodic must come in pairs) */
   /** Refinement zones: inside [zone_lo, zone_hi] (per axis) the spacing is divided by zone_factor.
    *  Applied per axis (tensor product), so the mesh stays conforming. */
   int nzones;
@@ -101,9 +103,9 @@ int sq_mesh_finalize(sq_mesh *mesh);
  */
 int sq_mesh_geometry(sq_mesh *mesh);
 /**
- * @brief Find duplicate vertices: @p twin (allocated here, nvert entries; free it with SQ_FREE) gets, for every vertex that a cell uses, another such vertex with exactly the same
- * coordinates, or -1.  Meant for error messages: a mesh with duplicate vertices is not conforming,
- * and the faces that should join the two copies' cells come out unpaired.
+ * @brief Find duplicate vertices: @p twin (allocated here, nvert entries; free it with SQ_FREE) gets, for every vertex
+ * that a cell uses, another such vertex with exactly the same coordinates, or -1.  Meant for error messages: a mesh
+ * with duplicate vertices is not conforming, and the faces that should join the two copies' cells come out unpaired.
  */
 int sq_mesh_vertex_twins(const sq_mesh *mesh, int64_t **twin);
 /**

@@ -11,9 +11,21 @@
 /** Ascending order of a vertex triple: a face's identity whatever its orientation. */
 static inline void sq_sort3(int64_t k[3]) {
   int64_t t;
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
-  if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
-  if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+  if (k[0] > k[1]) {
+    t = k[0];
+    k[0] = k[1];
+    k[1] = t;
+  }
+  if (k[1] > k[2]) {
+    t = k[1];
+    k[1] = k[2];
+    k[2] = t;
+  }
+  if (k[0] > k[1]) {
+    t = k[0];
+    k[0] = k[1];
+    k[1] = t;
+  }
 }
 
 /** A 64-bit finaliser (murmur3's): every input bit reaches every output bit. */

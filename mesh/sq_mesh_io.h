@@ -81,10 +81,10 @@ int sq_mesh_puml_size(const char *path, int64_t *ncell, int64_t *nvert);
 
 /** Cells [cell_begin, cell_end) of a PUML file, with the vertices they use. */
 typedef struct sq_puml_part {
-  int64_t ncell_global;  /**< rows of /connect */
-  int64_t nvert_global;  /**< rows of /geometry */
-  int64_t cell_begin;    /**< first row read */
-  int64_t cell_end;      /**< one past the last row read */
+  int64_t ncell_global; /**< rows of /connect */
+  int64_t nvert_global; /**< rows of /geometry */
+  int64_t cell_begin;   /**< first row read */
+  int64_t cell_end;     /**< one past the last row read */
   /**
    * Not finalized (a part is not a closed mesh): vert holds the vertices used by the cells, ascending
    * by global id; cell_vert refers to them by local index; group and face_bc (our face numbering) are
@@ -92,8 +92,8 @@ typedef struct sq_puml_part {
    * source is the path.
    */
   sq_mesh *mesh;
-  int64_t *vert_global;  /**< mesh->nvert: row of /geometry of each local vertex (ascending) */
-  int32_t *face_tag;     /**< ncell x 4 (our face numbering): raw PUML code, e.g. 65 on a fault-tagged face */
+  int64_t *vert_global;      /**< mesh->nvert: row of /geometry of each local vertex (ascending) */
+  int32_t *face_tag;         /**< ncell x 4 (our face numbering): raw PUML code, e.g. 65 on a fault-tagged face */
   char boundary_format[8];   /**< "i32", "i64" or "i32x4" */
   int boundary_format_given; /**< 1: from the boundary-format attribute; 0: inferred from /boundary */
 } sq_puml_part;

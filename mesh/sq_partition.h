@@ -9,9 +9,9 @@
 
 /** Vertex weighting of the dual graph. */
 typedef enum {
-  SQ_PART_BW = 0,      /**< one constraint: update frequency rate^(L-1-l) of the cell's cluster */
-  SQ_PART_BWM = 1,     /**< two constraints: BW and 1 (memory) */
-  SQ_PART_ENCODED = 2  /**< L constraints: one-hot vector of the cell's cluster */
+  SQ_PART_BW = 0,     /**< one constraint: update frequency rate^(L-1-l) of the cell's cluster */
+  SQ_PART_BWM = 1,    /**< two constraints: BW and 1 (memory) */
+  SQ_PART_ENCODED = 2 /**< L constraints: one-hot vector of the cell's cluster */
 } sq_part_weights;
 
 /** Balance figures of a partition. */

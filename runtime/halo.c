@@ -17,12 +17,12 @@ typedef struct sq_halo_chunk {
   int peer, cluster, index; /**< index: chunk number within (cluster, peer) -> message tag */
   int kinds;                /**< SQ_GHOST_* the peer reads */
   int64_t n;
-  int64_t *elem;            /**< local element indices, ascending global id */
-  int ntile;                /**< copy tiles holding them */
+  int64_t *elem; /**< local element indices, ascending global id */
+  int ntile;     /**< copy tiles holding them */
   int *tile;
-  int32_t *map;             /**< per element: slot in `tile`, index within that tile */
-  void *buf[3];             /**< send buffers per kind (tint, buffer, derivs), whole pages */
-  int pinned[3];            /**< 1 where buf[k] is page-locked (GPU workers present) */
+  int32_t *map;  /**< per element: slot in `tile`, index within that tile */
+  void *buf[3];  /**< send buffers per kind (tint, buffer, derivs), whole pages */
+  int pinned[3]; /**< 1 where buf[k] is page-locked (GPU workers present) */
   starpu_data_handle_t handle[3];
 } sq_halo_chunk;
 
@@ -151,7 +151,8 @@ void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit) {
       kinds |= h->chunk[j].kinds, n += (double)h->chunk[j].n;
     for (int k = i; k < j; ++k)
       for (int kind = 1; kind <= 4; kind <<= 1)
-        if (h->chunk[k].kinds & kind) *sent += (double)h->chunk[k].n * eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
+        if (h->chunk[k].kinds & kind)
+          *sent += (double)h->chunk[k].n * eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
     for (int kind = 1; kind <= 4; kind <<= 1)
       if (kinds & kind) *sent_unsplit += n * eb * (kind == SQ_GHOST_DERIVS ? d->opt.order : 1);
     i = j;
@@ -181,7 +182,7 @@ void sq_halo_destroy(sq_runtime *rt) {
 
 typedef struct pack_args {
   int64_t n;
-  size_t bytes; /* per element */
+  size_t bytes;  /* per element */
   int32_t map[]; /* 2 n: slot, index */
 } pack_args;
 
@@ -251,13 +252,13 @@ static int pack_and_send(sq_runtime *rt, sq_halo_chunk *ch, int kind) {
     SQ_CHECK(h, SQ_ERR_INTERNAL, "copy tile %d lacks the data rank %d needs", ch->tile[s], ch->peer);
     descr[1 + s] = (struct starpu_data_descr){h, STARPU_R};
   }
-  int ret = starpu_task_insert(&pack_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, STARPU_MAX_PRIO,
-                               SQ_PROFILE(rt, SQ_TASK_HALO, ch->tile[0]),
-                               STARPU_DATA_MODE_ARRAY, descr, 1 + ch->ntile, 0);
+  int ret =
+      starpu_task_insert(&pack_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, STARPU_MAX_PRIO,
+                         SQ_PROFILE(rt, SQ_TASK_HALO, ch->tile[0]), STARPU_DATA_MODE_ARRAY, descr, 1 + ch->ntile, 0);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting halo_pack task failed (%d)", ret);
-  ret = starpu_mpi_isend_detached(ch->handle[k], ch->peer, halo_tag(ch->cluster, kind, ch->index), MPI_COMM_WORLD,
-                                  NULL, NULL);
+  ret = starpu_mpi_isend_detached(ch->handle[k], ch->peer, halo_tag(ch->cluster, kind, ch->index), MPI_COMM_WORLD, NULL,
+                                  NULL);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_mpi_isend_detached to rank %d failed (%d)", ch->peer, ret);
   return SQ_SUCCESS;
 }

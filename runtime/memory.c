@@ -52,4 +52,3 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
   }
 }
 #endif
-

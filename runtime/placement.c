@@ -70,4 +70,3 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   }
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
 }
-

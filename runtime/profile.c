@@ -21,8 +21,11 @@ static void profile_task_done(void *arg) {
   if (rt->trace) {
     const int64_t i = __atomic_fetch_add(&rt->trace_count, 1, __ATOMIC_RELAXED);
     if (i < rt->trace_capacity)
-      rt->trace[i] = (sq_trace_event){.submit = ns_of(&info->submit_time), .start = start, .end = end,
-                                      .tile = (int32_t)task->tag_id, .worker = (int16_t)info->workerid,
+      rt->trace[i] = (sq_trace_event){.submit = ns_of(&info->submit_time),
+                                      .start = start,
+                                      .end = end,
+                                      .tile = (int32_t)task->tag_id,
+                                      .worker = (int16_t)info->workerid,
                                       .kind = (int8_t)p->kind};
   }
 }
@@ -68,7 +71,7 @@ int sq_runtime_trace_start(sq_runtime *rt, int64_t capacity) {
   return SQ_SUCCESS;
 }
 
-static const char *const kind_names[SQ_NTASK_KINDS] = {"ader", "local", "neighbor", "merged", "step",
+static const char *const kind_names[SQ_NTASK_KINDS] = {"ader",      "local",   "neighbor",   "merged", "step",
                                                        "halo_pack", "rupture", "plasticity", "other"};
 
 int sq_runtime_trace_write(const sq_runtime *rt, const char *path) {

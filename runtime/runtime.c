@@ -99,7 +99,8 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
     fprintf(stderr,
             "starquake: warning: %d of %d tiles read more than %d neighbour tiles, so their neighbour tasks run on "
             "CPU workers only (with STARPU_NCPU=0 they cannot run); a larger runtime.tile_size (e.g. 4096) fixes "
-            "this\n", wide, nt, SQ_CUDA_MAX_SLOTS);
+            "this\n",
+            wide, nt, SQ_CUDA_MAX_SLOTS);
 #endif
   *out = rt;
   return SQ_SUCCESS;
@@ -162,7 +163,6 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt->frozen_exec);
   SQ_FREE(rt);
 }
-
 
 int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *)) {
   for (int i = 0; i < rt->nhook; ++i)

@@ -13,8 +13,16 @@
 
 /** Task kinds for the per-kind time breakdown (profiling). */
 enum sq_task_kind {
-  SQ_TASK_ADER, SQ_TASK_LOCAL, SQ_TASK_NEIGHBOR, SQ_TASK_MERGED, SQ_TASK_STEP, SQ_TASK_HALO, SQ_TASK_RUPTURE, SQ_TASK_PLASTICITY,
-  SQ_TASK_OTHER, SQ_NTASK_KINDS
+  SQ_TASK_ADER,
+  SQ_TASK_LOCAL,
+  SQ_TASK_NEIGHBOR,
+  SQ_TASK_MERGED,
+  SQ_TASK_STEP,
+  SQ_TASK_HALO,
+  SQ_TASK_RUPTURE,
+  SQ_TASK_PLASTICITY,
+  SQ_TASK_OTHER,
+  SQ_NTASK_KINDS
 };
 
 /** Accumulated execution time of one task kind (filled from task callbacks when profiling is on). */
@@ -36,20 +44,20 @@ typedef struct sq_trace_event {
 /** StarPU handles of one discretisation, registered tile by tile over the arrays of sq_disc. */
 struct sq_runtime {
   sq_disc *disc;
-  starpu_data_handle_t pack;        /**< reference matrices (read-only, replicated where needed) */
-  starpu_data_handle_t *dofs;       /**< per tile */
-  starpu_data_handle_t *tint;       /**< per tile */
-  starpu_data_handle_t *star;       /**< per tile, read-only */
-  starpu_data_handle_t *flux_local; /**< per tile, read-only */
-  starpu_data_handle_t *flux_nb;    /**< per tile, read-only */
-  starpu_data_handle_t *link;       /**< per tile, read-only face links */
-  starpu_data_handle_t *derivs;     /**< per tile with needs_derivs (LTS), else NULL entries */
-  starpu_data_handle_t *buffer;     /**< per tile with needs_buffer (LTS), else NULL entries */
-  struct sq_halo *halo;             /**< MPI send plan (halo.c) */
-  const struct sq_source_set *sources;  /**< point sources (source.c), NULL: none */
-  starpu_data_handle_t *source_points;  /**< per tile with sources: its sq_source_point block, else NULL */
-  struct sq_receiver_set *receivers;    /**< receivers (receivers.c), NULL: none */
-  starpu_data_handle_t *receiver_points;/**< per tile with receivers: its sq_receiver_point block, else NULL */
+  starpu_data_handle_t pack;             /**< reference matrices (read-only, replicated where needed) */
+  starpu_data_handle_t *dofs;            /**< per tile */
+  starpu_data_handle_t *tint;            /**< per tile */
+  starpu_data_handle_t *star;            /**< per tile, read-only */
+  starpu_data_handle_t *flux_local;      /**< per tile, read-only */
+  starpu_data_handle_t *flux_nb;         /**< per tile, read-only */
+  starpu_data_handle_t *link;            /**< per tile, read-only face links */
+  starpu_data_handle_t *derivs;          /**< per tile with needs_derivs (LTS), else NULL entries */
+  starpu_data_handle_t *buffer;          /**< per tile with needs_buffer (LTS), else NULL entries */
+  struct sq_halo *halo;                  /**< MPI send plan (halo.c) */
+  const struct sq_source_set *sources;   /**< point sources (source.c), NULL: none */
+  starpu_data_handle_t *source_points;   /**< per tile with sources: its sq_source_point block, else NULL */
+  struct sq_receiver_set *receivers;     /**< receivers (receivers.c), NULL: none */
+  starpu_data_handle_t *receiver_points; /**< per tile with receivers: its sq_receiver_point block, else NULL */
   struct sq_fault *fault;                /**< dynamic rupture faces (rupture.c), NULL: none */
   starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
   starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
@@ -64,35 +72,36 @@ struct sq_runtime {
   starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
   starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
   int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
-  void **pinned;                    /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
+  void **pinned;                         /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
   int npinned;
-  int32_t *tile_where;              /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
-                                         (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
-  int16_t *tile_gpu;                /**< per tile: the GPU its element tasks run on (sq_runtime_place_tiles_on_gpus),
-                                         -1: any; NULL: no placement */
-  uint32_t *gpu_workers;            /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
+  int32_t *tile_where;   /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
+                              (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
+  int16_t *tile_gpu;     /**< per tile: the GPU its element tasks run on (sq_runtime_place_tiles_on_gpus),
+                              -1: any; NULL: no placement */
+  uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  int profile;                      /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  int profile; /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
-  sq_trace_event *trace;            /**< NULL, or one event per executed task (up to trace_capacity) */
+  sq_trace_event *trace;               /**< NULL, or one event per executed task (up to trace_capacity) */
   int64_t trace_capacity, trace_count; /**< trace_count may pass the capacity: the events beyond are lost */
-  double *frozen_total, *frozen_exec; /**< per worker: the counters at sq_runtime_profile_freeze (NULL: none) */
+  double *frozen_total, *frozen_exec;  /**< per worker: the counters at sq_runtime_profile_freeze (NULL: none) */
   unsigned frozen_workers;
-  int nhook;                        /**< detach hooks, run in reverse order by sq_runtime_destroy */
+  int nhook; /**< detach hooks, run in reverse order by sq_runtime_destroy */
   void (*hook[8])(sq_runtime *);
-  int (*sync_hook)(sq_runtime *);   /**< run by sq_runtime_sync after the dofs (plasticity: its state) */
+  int (*sync_hook)(sq_runtime *); /**< run by sq_runtime_sync after the dofs (plasticity: its state) */
 };
 
 /** @brief Have sq_runtime_destroy call @p detach (an attach function's undo) before it unregisters the tiles. */
 int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *));
 
-/** @brief Callback for task insertion: the function to pass with STARPU_CALLBACK_WITH_ARG_NFREE (NULL unless profiling). */
+/** @brief Callback for task insertion: the function to pass with STARPU_CALLBACK_WITH_ARG_NFREE (NULL unless
+ * profiling). */
 void (*sq_profile_callback(const sq_runtime *rt))(void *);
 /** @brief Its argument for a task of kind @p kind. */
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
 /** The task-insertion arguments for profiling and tracing a task of @p kind that computes @p tile. */
-#define SQ_PROFILE(rt, kind, tile)                                                                            \
-  STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, kind), STARPU_TAG_ONLY,           \
+#define SQ_PROFILE(rt, kind, tile)                                                                                     \
+  STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, kind), STARPU_TAG_ONLY,                  \
       (starpu_tag_t)(tile)
 
 /**
@@ -116,8 +125,8 @@ static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
 }
 static inline unsigned sq_gpu_words(const sq_runtime *rt, int gpu) { return gpu >= 0 ? rt->gpu_words : 0; }
 /** The task-insertion arguments that place the element tasks of @p tile (CPU/GPU split, GPU affinity). */
-#define SQ_TILE_PLACEMENT(rt, tile)                                                                              \
-  STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)), \
+#define SQ_TILE_PLACEMENT(rt, tile)                                                                                    \
+  STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)),       \
       sq_gpu_workers(rt, sq_tile_gpu(rt, tile))
 
 /** A perf-model footprint from the byte size of the task's buffer @p i alone (a tile's dofs): tasks whose other
@@ -157,10 +166,9 @@ typedef struct sq_step_args {
   sq_precision precision;
   int order;
   double dt;
-  int store_derivs;         /**< ader: a derivatives buffer follows tint */
-  sq_buffer_mode buffer;    /**< ader: an LTS buffer follows */
+  int store_derivs;      /**< ader: a derivatives buffer follows tint */
+  sq_buffer_mode buffer; /**< ader: an LTS buffer follows */
 } sq_step_args;
-
 
 #ifdef SQ_USE_CUDA
 /**

@@ -59,10 +59,18 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
     if (i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
   memset(pt, 0, sizeof(*pt));
-  pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S], .mu_d = val[SQ_FP_MU_D], .d_c = val[SQ_FP_D_C],
-                                   .cohesion = val[SQ_FP_COHESION], .forced_time = val[SQ_FP_FORCED_TIME],
-                                   .t0 = val[SQ_FP_FORCED_DURATION], .a = val[SQ_FP_A], .b = val[SQ_FP_B],
-                                   .L = val[SQ_FP_L], .f0 = val[SQ_FP_F0], .V0 = val[SQ_FP_V0], .f_w = val[SQ_FP_F_W],
+  pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S],
+                                   .mu_d = val[SQ_FP_MU_D],
+                                   .d_c = val[SQ_FP_D_C],
+                                   .cohesion = val[SQ_FP_COHESION],
+                                   .forced_time = val[SQ_FP_FORCED_TIME],
+                                   .t0 = val[SQ_FP_FORCED_DURATION],
+                                   .a = val[SQ_FP_A],
+                                   .b = val[SQ_FP_B],
+                                   .L = val[SQ_FP_L],
+                                   .f0 = val[SQ_FP_F0],
+                                   .V0 = val[SQ_FP_V0],
+                                   .f_w = val[SQ_FP_F_W],
                                    .V_w = val[SQ_FP_V_W]};
   /* traction of the initial stress tensor on the fault (sigma n) in the fault frame; traction_* values
    * (fault-wide or in patches) replace its components where they are given */
@@ -100,8 +108,10 @@ int sq_sim_fault_check_count(const sq_config *cfg, const char *source, int64_t n
              "surface 103, PUML boundary code 3 or > 64)",
              cfg->path, cfg->fault.line, source);
   else if (n > 0 && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
-    fprintf(stderr, "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
-                    "they act as ordinary welded faces\n", (long long)n);
+    fprintf(stderr,
+            "starquake: note: the mesh has %lld dynamic-rupture faces but the config has no fault section; "
+            "they act as ordinary welded faces\n",
+            (long long)n);
   return SQ_SUCCESS;
 }
 
@@ -119,7 +129,8 @@ int sq_sim_fault_create(sq_sim *s) {
   int ierr = SQ_SUCCESS;
   for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
     ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
-    for (int k = 0; k < fc->npatches && !ierr; ++k) ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
+    for (int k = 0; k < fc->npatches && !ierr; ++k)
+      ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
   }
   const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
                                 .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},

@@ -24,25 +24,23 @@ struct sq_outputs {
   int64_t nsteps;
   double dt;
   int64_t out_every, flush_every, ckpt_every; /* in sync intervals; 0: never */
-  sq_energy_file *energy;   /* rank 0 only */
+  sq_energy_file *energy;                     /* rank 0 only */
   int64_t energy_rows;
   sq_receiver_writer *rec;
   sq_snapshot_writer *snap; /* wavefield and free-surface snapshots */
   char ckpt[SQ_PATH_MAX + 300];
   char blowup[SQ_PATH_MAX + 300]; /* the diagnosis checkpoint of a blow-up */
-  sq_fault_output *fault;   /* fault snapshots, stations, cplot (NULL without a fault) */
+  sq_fault_output *fault;         /* fault snapshots, stations, cplot (NULL without a fault) */
 };
 
 static int mkdir_p(const char *path) {
   char buf[SQ_PATH_MAX];
   snprintf(buf, sizeof(buf), "%s", path);
   for (char *p = buf + 1; *p; ++p) {
-    if (*p != '/')
-      continue;
+    if (*p != '/') continue;
     *p = 0;
     if (mkdir(buf, 0777) && errno != EEXIST)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf,
-                      strerror(errno));
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf, strerror(errno));
     *p = '/';
   }
   if (mkdir(buf, 0777) && errno != EEXIST)
@@ -68,8 +66,7 @@ static int energy_row(sq_outputs *o) {
     if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, fe, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   ++o->energy_rows; /* counted on every rank: the checkpoint's attributes are the same everywhere */
-  if (!o->energy)
-    return SQ_SUCCESS;
+  if (!o->energy) return SQ_SUCCESS;
   return sq_energy_file_row(o->energy, o->s->time, e, o->s->fault ? fe : NULL);
 }
 
@@ -78,13 +75,11 @@ static const double *plastic_strain(const sq_sim *s) { return s->plastic ? s->pl
 /* Write the receiver samples before the current time. */
 static int flush_receivers(sq_outputs *o) {
   sq_receiver_set *r = o->s->receivers;
-  if (!r || !o->rec)
-    return SQ_SUCCESS;
+  if (!r || !o->rec) return SQ_SUCCESS;
   int64_t jb, je;
   sq_receiver_samples_in(r->interval, 0.0, o->s->time, &jb, &je);
   const int64_t count = je - r->first;
-  if (count <= 0)
-    return SQ_SUCCESS;
+  if (count <= 0) return SQ_SUCCESS;
   SQ_CALL(sq_receiver_writer_append(o->rec, r->first, count, r->samples));
   sq_receiver_set_consume(r, count);
   return SQ_SUCCESS;
@@ -107,8 +102,8 @@ static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
                                    .energy_rows = o->energy_rows,
                                    .wavefield_steps = sq_snapshot_wavefield_steps(o->snap),
                                    .surface_steps = sq_snapshot_surface_steps(o->snap)};
-  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
-                                       .data = s->plastic ? s->plastic->strain : NULL};
+  const sq_checkpoint_field plastic = {
+      .name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic ? s->plastic->strain : NULL};
   if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
     char fault_ckpt[SQ_PATH_MAX + 320];
     sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
@@ -116,8 +111,7 @@ static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
   }
   /* every rank writes the rows of its own cells (parallel HDF5) */
   SQ_CALL(sq_checkpoint_write_fields(path, s->disc, &info, s->plastic ? 1 : 0, &plastic));
-  if (sq_verbosity >= 2)
-    fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", path, s->time, (long long)done);
+  if (sq_verbosity >= 2) fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", path, s->time, (long long)done);
   return SQ_SUCCESS;
 }
 
@@ -138,8 +132,7 @@ int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
   return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0);
 }
 
-int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart,
-                    sq_outputs **out) {
+int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out) {
   sq_outputs *o;
   SQ_CALL(SQ_CALLOC(o, 1));
   *out = o;
@@ -161,10 +154,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     char hdf5[96];
     sq_output_hdf5_describe(hdf5, sizeof(hdf5));
     if (s->nranks > 1)
-      printf("  output     %s/, %s: each of the %d ranks writes its own rows\n", cfg->output_dir, hdf5,
-             s->nranks);
-    else
-      printf("  output     %s/, %s\n", cfg->output_dir, hdf5);
+      printf("  output     %s/, %s: each of the %d ranks writes its own rows\n", cfg->output_dir, hdf5, s->nranks);
+    else printf("  output     %s/, %s\n", cfg->output_dir, hdf5);
     fflush(stdout);
   }
   /* energies */
@@ -172,8 +163,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     SQ_CALL(sq_energy_file_open(cfg->output_dir, cfg->output_prefix, s->fault != NULL,
                                 restart ? restart->energy_rows : -1, &o->energy));
   o->energy_rows = restart ? restart->energy_rows : 0;
-  if (!restart)
-    SQ_CALL(energy_row(o));
+  if (!restart) SQ_CALL(energy_row(o));
   /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
   if (s->receivers)
     SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
@@ -196,8 +186,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
-  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0]))
-    SQ_CALL(mkdir_p(dir));
+  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(mkdir_p(dir));
   return SQ_SUCCESS;
 }
 
@@ -205,16 +194,14 @@ int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
   int64_t n = o->nsteps - done;
   const int64_t ev[3] = {o->out_every, o->flush_every, o->ckpt_every};
   for (int k = 0; k < 3; ++k)
-    if (ev[k] > 0 && ev[k] - done % ev[k] < n)
-      n = ev[k] - done % ev[k];
+    if (ev[k] > 0 && ev[k] - done % ev[k] < n) n = ev[k] - done % ev[k];
   const int64_t nf = sq_fault_output_steps_to_event(o->fault, done);
   if (nf < n) n = nf;
   return n > 0 ? n : 1;
 }
 
 int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n) {
-  if (!o->s->receivers)
-    return SQ_SUCCESS;
+  if (!o->s->receivers) return SQ_SUCCESS;
   return sq_receiver_set_reserve(o->s->receivers, sq_sim_time_at(o->s, done + n));
 }
 
@@ -228,14 +215,11 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
   const int ckpt = !last && (stop || (o->ckpt_every > 0 && done % o->ckpt_every == 0));
   const sq_receiver_set *r = o->s->receivers;
   const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
-  if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0))
-    SQ_CALL(flush_receivers(o));
+  if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0)) SQ_CALL(flush_receivers(o));
   if (ckpt) {
-    if (o->energy)
-      sq_energy_file_flush(o->energy);
+    if (o->energy) sq_energy_file_flush(o->energy);
     SQ_CALL(checkpoint(o, done));
-    if (ckpt_path)
-      *ckpt_path = o->ckpt;
+    if (ckpt_path) *ckpt_path = o->ckpt;
   }
   return SQ_SUCCESS;
 }
@@ -243,14 +227,12 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
 size_t sq_outputs_memory(const sq_outputs *o) {
   size_t bytes = 0;
   const sq_receiver_set *r = o->s->receivers;
-  if (r)
-    bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
+  if (r) bytes += (size_t)r->capacity * r->n * 9 * sizeof(double) + (size_t)r->n * sizeof(sq_receiver_point);
   return bytes + sq_snapshot_memory(o->snap);
 }
 
 void sq_outputs_close(sq_outputs *o) {
-  if (!o)
-    return;
+  if (!o) return;
   sq_energy_file_close(o->energy);
   sq_fault_output_close(o->fault);
   sq_receiver_writer_close(o->rec);
@@ -260,8 +242,8 @@ void sq_outputs_close(sq_outputs *o) {
 
 int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   SQ_CHECK(s->steps == 0, SQ_ERR_INTERNAL, "a restart must come before the first step");
-  const sq_checkpoint_field plastic = {.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS,
-                                       .data = s->plastic ? s->plastic->strain : NULL};
+  const sq_checkpoint_field plastic = {
+      .name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic ? s->plastic->strain : NULL};
   SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
   snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
   if (s->fault) {
@@ -280,9 +262,8 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
            "restart with the configuration that wrote it",
            path, t_end, s->cfg.path, want);
   SQ_CHECK(info->steps >= 0 && info->steps < info->nsteps, SQ_ERR_INPUT,
-           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path,
-           (long long)info->steps, (long long)info->nsteps);
-  if (s->receivers)
-    s->receivers->first = info->receiver_samples;
+           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path, (long long)info->steps,
+           (long long)info->nsteps);
+  if (s->receivers) s->receivers->first = info->receiver_samples;
   return SQ_SUCCESS;
 }

@@ -17,7 +17,8 @@ static int compile(const char *path, const sq_cfg_expr *e, const char *key, sq_e
   *out = NULL;
   if (!e->text[0]) return SQ_SUCCESS;
   const int rc = sq_expr_compile(e->text, plast_vars, 1, out, err, sizeof(err));
-  if (rc == SQ_ERR_INPUT) return sq_error(rc, __FILE__, __LINE__, "%s:%d: %s: '%s': %s", path, e->line, key, e->text, err);
+  if (rc == SQ_ERR_INPUT)
+    return sq_error(rc, __FILE__, __LINE__, "%s:%d: %s: '%s': %s", path, e->line, key, e->text, err);
   return rc;
 }
 
@@ -58,7 +59,9 @@ int sq_sim_plasticity_create(sq_sim *s) {
     }
     if (ierr) break;
     if (sq_plasticity_check_params(v[SQ_PP_COHESION], v[SQ_PP_BULK_FRICTION], v[SQ_PP_TV], NULL, 0)) {
-      const int bad = v[SQ_PP_COHESION] < 0 ? SQ_PP_COHESION : v[SQ_PP_BULK_FRICTION] < 0 ? SQ_PP_BULK_FRICTION : SQ_PP_TV;
+      const int bad = v[SQ_PP_COHESION] < 0        ? SQ_PP_COHESION
+                      : v[SQ_PP_BULK_FRICTION] < 0 ? SQ_PP_BULK_FRICTION
+                                                   : SQ_PP_TV;
       ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: %s = %g at (%g, %g, %g) (mesh cell %lld): must be >= 0",
                       s->cfg.path, expr[bad].line, key[bad], v[bad], x[0], x[1], x[2], (long long)c);
       break;
@@ -79,7 +82,9 @@ int sq_sim_plasticity_create(sq_sim *s) {
     printf("  plasticity Drucker-Prager, viscoplastic: cohesion %g..%g, bulk friction %g..%g, Tv %g..%g s;\n"
            "             initial stress from %s\n",
            lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
-           own_stress ? "plasticity.initial_stress" : fault_stress ? "fault.initial_stress" : "nowhere (zero)");
+           own_stress     ? "plasticity.initial_stress"
+           : fault_stress ? "fault.initial_stress"
+                          : "nowhere (zero)");
   }
   return SQ_SUCCESS;
 }

@@ -16,11 +16,9 @@ static const double sq_pi = 3.14159265358979323846;
 
 /* A file named in the config must be readable: say where it was named. */
 static int check_readable(const sq_config *c, int line, const char *key, const char *file) {
-  if (access(file, R_OK) == 0)
-    return SQ_SUCCESS;
+  if (access(file, R_OK) == 0) return SQ_SUCCESS;
   if (line <= 0)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s: %s: cannot read '%s': %s", c->path, key, file,
-                    strerror(errno));
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s: %s: cannot read '%s': %s", c->path, key, file, strerror(errno));
   return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s:%d: %s: cannot read '%s': %s", c->path, line, key, file,
                   strerror(errno));
 }
@@ -53,18 +51,12 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
   const sq_stf_config *f = &sc->stf;
   src.stf.onset = sc->onset;
   switch (f->kind) {
-  case SQ_STFCFG_GAUSSIAN:
-    src.stf.kind = SQ_STF_GAUSSIAN, src.stf.delay = f->delay, src.stf.width = f->width;
-    break;
+  case SQ_STFCFG_GAUSSIAN: src.stf.kind = SQ_STF_GAUSSIAN, src.stf.delay = f->delay, src.stf.width = f->width; break;
   case SQ_STFCFG_RICKER:
     src.stf.kind = SQ_STF_RICKER, src.stf.delay = f->delay, src.stf.frequency = f->frequency;
     break;
-  case SQ_STFCFG_BRUNE:
-    src.stf.kind = SQ_STF_BRUNE, src.stf.period = 1.0 / (2.0 * sq_pi * f->corner_frequency);
-    break;
-  case SQ_STFCFG_LOH1:
-    src.stf.kind = SQ_STF_LOH1, src.stf.period = f->period;
-    break;
+  case SQ_STFCFG_BRUNE: src.stf.kind = SQ_STF_BRUNE, src.stf.period = 1.0 / (2.0 * sq_pi * f->corner_frequency); break;
+  case SQ_STFCFG_LOH1: src.stf.kind = SQ_STF_LOH1, src.stf.period = f->period; break;
   default:
     snprintf(key, sizeof(key), "sources[%d].time_function.file", i);
     SQ_CALL(check_readable(c, sc->line, key, f->file));
@@ -89,13 +81,11 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
  * error every rank reports alike).
  */
 static int decide_points(const sq_sim *s, sq_locator *loc, int n, const double *x) {
-  if (s->nranks < 2 || n == 0)
-    return SQ_SUCCESS;
+  if (s->nranks < 2 || n == 0) return SQ_SUCCESS;
   double *depth = calloc((size_t)n, sizeof(double)); /* every entry is set below */
   int64_t *cell = malloc(sizeof(int64_t) * (size_t)n), *gid = malloc(sizeof(int64_t) * (size_t)n);
   SQ_CHECK(depth && cell && gid, SQ_ERR_MEMORY, "out of memory locating %d points", n);
-  for (int i = 0; i < n; ++i)
-    cell[i] = sq_locator_find_depth(loc, &x[3 * i], NULL, &depth[i]);
+  for (int i = 0; i < n; ++i) cell[i] = sq_locator_find_depth(loc, &x[3 * i], NULL, &depth[i]);
   double *best = malloc(sizeof(double) * (size_t)n);
   SQ_CHECK(best, SQ_ERR_MEMORY, "out of memory locating %d points", n);
   MPI_Allreduce(depth, best, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -103,10 +93,8 @@ static int decide_points(const sq_sim *s, sq_locator *loc, int n, const double *
     gid[i] = cell[i] >= 0 && depth[i] == best[i] ? sq_mesh_global_cell(s->mesh, cell[i]) : INT64_MAX;
   MPI_Allreduce(MPI_IN_PLACE, gid, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
   for (int i = 0; i < n; ++i) {
-    if (gid[i] == INT64_MAX)
-      cell[i] = -1;
-    else if (cell[i] < 0 || sq_mesh_global_cell(s->mesh, cell[i]) != gid[i])
-      cell[i] = SQ_LOCATE_ELSEWHERE;
+    if (gid[i] == INT64_MAX) cell[i] = -1;
+    else if (cell[i] < 0 || sq_mesh_global_cell(s->mesh, cell[i]) != gid[i]) cell[i] = SQ_LOCATE_ELSEWHERE;
   }
   const int ierr = sq_locator_decide(loc, n, x, cell);
   free(depth), free(cell), free(gid), free(best);
@@ -116,37 +104,30 @@ static int decide_points(const sq_sim *s, sq_locator *loc, int n, const double *
 int sq_sim_points_create(sq_sim *s) {
   const sq_config *c = &s->cfg;
   const int has_receivers = c->nreceivers > 0 || c->receiver_file[0];
-  if (c->nsources == 0 && !has_receivers)
-    return SQ_SUCCESS;
+  if (c->nsources == 0 && !has_receivers) return SQ_SUCCESS;
   SQ_CHECK(!s->serial, SQ_ERR_INPUT,
            "%s: point sources and receivers run as tasks of the runtime; drop --serial to use them", c->path);
-  for (int i = 0; i < c->nsources; ++i)
-    SQ_CALL(source_from_config(c, i, &s->sources));
+  for (int i = 0; i < c->nsources; ++i) SQ_CALL(source_from_config(c, i, &s->sources));
   sq_locator *loc;
   SQ_CALL(sq_locator_create(s->mesh, &loc));
   double *sx = malloc(sizeof(double) * 3 * (size_t)(s->sources.n > 0 ? s->sources.n : 1));
   int ierr = sx ? SQ_SUCCESS : sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
-  for (int i = 0; !ierr && i < s->sources.n; ++i)
-    memcpy(&sx[3 * i], s->sources.src[i].x, 3 * sizeof(double));
-  if (!ierr)
-    ierr = decide_points(s, loc, s->sources.n, sx);
+  for (int i = 0; !ierr && i < s->sources.n; ++i) memcpy(&sx[3 * i], s->sources.src[i].x, 3 * sizeof(double));
+  if (!ierr) ierr = decide_points(s, loc, s->sources.n, sx);
   free(sx);
-  if (!ierr)
-    ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
+  if (!ierr) ierr = sq_source_set_create(s->disc, loc, &s->sources, &s->source_set);
   if (!ierr && has_receivers) {
     int nfile = 0, *line = NULL;
     double *xf = NULL;
     if (c->receiver_file[0]) {
       ierr = check_readable(c, 0, "receivers.file", c->receiver_file);
-      if (!ierr)
-        ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
+      if (!ierr) ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
     }
     const int n = c->nreceivers + nfile;
     double *x = ierr ? NULL : malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
     char **origin = ierr ? NULL : calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
     char *names = ierr ? NULL : malloc((size_t)(n > 0 ? n : 1) * 160);
-    if (!ierr && (!x || !origin || !names))
-      ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
+    if (!ierr && (!x || !origin || !names)) ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory");
     for (int i = 0; !ierr && i < n; ++i) {
       origin[i] = names + 160 * (size_t)i;
       if (i < c->nreceivers) {
@@ -157,8 +138,7 @@ int sq_sim_points_create(sq_sim *s) {
         snprintf(origin[i], 160, "%.120s:%d", c->receiver_file, line[i - c->nreceivers]);
       }
     }
-    if (!ierr)
-      ierr = decide_points(s, loc, n, x);
+    if (!ierr) ierr = decide_points(s, loc, n, x);
     if (!ierr)
       ierr = sq_receiver_set_create(s->disc, loc, n, x, (const char *const *)origin, c->receiver_interval, 0,
                                     &s->receivers);
@@ -173,12 +153,9 @@ int sq_sim_points_create(sq_sim *s) {
 }
 
 int sq_sim_points_attach(sq_sim *s) {
-  if (!s->rt)
-    return SQ_SUCCESS;
-  if (s->source_set && s->source_set->n > 0)
-    SQ_CALL(sq_runtime_attach_sources(s->rt, s->source_set));
-  if (s->receivers)
-    SQ_CALL(sq_runtime_attach_receivers(s->rt, s->receivers));
+  if (!s->rt) return SQ_SUCCESS;
+  if (s->source_set && s->source_set->n > 0) SQ_CALL(sq_runtime_attach_sources(s->rt, s->source_set));
+  if (s->receivers) SQ_CALL(sq_runtime_attach_receivers(s->rt, s->receivers));
   return SQ_SUCCESS;
 }
 

@@ -48,11 +48,13 @@ static void bind_rank_share(char *desc, size_t len) {
     sq_set_threads(bound_cores);
     snprintf(desc, len, "%d ranks on this node, each on the %d cores its launcher bound it to", lsize, bound_cores);
   } else if (bound || ncore < 2 * lsize) {
-    snprintf(desc, len, "%d ranks on this node with fewer than 2 cores each: StarPU's threads of the ranks share the cores",
+    snprintf(desc, len,
+             "%d ranks on this node with fewer than 2 cores each: StarPU's threads of the ranks share the cores",
              lsize);
   } else {
     const int first = (int)((int64_t)lrank * ncore / lsize), last = (int)((int64_t)(lrank + 1) * ncore / lsize);
-    for (int c = first; c < last; ++c) hwloc_bitmap_or(share, share, hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c)->cpuset);
+    for (int c = first; c < last; ++c)
+      hwloc_bitmap_or(share, share, hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c)->cpuset);
     if (hwloc_set_cpubind(topo, share, HWLOC_CPUBIND_PROCESS) == 0) {
       setenv("STARPU_WORKERS_GETBIND", "1", 1);
       sq_set_threads(last - first);
@@ -82,7 +84,8 @@ int sq_sim_starpu_start(const char *sched, int cpu_task_threads) {
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
   /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
    * progression thread takes a core), on one rank plain StarPU keeps every core for workers */
-  const int ret = sq_sim_mpi_nranks() > 1 ? starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
+  const int ret =
+      sq_sim_mpi_nranks() > 1 ? starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "StarPU initialisation failed (%d): check STARPU_* environment variables", ret);
   starpu_started = sq_sim_mpi_nranks() > 1 ? 2 : 1;
   return SQ_SUCCESS;

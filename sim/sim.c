@@ -24,8 +24,13 @@ int sq_measure_node_speed(const sq_config *cfg, double *speed) {
   if (!ierr) ierr = SQ_CALLOC(mat, mesh->ncell);
   if (!ierr) {
     for (int64_t c = 0; c < mesh->ncell; ++c) mat[c] = cfg->material_default;
-    const sq_disc_options opt = {.order = cfg->order, .precision = cfg->precision, .cfl = cfg->cfl,
-                                 .tile_size = cfg->tile_size, .lts_rate = 1, .max_clusters = 1, .nranks = 1};
+    const sq_disc_options opt = {.order = cfg->order,
+                                 .precision = cfg->precision,
+                                 .cfl = cfg->cfl,
+                                 .tile_size = cfg->tile_size,
+                                 .lts_rate = 1,
+                                 .max_clusters = 1,
+                                 .nranks = 1};
     ierr = sq_disc_create(mesh, mat, &opt, &d);
   }
   if (!ierr) ierr = sq_runtime_create(d, &rt);
@@ -161,11 +166,15 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
     }
     /* PUML: each rank reads a block, and no rank holds the whole mesh (mesh/distmesh.c) */
-    const sq_distmesh_input in = {.mesh_file = cfg->mesh_file, .partition = cfg->partition, .target = target,
-                                  .material_at = material_at, .check_rupture = check_rupture, .ctx = cfg};
+    const sq_distmesh_input in = {.mesh_file = cfg->mesh_file,
+                                  .partition = cfg->partition,
+                                  .target = target,
+                                  .material_at = material_at,
+                                  .check_rupture = check_rupture,
+                                  .ctx = cfg};
     sq_distmesh_part part = {0};
-    const int ierr = sq_mesh_read_distributed(&in, cfg->mesh_kind != SQ_MESH_BOX, s->rank, s->nranks, &opt, &part,
-                                              &distributed);
+    const int ierr =
+        sq_mesh_read_distributed(&in, cfg->mesh_kind != SQ_MESH_BOX, s->rank, s->nranks, &opt, &part, &distributed);
     s->mesh = part.mesh; /* freed by sq_sim_destroy, also after an error */
     s->cell_rank = part.cell_rank;
     s->cell_cluster = part.cell_cluster;
@@ -179,7 +188,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       fflush(stdout);
     }
   }
-  if (!distributed) { /* the whole mesh on every rank, cut down after partitioning */
+  if (!distributed) {     /* the whole mesh on every rank, cut down after partitioning */
     sq_sim_hold_errors(); /* every rank reads the same whole mesh: rank 0 alone reports its errors */
     int ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
                                              : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
@@ -198,8 +207,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     SQ_CALL(SQ_CALLOC(cluster, s->mesh->ncell));
     SQ_CALL(SQ_CALLOC(s->cell_rank, s->mesh->ncell));
     SQ_CALL(sq_disc_clusters(s->mesh, s->cell_material, &opt, cluster, &ncluster, &dt_min));
-    int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks,
-                            cfg->partition, target, s->cell_rank, &s->part_stats);
+    int ierr = sq_partition(s->mesh, cluster, ncluster, opt.lts_rate > 1 ? opt.lts_rate : 1, s->nranks, cfg->partition,
+                            target, s->cell_rank, &s->part_stats);
     if (!ierr) ierr = sim_keep_part(s, cluster, ncluster, dt_min, &opt);
     SQ_FREE(cluster);
     SQ_FREE(target);

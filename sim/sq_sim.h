@@ -13,33 +13,33 @@
 /** One simulation: configuration, mesh, discretisation and (unless serial) its StarPU handles. */
 typedef struct sq_sim {
   sq_config cfg;
-  sq_mesh *mesh;    /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
+  sq_mesh *mesh; /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
   sq_material *cell_material;
   sq_disc *disc;
-  sq_runtime *rt;   /**< NULL in serial mode */
-  int serial;       /**< 1: reference stepping without StarPU */
+  sq_runtime *rt; /**< NULL in serial mode */
+  int serial;     /**< 1: reference stepping without StarPU */
   double time;
-  int64_t steps;    /**< time steps done */
-  sq_planewave pw;  /**< analytic solution when the initial condition is a plane wave */
+  int64_t steps;   /**< time steps done */
+  sq_planewave pw; /**< analytic solution when the initial condition is a plane wave */
   int has_analytic;
-  int rank, nranks; /**< MPI */
-  int *cell_rank;   /**< owner of every mesh cell (NULL on one rank) */
+  int rank, nranks;  /**< MPI */
+  int *cell_rank;    /**< owner of every mesh cell (NULL on one rank) */
   int *cell_cluster; /**< LTS cluster of every mesh cell, from the whole mesh (NULL on one rank) */
   sq_partition_stats part_stats;
-  double part_target[8];  /**< node-speed shares of the first ranks (0 when not measured) */
+  double part_target[8]; /**< node-speed shares of the first ranks (0 when not measured) */
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
    * every run, so that a restarted run evaluates sources and samples receivers at identical times */
   double plan_t0, plan_dt;
-  double submit_seconds;         /**< wall time spent inserting tasks (sq_graph_sync_interval) */
-  int64_t grouped_tasks;         /**< groups of consecutive whole steps submitted as one task per tile
-                                      (runtime.steps_per_task) */
+  double submit_seconds; /**< wall time spent inserting tasks (sq_graph_sync_interval) */
+  int64_t grouped_tasks; /**< groups of consecutive whole steps submitted as one task per tile
+                              (runtime.steps_per_task) */
   int64_t plan_step0;
-  sq_source_list sources;        /**< point sources of the configuration (sim/points.c) */
-  sq_source_set *source_set;     /**< the sources located in this rank's elements */
-  sq_receiver_set *receivers;    /**< receivers (NULL: none) */
-  sq_fault *fault;               /**< dynamic rupture faces (NULL: none; sim/fault.c) */
-  char restart_path[SQ_PATH_MAX];/**< the checkpoint this run restarted from ("" for a new run) */
-  sq_plastic_state *plastic;     /**< off-fault plasticity (NULL: none; sim/plasticity.c) */
+  sq_source_list sources;         /**< point sources of the configuration (sim/points.c) */
+  sq_source_set *source_set;      /**< the sources located in this rank's elements */
+  sq_receiver_set *receivers;     /**< receivers (NULL: none) */
+  sq_fault *fault;                /**< dynamic rupture faces (NULL: none; sim/fault.c) */
+  char restart_path[SQ_PATH_MAX]; /**< the checkpoint this run restarted from ("" for a new run) */
+  sq_plastic_state *plastic;      /**< off-fault plasticity (NULL: none; sim/plasticity.c) */
 } sq_sim;
 
 /** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
@@ -103,10 +103,10 @@ double sq_sim_time_at(const sq_sim *sim, int64_t k);
 
 /** Plasticity statistics at the end of a run (over all ranks). */
 typedef struct sq_plasticity_stats {
-  uint64_t strain_hash;   /**< hash of the plastic strain and eta rows in global cell order */
-  int64_t yield_updates;  /**< element updates that yielded (this process's run only, after a restart) */
-  int64_t yielded_cells;  /**< cells with eta > 0 */
-  double max_eta;         /**< largest accumulated plastic strain eta */
+  uint64_t strain_hash;  /**< hash of the plastic strain and eta rows in global cell order */
+  int64_t yield_updates; /**< element updates that yielded (this process's run only, after a restart) */
+  int64_t yielded_cells; /**< cells with eta > 0 */
+  double max_eta;        /**< largest accumulated plastic strain eta */
 } sq_plasticity_stats;
 
 /** @brief Collect the statistics (collective; zero without plasticity). */

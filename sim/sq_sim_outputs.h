@@ -23,8 +23,7 @@ typedef struct sq_outputs sq_outputs;
  * t = 0 (with the initial energies and snapshots), or, with @p restart, the files of the interrupted
  * run cut back to what its checkpoint had written.  Collective over MPI ranks.
  */
-int sq_outputs_open(sq_sim *sim, int64_t nsteps, double dt, const sq_checkpoint_info *restart,
-                    sq_outputs **out);
+int sq_outputs_open(sq_sim *sim, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out);
 /** @brief Sync intervals from @p done until the next output, flush or checkpoint event (>= 1). */
 int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done);
 /** @brief Reserve room for the receiver samples of the next @p n sync intervals after @p done. */

@@ -38,10 +38,8 @@
 static void scaled_jacobi(int nmax, double alpha, double x, double y, double *val, double *dx, double *dy) {
   const double beta = 0.0;
   val[0] = 1.0;
-  if (dx)
-    dx[0] = dy[0] = 0.0;
-  if (nmax < 1)
-    return;
+  if (dx) dx[0] = dy[0] = 0.0;
+  if (nmax < 1) return;
   val[1] = 0.5 * ((alpha + beta + 2.0) * x + (alpha - beta) * y);
   if (dx) {
     dx[1] = 0.5 * (alpha + beta + 2.0);
@@ -84,8 +82,7 @@ void sq_face_basis_eval(int order, const double chi[2], double *out) {
   const double x = 2.0 * chi[0] + chi[1] - 1.0, y = 1.0 - chi[1], b = 2.0 * chi[1] - 1.0;
   double first[SQ_BASIS_DEGREE_LIMIT + 1], second[SQ_BASIS_DEGREE_LIMIT + 1][SQ_BASIS_DEGREE_LIMIT + 1];
   scaled_jacobi(order - 1, 0.0, x, y, first, NULL, NULL);
-  for (int p = 0; p < order; p++)
-    scaled_jacobi(order - 1 - p, 2.0 * p + 1.0, b, 1.0, second[p], NULL, NULL);
+  for (int p = 0; p < order; p++) scaled_jacobi(order - 1 - p, 2.0 * p + 1.0, b, 1.0, second[p], NULL, NULL);
   int index = 0;
   for (int degree = 0; degree < order; degree++)
     for (int p = degree; p >= 0; p--) {
@@ -170,8 +167,7 @@ void sq_basis_grad(int order, const double xi[3], double *out) {
         const double g2[3] = {0.0, 2.0 * fac.f2_x[p][q], fac.f2_x[p][q] - fac.f2_y[p][q]};
         const double g3[3] = {0.0, 0.0, 2.0 * fac.f3_x[p + q][r]};
         const double c = norm_factor(p, q, d);
-        for (int e = 0; e < 3; e++)
-          out[3 * k + e] = c * (g1[e] * v2 * v3 + v1 * g2[e] * v3 + v1 * v2 * g3[e]);
+        for (int e = 0; e < 3; e++) out[3 * k + e] = c * (g1[e] * v2 * v3 + v1 * g2[e] * v3 + v1 * v2 * g3[e]);
         k++;
       }
     }

@@ -61,8 +61,8 @@ static void error_vput(const char *prefix, const char *fmt, va_list ap) {
   char line[2048];
   const int n = vsnprintf(line, sizeof line, fmt, ap);
   if (n < 0) return;
-  error_held_len += (size_t)snprintf(error_held + error_held_len, sizeof error_held - error_held_len, "%s%s\n",
-                                     prefix, line);
+  error_held_len +=
+      (size_t)snprintf(error_held + error_held_len, sizeof error_held - error_held_len, "%s%s\n", prefix, line);
   if (error_held_len >= sizeof error_held) error_held_len = sizeof error_held - 1;
 }
 

@@ -44,16 +44,15 @@ static void station_append(sq_fault_station_log *log, double t, const sq_frictio
     log->rows = rows, log->cap = cap;
   }
   double *r = log->rows + log->n++ * SQ_FAULT_LOG_COLS;
-  const double row[SQ_FAULT_LOG_COLS] = {t, s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],
-                                         s->normal_stress, s->mu, s->state, s->slip[0], s->slip[1], s->slip_path,
-                                         s->peak_slip_rate, s->rupture_time};
+  const double row[SQ_FAULT_LOG_COLS] = {
+      t,        s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
+      s->state, s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
   memcpy(r, row, sizeof(row));
 }
 
-int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt,
-                        int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
-                        const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
-                        sq_fault_station_log *logs, int64_t *bad_face) {
+int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt, int64_t nface,
+                        const sq_fault_face *faces, sq_fault_point *points, const void *const *derivs_slot,
+                        void *const *dofs_slot, double t0, double dt, sq_fault_station_log *logs, int64_t *bad_face) {
   const int B = sq_nbasis(O);
   const size_t nq = (size_t)B * 9;
   const double *tq = ref, *tw = ref + sq_fault_off_tw(O);
@@ -211,7 +210,8 @@ void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int
     for (int k = 0; k < 3; ++k) e1[k] = p[1][k] - p[0][k], e2[k] = p[2][k] - p[0][k], r[k] = x[k] - p[0][k];
     const double *n = fc->frame;
     const double h = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
-    const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    const double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2],
+                 g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
     const double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2], det = g11 * g22 - g12 * g12;
     const double r1 = r[0] * e1[0] + r[1] * e1[1] + r[2] * e1[2], r2 = r[0] * e2[0] + r[1] * e2[1] + r[2] * e2[2];
     const double a = (g22 * r1 - g12 * r2) / det, b = (g11 * r2 - g12 * r1) / det;
@@ -235,7 +235,6 @@ void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int
     }
   }
 }
-
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
@@ -300,7 +299,9 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       sq_friction_init_state(opt->law, &pt->param, v_init, tau, pt->traction0[0], &pt->state);
       /* the initial traction and slip rate point along the initial shear (the solver reads magnitudes) */
       pt->state.traction[0] = pt->traction0[1], pt->state.traction[1] = pt->traction0[2];
-      if (tau > 0) pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau, pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
+      if (tau > 0)
+        pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau,
+        pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
     }
   /* on-fault stations: their faces log after every step (a host buffer, so their tiles run on CPU
    * workers); each such face gets a tile of its own so that the rest of the fault can go to a GPU */
@@ -363,8 +364,8 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
 int sq_fault_add_station(sq_fault *f, int64_t face, int point, int station) {
   SQ_CHECK(face >= 0 && face < f->nface && point >= 0 && point < f->npoint, SQ_ERR_INTERNAL, "bad station point");
   SQ_CHECK(f->face[face].station < 0, SQ_ERR_INPUT,
-           "fault stations %d and %d fall on the same fault face; move one of them to another face", f->face[face].station,
-           station);
+           "fault stations %d and %d fall on the same fault face; move one of them to another face",
+           f->face[face].station, station);
   if (station >= f->nstation) {
     sq_fault_station_log *grown = realloc(f->log, sizeof(*grown) * (station + 1));
     SQ_CHECK(grown, SQ_ERR_MEMORY, "out of memory");
@@ -406,9 +407,9 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
       dptr[s] = (char *)d->dofs + (size_t)et->begin * eb;
     }
     int64_t bad = -1;
-    const int64_t nbad = sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
-                                         f->face + tl->begin, f->point + tl->begin * f->npoint, derivs,
-                                         dptr, t0, dt, f->log, &bad);
+    const int64_t nbad =
+        sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
+                        f->face + tl->begin, f->point + tl->begin * f->npoint, derivs, dptr, t0, dt, f->log, &bad);
     if (derivs != dv) free((void *)derivs);
     if (dptr != dofs) free(dptr);
     if (nbad) {

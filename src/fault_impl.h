@@ -94,8 +94,8 @@ static inline SQ_FAULT_HD void sq_fault_rotate(const double *tinv, const double 
  * Taylor series at time @p tau of the step (eq. 3.46): q[c] = sum_j tau^j / j! P_j[c], with P_j[c] at
  * P[j * stride_j + c * stride_c] (the O projected, rotated time derivatives of one side at one point).
  */
-static inline SQ_FAULT_HD void sq_fault_taylor(int order, double tau, const double *P, size_t stride_j,
-                                               size_t stride_c, double q[6]) {
+static inline SQ_FAULT_HD void sq_fault_taylor(int order, double tau, const double *P, size_t stride_j, size_t stride_c,
+                                               double q[6]) {
   double fac = 1.0;
   for (int c = 0; c < 6; ++c) q[c] = 0.0;
   for (int j = 0; j < order; ++j) {
@@ -122,10 +122,9 @@ static inline SQ_FAULT_HD void sq_fault_taylor(int order, double tau, const doub
  * @return 0, or SQ_FRICTION_NO_CONVERGENCE from the friction solve (the state is then unchanged, and
  *         the imposed states use the traction of the previous point)
  */
-static inline SQ_FAULT_HD int sq_fault_solve_point(sq_friction_law law, const double z[4], double eta_p,
-                                                   double eta_s, double t, double wk, double G, const double qm[6],
-                                                   const double qp[6], sq_fault_point *pt, double im[6],
-                                                   double ip[6]) {
+static inline SQ_FAULT_HD int sq_fault_solve_point(sq_friction_law law, const double z[4], double eta_p, double eta_s,
+                                                   double t, double wk, double G, const double qm[6],
+                                                   const double qp[6], sq_fault_point *pt, double im[6], double ip[6]) {
   const double zpm = z[0], zpp = z[1], zsm = z[2], zsp = z[3];
   /* Godunov state without opening (eq. 3.57): continuous normal stress and velocity */
   const double sn = eta_p * (qm[0] / zpm + qp[0] / zpp + qp[3] - qm[3]);

@@ -8,8 +8,7 @@ const char *const sq_quantity_names[9] = {"s_xx", "s_yy", "s_zz", "s_xy", "s_yz"
 
 int sq_quantity_index(const char *name) {
   for (int p = 0; p < 9; ++p)
-    if (!strcmp(name, sq_quantity_names[p]))
-      return p;
+    if (!strcmp(name, sq_quantity_names[p])) return p;
   return -1;
 }
 
@@ -30,8 +29,7 @@ void sq_fields_cell_average(const sq_disc *d, int p, double *out) {
 
 static double eval_at(const sq_disc *d, int64_t e, const double *phi, int p) {
   double s = 0.0;
-  for (int k = 0; k < d->nbasis; ++k)
-    s += phi[k] * dof(d, e, k, p);
+  for (int k = 0; k < d->nbasis; ++k) s += phi[k] * dof(d, e, k, p);
   return s;
 }
 
@@ -39,24 +37,20 @@ void sq_fields_vertex_values(const sq_disc *d, int p, double *out) {
   const sq_mesh *m = d->mesh;
   static const double corner[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double phi[4][84];
-  for (int v = 0; v < 4; ++v)
-    sq_basis_eval(d->opt.order, corner[v], phi[v]);
+  for (int v = 0; v < 4; ++v) sq_basis_eval(d->opt.order, corner[v], phi[v]);
   int *count = calloc((size_t)(m->nvert > 0 ? m->nvert : 1), sizeof(int));
   memset(out, 0, sizeof(double) * (size_t)m->nvert);
   for (int64_t c = 0; c < m->ncell; ++c) {
     const int64_t e = d->elem_of[c];
-    if (e < 0 || d->is_ghost[e])
-      continue;
+    if (e < 0 || d->is_ghost[e]) continue;
     for (int v = 0; v < 4; ++v) {
       const int64_t id = m->cell_vert[c * 4 + v];
       out[id] += eval_at(d, e, phi[v], p);
-      if (count)
-        count[id]++;
+      if (count) count[id]++;
     }
   }
   for (int64_t v = 0; v < m->nvert; ++v)
-    if (count && count[v] > 0)
-      out[v] /= count[v];
+    if (count && count[v] > 0) out[v] /= count[v];
   free(count);
 }
 
@@ -64,8 +58,7 @@ int sq_surface_create(const sq_mesh *m, sq_surface **out) {
   sq_surface *s;
   SQ_CALL(SQ_CALLOC(s, 1));
   *out = s;
-  for (int64_t i = 0; i < m->ncell * 4; ++i)
-    s->nface += m->face_bc[i] == SQ_BC_FREE && m->face_neighbor[i] < 0;
+  for (int64_t i = 0; i < m->ncell * 4; ++i) s->nface += m->face_bc[i] == SQ_BC_FREE && m->face_neighbor[i] < 0;
   const int64_t n = s->nface > 0 ? s->nface : 1;
   SQ_CALL(SQ_CALLOC(s->cell, n));
   SQ_CALL(SQ_CALLOC(s->face, n));
@@ -73,20 +66,17 @@ int sq_surface_create(const sq_mesh *m, sq_surface **out) {
   int64_t k = 0;
   for (int64_t c = 0; c < m->ncell; ++c)
     for (int f = 0; f < 4; ++f) {
-      if (m->face_bc[c * 4 + f] != SQ_BC_FREE || m->face_neighbor[c * 4 + f] >= 0)
-        continue;
+      if (m->face_bc[c * 4 + f] != SQ_BC_FREE || m->face_neighbor[c * 4 + f] >= 0) continue;
       s->cell[k] = c;
       s->face[k] = (int8_t)f;
-      for (int v = 0; v < 3; ++v)
-        s->tri[k * 3 + v] = m->cell_vert[c * 4 + sq_ref_face_vertices[f][v]];
+      for (int v = 0; v < 3; ++v) s->tri[k * 3 + v] = m->cell_vert[c * 4 + sq_ref_face_vertices[f][v]];
       ++k;
     }
   return SQ_SUCCESS;
 }
 
 void sq_surface_destroy(sq_surface *s) {
-  if (!s)
-    return;
+  if (!s) return;
   SQ_FREE(s->cell);
   SQ_FREE(s->face);
   SQ_FREE(s->tri);
@@ -111,15 +101,13 @@ static void energy_split_block(int64_t lo, int64_t hi, double *acc, const void *
   const sq_disc *d = ctx;
   const int B = d->nbasis;
   for (int64_t e = lo; e < hi; ++e) {
-    if (d->is_ghost[e])
-      continue;
+    if (d->is_ghost[e]) continue;
     const int64_t c = d->cell_of[e];
     const double jac = 6.0 * d->mesh->volume[c];
     const sq_material *mat = &d->material[c];
     for (int k = 0; k < B; ++k) {
       double q[9];
-      for (int p = 0; p < 9; ++p)
-        q[p] = dof(d, e, k, p);
+      for (int p = 0; p < 9; ++p) q[p] = dof(d, e, k, p);
       const double w = jac * d->ref->mass[k];
       const double ke = 0.5 * mat->rho * (q[6] * q[6] + q[7] * q[7] + q[8] * q[8]);
       acc[0] += w * ke;

@@ -7,8 +7,8 @@
 #include "sq_friction.h"
 #include "friction_impl.h"
 
-static const char *const sq_friction_names[] = {"none", "linear_slip_weakening", "rate_state_aging",
-                                                "rate_state_slip", "rate_state_fast_velocity_weakening"};
+static const char *const sq_friction_names[] = {"none", "linear_slip_weakening", "rate_state_aging", "rate_state_slip",
+                                                "rate_state_fast_velocity_weakening"};
 #define SQ_FRICTION_NLAWS ((int)(sizeof(sq_friction_names) / sizeof(sq_friction_names[0])))
 
 /** Rules a parameter value can be held to. */
@@ -20,8 +20,7 @@ static int sq_friction_check_value(const char *name, double value, enum sq_frict
   static const char *const text[] = {"finite", ">= 0", "> 0"};
   const int ok =
       isfinite(value) && (rule == SQ_RULE_FINITE || value > 0 || (rule == SQ_RULE_NONNEGATIVE && value == 0));
-  if (ok)
-    return SQ_SUCCESS;
+  if (ok) return SQ_SUCCESS;
   if (why && why_len)
     snprintf(why, why_len, "%s = %g must be %s%s", name, value,
              isfinite(value) || rule == SQ_RULE_FINITE ? "" : "finite and ", text[rule]);
@@ -29,11 +28,9 @@ static int sq_friction_check_value(const char *name, double value, enum sq_frict
 }
 
 int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, char *why, size_t why_len) {
-  if (why && why_len)
-    why[0] = '\0';
+  if (why && why_len) why[0] = '\0';
   if (!p) {
-    if (why && why_len)
-      snprintf(why, why_len, "no friction parameters given");
+    if (why && why_len) snprintf(why, why_len, "no friction parameters given");
     return SQ_ERR_INPUT;
   }
   if (!(isfinite(p->cohesion) && p->cohesion >= 0)) {
@@ -45,8 +42,7 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     return SQ_ERR_INPUT;
   }
   switch (law) {
-  case SQ_FRICTION_NONE:
-    return SQ_SUCCESS;
+  case SQ_FRICTION_NONE: return SQ_SUCCESS;
   case SQ_FRICTION_LSW:
     SQ_CALL(sq_friction_check_value("mu_s", p->mu_s, SQ_RULE_NONNEGATIVE, why, why_len));
     SQ_CALL(sq_friction_check_value("mu_d", p->mu_d, SQ_RULE_NONNEGATIVE, why, why_len));
@@ -54,14 +50,13 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     SQ_CALL(sq_friction_check_value("t0", p->t0, SQ_RULE_FINITE, why, why_len));
     if (p->mu_d > p->mu_s) {
       if (why && why_len)
-        snprintf(why, why_len, "mu_d = %g > mu_s = %g: dynamic friction must not exceed static friction",
-                 p->mu_d, p->mu_s);
+        snprintf(why, why_len, "mu_d = %g > mu_s = %g: dynamic friction must not exceed static friction", p->mu_d,
+                 p->mu_s);
       return SQ_ERR_INPUT;
     }
     if (isnan(p->forced_time) || p->forced_time == -INFINITY) {
       if (why && why_len)
-        snprintf(why, why_len, "forced_time = %g must be a time (1e300 disables forced rupture)",
-                 p->forced_time);
+        snprintf(why, why_len, "forced_time = %g must be a time (1e300 disables forced rupture)", p->forced_time);
       return SQ_ERR_INPUT;
     }
     return SQ_SUCCESS;
@@ -76,15 +71,13 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     SQ_CALL(sq_friction_check_value("V0", p->V0, SQ_RULE_POSITIVE, why, why_len));
     /* FVW: psi_ss needs sinh(f_ss / a) > 0 */
     SQ_CALL(sq_friction_check_value("f0", p->f0, fvw ? SQ_RULE_POSITIVE : SQ_RULE_FINITE, why, why_len));
-    if (!fvw)
-      return SQ_SUCCESS;
+    if (!fvw) return SQ_SUCCESS;
     SQ_CALL(sq_friction_check_value("f_w", p->f_w, SQ_RULE_POSITIVE, why, why_len));
     SQ_CALL(sq_friction_check_value("V_w", p->V_w, SQ_RULE_POSITIVE, why, why_len));
     return SQ_SUCCESS;
   }
   }
-  if (why && why_len)
-    snprintf(why, why_len, "unknown friction law %d", (int)law);
+  if (why && why_len) snprintf(why, why_len, "unknown friction law %d", (int)law);
   return SQ_ERR_INPUT;
 }
 
@@ -108,12 +101,9 @@ const char *sq_friction_law_name(sq_friction_law law) {
 double sq_friction_steady_state(sq_friction_law law, const sq_friction_params *p, double V) {
   switch (law) {
   case SQ_FRICTION_RS_AGING:
-  case SQ_FRICTION_RS_SLIP:
-    return p->L / V;
-  case SQ_FRICTION_RS_FVW:
-    return sq_friction_fvw_psi_ss(p, V);
-  default:
-    return 0;
+  case SQ_FRICTION_RS_SLIP: return p->L / V;
+  case SQ_FRICTION_RS_FVW: return sq_friction_fvw_psi_ss(p, V);
+  default: return 0;
   }
 }
 
@@ -128,8 +118,7 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
     s->mu = p->mu_s;
     return;
   }
-  if (law != SQ_FRICTION_RS_AGING && law != SQ_FRICTION_RS_SLIP && law != SQ_FRICTION_RS_FVW)
-    return;
+  if (law != SQ_FRICTION_RS_AGING && law != SQ_FRICTION_RS_SLIP && law != SQ_FRICTION_RS_FVW) return;
   const double sn = sigma_n < 0 ? -sigma_n : 0, mu = sn > 0 ? tau_abs / sn : 0;
   if (mu > 0 && isfinite(mu)) {
     /* invert mu = a asinh(V_init / (2 V0) exp(Psi / a)): Psi = a ln((2 V0 / V_init) sinh(mu / a)) */
@@ -145,11 +134,10 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
 
 int sq_friction_solve(sq_friction_law law, const sq_friction_params *p, double t, double dt, double sigma_n,
                       const double tau_lock[2], double eta, sq_friction_state *s) {
-  SQ_CHECK(
-      sq_friction_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s) == 0, SQ_ERR_NUMERIC,
-      "friction law %s failed at t = %g (dt = %g): sigma_n = %g, tau_lock = (%g, %g), eta = %g, state = %g, "
-      "previous slip rate = (%g, %g); an input is not finite or the slip-rate solve did not converge",
-      sq_friction_law_name(law), t, dt, sigma_n, tau_lock[0], tau_lock[1], eta, s->state, s->slip_rate[0],
-      s->slip_rate[1]);
+  SQ_CHECK(sq_friction_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s) == 0, SQ_ERR_NUMERIC,
+           "friction law %s failed at t = %g (dt = %g): sigma_n = %g, tau_lock = (%g, %g), eta = %g, state = %g, "
+           "previous slip rate = (%g, %g); an input is not finite or the slip-rate solve did not converge",
+           sq_friction_law_name(law), t, dt, sigma_n, tau_lock[0], tau_lock[1], eta, s->state, s->slip_rate[0],
+           s->slip_rate[1]);
   return SQ_SUCCESS;
 }

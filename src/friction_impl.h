@@ -19,20 +19,16 @@
 #define SQ_FRICTION_LN2 0.69314718055994530942
 
 /** ln(sinh(y)) for y > 0 without overflow or cancellation: sinh(y) = e^y (1 - e^-2y) / 2. */
-static inline SQ_FRICTION_HD double sq_friction_log_sinh(double y) {
-  return y - SQ_FRICTION_LN2 + log(-expm1(-2 * y));
-}
+static inline SQ_FRICTION_HD double sq_friction_log_sinh(double y) { return y - SQ_FRICTION_LN2 + log(-expm1(-2 * y)); }
 
 /**
  * Linear slip weakening with forced rupture (eq. 2.23):
  * mu = mu_s - (mu_s - mu_d) max(min(1, S / d_c), f_time), written as a convex combination so that it is
  * exactly mu_s before weakening and exactly mu_d once fully weakened.
  */
-static inline SQ_FRICTION_HD double sq_friction_lsw_mu(const sq_friction_params *p, double t,
-                                                       double slip_path) {
+static inline SQ_FRICTION_HD double sq_friction_lsw_mu(const sq_friction_params *p, double t, double slip_path) {
   double weight = slip_path / p->d_c;
-  if (t >= p->forced_time)
-    weight = fmax(weight, p->t0 > 0 ? (t - p->forced_time) / p->t0 : 1.0);
+  if (t >= p->forced_time) weight = fmax(weight, p->t0 > 0 ? (t - p->forced_time) / p->t0 : 1.0);
   weight = fmin(weight, 1.0);
   return (1 - weight) * p->mu_s + weight * p->mu_d;
 }
@@ -87,12 +83,9 @@ static inline SQ_FRICTION_HD double sq_friction_fvw_psi_ss(const sq_friction_par
 static inline SQ_FRICTION_HD double sq_friction_evolve_state(sq_friction_law law, const sq_friction_params *p,
                                                              double state, double V, double dt) {
   const double x = V * dt / p->L, m = -expm1(-x);
-  if (law == SQ_FRICTION_RS_AGING)
-    return state * exp(-x) + dt * (x > 0 ? m / x : 1.0);
-  if (!(m > 0))
-    return state; /* no slip, no evolution */
-  if (law == SQ_FRICTION_RS_SLIP)
-    return state * exp(-m * (log(V) + log(state) - log(p->L)));
+  if (law == SQ_FRICTION_RS_AGING) return state * exp(-x) + dt * (x > 0 ? m / x : 1.0);
+  if (!(m > 0)) return state; /* no slip, no evolution */
+  if (law == SQ_FRICTION_RS_SLIP) return state * exp(-m * (log(V) + log(state) - log(p->L)));
   return state - m * (state - sq_friction_fvw_psi_ss(p, V));
 }
 
@@ -113,8 +106,7 @@ static inline SQ_FRICTION_HD double sq_friction_evolve_state(sq_friction_law law
  * @return 0, or SQ_FRICTION_NO_CONVERGENCE (a value is not finite, or SQ_FRICTION_NEWTON_MAX_ITER steps).
  */
 static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, double sn, double eta, double a,
-                                                          double log_c, double guess, double *V_out,
-                                                          double *mu_out) {
+                                                          double log_c, double guess, double *V_out, double *mu_out) {
   double lo = 0, hi = (T - c) / eta, v_dmu;
   if (!(hi > 0)) { /* held by cohesion alone, or no traction */
     *V_out = 0;
@@ -125,8 +117,7 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
   for (int it = 0; it < SQ_FRICTION_NEWTON_MAX_ITER; ++it) {
     double mu = sq_friction_rs_mu(a, log_c, V, &v_dmu);
     const double g = T - c - eta * V - sn * mu;
-    if (!isfinite(g))
-      return SQ_FRICTION_NO_CONVERGENCE;
+    if (!isfinite(g)) return SQ_FRICTION_NO_CONVERGENCE;
     if (fabs(g) > SQ_FRICTION_RESIDUAL_RTOL * T) {
       const double r = g / (eta * V + sn * v_dmu), V_lin = V * (1 + r), V_log = V * exp(r);
       lo = fmax(lo, V_lin);
@@ -173,10 +164,9 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
  * @return 0, or SQ_FRICTION_NO_CONVERGENCE when an input or the state is not finite, eta <= 0, dt < 0, the
  *         law is unknown, or the slip-rate solve fails.
  */
-static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, const sq_friction_params *p,
-                                                         double t, double dt, double sigma_n,
-                                                         const double tau_lock[2], double eta,
-                                                         sq_friction_state *s) {
+static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, const sq_friction_params *p, double t,
+                                                         double dt, double sigma_n, const double tau_lock[2],
+                                                         double eta, sq_friction_state *s) {
   const double T = hypot(tau_lock[0], tau_lock[1]);
   if (!(isfinite(T) && isfinite(sigma_n) && isfinite(eta) && eta > 0 && isfinite(dt) && dt >= 0 && !isnan(t)))
     return SQ_FRICTION_NO_CONVERGENCE;
@@ -184,25 +174,22 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
   double V = 0, mu = 0, state = s->state;
   if (law == SQ_FRICTION_LSW) {
     mu = sq_friction_lsw_mu(p, t, s->slip_path);
-    if (!isfinite(mu))
-      return SQ_FRICTION_NO_CONVERGENCE;
+    if (!isfinite(mu)) return SQ_FRICTION_NO_CONVERGENCE;
     const double excess = T - (p->cohesion + mu * sn);
     V = excess > 0 ? excess / eta : 0; /* eq. 3.63 */
   } else if (law == SQ_FRICTION_RS_AGING || law == SQ_FRICTION_RS_SLIP || law == SQ_FRICTION_RS_FVW) {
     const double V_old = hypot(s->slip_rate[0], s->slip_rate[1]);
-    if (!(isfinite(V_old) && isfinite(s->state)))
-      return SQ_FRICTION_NO_CONVERGENCE;
+    if (!(isfinite(V_old) && isfinite(s->state))) return SQ_FRICTION_NO_CONVERGENCE;
     double V_mid = V_old;
     for (int pass = 0; pass < SQ_FRICTION_STATE_PASSES; ++pass) {
       state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
-      if (sq_friction_rs_slip_rate(T, p->cohesion, sn, eta, p->a, sq_friction_rs_log_c(law, p, state),
-                                   pass ? V : V_old, &V, &mu))
+      if (sq_friction_rs_slip_rate(T, p->cohesion, sn, eta, p->a, sq_friction_rs_log_c(law, p, state), pass ? V : V_old,
+                                   &V, &mu))
         return SQ_FRICTION_NO_CONVERGENCE;
       V_mid = 0.5 * (V_old + V);
     }
     state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
-    if (!isfinite(state))
-      return SQ_FRICTION_NO_CONVERGENCE;
+    if (!isfinite(state)) return SQ_FRICTION_NO_CONVERGENCE;
   } else if (law != SQ_FRICTION_NONE) {
     return SQ_FRICTION_NO_CONVERGENCE;
   }
@@ -217,10 +204,8 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
   s->state = state;
   s->mu = mu;
   s->normal_stress = sigma_n;
-  if (V > s->peak_slip_rate)
-    s->peak_slip_rate = V;
-  if (s->rupture_time < 0 && V > SQ_FRICTION_RUPTURE_SLIP_RATE)
-    s->rupture_time = t;
+  if (V > s->peak_slip_rate) s->peak_slip_rate = V;
+  if (s->rupture_time < 0 && V > SQ_FRICTION_RUPTURE_SLIP_RATE) s->rupture_time = t;
   return 0;
 }
 

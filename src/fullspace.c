@@ -15,12 +15,9 @@ static const double sq_pi = 3.14159265358979323846;
  * M(t) = cumulative of the rate s; a force's follows the force history s itself.
  */
 static double level(const sq_point_source *src, int L, double t) {
-  if (src->kind == SQ_SOURCE_MOMENT)
-    L -= 1;
-  if (L < 0)
-    return sq_stf_cumulative(&src->stf, t);
-  if (L == 0)
-    return sq_stf_rate(&src->stf, t);
+  if (src->kind == SQ_SOURCE_MOMENT) L -= 1;
+  if (L < 0) return sq_stf_cumulative(&src->stf, t);
+  if (L == 0) return sq_stf_rate(&src->stf, t);
   return sq_stf_derivative(&src->stf, t);
 }
 
@@ -50,8 +47,7 @@ static void fullspace(const sq_point_source *src, const sq_material *mat, const 
     r += dx[d] * dx[d];
   }
   r = sqrt(r);
-  for (int d = 0; d < 3; ++d)
-    g[d] = dx[d] / r;
+  for (int d = 0; d < 3; ++d) g[d] = dx[d] / r;
   const double ta = t - r / alpha, tb = t - r / beta;
   const double near = near_integral(src, L, t, r / alpha, r / beta);
   const double c = 1.0 / (4.0 * sq_pi * rho);
@@ -84,14 +80,13 @@ static void fullspace(const sq_point_source *src, const sq_material *mat, const 
         AFP += ggg * M[p][q];
         AFS -= (g[n] * g[p] - dnp) * g[q] * M[p][q];
       }
-    out[n] = c * (AN / (r * r * r * r) * near + AIP / (alpha * alpha * r * r) * fa +
-                  AIS / (beta * beta * r * r) * fb + AFP / (alpha * alpha * alpha * r) * da +
-                  AFS / (beta * beta * beta * r) * db);
+    out[n] = c * (AN / (r * r * r * r) * near + AIP / (alpha * alpha * r * r) * fa + AIS / (beta * beta * r * r) * fb +
+                  AFP / (alpha * alpha * alpha * r) * da + AFS / (beta * beta * beta * r) * db);
   }
 }
 
-void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3],
-                               double t, double u[3]) {
+void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
+                               double u[3]) {
   fullspace(src, mat, x, t, 0, u);
 }
 

@@ -17,8 +17,8 @@ int sq_kernel_pack(const sq_ref *ref, sq_precision prec, void **pack, size_t *by
   return SQ_SUCCESS;
 }
 
-void sq_kernel_ader_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
-                         const void *dofs, const void *star, double dt, void *tint, void *derivs) {
+void sq_kernel_ader_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack, const void *dofs,
+                         const void *star, double dt, void *tint, void *derivs) {
   SQ_BY_PRECISION(prec, ader)(impl, order, n, pack, dofs, star, dt, tint, derivs);
 }
 

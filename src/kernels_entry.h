@@ -7,16 +7,16 @@
 
 #include "sq_kernels.h"
 
-#define SQ_DECLARE_KERNEL_ENTRIES(P)                                                                               \
-  void sq_internal_ader_entry_##P(sq_gemm_impl, int, int64_t, const void *, const void *, const void *, double,    \
-                                  void *, void *);                                                                 \
-  void sq_internal_local_entry_##P(sq_gemm_impl, int, int64_t, const void *, const void *, const void *,          \
-                                   const void *, void *);                                                          \
-  void sq_internal_neighbor_entry_##P(sq_gemm_impl, int, int64_t, const void *, const sq_face_link *, const void *, \
-                                      const void *const *, const double *, const double *, void *);                \
-  void sq_internal_taylor_entry_##P(int, int64_t, const void *, double, double, void *);                           \
-  void sq_internal_pack_entry_##P(const sq_ref *, void *);                                                         \
-  void sq_internal_accumulate_entry_##P(int, int64_t, const void *, int, void *);                                  \
+#define SQ_DECLARE_KERNEL_ENTRIES(P)                                                                                   \
+  void sq_internal_ader_entry_##P(sq_gemm_impl, int, int64_t, const void *, const void *, const void *, double,        \
+                                  void *, void *);                                                                     \
+  void sq_internal_local_entry_##P(sq_gemm_impl, int, int64_t, const void *, const void *, const void *, const void *, \
+                                   void *);                                                                            \
+  void sq_internal_neighbor_entry_##P(sq_gemm_impl, int, int64_t, const void *, const sq_face_link *, const void *,    \
+                                      const void *const *, const double *, const double *, void *);                    \
+  void sq_internal_taylor_entry_##P(int, int64_t, const void *, double, double, void *);                               \
+  void sq_internal_pack_entry_##P(const sq_ref *, void *);                                                             \
+  void sq_internal_accumulate_entry_##P(int, int64_t, const void *, int, void *);                                      \
   const char *sq_internal_gemm_name_entry_##P(void);
 
 SQ_DECLARE_KERNEL_ENTRIES(f32)

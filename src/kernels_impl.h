@@ -35,10 +35,10 @@ typedef struct SQ_FN(gemm) {
 
 /** Every product of one order; ader_*[i] is time derivative i (1 <= i < order). */
 typedef struct SQ_FN(plan) {
-  SQ_FN(gemm) local_star;       /* B x 9 x 9: T_i = I . M_i^T into the 7B x 9 stack */
-  SQ_FN(gemm) local_stiff;      /* B x 9 x 7B: [Kvol Flocal] . stack */
-  SQ_FN(gemm) face_star;        /* B x 9 x 9: T = I_nb . (-Anb_j)^T */
-  SQ_FN(gemm) face_stiff[2];    /* B x 9 x B: Fnb . T, first face (= ) and later faces (+=) */
+  SQ_FN(gemm) local_star;                  /* B x 9 x 9: T_i = I . M_i^T into the 7B x 9 stack */
+  SQ_FN(gemm) local_stiff;                 /* B x 9 x 7B: [Kvol Flocal] . stack */
+  SQ_FN(gemm) face_star;                   /* B x 9 x 9: T = I_nb . (-Anb_j)^T */
+  SQ_FN(gemm) face_stiff[2];               /* B x 9 x B: Fnb . T, first face (= ) and later faces (+=) */
   SQ_FN(gemm) ader_star[SQ_ORDER_MAX];     /* nin x 27 x 9: [T_1 T_2 T_3] = D^{i-1} . [-A_1^T -A_2^T -A_3^T] */
   SQ_FN(gemm) ader_stiff[SQ_ORDER_MAX][2]; /* nout x 9 x nin: D^i (+)= Kder_d . T_d */
 } SQ_FN(plan);
@@ -66,7 +66,7 @@ static inline void SQ_FN(axpy)(int len, sq_real_t a, const sq_real_t *restrict x
   for (; i < len; ++i) y[i] += a * x[i];
 }
 
-static void SQ_FN(gemm_loops)(const SQ_FN(gemm) *g, const sq_real_t *restrict a, const sq_real_t *restrict b,
+static void SQ_FN(gemm_loops)(const SQ_FN(gemm) * g, const sq_real_t *restrict a, const sq_real_t *restrict b,
                               sq_real_t *restrict c) {
   for (int j = 0; j < g->n; ++j) {
     sq_real_t *restrict cj = c + (size_t)j * g->ldc;
@@ -84,14 +84,14 @@ static void SQ_FN(gemm_loops)(const SQ_FN(gemm) *g, const sq_real_t *restrict a,
 /* libxsmm 1.17 kernels return without vzeroupper, and the rest of the binary is SSE (x86-64-v2):
  * the first SSE instruction after an AVX kernel pays a state transition, a noticeable part of a small
  * kernel's time.  Not inlined, so that no spilled SSE value is reloaded between call and vzeroupper. */
-static __attribute__((noinline)) void SQ_FN(jit_call_avx)(SQ_XSMM_FUNCTION jit, const sq_real_t *a,
-                                                          const sq_real_t *b, sq_real_t *c) {
+static __attribute__((noinline)) void SQ_FN(jit_call_avx)(SQ_XSMM_FUNCTION jit, const sq_real_t *a, const sq_real_t *b,
+                                                          sq_real_t *c) {
   jit(a, b, c);
   __asm__ volatile("vzeroupper" ::: "memory");
 }
 #endif
 
-static inline void SQ_FN(gemm_run)(const SQ_FN(gemm) *g, const sq_real_t *a, const sq_real_t *b, sq_real_t *c) {
+static inline void SQ_FN(gemm_run)(const SQ_FN(gemm) * g, const sq_real_t *a, const sq_real_t *b, sq_real_t *c) {
 #ifdef SQ_USE_XSMM
   if (g->jit) {
     if (g->vzeroupper) SQ_FN(jit_call_avx)(g->jit, a, b, c);
@@ -103,7 +103,7 @@ static inline void SQ_FN(gemm_run)(const SQ_FN(gemm) *g, const sq_real_t *a, con
 }
 
 /* Set the shape of g; with jit, ask libxsmm for a kernel.  Returns 1 if g got one. */
-static int SQ_FN(gemm_init)(SQ_FN(gemm) *g, int m, int n, int k, int lda, int ldb, int ldc, int add, int jit) {
+static int SQ_FN(gemm_init)(SQ_FN(gemm) * g, int m, int n, int k, int lda, int ldb, int ldc, int add, int jit) {
   *g = (SQ_FN(gemm)){.m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .add = add};
 #ifdef SQ_USE_XSMM
   if (jit) {
@@ -160,7 +160,7 @@ static void SQ_FN(plans_init)(void) {
 #endif
 }
 
-static const SQ_FN(plan) *SQ_FN(plan_get)(sq_gemm_impl impl, int order) {
+static const SQ_FN(plan) * SQ_FN(plan_get)(sq_gemm_impl impl, int order) {
   pthread_once(&SQ_FN(plans_once), SQ_FN(plans_init));
   return &SQ_FN(plans)[impl == SQ_GEMM_PLAIN][order];
 }
@@ -171,7 +171,7 @@ static const char *SQ_FN(gemm_name)(void) {
 }
 
 /* Cauchy-Kovalevski (eq. 3.33): D^i = -sum_d Kder_d D^{i-1} A*_d^T, and the time integral (eq. 3.34). */
-static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *dofs,
+static void SQ_FN(ader)(const SQ_FN(plan) * plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *dofs,
                         const sq_real_t *star, double dt, sq_real_t *tint, sq_real_t *derivs) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
 #pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
@@ -201,7 +201,7 @@ static void SQ_FN(ader)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_
 }
 
 /* Volume and local flux: dofs += [Kvol_1..3 Flocal_1..4] . [T_1; ..; T_7], T = I . [A*_d, -Aloc_j]^T. */
-static void SQ_FN(local)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *tint,
+static void SQ_FN(local)(const SQ_FN(plan) * plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *tint,
                          const sq_real_t *star, const sq_real_t *flux_local, sq_real_t *dofs) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
 #pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
@@ -231,7 +231,7 @@ static void SQ_FN(taylor_one)(int order, int B, const sq_real_t *d, double t0, d
 }
 
 /* Neighbour flux: dofs -= sum_j Fnb_{j,i,h} . (I_nb Anb_j^T), faces without neighbour skipped. */
-static void SQ_FN(neighbor)(const SQ_FN(plan) *plan, int order, int64_t n, const sq_real_t *pack,
+static void SQ_FN(neighbor)(const SQ_FN(plan) * plan, int order, int64_t n, const sq_real_t *pack,
                             const sq_face_link *links, const sq_real_t *flux_nb, const void *const *nb_data,
                             const double *nb_t0, const double *nb_t1, sq_real_t *dofs) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();

@@ -16,13 +16,22 @@ void sq_jacobian(const sq_material *m, const double n[3], double jac[81]) {
     for (int s = 0; s < 3; ++s) J(s, 6 + d) = -lam * n[d];
     J(d, 6 + d) -= 2.0 * mu * n[d];
   }
-  J(3, 6) = -mu * n[1]; J(3, 7) = -mu * n[0]; /* xy */
-  J(4, 7) = -mu * n[2]; J(4, 8) = -mu * n[1]; /* yz */
-  J(5, 6) = -mu * n[2]; J(5, 8) = -mu * n[0]; /* xz */
+  J(3, 6) = -mu * n[1];
+  J(3, 7) = -mu * n[0]; /* xy */
+  J(4, 7) = -mu * n[2];
+  J(4, 8) = -mu * n[1]; /* yz */
+  J(5, 6) = -mu * n[2];
+  J(5, 8) = -mu * n[0]; /* xz */
   /* velocity rows: rho dv/dt - div(sigma) = 0 */
-  J(6, 0) = -irho * n[0]; J(6, 3) = -irho * n[1]; J(6, 5) = -irho * n[2];
-  J(7, 3) = -irho * n[0]; J(7, 1) = -irho * n[1]; J(7, 4) = -irho * n[2];
-  J(8, 5) = -irho * n[0]; J(8, 4) = -irho * n[1]; J(8, 2) = -irho * n[2];
+  J(6, 0) = -irho * n[0];
+  J(6, 3) = -irho * n[1];
+  J(6, 5) = -irho * n[2];
+  J(7, 3) = -irho * n[0];
+  J(7, 1) = -irho * n[1];
+  J(7, 4) = -irho * n[2];
+  J(8, 5) = -irho * n[0];
+  J(8, 4) = -irho * n[1];
+  J(8, 2) = -irho * n[2];
 #undef J
 }
 
@@ -71,7 +80,8 @@ static void tensor_rotation(const double R[9], double T[81]) {
 
 static void tangents(const double n[3], double s[3], double t[3]) {
   double e[3] = {0, 0, 0};
-  if (fabs(n[0]) < 0.9) e[0] = 1.0; else e[1] = 1.0;
+  if (fabs(n[0]) < 0.9) e[0] = 1.0;
+  else e[1] = 1.0;
   const double en = e[0] * n[0] + e[1] * n[1] + e[2] * n[2];
   for (int d = 0; d < 3; ++d) s[d] = e[d] - en * n[d];
   const double len = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
@@ -118,7 +128,9 @@ int sq_solve_dense(int n, double *A, double *b) {
         A[col * n + c] = A[piv * n + c];
         A[piv * n + c] = tmp;
       }
-      double tmp = b[col]; b[col] = b[piv]; b[piv] = tmp;
+      double tmp = b[col];
+      b[col] = b[piv];
+      b[piv] = tmp;
     }
     for (int r = col + 1; r < n; ++r) {
       const double f = A[r * n + col] / A[col * n + col];
@@ -144,13 +156,25 @@ static void mixed_eigenvectors(const sq_material *mi, const sq_material *pl, dou
   const double cpp = sq_material_vp(pl), csp = sq_material_vs(pl);
   memset(R, 0, 81 * sizeof(double));
 #define C(r, c) R[(r)*9 + (c)]
-  C(0, 0) = mi->lambda + 2 * mi->mu; C(1, 0) = mi->lambda; C(2, 0) = mi->lambda; C(6, 0) = cpm;
-  C(3, 1) = mi->mu; C(7, 1) = csm;
-  C(5, 2) = mi->mu; C(8, 2) = csm;
-  C(1, 3) = 1.0; C(2, 4) = 1.0; C(4, 5) = 1.0;
-  C(5, 6) = pl->mu; C(8, 6) = -csp;
-  C(3, 7) = pl->mu; C(7, 7) = -csp;
-  C(0, 8) = pl->lambda + 2 * pl->mu; C(1, 8) = pl->lambda; C(2, 8) = pl->lambda; C(6, 8) = -cpp;
+  C(0, 0) = mi->lambda + 2 * mi->mu;
+  C(1, 0) = mi->lambda;
+  C(2, 0) = mi->lambda;
+  C(6, 0) = cpm;
+  C(3, 1) = mi->mu;
+  C(7, 1) = csm;
+  C(5, 2) = mi->mu;
+  C(8, 2) = csm;
+  C(1, 3) = 1.0;
+  C(2, 4) = 1.0;
+  C(4, 5) = 1.0;
+  C(5, 6) = pl->mu;
+  C(8, 6) = -csp;
+  C(3, 7) = pl->mu;
+  C(7, 7) = -csp;
+  C(0, 8) = pl->lambda + 2 * pl->mu;
+  C(1, 8) = pl->lambda;
+  C(2, 8) = pl->lambda;
+  C(6, 8) = -cpp;
 #undef C
 }
 
@@ -205,8 +229,8 @@ int sq_flux_solvers(const sq_material *minus, const sq_material *plus, const dou
   return SQ_SUCCESS;
 }
 
-void sq_plane_wave_eigenvector(const sq_material *m, const double k[3], sq_wave_kind kind, int direction,
-                               double r[9], double *speed) {
+void sq_plane_wave_eigenvector(const sq_material *m, const double k[3], sq_wave_kind kind, int direction, double r[9],
+                               double *speed) {
   const double cp = sq_material_vp(m), cs = sq_material_vs(m);
   const double len = sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
   const double n[3] = {k[0] / len, k[1] / len, k[2] / len};

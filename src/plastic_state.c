@@ -46,9 +46,9 @@ void sq_plastic_state_destroy(sq_plastic_state *ps) {
   SQ_FREE(ps);
 }
 
-int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n,
-                               void *dofs, const double *initial_stress, const double *params, const double *mu,
-                               double dt, double *strain, uint8_t *yielded) {
+int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n, void *dofs,
+                               const double *initial_stress, const double *params, const double *mu, double dt,
+                               double *strain, uint8_t *yielded) {
   /* a view of the reference data on the packed matrices: only the working precision's pair is read */
   const int B = sq_nbasis(order);
   const size_t bb = (size_t)B * B;
@@ -69,10 +69,10 @@ int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double
     const sq_tile *tl = &disc->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue;
     const int64_t b = tl->begin;
-    count += sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
-                                    sq_disc_elem_ptr(disc, disc->dofs, b), ps->initial_stress + 6 * b,
-                                    ps->params + 3 * b, ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b,
-                                    ps->yielded + b);
+    count +=
+        sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
+                               sq_disc_elem_ptr(disc, disc->dofs, b), ps->initial_stress + 6 * b, ps->params + 3 * b,
+                               ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b, ps->yielded + b);
   }
   ps->yield_updates += count;
   return count;

@@ -164,8 +164,8 @@ int sq_plasticity_check_params(double cohesion, double bulk_friction, double tv,
   return SQ_SUCCESS;
 }
 
-int sq_plasticity_point(const double stress[6], double cohesion, double bulk_friction, double tv, double dt,
-                        double mu, double stress_out[6], double strain_inc[7]) {
+int sq_plasticity_point(const double stress[6], double cohesion, double bulk_friction, double tv, double dt, double mu,
+                        double stress_out[6], double strain_inc[7]) {
   double cohesion_cos, sin_phi, relax, dev[6], s[6];
   for (int p = 0; p < 6; ++p) s[p] = stress[p];
   sq_plast_coefficients(cohesion, bulk_friction, tv, dt, &cohesion_cos, &sin_phi, &relax);
@@ -182,9 +182,9 @@ int sq_plasticity_point(const double stress[6], double cohesion, double bulk_fri
   return factor != 0.0;
 }
 
-int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs,
-                          const double initial_stress[6], double cohesion, double bulk_friction, double tv,
-                          double dt, double mu, double plastic_strain[7]) {
+int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const double initial_stress[6],
+                          double cohesion, double bulk_friction, double tv, double dt, double mu,
+                          double plastic_strain[7]) {
   if (prec == SQ_F64)
     return sq_internal_plast_element_f64(ref->nbasis, ref->V, ref->Vinv, ref->psi0, dofs, initial_stress, cohesion,
                                          bulk_friction, tv, dt, mu, plastic_strain);
@@ -198,9 +198,8 @@ int64_t sq_plasticity_tile(sq_precision prec, const sq_plasticity_ref *ref, int6
   const size_t stride = (size_t)ref->nbasis * 9 * sq_real_size(prec);
   int64_t count = 0;
   for (int64_t e = 0; e < n; ++e) {
-    const int y = sq_plasticity_element(prec, ref, (char *)dofs + e * stride, initial_stress + 6 * e,
-                                        params[3 * e], params[3 * e + 1], params[3 * e + 2], dt, mu[e],
-                                        plastic_strain + 7 * e);
+    const int y = sq_plasticity_element(prec, ref, (char *)dofs + e * stride, initial_stress + 6 * e, params[3 * e],
+                                        params[3 * e + 1], params[3 * e + 2], dt, mu[e], plastic_strain + 7 * e);
     if (yielded) yielded[e] = (uint8_t)y;
     count += y;
   }

@@ -65,8 +65,8 @@ static inline SQ_PLAST_HD SQ_REAL SQ_FN(plast_point)(const SQ_REAL s[6], SQ_REAL
  * nothing written.
  */
 static inline int SQ_FN(plast_element)(int B, const SQ_REAL *V, const SQ_REAL *Vinv, double psi0, SQ_REAL *dofs,
-                                const double initial_stress[6], double cohesion, double bulk_friction, double tv,
-                                double dt, double mu, double plastic_strain[7]) {
+                                       const double initial_stress[6], double cohesion, double bulk_friction, double tv,
+                                       double dt, double mu, double plastic_strain[7]) {
   SQ_REAL nodal[6 * SQ_PLAST_MAXB], change[SQ_PLAST_MAXB];
   double cohesion_cos, sin_phi, relax;
   sq_plast_coefficients(cohesion, bulk_friction, tv, dt, &cohesion_cos, &sin_phi, &relax);
@@ -85,8 +85,7 @@ static inline int SQ_FN(plast_element)(int B, const SQ_REAL *V, const SQ_REAL *V
   for (int i = 0; i < B; ++i) {
     SQ_REAL s[6], dev[6];
     for (int p = 0; p < 6; ++p) s[p] = nodal[p * B + i];
-    const SQ_REAL factor =
-        SQ_FN(plast_point)(s, (SQ_REAL)cohesion_cos, (SQ_REAL)sin_phi, (SQ_REAL)relax, dev);
+    const SQ_REAL factor = SQ_FN(plast_point)(s, (SQ_REAL)cohesion_cos, (SQ_REAL)sin_phi, (SQ_REAL)relax, dev);
     yields |= factor != 0;
     for (int p = 0; p < 6; ++p) nodal[p * B + i] = factor * dev[p];
   }

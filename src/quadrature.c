@@ -14,8 +14,7 @@
 #define SQ_GAUSS_JACOBI_MAX_NEWTON 100
 
 double sq_jacobi(int n, double alpha, double beta, double x) {
-  if (n <= 0)
-    return 1.0;
+  if (n <= 0) return 1.0;
   /* Three-term recurrence (Abramowitz & Stegun 22.7.1). */
   double p_prev = 1.0;
   double p_cur = 0.5 * ((alpha + beta + 2.0) * x + (alpha - beta));
@@ -34,8 +33,7 @@ double sq_jacobi(int n, double alpha, double beta, double x) {
 
 /** d/dx P_n^{(alpha,beta)}(x) = (n+alpha+beta+1)/2 P_{n-1}^{(alpha+1,beta+1)}(x). */
 static double jacobi_derivative(int n, double alpha, double beta, double x) {
-  if (n <= 0)
-    return 0.0;
+  if (n <= 0) return 0.0;
   return 0.5 * (n + alpha + beta + 1.0) * sq_jacobi(n - 1, alpha + 1.0, beta + 1.0, x);
 }
 
@@ -51,15 +49,13 @@ int sq_gauss_jacobi(int n, double alpha, double beta, double *x, double *w) {
   const double pi = 3.14159265358979323846;
   for (int k = 0; k < n; k++) {
     double root = -cos((2.0 * k + 1.0) * pi / (2.0 * n));
-    if (k > 0)
-      root = 0.5 * (root + x[k - 1]);
+    if (k > 0) root = 0.5 * (root + x[k - 1]);
     int converged = 0;
     for (int it = 0; it < SQ_GAUSS_JACOBI_MAX_NEWTON; it++) {
       const double poly = sq_jacobi(n, alpha, beta, root);
       const double dpoly = jacobi_derivative(n, alpha, beta, root);
       double deflation = 0.0;
-      for (int j = 0; j < k; j++)
-        deflation += 1.0 / (root - x[j]);
+      for (int j = 0; j < k; j++) deflation += 1.0 / (root - x[j]);
       const double step = -poly / (dpoly - deflation * poly);
       root += step;
       if (fabs(step) <= 1e-16 * (1.0 + fabs(root))) {
@@ -106,21 +102,14 @@ int sq_quad_tri(int n, double **point, double **weight, int *npoints) {
   double *node_a = NULL, *weight_a = NULL, *node_b = NULL, *weight_b = NULL;
   double *pts = NULL, *wts = NULL;
   int ierr = SQ_CALLOC(node_a, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(weight_a, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(node_b, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(weight_b, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(pts, 2 * n * n);
-  if (!ierr)
-    ierr = SQ_CALLOC(wts, n * n);
+  if (!ierr) ierr = SQ_CALLOC(weight_a, n);
+  if (!ierr) ierr = SQ_CALLOC(node_b, n);
+  if (!ierr) ierr = SQ_CALLOC(weight_b, n);
+  if (!ierr) ierr = SQ_CALLOC(pts, 2 * n * n);
+  if (!ierr) ierr = SQ_CALLOC(wts, n * n);
   /* Collapsed coordinates: xi1 = (1+a)/2 (1-b)/2, xi2 = (1+b)/2, dxi = (1-b)/8 da db. */
-  if (!ierr)
-    ierr = sq_gauss_jacobi(n, 0.0, 0.0, node_a, weight_a);
-  if (!ierr)
-    ierr = sq_gauss_jacobi(n, 1.0, 0.0, node_b, weight_b);
+  if (!ierr) ierr = sq_gauss_jacobi(n, 0.0, 0.0, node_a, weight_a);
+  if (!ierr) ierr = sq_gauss_jacobi(n, 1.0, 0.0, node_b, weight_b);
   if (!ierr) {
     for (int ib = 0; ib < n; ib++) {
       for (int ia = 0; ia < n; ia++) {
@@ -151,30 +140,20 @@ int sq_quad_tet(int n, double **point, double **weight, int *npoints) {
   double *node_a = NULL, *weight_a = NULL, *node_b = NULL, *weight_b = NULL, *node_c = NULL, *weight_c = NULL;
   double *pts = NULL, *wts = NULL;
   int ierr = SQ_CALLOC(node_a, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(weight_a, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(node_b, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(weight_b, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(node_c, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(weight_c, n);
-  if (!ierr)
-    ierr = SQ_CALLOC(pts, 3 * n * n * n);
-  if (!ierr)
-    ierr = SQ_CALLOC(wts, n * n * n);
+  if (!ierr) ierr = SQ_CALLOC(weight_a, n);
+  if (!ierr) ierr = SQ_CALLOC(node_b, n);
+  if (!ierr) ierr = SQ_CALLOC(weight_b, n);
+  if (!ierr) ierr = SQ_CALLOC(node_c, n);
+  if (!ierr) ierr = SQ_CALLOC(weight_c, n);
+  if (!ierr) ierr = SQ_CALLOC(pts, 3 * n * n * n);
+  if (!ierr) ierr = SQ_CALLOC(wts, n * n * n);
   /*
    * Collapsed coordinates: xi3 = (1+c)/2, xi2 = (1+b)/2 (1-c)/2, xi1 = (1+a)/2 (1-b)/2 (1-c)/2,
    * dxi = (1-b)(1-c)^2/64 da db dc; the factors (1-b), (1-c)^2 go into the Gauss-Jacobi weights.
    */
-  if (!ierr)
-    ierr = sq_gauss_jacobi(n, 0.0, 0.0, node_a, weight_a);
-  if (!ierr)
-    ierr = sq_gauss_jacobi(n, 1.0, 0.0, node_b, weight_b);
-  if (!ierr)
-    ierr = sq_gauss_jacobi(n, 2.0, 0.0, node_c, weight_c);
+  if (!ierr) ierr = sq_gauss_jacobi(n, 0.0, 0.0, node_a, weight_a);
+  if (!ierr) ierr = sq_gauss_jacobi(n, 1.0, 0.0, node_b, weight_b);
+  if (!ierr) ierr = sq_gauss_jacobi(n, 2.0, 0.0, node_c, weight_c);
   if (!ierr) {
     for (int ic = 0; ic < n; ic++) {
       for (int ib = 0; ib < n; ib++) {

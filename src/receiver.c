@@ -9,8 +9,7 @@
 
 static int cmp_point(const void *a, const void *b) {
   const sq_receiver_point *x = a, *y = b; /* within one tile: by element, then receiver number */
-  if (x->elem != y->elem)
-    return x->elem < y->elem ? -1 : 1;
+  if (x->elem != y->elem) return x->elem < y->elem ? -1 : 1;
   return (x->index > y->index) - (x->index < y->index);
 }
 
@@ -25,8 +24,8 @@ int sq_disc_keep_derivs(sq_disc *d, int tile) {
   return SQ_SUCCESS;
 }
 
-int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, const double *x,
-                           const char *const *origin, double interval, int64_t first, sq_receiver_set **out) {
+int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, const double *x, const char *const *origin,
+                           double interval, int64_t first, sq_receiver_set **out) {
   const sq_mesh *m = d->mesh;
   SQ_CHECK(interval > 0, SQ_ERR_INPUT, "the receiver sampling interval must be > 0 (got %g)", interval);
   sq_receiver_set *s;
@@ -50,14 +49,13 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
     s->cell[i] = sq_locator_find(loc, &x[3 * i], &xi[3 * i]);
     const int64_t e = s->cell[i] >= 0 ? d->elem_of[s->cell[i]] : -1;
     s->owned[i] = e >= 0 && !d->is_ghost[e]; /* MPI: the rank owning the cell samples and writes it */
-    if (s->cell[i] == -1 && nout++ == 0) /* SQ_LOCATE_ELSEWHERE: another rank's cell */
+    if (s->cell[i] == -1 && nout++ == 0)     /* SQ_LOCATE_ELSEWHERE: another rank's cell */
       first_out = i;
   }
   if (nout) {
     /* one error line naming the first one (file:line of its definition), then the others */
     char more[80] = "";
-    if (nout > 1)
-      snprintf(more, sizeof more, "; %d receivers lie outside in all; the others:", nout);
+    if (nout > 1) snprintf(more, sizeof more, "; %d receivers lie outside in all; the others:", nout);
     const int f = first_out;
     sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
              "%s: receiver %d at (%.9g, %.9g, %.9g) lies outside the mesh %s, which spans x %.9g..%.9g, "
@@ -66,8 +64,8 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
              m->bbox_hi[0], m->bbox_lo[1], m->bbox_hi[1], m->bbox_lo[2], m->bbox_hi[2], more);
     for (int i = f + 1; i < n; ++i)
       if (s->cell[i] == -1)
-        sq_error_more("  %s: receiver %d at (%.9g, %.9g, %.9g)", origin ? origin[i] : "?", i + 1,
-                x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        sq_error_more("  %s: receiver %d at (%.9g, %.9g, %.9g)", origin ? origin[i] : "?", i + 1, x[3 * i],
+                      x[3 * i + 1], x[3 * i + 2]);
     SQ_FREE(xi);
     return SQ_ERR_INPUT;
   }
@@ -75,28 +73,23 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
   SQ_CALL(SQ_CALLOC(tile_of, nn));
   for (int i = 0; i < n; ++i) {
     tile_of[i] = -1;
-    if (!s->owned[i])
-      continue;
+    if (!s->owned[i]) continue;
     const int64_t e = d->elem_of[s->cell[i]];
     int lo = 0, hi = d->ntile - 1;
     while (lo < hi) {
       const int mid = (lo + hi + 1) / 2;
-      if (d->tile[mid].begin <= e)
-        lo = mid;
-      else
-        hi = mid - 1;
+      if (d->tile[mid].begin <= e) lo = mid;
+      else hi = mid - 1;
     }
     tile_of[i] = lo;
     s->tile_begin[lo + 1]++;
   }
-  for (int t = 0; t < d->ntile; ++t)
-    s->tile_begin[t + 1] += s->tile_begin[t];
+  for (int t = 0; t < d->ntile; ++t) s->tile_begin[t + 1] += s->tile_begin[t];
   int *fill;
   SQ_CALL(SQ_CALLOC(fill, d->ntile > 0 ? d->ntile : 1));
   for (int i = 0; i < n; ++i) {
     const int t = tile_of[i];
-    if (t < 0)
-      continue;
+    if (t < 0) continue;
     sq_receiver_point *p = &s->point[s->tile_begin[t] + fill[t]++];
     p->elem = (int32_t)(d->elem_of[s->cell[i]] - d->tile[t].begin);
     p->index = i;
@@ -105,8 +98,8 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
   }
   for (int t = 0; t < d->ntile; ++t)
     if (s->tile_begin[t + 1] > s->tile_begin[t]) {
-      qsort(&s->point[s->tile_begin[t]], (size_t)(s->tile_begin[t + 1] - s->tile_begin[t]),
-            sizeof(sq_receiver_point), cmp_point);
+      qsort(&s->point[s->tile_begin[t]], (size_t)(s->tile_begin[t + 1] - s->tile_begin[t]), sizeof(sq_receiver_point),
+            cmp_point);
       SQ_CALL(sq_disc_keep_derivs(d, t));
     }
   SQ_FREE(fill);
@@ -116,8 +109,7 @@ int sq_receiver_set_create(sq_disc *d, const struct sq_locator *loc, int n, cons
 }
 
 void sq_receiver_set_destroy(sq_receiver_set *s) {
-  if (!s)
-    return;
+  if (!s) return;
   SQ_FREE(s->x);
   SQ_FREE(s->cell);
   SQ_FREE(s->owned);
@@ -129,32 +121,26 @@ void sq_receiver_set_destroy(sq_receiver_set *s) {
 
 /* Smallest j >= 0 with j * interval >= t (exactly as the comparison below evaluates it). */
 static int64_t first_at_or_after(double interval, double t) {
-  if (!(t > 0))
-    return 0;
+  if (!(t > 0)) return 0;
   int64_t j = (int64_t)ceil(t / interval);
-  while (j > 0 && (double)(j - 1) * interval >= t)
-    --j;
-  while ((double)j * interval < t)
-    ++j;
+  while (j > 0 && (double)(j - 1) * interval >= t) --j;
+  while ((double)j * interval < t) ++j;
   return j;
 }
 
 void sq_receiver_samples_in(double interval, double t0, double t1, int64_t *jb, int64_t *je) {
   *jb = first_at_or_after(interval, t0);
   *je = first_at_or_after(interval, t1);
-  if (*je < *jb)
-    *je = *jb;
+  if (*je < *jb) *je = *jb;
 }
 
 int sq_receiver_set_reserve(sq_receiver_set *s, double t_end) {
   int64_t jb, je;
   sq_receiver_samples_in(s->interval, 0.0, t_end, &jb, &je);
   const int64_t need = je - s->first;
-  if (need <= s->capacity || s->n == 0)
-    return SQ_SUCCESS;
+  if (need <= s->capacity || s->n == 0) return SQ_SUCCESS;
   int64_t cap = s->capacity > 0 ? s->capacity : 64;
-  while (cap < need)
-    cap *= 2;
+  while (cap < need) cap *= 2;
   double *p = realloc(s->samples, (size_t)cap * s->n * 9 * sizeof(double));
   SQ_CHECK(p, SQ_ERR_MEMORY, "out of memory buffering %lld receiver samples", (long long)cap);
   s->samples = p;
@@ -167,17 +153,14 @@ double *sq_receiver_set_slot(const sq_receiver_set *s, int64_t j) {
 }
 
 void sq_receiver_set_consume(sq_receiver_set *s, int64_t count) {
-  if (count <= 0)
-    return;
+  if (count <= 0) return;
   const int64_t keep = s->capacity - count;
-  if (keep > 0)
-    memmove(s->samples, s->samples + (size_t)count * s->n * 9, (size_t)keep * s->n * 9 * sizeof(double));
+  if (keep > 0) memmove(s->samples, s->samples + (size_t)count * s->n * 9, (size_t)keep * s->n * 9 * sizeof(double));
   s->first += count;
 }
 
-void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_point *pts,
-                         const void *derivs, double t0, double interval, int64_t jb, int64_t je, double *out,
-                         int64_t stride) {
+void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_point *pts, const void *derivs,
+                         double t0, double interval, int64_t jb, int64_t je, double *out, int64_t stride) {
   const int B = sq_nbasis(order), nq = B * 9;
   double point_derivs[SQ_ORDER_MAX][9];
   for (int r = 0; r < n; ++r) {
@@ -188,11 +171,9 @@ void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_
         const size_t base = ((size_t)e * order + i) * nq + (size_t)p * B;
         double sum = 0.0;
         if (prec == SQ_F64)
-          for (int k = 0; k < B; ++k)
-            sum += pts[r].phi[k] * ((const double *)derivs)[base + k];
+          for (int k = 0; k < B; ++k) sum += pts[r].phi[k] * ((const double *)derivs)[base + k];
         else
-          for (int k = 0; k < B; ++k)
-            sum += pts[r].phi[k] * (double)((const float *)derivs)[base + k];
+          for (int k = 0; k < B; ++k) sum += pts[r].phi[k] * (double)((const float *)derivs)[base + k];
         point_derivs[i][p] = sum;
       }
     for (int64_t j = jb; j < je; ++j) {
@@ -201,8 +182,7 @@ void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_
       for (int p = 0; p < 9; ++p) {
         /* Horner in tau: sum_i tau^i / i! D^i */
         double v = point_derivs[order - 1][p];
-        for (int i = order - 2; i >= 0; --i)
-          v = point_derivs[i][p] + tau / (i + 1) * v;
+        for (int i = order - 2; i >= 0; --i) v = point_derivs[i][p] + tau / (i + 1) * v;
         o[p] = v;
       }
     }

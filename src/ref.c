@@ -16,8 +16,7 @@ void sq_ref_face_point(int face, const double chi[2], double xi[3]) {
   const double *p0 = ref_vertex[sq_ref_face_vertices[face][0]];
   const double *p1 = ref_vertex[sq_ref_face_vertices[face][1]];
   const double *p2 = ref_vertex[sq_ref_face_vertices[face][2]];
-  for (int e = 0; e < 3; e++)
-    xi[e] = p0[e] + chi[0] * (p1[e] - p0[e]) + chi[1] * (p2[e] - p0[e]);
+  for (int e = 0; e < 3; e++) xi[e] = p0[e] + chi[0] * (p1[e] - p0[e]) + chi[1] * (p2[e] - p0[e]);
 }
 
 void sq_ref_face_neighbor_chi(int orient, const double chi[2], double chi_out[2]) {
@@ -31,23 +30,17 @@ void sq_ref_face_neighbor_chi(int orient, const double chi[2], double chi_out[2]
 }
 
 void sq_ref_destroy(sq_ref *ref) {
-  if (!ref)
-    return;
+  if (!ref) return;
   SQ_FREE(ref->vol_point);
   SQ_FREE(ref->vol_weight);
   SQ_FREE(ref->tri_point);
   SQ_FREE(ref->tri_weight);
   SQ_FREE(ref->mass);
-  for (int e = 0; e < 3; e++)
-    SQ_FREE(ref->stiff[e]);
-  for (int j = 0; j < 4; j++)
-    SQ_FREE(ref->flux_local[j]);
-  for (int m = 0; m < 48; m++)
-    SQ_FREE(ref->flux_neighbor[m]);
-  for (int j = 0; j < 4; j++)
-    SQ_FREE(ref->face_project[j]);
-  for (int h = 0; h < 3; h++)
-    SQ_FREE(ref->face_rotate[h]);
+  for (int e = 0; e < 3; e++) SQ_FREE(ref->stiff[e]);
+  for (int j = 0; j < 4; j++) SQ_FREE(ref->flux_local[j]);
+  for (int m = 0; m < 48; m++) SQ_FREE(ref->flux_neighbor[m]);
+  for (int j = 0; j < 4; j++) SQ_FREE(ref->face_project[j]);
+  for (int h = 0; h < 3; h++) SQ_FREE(ref->face_rotate[h]);
   SQ_FREE(ref);
 }
 
@@ -59,12 +52,10 @@ void sq_ref_destroy(sq_ref *ref) {
  */
 static void clean_roundoff(int count, double *matrix) {
   double largest = 0.0;
-  for (int m = 0; m < count; m++)
-    largest = fmax(largest, fabs(matrix[m]));
+  for (int m = 0; m < count; m++) largest = fmax(largest, fabs(matrix[m]));
   const double threshold = 1e-13 * largest;
   for (int m = 0; m < count; m++)
-    if (fabs(matrix[m]) < threshold)
-      matrix[m] = 0.0;
+    if (fabs(matrix[m]) < threshold) matrix[m] = 0.0;
 }
 
 /**
@@ -80,8 +71,7 @@ static void weighted_product(int npoints, int nleft, int nright, const double *w
     for (int k = 0; k < nright; k++) {
       const double wr = weight[q] * right_q[k];
       double *column = out + (size_t)k * (size_t)nleft;
-      for (int l = 0; l < nleft; l++)
-        column[l] += left_q[l] * wr;
+      for (int l = 0; l < nleft; l++) column[l] += left_q[l] * wr;
     }
   }
   clean_roundoff(nleft * nright, out);
@@ -98,28 +88,22 @@ static int ref_build(sq_ref *ref) {
   const size_t bb = (size_t)nbasis * (size_t)nbasis;
 
   SQ_CALL(SQ_CALLOC(ref->mass, nbasis));
-  for (int e = 0; e < 3; e++)
-    SQ_CALL(SQ_CALLOC(ref->stiff[e], bb));
-  for (int j = 0; j < 4; j++)
-    SQ_CALL(SQ_CALLOC(ref->flux_local[j], bb));
-  for (int m = 0; m < 48; m++)
-    SQ_CALL(SQ_CALLOC(ref->flux_neighbor[m], bb));
+  for (int e = 0; e < 3; e++) SQ_CALL(SQ_CALLOC(ref->stiff[e], bb));
+  for (int j = 0; j < 4; j++) SQ_CALL(SQ_CALLOC(ref->flux_local[j], bb));
+  for (int m = 0; m < 48; m++) SQ_CALL(SQ_CALLOC(ref->flux_neighbor[m], bb));
 
   /* Volume tables: values [q*B + k], gradients per direction e [e][q*B + k]. */
   double *vol_value = NULL, *vol_grad = NULL, *grad_point = NULL;
   int ierr = SQ_CALLOC(vol_value, (size_t)nvol * nbasis);
-  if (!ierr)
-    ierr = SQ_CALLOC(vol_grad, 3 * (size_t)nvol * nbasis);
-  if (!ierr)
-    ierr = SQ_CALLOC(grad_point, 3 * (size_t)nbasis);
+  if (!ierr) ierr = SQ_CALLOC(vol_grad, 3 * (size_t)nvol * nbasis);
+  if (!ierr) ierr = SQ_CALLOC(grad_point, 3 * (size_t)nbasis);
   if (!ierr) {
     for (int q = 0; q < nvol; q++) {
       const double *xi = ref->vol_point + 3 * (size_t)q;
       sq_basis_eval(order, xi, vol_value + (size_t)q * nbasis);
       sq_basis_grad(order, xi, grad_point);
       for (int k = 0; k < nbasis; k++)
-        for (int e = 0; e < 3; e++)
-          vol_grad[((size_t)e * nvol + q) * nbasis + k] = grad_point[3 * k + e];
+        for (int e = 0; e < 3; e++) vol_grad[((size_t)e * nvol + q) * nbasis + k] = grad_point[3 * k + e];
     }
     /* M_kl = int psi_k psi_l: diagonal by orthogonality. */
     for (int q = 0; q < nvol; q++)
@@ -135,8 +119,7 @@ static int ref_build(sq_ref *ref) {
   SQ_FREE(vol_value);
   SQ_FREE(vol_grad);
   SQ_FREE(grad_point);
-  if (ierr)
-    return ierr;
+  if (ierr) return ierr;
 
   /*
    * Face tables: face_value[j] = psi_k(xi^j(chi_q)) and neighbour_value[i][h] = psi_k(xi^i(chi'_h(chi_q))),
@@ -145,8 +128,7 @@ static int ref_build(sq_ref *ref) {
    */
   double *face_value = NULL, *neighbor_value = NULL;
   ierr = SQ_CALLOC(face_value, 4 * (size_t)ntri * nbasis);
-  if (!ierr)
-    ierr = SQ_CALLOC(neighbor_value, 12 * (size_t)ntri * nbasis);
+  if (!ierr) ierr = SQ_CALLOC(neighbor_value, 12 * (size_t)ntri * nbasis);
   if (!ierr) {
     for (int i = 0; i < 4; i++) {
       for (int q = 0; q < ntri; q++) {
@@ -179,14 +161,10 @@ static int ref_build(sq_ref *ref) {
    */
   const int nface = ref->nface_basis;
   double *theta = NULL, *theta_rotated = NULL;
-  if (!ierr)
-    ierr = SQ_CALLOC(theta, (size_t)ntri * nface);
-  if (!ierr)
-    ierr = SQ_CALLOC(theta_rotated, 3 * (size_t)ntri * nface);
-  for (int j = 0; j < 4 && !ierr; j++)
-    ierr = SQ_CALLOC(ref->face_project[j], (size_t)nbasis * nface);
-  for (int h = 0; h < 3 && !ierr; h++)
-    ierr = SQ_CALLOC(ref->face_rotate[h], (size_t)nface * nface);
+  if (!ierr) ierr = SQ_CALLOC(theta, (size_t)ntri * nface);
+  if (!ierr) ierr = SQ_CALLOC(theta_rotated, 3 * (size_t)ntri * nface);
+  for (int j = 0; j < 4 && !ierr; j++) ierr = SQ_CALLOC(ref->face_project[j], (size_t)nbasis * nface);
+  for (int h = 0; h < 3 && !ierr; h++) ierr = SQ_CALLOC(ref->face_rotate[h], (size_t)nface * nface);
   if (!ierr) {
     for (int q = 0; q < ntri; q++) {
       const double *chi = ref->tri_point + 2 * (size_t)q;
@@ -214,8 +192,7 @@ static int ref_build(sq_ref *ref) {
 int sq_ref_create(int order, sq_ref **ref) {
   *ref = NULL;
   SQ_CHECK(order >= SQ_ORDER_MIN && order <= SQ_ORDER_MAX, SQ_ERR_INPUT,
-           "convergence order %d is not supported: choose an order from %d to %d", order, SQ_ORDER_MIN,
-           SQ_ORDER_MAX);
+           "convergence order %d is not supported: choose an order from %d to %d", order, SQ_ORDER_MIN, SQ_ORDER_MAX);
   sq_ref *data = NULL;
   SQ_CALL(SQ_CALLOC(data, 1));
   data->order = order;

@@ -139,7 +139,8 @@ static int build_tiles(sq_disc *d) {
       for (int f = 0; f < 4; ++f) {
         const int64_t nb = m->face_neighbor[c * 4 + f];
         if (nb >= 0 && role[nb] == 3)
-          ghost_mask[nb] |= (int8_t)(is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(d->cluster[nb], d->cluster[c]));
+          ghost_mask[nb] |=
+              (int8_t)(is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(d->cluster[nb], d->cluster[c]));
       }
   /* worst case: every (cluster, layer, peer, kinds) group adds one partial tile */
   const int small = d->opt.small_tile_size > 0 && d->opt.small_share > 0;
@@ -550,15 +551,16 @@ void sq_disc_predict_serial(sq_disc *d, double dt) {
   const size_t rs = sq_real_size(p);
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
-    void *derivs = tl->needs_derivs && d->derivs ? (char *)d->derivs + (size_t)tl->begin * sq_disc_elem_bytes(d) * O : NULL;
+    void *derivs =
+        tl->needs_derivs && d->derivs ? (char *)d->derivs + (size_t)tl->begin * sq_disc_elem_bytes(d) * O : NULL;
     sq_kernel_ader(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
                    (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin), derivs);
   }
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     sq_kernel_local(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->tint, tl->begin),
-                    (char *)d->star + (size_t)tl->begin * 243 * rs, (char *)d->flux_local + (size_t)tl->begin * 324 * rs,
-                    sq_disc_elem_ptr(d, d->dofs, tl->begin));
+                    (char *)d->star + (size_t)tl->begin * 243 * rs,
+                    (char *)d->flux_local + (size_t)tl->begin * 324 * rs, sq_disc_elem_ptr(d, d->dofs, tl->begin));
   }
 }
 
@@ -650,7 +652,8 @@ void sq_disc_print_clusters(const sq_disc *d, FILE *out) {
     fprintf(out, "    %7d %10lld %11.4e %12lld %14.4e\n", l, (long long)n, d->cluster_dt[l],
             (long long)sq_disc_cluster_steps(d, l), (double)n * sq_disc_cluster_steps(d, l));
   }
-  fprintf(out, "    work per sync interval: LTS %.4e, GTS %.4e element updates; LTS/GTS work ratio %.4f "
-               "(speed-up %.2fx)\n",
+  fprintf(out,
+          "    work per sync interval: LTS %.4e, GTS %.4e element updates; LTS/GTS work ratio %.4f "
+          "(speed-up %.2fx)\n",
           lts, gts, lts / gts, gts / lts);
 }

@@ -27,8 +27,7 @@ static inline size_t sq_real_size(sq_precision p) { return p == SQ_F64 ? sizeof(
  * @brief Record an error message (printf-style) with the source location; printed to stderr.
  * @return @p code, so that it can be returned directly.
  */
-int sq_error(int code, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int sq_error(int code, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /** @brief A further line of the last error's message (printf-style, newline added), held like it. */
 void sq_error_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -42,26 +41,26 @@ void sq_error_release(void);
 void sq_error_discard(void);
 
 /** Check a condition; on failure report the message and return @p code from the calling function. */
-#define SQ_CHECK(cond, code, ...)                                                                  \
-  do {                                                                                             \
-    if (!(cond)) return sq_error((code), __FILE__, __LINE__, __VA_ARGS__);                         \
+#define SQ_CHECK(cond, code, ...)                                                                                      \
+  do {                                                                                                                 \
+    if (!(cond)) return sq_error((code), __FILE__, __LINE__, __VA_ARGS__);                                             \
   } while (0)
 
 /** Call a function returning an int error code and propagate a failure. */
-#define SQ_CALL(expr)                                                                              \
-  do {                                                                                             \
-    int sq_call_ierr_ = (expr);                                                                    \
-    if (sq_call_ierr_) return sq_call_ierr_;                                                       \
+#define SQ_CALL(expr)                                                                                                  \
+  do {                                                                                                                 \
+    int sq_call_ierr_ = (expr);                                                                                        \
+    if (sq_call_ierr_) return sq_call_ierr_;                                                                           \
   } while (0)
 
 /** Allocate zeroed memory for @p n objects of @p *ptr's type, 64-byte aligned; returns SQ_ERR_MEMORY on failure. */
 #define SQ_CALLOC(ptr, n) sq_calloc_aligned((void **)&(ptr), (size_t)(n), sizeof(*(ptr)))
 int sq_calloc_aligned(void **ptr, size_t n, size_t size);
 /** Free memory from SQ_CALLOC (NULL is fine) and set the pointer to NULL. */
-#define SQ_FREE(ptr)                                                                               \
-  do {                                                                                             \
-    sq_free_aligned(ptr);                                                                          \
-    (ptr) = NULL;                                                                                  \
+#define SQ_FREE(ptr)                                                                                                   \
+  do {                                                                                                                 \
+    sq_free_aligned(ptr);                                                                                              \
+    (ptr) = NULL;                                                                                                      \
   } while (0)
 void sq_free_aligned(void *ptr);
 
@@ -84,7 +83,7 @@ void sq_free_aligned(void *ptr);
  * into @p out.
  */
 #define SQ_SUM_BLOCK 4096
-#define SQ_SUM_MAX 16
+#define SQ_SUM_MAX   16
 void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, double *acc, const void *ctx),
                    const void *ctx, double *out);
 

@@ -34,15 +34,15 @@ typedef struct sq_fault_point {
 
 /** One fault face with everything its kernel needs (flat: it is registered as a runtime block). */
 typedef struct sq_fault_face {
-  int64_t elem[2];     /**< local element of the "-" and "+" side */
-  int64_t gid;         /**< global id: 4 x (mesh cell of "-") + its face */
-  int32_t face[2];     /**< each side's local face */
-  int32_t orient;      /**< orientation h of the "+" face seen from "-" */
-  int32_t owned[2];    /**< 1: that side is ours and receives the update */
-  int32_t slot[2];     /**< each side's tile within its fault tile's slot list */
-  int32_t index[2];    /**< each side's element index within that tile */
+  int64_t elem[2];  /**< local element of the "-" and "+" side */
+  int64_t gid;      /**< global id: 4 x (mesh cell of "-") + its face */
+  int32_t face[2];  /**< each side's local face */
+  int32_t orient;   /**< orientation h of the "+" face seen from "-" */
+  int32_t owned[2]; /**< 1: that side is ours and receives the update */
+  int32_t slot[2];  /**< each side's tile within its fault tile's slot list */
+  int32_t index[2]; /**< each side's element index within that tile */
   int32_t cluster;
-  int32_t station;     /**< on-fault station logged at this face (index into the logs), or -1 */
+  int32_t station;       /**< on-fault station logged at this face (index into the logs), or -1 */
   int32_t station_point; /**< its quadrature point */
   int32_t pad;
   double area;
@@ -56,9 +56,9 @@ typedef struct sq_fault_face {
 typedef struct sq_fault_tile {
   int64_t begin, end; /**< face range */
   int cluster;
-  int priority;       /**< 1 if a side is a copy or ghost element (other ranks wait for it) */
-  int nslot;          /**< element tiles its faces touch */
-  int *slot;          /**< their indices, ascending */
+  int priority; /**< 1 if a side is a copy or ghost element (other ranks wait for it) */
+  int nslot;    /**< element tiles its faces touch */
+  int *slot;    /**< their indices, ascending */
 } sq_fault_tile;
 
 /** Columns of a station log row: t, slip rate (s, d), traction (s, d), normal stress, mu, state, slip (s, d),
@@ -74,9 +74,9 @@ typedef struct sq_fault_station_log {
 /** Options of the fault. */
 typedef struct sq_fault_options {
   sq_friction_law law;
-  double reference[3];      /**< a point on the "+" side */
-  double nucleation_time;   /**< ramp time T of the nucleation tractions (0: at once) */
-  int nstation;             /**< on-fault stations: their faces get tiles of their own (sq_fault_add_station) */
+  double reference[3];    /**< a point on the "+" side */
+  double nucleation_time; /**< ramp time T of the nucleation tractions (0: at once) */
+  int nstation;           /**< on-fault stations: their faces get tiles of their own (sq_fault_add_station) */
   const double (*station)[3];
   /** Several processes: the minimum of @p key over all of them (a collective call); NULL: one process.
    *  A station on an edge or vertex shared by faces of several processes goes to the face of smallest
@@ -92,10 +92,10 @@ typedef int (*sq_fault_init_fn)(void *ctx, const double x[3], const double frame
 typedef struct sq_fault {
   sq_fault_options opt;
   int order, nbasis, npoint, ntime; /**< npoint = (O+1)^2 face points, ntime = O time points */
-  double *ref;        /**< flat reference data, layout and offsets in fault_impl.h */
-  size_t ref_len;     /**< doubles in ref */
-  double *chi;        /**< npoint x 2 reference-triangle points of the face rule */
-  double *chi_weight; /**< npoint weights (sum 1/2) */
+  double *ref;                      /**< flat reference data, layout and offsets in fault_impl.h */
+  size_t ref_len;                   /**< doubles in ref */
+  double *chi;                      /**< npoint x 2 reference-triangle points of the face rule */
+  double *chi_weight;               /**< npoint weights (sum 1/2) */
   int64_t nface;
   sq_fault_face *face;
   sq_fault_point *point; /**< nface x npoint */

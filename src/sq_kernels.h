@@ -34,9 +34,9 @@ enum {
 
 /** How a face reads its neighbour's data (LTS, thesis §3.5). */
 enum sq_link_kind {
-  SQ_LINK_NONE = 0,    /**< boundary face without neighbour */
-  SQ_LINK_TINT = 1,    /**< neighbour's time-integrated DOFs over our own step (same cluster / accumulated buffer) */
-  SQ_LINK_DERIVS = 2   /**< neighbour's derivatives: integrate over our sub-interval (slower neighbour) */
+  SQ_LINK_NONE = 0,  /**< boundary face without neighbour */
+  SQ_LINK_TINT = 1,  /**< neighbour's time-integrated DOFs over our own step (same cluster / accumulated buffer) */
+  SQ_LINK_DERIVS = 2 /**< neighbour's derivatives: integrate over our sub-interval (slower neighbour) */
 };
 
 /** Per element and face: where the neighbour's data lives within the task's buffers. */
@@ -101,8 +101,8 @@ void sq_kernel_neighbor(sq_precision prec, int order, int64_t n, const void *pac
                         void *dofs);
 
 /** @brief sq_kernel_ader with the products run by @p impl (tests compare the implementations). */
-void sq_kernel_ader_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
-                         const void *dofs, const void *star, double dt, void *tint, void *derivs);
+void sq_kernel_ader_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack, const void *dofs,
+                         const void *star, double dt, void *tint, void *derivs);
 /** @brief sq_kernel_local with the products run by @p impl. */
 void sq_kernel_local_impl(sq_gemm_impl impl, sq_precision prec, int order, int64_t n, const void *pack,
                           const void *tint, const void *star, const void *flux_local, void *dofs);

@@ -64,8 +64,8 @@ typedef enum { SQ_WAVE_P = 0, SQ_WAVE_S1 = 1, SQ_WAVE_S2 = 2 } sq_wave_kind;
  * Normalised so that the velocity part has unit length.  S1/S2 use the tangents of sq_rotation(k).
  * @param speed set to +c or -c
  */
-void sq_plane_wave_eigenvector(const sq_material *m, const double k[3], sq_wave_kind kind, int direction,
-                               double r[9], double *speed);
+void sq_plane_wave_eigenvector(const sq_material *m, const double k[3], sq_wave_kind kind, int direction, double r[9],
+                               double *speed);
 
 /** @brief Elastic + kinetic energy density of state @p q: (1/2) rho |v|^2 + (1/2) sigma : eps. */
 double sq_energy_density(const sq_material *m, const double q[9]);

@@ -19,18 +19,18 @@
 
 /** Per-element plasticity data of a discretisation (all arrays nelem rows, local element order). */
 typedef struct sq_plastic_state {
-  sq_plasticity_ref *ref;  /**< nodal basis of the order (V, V^-1; eq. 8.2-8.3) */
-  sq_precision precision;  /**< the working precision of the dofs */
+  sq_plasticity_ref *ref; /**< nodal basis of the order (V, V^-1; eq. 8.2-8.3) */
+  sq_precision precision; /**< the working precision of the dofs */
   int64_t nelem;
-  double *initial_stress;  /**< nelem x 6: constant initial stress per element (Voigt order) */
-  double *params;          /**< nelem x 3: cohesion, bulk friction, relaxation time Tv */
-  double *mu;              /**< nelem: shear modulus (eq. 2.33) */
-  double *strain;          /**< nelem x SQ_PLASTIC_STRAIN_COLS: accumulated plastic strain and eta */
-  uint8_t *yielded;        /**< nelem: 1 if the element yielded in its last update */
-  void *ref_pack;          /**< V then V^-1 (B x B each, column-major) in the working precision: the
-                                matrices a device body reads (sq_plastic_state_ref_view rebuilds the ref) */
+  double *initial_stress; /**< nelem x 6: constant initial stress per element (Voigt order) */
+  double *params;         /**< nelem x 3: cohesion, bulk friction, relaxation time Tv */
+  double *mu;             /**< nelem: shear modulus (eq. 2.33) */
+  double *strain;         /**< nelem x SQ_PLASTIC_STRAIN_COLS: accumulated plastic strain and eta */
+  uint8_t *yielded;       /**< nelem: 1 if the element yielded in its last update */
+  void *ref_pack;         /**< V then V^-1 (B x B each, column-major) in the working precision: the
+                               matrices a device body reads (sq_plastic_state_ref_view rebuilds the ref) */
   size_t ref_pack_bytes;
-  int64_t yield_updates;   /**< element updates that yielded, over the run (statistics) */
+  int64_t yield_updates; /**< element updates that yielded, over the run (statistics) */
 } sq_plastic_state;
 
 /**
@@ -55,8 +55,8 @@ int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double
  * into host-only data.  Arrays are the tile's rows of the state's arrays.
  * @return the number of elements that yielded.
  */
-int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n,
-                               void *dofs, const double *initial_stress, const double *params, const double *mu,
-                               double dt, double *strain, uint8_t *yielded);
+int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n, void *dofs,
+                               const double *initial_stress, const double *params, const double *mu, double dt,
+                               double *strain, uint8_t *yielded);
 
 #endif

@@ -67,8 +67,8 @@ int sq_plasticity_check_params(double cohesion, double bulk_friction, double tv,
  * @param strain_inc  plastic strain increment (7: de_ij = (s_old - s_new)/(2 mu), then eta increment); may be NULL
  * @return 1 if the point yields, 0 otherwise (then stress_out = stress, strain_inc = 0).
  */
-int sq_plasticity_point(const double stress[6], double cohesion, double bulk_friction, double tv, double dt,
-                        double mu, double stress_out[6], double strain_inc[7]);
+int sq_plasticity_point(const double stress[6], double cohesion, double bulk_friction, double tv, double dt, double mu,
+                        double stress_out[6], double strain_inc[7]);
 
 /**
  * @brief Plasticity correction of one element in working precision @p prec.
@@ -79,9 +79,9 @@ int sq_plasticity_point(const double stress[6], double cohesion, double bulk_fri
  * @param initial_stress  element's constant initial stress (6)
  * @param plastic_strain  7 accumulators (see file doc)
  */
-int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs,
-                          const double initial_stress[6], double cohesion, double bulk_friction, double tv,
-                          double dt, double mu, double plastic_strain[7]);
+int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const double initial_stress[6],
+                          double cohesion, double bulk_friction, double tv, double dt, double mu,
+                          double plastic_strain[7]);
 
 /**
  * @brief sq_plasticity_element over @p n consecutive elements.

@@ -74,8 +74,7 @@ int sq_disc_keep_derivs(sq_disc *disc, int tile);
  * @brief Sample @p n receivers (one tile's) from the tile's derivatives: for j in [jb, je),
  * out[(j - jb) * stride + index * 9 + p] = sum_i tau^i/i! sum_k phi_k D^i_{k,p}, tau = j * interval - t0.
  */
-void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_point *pts,
-                         const void *derivs, double t0, double interval, int64_t jb, int64_t je, double *out,
-                         int64_t stride);
+void sq_kernel_receivers(sq_precision prec, int order, int n, const sq_receiver_point *pts, const void *derivs,
+                         double t0, double interval, int64_t jb, int64_t je, double *out, int64_t stride);
 
 #endif

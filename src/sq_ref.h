@@ -35,10 +35,11 @@ static inline int sq_nface_basis(int order) { return order * (order + 1) / 2; }
 typedef struct sq_ref {
   int order;  /**< O = N+1 */
   int nbasis; /**< B */
-  /** Volume quadrature, exact for polynomials of degree 2*O+2 (enough for products of basis functions with the analytic solution's errors). */
-  int nvol;          /**< number of volume points */
-  double *vol_point; /**< nvol x 3, reference coordinates, point-major: point q is [3q..3q+2] */
-  double *vol_weight;/**< nvol, sum = 1/6 */
+  /** Volume quadrature, exact for polynomials of degree 2*O+2 (enough for products of basis functions with the analytic
+   * solution's errors). */
+  int nvol;           /**< number of volume points */
+  double *vol_point;  /**< nvol x 3, reference coordinates, point-major: point q is [3q..3q+2] */
+  double *vol_weight; /**< nvol, sum = 1/6 */
   /** Triangle quadrature on the reference triangle, exact for degree 2*O+2. */
   int ntri;
   double *tri_point;  /**< ntri x 2, point-major: point q is [2q..2q+1] */
@@ -84,11 +85,10 @@ void sq_ref_destroy(sq_ref *ref);
 /** @brief Evaluate all B basis functions of @p order at reference point @p xi into @p out[B]. */
 void sq_basis_eval(int order, const double xi[3], double *out);
 /**
- * @brief Evaluate the Bf = O(O+1)/2 face basis functions of @p order (1..SQ_ORDER_MAX) at reference-triangle point @p chi
- * into @p out[Bf]: the orthonormal Dubiner basis of the triangle,
- *   theta_{p,q} = sqrt((2p+1)(2p+2q+2)) P_p(a) ((1-b)/2)^p P_q^{(2p+1,0)}(b),  a = 2 chi1/(1-chi2) - 1,
- *   b = 2 chi2 - 1,
- * ordered by total degree (for d = 0..O-1: for p = d..0: q = d-p), so that theta_0 is constant.
+ * @brief Evaluate the Bf = O(O+1)/2 face basis functions of @p order (1..SQ_ORDER_MAX) at reference-triangle point @p
+ * chi into @p out[Bf]: the orthonormal Dubiner basis of the triangle, theta_{p,q} = sqrt((2p+1)(2p+2q+2)) P_p(a)
+ * ((1-b)/2)^p P_q^{(2p+1,0)}(b),  a = 2 chi1/(1-chi2) - 1, b = 2 chi2 - 1, ordered by total degree (for d = 0..O-1: for
+ * p = d..0: q = d-p), so that theta_0 is constant.
  */
 void sq_face_basis_eval(int order, const double chi[2], double *out);
 /** @brief Evaluate gradients: out[k*3+e] = d psi_k / d xi_e at @p xi (interior points). */
@@ -102,7 +102,8 @@ int sq_gauss_jacobi(int n, double alpha, double beta, double *x, double *w);
 /** @brief Jacobi polynomial P_n^{(alpha,beta)}(x). */
 double sq_jacobi(int n, double alpha, double beta, double x);
 
-/** @brief Collapsed Gauss-Jacobi rule on the reference tet, n points per direction (n^3 points); exact to degree 2n-1. */
+/** @brief Collapsed Gauss-Jacobi rule on the reference tet, n points per direction (n^3 points); exact to degree 2n-1.
+ */
 int sq_quad_tet(int n, double **point, double **weight, int *npoints);
 /** @brief Collapsed Gauss-Jacobi rule on the reference triangle, n^2 points; exact to degree 2n-1. */
 int sq_quad_tri(int n, double **point, double **weight, int *npoints);

@@ -29,12 +29,12 @@ static inline int sq_halo_kind(int cluster, int reader) {
 typedef struct sq_tile {
   int64_t begin, end; /**< element range [begin, end) in local ordering */
   int cluster, layer;
-  int nneighbor;      /**< number of tiles this tile's faces read from (itself included if needed) */
-  int *neighbor;      /**< their indices, ascending; the face links' slot indexes this list */
-  int peer;           /**< ghost tiles: the owner rank (the tile is one message's worth); else -1 */
-  int ghost_kinds;    /**< ghost tiles: SQ_GHOST_* data our elements read from it */
-  int needs_derivs;   /**< some element has a neighbour in a faster cluster: keep the time derivatives */
-  int needs_buffer;   /**< some element has a neighbour in a slower cluster: accumulate tint (eq. 3.40) */
+  int nneighbor;    /**< number of tiles this tile's faces read from (itself included if needed) */
+  int *neighbor;    /**< their indices, ascending; the face links' slot indexes this list */
+  int peer;         /**< ghost tiles: the owner rank (the tile is one message's worth); else -1 */
+  int ghost_kinds;  /**< ghost tiles: SQ_GHOST_* data our elements read from it */
+  int needs_derivs; /**< some element has a neighbour in a faster cluster: keep the time derivatives */
+  int needs_buffer; /**< some element has a neighbour in a slower cluster: accumulate tint (eq. 3.40) */
 } sq_tile;
 
 /** Options for sq_disc_create. */
@@ -43,7 +43,7 @@ typedef struct sq_disc_options {
   sq_precision precision;
   double cfl;
   int tile_size;
-  int lts_rate;      /**< 1 = GTS */
+  int lts_rate; /**< 1 = GTS */
   int max_clusters;
   const int *cell_rank; /**< owner rank of every mesh cell (NULL: all cells are ours) */
   /** LTS clusters of every mesh cell, computed over the whole mesh (NULL: computed here from this mesh).
@@ -52,9 +52,9 @@ typedef struct sq_disc_options {
   const int *cell_cluster;
   int ncluster;
   double dt_min;
-  int rupture;          /**< 1: faces tagged SQ_BC_RUPTURE are dynamic-rupture faces (fault.c imposes their
-                             flux); 0: they are ordinary faces */
-  int rank, nranks;     /**< this rank and the number of ranks */
+  int rupture;      /**< 1: faces tagged SQ_BC_RUPTURE are dynamic-rupture faces (fault.c imposes their
+                         flux); 0: they are ordinary faces */
+  int rank, nranks; /**< this rank and the number of ranks */
   /** The first small_share (0..1) of each cluster's owned elements (interior, then copy) are cut into
    *  tiles of small_tile_size instead of tile_size: the CPU part of a static CPU/GPU split
    *  (runtime.cpu_share, runtime.cpu_tile_size), where smaller tiles keep every CPU worker busy.
@@ -77,20 +77,20 @@ typedef struct sq_disc {
   double *dt_stable;     /**< per mesh cell: CFL time step (eq. 3.36) */
   int *cluster;          /**< per mesh cell: LTS cluster */
   int ncluster;
-  double *cluster_dt;    /**< per cluster time step */
-  double dt_min;         /**< smallest element time step */
+  double *cluster_dt; /**< per cluster time step */
+  double dt_min;      /**< smallest element time step */
   int ntile;
   sq_tile *tile;
   /* working-precision arrays, contiguous per tile */
-  void *pack;            /**< reference matrices (sq_kernel_pack) */
+  void *pack; /**< reference matrices (sq_kernel_pack) */
   size_t pack_bytes;
-  void *dofs, *tint;     /**< nelem x B x 9 */
-  void *derivs;          /**< nelem x O x B x 9 time derivatives (LTS only, else NULL) */
-  void *buffer;          /**< nelem x B x 9 accumulated tint for slower neighbours (LTS only, else NULL) */
-  void *star;            /**< nelem x 3 x 81 */
-  void *flux_local;      /**< nelem x 4 x 81 */
-  void *flux_nb;         /**< nelem x 4 x 81 */
-  sq_face_link *link;    /**< nelem x 4 */
+  void *dofs, *tint;  /**< nelem x B x 9 */
+  void *derivs;       /**< nelem x O x B x 9 time derivatives (LTS only, else NULL) */
+  void *buffer;       /**< nelem x B x 9 accumulated tint for slower neighbours (LTS only, else NULL) */
+  void *star;         /**< nelem x 3 x 81 */
+  void *flux_local;   /**< nelem x 4 x 81 */
+  void *flux_nb;      /**< nelem x 4 x 81 */
+  sq_face_link *link; /**< nelem x 4 */
 } sq_disc;
 
 /** An analytic field q(x, t) used for initial conditions and errors. */
@@ -165,12 +165,12 @@ void *sq_disc_elem_ptr(const sq_disc *disc, void *base, int64_t e);
 
 /** Plane-wave (or Gaussian packet) superposition in a homogeneous material. */
 typedef struct sq_planewave {
-  double k[3];      /**< wave vector (rad per length unit) */
-  int gaussian;     /**< 0: sin(|k| s), 1: exp(-(s - center)^2 / width^2) with s = khat.x - c t */
+  double k[3];  /**< wave vector (rad per length unit) */
+  int gaussian; /**< 0: sin(|k| s), 1: exp(-(s - center)^2 / width^2) with s = khat.x - c t */
   double center, width;
   int nmode;
-  double r[8][9];   /**< eigenvector times amplitude per mode */
-  double speed[8];  /**< signed speed per mode */
+  double r[8][9];  /**< eigenvector times amplitude per mode */
+  double speed[8]; /**< signed speed per mode */
 } sq_planewave;
 
 /** @brief Set up a plane wave of @p nmode modes (kinds, directions, amplitudes) in material @p m. */

@@ -139,8 +139,7 @@ static inline int sq_source_set_count(const sq_source_set *s, int tile) {
  * @brief Per-step coefficients of the sources of tile @p tile over [t0, t0 + dt]: for each source
  * (order + 1) numbers, the derivatives sq_stf_taylor() then the exact integral.
  */
-void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, double dt, int order,
-                                double *coef);
+void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, double dt, int order, double *coef);
 
 /**
  * @brief Add @p n point sources (one tile's) over one ADER step of size @p dt (thesis eq. 3.33-3.35).
@@ -153,9 +152,9 @@ void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, d
  * @param predictor  0: skip the predictor part (update only)
  * @param star, flux_local, dofs, tint, derivs, buffer  the tile's arrays (derivs, buffer may be NULL)
  */
-void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts,
-                             const double *coef, double dt, int predictor, const void *pack, const void *star,
-                             const void *flux_local, void *dofs, void *tint, void *derivs, void *buffer);
+void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts, const double *coef,
+                             double dt, int predictor, const void *pack, const void *star, const void *flux_local,
+                             void *dofs, void *tint, void *derivs, void *buffer);
 
 /**
  * @brief Closed-form particle velocity of a point source in a homogeneous full space (Aki & Richards
@@ -168,7 +167,7 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
 void sq_fullspace_velocity(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
                            double v[3]);
 /** @brief The matching displacement (for the wave-equation self-test). */
-void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3],
-                               double t, double u[3]);
+void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
+                               double u[3]);
 
 #endif

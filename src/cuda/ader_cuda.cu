@@ -11,21 +11,20 @@ template <int ORDER, typename Real> struct AderLaunch {
     using T = sq_cuda::AderShape<ORDER, Real, NARROW>;
     const size_t smem = sizeof(Real) * T::SMEM;
     const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::ader_kernel<ORDER, Real, NARROW>, n, smem, "ader", ORDER);
-    sq_cuda::ader_kernel<ORDER, Real, NARROW><<<g.blocks, T::THREADS, smem, stream>>>(
-        n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
-        (Real *)lts_buffer, buffer_reset);
+    sq_cuda::ader_kernel<ORDER, Real, NARROW>
+        <<<g.blocks, T::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                 dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("ader", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  static void cell(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
-                   void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+  static void cell(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
+                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
-    const sq_cuda::Grid g =
-        sq_cuda::grid_for<C>(sq_cuda::ader_cell_kernel<ORDER, Real>, n, smem, "ader (cell)", ORDER);
-    sq_cuda::ader_cell_kernel<ORDER, Real><<<g.blocks, C::THREADS, smem, stream>>>(
-        n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, dt, (Real *)tint, (Real *)derivs,
-        (Real *)lts_buffer, buffer_reset);
+    const sq_cuda::Grid g = sq_cuda::grid_for<C>(sq_cuda::ader_cell_kernel<ORDER, Real>, n, smem, "ader (cell)", ORDER);
+    sq_cuda::ader_cell_kernel<ORDER, Real>
+        <<<g.blocks, C::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                 dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
     sq_cuda::check_launch("ader (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
@@ -52,8 +51,8 @@ template <int ORDER, typename Real> struct AderLaunch {
 } // namespace
 
 extern "C" void sq_cuda_ader(sq_precision prec, int order, int64_t n, const void *pack, const void *dofs,
-                             const void *star, double dt, void *tint, void *derivs, void *lts_buffer,
-                             int buffer_reset, void *stream) {
+                             const void *star, double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset,
+                             void *stream) {
   if (n <= 0) return;
   sq_cuda::dispatch<AderLaunch>("ader", prec, order, n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset,
                                 (cudaStream_t)stream);

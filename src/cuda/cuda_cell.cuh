@@ -57,8 +57,8 @@ namespace sq_cuda {
 template <int ORDER_, typename Real_> struct CellShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, P = 1, B = nbasis(ORDER), NQ = 9 * B, RS = (int)sizeof(Real);
-  static constexpr int TPE = B * (9 / P); /**< threads per element */
-  static constexpr int S = RS == 4 ? 12 : 10; /**< padded row of 9 in shared memory (16-byte multiple) */
+  static constexpr int TPE = B * (9 / P);      /**< threads per element */
+  static constexpr int S = RS == 4 ? 12 : 10;  /**< padded row of 9 in shared memory (16-byte multiple) */
   static constexpr int BS = B * S, MS = 9 * S; /**< a B x 9 block, a 9 x 9 matrix, in padded rows */
   /**
    * Shared reals per element slot, each B x 9 block or 9 x 9 matrix in rows of S.  Predictor: the 3 star
@@ -206,12 +206,11 @@ template <class C> struct CellPredictSlot {
  * from d0 = dofs, leaves tint in @p ti and writes it, the derivatives and the LTS buffer.
  */
 template <class C>
-__device__ __forceinline__ void cell_ader(const CellIndex<C> &c, int64_t e, bool active,
-                                          const typename C::Real *__restrict__ pack, const typename C::Real (&d0)[C::P],
-                                          double dt, typename C::Real *__restrict__ tint,
-                                          typename C::Real *__restrict__ derivs,
-                                          typename C::Real *__restrict__ lts_buffer, int buffer_reset,
-                                          const CellPredictSlot<C> &sl, typename C::Real (&ti)[C::P]) {
+__device__ __forceinline__ void
+cell_ader(const CellIndex<C> &c, int64_t e, bool active, const typename C::Real *__restrict__ pack,
+          const typename C::Real (&d0)[C::P], double dt, typename C::Real *__restrict__ tint,
+          typename C::Real *__restrict__ derivs, typename C::Real *__restrict__ lts_buffer, int buffer_reset,
+          const CellPredictSlot<C> &sl, typename C::Real (&ti)[C::P]) {
   using Real = typename C::Real;
   constexpr int NQ = C::NQ, P = C::P;
 #pragma unroll
@@ -240,9 +239,9 @@ __device__ __forceinline__ void cell_ader(const CellIndex<C> &c, int64_t e, bool
  */
 template <class C>
 __device__ __forceinline__ void cell_local(const CellIndex<C> &c, int64_t e, bool active,
-                                           const typename C::Real *__restrict__ pack, const typename C::Real (&ti)[C::P],
-                                           const typename C::Real (&d0)[C::P], typename C::Real *__restrict__ dofs,
-                                           const CellPredictSlot<C> &sl) {
+                                           const typename C::Real *__restrict__ pack,
+                                           const typename C::Real (&ti)[C::P], const typename C::Real (&d0)[C::P],
+                                           typename C::Real *__restrict__ dofs, const CellPredictSlot<C> &sl) {
   using Real = typename C::Real;
   constexpr int B = C::B, S = C::S, P = C::P;
 #pragma unroll
@@ -279,13 +278,11 @@ __device__ __forceinline__ void cell_load(const CellIndex<C> &c, int64_t e, bool
  * buffer), then volume and local flux, all seven per-element matrices staged at once.
  */
 template <class C>
-__device__ __forceinline__ void cell_predict(int64_t e0, int64_t nb, const typename C::Real *__restrict__ pack,
-                                             typename C::Real *__restrict__ dofs,
-                                             const typename C::Real *__restrict__ star,
-                                             const typename C::Real *__restrict__ flux_local, double dt,
-                                             typename C::Real *__restrict__ tint, typename C::Real *__restrict__ derivs,
-                                             typename C::Real *__restrict__ lts_buffer, int buffer_reset,
-                                             typename C::Real *smem) {
+__device__ __forceinline__ void
+cell_predict(int64_t e0, int64_t nb, const typename C::Real *__restrict__ pack, typename C::Real *__restrict__ dofs,
+             const typename C::Real *__restrict__ star, const typename C::Real *__restrict__ flux_local, double dt,
+             typename C::Real *__restrict__ tint, typename C::Real *__restrict__ derivs,
+             typename C::Real *__restrict__ lts_buffer, int buffer_reset, typename C::Real *smem) {
   using Real = typename C::Real;
   const CellIndex<C> c;
   const CellPredictSlot<C> sl(smem, c.el);
@@ -345,8 +342,8 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORD
   using C = CellShape<ORDER, Real>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb;
-  cell_predict<C>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
-                  buffer_reset, smem);
+  cell_predict<C>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer, buffer_reset,
+                  smem);
 }
 
 /** The fused predictor over the tiles of a merged task in one grid, cell-wise (predict_segments_kernel). */
@@ -392,8 +389,7 @@ __global__ void __launch_bounds__(CellShape<ORDER, Real>::THREADS, CellShape<ORD
       if (ln.kind == SQ_LINK_TINT) {
         v = reinterpret_cast<const Real *>(slots.data[ln.slot])[(int64_t)ln.index * NQ + c.idx(i)];
       } else if (ln.kind == SQ_LINK_DERIVS) {
-        const Real *d =
-            reinterpret_cast<const Real *>(slots.data[ln.slot]) + (int64_t)ln.index * ORDER * NQ + c.idx(i);
+        const Real *d = reinterpret_cast<const Real *>(slots.data[ln.slot]) + (int64_t)ln.index * ORDER * NQ + c.idx(i);
         const double t0 = slots.t0[ln.slot], t1 = slots.t1[ln.slot];
         double p0 = t0, p1 = t1; /* t^{i+1} / (i+1)! */
 #pragma unroll

@@ -14,17 +14,15 @@ namespace sq_cuda {
 __host__ __device__ constexpr int vector_align(int bytes) { return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4; }
 
 /** Register array of N reals, loaded or stored as one vector access (16 bytes, or 8 or 4 for short rows). */
-template <typename Real, int N> struct alignas(vector_align(N * (int)sizeof(Real))) Row {
-  Real v[N];
-};
+template <typename Real, int N> struct alignas(vector_align(N *(int)sizeof(Real))) Row { Real v[N]; };
 
 #ifdef SQ_CUDA_EMULATE
-#define SQ_CUDA_ALIGNED(p, align)                                                                    \
-  do {                                                                                               \
-    if ((uintptr_t)(p) % (align)) {                                                                  \
-      fprintf(stderr, "misaligned vector access %p at %s:%d\n", (const void *)(p), __FILE__, __LINE__); \
-      abort();                                                                                       \
-    }                                                                                                \
+#define SQ_CUDA_ALIGNED(p, align)                                                                                      \
+  do {                                                                                                                 \
+    if ((uintptr_t)(p) % (align)) {                                                                                    \
+      fprintf(stderr, "misaligned vector access %p at %s:%d\n", (const void *)(p), __FILE__, __LINE__);                \
+      abort();                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 #else
 #define SQ_CUDA_ALIGNED(p, align) ((void)0)
@@ -292,8 +290,8 @@ __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M
 #ifdef SQ_CUDA_EMULATE
 #define SQ_CUDA_SHARED(type, name) type *name = reinterpret_cast<type *>(sq_emu_shared())
 #else
-#define SQ_CUDA_SHARED(type, name)                                                                   \
-  extern __shared__ __align__(16) unsigned char sq_cuda_smem_bytes[];                               \
+#define SQ_CUDA_SHARED(type, name)                                                                                     \
+  extern __shared__ __align__(16) unsigned char sq_cuda_smem_bytes[];                                                  \
   type *name = reinterpret_cast<type *>(sq_cuda_smem_bytes)
 #endif
 

@@ -47,10 +47,9 @@ namespace sq_cuda {
  */
 template <class T, int I>
 __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ pack,
-                                          const typename T::Real *__restrict__ star, typename T::Real *smem,
-                                          int64_t e0, int64_t n, int el, int row0, bool active, double dt,
-                                          double factor, typename T::Real (&tint)[T::R][9],
-                                          typename T::Real *__restrict__ derivs) {
+                                          const typename T::Real *__restrict__ star, typename T::Real *smem, int64_t e0,
+                                          int64_t n, int el, int row0, bool active, double dt, double factor,
+                                          typename T::Real (&tint)[T::R][9], typename T::Real *__restrict__ derivs) {
   if constexpr (I < T::ORDER) {
     using Real = typename T::Real;
     constexpr int NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I), GOUT = (NOUT + T::R - 1) / T::R;
@@ -83,8 +82,8 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
     } else {
       for (int d = 0; d < 3; ++d) {
         Real Y[T::R][9];
-        product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute,
-                              Y, smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
+        product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute, Y,
+                              smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
         if (compute) apply_star<T::S>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
       }
     }
@@ -125,13 +124,11 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
  * has barriers after it.
  */
 template <class T>
-__device__ __forceinline__ void ader_body(int64_t e0, int64_t n, const typename T::Real *__restrict__ pack,
-                                          const typename T::Real *__restrict__ dofs,
-                                          const typename T::Real *__restrict__ star, double dt,
-                                          typename T::Real *__restrict__ tint_out,
-                                          typename T::Real *__restrict__ derivs,
-                                          typename T::Real *__restrict__ lts_buffer, int buffer_reset,
-                                          typename T::Real *smem, typename T::Real (&tint)[T::R][9]) {
+__device__ __forceinline__ void
+ader_body(int64_t e0, int64_t n, const typename T::Real *__restrict__ pack, const typename T::Real *__restrict__ dofs,
+          const typename T::Real *__restrict__ star, double dt, typename T::Real *__restrict__ tint_out,
+          typename T::Real *__restrict__ derivs, typename T::Real *__restrict__ lts_buffer, int buffer_reset,
+          typename T::Real *smem, typename T::Real (&tint)[T::R][9]) {
   using Real = typename T::Real;
   const int el = threadIdx.x / T::G, row0 = (threadIdx.x - el * T::G) * T::R;
   const int64_t e = e0 + el;
@@ -185,8 +182,8 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
   for (int m = 0; m < 7; ++m) {
     Real Y[T::R][9];
     if (m < 3)
-      product<T, T::B, T::B>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS, star, 3,
-                             m, Real(1), e0, n, smem + T::OFF_MS);
+      product<T, T::B, T::B>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS, star, 3, m,
+                             Real(1), e0, n, smem + T::OFF_MS);
     else
       product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS,
                              flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
@@ -224,13 +221,11 @@ __global__ void __launch_bounds__(LocalShape<ORDER, Real, NARROW>::THREADS, Loca
 
 /** Fused predictor of the block's elements e0 .. nb - 1: ader (+ derivatives, + LTS buffer), then the local update. */
 template <class T>
-__device__ __forceinline__ void predict_block(int64_t e0, int64_t nb, const typename T::Real *__restrict__ pack,
-                                              typename T::Real *__restrict__ dofs,
-                                              const typename T::Real *__restrict__ star,
-                                              const typename T::Real *__restrict__ flux_local, double dt,
-                                              typename T::Real *__restrict__ tint, typename T::Real *__restrict__ derivs,
-                                              typename T::Real *__restrict__ lts_buffer, int buffer_reset,
-                                              typename T::Real *smem) {
+__device__ __forceinline__ void
+predict_block(int64_t e0, int64_t nb, const typename T::Real *__restrict__ pack, typename T::Real *__restrict__ dofs,
+              const typename T::Real *__restrict__ star, const typename T::Real *__restrict__ flux_local, double dt,
+              typename T::Real *__restrict__ tint, typename T::Real *__restrict__ derivs,
+              typename T::Real *__restrict__ lts_buffer, int buffer_reset, typename T::Real *smem) {
   using Real = typename T::Real;
   Real ti[T::R][9];
   ader_body<T>(e0, nb, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, smem, ti);
@@ -247,7 +242,8 @@ __device__ __forceinline__ void predict_block(int64_t e0, int64_t nb, const type
 
 /** Fused predictor: ader (+ derivatives, + LTS buffer), then the local update from tint in shared memory. */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS,
+                                  PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     predict_kernel(int64_t n, int epb, const Real *__restrict__ pack, Real *__restrict__ dofs,
                    const Real *__restrict__ star, const Real *__restrict__ flux_local, double dt,
                    Real *__restrict__ tint, Real *__restrict__ derivs, Real *__restrict__ lts_buffer,
@@ -255,8 +251,8 @@ __global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, Pr
   using T = PredictShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb;
-  predict_block<T>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer,
-                   buffer_reset, smem);
+  predict_block<T>(e0, block_end(n, e0, epb), pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer, buffer_reset,
+                   smem);
 }
 
 /** The segment of a merged task's grid that this block belongs to, and the block's first element in it. */
@@ -273,7 +269,8 @@ __device__ __forceinline__ const sq_cuda_segment &segment_of_block(const sq_cuda
  * onwards.  Each element's arithmetic is that of predict_kernel: bitwise the same results.
  */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS, PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
+__global__ void __launch_bounds__(PredictShape<ORDER, Real, NARROW>::THREADS,
+                                  PredictShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     predict_segments_kernel(const __grid_constant__ sq_cuda_segments segs, const Real *__restrict__ pack) {
   using T = PredictShape<ORDER, Real, NARROW>;
   SQ_CUDA_SHARED(Real, smem);
@@ -320,7 +317,8 @@ __device__ __forceinline__ void stage_neighbor(const sq_face_link *Ls, int face,
  * dofs -= F+_{link.flux} I_nb Anb_j^T, F+ read through the read-only cache.
  */
 template <int ORDER, typename Real, int NARROW = -1>
-__global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS, NeighborShape<ORDER, Real, NARROW>::MIN_BLOCKS)
+__global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS,
+                                  NeighborShape<ORDER, Real, NARROW>::MIN_BLOCKS)
     neighbor_kernel(int64_t n_all, int epb, const Real *__restrict__ pack, const sq_face_link *__restrict__ links,
                     const Real *__restrict__ flux_nb, const __grid_constant__ sq_cuda_slots slots,
                     Real *__restrict__ dofs) {

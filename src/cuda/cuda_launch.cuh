@@ -16,8 +16,8 @@ namespace sq_cuda {
 inline void check_launch(const char *kernel, int order, sq_precision prec, int64_t n) {
   const cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) return;
-  fprintf(stderr, "starquake: CUDA kernel %s (order %d, %s precision, %lld elements) failed: %s (%s)\n", kernel,
-          order, prec == SQ_F64 ? "double" : "single", (long long)n, cudaGetErrorString(err), cudaGetErrorName(err));
+  fprintf(stderr, "starquake: CUDA kernel %s (order %d, %s precision, %lld elements) failed: %s (%s)\n", kernel, order,
+          prec == SQ_F64 ? "double" : "single", (long long)n, cudaGetErrorString(err), cudaGetErrorName(err));
   abort();
 }
 
@@ -119,10 +119,10 @@ inline bool fine_tile(Kernel kernel, int64_t n, size_t smem, const char *name, i
 template <template <int, typename> class Launch, typename... Args>
 inline void dispatch(const char *name, sq_precision prec, int order, Args... args) {
   switch (order) {
-#define SQ_CUDA_CASE(O)                                                                              \
-  case O:                                                                                            \
-    if (prec == SQ_F64) Launch<O, double>::run(args...);                                             \
-    else Launch<O, float>::run(args...);                                                             \
+#define SQ_CUDA_CASE(O)                                                                                                \
+  case O:                                                                                                              \
+    if (prec == SQ_F64) Launch<O, double>::run(args...);                                                               \
+    else Launch<O, float>::run(args...);                                                                               \
     break;
     SQ_CUDA_CASE(2)
     SQ_CUDA_CASE(3)
@@ -132,8 +132,7 @@ inline void dispatch(const char *name, sq_precision prec, int order, Args... arg
     SQ_CUDA_CASE(7)
 #undef SQ_CUDA_CASE
   default:
-    fprintf(stderr, "starquake: CUDA kernel %s: order %d is outside %d..%d\n", name, order, SQ_ORDER_MIN,
-            SQ_ORDER_MAX);
+    fprintf(stderr, "starquake: CUDA kernel %s: order %d is outside %d..%d\n", name, order, SQ_ORDER_MIN, SQ_ORDER_MAX);
     abort();
   }
 }

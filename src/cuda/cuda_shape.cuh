@@ -32,7 +32,9 @@ __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
 
 /** @p reals of @p rs bytes, padded so that the byte length is 16 past a multiple of 128. */
-__host__ __device__ constexpr int pad16(int reals, int rs) { return reals + ((16 - (reals * rs) % 128 + 128) % 128) / rs; }
+__host__ __device__ constexpr int pad16(int reals, int rs) {
+  return reals + ((16 - (reals * rs) % 128 + 128) % 128) / rs;
+}
 
 /** Threads a block aims at, and the shared memory a block may take (bytes). */
 #ifndef SQ_CUDA_BLOCK_TARGET
@@ -179,13 +181,13 @@ __host__ __device__ constexpr int resident_warps(int kind, int real_size, int or
                            : kind == KIND_NEIGHBOR
                                ? (level == 1 && order > SQ_CUDA_NARROW_MAX_ORDER_SP ? SQ_CUDA_WARPS_NEIGHBOR_SP : 0)
                                : SQ_CUDA_WARPS_PREDICT_SP)
-                        : (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_DP
-                           : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_DP
+                        : (kind == KIND_ADER       ? SQ_CUDA_WARPS_ADER_DP
+                           : kind == KIND_LOCAL    ? SQ_CUDA_WARPS_LOCAL_DP
                            : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_DP
                                                    : SQ_CUDA_WARPS_PREDICT_DP);
 }
 /** Shared memory of an sm_90 multiprocessor, and what each block costs the driver on top of its own. */
-#define SQ_CUDA_SM_SMEM (228 * 1024)
+#define SQ_CUDA_SM_SMEM             (228 * 1024)
 #define SQ_CUDA_BLOCK_SMEM_RESERVED 1024
 
 /** Whether a kernel's default shape has narrow row groups (the macros above). */
@@ -209,18 +211,18 @@ __host__ __device__ constexpr bool has_fine(int order, int real_size) {
 template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, KIND = KIND_;
-  static constexpr int B = nbasis(ORDER);        /**< basis functions */
-  static constexpr int B1 = nbasis(ORDER - 1);   /**< non-zero rows of D^1 */
-  static constexpr int NQ = B * 9;               /**< reals per element block */
+  static constexpr int B = nbasis(ORDER);      /**< basis functions */
+  static constexpr int B1 = nbasis(ORDER - 1); /**< non-zero rows of D^1 */
+  static constexpr int NQ = B * 9;             /**< reals per element block */
   static constexpr int RS = (int)sizeof(Real);
   static constexpr int LEVEL = NARROW_ >= 0 ? NARROW_ : default_narrow(ORDER, RS, KIND) ? 1 : 0;
   static_assert(LEVEL < 2 || has_fine(ORDER, RS), "fine row groups only where has_fine");
   static constexpr bool NARROW = LEVEL > 0;
   /** rows per thread: one 16-byte vector, or half of one (NARROW), or a quarter (fine) */
   static constexpr int R = cmax(1, (RS == 4 ? 4 : 2) >> LEVEL);
-  static constexpr int G = (B + R - 1) / R;      /**< threads per element */
-  static constexpr int LDX = G * R;              /**< padded rows of a staged reference matrix */
-  static constexpr int S = RS == 4 ? 12 : 10;    /**< padded length of a row of 9 (16-byte multiple) */
+  static constexpr int G = (B + R - 1) / R;   /**< threads per element */
+  static constexpr int LDX = G * R;           /**< padded rows of a staged reference matrix */
+  static constexpr int S = RS == 4 ? 12 : 10; /**< padded length of a row of 9 (16-byte multiple) */
   static constexpr int KC = cmax(1, cmin(B, SQ_CUDA_XS_BUDGET / (LDX * RS))); /**< columns per staged chunk */
   /**
    * The predictor's K_d staged whole (rows 0 .. LDK - 1, those of D^1 rounded up to row groups; all
@@ -244,16 +246,18 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
                                      : KIND == KIND_LOCAL  ? QS + 9 * S
                                                            : QS + QS1 + NSTAR * 9 * S;
   static constexpr bool LARGE = large_blocks(ORDER, KIND);
-  static constexpr int TARGET = LARGE ? SQ_CUDA_BLOCK_TARGET_LARGE
-                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_BLOCK_TARGET_ADER : SQ_CUDA_BLOCK_TARGET;
-  static constexpr int BUDGET = LARGE ? SQ_CUDA_SMEM_BUDGET_LARGE
-                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_SMEM_BUDGET_ADER : SQ_CUDA_SMEM_BUDGET;
+  static constexpr int TARGET = LARGE                             ? SQ_CUDA_BLOCK_TARGET_LARGE
+                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_BLOCK_TARGET_ADER
+                                                                  : SQ_CUDA_BLOCK_TARGET;
+  static constexpr int BUDGET = LARGE                             ? SQ_CUDA_SMEM_BUDGET_LARGE
+                                : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_SMEM_BUDGET_ADER
+                                                                  : SQ_CUDA_SMEM_BUDGET;
   /** elements per block */
   static constexpr int E = cmax(1, cmin(cmax(1, TARGET / G), (BUDGET / RS - XS) / PER_ELEMENT));
   static constexpr int THREADS = G * E;
-  static constexpr int IS = E * QS;   /**< one B x 9 block per element */
-  static constexpr int IS1 = E * QS1; /**< a D^1-sized block per element */
-  static constexpr int MS = E * 9 * S;   /**< one 9 x 9 matrix per element (NSTAR of them at OFF_MS) */
+  static constexpr int IS = E * QS;    /**< one B x 9 block per element */
+  static constexpr int IS1 = E * QS1;  /**< a D^1-sized block per element */
+  static constexpr int MS = E * 9 * S; /**< one 9 x 9 matrix per element (NSTAR of them at OFF_MS) */
   /* regions, in reals from the block's base; each a multiple of 16 bytes */
   static constexpr int OFF_XS = 0, OFF_EVEN = XS, OFF_ODD = OFF_EVEN + IS;
   static constexpr int OFF_MS = KIND == KIND_NEIGHBOR || KIND == KIND_LOCAL ? XS + IS : OFF_ODD + IS1;
@@ -266,9 +270,10 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
    * 6 in single precision more registers, and `local` runs slower).
    */
   static constexpr int WARPS = (THREADS + 31) / 32, WANT_WARPS = resident_warps(KIND, RS, ORDER, LEVEL);
-  static constexpr int MIN_BLOCKS = WANT_WARPS <= 0 ? 0
-                                                    : cmax(1, cmin((WANT_WARPS + WARPS - 1) / WARPS,
-                                                                   SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
+  static constexpr int MIN_BLOCKS = WANT_WARPS <= 0
+                                        ? 0
+                                        : cmax(1, cmin((WANT_WARPS + WARPS - 1) / WARPS,
+                                                       SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
   static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
 };

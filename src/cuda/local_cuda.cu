@@ -15,8 +15,8 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  static void cell(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
-                   void *dofs, cudaStream_t stream) {
+  static void cell(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                   cudaStream_t stream) {
     using C = sq_cuda::CellShape<ORDER, Real>;
     const size_t smem = sizeof(Real) * C::SMEM_PREDICT;
     const sq_cuda::Grid g =

@@ -66,13 +66,15 @@ template <int ORDER, typename Real> struct PredictLaunch {
 /* All segments of a merged task in one grid: blocks of epb elements (grid_for over the total), the
  * variant (cell, fine rows or the default) chosen for the total as for one tile of that size. */
 template <int ORDER, typename Real> struct PredictSegmentsLaunch {
-  template <int NARROW> static void launch(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
+  template <int NARROW>
+  static void launch(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real, NARROW>;
     const size_t smem = sizeof(Real) * T::SMEM;
     const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::predict_segments_kernel<ORDER, Real, NARROW>, total, smem,
                                                  "predict (segments)", ORDER);
     const unsigned blocks = assign_blocks(segs, g.epb);
-    sq_cuda::predict_segments_kernel<ORDER, Real, NARROW><<<blocks, T::THREADS, smem, stream>>>(*segs, (const Real *)pack);
+    sq_cuda::predict_segments_kernel<ORDER, Real, NARROW>
+        <<<blocks, T::THREADS, smem, stream>>>(*segs, (const Real *)pack);
     sq_cuda::check_launch("predict (segments)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, total);
   }
 
@@ -115,9 +117,9 @@ extern "C" void sq_cuda_predict_segments(sq_precision prec, int order, sq_cuda_s
   sq_cuda::dispatch<PredictSegmentsLaunch>("predict (segments)", prec, order, segs, total, pack, (cudaStream_t)stream);
 }
 
-extern "C" void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs,
-                                const void *star, const void *flux_local, double dt, void *tint, void *derivs,
-                                void *lts_buffer, int buffer_reset, void *stream) {
+extern "C" void sq_cuda_predict(sq_precision prec, int order, int64_t n, const void *pack, void *dofs, const void *star,
+                                const void *flux_local, double dt, void *tint, void *derivs, void *lts_buffer,
+                                int buffer_reset, void *stream) {
   if (n <= 0) return;
   sq_cuda::dispatch<PredictLaunch>("predict", prec, order, n, pack, dofs, star, flux_local, dt, tint, derivs,
                                    lts_buffer, buffer_reset, (cudaStream_t)stream);

@@ -46,9 +46,9 @@ template <int ORDER_, typename Real_> struct PlastShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_;
   static constexpr int B = nbasis(ORDER);
-  static constexpr int E = cmax(1, SQ_CUDA_BLOCK_TARGET / B);       /**< elements per block */
-  static constexpr int THREADS = (E * B + 31) / 32 * 32;           /**< whole warps */
-  static constexpr int NS = 6 * B;                                 /**< stress columns of one element */
+  static constexpr int E = cmax(1, SQ_CUDA_BLOCK_TARGET / B);             /**< elements per block */
+  static constexpr int THREADS = (E * B + 31) / 32 * 32;                  /**< whole warps */
+  static constexpr int NS = 6 * B;                                        /**< stress columns of one element */
   static constexpr size_t SMEM = sizeof(Real) * E * NS + sizeof(int) * E; /**< S / nodal change, flags */
   static_assert(B <= SQ_PLAST_MAXB, "B nodes per element");
 };
@@ -58,8 +58,8 @@ template <typename Real> struct PlastArgs {
   const Real *V, *Vinv; /**< B x B each, column-major (the plasticity reference handle) */
   Real *dofs;           /**< n x B x 9 */
   const double *initial_stress, *params, *mu;
-  double *strain;       /**< n x 7 */
-  uint8_t *yielded;     /**< n */
+  double *strain;   /**< n x 7 */
+  uint8_t *yielded; /**< n */
   unsigned long long *count;
   int64_t n;
   double psi0, dt;
@@ -173,10 +173,18 @@ template <int ORDER, typename Real> struct PlastLaunch {
                   int64_t *yield_count, cudaStream_t stream) {
     using T = sq_cuda::PlastShape<ORDER, Real>;
     const Real *V = (const Real *)ref_pack;
-    const sq_cuda::PlastArgs<Real> args = {V,      V + T::B * T::B, (Real *)dofs, initial_stress,
-                                           params, mu,              strain,       yielded,
-                                           (unsigned long long *)yield_count,     n,
-                                           psi0,   dt};
+    const sq_cuda::PlastArgs<Real> args = {V,
+                                           V + T::B * T::B,
+                                           (Real *)dofs,
+                                           initial_stress,
+                                           params,
+                                           mu,
+                                           strain,
+                                           yielded,
+                                           (unsigned long long *)yield_count,
+                                           n,
+                                           psi0,
+                                           dt};
     const unsigned blocks = (unsigned)((n + T::E - 1) / T::E);
     sq_cuda::plasticity_kernel<ORDER, Real><<<blocks, T::THREADS, T::SMEM, stream>>>(args);
     sq_cuda::check_launch("plasticity", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);

@@ -49,13 +49,13 @@ template <int ORDER_, typename Real_> struct RuptureShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_;
   static constexpr int B = nbasis(ORDER), NQ = 9 * B;
-  static constexpr int NP = (ORDER + 1) * (ORDER + 1); /**< face points: collapsed Gauss (O+1) x (O+1) */
-  static constexpr int THREADS = NP <= 32 ? 32 : 64;    /**< one thread per point, whole warps */
-  static constexpr int OFF_M = 0;                       /**< V^T (projection) or Bk^T (back-projection): B x NP */
-  static constexpr int OFF_D = OFF_M + B * NP;          /**< one time derivative of one side: NQ */
-  static constexpr int OFF_P = OFF_D + NQ;              /**< projected derivatives: 2 x ORDER x 6 x NP */
+  static constexpr int NP = (ORDER + 1) * (ORDER + 1);     /**< face points: collapsed Gauss (O+1) x (O+1) */
+  static constexpr int THREADS = NP <= 32 ? 32 : 64;       /**< one thread per point, whole warps */
+  static constexpr int OFF_M = 0;                          /**< V^T (projection) or Bk^T (back-projection): B x NP */
+  static constexpr int OFF_D = OFF_M + B * NP;             /**< one time derivative of one side: NQ */
+  static constexpr int OFF_P = OFF_D + NQ;                 /**< projected derivatives: 2 x ORDER x 6 x NP */
   static constexpr int OFF_F = OFF_P + 2 * ORDER * 6 * NP; /**< flux per point of one side: 9 x NP */
-  static constexpr int OFF_FLAG = OFF_F + 9 * NP;       /**< one int */
+  static constexpr int OFF_FLAG = OFF_F + 9 * NP;          /**< one int */
   static constexpr int SMEM = OFF_FLAG + 1;
   static_assert(NP <= THREADS, "one thread per face point");
 };
@@ -237,9 +237,8 @@ template <int ORDER, typename Real> struct RuptureLaunch {
 } // namespace
 
 extern "C" void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
-                                const sq_fault_face *faces, sq_fault_point *points,
-                                const sq_cuda_rupture_slots *slots, const sq_fault_options *opt, double t0, double dt,
-                                int shared_elements, void *stream) {
+                                const sq_fault_face *faces, sq_fault_point *points, const sq_cuda_rupture_slots *slots,
+                                const sq_fault_options *opt, double t0, double dt, int shared_elements, void *stream) {
   if (nface <= 0) return;
   if (slots->nslot < 0 || slots->nslot > SQ_CUDA_MAX_SLOTS || nface > 0x7fffffff) {
     fprintf(stderr, "starquake: CUDA kernel rupture: %d element tiles (at most %d) and %lld faces per task\n",
@@ -247,7 +246,6 @@ extern "C" void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_
     abort();
   }
   const sq_cuda::RuptureArgs args = {ref, faces, points, nface, opt->law, opt->nucleation_time, t0, dt};
-  sq_cuda::dispatch<RuptureLaunch>("rupture", prec, order, npoint, &args, slots, shared_elements,
-                                   (cudaStream_t)stream);
+  sq_cuda::dispatch<RuptureLaunch>("rupture", prec, order, npoint, &args, slots, shared_elements, (cudaStream_t)stream);
 }
 #endif

@@ -131,8 +131,8 @@ void sq_cuda_predict_segments(sq_precision prec, int order, sq_cuda_segments *se
  * @param yield_count  one int64 in device memory: the number of yielding elements is added to it
  */
 void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, const void *ref_pack, void *dofs,
-                        const double *initial_stress, const double *params, const double *mu, double dt,
-                        double *strain, uint8_t *yielded, int64_t *yield_count, void *stream);
+                        const double *initial_stress, const double *params, const double *mu, double dt, double *strain,
+                        uint8_t *yielded, int64_t *yield_count, void *stream);
 
 /** @brief Number of CUDA devices visible (0 when there is none or the driver fails). */
 int sq_cuda_device_count(void);

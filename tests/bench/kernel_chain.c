@@ -33,13 +33,13 @@ int main(void) {
 
 #include "sq_cuda.h"
 
-#define CK(expr)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (expr);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      fprintf(stderr, "kernel-chain: %s: %s\n", #expr, cudaGetErrorString(err_));                  \
-      exit(1);                                                                                     \
-    }                                                                                              \
+#define CK(expr)                                                                                                       \
+  do {                                                                                                                 \
+    cudaError_t err_ = (expr);                                                                                         \
+    if (err_ != cudaSuccess) {                                                                                         \
+      fprintf(stderr, "kernel-chain: %s: %s\n", #expr, cudaGetErrorString(err_));                                      \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 enum { V_STEP, V_STEP3, V_PREDICT, V_ADER, V_LOCAL, V_NEIGHBOR, V_N };
@@ -123,8 +123,8 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   sq_material *mat = malloc(sizeof(sq_material) * mesh->ncell);
   for (int64_t i = 0; i < mesh->ncell; ++i) mat[i] = (sq_material){.rho = 2.7, .lambda = 3.2, .mu = 3.2};
   /* one tile: its neighbour slot 0 is itself (the whole-step task of a one-tile cluster) */
-  sq_disc_options opt = {.order = order, .precision = p, .cfl = 0.5, .tile_size = 1 << 30, .lts_rate = 1,
-                         .max_clusters = 1};
+  sq_disc_options opt = {
+      .order = order, .precision = p, .cfl = 0.5, .tile_size = 1 << 30, .lts_rate = 1, .max_clusters = 1};
   sq_disc *d;
   if (sq_disc_create(mesh, mat, &opt, &d)) exit(1);
   if (d->ntile != 1 || d->tile[0].nneighbor != 1 || d->tile[0].neighbor[0] != 0) {
@@ -208,8 +208,7 @@ int main(int argc, char **argv) {
       if (i == 0) first = t;
       last = t;
     }
-    if (ne > 1)
-      printf("RATIO order=%d prec=%s smallest/largest best step rate=%.3f\n", order, argv[3], last / first);
+    if (ne > 1) printf("RATIO order=%d prec=%s smallest/largest best step rate=%.3f\n", order, argv[3], last / first);
   }
   return 0;
 }

@@ -264,8 +264,13 @@ static void fill_dofs(sq_disc *d) {
 static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material *mat, int order, sq_precision prec) {
   /* SQ_CPU_TILE with SQ_CPU_SHARE: the tile size of the CPU part (runtime.cpu_tile_size) */
   const double cpu_share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
-  sq_disc_options dopt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = o->tile, .lts_rate = 1,
-                          .max_clusters = 1, .small_share = cpu_share,
+  sq_disc_options dopt = {.order = order,
+                          .precision = prec,
+                          .cfl = 0.5,
+                          .tile_size = o->tile,
+                          .lts_rate = 1,
+                          .max_clusters = 1,
+                          .small_share = cpu_share,
                           .small_tile_size = cpu_share >= 0 && getenv("SQ_CPU_TILE") ? atoi(getenv("SQ_CPU_TILE")) : 0};
   sq_disc *d;
   SQ_CALL(sq_disc_create(mesh, mat, &dopt, &d));
@@ -292,7 +297,7 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     SQ_CALL(wait_all());
     int64_t steps = o->steps;
     if (steps == 0) { /* probe steps decide: 10 in a row, as the timed ones run (one alone would add a
-                         * whole submit-and-wait latency to a step of a few tens of microseconds) */
+                       * whole submit-and-wait latency to a step of a few tens of microseconds) */
       const int probe = 10;
       const double t0 = wall_now();
       SQ_CALL(submit_steps(rt, k, dt, probe));
@@ -317,10 +322,11 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     const char *wname = o->workers == W_CPU ? "cpu" : o->workers == W_GPU ? "gpu" : "both";
     printf("RESULT kernel=%s order=%d prec=%s elems=%lld workers=%s ncpu=%u ngpu=%u sched=%s tile=%d steps=%lld "
            "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gbs=%.1f pct_peak_bw=%.1f "
-           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d cpu_task_threads=%d\n",
+           "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d "
+           "cpu_task_threads=%d\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
-           getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default",
-           o->tile, (long long)steps, secs, upd, gflops, 100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
+           getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default", o->tile, (long long)steps, secs, upd, gflops,
+           100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
            ncpu && !ngpu ? gflops / (ncpu * sq_kernel_threads()) : 0.0, (double)moved / steps, c, g, placed,
            dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile, sq_kernel_threads());
     fflush(stdout);

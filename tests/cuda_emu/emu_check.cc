@@ -32,7 +32,8 @@ template <typename Real> double rel_l2(const std::vector<Real> &a, const std::ve
   return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-template <typename Real> void report(const char *what, int order, const std::vector<Real> &got, const std::vector<Real> &ref) {
+template <typename Real>
+void report(const char *what, int order, const std::vector<Real> &got, const std::vector<Real> &ref) {
   const double err = rel_l2(got, ref), tol = sizeof(Real) == 8 ? 1e-12 : 1e-5;
   const bool ok = err <= tol;
   if (!ok) ++failures;
@@ -159,8 +160,15 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     segs.epb = epb;
     for (int s = 0; s < 2; ++s) {
       const int64_t o = s ? n1 : 0;
-      segs.seg[s] = {s ? n - n1 : n1, p_m.data() + o * NQ, star.data() + o * 243, flux_local.data() + o * 324,
-                     pt_m.data() + o * NQ, pd_m.data() + o * ORDER * NQ, pb_m.data() + o * NQ, dt, 0,
+      segs.seg[s] = {s ? n - n1 : n1,
+                     p_m.data() + o * NQ,
+                     star.data() + o * 243,
+                     flux_local.data() + o * 324,
+                     pt_m.data() + o * NQ,
+                     pd_m.data() + o * ORDER * NQ,
+                     pb_m.data() + o * NQ,
+                     dt,
+                     0,
                      (unsigned)(s ? b1 : 0)};
     }
     sq_emu_launch((unsigned)(b1 + (n - n1 + epb - 1) / epb), threads, smem, [&] { kernel(segs); });
@@ -260,7 +268,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       std::vector<Real> q = dofs, ti(n * NQ, NAN), de(n * ORDER * NQ, NAN), bu = buf_c;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
         sq_cuda::predict_cell_kernel<ORDER, Real>(n, epb, pack, q.data(), star.data(), flux_local.data(), dt, ti.data(),
-                                               de.data(), bu.data(), 0);
+                                                  de.data(), bu.data(), 0);
       });
       const std::string v = cols + per_block(epb);
       same_bits("pred.dofs", ORDER, v, q, p_g);
@@ -275,8 +283,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
                                                bu.data(), 0);
       });
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
-        sq_cuda::local_cell_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(),
-                                                q.data());
+        sq_cuda::local_cell_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
       });
       const std::string v = cols + per_block(epb);
       same_bits("ader.tint", ORDER, v, ti, tint_g);
@@ -287,12 +294,12 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     { /* no derivatives, buffer reset: against the default kernel's */
       std::vector<Real> q1 = dofs, t1v(n * NQ, NAN), b1(n * NQ, NAN), q2 = dofs, t2v(n * NQ, NAN), b2(n * NQ, NAN);
       sq_emu_launch(grid(TP::E), TP::THREADS, sizeof(Real) * TP::SMEM, [&] {
-        sq_cuda::predict_kernel<ORDER, Real>(n, TP::E, pack, q1.data(), star.data(), flux_local.data(), dt,
-                                             t1v.data(), nullptr, b1.data(), 1);
+        sq_cuda::predict_kernel<ORDER, Real>(n, TP::E, pack, q1.data(), star.data(), flux_local.data(), dt, t1v.data(),
+                                             nullptr, b1.data(), 1);
       });
       sq_emu_launch(grid(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT, [&] {
         sq_cuda::predict_cell_kernel<ORDER, Real>(n, C::E, pack, q2.data(), star.data(), flux_local.data(), dt,
-                                               t2v.data(), nullptr, b2.data(), 1);
+                                                  t2v.data(), nullptr, b2.data(), 1);
       });
       same_bits("pred.dofs", ORDER, cols + "buffer reset", q2, q1);
       same_bits("pred.buf", ORDER, cols + "buffer reset", b2, b1);
@@ -307,8 +314,8 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       same_bits("neighbor", ORDER, cols + per_block(epb), q, nq_g);
     }
     printf("O%d %s: cell kernels P%d: E/threads/smem: predict %d/%d/%d neighbor %d/%d/%d\n", ORDER,
-           sizeof(Real) == 8 ? "f64" : "f32", P, C::E, C::THREADS, (int)sizeof(Real) * C::SMEM_PREDICT, C::E, C::THREADS,
-           (int)sizeof(Real) * C::SMEM_NEIGHBOR);
+           sizeof(Real) == 8 ? "f64" : "f32", P, C::E, C::THREADS, (int)sizeof(Real) * C::SMEM_PREDICT, C::E,
+           C::THREADS, (int)sizeof(Real) * C::SMEM_NEIGHBOR);
   }
   free(packv);
   sq_ref_destroy(ref);

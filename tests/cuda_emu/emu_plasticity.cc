@@ -41,8 +41,7 @@ template <int ORDER, typename Real> int check(int64_t n) {
   if (sq_plasticity_ref_create(ORDER, &ref)) return 1;
   const int B = T::B;
   std::vector<Real> pack(2 * B * B), dofs((size_t)n * 9 * B);
-  for (int i = 0; i < B * B; ++i)
-    pack[i] = (Real)ref->V[i], pack[B * B + i] = (Real)ref->Vinv[i];
+  for (int i = 0; i < B * B; ++i) pack[i] = (Real)ref->V[i], pack[B * B + i] = (Real)ref->Vinv[i];
   std::vector<double> stress(6 * n), params(3 * n), mu(n), strain(7 * n);
   unsigned seed = 7u + ORDER;
   for (int64_t e = 0; e < n; ++e) {
@@ -58,8 +57,12 @@ template <int ORDER, typename Real> int check(int64_t n) {
   std::vector<double> strain_cpu = strain;
   std::vector<uint8_t> y(n, 0xaa), y_cpu(n, 0xaa);
   unsigned long long count = 0;
-  const sq_cuda::PlastArgs<Real> a = {pack.data(), pack.data() + B * B, dofs.data(), stress.data(), params.data(),
-                                      mu.data(), strain.data(), y.data(), &count, n, ref->psi0, 0.01};
+  const sq_cuda::PlastArgs<Real> a = {pack.data(),   pack.data() + B * B,
+                                      dofs.data(),   stress.data(),
+                                      params.data(), mu.data(),
+                                      strain.data(), y.data(),
+                                      &count,        n,
+                                      ref->psi0,     0.01};
   sq_emu_launch((unsigned)((n + T::E - 1) / T::E), T::THREADS, T::SMEM,
                 [&] { sq_cuda::plasticity_kernel<ORDER, Real>(a); });
   const int64_t cpu = sq_plastic_state_block(prec, ORDER, ref->psi0, pack.data(), n, dofs_cpu.data(), stress.data(),

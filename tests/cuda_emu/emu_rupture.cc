@@ -146,8 +146,8 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
       qg[s] = qgpu.data() + (size_t)et->begin * eb;
     }
     int64_t bad = -1;
-    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(),
-                        t0, dt, nullptr, &bad))
+    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(), t0,
+                        dt, nullptr, &bad))
       abort();
     emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
     compare("dofs, shared elements", ORDER, prec, qgpu.data(), qcpu.data(), dofs_bytes);
@@ -163,10 +163,10 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
 int main(int argc, char **argv) {
   const char *mesh = argc > 1 ? argv[1] : "tests/meshes/fault.msh";
   const int max_order = argc > 2 ? atoi(argv[2]) : 7;
-#define SQ_EMU_ORDER(O)                                                                              \
-  if (O <= max_order) {                                                                              \
-    check<O, double>(mesh);                                                                          \
-    check<O, float>(mesh);                                                                           \
+#define SQ_EMU_ORDER(O)                                                                                                \
+  if (O <= max_order) {                                                                                                \
+    check<O, double>(mesh);                                                                                            \
+    check<O, float>(mesh);                                                                                             \
   }
   SQ_EMU_ORDER(2)
   SQ_EMU_ORDER(3)

@@ -7,8 +7,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *yaml = malloc(size + 1);
-  if (!yaml)
-    return 0;
+  if (!yaml) return 0;
   memcpy(yaml, data, size);
   yaml[size] = '\0'; /* the API takes a C string: embedded NULs end it, as they would in a caller */
   sq_config *cfg = malloc(sizeof(*cfg));

@@ -9,8 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[256];
   sq_fuzz_write_temp(data, size, ".msh", path, sizeof(path));
   sq_mesh *mesh = NULL;
-  if (sq_mesh_read_gmsh(path, &mesh) == SQ_SUCCESS && mesh)
-    sq_mesh_destroy(mesh);
+  if (sq_mesh_read_gmsh(path, &mesh) == SQ_SUCCESS && mesh) sq_mesh_destroy(mesh);
   unlink(path);
   return 0;
 }

@@ -11,8 +11,7 @@
 #include "sq_source_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size < 1)
-    return 0;
+  if (size < 1) return 0;
   char path[256];
   sq_fuzz_write_temp(data + 1, size - 1, ".txt", path, sizeof(path));
   switch (data[0] % 3) {

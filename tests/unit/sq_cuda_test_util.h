@@ -15,10 +15,10 @@
 #include "sq_common.h"
 #include "sq_test_data.h" /* prec_name */
 
-#define CUDA_OK(expr)                                                                              \
-  do {                                                                                             \
-    cudaError_t err_ = (expr);                                                                     \
-    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                 \
+#define CUDA_OK(expr)                                                                                                  \
+  do {                                                                                                                 \
+    cudaError_t err_ = (expr);                                                                                         \
+    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                                     \
   } while (0)
 
 static inline void *dev_copy(const void *host, size_t bytes) {

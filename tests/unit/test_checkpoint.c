@@ -15,8 +15,7 @@
 
 static void linear_field(const void *ctx, const double x[3], double t, double q[9]) {
   (void)ctx, (void)t;
-  for (int p = 0; p < 9; ++p)
-    q[p] = 0.1 * (p + 1) + (p + 1) * x[0] - 2.0 * x[1] + 0.5 * (p % 3) * x[2];
+  for (int p = 0; p < 9; ++p) q[p] = 0.1 * (p + 1) + (p + 1) * x[0] - 2.0 * x[1] + 0.5 * (p % 3) * x[2];
 }
 
 static void velocity_only(const void *ctx, const double x[3], double t, double q[9]) {
@@ -103,8 +102,7 @@ START_TEST(field_values) {
   for (int64_t i = 0; i < s->nface; ++i) {
     double x[3] = {0, 0, 0}, q[9];
     for (int k = 0; k < 3; ++k)
-      for (int a = 0; a < 3; ++a)
-        x[a] += mesh->vert[3 * s->tri[3 * i + k] + a] / 3.0;
+      for (int a = 0; a < 3; ++a) x[a] += mesh->vert[3 * s->tri[3 * i + k] + a] / 3.0;
     ck_assert_double_eq_tol(x[2], 1.0, 1e-12);
     linear_field(NULL, x, 0, q);
     ck_assert_double_eq_tol(sv[i], q[6], 1e-11);
@@ -152,8 +150,7 @@ START_TEST(xdmf_series) {
   double *v1 = malloc(sizeof(double) * mesh->ncell), *v2 = malloc(sizeof(double) * mesh->ncell);
   const char *names[2] = {"v1", "s_xy"};
   for (int k = 0; k < 3; ++k) {
-    for (int64_t c = 0; c < mesh->ncell; ++c)
-      v1[c] = k * 100 + c, v2[c] = -c;
+    for (int64_t c = 0; c < mesh->ncell; ++c) v1[c] = k * 100 + c, v2[c] = -c;
     const double *vals[2] = {v1, v2};
     ck_assert_int_eq(sq_xdmf_write(w, 0.5 * k, 2, names, vals, SQ_XDMF_CELL, NULL), 0);
   }
@@ -192,8 +189,7 @@ START_TEST(xdmf_series) {
       sq_xdmf_open(dir, "p", "wavefield", mesh->nvert, mesh->vert, NULL, mesh->ncell, 4, mesh->cell_vert, NULL, 2, &w),
       0);
   ck_assert_int_eq(sq_xdmf_count(w), 2);
-  for (int64_t c = 0; c < mesh->ncell; ++c)
-    v1[c] = -7.0;
+  for (int64_t c = 0; c < mesh->ncell; ++c) v1[c] = -7.0;
   const double *vals[2] = {v1, v2};
   ck_assert_int_eq(sq_xdmf_write(w, 0.75, 2, names, vals, SQ_XDMF_CELL, NULL), 0);
   sq_xdmf_close(w);
@@ -219,7 +215,8 @@ START_TEST(h5_rows) {
   int64_t all[N], ids[N];
   for (int i = 0; i < N; ++i) v[i][0] = i, v[i][1] = -0.5 * i, all[i] = i, ids[i] = 100 + i;
   const sq_rows every = {.n = N, .id = all}, tail = {.n = 4, .first = 6};
-  const sq_h5_set out[] = {{"pairs", 0, N, 2, &every, v}, {"ids", 1, N, 0, NULL, ids}, {"tail", 1, N, 0, &tail, ids + 6}};
+  const sq_h5_set out[] = {
+      {"pairs", 0, N, 2, &every, v}, {"ids", 1, N, 0, NULL, ids}, {"tail", 1, N, 0, &tail, ids + 6}};
   ck_assert_int_eq(sq_h5_file_write(path, "the test file", 3, out), 0);
   ck_assert_int_ne(access(path, F_OK), -1);
   /* read three runs: {1}, {3, 4}, {8} */
@@ -250,32 +247,27 @@ END_TEST
 
 START_TEST(config_output_and_checkpoint) {
   sq_config c;
-  const char *yaml =
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "output:\n  interval: 0.1\n  fields: [v1, v3, s_xy]\n  vertex_values: true\n  surface: true\n"
-      "  format: xdmf\ncheckpoint: {interval: 0.5, directory: ck}\n";
+  const char *yaml = "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                     "output:\n  interval: 0.1\n  fields: [v1, v3, s_xy]\n  vertex_values: true\n  surface: true\n"
+                     "  format: xdmf\ncheckpoint: {interval: 0.5, directory: ck}\n";
   ck_assert_int_eq(sq_test_load(yaml, &c), 0);
   ck_assert_int_eq(c.output_fields, (1 << 6) | (1 << 8) | (1 << 3));
   ck_assert_int_eq(c.output_vertex, 1);
   ck_assert_int_eq(c.output_surface, 1);
   ck_assert_double_eq(c.checkpoint_interval, 0.5);
   ck_assert_str_eq(c.checkpoint_dir, "ck");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "output:\n  fields: [v1, v4]\n",
-      "test.yaml:5: key 'output.fields[1]'", "did you mean 'v1'");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "output:\n  fields: [v1, v1]\n",
-      "test.yaml:5", "'v1' is listed twice");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "checkpoint: {interval: -1}\n",
-      "test.yaml:4: key 'checkpoint.interval'", "out of range");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "output: {format: vtk}\n",
-      "key 'output.format'", "expected one of: xdmf, none");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "output:\n  fields: [v1, v4]\n",
+                       "test.yaml:5: key 'output.fields[1]'", "did you mean 'v1'");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "output:\n  fields: [v1, v1]\n",
+                       "test.yaml:5", "'v1' is listed twice");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "checkpoint: {interval: -1}\n",
+                       "test.yaml:4: key 'checkpoint.interval'", "out of range");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "output: {format: vtk}\n",
+                       "key 'output.format'", "expected one of: xdmf, none");
 }
 END_TEST
 

@@ -67,26 +67,26 @@ static int load_file(const char *path, sq_config *cfg) {
 }
 
 /** Load @p yaml, expect SQ_ERR_INPUT and exactly one message containing every given fragment. */
-#define EXPECT_ERROR(yaml, ...)                                                                    \
-  do {                                                                                             \
-    sq_config cfg_;                                                                                \
-    int rc_ = load_str((yaml), &cfg_);                                                             \
-    ck_assert_msg(rc_ == SQ_ERR_INPUT, "expected SQ_ERR_INPUT, got %d for:\n%s", rc_, (yaml));     \
-    ck_assert_msg(nerrors() == 1, "expected one message, got:\n%s", msg);                          \
-    const char *frags_[] = {__VA_ARGS__};                                                          \
-    for (size_t i_ = 0; i_ < sizeof(frags_) / sizeof(frags_[0]); ++i_)                             \
-      ck_assert_msg(strstr(msg, frags_[i_]), "message lacks \"%s\":\n%s", frags_[i_], msg);        \
-    /* a failed load leaves the defaults */                                                        \
-    ck_assert_int_eq(cfg_.order, 4);                                                               \
-    ck_assert_int_eq(cfg_.nrules, 0);                                                              \
+#define EXPECT_ERROR(yaml, ...)                                                                                        \
+  do {                                                                                                                 \
+    sq_config cfg_;                                                                                                    \
+    int rc_ = load_str((yaml), &cfg_);                                                                                 \
+    ck_assert_msg(rc_ == SQ_ERR_INPUT, "expected SQ_ERR_INPUT, got %d for:\n%s", rc_, (yaml));                         \
+    ck_assert_msg(nerrors() == 1, "expected one message, got:\n%s", msg);                                              \
+    const char *frags_[] = {__VA_ARGS__};                                                                              \
+    for (size_t i_ = 0; i_ < sizeof(frags_) / sizeof(frags_[0]); ++i_)                                                 \
+      ck_assert_msg(strstr(msg, frags_[i_]), "message lacks \"%s\":\n%s", frags_[i_], msg);                            \
+    /* a failed load leaves the defaults */                                                                            \
+    ck_assert_int_eq(cfg_.order, 4);                                                                                   \
+    ck_assert_int_eq(cfg_.nrules, 0);                                                                                  \
   } while (0)
 
 /** Load @p yaml, expect success and silence. */
-#define EXPECT_OK(yaml, cfg)                                                                       \
-  do {                                                                                             \
-    int rc_ = load_str((yaml), (cfg));                                                             \
-    ck_assert_msg(rc_ == 0, "load failed (%d):\n%s\n%s", rc_, (yaml), msg);                        \
-    ck_assert_msg(msg[0] == '\0', "unexpected output: %s", msg);                                   \
+#define EXPECT_OK(yaml, cfg)                                                                                           \
+  do {                                                                                                                 \
+    int rc_ = load_str((yaml), (cfg));                                                                                 \
+    ck_assert_msg(rc_ == 0, "load failed (%d):\n%s\n%s", rc_, (yaml), msg);                                            \
+    ck_assert_msg(msg[0] == '\0', "unexpected output: %s", msg);                                                       \
   } while (0)
 
 /* A minimal valid config: lines 1-2 mesh, 3-4 materials, 5-6 equations. */
@@ -108,55 +108,54 @@ static void make_tmpdir(char *dir, size_t size) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
-static const char *full_config =
-    "# every key, none at its default\n"                                        /* 1 */
-    "mesh:\n"                                                                   /* 2 */
-    "  type: box\n"                                                             /* 3 */
-    "  box:\n"                                                                  /* 4 */
-    "    cells: [2, 3, 5]\n"                                                    /* 5 */
-    "    lo: [-1, -2, -3]\n"                                                    /* 6 */
-    "    hi: [1, 2.5, 0]\n"                                                     /* 7 */
-    "    tets_per_cube: 5\n"                                                    /* 8 */
-    "    boundary: {xmin: periodic, xmax: periodic, ymin: absorbing,\n"         /* 9 */
-    "               ymax: free_surface, zmin: absorbing, zmax: free_surface}\n" /* 10 */
-    "    refine:\n"                                                             /* 11 */
-    "      - {lo: [0, 0, -1], hi: [0.5, 0.5, 0], factor: 3}\n"                  /* 12 */
-    "      - lo: [-0.5, -0.5, -2]\n"                                            /* 13 */
-    "        hi: [0, 0, -1]\n"                                                  /* 14 */
-    "    jitter: 0.1\n"                                                         /* 15 */
-    "materials:\n"                                                              /* 16 */
-    "  default: {rho: 2.5, lambda: 3, mu: 1.5}\n"                               /* 17 */
-    "  groups:\n"                                                               /* 18 */
-    "    - {group: 7, rho: 3, lambda: 4, mu: 5}\n"                              /* 19 */
-    "  regions:\n"                                                              /* 20 */
-    "    - {lo: [0, 0, 0], hi: [1, 1, 1], rho: 1, lambda: 1, mu: 0}\n"          /* 21 */
-    "  layers:\n"                                                               /* 22 */
-    "    - {z_top: 0, z_bottom: -1, rho: 2, vp: 3, vs: 1}\n"                    /* 23 */
-    "    - {z_top: -1, z_bottom: -2, rho: 4, lambda: 8, mu: 2}\n"               /* 24 */
-    "initial_condition:\n"                                                      /* 25 */
-    "  type: planewave\n"                                                       /* 26 */
-    "  wave_vector: [6.25, 0, -1e-1]\n"                                         /* 27 */
-    "  profile: gaussian\n"                                                     /* 28 */
-    "  center: 0.25\n"                                                          /* 29 */
-    "  width: 0.05\n"                                                           /* 30 */
-    "  modes:\n"                                                                /* 31 */
-    "    - {type: p, amplitude: 2.0, direction: -1}\n"                          /* 32 */
-    "    - {type: s2}\n"                                                        /* 33 */
-    "    - {type: s1, amplitude: -0.5, direction: 1}\n"                         /* 34 */
-    "equations:\n"                                                              /* 35 */
-    "  order: 6\n"                                                              /* 36 */
-    "  precision: single\n"                                                     /* 37 */
-    "  cfl: 0.25\n"                                                             /* 38 */
-    "  end_time: 1.5\n"                                                         /* 39 */
-    "  lts: {rate: 2, max_clusters: 3}\n"                                       /* 40 */
-    "output:\n"                                                                 /* 41 */
-    "  directory: out/dir\n"                                                    /* 42 */
-    "  prefix: run-1.a_b\n"                                                     /* 43 */
-    "  interval: 0.125\n"                                                       /* 44 */
-    "runtime:\n"                                                                /* 45 */
-    "  tile_size: 64\n"                                                         /* 46 */
-    "  scheduler: dmdas\n"                                                      /* 47 */
-    "  merge_neighbor_clusters: true\n";                                        /* 48 */
+static const char *full_config = "# every key, none at its default\n"                                        /* 1 */
+                                 "mesh:\n"                                                                   /* 2 */
+                                 "  type: box\n"                                                             /* 3 */
+                                 "  box:\n"                                                                  /* 4 */
+                                 "    cells: [2, 3, 5]\n"                                                    /* 5 */
+                                 "    lo: [-1, -2, -3]\n"                                                    /* 6 */
+                                 "    hi: [1, 2.5, 0]\n"                                                     /* 7 */
+                                 "    tets_per_cube: 5\n"                                                    /* 8 */
+                                 "    boundary: {xmin: periodic, xmax: periodic, ymin: absorbing,\n"         /* 9 */
+                                 "               ymax: free_surface, zmin: absorbing, zmax: free_surface}\n" /* 10 */
+                                 "    refine:\n"                                                             /* 11 */
+                                 "      - {lo: [0, 0, -1], hi: [0.5, 0.5, 0], factor: 3}\n"                  /* 12 */
+                                 "      - lo: [-0.5, -0.5, -2]\n"                                            /* 13 */
+                                 "        hi: [0, 0, -1]\n"                                                  /* 14 */
+                                 "    jitter: 0.1\n"                                                         /* 15 */
+                                 "materials:\n"                                                              /* 16 */
+                                 "  default: {rho: 2.5, lambda: 3, mu: 1.5}\n"                               /* 17 */
+                                 "  groups:\n"                                                               /* 18 */
+                                 "    - {group: 7, rho: 3, lambda: 4, mu: 5}\n"                              /* 19 */
+                                 "  regions:\n"                                                              /* 20 */
+                                 "    - {lo: [0, 0, 0], hi: [1, 1, 1], rho: 1, lambda: 1, mu: 0}\n"          /* 21 */
+                                 "  layers:\n"                                                               /* 22 */
+                                 "    - {z_top: 0, z_bottom: -1, rho: 2, vp: 3, vs: 1}\n"                    /* 23 */
+                                 "    - {z_top: -1, z_bottom: -2, rho: 4, lambda: 8, mu: 2}\n"               /* 24 */
+                                 "initial_condition:\n"                                                      /* 25 */
+                                 "  type: planewave\n"                                                       /* 26 */
+                                 "  wave_vector: [6.25, 0, -1e-1]\n"                                         /* 27 */
+                                 "  profile: gaussian\n"                                                     /* 28 */
+                                 "  center: 0.25\n"                                                          /* 29 */
+                                 "  width: 0.05\n"                                                           /* 30 */
+                                 "  modes:\n"                                                                /* 31 */
+                                 "    - {type: p, amplitude: 2.0, direction: -1}\n"                          /* 32 */
+                                 "    - {type: s2}\n"                                                        /* 33 */
+                                 "    - {type: s1, amplitude: -0.5, direction: 1}\n"                         /* 34 */
+                                 "equations:\n"                                                              /* 35 */
+                                 "  order: 6\n"                                                              /* 36 */
+                                 "  precision: single\n"                                                     /* 37 */
+                                 "  cfl: 0.25\n"                                                             /* 38 */
+                                 "  end_time: 1.5\n"                                                         /* 39 */
+                                 "  lts: {rate: 2, max_clusters: 3}\n"                                       /* 40 */
+                                 "output:\n"                                                                 /* 41 */
+                                 "  directory: out/dir\n"                                                    /* 42 */
+                                 "  prefix: run-1.a_b\n"                                                     /* 43 */
+                                 "  interval: 0.125\n"                                                       /* 44 */
+                                 "runtime:\n"                                                                /* 45 */
+                                 "  tile_size: 64\n"                                                         /* 46 */
+                                 "  scheduler: dmdas\n"                                                      /* 47 */
+                                 "  merge_neighbor_clusters: true\n";                                        /* 48 */
 
 /* ---- Valid configurations -------------------------------------------------------------------- */
 
@@ -289,8 +288,7 @@ START_TEST(test_vp_vs_conversion) {
   EXPECT_OK(MESH "materials:\n  default: {rho: 2700, vp: 6000, vs: 3464}\n" EQNS, &cfg);
   double mu = 2700.0 * 3464.0 * 3464.0;
   ck_assert_double_eq_tol(cfg.material_default.mu, mu, 1e-6 * mu);
-  ck_assert_double_eq_tol(cfg.material_default.lambda, 2700.0 * 6000.0 * 6000.0 - 2 * mu,
-                          1e-6 * mu);
+  ck_assert_double_eq_tol(cfg.material_default.lambda, 2700.0 * 6000.0 * 6000.0 - 2 * mu, 1e-6 * mu);
   ck_assert_double_eq(cfg.material_default.rho, 2700);
   /* an acoustic material: vs = 0 */
   EXPECT_OK(MESH "materials:\n  default: {rho: 1, vp: 1.5, vs: 0}\n" EQNS, &cfg);
@@ -301,8 +299,7 @@ END_TEST
 
 START_TEST(test_precision_and_options) {
   sq_config cfg;
-  EXPECT_OK(MESH MATS "equations:\n  end_time: 2\n  precision: single\n  order: 2\n  cfl: 1\n",
-            &cfg);
+  EXPECT_OK(MESH MATS "equations:\n  end_time: 2\n  precision: single\n  order: 2\n  cfl: 1\n", &cfg);
   ck_assert_int_eq(cfg.precision, SQ_F32);
   ck_assert_int_eq(cfg.order, 2);
   ck_assert_double_eq(cfg.cfl, 1.0);
@@ -386,8 +383,8 @@ END_TEST
 /* ---- Unknown keys and suggestions ------------------------------------------------------------ */
 
 START_TEST(test_unknown_key_suggestion) {
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  ordr: 4\n",
-               "test.yaml:7: key 'equations.ordr'", "unknown key", "did you mean 'order'?");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  ordr: 4\n", "test.yaml:7: key 'equations.ordr'", "unknown key",
+               "did you mean 'order'?");
   EXPECT_ERROR(MESH MATS EQNS "runtime:\n  tile_sise: 3\n", "test.yaml:8: key 'runtime.tile_sise'",
                "did you mean 'tile_size'?");
   EXPECT_ERROR("mesh:\n  box:\n    cels: [1, 1, 1]\n" MATS EQNS, "test.yaml:3: key 'mesh.box.cels'",
@@ -397,8 +394,7 @@ START_TEST(test_unknown_key_suggestion) {
                               "  modes:\n    - {type: p}\n    - {typ: s1}\n",
                "test.yaml:12: key 'initial_condition.modes[1].typ'", "did you mean 'type'?");
   /* nothing near: list the valid keys */
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  zzzzzz: 1\n",
-               "test.yaml:7: key 'equations.zzzzzz'",
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  zzzzzz: 1\n", "test.yaml:7: key 'equations.zzzzzz'",
                "unknown key; valid keys in 'equations' are: order, precision, cfl, end_time, lts");
 }
 END_TEST
@@ -418,12 +414,11 @@ END_TEST
 START_TEST(test_bad_words) {
   EXPECT_ERROR(BASE "runtime:\n  scheduler: dmdsa\n", "test.yaml:8: key 'runtime.scheduler'",
                "expected one of: \"\", eager", "found 'dmdsa'", "did you mean");
-  EXPECT_ERROR(BASE "runtime:\n  scheduler: fastest\n", "test.yaml:8: key 'runtime.scheduler'",
-               "found 'fastest'");
-  EXPECT_ERROR("mesh:\n  type: gmh\n" MATS EQNS, "test.yaml:2: key 'mesh.type'",
-               "expected one of: box, gmsh, puml", "did you mean 'gmsh'?");
-  EXPECT_ERROR(MESH MATS "equations: {end_time: 1, precision: float}\n",
-               "test.yaml:5: key 'equations.precision'", "expected one of: double, single");
+  EXPECT_ERROR(BASE "runtime:\n  scheduler: fastest\n", "test.yaml:8: key 'runtime.scheduler'", "found 'fastest'");
+  EXPECT_ERROR("mesh:\n  type: gmh\n" MATS EQNS, "test.yaml:2: key 'mesh.type'", "expected one of: box, gmsh, puml",
+               "did you mean 'gmsh'?");
+  EXPECT_ERROR(MESH MATS "equations: {end_time: 1, precision: float}\n", "test.yaml:5: key 'equations.precision'",
+               "expected one of: double, single");
   EXPECT_ERROR("mesh:\n  box:\n    boundary: {xmin: free, xmax: free}\n" MATS EQNS,
                "test.yaml:3: key 'mesh.box.boundary.xmin'", "periodic, free_surface, absorbing");
 }
@@ -432,10 +427,10 @@ END_TEST
 /* ---- Wrong types ----------------------------------------------------------------------------- */
 
 START_TEST(test_wrong_type) {
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: abc\n",
-               "test.yaml:7: key 'equations.order'", "expected an integer, found 'abc'");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: [1]\n",
-               "test.yaml:7: key 'equations.cfl'", "expected a number, found a sequence of 1 item");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: abc\n", "test.yaml:7: key 'equations.order'",
+               "expected an integer, found 'abc'");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: [1]\n", "test.yaml:7: key 'equations.cfl'",
+               "expected a number, found a sequence of 1 item");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 4.5\n", "key 'equations.order'",
                "expected an integer, found '4.5'");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time: \"1\"\n", "test.yaml:6: key 'equations.end_time'",
@@ -444,53 +439,44 @@ START_TEST(test_wrong_type) {
                "expected a number, found a mapping");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time:\n", "key 'equations.end_time'",
                "expected a number, found an empty value");
-  EXPECT_ERROR(BASE "runtime: {merge_neighbor_clusters: 2}\n",
-               "key 'runtime.merge_neighbor_clusters'", "expected true or false, found '2'");
+  EXPECT_ERROR(BASE "runtime: {merge_neighbor_clusters: 2}\n", "key 'runtime.merge_neighbor_clusters'",
+               "expected true or false, found '2'");
   EXPECT_ERROR("mesh:\n  box:\n    lo: [0, 0]\n" MATS EQNS, "test.yaml:3: key 'mesh.box.lo'",
                "expected exactly 3 numbers [x, y, z], found a sequence of 2 items");
-  EXPECT_ERROR("mesh:\n  box:\n    lo: 0\n" MATS EQNS, "key 'mesh.box.lo'",
-               "expected a sequence of 3 numbers");
-  EXPECT_ERROR("mesh:\n  box:\n    cells: [1, x, 1]\n" MATS EQNS,
-               "test.yaml:3: key 'mesh.box.cells[1]'", "expected an integer, found 'x'");
+  EXPECT_ERROR("mesh:\n  box:\n    lo: 0\n" MATS EQNS, "key 'mesh.box.lo'", "expected a sequence of 3 numbers");
+  EXPECT_ERROR("mesh:\n  box:\n    cells: [1, x, 1]\n" MATS EQNS, "test.yaml:3: key 'mesh.box.cells[1]'",
+               "expected an integer, found 'x'");
   EXPECT_ERROR("mesh: box\n" MATS EQNS, "test.yaml:1: key 'mesh'", "expected a mapping");
-  EXPECT_ERROR(MESH
-               "materials:\n  default: {rho: 1, lambda: 2, mu: 1}\n  layers: {z_top: 1}\n" EQNS,
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 2, mu: 1}\n  layers: {z_top: 1}\n" EQNS,
                "test.yaml:5: key 'materials.layers'", "expected a sequence of mappings");
-  EXPECT_ERROR(BASE "output: {prefix: [a]}\n", "key 'output.prefix'",
-               "expected a string, found a sequence");
+  EXPECT_ERROR(BASE "output: {prefix: [a]}\n", "key 'output.prefix'", "expected a string, found a sequence");
 }
 END_TEST
 
 /* ---- Out of range ---------------------------------------------------------------------------- */
 
 START_TEST(test_out_of_range) {
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 9\n",
-               "test.yaml:7: key 'equations.order'", "out of range: must be in the range 2..7",
-               "found '9'");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 99999999999999999999\n",
-               "key 'equations.order'", "in the range 2..7");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: 1.5\n",
-               "test.yaml:7: key 'equations.cfl'", "must be in (0, 1]", "found '1.5'");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 9\n", "test.yaml:7: key 'equations.order'",
+               "out of range: must be in the range 2..7", "found '9'");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 99999999999999999999\n", "key 'equations.order'",
+               "in the range 2..7");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: 1.5\n", "test.yaml:7: key 'equations.cfl'",
+               "must be in (0, 1]", "found '1.5'");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: 0\n", "key 'equations.cfl'", "(0, 1]");
   EXPECT_ERROR(MESH "materials:\n  default: {rho: -1, lambda: 2, mu: 1}\n" EQNS,
                "test.yaml:4: key 'materials.default.rho'", "must be > 0", "found '-1'");
   EXPECT_ERROR("mesh:\n  box:\n    jitter: 0.3\n" MATS EQNS, "test.yaml:3: key 'mesh.box.jitter'",
                "must be in [0, 0.25]", "found '0.3'");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time: 0\n", "key 'equations.end_time'", "must be > 0");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  lts: {rate: 0}\n",
-               "key 'equations.lts.rate'", "must be >= 1");
-  EXPECT_ERROR("mesh:\n  box:\n    cells: [4, 0, 4]\n" MATS EQNS, "key 'mesh.box.cells[1]'",
-               "in the range 1..100000");
-  EXPECT_ERROR("mesh:\n  box:\n    tets_per_cube: 4\n" MATS EQNS, "key 'mesh.box.tets_per_cube'",
-               "in the range 5..6");
-  EXPECT_ERROR(
-      "mesh:\n  box:\n    refine:\n      - {lo: [0,0,0], hi: [1,1,1], factor: 17}\n" MATS EQNS,
-      "test.yaml:4: key 'mesh.box.refine[0].factor'", "in the range 2..16");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  lts: {rate: 0}\n", "key 'equations.lts.rate'", "must be >= 1");
+  EXPECT_ERROR("mesh:\n  box:\n    cells: [4, 0, 4]\n" MATS EQNS, "key 'mesh.box.cells[1]'", "in the range 1..100000");
+  EXPECT_ERROR("mesh:\n  box:\n    tets_per_cube: 4\n" MATS EQNS, "key 'mesh.box.tets_per_cube'", "in the range 5..6");
+  EXPECT_ERROR("mesh:\n  box:\n    refine:\n      - {lo: [0,0,0], hi: [1,1,1], factor: 17}\n" MATS EQNS,
+               "test.yaml:4: key 'mesh.box.refine[0].factor'", "in the range 2..16");
   EXPECT_ERROR(BASE "output: {interval: -1}\n", "key 'output.interval'", ">= 0");
   EXPECT_ERROR(BASE "runtime: {tile_size: 0}\n", "key 'runtime.tile_size'", ">= 1");
   EXPECT_ERROR(BASE "runtime: {cpu_task_threads: 0}\n", "key 'runtime.cpu_task_threads'", ">= 1");
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 2, mu: -1}\n" EQNS,
-               "key 'materials.default.mu'", ">= 0");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 2, mu: -1}\n" EQNS, "key 'materials.default.mu'", ">= 0");
   EXPECT_ERROR(MESH MATS EQNS "initial_condition:\n  type: planewave\n  wave_vector: [1, 0, 0]\n"
                               "  profile: gaussian\n  width: 0\n  modes: [{type: p}]\n",
                "test.yaml:11: key 'initial_condition.width'", "must be > 0");
@@ -499,17 +485,17 @@ END_TEST
 
 START_TEST(test_cross_checks) {
   /* hi > lo */
-  EXPECT_ERROR("mesh:\n  box:\n    lo: [0, 1, 0]\n    hi: [1, 1, 1]\n" MATS EQNS,
-               "test.yaml:4: key 'mesh.box.hi'", "greater than lo", "y axis");
+  EXPECT_ERROR("mesh:\n  box:\n    lo: [0, 1, 0]\n    hi: [1, 1, 1]\n" MATS EQNS, "test.yaml:4: key 'mesh.box.hi'",
+               "greater than lo", "y axis");
   /* bulk modulus */
   EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: -1, mu: 1}\n" EQNS,
                "test.yaml:4: key 'materials.default.lambda'", "bulk modulus");
   /* vp > vs */
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, vp: 1, vs: 2}\n" EQNS,
-               "test.yaml:4: key 'materials.default.vp'", "greater than vs");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, vp: 1, vs: 2}\n" EQNS, "test.yaml:4: key 'materials.default.vp'",
+               "greater than vs");
   /* no mixing of the two forms */
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 1, mu: 1, vs: 1}\n" EQNS,
-               "key 'materials.default.vs'", "either lambda and mu, or vp and vs");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: 1, mu: 1, vs: 1}\n" EQNS, "key 'materials.default.vs'",
+               "either lambda and mu, or vp and vs");
   /* layer order */
   EXPECT_ERROR(MESH MATS "  layers:\n    - {z_top: -1, z_bottom: 0, rho: 1, vp: 2, vs: 1}\n" EQNS,
                "test.yaml:6: key 'materials.layers[0].z_top'", "greater than z_bottom");
@@ -525,25 +511,22 @@ START_TEST(test_cross_checks) {
                "key 'initial_condition.modes'", "at least 1 item");
   /* keys the chosen type does not use */
   EXPECT_ERROR(MESH MATS EQNS "initial_condition:\n  wave_vector: [1, 0, 0]\n",
-               "test.yaml:8: key 'initial_condition.wave_vector'",
-               "only used with type: planewave");
+               "test.yaml:8: key 'initial_condition.wave_vector'", "only used with type: planewave");
   EXPECT_ERROR(MESH MATS EQNS "initial_condition:\n  type: planewave\n  wave_vector: [1, 0, 0]\n"
                               "  width: 0.2\n  modes: [{type: p}]\n",
                "test.yaml:10: key 'initial_condition.width'", "only used with profile: gaussian");
   EXPECT_ERROR("mesh:\n  type: box\n  file: a.msh\n" MATS EQNS, "test.yaml:3: key 'mesh.file'",
                "only used with mesh.type gmsh or puml");
-  EXPECT_ERROR("mesh:\n  type: gmsh\n  file: a.msh\n  box: {}\n" MATS EQNS,
-               "test.yaml:4: key 'mesh.box'", "only used with mesh.type box");
+  EXPECT_ERROR("mesh:\n  type: gmsh\n  file: a.msh\n  box: {}\n" MATS EQNS, "test.yaml:4: key 'mesh.box'",
+               "only used with mesh.type box");
   /* output prefix characters */
-  EXPECT_ERROR(BASE "output:\n  prefix: \"a/b\"\n", "test.yaml:8: key 'output.prefix'",
-               "character '/' is not allowed");
+  EXPECT_ERROR(BASE "output:\n  prefix: \"a/b\"\n", "test.yaml:8: key 'output.prefix'", "character '/' is not allowed");
   EXPECT_ERROR(BASE "output:\n  directory: \"\"\n", "key 'output.directory'", "must not be empty");
   /* too many refinement zones */
-  EXPECT_ERROR(
-      "mesh:\n  box:\n    refine: [{lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: [1,1,1]},\n"
-      "      {lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: "
-      "[1,1,1]}]\n" MATS EQNS,
-      "test.yaml:3: key 'mesh.box.refine'", "at most 4");
+  EXPECT_ERROR("mesh:\n  box:\n    refine: [{lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: [1,1,1]},\n"
+               "      {lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: [1,1,1]}, {lo: [0,0,0], hi: "
+               "[1,1,1]}]\n" MATS EQNS,
+               "test.yaml:3: key 'mesh.box.refine'", "at most 4");
 }
 END_TEST
 
@@ -572,49 +555,42 @@ START_TEST(test_missing_required) {
   EXPECT_ERROR(MATS EQNS, "key 'mesh'", "required section is missing");
   EXPECT_ERROR(MESH EQNS, "key 'materials'", "required section is missing");
   EXPECT_ERROR(BASE "initial_condition:\n  type: planewave\n  modes: [{type: p}]\n",
-               "test.yaml:7: key 'initial_condition.wave_vector'",
-               "missing from section 'initial_condition' (line 7)");
+               "test.yaml:7: key 'initial_condition.wave_vector'", "missing from section 'initial_condition' (line 7)");
   EXPECT_ERROR(BASE "initial_condition:\n  type: planewave\n  wave_vector: [0, 0, 1]\n",
                "key 'initial_condition.modes'", "missing");
   EXPECT_ERROR(BASE "initial_condition:\n  type: planewave\n  wave_vector: [0, 0, 1]\n  modes: "
                     "[{amplitude: 1}]\n",
                "test.yaml:10: key 'initial_condition.modes[0].type'", "missing");
-  EXPECT_ERROR("mesh:\n  type: gmsh\n" MATS EQNS, "test.yaml:1: key 'mesh.file'",
-               "missing from section 'mesh'");
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, vp: 2}\n" EQNS,
-               "test.yaml:4: key 'materials.default.vs'", "missing");
-  EXPECT_ERROR(MESH "materials:\n  default: {vp: 2, vs: 1}\n" EQNS,
-               "test.yaml:4: key 'materials.default.rho'", "missing");
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1}\n" EQNS,
-               "test.yaml:4: key 'materials.default'", "give lambda and mu, or vp and vs");
+  EXPECT_ERROR("mesh:\n  type: gmsh\n" MATS EQNS, "test.yaml:1: key 'mesh.file'", "missing from section 'mesh'");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, vp: 2}\n" EQNS, "test.yaml:4: key 'materials.default.vs'",
+               "missing");
+  EXPECT_ERROR(MESH "materials:\n  default: {vp: 2, vs: 1}\n" EQNS, "test.yaml:4: key 'materials.default.rho'",
+               "missing");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1}\n" EQNS, "test.yaml:4: key 'materials.default'",
+               "give lambda and mu, or vp and vs");
   EXPECT_ERROR(MESH MATS "  regions:\n    - {lo: [0,0,0], rho: 1, vp: 2, vs: 1}\n" EQNS,
                "test.yaml:6: key 'materials.regions[0].hi'", "missing");
 }
 END_TEST
 
 START_TEST(test_nonfinite) {
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: .nan\n", "test.yaml:6: key 'equations.end_time'",
-               "finite", "'.nan'", "NaN and infinity are not allowed");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: .inf\n", "key 'equations.end_time'", "'.inf'",
-               "finite");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: -.Inf\n", "key 'equations.cfl'",
-               "finite");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: .nan\n", "test.yaml:6: key 'equations.end_time'", "finite", "'.nan'",
+               "NaN and infinity are not allowed");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: .inf\n", "key 'equations.end_time'", "'.inf'", "finite");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  cfl: -.Inf\n", "key 'equations.cfl'", "finite");
   EXPECT_ERROR(MESH MATS "equations:\n  end_time: nan\n", "key 'equations.end_time'", "finite");
-  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: .NaN, mu: 1}\n" EQNS,
-               "key 'materials.default.lambda'", "finite");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, lambda: .NaN, mu: 1}\n" EQNS, "key 'materials.default.lambda'",
+               "finite");
   EXPECT_ERROR("mesh:\n  box:\n    hi: [1, .inf, 1]\n" MATS EQNS, "key 'mesh.box.hi[1]'", "finite");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1e999\n", "key 'equations.end_time'",
-               "too large");
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 0x10\n", "key 'equations.end_time'",
-               "expected a number");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1e999\n", "key 'equations.end_time'", "too large");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 0x10\n", "key 'equations.end_time'", "expected a number");
 }
 END_TEST
 
 START_TEST(test_duplicate_key) {
-  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 3\n  order: 4\n",
-               "test.yaml:8: key 'equations.order'", "duplicate key (first given on line 7)");
-  EXPECT_ERROR(BASE "mesh:\n  type: box\n", "test.yaml:7: key 'mesh'",
-               "duplicate key (first given on line 1)");
+  EXPECT_ERROR(MESH MATS "equations:\n  end_time: 1\n  order: 3\n  order: 4\n", "test.yaml:8: key 'equations.order'",
+               "duplicate key (first given on line 7)");
+  EXPECT_ERROR(BASE "mesh:\n  type: box\n", "test.yaml:7: key 'mesh'", "duplicate key (first given on line 1)");
   EXPECT_ERROR(MESH "materials:\n  default: {rho: 1, rho: 2, lambda: 2, mu: 1}\n" EQNS,
                "test.yaml:4: key 'materials.default.rho'", "duplicate");
 }
@@ -687,8 +663,7 @@ START_TEST(test_file_errors_name_file) {
   sq_config cfg;
   ck_assert_int_eq(load_file(path, &cfg), SQ_ERR_INPUT);
   char expect[400];
-  snprintf(expect, sizeof(expect), "%s:7: key 'equations.ordr': unknown key; did you mean 'order'?",
-           path);
+  snprintf(expect, sizeof(expect), "%s:7: key 'equations.ordr': unknown key; did you mean 'order'?", path);
   ck_assert_msg(strstr(msg, expect), "%s", msg);
   ck_assert_int_eq(nerrors(), 1);
   unlink(path);
@@ -732,8 +707,7 @@ START_TEST(test_too_many_rules) {
   ck_assert_ptr_nonnull(yaml);
   strcpy(yaml, MESH MATS "  layers:\n");
   for (int i = 0; i < SQ_MAX_MATERIALS; ++i)
-    sprintf(yaml + strlen(yaml), "    - {z_top: %d, z_bottom: %d, rho: 1, vp: 2, vs: 1}\n", i + 1,
-            i);
+    sprintf(yaml + strlen(yaml), "    - {z_top: %d, z_bottom: %d, rho: 1, vp: 2, vs: 1}\n", i + 1, i);
   strcat(yaml, "  groups:\n    - {group: 1, rho: 1, vp: 2, vs: 1}\n" EQNS);
   /* the first rule past the limit: 4 lines, "layers:", 64 layers, "groups:", then line 71 */
   EXPECT_ERROR(yaml, "test.yaml:71: key 'materials.groups[0]'", "too many material rules");
@@ -763,9 +737,7 @@ START_TEST(test_mutations) {
     for (int m = 0; m < nmut && len > 0; ++m) {
       size_t at = rng((unsigned)len);
       switch (rng(4)) {
-      case 0: /* replace */
-        buf[at] = alphabet[rng(sizeof(alphabet) - 1)];
-        break;
+      case 0: /* replace */ buf[at] = alphabet[rng(sizeof(alphabet) - 1)]; break;
       case 1: /* delete */
         memmove(buf + at, buf + at + 1, len - at);
         --len;
@@ -789,8 +761,7 @@ START_TEST(test_mutations) {
     ck_assert_msg(rc == 0 || rc == SQ_ERR_INPUT, "rc %d for:\n%s", rc, buf);
     ck_assert_msg(nerrors() == (rc ? 1 : 0), "%d messages for:\n%s\n---\n%s", nerrors(), buf, msg);
     if (rc) {
-      ck_assert_msg(strncmp(strstr(msg, "error: ") + 7, "test.yaml:", 10) == 0, "no location: %s",
-                    msg);
+      ck_assert_msg(strncmp(strstr(msg, "error: ") + 7, "test.yaml:", 10) == 0, "no location: %s", msg);
       for (const char *c = msg; *c; ++c)
         ck_assert_msg((unsigned char)*c >= 0x20 || *c == '\n', "control byte in message: %s", msg);
     }
@@ -844,8 +815,8 @@ static Suite *config_suite(void) {
     const TTest *tests[16];
   } groups[] = {
       {"valid",
-       {test_full_round_trip, test_defaults, test_vp_vs_conversion, test_precision_and_options,
-        test_mesh_file_paths, test_edit_distance}},
+       {test_full_round_trip, test_defaults, test_vp_vs_conversion, test_precision_and_options, test_mesh_file_paths,
+        test_edit_distance}},
       {"unknown", {test_unknown_key_suggestion, test_unknown_section, test_bad_words}},
       {"type", {test_wrong_type}},
       {"range", {test_out_of_range, test_cross_checks, test_periodic_one_side}},

@@ -3,8 +3,8 @@
  * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain, with merged
  * predictors, and with the fused predictor and whole-step tasks) against the CPU-only run; (3) a
  * mixed CPU + GPU run whose tasks land on both kinds of worker; (4) the runs of (2) and (3) again
- * with point sources and receivers, whose tasks then run on the GPU too.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single precision.
- * Exits 77 (skipped) when built without CUDA or when no GPU is visible.
+ * with point sources and receivers, whose tasks then run on the GPU too.  Tolerances: relative L2 <= 1e-12 in double,
+ * 1e-5 in single precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
 #include <math.h>
@@ -49,16 +49,16 @@ static double rel_l2(sq_precision p, const void *a, const void *b, size_t len) {
 static void check_close(const char *what, int order, sq_precision p, const void *got, const void *ref, size_t len) {
   const double err = rel_l2(p, got, ref, len);
   printf("  %-14s O%d %s  rel L2 %.3e\n", what, order, prec_name(p), err);
-  ck_assert_msg(err <= tolerance(p), "%s order %d %s: relative L2 difference %.3e > %.1e", what, order,
-                prec_name(p), err, tolerance(p));
+  ck_assert_msg(err <= tolerance(p), "%s order %d %s: relative L2 difference %.3e > %.1e", what, order, prec_name(p),
+                err, tolerance(p));
 }
 
 /* ---- device buffers ------------------------------------------------------------------------- */
 
-#define CUDA_OK(expr)                                                                              \
-  do {                                                                                             \
-    cudaError_t err_ = (expr);                                                                     \
-    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                 \
+#define CUDA_OK(expr)                                                                                                  \
+  do {                                                                                                                 \
+    cudaError_t err_ = (expr);                                                                                         \
+    ck_assert_msg(err_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(err_));                                     \
   } while (0)
 
 static void *dev_copy(const void *host, size_t bytes) {
@@ -76,7 +76,6 @@ static void *host_copy(const void *dev, size_t bytes) {
   CUDA_OK(cudaMemcpy(h, dev, bytes, cudaMemcpyDeviceToHost));
   return h;
 }
-
 
 /* ---- meshes ------------------------------------------------------------------------------------ */
 
@@ -97,8 +96,8 @@ static sq_disc *make_disc(int cubes, int order, sq_precision prec, int lts, int 
     m[c].lambda *= s * s;
     m[c].mu *= s * s;
   }
-  sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = lts ? 2 : 1,
-                         .max_clusters = 20};
+  sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = lts ? 2 : 1, .max_clusters = 20};
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
   free(m);
@@ -327,8 +326,10 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   }
   /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task, 8 the
    * fastest cluster's two sub-steps per whole-step task (steps_per_task) */
-  sq_graph_options opt = {.merge_neighbor_clusters = merge & 1, .fuse_predictor = (merge & 2) != 0,
-                          .fuse_steps = (merge & 4) != 0, .steps_per_task = merge & 8 ? 2 : 1};
+  sq_graph_options opt = {.merge_neighbor_clusters = merge & 1,
+                          .fuse_predictor = (merge & 2) != 0,
+                          .fuse_steps = (merge & 4) != 0,
+                          .steps_per_task = merge & 8 ? 2 : 1};
   if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
     int fusable = 0;
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
@@ -368,10 +369,15 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   *nclusters = d->ncluster;
   void *out = dup_bytes(d->dofs, *len * sq_real_size(p));
   printf("  run %-4s %s%s%s: %d clusters, %lld sync intervals (%lld fine steps), tasks cpu %lld gpu %lld\n",
-         w == WORKERS_CPU ? "cpu" : w == WORKERS_GPU ? "gpu" : "both", prec_name(p), merge & 1 ? " merged" : merge ? " fused" : "",
-         pt ? " sources+receivers" : "",
-         d->ncluster, (long long)nsync, (long long)(nsync * fine_per_sync), (long long)*ncpu_tasks,
-         (long long)*ngpu_tasks);
+         w == WORKERS_CPU   ? "cpu"
+         : w == WORKERS_GPU ? "gpu"
+                            : "both",
+         prec_name(p),
+         merge & 1 ? " merged"
+         : merge   ? " fused"
+                   : "",
+         pt ? " sources+receivers" : "", d->ncluster, (long long)nsync, (long long)(nsync * fine_per_sync),
+         (long long)*ncpu_tasks, (long long)*ngpu_tasks);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
   return out;

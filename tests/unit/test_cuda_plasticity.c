@@ -36,7 +36,6 @@ int main(void) {
 #include "sq_cuda.h"
 #include "sq_cuda_test_util.h"
 
-
 static double rand_unit(unsigned *state) {
   *state = *state * 1664525u + 1013904223u;
   return (*state >> 8) / 16777216.0;
@@ -52,10 +51,10 @@ enum { Q_STRESS, Q_OTHER_DOFS, Q_STRAIN, Q_ETA, NQUANT };
 static const char *quant_name[NQUANT] = {"stress dofs", "velocity dofs", "plastic strain", "eta"};
 
 typedef struct comparison {
-  double err[NQUANT];   /**< max |got - ref| / max |ref| per quantity */
-  int64_t flag_mismatch;/**< elements whose yield flags differ */
-  int64_t yielded;      /**< yielding elements (CPU) */
-  int64_t bitwise;      /**< elements whose dofs and strain are bitwise equal */
+  double err[NQUANT];    /**< max |got - ref| / max |ref| per quantity */
+  int64_t flag_mismatch; /**< elements whose yield flags differ */
+  int64_t yielded;       /**< yielding elements (CPU) */
+  int64_t bitwise;       /**< elements whose dofs and strain are bitwise equal */
 } comparison;
 
 /* Max over elements of |got - ref| / max over elements of |ref|; the stress per column, the strain per
@@ -109,7 +108,7 @@ typedef struct tile {
   int order, B;
   int64_t n;
   sq_plasticity_ref *ref;
-  void *pack;  /**< V then Vinv in precision p */
+  void *pack; /**< V then Vinv in precision p */
   size_t pack_bytes, dofs_bytes;
   void *dofs;
   double *stress, *params, *mu, *strain;
@@ -147,7 +146,8 @@ static void tile_create(tile *t, sq_precision p, int order, int64_t n, unsigned 
     t->params[3 * e] = cohesion, t->params[3 * e + 1] = friction;
     t->params[3 * e + 2] = e % 3 == 0 ? 0.0 : 0.01 + 0.1 * rand_unit(&seed);
     t->mu[e] = 0.5 + 1.5 * rand_unit(&seed);
-    for (int j = 0; j < 7; ++j) t->strain[7 * e + j] = j < 6 ? 1e-3 * (rand_unit(&seed) - 0.5) : 1e-3 * rand_unit(&seed);
+    for (int j = 0; j < 7; ++j)
+      t->strain[7 * e + j] = j < 6 ? 1e-3 * (rand_unit(&seed) - 0.5) : 1e-3 * rand_unit(&seed);
     /* modes decay with the degree: mode k of a random amplitude / (1 + k) */
     for (int j = 0; j < 9; ++j)
       for (int k = 0; k < B; ++k) q[j * B + k] = (2 * rand_unit(&seed) - 1) / (1.0 + k);
@@ -211,8 +211,8 @@ static void kernel_one(int order, sq_precision p) {
   tile_create(&t, p, order, n, 1234u + 17u * order);
   dev_tile g;
   dev_tile_create(&g, &t);
-  sq_cuda_plasticity(p, order, n, t.ref->psi0, g.pack, g.dofs, g.stress, g.params, g.mu, kernel_dt, g.strain,
-                     g.yielded, g.count, NULL);
+  sq_cuda_plasticity(p, order, n, t.ref->psi0, g.pack, g.dofs, g.stress, g.params, g.mu, kernel_dt, g.strain, g.yielded,
+                     g.count, NULL);
   const int64_t count = sq_plastic_state_block(p, order, t.ref->psi0, t.pack, n, t.dofs, t.stress, t.params, t.mu,
                                                kernel_dt, t.strain, t.yielded);
   void *dofs = malloc(t.dofs_bytes);
@@ -254,8 +254,8 @@ static void bench_one(int order, sq_precision p, int64_t target) {
   tile t;
   tile_create(&t, p, order, nt, 99u + order);
   const size_t eb = t.dofs_bytes / nt;
-  void *g_pack = dev_copy(t.pack, t.pack_bytes), *g_dofs0, *g_dofs, *g_strain0, *g_strain, *g_stress, *g_params,
-       *g_mu, *g_yielded, *g_count;
+  void *g_pack = dev_copy(t.pack, t.pack_bytes), *g_dofs0, *g_dofs, *g_strain0, *g_strain, *g_stress, *g_params, *g_mu,
+       *g_yielded, *g_count;
   CUDA_OK(cudaMalloc(&g_dofs0, n * eb));
   CUDA_OK(cudaMalloc(&g_dofs, n * eb));
   CUDA_OK(cudaMalloc(&g_strain0, n * 7 * sizeof(double)));
@@ -355,8 +355,8 @@ static void run_create(run *r, int order, sq_precision prec) {
   ck_assert_int_eq(sq_mesh_box(&bp, &r->mesh), 0);
   r->mat = malloc(sizeof(sq_material) * r->mesh->ncell);
   for (int64_t c = 0; c < r->mesh->ncell; ++c) r->mat[c] = unit;
-  const sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = 16, .lts_rate = 1,
-                               .max_clusters = 1};
+  const sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = 16, .lts_rate = 1, .max_clusters = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
   sq_planewave pw;
   const sq_wave_kind kind[2] = {SQ_WAVE_S1, SQ_WAVE_P};

@@ -37,7 +37,6 @@ int main(void) {
 #include "sq_cuda.h"
 #include "sq_cuda_test_util.h"
 
-
 /* ---- the slipping fault of test_fault.c ------------------------------------------------------------- */
 
 static const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
@@ -80,8 +79,8 @@ static void run_create_law(run *r, int order, sq_precision prec, int tile, doubl
   ck_assert_int_eq(sq_mesh_read(path, &r->mesh), 0);
   r->mat = malloc(sizeof(sq_material) * r->mesh->ncell);
   for (int64_t c = 0; c < r->mesh->ncell; ++c) r->mat[c] = unit;
-  const sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1,
-                               .max_clusters = 4, .rupture = 1};
+  const sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1, .max_clusters = 4, .rupture = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
   const sq_fault_options fo = {.law = law, .reference = {1.0, 0.0, -0.5}, .nucleation_time = 0.02};
   setup su = {.law = law, .forced_time = forced_time};
@@ -109,8 +108,8 @@ static void run_destroy(run *r) {
 /* ---- per-quantity errors ------------------------------------------------------------------------------ */
 
 enum { Q_SLIP_RATE, Q_SLIP, Q_TRACTION, Q_NORMAL, Q_MU, Q_RUPTURE_TIME, Q_DOFS, NQUANT };
-static const char *quant_name[NQUANT] = {"slip rate", "slip", "traction", "normal stress", "mu", "rupture time",
-                                         "dofs"};
+static const char *quant_name[NQUANT] = {"slip rate", "slip",         "traction", "normal stress",
+                                         "mu",        "rupture time", "dofs"};
 
 /* Max over points of |got - ref| / max over points of |ref|, per quantity; vectors by their norm. */
 static void state_errors(const sq_fault_point *got, const sq_fault_point *ref, int64_t n, double err[NQUANT],
@@ -122,10 +121,14 @@ static void state_errors(const sq_fault_point *got, const sq_fault_point *ref, i
     const double d[Q_DOFS] = {hypot(a->slip_rate[0] - b->slip_rate[0], a->slip_rate[1] - b->slip_rate[1]),
                               hypot(a->slip[0] - b->slip[0], a->slip[1] - b->slip[1]),
                               hypot(a->traction[0] - b->traction[0], a->traction[1] - b->traction[1]),
-                              fabs(a->normal_stress - b->normal_stress), fabs(a->mu - b->mu),
+                              fabs(a->normal_stress - b->normal_stress),
+                              fabs(a->mu - b->mu),
                               fabs(a->rupture_time - b->rupture_time)};
-    const double m[Q_DOFS] = {hypot(b->slip_rate[0], b->slip_rate[1]), hypot(b->slip[0], b->slip[1]),
-                              hypot(b->traction[0], b->traction[1]), fabs(b->normal_stress), fabs(b->mu),
+    const double m[Q_DOFS] = {hypot(b->slip_rate[0], b->slip_rate[1]),
+                              hypot(b->slip[0], b->slip[1]),
+                              hypot(b->traction[0], b->traction[1]),
+                              fabs(b->normal_stress),
+                              fabs(b->mu),
                               fabs(b->rupture_time)};
     for (int q = 0; q < Q_DOFS; ++q) {
       num[q] = isfinite(d[q]) ? fmax(num[q], d[q]) : INFINITY;

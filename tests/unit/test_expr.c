@@ -117,8 +117,7 @@ START_TEST(functions_match_libm) {
     ck_assert(same_bits(eval_text("x^2", v), pow(v[0], 2)));
   }
   /* division by zero and domain errors give inf / NaN, no trap */
-  ck_assert(isinf(eval_text("1/0", NULL)) && isnan(eval_text("log(-1)", NULL)) &&
-            isnan(eval_text("0/0", NULL)));
+  ck_assert(isinf(eval_text("1/0", NULL)) && isnan(eval_text("log(-1)", NULL)) && isnan(eval_text("0/0", NULL)));
 }
 END_TEST
 
@@ -171,8 +170,8 @@ START_TEST(variables_and_uses) {
   ck_assert(sq_expr_is_constant(e) && sq_expr_eval(e, NULL) == -9);
   sq_expr_destroy(e);
   /* bad variable lists are caller bugs */
-  static const char *const dup[] = {"a", "a"}, *const clash[] = {"t"}, *const fn[] = {"exp"},
-                           *const bad[] = {"1a"}, *const nul[] = {NULL};
+  static const char *const dup[] = {"a", "a"}, *const clash[] = {"t"}, *const fn[] = {"exp"}, *const bad[] = {"1a"},
+                           *const nul[] = {NULL};
   ck_assert_int_eq(sq_expr_compile("1", dup, 2, &e, err, sizeof err), SQ_ERR_INTERNAL);
   ck_assert_int_eq(sq_expr_compile("1", clash, 1, &e, err, sizeof err), SQ_ERR_INTERNAL);
   ck_assert_int_eq(sq_expr_compile("1", fn, 1, &e, err, sizeof err), SQ_ERR_INTERNAL);
@@ -190,16 +189,14 @@ static double tpv101_boxcar(double x) {
   if (fabs(x) < 18000) return 0.5 * (1 + tanh(3000 / (fabs(x) - 15000 - 3000) + 3000 / (fabs(x) - 15000)));
   return 0;
 }
-static const char *const boxcar_text =
-    "if(abs(x) <= 15000, 1, if(abs(x) < 18000, 0.5*(1+tanh(3000/(abs(x)-15000-3000)"
-    " + 3000/(abs(x)-15000))), 0))";
+static const char *const boxcar_text = "if(abs(x) <= 15000, 1, if(abs(x) < 18000, 0.5*(1+tanh(3000/(abs(x)-15000-3000)"
+                                       " + 3000/(abs(x)-15000))), 0))";
 
 START_TEST(tpv101_functions) {
   static const char *const names[] = {"r"};
   sq_expr *nuc, *box;
   char err[256];
-  ck_assert_int_eq(
-      sq_expr_compile("if(r < 3000, 25e6*exp(r^2/(r^2-9e6)), 0)", names, 1, &nuc, err, sizeof err), 0);
+  ck_assert_int_eq(sq_expr_compile("if(r < 3000, 25e6*exp(r^2/(r^2-9e6)), 0)", names, 1, &nuc, err, sizeof err), 0);
   ck_assert_int_eq(sq_expr_compile(boxcar_text, NULL, 0, &box, err, sizeof err), 0);
   uint64_t seed = 7;
   int exact = 0, n = 200000;
@@ -224,8 +221,7 @@ START_TEST(error_messages) {
   expect_error("1 + 2 * exq(x)", "column 9: unknown function 'exq' (did you mean 'exp'?)", NULL);
   expect_error("sqr(x)", "column 1: unknown function 'sqr' (did you mean 'sqrt'?)", NULL);
   expect_error("foobar(x)", "unknown function 'foobar'", NULL);
-  expect_error("2*rr", "column 3: unknown variable 'rr' (did you mean 'r'? known variables: x, y, z, t, r)",
-               NULL);
+  expect_error("2*rr", "column 3: unknown variable 'rr' (did you mean 'r'? known variables: x, y, z, t, r)", NULL);
   expect_error("x + q", "column 5: unknown variable 'q'", "known variables: x, y, z, t, r");
   expect_error("(1+2", "column 5: expected ')' to close '(' at column 1 but found end of input", NULL);
   expect_error("exp(1 2)", "column 7: expected ')' to close exp( at column 1 but found '2'", NULL);
@@ -284,9 +280,8 @@ START_TEST(nesting_limit) {
   ck_assert_int_eq(sq_expr_compile(s, NULL, 0, &e, err, sizeof err), SQ_ERR_INPUT);
   ck_assert_msg(strstr(err, "column 65: expression nested too deeply") != NULL, "%s", err);
   free(s);
-  const char *const deep[][3] = {{"(", "1", ")"},    {"-", "1", ""},        {"2^", "2", ""},
-                                 {"exp(", "0", ")"}, {"if(x,", "1", ",0)"}, {"1+(", "1", ")"},
-                                 {"!", "x", ""}};
+  const char *const deep[][3] = {{"(", "1", ")"},       {"-", "1", ""},    {"2^", "2", ""}, {"exp(", "0", ")"},
+                                 {"if(x,", "1", ",0)"}, {"1+(", "1", ")"}, {"!", "x", ""}};
   for (int k = 0; k < 7; ++k) { /* a million levels: a clean error, no stack overflow */
     s = repeat(deep[k][0], 1000000 / (int)strlen(deep[k][0]) / 2, deep[k][1], deep[k][2]);
     ck_assert_int_eq(sq_expr_compile(s, NULL, 0, &e, err, sizeof err), SQ_ERR_INPUT);
@@ -403,8 +398,8 @@ static double gen(gen_state *g, int depth, int *folded) {
     b = gen(g, depth - 1, &fb);
     put(g, ")");
     *folded = fa && fb;
-    const double r[4] = {atan2(a, b), isnan(a) || isnan(b) ? NAN : fmin(a, b),
-                         isnan(a) || isnan(b) ? NAN : fmax(a, b), fb && b == 2 ? a * a : pow(a, b)};
+    const double r[4] = {atan2(a, b), isnan(a) || isnan(b) ? NAN : fmin(a, b), isnan(a) || isnan(b) ? NAN : fmax(a, b),
+                         fb && b == 2 ? a * a : pow(a, b)};
     return r[f];
   }
   put(g, "if(");
@@ -463,8 +458,8 @@ START_TEST(fuzz_random_strings) {
   static gen_state g;
   int mutated_ok = 0;
   for (int i = 0; i < n / 10; ++i) {
-    const double v[5] = {rng_uniform(&seed, -3, 3), rng_uniform(&seed, -1, 1), i % 7 ? 0.5 : NAN,
-                         i % 5 ? 2 : INFINITY, i % 3 ? 0 : -0.0};
+    const double v[5] = {rng_uniform(&seed, -3, 3), rng_uniform(&seed, -1, 1), i % 7 ? 0.5 : NAN, i % 5 ? 2 : INFINITY,
+                         i % 3 ? 0 : -0.0};
     int folded;
     g.len = 0, g.text[0] = 0, g.nvar_uses = 0, g.seed = seed + (uint64_t)i, g.vars = v;
     const double want = gen(&g, 1 + i % 6, &folded);
@@ -482,8 +477,7 @@ START_TEST(fuzz_random_strings) {
       sq_expr_destroy(e), mutated_ok++;
     }
   }
-  printf("fuzz: %d generated expressions matched C bitwise; %d of their mutations compiled\n", n / 10,
-         mutated_ok);
+  printf("fuzz: %d generated expressions matched C bitwise; %d of their mutations compiled\n", n / 10, mutated_ok);
 }
 END_TEST
 
@@ -505,8 +499,8 @@ START_TEST(speed_boxcar) {
   for (int i = 0; i < n; ++i) csum += tpv101_boxcar(-20000 + 40000.0 * i / n);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   const double csec = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-  printf("boxcar: %.1f M evaluations/s (compiled C: %.1f M/s), sums %.6f %.6f\n", n / sec * 1e-6,
-         n / csec * 1e-6, sum, csum);
+  printf("boxcar: %.1f M evaluations/s (compiled C: %.1f M/s), sums %.6f %.6f\n", n / sec * 1e-6, n / csec * 1e-6, sum,
+         csum);
   ck_assert_double_eq_tol(sum, csum, 1e-6 * n);
   sq_expr_destroy(box);
 }

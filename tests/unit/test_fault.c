@@ -40,8 +40,8 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   const setup *s = ctx;
   (void)frame;
   memset(pt, 0, sizeof(*pt));
-  pt->param = (sq_friction_params){.mu_s = s->mu_s, .mu_d = s->mu_d, .d_c = s->d_c, .forced_time = s->forced_time,
-                                   .t0 = s->forced_duration};
+  pt->param = (sq_friction_params){
+      .mu_s = s->mu_s, .mu_d = s->mu_d, .d_c = s->d_c, .forced_time = s->forced_time, .t0 = s->forced_duration};
   /* nucleate in the middle of the fault only */
   if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
   pt->traction0[0] = -1.0;
@@ -71,8 +71,13 @@ static void run_create(run *r, int rupture, const setup *s, int tile, int rate) 
   ck_assert_int_eq(sq_mesh_read(mesh_path, &r->mesh), 0);
   r->mat = malloc(sizeof(sq_material) * r->mesh->ncell);
   for (int64_t c = 0; c < r->mesh->ncell; ++c) r->mat[c] = unit;
-  const sq_disc_options opt = {.order = 3, .precision = SQ_F64, .cfl = 0.5, .tile_size = tile, .lts_rate = rate,
-                               .max_clusters = 4, .rupture = rupture};
+  const sq_disc_options opt = {.order = 3,
+                               .precision = SQ_F64,
+                               .cfl = 0.5,
+                               .tile_size = tile,
+                               .lts_rate = rate,
+                               .max_clusters = 4,
+                               .rupture = rupture};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
   r->fault = NULL;
   if (rupture) {
@@ -187,8 +192,8 @@ START_TEST(graph_equals_serial) {
   ck_assert_uint_eq(sq_disc_hash(a.disc), sq_disc_hash(b.disc));
   for (int64_t i = 0; i < a.fault->nface; ++i) /* same faces in the same order: gid-sorted per cluster */
     for (int p = 0; p < a.fault->npoint; ++p)
-      ck_assert(memcmp(&a.fault->point[i * a.fault->npoint + p].state,
-                       &b.fault->point[i * b.fault->npoint + p].state, sizeof(sq_friction_state)) == 0);
+      ck_assert(memcmp(&a.fault->point[i * a.fault->npoint + p].state, &b.fault->point[i * b.fault->npoint + p].state,
+                       sizeof(sq_friction_state)) == 0);
   run_destroy(&a);
   run_destroy(&b);
 }

@@ -40,15 +40,9 @@ static double ref_fvw_psi_ss(const sq_friction_params *p, double V) {
   return p->a * log(2 * p->V0 / V * sinh(ref_fvw_f_ss(p, V) / p->a));
 }
 
-static double norm2(const double v[2]) {
-  return hypot(v[0], v[1]);
-}
-static double cross2(const double u[2], const double v[2]) {
-  return u[0] * v[1] - u[1] * v[0];
-}
-static double dot2(const double u[2], const double v[2]) {
-  return u[0] * v[0] + u[1] * v[1];
-}
+static double norm2(const double v[2]) { return hypot(v[0], v[1]); }
+static double cross2(const double u[2], const double v[2]) { return u[0] * v[1] - u[1] * v[0]; }
+static double dot2(const double u[2], const double v[2]) { return u[0] * v[0] + u[1] * v[1]; }
 
 /* Assert that u is parallel to v with the same direction (relative to |u| |v|). */
 static void assert_parallel(const double u[2], const double v[2]) {
@@ -84,9 +78,7 @@ START_TEST(locked_below_strength) {
   ck_assert(s.slip_rate[1] > 0);
   /* tension (sigma_n > 0) leaves no frictional strength, for every law */
   for (int law = SQ_FRICTION_LSW; law <= SQ_FRICTION_RS_FVW; ++law) {
-    const sq_friction_params q = law == SQ_FRICTION_LSW      ? tpv5()
-                                 : law == SQ_FRICTION_RS_FVW ? tpv104()
-                                                             : tpv101();
+    const sq_friction_params q = law == SQ_FRICTION_LSW ? tpv5() : law == SQ_FRICTION_RS_FVW ? tpv104() : tpv101();
     sq_friction_init_state(law, &q, 1e-12, 0, 10e6, &s);
     ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, 10e6, tau, eta, &s), 0);
     ck_assert_double_eq_tol(norm2(s.slip_rate), norm2(tau) / eta, 1e-14 * norm2(tau) / eta);
@@ -102,9 +94,8 @@ END_TEST
 START_TEST(lsw_weakening) {
   const double eta = eta_tpv5(), sigma_n = -120e6, dt = 1e-3, angle = 0.7 + _i;
   sq_friction_params p = tpv5();
-  if (_i == 1)
-    p.mu_s = 0.7, p.mu_d = 0.1;          /* TPV13 values: mu_s - (mu_s - mu_d) is not mu_d in doubles */
-  const double T = p.mu_s * 120e6 + 2e3; /* just above static strength: starts below 1e-3 m/s */
+  if (_i == 1) p.mu_s = 0.7, p.mu_d = 0.1; /* TPV13 values: mu_s - (mu_s - mu_d) is not mu_d in doubles */
+  const double T = p.mu_s * 120e6 + 2e3;   /* just above static strength: starts below 1e-3 m/s */
   const double tau[2] = {T * cos(angle), T * sin(angle)};
   sq_friction_state s;
   sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, T, sigma_n, &s);
@@ -128,8 +119,7 @@ START_TEST(lsw_weakening) {
     ck_assert_double_eq_tol(s.slip_path, S_prev + V * dt, 1e-15);
     ck_assert(s.work > work_prev); /* energy sanity: work grows while slipping */
     ck_assert_double_eq_tol(s.work - work_prev, strength * V * dt, 1e-9 * strength * V * dt);
-    if (first_fast < 0 && V > 1e-3)
-      first_fast = t;
+    if (first_fast < 0 && V > 1e-3) first_fast = t;
     peak = fmax(peak, V);
   }
   ck_assert(weakened_steps > 100);
@@ -168,22 +158,20 @@ END_TEST
  * start off steady state and step until V and the state settle; compare with the closed forms.
  * Steady sliding under constant load is stable where eta + sn f_ss'(V) > 0, which the cases respect.
  */
-static void run_to_steady_state(sq_friction_law law, const sq_friction_params *p, double V_ss,
-                                double state_ss, double f_ss, double state_start, double dt, int nsteps) {
+static void run_to_steady_state(sq_friction_law law, const sq_friction_params *p, double V_ss, double state_ss,
+                                double f_ss, double state_start, double dt, int nsteps) {
   const double eta = eta_tpv5(), sn = 120e6, T = eta * V_ss + sn * f_ss;
   const double tau[2] = {T * 0.6, -T * 0.8};
   sq_friction_state s;
   sq_friction_init_state(law, p, 0.5 * V_ss, T, -sn, &s);
   s.state = state_start;
-  for (int k = 0; k < nsteps; ++k)
-    ck_assert_int_eq(sq_friction_solve_point(law, p, k * dt, dt, -sn, tau, eta, &s), 0);
+  for (int k = 0; k < nsteps; ++k) ck_assert_int_eq(sq_friction_solve_point(law, p, k * dt, dt, -sn, tau, eta, &s), 0);
   const double V = norm2(s.slip_rate);
-  ck_assert_msg(fabs(V - V_ss) <= 1e-9 * V_ss, "%s: V = %.15g, V_ss = %.15g", sq_friction_law_name(law), V,
-                V_ss);
+  ck_assert_msg(fabs(V - V_ss) <= 1e-9 * V_ss, "%s: V = %.15g, V_ss = %.15g", sq_friction_law_name(law), V, V_ss);
   ck_assert_msg(fabs(s.state - state_ss) <= 1e-9 * fabs(state_ss), "%s: state = %.15g, steady %.15g",
                 sq_friction_law_name(law), s.state, state_ss);
-  ck_assert_msg(fabs(s.mu - f_ss) <= 1e-12 * f_ss, "%s: mu = %.15g, f_ss = %.15g", sq_friction_law_name(law),
-                s.mu, f_ss);
+  ck_assert_msg(fabs(s.mu - f_ss) <= 1e-12 * f_ss, "%s: mu = %.15g, f_ss = %.15g", sq_friction_law_name(law), s.mu,
+                f_ss);
   assert_parallel(s.slip_rate, tau);
 }
 
@@ -230,12 +218,9 @@ START_TEST(rs_state_evolution) {
       ck_assert_int_eq(sq_friction_solve_point(law, &p, k * dt, dt, 0, tau, eta, &s), 0);
       const double x = V * k * dt / p.L, decay = exp(-x);
       double expect;
-      if (law == SQ_FRICTION_RS_AGING)
-        expect = p.L / V + (state0 - p.L / V) * decay;
-      else if (law == SQ_FRICTION_RS_SLIP)
-        expect = p.L / V * pow(V * state0 / p.L, decay);
-      else
-        expect = ref_fvw_psi_ss(&p, V) + (state0 - ref_fvw_psi_ss(&p, V)) * decay;
+      if (law == SQ_FRICTION_RS_AGING) expect = p.L / V + (state0 - p.L / V) * decay;
+      else if (law == SQ_FRICTION_RS_SLIP) expect = p.L / V * pow(V * state0 / p.L, decay);
+      else expect = ref_fvw_psi_ss(&p, V) + (state0 - ref_fvw_psi_ss(&p, V)) * decay;
       ck_assert_msg(fabs(s.state - expect) <= 1e-12 * fabs(expect), "%s step %d: state %.15g, exact %.15g",
                     sq_friction_law_name(law), k, s.state, expect);
       ck_assert_double_eq_tol(s.slip_rate[1], V, 1e-14 * V);
@@ -295,15 +280,15 @@ START_TEST(rs_init_equilibrium) {
 END_TEST
 
 /* One solve with dt = 0 (state held) and check convergence, residual and the slip rate. */
-static void check_solve(sq_friction_law law, const sq_friction_params *p, double state, double sigma_n,
-                        double T, double guess, double V_expect) {
+static void check_solve(sq_friction_law law, const sq_friction_params *p, double state, double sigma_n, double T,
+                        double guess, double V_expect) {
   const double eta = eta_tpv5(), tau[2] = {T * 0.28, T * 0.96};
   sq_friction_state s;
   sq_friction_init_state(law, p, guess, T, sigma_n, &s);
   s.state = state;
   const int status = sq_friction_solve_point(law, p, 0, 0, sigma_n, tau, eta, &s);
-  ck_assert_msg(status == 0, "%s: no convergence: state %g, sigma_n %g, T %g, guess %g",
-                sq_friction_law_name(law), state, sigma_n, T, guess);
+  ck_assert_msg(status == 0, "%s: no convergence: state %g, sigma_n %g, T %g, guess %g", sq_friction_law_name(law),
+                state, sigma_n, T, guess);
   const double V = norm2(s.slip_rate), sn = fmax(0, -sigma_n);
   ck_assert(V >= 0 && V <= T / eta * (1 + 1e-15));
   /* a root below the double range (tiny T, tiny a) is returned as 0 within SQ_FRICTION_V_ATOL */
@@ -311,9 +296,8 @@ static void check_solve(sq_friction_law law, const sq_friction_params *p, double
   ck_assert_msg(fabs(residual) <= 1e-12 * T, "%s: residual %g of T = %g (V = %g, a = %g, sigma_n = %g)",
                 sq_friction_law_name(law), residual, T, V, p->a, sigma_n);
   if (V_expect >= 0)
-    ck_assert_msg(fabs(V - V_expect) <= 1e-6 * V_expect,
-                  "%s: V = %.12g, expected %.12g (a = %g, sigma_n = %g)", sq_friction_law_name(law), V,
-                  V_expect, p->a, sigma_n);
+    ck_assert_msg(fabs(V - V_expect) <= 1e-6 * V_expect, "%s: V = %.12g, expected %.12g (a = %g, sigma_n = %g)",
+                  sq_friction_law_name(law), V, V_expect, p->a, sigma_n);
 }
 
 START_TEST(newton_robustness) {
@@ -348,40 +332,29 @@ END_TEST
 START_TEST(failure_status) {
   const double eta = eta_tpv5(), ok[2] = {70e6, 0}, bad[2] = {NAN, 0}, inf[2] = {INFINITY, 0};
   for (int law = SQ_FRICTION_LSW; law <= SQ_FRICTION_RS_FVW; ++law) {
-    const sq_friction_params p = law == SQ_FRICTION_LSW      ? tpv5()
-                                 : law == SQ_FRICTION_RS_FVW ? tpv104()
-                                                             : tpv101();
+    const sq_friction_params p = law == SQ_FRICTION_LSW ? tpv5() : law == SQ_FRICTION_RS_FVW ? tpv104() : tpv101();
     sq_friction_state s, before;
     sq_friction_init_state(law, &p, 1e-12, 70e6, -120e6, &s);
     before = s;
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, bad, eta, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, inf, eta, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, bad, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, inf, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
     ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, NAN, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, NAN, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, 0, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, NAN, -120e6, ok, eta, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, NAN, 1e-3, -120e6, ok, eta, &s),
-                     SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, NAN, &s), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, 0, &s), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, NAN, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, NAN, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
     ck_assert(memcmp(&s, &before, sizeof(s)) == 0); /* history untouched on failure */
     if (law == SQ_FRICTION_LSW) {
       sq_friction_params q = p;
       q.mu_s = NAN;
-      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s),
-                       SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
     } else {
       s.state = NAN;
-      ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, eta, &s),
-                       SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
       sq_friction_params q = p;
       q.a = NAN; /* unvalidated parameters still give a status, not garbage */
       s = before;
-      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s),
-                       SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
     }
   }
   sq_friction_state s;
@@ -399,8 +372,7 @@ END_TEST
 static void expect_bad(sq_friction_law law, sq_friction_params p, const char *prefix) {
   char why[256];
   ck_assert_int_eq(sq_friction_check_params(law, &p, why, sizeof(why)), SQ_ERR_INPUT);
-  ck_assert_msg(strncmp(why, prefix, strlen(prefix)) == 0, "message '%s' does not start with '%s'", why,
-                prefix);
+  ck_assert_msg(strncmp(why, prefix, strlen(prefix)) == 0, "message '%s' does not start with '%s'", why, prefix);
 }
 
 START_TEST(check_params) {
@@ -464,8 +436,7 @@ END_TEST
 START_TEST(rs_nucleation_energy) {
   /* TPV101/104 nucleation at one point: from creep, ramp the load (25 MPa over 1 s / 45 MPa over 0.5 s) */
   const double eta = eta_tpv5(), sn = 120e6, dt = 1e-3;
-  const double weights[3] = {0.2777777777777778, 0.4444444444444444,
-                             0.2777777777777778}; /* Gauss, 3 points */
+  const double weights[3] = {0.2777777777777778, 0.4444444444444444, 0.2777777777777778}; /* Gauss, 3 points */
   const double nodes[3] = {0.1127016653792583, 0.5, 0.8872983346207417};
   for (int law = SQ_FRICTION_RS_AGING; law <= SQ_FRICTION_RS_FVW; ++law) {
     const int fvw = law == SQ_FRICTION_RS_FVW;
@@ -481,13 +452,12 @@ START_TEST(rs_nucleation_energy) {
         ck_assert_int_eq(sq_friction_solve_point(law, &p, t, weights[q] * dt, -sn, tau, eta, &s), 0);
         const double V = norm2(s.slip_rate);
         ck_assert(s.work >= work_prev);
-        if (V > 1e-6)
-          ck_assert(s.work > work_prev);
+        if (V > 1e-6) ck_assert(s.work > work_prev);
         ck_assert_double_eq_tol(norm2(s.traction), s.mu * sn, 1e-11 * T);
         work_prev = s.work, peak = fmax(peak, V);
       }
-    ck_assert_msg(s.rupture_time > 0 && s.rupture_time < 1.5, "%s: rupture time %g",
-                  sq_friction_law_name(law), s.rupture_time);
+    ck_assert_msg(s.rupture_time > 0 && s.rupture_time < 1.5, "%s: rupture time %g", sq_friction_law_name(law),
+                  s.rupture_time);
     ck_assert_double_eq_tol(s.peak_slip_rate, peak, 1e-14 * peak);
     ck_assert_msg(peak > 1.0, "%s: peak slip rate %g", sq_friction_law_name(law), peak);
     ck_assert(s.work > 0 && s.slip_path > 0.1);

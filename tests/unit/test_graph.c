@@ -139,7 +139,8 @@ static void by_ticks(int L, int R, char *out, size_t size) {
     for (int l = L - 1; l >= 0; --l)
       if (n % p[l] == 0) {
         const long k = (n / p[l]) % R;
-        len += (size_t)snprintf(out + len, size - len, "%sA%d L%d X%d%s", len ? " " : "", l, l, l, k == R - 1 ? "b" : "");
+        len +=
+            (size_t)snprintf(out + len, size - len, "%sA%d L%d X%d%s", len ? " " : "", l, l, l, k == R - 1 ? "b" : "");
       }
     for (int l = 0; l < L; ++l)
       if ((n + 1) % p[l] == 0) len += (size_t)snprintf(out + len, size - len, " N%d.%ld", l, (n / p[l]) % R);

@@ -42,13 +42,12 @@ static double *to_double(sq_precision p, const void *a, size_t len) {
 static void check_close(const char *what, int order, sq_precision p, const void *got, const double *ref, size_t len) {
   const double err = rel_l2(p, got, ref, len);
   printf("  %-26s O%d %s  rel L2 %.3e\n", what, order, prec_name(p), err);
-  ck_assert_msg(err <= tolerance(p), "%s order %d %s: relative L2 difference %.3e > %.0e", what, order,
-                prec_name(p), err, tolerance(p));
+  ck_assert_msg(err <= tolerance(p), "%s order %d %s: relative L2 difference %.3e > %.0e", what, order, prec_name(p),
+                err, tolerance(p));
 }
 
 /* Compare two results of the same precision, the second taken as reference. */
-static void check_impls(const char *what, int order, sq_precision p, const void *best, const void *plain,
-                        size_t len) {
+static void check_impls(const char *what, int order, sq_precision p, const void *best, const void *plain, size_t len) {
   double *ref = to_double(p, plain, len);
   check_close(what, order, p, best, ref, len);
   free(ref);
@@ -66,8 +65,8 @@ static sq_disc *make_disc(int order, sq_precision prec, sq_mesh **mesh) {
     const double s = 1.0 + (*mesh)->centroid[c * 3];
     m[c] = (sq_material){.rho = 1.0 + 0.5 * s, .lambda = 2.0 * s * s, .mu = s};
   }
-  sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = 1 << 20, .lts_rate = 1,
-                         .max_clusters = 1};
+  sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = 1 << 20, .lts_rate = 1, .max_clusters = 1};
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
   free(m);
@@ -130,11 +129,11 @@ typedef struct kernel_data {
 /* ader, local and neighbor by impl from the same inputs; outputs malloc'ed into out[0..4]. */
 static void run_all(const kernel_data *k, sq_gemm_impl impl, void *out[5]) {
   const sq_disc *d = k->disc;
-  out[0] = malloc(k->blk);                  /* tint */
-  out[1] = malloc(k->blk * k->order);       /* derivs */
-  out[2] = dup_bytes(k->dofs, k->blk);      /* local onto dofs */
-  out[3] = dup_bytes(k->dofs, k->blk);      /* neighbor onto dofs */
-  out[4] = malloc(k->blk);                  /* tint again, without derivatives */
+  out[0] = malloc(k->blk);             /* tint */
+  out[1] = malloc(k->blk * k->order);  /* derivs */
+  out[2] = dup_bytes(k->dofs, k->blk); /* local onto dofs */
+  out[3] = dup_bytes(k->dofs, k->blk); /* neighbor onto dofs */
+  out[4] = malloc(k->blk);             /* tint again, without derivatives */
   sq_kernel_ader_impl(impl, k->prec, k->order, k->n, d->pack, k->dofs, d->star, k->dt, out[0], out[1]);
   sq_kernel_ader_impl(impl, k->prec, k->order, k->n, d->pack, k->dofs, d->star, k->dt, out[4], NULL);
   sq_kernel_local_impl(impl, k->prec, k->order, k->n, d->pack, k->tint, d->star, d->flux_local, out[2]);
@@ -274,8 +273,8 @@ static void compare_one(int order, sq_precision p) {
     const double tol = p == SQ_F64 ? 1e-13 : 1e-4;
     printf("  %-26s O%d %s  rel L2 best-naive %.3e plain-naive %.3e best-plain %.3e\n",
            i == 2 ? "local increment" : "neighbor increment", order, prec_name(p), eb, ep, ebp);
-    ck_assert_msg(eb <= tol && ep <= tol && ebp <= tol, "%s increment O%d %s: %.3e %.3e %.3e > %.0e",
-                  names[i], order, prec_name(p), eb, ep, ebp, tol);
+    ck_assert_msg(eb <= tol && ep <= tol && ebp <= tol, "%s increment O%d %s: %.3e %.3e %.3e > %.0e", names[i], order,
+                  prec_name(p), eb, ep, ebp, tol);
     free(incr_ref), free(incr_best), free(incr_plain), free(q);
   }
   for (int i = 0; i < 4; ++i) free(ref[i]);
@@ -366,8 +365,8 @@ START_TEST(concurrent_use) {
     const size_t lens[5] = {k.blk, k.blk * 5, k.blk, k.blk, k.blk};
     for (int t = 0; t < NTHREAD; ++t) {
       for (int i = 0; i < 5; ++i)
-        ck_assert_msg(!memcmp(jobs[t].out[i], serial[i], lens[i]), "%s: thread %d, output %d differs", prec_name(p),
-                      t, i);
+        ck_assert_msg(!memcmp(jobs[t].out[i], serial[i], lens[i]), "%s: thread %d, output %d differs", prec_name(p), t,
+                      i);
       free_all(jobs[t].out);
     }
     free_all(serial);
@@ -394,8 +393,8 @@ START_TEST(team_matches_serial) {
       sq_kernel_set_threads(1);
       const size_t lens[5] = {k.len, k.len * order, k.len, k.len, k.len};
       for (int i = 0; i < 5; ++i)
-        ck_assert_msg(!memcmp(team[i], serial[i], lens[i] * sq_real_size(p)), "O%d %s: output %d differs with 3 threads",
-                      order, prec_name(p), i);
+        ck_assert_msg(!memcmp(team[i], serial[i], lens[i] * sq_real_size(p)),
+                      "O%d %s: output %d differs with 3 threads", order, prec_name(p), i);
       free_all(serial), free_all(team);
       kernel_data_destroy(&k, mesh);
     }

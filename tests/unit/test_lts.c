@@ -27,8 +27,14 @@ static sq_disc *make_disc_small(int rate, int tile, double small_share, int smal
     m[c].lambda *= s * s; /* speeds scale with s */
     m[c].mu *= s * s;
   }
-  sq_disc_options opt = {.order = 3, .precision = SQ_F64, .cfl = 0.5, .tile_size = tile, .lts_rate = rate,
-                         .max_clusters = 20, .small_share = small_share, .small_tile_size = small_tile};
+  sq_disc_options opt = {.order = 3,
+                         .precision = SQ_F64,
+                         .cfl = 0.5,
+                         .tile_size = tile,
+                         .lts_rate = rate,
+                         .max_clusters = 20,
+                         .small_share = small_share,
+                         .small_tile_size = small_tile};
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
   free(m);
@@ -159,7 +165,8 @@ START_TEST(taylor_additivity_and_buffer) {
     sq_kernel_accumulate(SQ_F64, O, n, part, k == 0, buf);
   }
   double maxdiff = 0, maxval = 0;
-  for (int64_t i = 0; i < len; ++i) maxdiff = fmax(maxdiff, fabs(buf[i] - tint[i])), maxval = fmax(maxval, fabs(tint[i]));
+  for (int64_t i = 0; i < len; ++i)
+    maxdiff = fmax(maxdiff, fabs(buf[i] - tint[i])), maxval = fmax(maxval, fabs(tint[i]));
   ck_assert(maxval > 0);
   ck_assert(maxdiff <= 1e-13 * maxval);
   /* the derivative of order 0 is the state itself */
@@ -187,8 +194,8 @@ static void place_on_two_gpus(sq_runtime *rt) {
 
 /* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs, 16 whole
  * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped) */
-static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged,
-                                int64_t *ngrouped, int *ncluster) {
+static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
+                                int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(2, tile, &mesh);
   project_p_wave(d, &base);
@@ -200,8 +207,10 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     ck_assert_int_gt(fusable, 0);
   }
   if (how & 8) place_on_two_gpus(rt);
-  sq_graph_options opt = {.merge_neighbor_clusters = how & 1, .fuse_predictor = (how & 2) != 0,
-                          .fuse_steps = (how & 4) != 0, .steps_per_task = how & 16 ? 2 : 1};
+  sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
+                          .fuse_predictor = (how & 2) != 0,
+                          .fuse_steps = (how & 4) != 0,
+                          .steps_per_task = how & 16 ? 2 : 1};
   sq_graph_stats st = {0};
   for (int s = 0; s < 2; ++s)
     ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt, &st), 0);
@@ -209,8 +218,8 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     if (npred) npred[l] += st.predict[l];
     if (ncorr) ncorr[l] += st.correct[l];
   }
-  if (nmerged) nmerged[0] += st.merged_predict, nmerged[1] += st.merged_predict_across_gpus,
-               nmerged[2] += st.merged_correct;
+  if (nmerged)
+    nmerged[0] += st.merged_predict, nmerged[1] += st.merged_predict_across_gpus, nmerged[2] += st.merged_correct;
   if (ngrouped) *ngrouped += st.grouped;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   sq_runtime_destroy(rt);
@@ -255,12 +264,12 @@ START_TEST(schedule_counts_and_merge) {
   const uint64_t h0 = run_lts(0, 32, p0, c0, &L);
   int64_t merged[3] = {0, 0, 0};
   const uint64_t h1 = run_lts_counted(1, 32, p1, c1, merged, &L);
-  ck_assert_int_gt(merged[0], 0); /* merged predictors */
-  ck_assert_int_gt(merged[2], 0); /* merged neighbour fluxes */
+  ck_assert_int_gt(merged[0], 0);                          /* merged predictors */
+  ck_assert_int_gt(merged[2], 0);                          /* merged neighbour fluxes */
   const uint64_t h2 = run_lts(0, 5, p1 + 32, c1 + 32, &L); /* another tile size */
-  const uint64_t h3 = run_lts(2, 32, p2, c2, &L);           /* fused ader + local per tile */
-  const uint64_t h4 = run_lts(4, 100000, p3, c3, &L);       /* one tile per cluster: whole steps */
-  const uint64_t h5 = run_lts(4 | 1, 100000, p4, c4, &L);   /* whole steps and merged predictors */
+  const uint64_t h3 = run_lts(2, 32, p2, c2, &L);          /* fused ader + local per tile */
+  const uint64_t h4 = run_lts(4, 100000, p3, c3, &L);      /* one tile per cluster: whole steps */
+  const uint64_t h5 = run_lts(4 | 1, 100000, p4, c4, &L);  /* whole steps and merged predictors */
   /* the fastest cluster's two sub-steps per task, alone and with merged predictors */
   const uint64_t h6 = run_lts_grouped(16 | 4, 100000, p5, c5, NULL, &grouped[0], &L);
   const uint64_t h7 = run_lts_grouped(16 | 4 | 1, 100000, p6, c6, NULL, &grouped[1], &L);

@@ -13,24 +13,24 @@
  * Assertions for hot loops.  Check's ck_assert_* record a mark point (a write to the parent process)
  * on every call, which made checking a mesh face by face take seconds; these only report on failure.
  */
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) ck_abort_msg("assertion '%s' failed", #cond);                                     \
+#define EXPECT(cond)                                                                                                   \
+  do {                                                                                                                 \
+    if (!(cond)) ck_abort_msg("assertion '%s' failed", #cond);                                                         \
   } while (0)
-#define EXPECT_MSG(cond, ...)                                                                      \
-  do {                                                                                             \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                        \
+#define EXPECT_MSG(cond, ...)                                                                                          \
+  do {                                                                                                                 \
+    if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                                            \
   } while (0)
-#define EXPECT_INT(op, a, b)                                                                       \
-  do {                                                                                             \
-    long long ea_ = (long long)(a), eb_ = (long long)(b);                                          \
-    if (!(ea_ op eb_)) ck_abort_msg("'%s %s %s' failed: %lld vs %lld", #a, #op, #b, ea_, eb_);     \
+#define EXPECT_INT(op, a, b)                                                                                           \
+  do {                                                                                                                 \
+    long long ea_ = (long long)(a), eb_ = (long long)(b);                                                              \
+    if (!(ea_ op eb_)) ck_abort_msg("'%s %s %s' failed: %lld vs %lld", #a, #op, #b, ea_, eb_);                         \
   } while (0)
-#define EXPECT_NEAR(a, b, tol)                                                                     \
-  do {                                                                                             \
-    double ea_ = (a), eb_ = (b);                                                                   \
-    if (!(fabs(ea_ - eb_) <= (tol)))                                                               \
-      ck_abort_msg("'%s' = %.17g, '%s' = %.17g, tolerance %g", #a, ea_, #b, eb_, (double)(tol));  \
+#define EXPECT_NEAR(a, b, tol)                                                                                         \
+  do {                                                                                                                 \
+    double ea_ = (a), eb_ = (b);                                                                                       \
+    if (!(fabs(ea_ - eb_) <= (tol)))                                                                                   \
+      ck_abort_msg("'%s' = %.17g, '%s' = %.17g, tolerance %g", #a, ea_, #b, eb_, (double)(tol));                       \
   } while (0)
 
 /* Face vertex table of sq_ref.h (outward order), repeated so the test needs only the mesh module. */
@@ -116,14 +116,14 @@ static void check_mesh_volume(const sq_mesh *m, const double lo[3], const double
     /* centroid */
     for (int d = 0; d < 3; d++)
       EXPECT_NEAR(m->centroid[3 * c + d],
-                              0.25 * (vtx(m, c, 0)[d] + vtx(m, c, 1)[d] + vtx(m, c, 2)[d] + vtx(m, c, 3)[d]), 1e-12);
+                  0.25 * (vtx(m, c, 0)[d] + vtx(m, c, 1)[d] + vtx(m, c, 2)[d] + vtx(m, c, 3)[d]), 1e-12);
     /* faces */
     for (int j = 0; j < 4; j++) {
       int64_t cf = 4 * c + j, nb = m->face_neighbor[cf];
       int tag = m->face_bc[cf];
       if (nb < 0) {
-        EXPECT_MSG(tag == SQ_BC_FREE || tag == SQ_BC_ABSORB, "cell %lld face %d: no neighbour, tag %d",
-                      (long long)c, j, tag);
+        EXPECT_MSG(tag == SQ_BC_FREE || tag == SQ_BC_ABSORB, "cell %lld face %d: no neighbour, tag %d", (long long)c, j,
+                   tag);
         continue;
       }
       EXPECT(nb < m->ncell);
@@ -135,8 +135,7 @@ static void check_mesh_volume(const sq_mesh *m, const double lo[3], const double
       EXPECT_INT(==, m->face_orient[nbcf], h);
       EXPECT_INT(==, m->face_bc[nbcf], tag);
       EXPECT_NEAR(m->face_area[nbcf], m->face_area[cf], 1e-12);
-      for (int d = 0; d < 3; d++)
-        EXPECT_NEAR(m->face_normal[3 * nbcf + d], -m->face_normal[3 * cf + d], 1e-12);
+      for (int d = 0; d < 3; d++) EXPECT_NEAR(m->face_normal[3 * nbcf + d], -m->face_normal[3 * cf + d], 1e-12);
       /* neighbour's face vertex k is our face vertex (h - k) mod 3, up to one translation */
       double t[3];
       for (int k = 0; k < 3; k++) {
@@ -419,7 +418,7 @@ static void refinement(int tets, int bc) {
   EXPECT_MSG(max_in < min_out, "insphere in zone up to %g, outside down to %g", max_in, min_out);
   /* factor 2 or 4 in the zone: the mean diameter at least halves */
   EXPECT_MSG(sum_in / n_in < 0.5 * sum_out / n_out, "mean insphere in zone %g, outside %g", sum_in / n_in,
-                sum_out / n_out);
+             sum_out / n_out);
   sq_mesh_destroy(m);
 }
 
@@ -729,8 +728,8 @@ START_TEST(test_performance) {
   double t2 = seconds();
   EXPECT_INT(==, m->ncell, 384000);
   for (int64_t cf = 0; cf < 4 * m->ncell; cf++) EXPECT_INT(>=, m->face_neighbor[cf], 0);
-  printf("test_mesh: 40^3 periodic box, %lld cells: sq_mesh_box %.3f s, sq_mesh_finalize %.3f s\n",
-         (long long)m->ncell, t1 - t0, t2 - t1);
+  printf("test_mesh: 40^3 periodic box, %lld cells: sq_mesh_box %.3f s, sq_mesh_finalize %.3f s\n", (long long)m->ncell,
+         t1 - t0, t2 - t1);
   fflush(stdout);
   sq_mesh_destroy(m);
 }
@@ -778,7 +777,7 @@ START_TEST(test_extract_parts) {
         EXPECT_INT(==, m->vert_global[m->cell_vert[4 * c + f]], w->cell_vert[4 * g + f]);
         const int64_t nb = m->face_neighbor[4 * c + f], wnb = w->face_neighbor[4 * g + f];
         if (rank[g] == r) EXPECT_INT(==, nb >= 0 ? m->global_id[nb] : -1, wnb); /* owned: every neighbour */
-        else if (nb >= 0) EXPECT_INT(==, m->global_id[nb], wnb);                 /* ghost: those held */
+        else if (nb >= 0) EXPECT_INT(==, m->global_id[nb], wnb);                /* ghost: those held */
         if (nb >= 0) EXPECT_INT(==, m->face_orient[4 * c + f], w->face_orient[4 * g + f]);
       }
       if (rank[g] == r) owned[g]++;

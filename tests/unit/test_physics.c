@@ -167,8 +167,8 @@ static sq_disc *make_disc(int order, sq_precision prec, int n, int tile, sq_mesh
   ck_assert_int_eq(sq_mesh_box(&bp, mesh), 0);
   sq_material *m = malloc(sizeof(sq_material) * (*mesh)->ncell);
   for (int64_t c = 0; c < (*mesh)->ncell; ++c) m[c] = mat2;
-  sq_disc_options opt = {.order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1,
-                         .max_clusters = 1};
+  sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1, .max_clusters = 1};
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
   free(m);

@@ -1,4 +1,5 @@
-/** @file test_plasticity.c  Check suite for plasticity.c: return mapping (eq. 2.27-2.34) and nodal kernels (eq. 8.2-8.3). */
+/** @file test_plasticity.c  Check suite for plasticity.c: return mapping (eq. 2.27-2.34) and nodal kernels
+ * (eq. 8.2-8.3). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 /* cohesion, bulk friction, shear modulus used throughout; the initial stress is isotropic compression */
 #define COHESION 1.0
 #define FRICTION 0.6
-#define MU 3.0
+#define MU       3.0
 #define PRESSURE 2.0
 
 static double rand_unit(unsigned *state) {
@@ -294,8 +295,7 @@ START_TEST(test_element_partial_yield) {
     nodal_stress(ref, dofs, i, s_new);
     const double tau_c = tau_c_of(s_old, COHESION, FRICTION);
     ck_assert(tau_of(s_new) <= tau_c + 1e-12);
-    if (tau_of(s_old) > tau_c)
-      ck_assert_double_eq_tol(tau_of(s_new), tau_c, 1e-12); /* returned onto the surface */
+    if (tau_of(s_old) > tau_c) ck_assert_double_eq_tol(tau_of(s_new), tau_c, 1e-12); /* returned onto the surface */
     else
       for (int p = 0; p < 6; ++p) ck_assert_double_eq_tol(s_new[p], s_old[p], 1e-12); /* untouched node */
   }
@@ -406,8 +406,7 @@ static Suite *plasticity_suite(void) {
     tcase_set_timeout(tcase, 60);
     if (cases[m].loop_end > cases[m].loop_start)
       tcase_add_loop_test(tcase, cases[m].test, cases[m].loop_start, cases[m].loop_end);
-    else
-      tcase_add_test(tcase, cases[m].test);
+    else tcase_add_test(tcase, cases[m].test);
     suite_add_tcase(suite, tcase);
   }
   return suite;

@@ -25,14 +25,12 @@ START_TEST(locate_points) {
     const int64_t found = sq_locator_find(loc, &mesh->centroid[3 * c], xi);
     ck_assert_int_eq(found, c);
     sq_mesh_ref_to_phys(mesh, c, xi, x);
-    for (int k = 0; k < 3; ++k)
-      ck_assert_double_eq_tol(x[k], mesh->centroid[3 * c + k], 1e-12);
+    for (int k = 0; k < 3; ++k) ck_assert_double_eq_tol(x[k], mesh->centroid[3 * c + k], 1e-12);
   }
   /* points on shared faces and vertices are found, and always in the same cell */
   for (int64_t v = 0; v < mesh->nvert; ++v) {
     double xi[3];
-    const int64_t a = sq_locator_find(loc, &mesh->vert[3 * v], xi),
-                  b = sq_locator_find(loc, &mesh->vert[3 * v], NULL);
+    const int64_t a = sq_locator_find(loc, &mesh->vert[3 * v], xi), b = sq_locator_find(loc, &mesh->vert[3 * v], NULL);
     ck_assert_int_ge(a, 0);
     ck_assert_int_eq(a, b);
   }
@@ -80,16 +78,14 @@ START_TEST(sampling_kernel) {
   /* fill the derivatives with D^i = (i+1) * (projection of a field): sample = sum tau^i/i! (i+1) q(x) */
   for (int64_t e = 0; e < d->nelem; ++e)
     for (int i = 0; i < O; ++i)
-      for (int k = 0; k < nq; ++k)
-        ((double *)d->derivs)[((size_t)e * O + i) * nq + k] = (i + 1) * 0.01 * (k + 1 + e);
+      for (int k = 0; k < nq; ++k) ((double *)d->derivs)[((size_t)e * O + i) * nq + k] = (i + 1) * 0.01 * (k + 1 + e);
   double out[3 * 2 * 9];
   for (int t = 0; t < d->ntile; ++t) {
     const int n = sq_receiver_set_count(rs, t);
-    if (!n)
-      continue;
+    if (!n) continue;
     const double t0 = 0.005;
-    sq_kernel_receivers(SQ_F64, O, n, &rs->point[rs->tile_begin[t]],
-                        (char *)d->derivs + d->tile[t].begin * nq * O * 8, t0, 0.01, 1, 4, out, 2 * 9);
+    sq_kernel_receivers(SQ_F64, O, n, &rs->point[rs->tile_begin[t]], (char *)d->derivs + d->tile[t].begin * nq * O * 8,
+                        t0, 0.01, 1, 4, out, 2 * 9);
     for (int r = rs->tile_begin[t]; r < rs->tile_begin[t + 1]; ++r) {
       const sq_receiver_point *p = &rs->point[r];
       const int64_t e = d->tile[t].begin + p->elem;
@@ -98,11 +94,9 @@ START_TEST(sampling_kernel) {
         for (int q = 0; q < 9; ++q) {
           double expect = 0, fact = 1;
           for (int i = 0; i < O; ++i) {
-            if (i)
-              fact *= i;
+            if (i) fact *= i;
             double v = 0;
-            for (int k = 0; k < B; ++k)
-              v += p->phi[k] * (i + 1) * 0.01 * (q * B + k + 1 + e);
+            for (int k = 0; k < B; ++k) v += p->phi[k] * (i + 1) * 0.01 * (q * B + k + 1 + e);
             expect += pow(tau, i) / fact * v;
           }
           ck_assert_double_eq_tol(out[(j - 1) * 18 + p->index * 9 + q], expect, 1e-12 * (1 + fabs(expect)));
@@ -129,8 +123,7 @@ START_TEST(receivers_outside_listed) {
   const int rc = sq_receiver_set_create(d, loc, 3, x, origin, 0.01, 0, &rs);
   sq_test_capture_end(saved);
   ck_assert_int_eq(rc, SQ_ERR_INPUT);
-  ck_assert_msg(strstr(sq_test_msg, "run.yaml:31: receiver 2") &&
-                    strstr(sq_test_msg, "stations.txt:7: receiver 3") &&
+  ck_assert_msg(strstr(sq_test_msg, "run.yaml:31: receiver 2") && strstr(sq_test_msg, "stations.txt:7: receiver 3") &&
                     !strstr(sq_test_msg, "run.yaml:30") && strstr(sq_test_msg, "2 receivers lie outside") &&
                     strstr(sq_test_msg, "x 0..1, y 0..1, z 0..1"),
                 "message:\n%s", sq_test_msg);
@@ -144,14 +137,12 @@ END_TEST
 static void make_samples(int64_t first, int64_t count, int n, double *s) {
   for (int64_t j = 0; j < count; ++j)
     for (int r = 0; r < n; ++r)
-      for (int p = 0; p < 9; ++p)
-        s[(j * n + r) * 9 + p] = sin(0.1 * (first + j) + r) * (p + 1) * 1e-3;
+      for (int p = 0; p < 9; ++p) s[(j * n + r) * 9 + p] = sin(0.1 * (first + j) + r) * (p + 1) * 1e-3;
 }
 
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
+  if (!f) return NULL;
   fseek(f, 0, SEEK_END);
   const long n = ftell(f);
   fseek(f, 0, SEEK_SET);
@@ -169,10 +160,8 @@ static void read_h5(const char *path, double *time, double *data, hsize_t *nsamp
   hsize_t dims[3];
   H5Sget_simple_extent_dims(sp, dims, NULL);
   *nsample = dims[0];
-  if (time)
-    H5Dread(t, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, time);
-  if (data)
-    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  if (time) H5Dread(t, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, time);
+  if (data) H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
   H5Sclose(sp);
   H5Dclose(t);
   H5Dclose(d);
@@ -215,20 +204,18 @@ START_TEST(writer_files_and_continuation) {
     ck_assert_str_eq(a, b);
     if (r == 2) { /* the SeisSol-compatible header, then 40 rows of 10 columns */
       ck_assert(strstr(a, "TITLE = \"Temporal Signal for receiver number 00002\"\n") == a);
+      ck_assert(strstr(a, "VARIABLES = "
+                          "\"Time\",\"s_xx\",\"s_yy\",\"s_zz\",\"s_xy\",\"s_yz\",\"s_xz\",\"v1\",\"v2\",\"v3\"\n"));
       ck_assert(
-          strstr(a, "VARIABLES = "
-                    "\"Time\",\"s_xx\",\"s_yy\",\"s_zz\",\"s_xy\",\"s_yz\",\"s_xz\",\"v1\",\"v2\",\"v3\"\n"));
-      ck_assert(strstr(
-          a, "# x1  4.0000000000000000E+00\n# x2  5.0000000000000000E+00\n# x3  6.0000000000000000E+00\n"));
+          strstr(a, "# x1  4.0000000000000000E+00\n# x2  5.0000000000000000E+00\n# x3  6.0000000000000000E+00\n"));
       int lines = 0;
-      for (const char *c = a; *c; ++c)
-        lines += *c == '\n';
+      for (const char *c = a; *c; ++c) lines += *c == '\n';
       ck_assert_int_eq(lines, 5 + 40);
       double t, v[9];
       const char *row = strstr(a, "\n 1.5000000000000000E+00");
       ck_assert_ptr_nonnull(row);
-      ck_assert_int_eq(sscanf(row, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &t, v, v + 1, v + 2, v + 3,
-                              v + 4, v + 5, v + 6, v + 7, v + 8),
+      ck_assert_int_eq(sscanf(row, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &t, v, v + 1, v + 2, v + 3, v + 4, v + 5,
+                              v + 6, v + 7, v + 8),
                        10);
       ck_assert_double_eq(v[4], sin(0.1 * 3 + 1) * 5e-3); /* %.16E round-trips */
     }
@@ -257,10 +244,9 @@ END_TEST
 
 START_TEST(config_receivers) {
   sq_config c;
-  const char *yaml =
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "receivers:\n  points:\n    - [0.1, 0.2, 0.3]\n    - [0.4, 0.5, 0.6]\n  interval: 0.01\n"
-      "  flush_interval: 0.5\n  hdf5: false\n";
+  const char *yaml = "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                     "receivers:\n  points:\n    - [0.1, 0.2, 0.3]\n    - [0.4, 0.5, 0.6]\n  interval: 0.01\n"
+                     "  flush_interval: 0.5\n  hdf5: false\n";
   ck_assert_int_eq(sq_test_load(yaml, &c), 0);
   ck_assert_int_eq(c.nreceivers, 2);
   ck_assert_double_eq(c.receiver_points[1][2], 0.6);
@@ -268,22 +254,18 @@ START_TEST(config_receivers) {
   ck_assert_double_eq(c.receiver_interval, 0.01);
   ck_assert_double_eq(c.receiver_flush, 0.5);
   ck_assert_int_eq(c.receiver_hdf5, 0);
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "receivers:\n  points: [[0, 0, 0]]\n",
-      "test.yaml:4: key 'receivers.interval'", "required key is missing");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "receivers:\n  points: [[0, 0]]\n  interval: 0.1\n",
-      "test.yaml:5: key 'receivers.points[0]'", "expected exactly 3 numbers");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "receivers:\n  interval: 0.1\n",
-      "test.yaml:4", "no receivers");
-  SQ_TEST_CONFIG_ERROR(
-      "mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
-      "receivers:\n  points: [[0, 0, 0]]\n  intervall: 0.1\n",
-      "test.yaml:6: key 'receivers.intervall'", "did you mean 'interval'");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "receivers:\n  points: [[0, 0, 0]]\n",
+                       "test.yaml:4: key 'receivers.interval'", "required key is missing");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "receivers:\n  points: [[0, 0]]\n  interval: 0.1\n",
+                       "test.yaml:5: key 'receivers.points[0]'", "expected exactly 3 numbers");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "receivers:\n  interval: 0.1\n",
+                       "test.yaml:4", "no receivers");
+  SQ_TEST_CONFIG_ERROR("mesh: {type: box}\nmaterials: {default: {rho: 1, vp: 2, vs: 1}}\nequations: {end_time: 1}\n"
+                       "receivers:\n  points: [[0, 0, 0]]\n  intervall: 0.1\n",
+                       "test.yaml:6: key 'receivers.intervall'", "did you mean 'interval'");
 }
 END_TEST
 

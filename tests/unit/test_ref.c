@@ -25,17 +25,14 @@ static double uniform(uint64_t *state) {
 /** Random point strictly inside the reference tet, at least @p margin away from each face. */
 static void random_interior_point(uint64_t *state, double margin, double xi[3]) {
   for (;;) {
-    for (int e = 0; e < 3; e++)
-      xi[e] = uniform(state);
-    if (xi[0] > margin && xi[1] > margin && xi[2] > margin && xi[0] + xi[1] + xi[2] < 1.0 - margin * sqrt(3.0))
-      return;
+    for (int e = 0; e < 3; e++) xi[e] = uniform(state);
+    if (xi[0] > margin && xi[1] > margin && xi[2] > margin && xi[0] + xi[1] + xi[2] < 1.0 - margin * sqrt(3.0)) return;
   }
 }
 
 static double factorial(int n) {
   double value = 1.0;
-  for (int m = 2; m <= n; m++)
-    value *= m;
+  for (int m = 2; m <= n; m++) value *= m;
   return value;
 }
 
@@ -59,8 +56,7 @@ static const double test_vertex[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0,
 /** The reference vertex that face @p face does not contain. */
 static int opposite_vertex(int face) {
   int sum = 0;
-  for (int m = 0; m < 3; m++)
-    sum += sq_ref_face_vertices[face][m];
+  for (int m = 0; m < 3; m++) sum += sq_ref_face_vertices[face][m];
   return 6 - sum;
 }
 
@@ -79,14 +75,11 @@ static double glued_neighbor(int face, int nbface, int orient, double origin[3],
   const int opposite_ours = opposite_vertex(face);
   double centroid[3] = {0, 0, 0};
   for (int m = 0; m < 3; m++)
-    for (int e = 0; e < 3; e++)
-      centroid[e] += test_vertex[sq_ref_face_vertices[face][m]][e] / 3.0;
-  for (int e = 0; e < 3; e++)
-    target[opposite_vertex(nbface)][e] = 2.0 * centroid[e] - test_vertex[opposite_ours][e];
+    for (int e = 0; e < 3; e++) centroid[e] += test_vertex[sq_ref_face_vertices[face][m]][e] / 3.0;
+  for (int e = 0; e < 3; e++) target[opposite_vertex(nbface)][e] = 2.0 * centroid[e] - test_vertex[opposite_ours][e];
   for (int e = 0; e < 3; e++) {
     origin[e] = target[0][e];
-    for (int col = 0; col < 3; col++)
-      jac[e + 3 * col] = target[col + 1][e] - target[0][e];
+    for (int col = 0; col < 3; col++) jac[e + 3 * col] = target[col + 1][e] - target[0][e];
   }
   return jac[0] * (jac[4] * jac[8] - jac[7] * jac[5]) - jac[3] * (jac[1] * jac[8] - jac[7] * jac[2]) +
          jac[6] * (jac[1] * jac[5] - jac[4] * jac[2]);
@@ -151,15 +144,13 @@ START_TEST(test_gauss_jacobi_exactness) {
         ck_assert_int_eq(sq_gauss_jacobi(n, alpha, beta, x, w), SQ_SUCCESS);
         for (int i = 0; i < n; i++) {
           ck_assert(x[i] > -1.0 && x[i] < 1.0 && w[i] > 0.0);
-          if (i > 0)
-            ck_assert(x[i] > x[i - 1]);
+          if (i > 0) ck_assert(x[i] > x[i - 1]);
         }
         for (int k = 0; k <= 2 * n - 1; k++) {
           const double exact =
               pow(2.0, alpha + beta + 1) * factorial(alpha) * factorial(beta + k) / factorial(alpha + beta + k + 1);
           double rule = 0.0;
-          for (int i = 0; i < n; i++)
-            rule += w[i] * pow(0.5 * (1.0 + x[i]), k);
+          for (int i = 0; i < n; i++) rule += w[i] * pow(0.5 * (1.0 + x[i]), k);
           const double error = fabs(rule - exact) / exact;
           worst_exact = fmax(worst_exact, error);
           ck_assert_msg(error < 1e-14, "n=%d a=%d b=%d degree %d: relative error %.3e", n, alpha, beta, k, error);
@@ -167,10 +158,8 @@ START_TEST(test_gauss_jacobi_exactness) {
         /* Degree 2n: compare with the (n+1)-point rule, exact there (positive sum, no cancellation). */
         ck_assert_int_eq(sq_gauss_jacobi(n + 1, alpha, beta, x_more, w_more), SQ_SUCCESS);
         double rule = 0.0, reference = 0.0;
-        for (int i = 0; i < n; i++)
-          rule += w[i] * pow(x[i], 2 * n);
-        for (int i = 0; i <= n; i++)
-          reference += w_more[i] * pow(x_more[i], 2 * n);
+        for (int i = 0; i < n; i++) rule += w[i] * pow(x[i], 2 * n);
+        for (int i = 0; i <= n; i++) reference += w_more[i] * pow(x_more[i], 2 * n);
         const double failure = fabs(rule - reference) / reference;
         smallest_failure = fmin(smallest_failure, failure);
         ck_assert_msg(failure > 1e-11, "n=%d a=%d b=%d: degree 2n integrated too well (%.3e)", n, alpha, beta, failure);
@@ -200,16 +189,14 @@ START_TEST(test_quad_tri_exactness) {
         const int j = degree - i;
         const double exact = factorial(i) * factorial(j) / factorial(i + j + 2);
         double rule = 0.0;
-        for (int q = 0; q < npoints; q++)
-          rule += weight[q] * pow(point[2 * q], i) * pow(point[2 * q + 1], j);
+        for (int q = 0; q < npoints; q++) rule += weight[q] * pow(point[2 * q], i) * pow(point[2 * q + 1], j);
         ck_assert_msg(fabs(rule - exact) < 1e-13 * exact, "tri n=%d xi^(%d,%d): %.17g vs %.17g", n, i, j, rule, exact);
       }
     /* Degree 2n: (2 xi_e - 1)^{2n}, exact 1/(2(2n+1)) in both directions, must fail. */
     for (int e = 0; e < 2; e++) {
       const double exact = 0.5 / (2 * n + 1);
       double rule = 0.0;
-      for (int q = 0; q < npoints; q++)
-        rule += weight[q] * pow(2.0 * point[2 * q + e] - 1.0, 2 * n);
+      for (int q = 0; q < npoints; q++) rule += weight[q] * pow(2.0 * point[2 * q + e] - 1.0, 2 * n);
       ck_assert_msg(fabs(rule - exact) > 1e-9 * exact, "tri n=%d direction %d: degree 2n exact", n, e);
     }
     SQ_FREE(point);
@@ -246,8 +233,7 @@ START_TEST(test_quad_tet_exactness) {
     for (int e = 0; e < 3; e++) {
       const double exact = (1.0 / (2 * n + 1) + 1.0 / (2 * n + 3)) / 8.0;
       double rule = 0.0;
-      for (int q = 0; q < npoints; q++)
-        rule += weight[q] * pow(2.0 * point[3 * q + e] - 1.0, 2 * n);
+      for (int q = 0; q < npoints; q++) rule += weight[q] * pow(2.0 * point[3 * q + e] - 1.0, 2 * n);
       ck_assert_msg(fabs(rule - exact) > 1e-9 * exact, "tet n=%d direction %d: degree 2n exact", n, e);
     }
     SQ_FREE(point);
@@ -311,8 +297,7 @@ START_TEST(test_basis_boundary) {
       }
       sq_ref_face_point(face, chi, xi);
       /* Step 1e-9 towards the centroid. */
-      for (int e = 0; e < 3; e++)
-        xi_inside[e] = xi[e] + 1e-9 * (0.25 - xi[e]);
+      for (int e = 0; e < 3; e++) xi_inside[e] = xi[e] + 1e-9 * (0.25 - xi[e]);
       sq_basis_eval(order, xi, on_face);
       sq_basis_eval(order, xi_inside, inside);
       sq_basis_eval(TEST_BASIS_ORDER_MAX, xi, full);
@@ -360,8 +345,7 @@ START_TEST(test_basis_gradient) {
       }
     }
     ck_assert_double_eq_tol(value[0], sqrt(6.0), 1e-15); /* psi_0 = 1 / sqrt(volume 1/6) */
-    for (int e = 0; e < 3; e++)
-      ck_assert_double_eq(grad[e], 0.0);
+    for (int e = 0; e < 3; e++) ck_assert_double_eq(grad[e], 0.0);
   }
 }
 END_TEST
@@ -376,8 +360,7 @@ START_TEST(test_basis_orthogonality) {
   ck_assert_int_eq(sq_ref_create(order, &ref), SQ_SUCCESS);
   const int nbasis = ref->nbasis;
   double *table = calloc((size_t)ref->nvol * nbasis, sizeof(double));
-  for (int q = 0; q < ref->nvol; q++)
-    sq_basis_eval(order, ref->vol_point + 3 * q, table + (size_t)q * nbasis);
+  for (int q = 0; q < ref->nvol; q++) sq_basis_eval(order, ref->vol_point + 3 * q, table + (size_t)q * nbasis);
   double worst = 0.0;
   for (int k = 0; k < nbasis; k++) {
     int p, qq, r;
@@ -418,10 +401,8 @@ START_TEST(test_basis_hierarchy) {
   int npoints = 0;
   ck_assert_int_eq(sq_quad_tet(order_full + 1, &point, &weight, &npoints), SQ_SUCCESS);
   double *table = calloc((size_t)npoints * nbasis_full, sizeof(double));
-  for (int q = 0; q < npoints; q++)
-    sq_basis_eval(order_full, point + 3 * q, table + (size_t)q * nbasis_full);
-  for (int q = 0; q < npoints; q++)
-    ck_assert_double_eq_tol(table[(size_t)q * nbasis_full], sqrt(6.0), 1e-15);
+  for (int q = 0; q < npoints; q++) sq_basis_eval(order_full, point + 3 * q, table + (size_t)q * nbasis_full);
+  for (int q = 0; q < npoints; q++) ck_assert_double_eq_tol(table[(size_t)q * nbasis_full], sqrt(6.0), 1e-15);
   for (int o = 1; o <= order_full; o++)
     for (int k = sq_nbasis(o); k < nbasis_full; k++)
       for (int degree = 0; degree < o; degree++)
@@ -443,8 +424,7 @@ START_TEST(test_basis_hierarchy) {
   for (int sample = 0; sample < 20; sample++) {
     double start[3], direction[3];
     random_interior_point(&state, 0.05, start);
-    for (int e = 0; e < 3; e++)
-      direction[e] = 0.04 * (uniform(&state) - 0.5);
+    for (int e = 0; e < 3; e++) direction[e] = 0.04 * (uniform(&state) - 0.5);
     for (int m = 0; m <= order_full + 1; m++) {
       const double xi[3] = {start[0] + m * direction[0], start[1] + m * direction[1], start[2] + m * direction[2]};
       sq_basis_eval(order_full, xi, line_values[m]);
@@ -475,8 +455,7 @@ END_TEST
 /** Largest |entry| of a B x B matrix. */
 static double max_abs(int nbasis, const double *matrix) {
   double largest = 0.0;
-  for (int m = 0; m < nbasis * nbasis; m++)
-    largest = fmax(largest, fabs(matrix[m]));
+  for (int m = 0; m < nbasis * nbasis; m++) largest = fmax(largest, fabs(matrix[m]));
   return largest;
 }
 
@@ -498,8 +477,7 @@ START_TEST(test_ref_integration_by_parts) {
     for (int l = 0; l < nbasis; l++)
       for (int k = 0; k < nbasis; k++) {
         double surface = 0.0;
-        for (int j = 0; j < 4; j++)
-          surface += normal_area[j][e] * ref->flux_local[j][l + k * nbasis];
+        for (int j = 0; j < 4; j++) surface += normal_area[j][e] * ref->flux_local[j][l + k * nbasis];
         const double volume = stiff[l + k * nbasis] + stiff[k + l * nbasis];
         worst = fmax(worst, fabs(volume - surface) / scale);
         ck_assert_msg(fabs(volume - surface) < 1e-12 * scale, "order %d e=%d (%d,%d): K+K^T = %.17g, faces %.17g",
@@ -507,8 +485,7 @@ START_TEST(test_ref_integration_by_parts) {
         int pl, ql, rl, pk, qk, rk;
         basis_index(l, &pl, &ql, &rl);
         basis_index(k, &pk, &qk, &rk);
-        if (pl + ql + rl <= pk + qk + rk)
-          ck_assert_double_eq(stiff[l + k * nbasis], 0.0);
+        if (pl + ql + rl <= pk + qk + rk) ck_assert_double_eq(stiff[l + k * nbasis], 0.0);
       }
   }
   for (int j = 0; j < 4; j++) {
@@ -540,13 +517,11 @@ START_TEST(test_ref_neighbor_geometry) {
     const double u[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
     const double v[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
     const double cross[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-    for (int e = 0; e < 3; e++)
-      ck_assert_double_eq(cross[e], normal_area[j][e]);
+    for (int e = 0; e < 3; e++) ck_assert_double_eq(cross[e], normal_area[j][e]);
     const double chi[2] = {0.25, 0.5};
     double xi[3];
     sq_ref_face_point(j, chi, xi);
-    for (int e = 0; e < 3; e++)
-      ck_assert_double_eq_tol(xi[e], p0[e] + 0.25 * u[e] + 0.5 * v[e], 1e-16);
+    for (int e = 0; e < 3; e++) ck_assert_double_eq_tol(xi[e], p0[e] + 0.25 * u[e] + 0.5 * v[e], 1e-16);
   }
   uint64_t state = 2024;
   for (int j = 0; j < 4; j++)
@@ -566,8 +541,7 @@ START_TEST(test_ref_neighbor_geometry) {
           sq_ref_face_point(i, chi_nb, theirs_ref);
           for (int e = 0; e < 3; e++) {
             theirs[e] = origin[e];
-            for (int col = 0; col < 3; col++)
-              theirs[e] += jac[e + 3 * col] * theirs_ref[col];
+            for (int col = 0; col < 3; col++) theirs[e] += jac[e + 3 * col] * theirs_ref[col];
             ck_assert_double_eq_tol(theirs[e], ours[e], 1e-15);
           }
           sq_ref_face_neighbor_chi(h, chi_nb, chi_back);
@@ -607,8 +581,7 @@ START_TEST(test_ref_neighbor_flux) {
   ck_assert_int_eq(sq_ref_create(order, &ref), SQ_SUCCESS);
   const int nbasis = ref->nbasis, degree = order - 1;
   double *table = calloc((size_t)ref->nvol * nbasis, sizeof(double));
-  for (int q = 0; q < ref->nvol; q++)
-    sq_basis_eval(order, ref->vol_point + 3 * q, table + (size_t)q * nbasis);
+  for (int q = 0; q < ref->nvol; q++) sq_basis_eval(order, ref->vol_point + 3 * q, table + (size_t)q * nbasis);
   uint64_t state = 31337 + (uint64_t)order;
   double worst = 0.0;
   for (int j = 0; j < 4; j++)
@@ -617,8 +590,7 @@ START_TEST(test_ref_neighbor_flux) {
         /* g(x) = prod_m (a_m . x + b_m), degree O-1. */
         double factor[SQ_ORDER_MAX][4];
         for (int m = 0; m < degree; m++)
-          for (int e = 0; e < 4; e++)
-            factor[m][e] = 2.0 * uniform(&state) - 1.0;
+          for (int e = 0; e < 4; e++) factor[m][e] = 2.0 * uniform(&state) - 1.0;
         double origin[3], jac[9];
         glued_neighbor(j, i, h, origin, jac);
         double ours[200] = {0}, theirs[200] = {0};
@@ -627,8 +599,7 @@ START_TEST(test_ref_neighbor_flux) {
           double x_nb[3];
           for (int e = 0; e < 3; e++) {
             x_nb[e] = origin[e];
-            for (int col = 0; col < 3; col++)
-              x_nb[e] += jac[e + 3 * col] * xi[col];
+            for (int col = 0; col < 3; col++) x_nb[e] += jac[e + 3 * col] * xi[col];
           }
           double g_ours = 1.0, g_theirs = 1.0;
           for (int m = 0; m < degree; m++) {
@@ -644,8 +615,7 @@ START_TEST(test_ref_neighbor_flux) {
         double local_u[200], neighbor_u[3][200], size = 0.0;
         for (int l = 0; l < nbasis; l++) {
           local_u[l] = 0.0;
-          for (int k = 0; k < nbasis; k++)
-            local_u[l] += local[l + k * nbasis] * ours[k];
+          for (int k = 0; k < nbasis; k++) local_u[l] += local[l + k * nbasis] * ours[k];
           size = fmax(size, fabs(local_u[l]));
         }
         for (int h_try = 0; h_try < 3; h_try++) {
@@ -653,16 +623,13 @@ START_TEST(test_ref_neighbor_flux) {
           ck_assert_double_eq_tol(neighbor[0], 3.0, 1e-14);
           for (int l = 0; l < nbasis; l++) {
             neighbor_u[h_try][l] = 0.0;
-            for (int k = 0; k < nbasis; k++)
-              neighbor_u[h_try][l] += neighbor[l + k * nbasis] * theirs[k];
+            for (int k = 0; k < nbasis; k++) neighbor_u[h_try][l] += neighbor[l + k * nbasis] * theirs[k];
           }
         }
         double mismatch = 0.0, wrong_mismatch = INFINITY;
-        for (int l = 0; l < nbasis; l++)
-          mismatch = fmax(mismatch, fabs(neighbor_u[h][l] - local_u[l]) / size);
+        for (int l = 0; l < nbasis; l++) mismatch = fmax(mismatch, fabs(neighbor_u[h][l] - local_u[l]) / size);
         for (int h_try = 0; h_try < 3; h_try++) {
-          if (h_try == h)
-            continue;
+          if (h_try == h) continue;
           double mismatch_try = 0.0;
           for (int l = 0; l < nbasis; l++)
             mismatch_try = fmax(mismatch_try, fabs(neighbor_u[h_try][l] - local_u[l]) / size);
@@ -685,8 +652,7 @@ static void mul_abt(int rows, int cols, int inner, const double *a, int lda, con
   for (int l = 0; l < rows; l++)
     for (int k = 0; k < cols; k++) {
       double sum = 0.0;
-      for (int m = 0; m < inner; m++)
-        sum += a[l + m * lda] * b[k + m * ldb];
+      for (int m = 0; m < inner; m++) sum += a[l + m * lda] * b[k + m * ldb];
       c[l + k * rows] = sum;
     }
 }
@@ -707,20 +673,17 @@ START_TEST(test_ref_face_factorisation) {
   for (int q = 0; q < ref->ntri; q++) {
     sq_face_basis_eval(order, ref->tri_point + 2 * q, theta);
     for (int m = 0; m < nface; m++)
-      for (int n = 0; n < nface; n++)
-        gram[m + n * nface] += ref->tri_weight[q] * theta[m] * theta[n];
+      for (int n = 0; n < nface; n++) gram[m + n * nface] += ref->tri_weight[q] * theta[m] * theta[n];
   }
   double gram_error = 0.0, rotate_error = 0.0;
   for (int m = 0; m < nface; m++)
-    for (int n = 0; n < nface; n++)
-      gram_error = fmax(gram_error, fabs(gram[m + n * nface] - (m == n)));
+    for (int n = 0; n < nface; n++) gram_error = fmax(gram_error, fabs(gram[m + n * nface] - (m == n)));
   ck_assert_msg(gram_error < 1e-13, "order %d: face basis not orthonormal, max |G - I| = %.3e", order, gram_error);
   double *rrt = calloc((size_t)nface * nface, sizeof(double));
   for (int h = 0; h < 3; h++) {
     mul_abt(nface, nface, nface, ref->face_rotate[h], nface, ref->face_rotate[h], nface, rrt);
     for (int m = 0; m < nface; m++)
-      for (int n = 0; n < nface; n++)
-        rotate_error = fmax(rotate_error, fabs(rrt[m + n * nface] - (m == n)));
+      for (int n = 0; n < nface; n++) rotate_error = fmax(rotate_error, fabs(rrt[m + n * nface] - (m == n)));
   }
   free(rrt);
   ck_assert_msg(rotate_error < 1e-13, "order %d: R_h not orthogonal, max |R R^T - I| = %.3e", order, rotate_error);
@@ -742,8 +705,9 @@ START_TEST(test_ref_face_factorisation) {
           }
           if (h == h_try) {
             worst = fmax(worst, error / largest);
-            ck_assert_msg(error <= 1e-12 * largest, "order %d F+(%d,%d,%d): max |E_j R_h^T E_i^T - F+| = %.3e (max |F+| %.3e)",
-                          order, j, i, h, error, largest);
+            ck_assert_msg(error <= 1e-12 * largest,
+                          "order %d F+(%d,%d,%d): max |E_j R_h^T E_i^T - F+| = %.3e (max |F+| %.3e)", order, j, i, h,
+                          error, largest);
           } else {
             ck_assert_msg(error > 1e-6 * largest, "order %d F+(%d,%d,%d): orientation %d also matches (%.3e)", order, j,
                           i, h, h_try, error);
@@ -835,8 +799,7 @@ static Suite *ref_suite(void) {
     tcase_set_timeout(tcase, 60);
     if (cases[m].loop_end > cases[m].loop_start)
       tcase_add_loop_test(tcase, cases[m].test, cases[m].loop_start, cases[m].loop_end);
-    else
-      tcase_add_test(tcase, cases[m].test);
+    else tcase_add_test(tcase, cases[m].test);
     suite_add_tcase(suite, tcase);
   }
   return suite;

@@ -19,8 +19,7 @@
 static double simpson(const sq_stf *s, double a, double b, int n) {
   const double h = (b - a) / n;
   double sum = sq_stf_rate(s, a) + sq_stf_rate(s, b);
-  for (int i = 1; i < n; ++i)
-    sum += (i % 2 ? 4.0 : 2.0) * sq_stf_rate(s, a + i * h);
+  for (int i = 1; i < n; ++i) sum += (i % 2 ? 4.0 : 2.0) * sq_stf_rate(s, a + i * h);
   return sum * h / 3.0;
 }
 
@@ -45,8 +44,8 @@ START_TEST(stf_integrals_and_derivatives) {
     for (double t = 0.1; t < 1.0; t += 0.0731) {
       const double h = 1e-6;
       const double fd = (sq_stf_rate(&s, t + h) - sq_stf_rate(&s, t - h)) / (2 * h);
-      ck_assert_msg(fabs(fd - sq_stf_derivative(&s, t)) < 1e-5 * (1.0 + fabs(fd)), "kind %d t %g: %g vs %g",
-                    kind, t, fd, sq_stf_derivative(&s, t));
+      ck_assert_msg(fabs(fd - sq_stf_derivative(&s, t)) < 1e-5 * (1.0 + fabs(fd)), "kind %d t %g: %g vs %g", kind, t,
+                    fd, sq_stf_derivative(&s, t));
     }
   }
 }
@@ -74,8 +73,7 @@ START_TEST(stf_taylor_projection) {
   sq_stf_taylor(&lin, 2.0, 0.5, 5, d);
   ck_assert_double_eq_tol(d[0], 7.0, 1e-12);
   ck_assert_double_eq_tol(d[1], 3.0, 1e-11);
-  for (int i = 2; i < 5; ++i)
-    ck_assert_double_eq_tol(d[i], 0.0, 1e-6);
+  for (int i = 2; i < 5; ++i) ck_assert_double_eq_tol(d[i], 0.0, 1e-6);
   /* a smooth pulse: the projection's derivatives approach the function's as dt shrinks */
   const sq_stf g = make_stf(SQ_STF_GAUSSIAN);
   sq_stf_taylor(&g, 0.42, 1e-3, 4, d);
@@ -108,8 +106,7 @@ START_TEST(moment_from_strike_dip_rake) {
     double m[6], n[3], s[3];
     sq_moment_from_sdr(cases[c][0], cases[c][1], cases[c][2], 2.0, m, n, s);
     const double expect[6] = {Myy, Mxx, Mzz, Mxy, -Mxz, -Myz}; /* EE, NN, UU, EN, NU, EU */
-    for (int k = 0; k < 6; ++k)
-      ck_assert_double_eq_tol(m[k], 2.0 * expect[k], 1e-13);
+    for (int k = 0; k < 6; ++k) ck_assert_double_eq_tol(m[k], 2.0 * expect[k], 1e-13);
     ck_assert_double_eq_tol(n[0] * s[0] + n[1] * s[1] + n[2] * s[2], 0.0, 1e-15); /* slip in the plane */
     ck_assert(n[2] >= 0.0);
   }
@@ -117,15 +114,14 @@ START_TEST(moment_from_strike_dip_rake) {
 END_TEST
 
 /* Residual of rho u_tt - (lambda + 2 mu) grad div u + mu curl curl u at x, t by central differences. */
-static void wave_residual(const sq_point_source *src, const sq_material *m, const double x[3], double t,
-                          double res[3], double *scale) {
+static void wave_residual(const sq_point_source *src, const sq_material *m, const double x[3], double t, double res[3],
+                          double *scale) {
   const double h = 2e-3, k = 2e-3;
   double u0[3], up[3], um[3], lap[3] = {0, 0, 0}, gd[3] = {0, 0, 0}, utt[3];
   sq_fullspace_displacement(src, m, x, t, u0);
   sq_fullspace_displacement(src, m, x, t + k, up);
   sq_fullspace_displacement(src, m, x, t - k, um);
-  for (int i = 0; i < 3; ++i)
-    utt[i] = (up[i] - 2 * u0[i] + um[i]) / (k * k);
+  for (int i = 0; i < 3; ++i) utt[i] = (up[i] - 2 * u0[i] + um[i]) / (k * k);
   /* Laplacian and grad div from a 3x3x3 stencil */
   double u[3][3][3][3];
   for (int a = 0; a < 3; ++a)
@@ -181,9 +177,8 @@ START_TEST(fullspace_solves_the_wave_equation) {
         double res[3], scale;
         wave_residual(&src, &m, pts[p], t, res, &scale);
         for (int i = 0; i < 3; ++i)
-          ck_assert_msg(fabs(res[i]) < 2e-4 * scale,
-                        "kind %d point %d t %g component %d: residual %g (scale %g)", kind, p, t, i, res[i],
-                        scale);
+          ck_assert_msg(fabs(res[i]) < 2e-4 * scale, "kind %d point %d t %g component %d: residual %g (scale %g)", kind,
+                        p, t, i, res[i], scale);
       }
     /* velocity is the time derivative of the displacement */
     double v[3], up[3], um[3];
@@ -191,8 +186,7 @@ START_TEST(fullspace_solves_the_wave_equation) {
     sq_fullspace_velocity(&src, &m, x, 1.0, v);
     sq_fullspace_displacement(&src, &m, x, 1.0 + 1e-5, up);
     sq_fullspace_displacement(&src, &m, x, 1.0 - 1e-5, um);
-    for (int i = 0; i < 3; ++i)
-      ck_assert_double_eq_tol(v[i], (up[i] - um[i]) / 2e-5, 1e-6 * (1 + fabs(v[i])));
+    for (int i = 0; i < 3; ++i) ck_assert_double_eq_tol(v[i], (up[i] - um[i]) / 2e-5, 1e-6 * (1 + fabs(v[i])));
   }
 }
 END_TEST
@@ -219,13 +213,11 @@ START_TEST(source_projection) {
   /* a source projected into its element integrates to one against the constant test function */
   sq_box_params bp;
   sq_box_params_default(&bp);
-  for (int d = 0; d < 3; ++d)
-    bp.n[d] = 3, bp.bc[2 * d] = bp.bc[2 * d + 1] = SQ_BC_ABSORB;
+  for (int d = 0; d < 3; ++d) bp.n[d] = 3, bp.bc[2 * d] = bp.bc[2 * d + 1] = SQ_BC_ABSORB;
   sq_mesh *mesh;
   ck_assert_int_eq(sq_mesh_box(&bp, &mesh), 0);
   sq_material *mat = malloc(sizeof(sq_material) * mesh->ncell);
-  for (int64_t c = 0; c < mesh->ncell; ++c)
-    mat[c] = (sq_material){.rho = 2.0, .lambda = 1.0, .mu = 1.0};
+  for (int64_t c = 0; c < mesh->ncell; ++c) mat[c] = (sq_material){.rho = 2.0, .lambda = 1.0, .mu = 1.0};
   sq_disc_options opt = {
       .order = 4, .precision = SQ_F64, .cfl = 0.5, .tile_size = 16, .lts_rate = 1, .max_clusters = 1};
   sq_disc *d;
@@ -248,8 +240,7 @@ START_TEST(source_projection) {
   ck_assert_int_eq(sq_source_set_create(d, loc, &list, &set), 0);
   ck_assert_int_eq(set->n, 2);
   int total = 0;
-  for (int t = 0; t < d->ntile; ++t)
-    total += sq_source_set_count(set, t);
+  for (int t = 0; t < d->ntile; ++t) total += sq_source_set_count(set, t);
   ck_assert_int_eq(total, 2);
   for (int i = 0; i < 2; ++i) {
     const sq_source_point *p = &set->point[i];
@@ -258,15 +249,12 @@ START_TEST(source_projection) {
     const double xi[3] = {0.25, 0.25, 0.25};
     sq_basis_eval(4, xi, phi);
     int tile = 0;
-    while (!(i >= set->tile_begin[tile] && i < set->tile_begin[tile + 1]))
-      ++tile;
+    while (!(i >= set->tile_begin[tile] && i < set->tile_begin[tile + 1])) ++tile;
     const int64_t c = d->cell_of[d->tile[tile].begin + p->elem];
     const double integral = p->phi[0] * d->ref->mass[0] * 6.0 * mesh->volume[c] * phi[0];
     ck_assert_double_eq_tol(integral, phi[0] * phi[0], 1e-12);
-    if (p->index == 0)
-      ck_assert_double_eq_tol(p->q[8], 2.0, 1e-15); /* F / rho */
-    else
-      ck_assert_double_eq_tol(p->q[3], -1.5, 1e-15); /* -M */
+    if (p->index == 0) ck_assert_double_eq_tol(p->q[8], 2.0, 1e-15); /* F / rho */
+    else ck_assert_double_eq_tol(p->q[3], -1.5, 1e-15);              /* -M */
   }
   sq_source_set_destroy(set);
   /* outside the mesh: an error */
@@ -354,8 +342,7 @@ START_TEST(fsrm_reader) {
   ck_assert_int_eq(list.n, 2);
   double m[6];
   sq_moment_from_sdr(30, 60, 90, mu * area, m, NULL, NULL);
-  for (int k = 0; k < 6; ++k)
-    ck_assert_double_eq_tol(list.src[1].moment[k], m[k], 1e-6 * mu * area);
+  for (int k = 0; k < 6; ++k) ck_assert_double_eq_tol(list.src[1].moment[k], m[k], 1e-6 * mu * area);
   ck_assert_double_eq(list.src[1].stf.onset, 0.7);
   ck_assert_double_eq_tol(sq_stf_rate(&list.src[1].stf, 0.7 + 0.15), 2.0, 1e-12);
   ck_assert_double_eq_tol(sq_stf_integral(&list.src[0].stf, 0.0, 10.0), 0.2, 1e-14);
@@ -406,9 +393,8 @@ START_TEST(config_sources) {
   ck_assert_double_eq(c.sources[2].stf.frequency, 2);
   ck_assert_str_eq(c.sources[3].file, "fault.fsrm");
   ck_assert_str_eq(c.sources[4].stf.file, "stf.txt");
-  SQ_TEST_CONFIG_ERROR(HEAD
-                       "sources:\n  - {type: moment_tensor, location: [0, 0, 0], time_function: {type: loh1, "
-                       "period: 0.1}}\n",
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], time_function: {type: loh1, "
+                            "period: 0.1}}\n",
                        "test.yaml:5: key 'sources[0].moment_tensor'", "source type 'moment_tensor' needs it");
   SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
                             "    strike: 10\n    time_function: {type: loh1, period: 0.1}\n",
@@ -418,24 +404,20 @@ START_TEST(config_sources) {
                        "test.yaml:8: key 'sources[0].time_function.type'", "did you mean 'gaussian'");
   SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
                             "    time_function: {type: ricker, width: 0.1}\n",
-                       "test.yaml:8: key 'sources[0].time_function.width'",
-                       "not used by time function type 'ricker'");
+                       "test.yaml:8: key 'sources[0].time_function.width'", "not used by time function type 'ricker'");
   SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - type: force\n    location: [0, 0, 0]\n    force: [0, 0, 1]\n"
                             "    time_function: {type: brune}\n",
                        "key 'sources[0].time_function.corner_frequency'", "required key is missing");
   SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: finite, file: f.dat, location: [0, 0, 0]}\n",
                        "test.yaml:5: key 'sources[0].location'", "not used by source type 'finite'");
-  SQ_TEST_CONFIG_ERROR(
-      HEAD "sources:\n  - {type: double_couple, location: [0, 0, 0], strike: 0, dip: 95, rake: 0, "
-           "m0: 1, time_function: {type: loh1, period: 1}}\n",
-      "key 'sources[0].dip'", "out of range");
-  SQ_TEST_CONFIG_ERROR(HEAD
-                       "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xy: 0}, "
-                       "time_function: {type: loh1, period: 1}}\n",
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: double_couple, location: [0, 0, 0], strike: 0, dip: 95, rake: 0, "
+                            "m0: 1, time_function: {type: loh1, period: 1}}\n",
+                       "key 'sources[0].dip'", "out of range");
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xy: 0}, "
+                            "time_function: {type: loh1, period: 1}}\n",
                        "key 'sources[0].moment_tensor'", "all components are zero");
-  SQ_TEST_CONFIG_ERROR(HEAD
-                       "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xq: 1}, "
-                       "time_function: {type: loh1, period: 1}}\n",
+  SQ_TEST_CONFIG_ERROR(HEAD "sources:\n  - {type: moment_tensor, location: [0, 0, 0], moment_tensor: {xq: 1}, "
+                            "time_function: {type: loh1, period: 1}}\n",
                        "key 'sources[0].moment_tensor.xq'", "did you mean");
 }
 END_TEST

@@ -12,21 +12,21 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                     \
-      exit(1);                                                                                     \
-    }                                                                                              \
+#define CK(x)                                                                                                          \
+  do {                                                                                                                 \
+    cudaError_t e_ = (x);                                                                                              \
+    if (e_ != cudaSuccess) {                                                                                           \
+      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                                         \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
-#define CB(x)                                                                                      \
-  do {                                                                                             \
-    cublasStatus_t s_ = (x);                                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      fprintf(stderr, "%s: cuBLAS status %d\n", #x, (int)s_);                                      \
-      exit(1);                                                                                     \
-    }                                                                                              \
+#define CB(x)                                                                                                          \
+  do {                                                                                                                 \
+    cublasStatus_t s_ = (x);                                                                                           \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                                 \
+      fprintf(stderr, "%s: cuBLAS status %d\n", #x, (int)s_);                                                          \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 template <typename Real> __global__ void fill(Real *a, size_t n, unsigned seed) {
@@ -65,8 +65,12 @@ template <typename Real> static double gemm_gflops(cublasHandle_t h, int n) {
   CK(cudaGetLastError());
   const Real one = 1, zero = 0;
   const double ms = median_ms([&] {
-    if constexpr (sizeof(Real) == 4) CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (const float *)&one, (const float *)A, n, (const float *)B, n, (const float *)&zero, (float *)C, n));
-    else CB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (const double *)&one, (const double *)A, n, (const double *)B, n, (const double *)&zero, (double *)C, n));
+    if constexpr (sizeof(Real) == 4)
+      CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (const float *)&one, (const float *)A, n, (const float *)B,
+                     n, (const float *)&zero, (float *)C, n));
+    else
+      CB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (const double *)&one, (const double *)A, n,
+                     (const double *)B, n, (const double *)&zero, (double *)C, n));
   });
   CK(cudaFree(A));
   CK(cudaFree(B));
