@@ -5,6 +5,7 @@
 #ifndef SQ_MESHIO_TEST_H
 #define SQ_MESHIO_TEST_H
 
+#include "sq_check.h"
 #include "sq_mesh_io.h"
 
 #include <check.h>
@@ -22,27 +23,6 @@
 #ifndef SQ_BUILDDIR
 #define SQ_BUILDDIR "."
 #endif
-
-/* Assertions that only talk on failure (Check's ck_assert_* are slow in loops over faces). */
-#define EXPECT(cond)                                                                                                   \
-  do {                                                                                                                 \
-    if (!(cond)) ck_abort_msg("assertion '%s' failed", #cond);                                                         \
-  } while (0)
-#define EXPECT_MSG(cond, ...)                                                                                          \
-  do {                                                                                                                 \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                                            \
-  } while (0)
-#define EXPECT_EQ(a, b)                                                                                                \
-  do {                                                                                                                 \
-    long long ea_ = (long long)(a), eb_ = (long long)(b);                                                              \
-    if (ea_ != eb_) ck_abort_msg("'%s == %s' failed: %lld vs %lld", #a, #b, ea_, eb_);                                 \
-  } while (0)
-#define EXPECT_NEAR(a, b, tol)                                                                                         \
-  do {                                                                                                                 \
-    double ea_ = (a), eb_ = (b);                                                                                       \
-    if (!(fabs(ea_ - eb_) <= (tol)))                                                                                   \
-      ck_abort_msg("'%s' = %.17g, '%s' = %.17g, tolerance %g", #a, ea_, #b, eb_, (double)(tol));                       \
-  } while (0)
 
 /** Fixtures shared by all tests (made once in main, before Check forks the tests). */
 typedef struct meshio_fixtures {

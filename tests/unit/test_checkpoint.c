@@ -5,6 +5,7 @@
  * values, surface values and the kinetic/elastic energy split are exact for polynomial fields; and
  * the `checkpoint` and extended `output` config sections.
  */
+#include "sq_check.h"
 #include <hdf5.h>
 #include <math.h>
 #include <sys/stat.h>
@@ -281,9 +282,5 @@ int main(void) {
   tcase_add_test(tc, h5_rows);
   tcase_add_test(tc, config_output_and_checkpoint);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }

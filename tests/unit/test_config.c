@@ -3,6 +3,7 @@
  * tables): values land in sq_config, and every kind of mistake gives exactly one message naming the file,
  * the line and the key (stderr is captured).
  */
+#include "sq_check.h"
 #include "sq_config.h"
 
 #include <check.h>
@@ -836,10 +837,4 @@ static Suite *config_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *runner = srunner_create(config_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return sq_test_run(config_suite(), 1); }

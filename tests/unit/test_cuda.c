@@ -13,7 +13,7 @@
 
 #include <starpu.h>
 
-#include "sq_test_run.h"
+#include "sq_check.h"
 #include "sq_test_data.h"
 #include "sq_graph.h"
 #include "sq_locate.h"
@@ -483,13 +483,7 @@ static void teardown(void) {
 }
 
 int main(void) {
-  setenv("STARPU_SILENT", "1", 0);
-  /* the test chooses the workers itself */
-  unsetenv("STARPU_NCPU"), unsetenv("STARPU_NCPUS"), unsetenv("STARPU_NCUDA"), unsetenv("STARPU_SCHED");
-  if (sq_cuda_device_count() == 0) {
-    printf("test_cuda: no CUDA device: skipped\n");
-    return 77;
-  }
+  if (sq_test_cuda_start("test_cuda")) return 77;
   Suite *s = suite_create("cuda");
   TCase *tc = tcase_create("cuda");
   tcase_set_timeout(tc, 600);
@@ -500,7 +494,7 @@ int main(void) {
   tcase_add_test(tc, points_f64);
   tcase_add_test(tc, points_f32);
   suite_add_tcase(s, tc);
-  return sq_test_run_nofork(s);
+  return sq_test_run(s, 0);
 }
 
 #endif

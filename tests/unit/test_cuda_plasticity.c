@@ -21,7 +21,7 @@
 
 #include <starpu.h>
 
-#include "sq_test_run.h"
+#include "sq_check.h"
 #include "sq_graph.h"
 #include "sq_mesh.h"
 #include "sq_plastic_state.h"
@@ -443,13 +443,7 @@ START_TEST(runs_f32) { runs_one(SQ_F32); }
 END_TEST
 
 int main(void) {
-  setenv("STARPU_SILENT", "1", 0);
-  /* the test chooses the workers itself */
-  unsetenv("STARPU_NCPU"), unsetenv("STARPU_NCPUS"), unsetenv("STARPU_NCUDA"), unsetenv("STARPU_SCHED");
-  if (sq_cuda_device_count() == 0) {
-    printf("test_cuda_plasticity: no CUDA device: skipped\n");
-    return 77;
-  }
+  if (sq_test_cuda_start("test_cuda_plasticity")) return 77;
   Suite *s = suite_create("cuda_plasticity");
   TCase *tc = tcase_create("cuda_plasticity");
   tcase_set_timeout(tc, 600);
@@ -458,7 +452,7 @@ int main(void) {
   tcase_add_test(tc, runs_f32);
   tcase_add_test(tc, throughput);
   suite_add_tcase(s, tc);
-  return sq_test_run_nofork(s);
+  return sq_test_run(s, 0);
 }
 
 #endif

@@ -22,7 +22,7 @@
 
 #include <starpu.h>
 
-#include "sq_test_run.h"
+#include "sq_check.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
@@ -449,13 +449,7 @@ START_TEST(runs_rate_state) {
 END_TEST
 
 int main(void) {
-  setenv("STARPU_SILENT", "1", 0);
-  /* the test chooses the workers itself */
-  unsetenv("STARPU_NCPU"), unsetenv("STARPU_NCPUS"), unsetenv("STARPU_NCUDA"), unsetenv("STARPU_SCHED");
-  if (sq_cuda_device_count() == 0) {
-    printf("test_cuda_rupture: no CUDA device: skipped\n");
-    return 77;
-  }
+  if (sq_test_cuda_start("test_cuda_rupture")) return 77;
   Suite *s = suite_create("cuda_rupture");
   TCase *tc = tcase_create("cuda_rupture");
   tcase_set_timeout(tc, 600);
@@ -465,7 +459,7 @@ int main(void) {
   tcase_add_test(tc, runs_rate_state);
   tcase_add_test(tc, throughput);
   suite_add_tcase(s, tc);
-  return sq_test_run_nofork(s);
+  return sq_test_run(s, 0);
 }
 
 #endif

@@ -1,4 +1,5 @@
 /** @file test_expr.c  Check suite for the config expression language (io/expr.c). */
+#include "sq_check.h"
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -522,9 +523,5 @@ int main(void) {
   tcase_add_test(tr, fuzz_random_strings);
   tcase_add_test(tr, speed_boxcar);
   suite_add_tcase(s, tr);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }

@@ -12,7 +12,7 @@
 
 #include <starpu.h>
 
-#include "sq_test_run.h"
+#include "sq_check.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
@@ -212,7 +212,7 @@ int main(void) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (starpu_init(&conf) != 0) return 77;
-  const int status = sq_test_run_nofork(s);
+  const int status = sq_test_run(s, 0);
   starpu_shutdown();
   return status;
 }

@@ -1,4 +1,5 @@
 /** @file test_friction.c  Check suite for the point-wise friction laws (friction_impl.h, friction.c). */
+#include "sq_check.h"
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -482,9 +483,5 @@ int main(void) {
   tcase_add_test(tc, law_names);
   tcase_add_test(tc, rs_nucleation_energy);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }

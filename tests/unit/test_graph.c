@@ -4,6 +4,7 @@
  * out by hand (literal sequences for small cases; for rate 2 and 3 with 1-5 clusters, the same algorithm
  * stated tick by tick of the fastest cluster instead of recursively).
  */
+#include "sq_check.h"
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,9 +355,5 @@ int main(void) {
   tcase_add_test(tc, group_steps_pass);
   tcase_add_test(tc, tile_tasks);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return sq_test_run(s, 1);
 }

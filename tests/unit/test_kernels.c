@@ -5,6 +5,7 @@
  * also from concurrent threads; the implementation name matches the build (libxsmm or not).
  * Tolerances: relative L2 <= 1e-13 in double, 1e-5 in single precision.
  */
+#include "sq_check.h"
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
@@ -413,10 +414,4 @@ static Suite *kernels_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(kernels_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return sq_test_run(kernels_suite(), 1); }

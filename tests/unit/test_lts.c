@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sq_test_run.h"
+#include "sq_check.h"
 #include "sq_test_data.h"
 #include "sq_graph.h"
 #include "sq_runtime_impl.h"
@@ -360,7 +360,7 @@ int main(void) {
   tcase_add_test(tc, merge_on_two_gpus);
   tcase_add_test(tc, gts_steps_per_task);
   suite_add_tcase(s, tc);
-  const int status = sq_test_run_nofork(s);
+  const int status = sq_test_run(s, 0);
   starpu_shutdown();
   return status;
 }

@@ -1,5 +1,6 @@
 /** @file test_mesh.c  Check suite for mesh/: box generator, connectivity, periodic pairing, geometry,
  *  and the errors of sq_mesh_finalize. */
+#include "sq_check.h"
 #include "sq_mesh.h"
 
 #include <check.h>
@@ -8,30 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * Assertions for hot loops.  Check's ck_assert_* record a mark point (a write to the parent process)
- * on every call, which made checking a mesh face by face take seconds; these only report on failure.
- */
-#define EXPECT(cond)                                                                                                   \
-  do {                                                                                                                 \
-    if (!(cond)) ck_abort_msg("assertion '%s' failed", #cond);                                                         \
-  } while (0)
-#define EXPECT_MSG(cond, ...)                                                                                          \
-  do {                                                                                                                 \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__);                                                                            \
-  } while (0)
-#define EXPECT_INT(op, a, b)                                                                                           \
-  do {                                                                                                                 \
-    long long ea_ = (long long)(a), eb_ = (long long)(b);                                                              \
-    if (!(ea_ op eb_)) ck_abort_msg("'%s %s %s' failed: %lld vs %lld", #a, #op, #b, ea_, eb_);                         \
-  } while (0)
-#define EXPECT_NEAR(a, b, tol)                                                                                         \
-  do {                                                                                                                 \
-    double ea_ = (a), eb_ = (b);                                                                                       \
-    if (!(fabs(ea_ - eb_) <= (tol)))                                                                                   \
-      ck_abort_msg("'%s' = %.17g, '%s' = %.17g, tolerance %g", #a, ea_, #b, eb_, (double)(tol));                       \
-  } while (0)
 
 /* Face vertex table of sq_ref.h (outward order), repeated so the test needs only the mesh module. */
 static const int ref_face_vertices[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};

@@ -1,4 +1,5 @@
 /** @file test_physics.c  Check suite for physics.c, the kernels and the serial solver. */
+#include "sq_check.h"
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -316,9 +317,5 @@ int main(void) {
   tcase_add_test(tk, single_matches_double);
   tcase_add_test(tk, tile_size_bitwise);
   suite_add_tcase(s, tk);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }

@@ -4,6 +4,7 @@
  * the Taylor sampling kernel, the error listing every receiver outside the mesh, the text/HDF5
  * files (read back), their continuation after a restart, and the `receivers` config section.
  */
+#include "sq_check.h"
 #include <hdf5.h>
 #include <math.h>
 #include <sys/stat.h>
@@ -280,9 +281,5 @@ int main(void) {
   tcase_add_test(tc, writer_files_and_continuation);
   tcase_add_test(tc, config_receivers);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }

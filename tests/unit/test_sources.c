@@ -4,6 +4,7 @@
  * strike/dip/rake against Aki & Richards' Box 4.4, the closed-form full-space solution against the
  * elastic wave equation, the source projection, and the file readers with their error messages.
  */
+#include "sq_check.h"
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -441,9 +442,5 @@ int main(void) {
   tcase_add_test(td, fsrm_reader);
   tcase_add_test(td, config_sources);
   suite_add_tcase(s, td);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return sq_test_run(s, 1);
 }
