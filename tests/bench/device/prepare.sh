@@ -9,7 +9,7 @@
 #   .deps/carry/lib-fallback  szip/aec and libgomp (OpenMP set-up loops), used only if the host lacks them
 # Needs a configured tree with CUDA (./configure finds nvcc and a StarPU built with CUDA).
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$ROOT"
 grep -q '^#define SQ_USE_CUDA 1' config.h 2>/dev/null || grep -q 'SQ_USE_CUDA=1' Makefile ||
   { echo "prepare.sh: this tree is not configured with CUDA (./configure --enable-cuda)" >&2; exit 1; }
