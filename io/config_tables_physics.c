@@ -79,18 +79,17 @@ static int sq_cfg_material_numbers(sq_cfg_parse *p, const sq_node *map, int line
   for (int k = 0; k < SQ_NMAT_VALUES; ++k) {
     const sq_cfg_expr *e = &in->value[k];
     if (!e->text[0]) continue;
-    if (sq_cfg_float_syntax(e->text)) {
-      in->num[k] = strtod(e->text, NULL);
-      continue;
-    }
-    sq_expr *ex = NULL;
-    SQ_CALL(sq_expr_compile(e->text, sq_cfg_mat_vars, 1, &ex, NULL, 0)); /* compiled once already: no error */
-    const int constant = sq_expr_is_constant(ex);
-    if (constant) in->num[k] = sq_expr_eval(ex, NULL);
-    sq_expr_destroy(ex);
-    if (!constant) {
-      in->varying = 1;
-      continue;
+    if (sq_cfg_float_syntax(e->text)) in->num[k] = strtod(e->text, NULL); /* plain ones: range checked */
+    else {
+      sq_expr *ex = NULL;
+      SQ_CALL(sq_expr_compile(e->text, sq_cfg_mat_vars, 1, &ex, NULL, 0)); /* compiled once already: no error */
+      const int constant = sq_expr_is_constant(ex);
+      if (constant) in->num[k] = sq_expr_eval(ex, NULL);
+      sq_expr_destroy(ex);
+      if (!constant) {
+        in->varying = 1;
+        continue;
+      }
     }
     const sq_cfg_key *key = &sq_cfg_material_keys[k];
     const double x = in->num[k];

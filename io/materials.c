@@ -102,8 +102,11 @@ static int entry_material(const sq_material_eval *ev, int i, const double x[3], 
   if (!(v[SQ_MV_RHO] > 0)) return bad_value(ev->cfg, rule, SQ_MV_RHO, v[SQ_MV_RHO], x, cell, "must be > 0");
   if (rule->velocity) {
     if (!(v[SQ_MV_VS] >= 0)) return bad_value(ev->cfg, rule, SQ_MV_VS, v[SQ_MV_VS], x, cell, "must be >= 0");
-    if (!(v[SQ_MV_VP] > v[SQ_MV_VS]))
-      return bad_value(ev->cfg, rule, SQ_MV_VP, v[SQ_MV_VP], x, cell, "must be greater than vs");
+    if (!(v[SQ_MV_VP] > v[SQ_MV_VS])) {
+      char what[64];
+      snprintf(what, sizeof(what), "must be greater than vs, which is %g there", v[SQ_MV_VS]);
+      return bad_value(ev->cfg, rule, SQ_MV_VP, v[SQ_MV_VP], x, cell, what);
+    }
     mat->rho = v[SQ_MV_RHO];
     mat->mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
     mat->lambda = v[SQ_MV_RHO] * v[SQ_MV_VP] * v[SQ_MV_VP] - 2.0 * mat->mu;
