@@ -181,12 +181,8 @@ int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, cons
   sq_cfg_material_of(node->kind == SQ_NODE_MAP ? node : NULL, &in, line, path, rule);
   cfg->material_default = rule->mat;
   if (rule->varying) { /* the material at the origin stands for the default where one material is needed */
-    const sq_config *c = cfg;
     const double origin[3] = {0, 0, 0};
-    const int nrules = cfg->nrules;
-    cfg->nrules = 0;
-    cfg->material_default = sq_config_material_at(c, origin, 0);
-    cfg->nrules = nrules;
+    cfg->material_default = sq_material_rule_at(rule, origin, 0);
   }
   return SQ_SUCCESS;
 }

@@ -74,17 +74,49 @@ void sq_material_stats_init(sq_material_stats *stats) {
   for (int i = 0; i <= SQ_MAX_MATERIALS; ++i) stats->vpvs_lo[i] = INFINITY;
 }
 
-/* A bad value of entry @p rule at a cell: the file, line and key, the value and where. */
+/* A bad value of entry @p rule at a cell: the file, line and key, the value and where (@p cfg NULL: silent). */
 static int bad_value(const sq_config *cfg, const sq_material_rule *rule, int k, double v, const double x[3],
                      int64_t cell, const char *what) {
+  if (!cfg) return SQ_ERR_INPUT;
   const int line = rule->value[k].line ? rule->value[k].line : rule->line;
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "%s:%d: key '%s.%s': '%s' is %g at (%g, %g, %g) (mesh cell %lld): %s", cfg->path, line, rule->key,
                   sq_mat_value_names[k], rule->value[k].text, v, x[0], x[1], x[2], (long long)cell, what);
 }
 
-/* Material of entry @p i at a cell: its constant material, or its expressions evaluated and checked there
- * (the same conversion of vp, vs as for numbers: mu = rho vs^2, lambda = rho vp^2 - 2 mu). */
+/* Material of a varying entry at a cell: its expressions @p expr evaluated and checked there (the same
+ * conversion of vp, vs as for numbers: mu = rho vs^2, lambda = rho vp^2 - 2 mu).  @p cfg NULL: no message. */
+static int rule_material(const sq_config *cfg, const sq_material_rule *rule, sq_expr *const *expr, const double x[3],
+                         int group, int64_t cell, sq_material *mat) {
+  const double vars[SQ_EXPR_NBUILTIN + 1] = {x[0], x[1], x[2], 0.0, (double)group};
+  double v[SQ_NMAT_VALUES] = {0};
+  for (int k = 0; k < SQ_NMAT_VALUES; ++k) {
+    if (!rule->value[k].text[0]) continue;
+    v[k] = expr[k] ? sq_expr_eval(expr[k], vars) : strtod(rule->value[k].text, NULL);
+    if (!isfinite(v[k])) return bad_value(cfg, rule, k, v[k], x, cell, "not a finite number");
+  }
+  if (!(v[SQ_MV_RHO] > 0)) return bad_value(cfg, rule, SQ_MV_RHO, v[SQ_MV_RHO], x, cell, "must be > 0");
+  if (rule->velocity) {
+    if (!(v[SQ_MV_VS] >= 0)) return bad_value(cfg, rule, SQ_MV_VS, v[SQ_MV_VS], x, cell, "must be >= 0");
+    if (!(v[SQ_MV_VP] > v[SQ_MV_VS])) {
+      char what[64];
+      snprintf(what, sizeof(what), "must be greater than vs, which is %g there", v[SQ_MV_VS]);
+      return bad_value(cfg, rule, SQ_MV_VP, v[SQ_MV_VP], x, cell, what);
+    }
+    mat->rho = v[SQ_MV_RHO];
+    mat->mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
+    mat->lambda = v[SQ_MV_RHO] * v[SQ_MV_VP] * v[SQ_MV_VP] - 2.0 * mat->mu;
+    return SQ_SUCCESS;
+  }
+  if (!(v[SQ_MV_MU] >= 0)) return bad_value(cfg, rule, SQ_MV_MU, v[SQ_MV_MU], x, cell, "must be >= 0");
+  if (!(v[SQ_MV_LAMBDA] + 2.0 * v[SQ_MV_MU] / 3.0 > 0))
+    return bad_value(cfg, rule, SQ_MV_LAMBDA, v[SQ_MV_LAMBDA], x, cell,
+                     "the bulk modulus lambda + 2 mu / 3 must be > 0");
+  *mat = (sq_material){.rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU]};
+  return SQ_SUCCESS;
+}
+
+/* Material of entry @p i at a cell: its constant material, or its expressions there. */
 static int entry_material(const sq_material_eval *ev, int i, const double x[3], int group, int64_t cell,
                           sq_material *mat) {
   const sq_material_rule *rule = entry(ev->cfg, i);
@@ -92,32 +124,20 @@ static int entry_material(const sq_material_eval *ev, int i, const double x[3], 
     *mat = i ? rule->mat : ev->cfg->material_default;
     return SQ_SUCCESS;
   }
-  const double vars[SQ_EXPR_NBUILTIN + 1] = {x[0], x[1], x[2], 0.0, (double)group};
-  double v[SQ_NMAT_VALUES] = {0};
-  for (int k = 0; k < SQ_NMAT_VALUES; ++k) {
-    if (!rule->value[k].text[0]) continue;
-    v[k] = ev->expr[i][k] ? sq_expr_eval(ev->expr[i][k], vars) : strtod(rule->value[k].text, NULL);
-    if (!isfinite(v[k])) return bad_value(ev->cfg, rule, k, v[k], x, cell, "not a finite number");
-  }
-  if (!(v[SQ_MV_RHO] > 0)) return bad_value(ev->cfg, rule, SQ_MV_RHO, v[SQ_MV_RHO], x, cell, "must be > 0");
-  if (rule->velocity) {
-    if (!(v[SQ_MV_VS] >= 0)) return bad_value(ev->cfg, rule, SQ_MV_VS, v[SQ_MV_VS], x, cell, "must be >= 0");
-    if (!(v[SQ_MV_VP] > v[SQ_MV_VS])) {
-      char what[64];
-      snprintf(what, sizeof(what), "must be greater than vs, which is %g there", v[SQ_MV_VS]);
-      return bad_value(ev->cfg, rule, SQ_MV_VP, v[SQ_MV_VP], x, cell, what);
-    }
-    mat->rho = v[SQ_MV_RHO];
-    mat->mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
-    mat->lambda = v[SQ_MV_RHO] * v[SQ_MV_VP] * v[SQ_MV_VP] - 2.0 * mat->mu;
-    return SQ_SUCCESS;
-  }
-  if (!(v[SQ_MV_MU] >= 0)) return bad_value(ev->cfg, rule, SQ_MV_MU, v[SQ_MV_MU], x, cell, "must be >= 0");
-  if (!(v[SQ_MV_LAMBDA] + 2.0 * v[SQ_MV_MU] / 3.0 > 0))
-    return bad_value(ev->cfg, rule, SQ_MV_LAMBDA, v[SQ_MV_LAMBDA], x, cell,
-                     "the bulk modulus lambda + 2 mu / 3 must be > 0");
-  *mat = (sq_material){.rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU]};
-  return SQ_SUCCESS;
+  return rule_material(ev->cfg, rule, ev->expr[i], x, group, cell, mat);
+}
+
+sq_material sq_material_rule_at(const sq_material_rule *rule, const double x[3], int group) {
+  sq_material mat = rule->mat;
+  if (!rule->varying) return mat;
+  sq_expr *expr[SQ_NMAT_VALUES] = {NULL};
+  int ierr = SQ_SUCCESS;
+  for (int k = 0; k < SQ_NMAT_VALUES && !ierr; ++k)
+    if (rule->value[k].text[0]) ierr = sq_expr_compile(rule->value[k].text, sq_mat_vars, 1, &expr[k], NULL, 0);
+  if (ierr || rule_material(NULL, rule, expr, x, group, -1, &mat))
+    mat = (sq_material){.rho = NAN, .lambda = NAN, .mu = NAN};
+  for (int k = 0; k < SQ_NMAT_VALUES; ++k) sq_expr_destroy(expr[k]);
+  return mat;
 }
 
 static void stats_add(sq_material_stats *stats, int i, const sq_material *m) {
@@ -147,20 +167,11 @@ int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int gro
 }
 
 sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group) {
-  int varying = cfg->rule_default.varying;
-  for (int i = 0; i < cfg->nrules; ++i) varying |= cfg->rules[i].varying;
-  if (!varying) { /* the rules' constant materials, later ones win */
-    sq_material mat = cfg->material_default;
-    for (int i = 0; i < cfg->nrules; ++i)
-      if (rule_hits(&cfg->rules[i], x, group)) mat = cfg->rules[i].mat;
-    return mat;
-  }
-  sq_material mat = {.rho = NAN, .lambda = NAN, .mu = NAN};
-  sq_material_eval *ev = NULL;
-  if (!sq_material_eval_create(cfg, &ev) && sq_material_eval_cell(ev, x, group, -1, &mat, NULL)) {
-    mat = (sq_material){.rho = NAN, .lambda = NAN, .mu = NAN};
-  }
-  sq_material_eval_destroy(ev);
+  sq_material mat =
+      cfg->rule_default.varying ? sq_material_rule_at(&cfg->rule_default, x, group) : cfg->material_default;
+  for (int i = 0; i < cfg->nrules; ++i) /* the rules in order, later ones win */
+    if (rule_hits(&cfg->rules[i], x, group))
+      mat = cfg->rules[i].varying ? sq_material_rule_at(&cfg->rules[i], x, group) : cfg->rules[i].mat;
   return mat;
 }
 

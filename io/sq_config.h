@@ -282,9 +282,16 @@ int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg);
 
 /**
  * @brief Material of a cell with centroid @p x and group @p group under the config's rules.  Rules whose
- * values are expressions are compiled on every call: loops over cells use sq_material_eval.
+ * values are expressions are compiled on every call (a bad value there gives NaN, quietly): loops over
+ * cells use sq_material_eval.
  */
 sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group);
+
+/**
+ * @brief The material of one entry at a point, quietly: NaN values where an expression gives a bad value
+ * there (sq_material_eval_cell reports those).
+ */
+sq_material sq_material_rule_at(const sq_material_rule *rule, const double x[3], int group);
 
 /** What the material entries did over the cells (index 0: the default, i + 1: rule i). */
 typedef struct sq_material_stats {
