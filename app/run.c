@@ -124,17 +124,18 @@ static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
 static void usage_run(void) {
   printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
          "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile]\n"
-         "                            [--trace FILE.csv] [--quiet] [--verbose]\n"
+         "                            [--trace FILE.csv] [--quiet] [--verbose] [--strict]\n"
          "  --profile  task time by kind and each worker's idle fraction, after the first chunk of steps\n"
          "  --trace    also every task of that part, one CSV line each (with several ranks, rank r writes\n"
-         "             FILE.csv.r); tools/trace-gaps.py summarises where the workers wait\n");
+         "             FILE.csv.r); tools/trace-gaps.py summarises where the workers wait\n"
+         "  --strict   the material warnings are errors: a rule that matches no cell, implausible values\n");
 }
 
 /* The command line and the configuration it names, with the command line's overrides. */
 static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart,
                        const char **trace) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
-  int tile = 0;
+  int tile = 0, strict = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) *serial = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) {
@@ -151,6 +152,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
+    else if (!strcmp(argv[i], "--strict")) strict = 1;
     else if (argv[i][0] == '-') {
       if (sq_sim_mpi_rank() == 0) usage_run();
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
@@ -162,6 +164,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     return SQ_ERR_INPUT;
   }
   SQ_CALL(sq_config_load(path, cfg));
+  cfg->strict = strict;
   if (tile > 0) cfg->tile_size = tile;
   if (sched) snprintf(cfg->scheduler, sizeof(cfg->scheduler), "%s", sched);
   if (outdir) snprintf(cfg->output_dir, sizeof(cfg->output_dir), "%s", outdir);
@@ -257,6 +260,7 @@ static void print_setup(const run *r, size_t bytes) {
     for (int k = 0; k < s->nranks && k < 8; ++k) printf(" %.3f", s->part_target[k]);
     printf("%s\n", s->nranks > 8 ? " ..." : "");
   }
+  sq_sim_print_materials(s, stdout);
   sq_disc_print_clusters(d, stdout);
   fflush(stdout);
 }

@@ -12,12 +12,13 @@ static void usage(void) {
   printf("starquake %s: ADER-DG earthquake simulation on StarPU\n\n"
          "usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR] [--quiet] "
          "[--verbose]\n"
-         "                               [--restart CHECKPOINT]\n"
+         "                               [--restart CHECKPOINT] [--strict]\n"
          "       starquake verify planewave --order O [--precision single|double] [--json]\n"
          "       starquake verify interface|freesurface|absorbing [--wave p|s]\n"
          "       starquake verify pointsource [--size quick|long] [--force] [--json]\n"
          "       starquake mesh info FILE | starquake mesh convert IN OUT   (.msh Gmsh, .puml.h5 PUML)\n"
          "       starquake --help | --version\n\n"
+         "--strict: the material warnings (a rule that matches no cell, implausible values) are errors.\n"
          "The configuration keys are documented in docs/CONFIG.md.  StarPU reads its usual environment\n"
          "variables (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ...).\n",
          PACKAGE_VERSION);

@@ -17,6 +17,9 @@ void sq_config_default(sq_config *cfg) {
   cfg->mesh_kind = SQ_MESH_BOX;
   sq_box_params_default(&cfg->box);
   cfg->material_default = (sq_material){.rho = 1.0, .lambda = 2.0, .mu = 1.0};
+  cfg->rule_default.kind = SQ_MAT_DEFAULT;
+  cfg->rule_default.mat = cfg->material_default;
+  snprintf(cfg->rule_default.key, sizeof(cfg->rule_default.key), "materials.default");
   cfg->ic_kind = SQ_IC_ZERO;
   cfg->ic_profile = SQ_PROFILE_SINE;
   cfg->ic_center = 0.0;
@@ -117,19 +120,4 @@ int sq_config_load(const char *path, sq_config *cfg) {
   }
   free(buf);
   return rc;
-}
-
-sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group) {
-  sq_material mat = cfg->material_default;
-  for (int i = 0; i < cfg->nrules; ++i) {
-    const sq_material_rule *rule = &cfg->rules[i];
-    int hit = 0;
-    if (rule->kind == SQ_MAT_LAYER) hit = x[2] >= rule->z_bottom && x[2] < rule->z_top;
-    else if (rule->kind == SQ_MAT_REGION)
-      hit = x[0] >= rule->lo[0] && x[0] <= rule->hi[0] && x[1] >= rule->lo[1] && x[1] <= rule->hi[1] &&
-            x[2] >= rule->lo[2] && x[2] <= rule->hi[2];
-    else hit = group == rule->group;
-    if (hit) mat = rule->mat;
-  }
-  return mat;
 }

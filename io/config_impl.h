@@ -148,6 +148,7 @@ typedef struct sq_cfg_key {
   int optional;                 /**< SQ_KEY_MAP: an absent mapping is skipped, so its required keys and checks
                                      apply only when it is given (sections that switch a feature on) */
   const char *const *expr_vars; /**< SQ_KEY_EXPR: extra variable names besides x, y, z (NULL-terminated) */
+  int expr_numbers;             /**< SQ_KEY_EXPR: a plain number is checked as SQ_KEY_FLOAT is (range, NaN) */
 } sq_cfg_key;
 
 /** A mapping: its keys (terminated by a row with name NULL) and an optional cross-key check. */

@@ -178,6 +178,7 @@ static int sq_cfg_check_mesh(sq_cfg_parse *p, const sq_node *map, int line, cons
   }
   if (sq_node_find(map, "file") < 0)
     return SQ_CFG_MISSING(p, map != NULL, line, path, "file", " (mesh.type gmsh and puml read a file)");
+  cfg->mesh_file_line = sq_node_key_line(map, "file", line);
   if (cfg->mesh_file[0] != '/' && p->dir[0]) {
     size_t ld = strlen(p->dir), lf = strlen(cfg->mesh_file);
     if (ld + lf >= SQ_PATH_MAX) {

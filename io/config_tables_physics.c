@@ -3,8 +3,10 @@
  * materials, initial_condition, sources, fault and plasticity (the conventions: config_tables.c).
  */
 #include "config_impl.h"
+#include "sq_expr.h"
 #include "sq_friction.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,20 +17,29 @@ typedef struct sq_cfg_rule_in {
   double z_top, z_bottom;
   double lo[3], hi[3];
   int group;
-  double rho, lambda, mu, vp, vs;
+  sq_cfg_expr value[SQ_NMAT_VALUES]; /**< rho, lambda, mu, vp, vs as written */
+  double num[SQ_NMAT_VALUES];        /**< their values where constant */
+  int varying;                       /**< some value depends on the position */
 } sq_cfg_rule_in;
 
+/* variables of the material expressions besides x, y, z */
+static const char *const sq_cfg_mat_vars[] = {"group", NULL};
+
 /* clang-format off */
+#define SQ_CFG_MATERIAL_VALUE(k, ...)                                                               \
+  {.name = #k, .type = SQ_KEY_EXPR, .expr_vars = sq_cfg_mat_vars, .expr_numbers = 1,               \
+   .offset = offsetof(sq_cfg_rule_in, value) + SQ_MV_##k * sizeof(sq_cfg_expr), __VA_ARGS__}
+#define SQ_MV_rho SQ_MV_RHO
+#define SQ_MV_lambda SQ_MV_LAMBDA
+#define SQ_MV_mu SQ_MV_MU
+#define SQ_MV_vp SQ_MV_VP
+#define SQ_MV_vs SQ_MV_VS
 #define SQ_CFG_MATERIAL_KEYS                                                                       \
-  {.name = "rho", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,               \
-   .offset = offsetof(sq_cfg_rule_in, rho)},                                                       \
-  {.name = "lambda", .type = SQ_KEY_FLOAT, .offset = offsetof(sq_cfg_rule_in, lambda)},            \
-  {.name = "mu", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                               \
-   .offset = offsetof(sq_cfg_rule_in, mu)},                                                        \
-  {.name = "vp", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,                               \
-   .offset = offsetof(sq_cfg_rule_in, vp)},                                                        \
-  {.name = "vs", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,                               \
-   .offset = offsetof(sq_cfg_rule_in, vs)}
+  SQ_CFG_MATERIAL_VALUE(rho, .required = 1, .range = SQ_MIN_GT, .min = 0),                         \
+  SQ_CFG_MATERIAL_VALUE(lambda, .range = 0),                                                       \
+  SQ_CFG_MATERIAL_VALUE(mu, .range = SQ_MIN_GE, .min = 0),                                         \
+  SQ_CFG_MATERIAL_VALUE(vp, .range = SQ_MIN_GT, .min = 0),                                         \
+  SQ_CFG_MATERIAL_VALUE(vs, .range = SQ_MIN_GE, .min = 0)
 /* clang-format on */
 
 /* clang-format off */
@@ -59,12 +70,49 @@ static const sq_cfg_key sq_cfg_group_keys[] = {
 /* clang-format on */
 
 /**
+ * The values that do not depend on the position, as numbers: a plain number as strtod reads it (as
+ * before expressions were allowed), a constant expression evaluated once, with the key's range checked.
+ */
+static int sq_cfg_material_numbers(sq_cfg_parse *p, const sq_node *map, int line, const char *path,
+                                   sq_cfg_rule_in *in) {
+  char keypath[SQ_CFG_PATH], range[128];
+  for (int k = 0; k < SQ_NMAT_VALUES; ++k) {
+    const sq_cfg_expr *e = &in->value[k];
+    if (!e->text[0]) continue;
+    if (sq_cfg_float_syntax(e->text)) in->num[k] = strtod(e->text, NULL); /* plain ones: range checked */
+    else {
+      sq_expr *ex = NULL;
+      SQ_CALL(sq_expr_compile(e->text, sq_cfg_mat_vars, 1, &ex, NULL, 0)); /* compiled once already: no error */
+      const int constant = sq_expr_is_constant(ex);
+      if (constant) in->num[k] = sq_expr_eval(ex, NULL);
+      sq_expr_destroy(ex);
+      if (!constant) {
+        in->varying = 1;
+        continue;
+      }
+    }
+    const sq_cfg_key *key = &sq_cfg_material_keys[k];
+    const double x = in->num[k];
+    const int bad =
+        !isfinite(x) || ((key->range & SQ_MIN_GT) && !(x > key->min)) || ((key->range & SQ_MIN_GE) && !(x >= key->min));
+    if (bad) {
+      sq_cfg_join(keypath, sizeof(keypath), path, sq_mat_value_names[k], strlen(sq_mat_value_names[k]));
+      if (!isfinite(x)) return SQ_CFG_FAIL(p, e->line, keypath, "'%s' is %g, not a finite number", e->text, x);
+      sq_cfg_range_text(key, 0, range, sizeof(range));
+      return SQ_CFG_FAIL(p, e->line, keypath, "out of range: must be %s (found '%s' = %g)", range, e->text, x);
+    }
+  }
+  (void)map, (void)line;
+  return SQ_SUCCESS;
+}
+
+/**
  * (rho, lambda, mu) or (rho, vp, vs), not a mix; vp/vs become mu = rho vs^2, lambda = rho vp^2 - 2
  * mu. Requires a positive bulk modulus lambda + 2 mu / 3 for the first form and vp > vs >= 0 for
- * the second.
+ * the second (checked here for numbers, at every cell for expressions of the position).
  */
 static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
-  const sq_cfg_rule_in *in = base;
+  sq_cfg_rule_in *in = base;
   char keypath[SQ_CFG_PATH];
   int has_l = sq_node_find(map, "lambda") >= 0, has_m = sq_node_find(map, "mu") >= 0;
   int has_p = sq_node_find(map, "vp") >= 0, has_s = sq_node_find(map, "vs") >= 0;
@@ -74,24 +122,26 @@ static int sq_cfg_material_check(sq_cfg_parse *p, const sq_node *map, int line, 
     return SQ_CFG_FAIL(p, sq_node_key_line(map, k, line), keypath,
                        "give either lambda and mu, or vp and vs, not both kinds");
   }
+  SQ_CALL(sq_cfg_material_numbers(p, map, line, path, in));
   if (has_l || has_m) {
     if (!has_l) return SQ_CFG_MISSING(p, map != NULL, line, path, "lambda", " ('mu' needs 'lambda' too)");
     if (!has_m) return SQ_CFG_MISSING(p, map != NULL, line, path, "mu", " ('lambda' needs 'mu' too)");
-    if (!(in->lambda + 2.0 * in->mu / 3.0 > 0.0)) {
+    const double lambda = in->num[SQ_MV_LAMBDA], mu = in->num[SQ_MV_MU];
+    if (!in->varying && !(lambda + 2.0 * mu / 3.0 > 0.0)) {
       sq_cfg_join(keypath, sizeof(keypath), path, "lambda", 6);
       return SQ_CFG_FAIL(p, sq_node_key_line(map, "lambda", line), keypath,
-                         "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)", in->lambda,
-                         in->mu);
+                         "the bulk modulus lambda + 2 mu / 3 must be > 0 (found lambda = %g, mu = %g)", lambda, mu);
     }
     return SQ_SUCCESS;
   }
   if (has_p || has_s) {
     if (!has_p) return SQ_CFG_MISSING(p, map != NULL, line, path, "vp", " ('vs' needs 'vp' too)");
     if (!has_s) return SQ_CFG_MISSING(p, map != NULL, line, path, "vs", " ('vp' needs 'vs' too)");
-    if (!(in->vp > in->vs)) {
+    const double vp = in->num[SQ_MV_VP], vs = in->num[SQ_MV_VS];
+    if (!in->varying && !(vp > vs)) {
       sq_cfg_join(keypath, sizeof(keypath), path, "vp", 2);
       return SQ_CFG_FAIL(p, sq_node_key_line(map, "vp", line), keypath,
-                         "must be greater than vs (found vp = %g, vs = %g)", in->vp, in->vs);
+                         "must be greater than vs (found vp = %g, vs = %g)", vp, vs);
     }
     return SQ_SUCCESS;
   }
@@ -103,13 +153,21 @@ const sq_cfg_schema sq_cfg_layer_schema = {sq_cfg_layer_keys, sq_cfg_material_ch
 const sq_cfg_schema sq_cfg_region_schema = {sq_cfg_region_keys, sq_cfg_material_check};
 const sq_cfg_schema sq_cfg_group_schema = {sq_cfg_group_keys, sq_cfg_material_check};
 
-static sq_material sq_cfg_material_of(const sq_node *map, const sq_cfg_rule_in *in) {
-  sq_material m = {.rho = in->rho, .lambda = in->lambda, .mu = in->mu};
-  if (sq_node_find(map, "vp") >= 0) {
-    m.mu = in->rho * in->vs * in->vs;
-    m.lambda = in->rho * in->vp * in->vp - 2.0 * m.mu;
+/** The entry as parsed: its values as written and, when none varies, its material. */
+static void sq_cfg_material_of(const sq_node *map, const sq_cfg_rule_in *in, int line, const char *path,
+                               sq_material_rule *rule) {
+  const double *v = in->num;
+  sq_material m = {.rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU]};
+  rule->velocity = sq_node_find(map, "vp") >= 0;
+  if (rule->velocity) {
+    m.mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
+    m.lambda = v[SQ_MV_RHO] * v[SQ_MV_VP] * v[SQ_MV_VP] - 2.0 * m.mu;
   }
-  return m;
+  rule->mat = m;
+  rule->varying = in->varying;
+  rule->line = line;
+  snprintf(rule->key, sizeof(rule->key), "%s", path);
+  memcpy(rule->value, in->value, sizeof(in->value));
 }
 
 int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
@@ -117,7 +175,15 @@ int sq_cfg_material_default(sq_cfg_parse *p, const sq_node *node, int line, cons
   sq_cfg_rule_in in = {0};
   (void)index;
   SQ_CALL(sq_cfg_map(p, node, line, path, &sq_cfg_material_schema, &in));
-  cfg->material_default = sq_cfg_material_of(node->kind == SQ_NODE_MAP ? node : NULL, &in);
+  sq_material_rule *rule = &cfg->rule_default;
+  memset(rule, 0, sizeof(*rule));
+  rule->kind = SQ_MAT_DEFAULT;
+  sq_cfg_material_of(node->kind == SQ_NODE_MAP ? node : NULL, &in, line, path, rule);
+  cfg->material_default = rule->mat;
+  if (rule->varying) { /* the material at the origin stands for the default where one material is needed */
+    const double origin[3] = {0, 0, 0};
+    cfg->material_default = sq_material_rule_at(rule, origin, 0);
+  }
   return SQ_SUCCESS;
 }
 
@@ -145,7 +211,7 @@ static int sq_cfg_rule(sq_cfg_parse *p, const sq_node *node, int line, const cha
   memcpy(rule->lo, in.lo, sizeof(in.lo));
   memcpy(rule->hi, in.hi, sizeof(in.hi));
   rule->group = in.group;
-  rule->mat = sq_cfg_material_of(map, &in);
+  sq_cfg_material_of(map, &in, line, path, rule);
   return SQ_SUCCESS;
 }
 

@@ -387,7 +387,16 @@ static int sq_cfg_value(sq_cfg_parse *p, const sq_cfg_key *key, const sq_node *n
     else SQ_CALL(sq_cfg_map(p, node, key_line, path, key->sub, field));
     break;
   case SQ_KEY_SEQ: SQ_CALL(sq_cfg_get_seq(p, key, node, key_line, path, base)); break;
-  case SQ_KEY_EXPR: SQ_CALL(sq_cfg_get_expr(p, node, path, key->expr_vars, field)); break;
+  case SQ_KEY_EXPR:
+    if (key->expr_numbers && sq_cfg_plain(node) &&
+        (sq_cfg_nonfinite_word(node->text) || sq_cfg_float_syntax(node->text))) {
+      double x = 0.0; /* a plain number: the checks of SQ_KEY_FLOAT, and its text kept */
+      SQ_CALL(sq_cfg_get_float(p, key, node, path, &x));
+      sq_cfg_expr *e = field;
+      snprintf(e->text, sizeof(e->text), "%s", node->text);
+      e->line = node->line;
+    } else SQ_CALL(sq_cfg_get_expr(p, node, path, key->expr_vars, field));
+    break;
   }
   if (key->validate) SQ_CALL(key->validate(p, node, path, field));
   return SQ_SUCCESS;

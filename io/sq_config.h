@@ -18,15 +18,6 @@
 #define SQ_MAX_MATERIALS 64
 #define SQ_MAX_MODES     8
 
-/** One material rule; rules apply in file order over the default, later ones win. */
-typedef struct sq_material_rule {
-  enum { SQ_MAT_LAYER, SQ_MAT_REGION, SQ_MAT_GROUP } kind;
-  double z_top, z_bottom; /**< LAYER: applies to cells whose centroid z lies in [z_bottom, z_top) */
-  double lo[3], hi[3];    /**< REGION: applies to cells whose centroid lies in the box */
-  int group;              /**< GROUP: applies to cells of this mesh group */
-  sq_material mat;
-} sq_material_rule;
-
 /** One plane-wave mode of the initial condition. */
 typedef struct sq_wave_mode {
   enum { SQ_MODE_P, SQ_MODE_S1, SQ_MODE_S2 } type;
@@ -67,6 +58,29 @@ typedef struct sq_cfg_expr {
   char text[400]; /**< "" when not given */
   int line;       /**< line in the config file */
 } sq_cfg_expr;
+
+/** The values of a material entry, in the order of sq_material_rule.value. */
+enum sq_mat_value { SQ_MV_RHO, SQ_MV_LAMBDA, SQ_MV_MU, SQ_MV_VP, SQ_MV_VS, SQ_NMAT_VALUES };
+/** Config key of each enum sq_mat_value ("rho", "lambda", "mu", "vp", "vs"). */
+extern const char *const sq_mat_value_names[SQ_NMAT_VALUES];
+
+/**
+ * One material entry: the default or a rule.  Rules apply in file order over the default, later ones win.
+ * Each value is a number or an expression in x, y, z and group (sq_cfg_expr); when all are constant,
+ * @c mat holds the material and @c varying is 0, else sq_material_eval computes it per cell.
+ */
+typedef struct sq_material_rule {
+  enum { SQ_MAT_LAYER, SQ_MAT_REGION, SQ_MAT_GROUP, SQ_MAT_DEFAULT } kind;
+  double z_top, z_bottom;            /**< LAYER: applies to cells whose centroid z lies in [z_bottom, z_top) */
+  double lo[3], hi[3];               /**< REGION: applies to cells whose centroid lies in the box */
+  int group;                         /**< GROUP: applies to cells of this mesh group */
+  sq_material mat;                   /**< the material when no value varies */
+  int line;                          /**< line of the entry in the config file */
+  char key[48];                      /**< "materials.default", "materials.layers[0]", ... */
+  int velocity;                      /**< given as rho, vp, vs (else rho, lambda, mu) */
+  int varying;                       /**< some value is an expression of the position */
+  sq_cfg_expr value[SQ_NMAT_VALUES]; /**< as written ("" where not given) */
+} sq_material_rule;
 
 /** Spatially varying fault quantities (fault.<name> and fault.patches[i].<name>). */
 enum sq_fault_param {
@@ -174,10 +188,12 @@ typedef struct sq_config {
   /* mesh: */
   enum { SQ_MESH_BOX, SQ_MESH_GMSH, SQ_MESH_PUML } mesh_kind;
   char mesh_file[SQ_PATH_MAX]; /**< GMSH / PUML: mesh.file resolved against the config's folder */
+  int mesh_file_line;          /**< line of mesh.file in the config file */
   sq_box_params box;           /**< BOX */
 
   /* materials: */
-  sq_material material_default;
+  sq_material material_default;  /**< the default's material (at x = y = z = 0 if it varies) */
+  sq_material_rule rule_default; /**< the default as written */
   int nrules;
   sq_material_rule rules[SQ_MAX_MATERIALS];
 
@@ -247,6 +263,8 @@ typedef struct sq_config {
   /* checkpoint: */
   double checkpoint_interval;       /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
   char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */
+  /* from the command line: */
+  int strict; /**< --strict: the material warnings (a rule matching no cell, implausible values) are errors */
 } sq_config;
 
 /** @brief Fill @p cfg with defaults (order 4, double, CFL 0.5, GTS, box default, ...). */
@@ -262,8 +280,55 @@ int sq_config_load(const char *path, sq_config *cfg);
 /** @brief Same as sq_config_load but from a string; @p name is used in messages. */
 int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg);
 
-/** @brief Material of a cell with centroid @p x and group @p group under the config's rules. */
+/**
+ * @brief Material of a cell with centroid @p x and group @p group under the config's rules.  Rules whose
+ * values are expressions are compiled on every call (a bad value there gives NaN, quietly): loops over
+ * cells use sq_material_eval.
+ */
 sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group);
+
+/**
+ * @brief The material of one entry at a point, quietly: NaN values where an expression gives a bad value
+ * there (sq_material_eval_cell reports those).
+ */
+sq_material sq_material_rule_at(const sq_material_rule *rule, const double x[3], int group);
+
+/** What the material entries did over the cells (index 0: the default, i + 1: rule i). */
+typedef struct sq_material_stats {
+  int64_t ncell[SQ_MAX_MATERIALS + 1];  /**< cells the rule matched; the default: cells no rule matched */
+  double lo[SQ_MAX_MATERIALS + 1][3];   /**< smallest vp, vs, rho of the entry over those cells */
+  double hi[SQ_MAX_MATERIALS + 1][3];   /**< largest */
+  double vpvs_lo[SQ_MAX_MATERIALS + 1]; /**< smallest vp/vs over those cells with vs > 0 */
+} sq_material_stats;
+
+/** Opaque: the config's material entries with their expressions compiled. */
+typedef struct sq_material_eval sq_material_eval;
+
+/** @brief Compile the expressions of the material entries of @p cfg (kept by pointer: it must outlive @p out). */
+int sq_material_eval_create(const sq_config *cfg, sq_material_eval **out);
+/** @brief Free it (NULL is fine). */
+void sq_material_eval_destroy(sq_material_eval *ev);
+/** @brief Empty statistics (counts 0, ranges empty). */
+void sq_material_stats_init(sq_material_stats *stats);
+/**
+ * @brief The material of one cell (centroid @p x, mesh group @p group; @p cell names it in messages).
+ * Expressions are checked at the cell: finite, rho > 0, mu >= 0 and a positive bulk modulus (lambda, mu),
+ * or vp > vs >= 0; a failure is reported as "FILE:LINE: key 'materials.layers[0].vp': ... at (x, y, z)".
+ * @param stats NULL, or the statistics to add this cell to
+ */
+int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
+                          sq_material_stats *stats);
+/**
+ * @brief Warn on stderr about each entry that matched no cell and each implausible value (vp < 100 m/s or
+ * rho < 500 kg/m^3 in a mesh that spans @p extent >= 1000 m; vp/vs < sqrt(2)), saying what was probably
+ * meant.  With cfg->strict the first of them is the error (SQ_ERR_INPUT), reported through sq_error.
+ * @param mesh_lo, mesh_hi the mesh's bounding box (for the hints of layers and regions)
+ * @param print   print the warnings (rank 0)
+ */
+int sq_material_stats_check(const sq_config *cfg, const sq_material_stats *stats, const double mesh_lo[3],
+                            const double mesh_hi[3], int print);
+/** @brief One line per material entry: its key, cells matched, and the ranges of vp, vs, rho. */
+void sq_material_stats_print(const sq_config *cfg, const sq_material_stats *stats, FILE *out);
 
 /**
  * @brief Print every key of the schema as markdown tables (name, type, default, allowed values):

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <errno.h>
 
 #include <starpu_mpi.h>
 
@@ -122,14 +124,77 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
   return SQ_SUCCESS;
 }
 
+/* The context of the distributed start-up's callbacks: the config and its compiled materials. */
+typedef struct material_ctx {
+  const sq_config *cfg;
+  const sq_material_eval *ev;
+  int failed; /* a material expression gave a bad value (reported once); the default stands in */
+} material_ctx;
+
 /* The config's material at a cell (sq_distmesh_input.material_at). */
-static sq_material material_at(const void *cfg, const double x[3], int group) {
-  return sq_config_material_at(cfg, x, group);
+static sq_material material_at(const void *ctx, const double x[3], int group) {
+  material_ctx *m = (material_ctx *)ctx;
+  sq_material mat = m->cfg->material_default;
+  if (!m->failed && sq_material_eval_cell(m->ev, x, group, -1, &mat, NULL)) m->failed = 1;
+  return m->failed ? m->cfg->material_default : mat;
 }
 
 /* The config's fault against the mesh's rupture faces (sq_distmesh_input.check_rupture). */
-static int check_rupture(const void *cfg, const char *source, int64_t nrupture) {
-  return sq_sim_fault_check_count(cfg, source, nrupture);
+static int check_rupture(const void *ctx, const char *source, int64_t nrupture) {
+  return sq_sim_fault_check_count(((const material_ctx *)ctx)->cfg, source, nrupture);
+}
+
+/* The mesh file cannot be read: name the config's line and key, and the script that makes the mesh. */
+static int mesh_missing(const sq_config *cfg) {
+  const char *base = strrchr(cfg->mesh_file, '/');
+  base = base ? base + 1 : cfg->mesh_file;
+  char dir[SQ_PATH_MAX] = "", script[SQ_PATH_MAX + 16], hint[SQ_PATH_MAX + 128] = "";
+  const char *slash = strrchr(cfg->path, '/');
+  if (slash) snprintf(dir, sizeof(dir), "%.*s", (int)(slash - cfg->path + 1), cfg->path);
+  snprintf(script, sizeof(script), "%srun.sh", dir);
+  FILE *f = fopen(script, "r"); /* the scenario script beside the config that names the mesh makes it */
+  char line[1024];
+  while (f && fgets(line, sizeof(line), f)) {
+    if (line[0] == '#' || !strstr(line, base)) continue;
+    char label[64] = ""; /* a case label "  short) ..." picks the script's argument */
+    if (sscanf(line, " %63[A-Za-z0-9_-])", label) == 1 &&
+        strchr(line, ')') == line + strspn(line, " \t") + strlen(label))
+      snprintf(hint, sizeof(hint), "; make it with `%s %s`", script, label);
+    else snprintf(hint, sizeof(hint), "; make it with `%s`", script);
+    break;
+  }
+  if (f) fclose(f);
+  return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "%s:%d: key 'mesh.file': cannot open the mesh '%s': %s%s", cfg->path,
+                  cfg->mesh_file_line, cfg->mesh_file, strerror(errno), hint);
+}
+
+/* What each material entry matched over this rank's owned cells (all cells on one rank), summed over the
+ * ranks when the mesh is distributed, and the warnings (or with --strict the error) about them. */
+static int materials_report(sq_sim *s, const sq_material_eval *ev, int distributed) {
+  sq_material_stats *st = &s->material_stats;
+  sq_material_stats_init(st);
+  int ierr = SQ_SUCCESS;
+  for (int64_t c = 0; c < s->mesh->ncell && !ierr; ++c) {
+    if (distributed && s->cell_rank[c] != s->rank) continue;
+    sq_material mat;
+    ierr = sq_material_eval_cell(ev, &s->mesh->centroid[3 * c], s->mesh->group[c], sq_mesh_global_cell(s->mesh, c),
+                                 &mat, st);
+    if (!ierr && !distributed) s->cell_material[c] = mat;
+  }
+  double lo[3], hi[3];
+  memcpy(lo, s->mesh->bbox_lo, sizeof(lo));
+  memcpy(hi, s->mesh->bbox_hi, sizeof(hi));
+  if (distributed) {
+    MPI_Allreduce(MPI_IN_PLACE, &ierr, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, st->ncell, SQ_MAX_MATERIALS + 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, st->lo, 3 * (SQ_MAX_MATERIALS + 1), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, st->hi, 3 * (SQ_MAX_MATERIALS + 1), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, st->vpvs_lo, SQ_MAX_MATERIALS + 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  SQ_CALL(ierr);
+  return sq_material_stats_check(&s->cfg, st, lo, hi, s->rank == 0);
 }
 
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
@@ -154,6 +219,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .small_tile_size = cfg->cpu_share >= 0 ? cfg->cpu_tile_size : 0};
   double *target = NULL;
   int distributed = 0;
+  sq_material_eval *ev = NULL; /* the config's materials, compiled */
   if (s->nranks > 1) {
     SQ_CALL(sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads));
     if (cfg->node_speed_weights) { /* node-speed shares of the work (thesis eq. 4.10) */
@@ -166,21 +232,30 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
       for (int r = 0; r < s->nranks && r < 8; ++r) s->part_target[r] = target[r];
     }
     /* PUML: each rank reads a block, and no rank holds the whole mesh (mesh/distmesh.c) */
+    material_ctx mctx = {.cfg = cfg};
+    SQ_CALL(sq_material_eval_create(cfg, &ev));
     const sq_distmesh_input in = {.mesh_file = cfg->mesh_file,
                                   .partition = cfg->partition,
                                   .target = target,
                                   .material_at = material_at,
                                   .check_rupture = check_rupture,
-                                  .ctx = cfg};
+                                  .ctx = &mctx};
+    mctx.ev = ev;
     sq_distmesh_part part = {0};
-    const int ierr =
+    int ierr =
         sq_mesh_read_distributed(&in, cfg->mesh_kind != SQ_MESH_BOX, s->rank, s->nranks, &opt, &part, &distributed);
+    MPI_Allreduce(MPI_IN_PLACE, &mctx.failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!ierr && mctx.failed) ierr = SQ_ERR_INPUT;
     s->mesh = part.mesh; /* freed by sq_sim_destroy, also after an error */
     s->cell_rank = part.cell_rank;
     s->cell_cluster = part.cell_cluster;
     s->cell_material = part.cell_material;
     s->part_stats = part.part_stats;
-    if (ierr) SQ_FREE(target);
+    if (!ierr && distributed) ierr = materials_report(s, ev, 1);
+    if (ierr) {
+      SQ_FREE(target);
+      sq_material_eval_destroy(ev);
+    }
     SQ_CALL(ierr);
     if (distributed && sq_verbosity >= 2) {
       printf("starquake: rank %d holds %lld cells (owned + ghost) of %lld (read by blocks)\n", s->rank,
@@ -190,15 +265,21 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   }
   if (!distributed) {     /* the whole mesh on every rank, cut down after partitioning */
     sq_sim_hold_errors(); /* every rank reads the same whole mesh: rank 0 alone reports its errors */
-    int ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
-                                             : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
+    int ierr = SQ_SUCCESS;
+    if (cfg->mesh_kind != SQ_MESH_BOX && access(cfg->mesh_file, R_OK) != 0) ierr = mesh_missing(cfg);
+    else
+      ierr = cfg->mesh_kind == SQ_MESH_BOX ? sq_mesh_box(&cfg->box, &s->mesh)
+                                           : sq_mesh_read(cfg->mesh_file, &s->mesh); /* Gmsh or PUML, by extension */
+    if (!ierr && !ev) ierr = sq_material_eval_create(cfg, &ev);
     if (!ierr) ierr = SQ_CALLOC(s->cell_material, s->mesh->ncell);
-    for (int64_t c = 0; !ierr && c < s->mesh->ncell; ++c)
-      s->cell_material[c] = sq_config_material_at(cfg, &s->mesh->centroid[c * 3], s->mesh->group[c]);
+    if (!ierr) ierr = materials_report(s, ev, 0); /* the whole mesh: every rank alike */
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
     ierr = sq_sim_release_errors(ierr);
     if (!ierr && !serial && s->nranks == 1) ierr = sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
-    if (ierr) SQ_FREE(target);
+    if (ierr) {
+      SQ_FREE(target);
+      sq_material_eval_destroy(ev);
+    }
     SQ_CALL(ierr);
   }
   if (s->nranks > 1 && !distributed) { /* every rank partitions the same mesh the same way (METIS is deterministic) */
@@ -215,6 +296,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     SQ_CALL(ierr);
   }
   SQ_FREE(target);
+  sq_material_eval_destroy(ev);
+  ev = NULL;
   /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
   sq_sim_workers_pause();
   const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
@@ -236,6 +319,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   }
   return SQ_SUCCESS;
 }
+
+void sq_sim_print_materials(const sq_sim *s, FILE *out) { sq_material_stats_print(&s->cfg, &s->material_stats, out); }
 
 void sq_sim_plan(const sq_sim *s, double t_end, double *dt, int64_t *nsteps) {
   const double remaining = t_end - s->time;

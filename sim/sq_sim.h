@@ -15,6 +15,7 @@ typedef struct sq_sim {
   sq_config cfg;
   sq_mesh *mesh; /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
   sq_material *cell_material;
+  sq_material_stats material_stats; /**< cells each material entry matched, with its value ranges (all ranks) */
   sq_disc *disc;
   sq_runtime *rt; /**< NULL in serial mode */
   int serial;     /**< 1: reference stepping without StarPU */
@@ -41,6 +42,9 @@ typedef struct sq_sim {
   char restart_path[SQ_PATH_MAX]; /**< the checkpoint this run restarted from ("" for a new run) */
   sq_plastic_state *plastic;      /**< off-fault plasticity (NULL: none; sim/plasticity.c) */
 } sq_sim;
+
+/** @brief The run header's lines about the materials: per entry, the cells it matched and its vp, vs, rho. */
+void sq_sim_print_materials(const sq_sim *sim, FILE *out);
 
 /** @brief This rank's speed in element updates/s from a short proxy run on its workers (StarPU running). */
 int sq_measure_node_speed(const sq_config *cfg, double *speed);

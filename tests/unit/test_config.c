@@ -716,6 +716,78 @@ START_TEST(test_too_many_rules) {
 }
 END_TEST
 
+/* Material values as expressions: evaluated per cell with the conversion numbers get, constants equal to
+ * the numbers bit for bit, bad values named by file, line and key. */
+START_TEST(test_material_expressions) {
+  sq_config cfg, num;
+  EXPECT_OK(MESH "materials:\n"
+                 "  default: {rho: 2700, vp: \"6000 - 0.5*z\", vs: \"3000 * 1.1547\"}\n"
+                 "  groups:\n"
+                 "    - {group: 2, rho: \"2000 + group\", lambda: \"1e9 * (1 + x)\", mu: 2e9}\n" EQNS,
+            &cfg);
+  ck_assert(cfg.rule_default.varying && cfg.rules[0].varying);
+  sq_material_eval *ev = NULL;
+  ck_assert_int_eq(sq_material_eval_create(&cfg, &ev), SQ_SUCCESS);
+  sq_material_stats st;
+  sq_material_stats_init(&st);
+  const double deep[3] = {0, 0, -1000}, top[3] = {0, 0, 0}, east[3] = {2, 0, 0};
+  sq_material m;
+  ck_assert_int_eq(sq_material_eval_cell(ev, deep, 0, 0, &m, &st), SQ_SUCCESS);
+  const double vs = 3000 * 1.1547, mu = 2700 * vs * vs;
+  ck_assert_double_eq(m.rho, 2700);
+  ck_assert_double_eq(m.mu, mu);
+  ck_assert_double_eq(m.lambda, 2700.0 * 6500 * 6500 - 2.0 * mu);
+  ck_assert_int_eq(sq_material_eval_cell(ev, top, 0, 1, &m, &st), SQ_SUCCESS);
+  ck_assert_double_eq(m.lambda, 2700.0 * 6000 * 6000 - 2.0 * mu);
+  ck_assert_int_eq(sq_material_eval_cell(ev, east, 2, 2, &m, &st), SQ_SUCCESS); /* the group rule */
+  ck_assert_double_eq(m.rho, 2002);
+  ck_assert_double_eq(m.lambda, 3e9);
+  ck_assert_double_eq(m.mu, 2e9);
+  ck_assert_int_eq(st.ncell[0], 2); /* the default: the cells no rule matched */
+  ck_assert_int_eq(st.ncell[1], 1);
+  ck_assert_double_eq_tol(st.lo[0][0], 6000, 1e-9);
+  ck_assert_double_eq_tol(st.hi[0][0], 6500, 1e-9);
+  const sq_material at = sq_config_material_at(&cfg, deep, 0); /* the one-cell form agrees */
+  ck_assert_double_eq(at.lambda, 2700.0 * 6500 * 6500 - 2.0 * mu);
+  sq_material_eval_destroy(ev);
+  /* a constant written as an expression is the number */
+  EXPECT_OK(MESH "materials:\n  default: {rho: \"2700\", vp: \"3000 * 2\", vs: \"3464\"}\n" EQNS, &cfg);
+  EXPECT_OK(MESH "materials:\n  default: {rho: 2700, vp: 6000.0, vs: 3464}\n" EQNS, &num);
+  ck_assert(!cfg.rule_default.varying);
+  ck_assert(memcmp(&cfg.material_default, &num.material_default, sizeof(sq_material)) == 0);
+  /* a value that is bad at some cell: the file, line and key, the value and where */
+  EXPECT_OK(MESH "materials:\n  default: {rho: 2700, vp: 6000, vs: 3464}\n  layers:\n"
+                 "    - {z_top: 10, z_bottom: -10, rho: \"2700 + z\", vp: 6000, vs: 3464}\n" EQNS,
+            &cfg);
+  ck_assert_int_eq(sq_material_eval_create(&cfg, &ev), SQ_SUCCESS);
+  const double low[3] = {0, 0, -5};
+  ck_assert_int_eq(sq_material_eval_cell(ev, low, 0, 0, &m, NULL), SQ_SUCCESS);
+  sq_material_eval_destroy(ev);
+  EXPECT_OK(MESH "materials:\n  default: {rho: \"2700 + z\", vp: 6000, vs: 3464}\n" EQNS, &cfg);
+  ck_assert_int_eq(sq_material_eval_create(&cfg, &ev), SQ_SUCCESS);
+  const double below[3] = {0, 0, -3000};
+  const int saved = capture_begin();
+  const int rc = sq_material_eval_cell(ev, below, 0, 7, &m, NULL);
+  capture_end(saved);
+  ck_assert_int_eq(rc, SQ_ERR_INPUT);
+  ck_assert_msg(strstr(msg, "test.yaml:4: key 'materials.default.rho'") && strstr(msg, "must be > 0") &&
+                    strstr(msg, "(0, 0, -3000)"),
+                "%s", msg);
+  sq_material_eval_destroy(ev);
+  /* errors at load: syntax, an unknown name, t, a constant out of range, vp <= vs of constants */
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 2700, vp: \"6000 - 0.5*\", vs: 3464}\n" EQNS,
+               "test.yaml:4: key 'materials.default.vp'");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 2700, vp: \"6000 - 0.5*q\", vs: 3464}\n" EQNS,
+               "test.yaml:4: key 'materials.default.vp'", "'q'");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 2700, vp: \"6000 + t\", vs: 3464}\n" EQNS,
+               "test.yaml:4: key 'materials.default.vp'", "depends on t");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: \"-2700\", vp: 6000, vs: 3464}\n" EQNS,
+               "test.yaml:4: key 'materials.default.rho'", "out of range: must be > 0");
+  EXPECT_ERROR(MESH "materials:\n  default: {rho: 2700, vp: \"3000\", vs: \"2000 * 2\"}\n" EQNS,
+               "test.yaml:4: key 'materials.default.vp'", "must be greater than vs");
+}
+END_TEST
+
 /* ---- Robustness: mutated inputs never crash and always give zero or one message -------------- */
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
@@ -824,7 +896,7 @@ static Suite *config_suite(void) {
       {"missing", {test_missing_required}},
       {"values", {test_nonfinite, test_duplicate_key}},
       {"files", {test_yaml_syntax, test_empty, test_missing_file, test_file_errors_name_file}},
-      {"materials", {test_material_rules, test_too_many_rules}},
+      {"materials", {test_material_rules, test_too_many_rules, test_material_expressions}},
       {"plasticity", {test_plasticity_section}},
       {"robustness", {test_mutations}},
   };
