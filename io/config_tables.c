@@ -369,10 +369,12 @@ static int sq_cfg_check_receivers(sq_cfg_parse *p, const sq_node *map, int line,
   sq_config *cfg = base;
   if (!map) return SQ_SUCCESS;
   const int has_points = sq_node_find(map, "points") >= 0, has_file = sq_node_find(map, "file") >= 0;
-  if (!has_points && !has_file)
-    return SQ_CFG_FAIL(p, line, path, "no receivers; give 'points: [[x, y, z], ...]' or 'file: NAME'");
+  if (!has_points && !has_file && sq_node_find(map, "stations") < 0)
+    return SQ_CFG_FAIL(p, line, path,
+                       "no receivers; give 'points: [[x, y, z], ...]', 'file: NAME' or 'stations: STATIONS'");
   if (sq_node_find(map, "interval") < 0)
     return SQ_CFG_MISSING(p, 1, line, path, "interval", " (the sampling interval of the receivers)");
+  SQ_CALL(sq_cfg_resolve(p, map, line, path, "stations", cfg->receiver_stations));
   return sq_cfg_resolve(p, map, line, path, "file", cfg->receiver_file);
 }
 
@@ -387,6 +389,9 @@ static const sq_cfg_key sq_cfg_receivers_keys[] = {
     {.name = "flush_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_config, receiver_flush)},
     {.name = "hdf5", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, receiver_hdf5)},
+    {.name = "stations", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, receiver_stations), .validate = sq_cfg_nonempty},
+    {.name = "displacement", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, receiver_displacement)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_receivers_schema = {sq_cfg_receivers_keys, sq_cfg_check_receivers};

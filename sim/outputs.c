@@ -166,9 +166,10 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   if (!restart) SQ_CALL(energy_row(o));
   /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
   if (s->receivers)
-    SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
-                                    s->receivers->owned, s->receivers->interval, cfg->receiver_hdf5,
-                                    restart ? restart->receiver_samples : -1, &o->rec));
+    SQ_CALL(sq_receiver_writer_open_named(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
+                                          s->receivers->owned, s->receivers->name, s->receivers->interval,
+                                          cfg->receiver_hdf5, cfg->receiver_displacement,
+                                          restart ? restart->receiver_samples : -1, &o->rec));
   /* snapshots */
   const int64_t restart_steps[2] = {restart ? restart->wavefield_steps : -1, restart ? restart->surface_steps : -1};
   SQ_CALL(sq_snapshot_open(cfg, s->mesh, s->disc, s->rank, s->nranks, s->time, plastic_strain(s),
