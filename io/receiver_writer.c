@@ -32,8 +32,9 @@ static const char *const h5_sets[3] = {"time", "data", "displacement"};
 static int receiver_text_create(const char *path, int number, const char *name, int disp, const double x[3]) {
   FILE *f = fopen(path, "w");
   if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
-  fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d%s%s\"\n", number, name ? " station " : "",
-          name ? name : "");
+  /* the number stays last on the line, where tools (receivers_to_sac.py) read it */
+  if (name) fprintf(f, "TITLE = \"Temporal Signal for station %s, receiver number %05d\"\n", name, number);
+  else fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d\"\n", number);
   fprintf(f, "VARIABLES = \"Time\"");
   for (int p = 0; p < 9; ++p) fprintf(f, ",\"%s\"", sq_quantity_names[p]);
   if (disp) fprintf(f, ",\"u1\",\"u2\",\"u3\"");

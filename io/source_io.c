@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /** A text file read line by line with line numbers. */
 typedef struct line_reader {
@@ -382,21 +383,22 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
 
 /* ---- SPECFEM3D inputs: CMTSOLUTION and STATIONS ---------------------------------------------- */
 
-static const char *const cmt_keys[SQ_CMT_NKEYS] = {"event name", "time shift", "half duration", "latitude",
-                                                   "longitude",  "depth",      "mrr",           "mtt",
-                                                   "mpp",        "mrt",        "mrp",           "mtp"};
+static const char *const cmt_keys[SQ_CMT_NKEYS] = {"event name", "time shift", "half duration", "latorUTM",
+                                                   "longorUTM",  "depth",      "Mrr",           "Mtt",
+                                                   "Mpp",        "Mrt",        "Mrp",           "Mtp"};
 
-/* The key of a "key: value" line (case and spaces ignored; latorUTM / longorUTM are latitude / longitude). */
+/* The key of a "key: value" line (case and trailing spaces ignored; latitude / longitude are latorUTM /
+ * longorUTM, as SPECFEM3D reads them). */
 static int cmt_key(const char *key) {
   char k[64];
   size_t n = 0;
-  for (; *key && n + 1 < sizeof(k); ++key) k[n++] = (char)tolower((unsigned char)*key);
+  for (; *key && n + 1 < sizeof(k); ++key) k[n++] = *key;
   while (n > 0 && isspace((unsigned char)k[n - 1])) --n;
   k[n] = '\0';
-  if (!strcmp(k, "latorutm")) return 3;
-  if (!strcmp(k, "longorutm")) return 4;
+  if (!strcasecmp(k, "latitude")) return SQ_CMT_LAT;
+  if (!strcasecmp(k, "longitude")) return SQ_CMT_LON;
   for (int i = 0; i < SQ_CMT_NKEYS; ++i)
-    if (!strcmp(k, cmt_keys[i])) return i;
+    if (!strcasecmp(k, cmt_keys[i])) return i;
   return -1;
 }
 
