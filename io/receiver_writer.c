@@ -114,6 +114,25 @@ static int receiver_h5_cut(const char *path, int n, int64_t keep, int disp) {
   return ierr;
 }
 
+/* A restart continues a file with the columns it was created with: receivers.displacement must not change. */
+static int same_columns(const char *path, int disp) {
+  FILE *f = fopen(path, "r");
+  SQ_CHECK(f, SQ_ERR_IO, "cannot open '%s' to continue it: %s", path, strerror(errno));
+  char line[1024] = "";
+  int has_u = 0;
+  while (fgets(line, sizeof(line), f))
+    if (!strncmp(line, "VARIABLES", 9)) {
+      has_u = strstr(line, "\"u1\"") != NULL;
+      break;
+    }
+  fclose(f);
+  SQ_CHECK(has_u == disp, SQ_ERR_INPUT,
+           "'%s' was written %s displacement columns, but receivers.displacement is now %s: restart with the "
+           "value that wrote it",
+           path, has_u ? "with" : "without", disp ? "true" : "false");
+  return SQ_SUCCESS;
+}
+
 /* A restart continues the displacement from the last row the text file keeps (full precision: %.16E). */
 static int displacement_resume(sq_receiver_writer *w, int i) {
   FILE *f = fopen(w->text[i], "r");
@@ -168,7 +187,10 @@ int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, co
     if (name) snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%s.dat", dir, prefix, name);
     else snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%05d.dat", dir, prefix, i + 1);
     if (keep < 0) SQ_CALL(receiver_text_create(w->text[i], i + 1, name, displacement, &x[3 * i]));
-    else SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
+    else {
+      SQ_CALL(same_columns(w->text[i], displacement));
+      SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
+    }
     if (displacement && keep > 0) SQ_CALL(displacement_resume(w, i));
   }
   if (hdf5) {

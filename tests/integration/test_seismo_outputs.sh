@@ -3,8 +3,8 @@
 # sources and STATIONS receivers, and tools/plot_receivers.py's rotation on them.
 #   1. tests/configs/receiver_displacement.yaml (a P plane wave): u1 is the closed-form integral of the
 #      sinusoid fitted to the written v1 and agrees with Simpson's rule on the v1 samples; the HDF5 file's
-#      /displacement holds the same values; a restart from a checkpoint rewrites identical files; without
-#      the key the files keep their 10 columns.
+#      /displacement holds the same values; a restart from a checkpoint rewrites identical files, and one
+#      that drops the key is refused; without the key the files keep their 10 columns.
 #   2. tests/configs/specfem_cmt.yaml (CMTSOLUTION + STATIONS) and specfem_native.yaml (the same source as
 #      a native moment tensor, the same points): the same dofs hash and the same traces; the receiver
 #      files are named PREFIX-receiver-NET.STA.dat.
@@ -59,6 +59,13 @@ PY
     cmp -s "$T/full-00001.dat" "$T/disp/disp-receiver-00001.dat" && cmp -s "$T/full-00002.dat" "$T/disp/disp-receiver-00002.dat"; then
     ok "displacement: a restart from t = 0.25 writes the same receiver files"
   else bad "displacement: restart differs: $(tail -3 "$T/disp.log")"; fi
+  # a restart may not switch the displacement off: refused before any file is touched
+  sed 's/displacement: true/displacement: false/' "$CONFIGS/receiver_displacement.yaml" > "$T/nodisp.yaml"
+  if ! "$SQ" "$T/nodisp.yaml" --quiet --output "$T/disp" --restart "$T/disp/disp-checkpoint.h5" > "$T/nodisp.log" 2>&1 &&
+    grep -q "written with displacement columns, but receivers.displacement is now false" "$T/nodisp.log" &&
+    cmp -s "$T/full-00001.dat" "$T/disp/disp-receiver-00001.dat"; then
+    ok "displacement: a restart without it is refused: $(grep -m1 error "$T/nodisp.log")"
+  else bad "displacement: restart without it: $(tail -2 "$T/nodisp.log")"; fi
 fi
 sed "s|@OUT@|$T/plain|" "$CONFIGS/tools_receiver.yaml" > "$T/plain.yaml"
 if run "$T/plain" "$T/plain.yaml"; then
