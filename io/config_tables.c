@@ -295,11 +295,20 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "fields", .type = SQ_KEY_SEQ, .item = sq_cfg_field_item, .max_items = SQ_NFIELDS},
     {.name = "vertex_values", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_vertex)},
     {.name = "surface", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface)},
+    {.name = "surface_displacement", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface_displacement)},
     {.name = "format", .type = SQ_KEY_ENUM, .words = sq_cfg_format_words,
      .offset = offsetof(sq_config, output_format)},
     {.name = NULL}};
 /* clang-format on */
-static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, NULL};
+static int sq_cfg_check_output(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  const sq_config *cfg = base;
+  if (!map || !cfg->output_surface_displacement || cfg->output_surface) return SQ_SUCCESS;
+  char keypath[SQ_CFG_PATH];
+  sq_cfg_join(keypath, sizeof(keypath), path, "surface_displacement", 20);
+  return SQ_CFG_FAIL(p, sq_node_key_line(map, "surface_displacement", line), keypath,
+                     "needs the free-surface snapshots: add 'surface: true'");
+}
+static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, sq_cfg_check_output};
 
 /* ---- runtime --------------------------------------------------------------------------------- */
 

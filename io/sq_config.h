@@ -242,10 +242,11 @@ typedef struct sq_config {
   int receiver_displacement;                 /**< bool: also write the displacement u1..u3 */
 
   /* output (snapshots): */
-  int output_fields;  /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
-                           order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
-  int output_vertex;  /**< bool: vertex-interpolated instead of cell-average values */
-  int output_surface; /**< bool: free-surface snapshots */
+  int output_fields;               /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
+                                        order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
+  int output_vertex;               /**< bool: vertex-interpolated instead of cell-average values */
+  int output_surface;              /**< bool: free-surface snapshots */
+  int output_surface_displacement; /**< bool: the free-surface snapshots add u1..u3 */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
 
   /* fault: */
