@@ -45,7 +45,7 @@ static int receiver_text_create(const char *path, int number, const char *name, 
   return SQ_SUCCESS;
 }
 
-static int receiver_h5_create(const char *path, int n, const double *x, double interval, int disp) {
+static int receiver_h5_create(const char *path, int n, const double *x, char *const *names, double interval, int disp) {
   h5_quiet q;
   sq_h5_quiet_begin(&q);
   hid_t file = -1;
@@ -72,6 +72,17 @@ static int receiver_h5_create(const char *path, int n, const double *x, double i
   }
   IO_STEP(st, sq_h5_attr_write(file, "interval", H5T_NATIVE_DOUBLE, &interval));
   IO_STEP(st, sq_h5_attr_string(file, "variables", "s_xx s_yy s_zz s_xy s_yz s_xz v1 v2 v3"));
+  if (names && !st) { /* receivers.stations: the receivers' names in order ("00001" where unnamed) */
+    size_t len = 1;
+    for (int i = 0; i < n; ++i) len += (names[i] ? strlen(names[i]) : 11) + 1;
+    char *all = malloc(len), *at = all;
+    IO_STEP(st, all ? 0 : -1);
+    for (int i = 0; all && i < n; ++i)
+      at += names[i] ? sprintf(at, "%s%s", i ? " " : "", names[i]) : sprintf(at, "%s%05d", i ? " " : "", i + 1);
+    if (all) *at = '\0';
+    IO_STEP(st, sq_h5_attr_string(file, "names", all));
+    free(all);
+  }
   IO_STEP(st, sq_h5_close(&file));
   sq_h5_quiet_end(&q);
   if (st) {
@@ -195,7 +206,7 @@ int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, co
   }
   if (hdf5) {
     snprintf(w->h5, sizeof(w->h5), "%s/%s-receivers.h5", dir, prefix);
-    if (keep < 0) SQ_CALL(receiver_h5_create(w->h5, n, x, interval, displacement));
+    if (keep < 0) SQ_CALL(receiver_h5_create(w->h5, n, x, names, interval, displacement));
     else SQ_CALL(receiver_h5_cut(w->h5, n, keep, displacement));
   }
   return SQ_SUCCESS;

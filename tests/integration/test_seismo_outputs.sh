@@ -126,9 +126,10 @@ if run "$T/cmt" "$CONFIGS/specfem_cmt.yaml" && run "$T/native" "$CONFIGS/specfem
       same=$((same + 1))
     fi
   done
-  if [ $same -eq 3 ] && [ -z "$(find "$T/cmt" -name 'cmt-receiver-0*')" ]; then
-    ok "STATIONS: cmt-receiver-{XX.S001,XX.S002,YY.BOX1}.dat, the native points' traces and positions"
-  else bad "STATIONS: $same of 3 station files match; files: $(cd "$T/cmt" && echo cmt-receiver-*)"; fi
+  names=$($PY -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r").attrs["names"].decode())' "$T/cmt/cmt-receivers.h5" 2>&1)
+  if [ $same -eq 3 ] && [ -z "$(find "$T/cmt" -name 'cmt-receiver-0*')" ] && [ "$names" = "XX.S001 XX.S002 YY.BOX1" ]; then
+    ok "STATIONS: cmt-receiver-{XX.S001,XX.S002,YY.BOX1}.dat, the native points' traces and positions; names in the HDF5 file"
+  else bad "STATIONS: $same of 3 station files match; files: $(cd "$T/cmt" && echo cmt-receiver-*); HDF5 names: $names"; fi
 fi
 
 # 3. the plot tool, executable, rotating the stations for the source
