@@ -296,11 +296,20 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "fields", .type = SQ_KEY_SEQ, .item = sq_cfg_field_item, .max_items = SQ_NFIELDS},
     {.name = "vertex_values", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_vertex)},
     {.name = "surface", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface)},
+    {.name = "surface_displacement", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface_displacement)},
     {.name = "format", .type = SQ_KEY_ENUM, .words = sq_cfg_format_words,
      .offset = offsetof(sq_config, output_format)},
     {.name = NULL}};
 /* clang-format on */
-static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, NULL};
+static int sq_cfg_check_output(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  const sq_config *cfg = base;
+  if (!map || !cfg->output_surface_displacement || cfg->output_surface) return SQ_SUCCESS;
+  char keypath[SQ_CFG_PATH];
+  sq_cfg_join(keypath, sizeof(keypath), path, "surface_displacement", 20);
+  return SQ_CFG_FAIL(p, sq_node_key_line(map, "surface_displacement", line), keypath,
+                     "needs the free-surface snapshots: add 'surface: true'");
+}
+static const sq_cfg_schema sq_cfg_output_schema = {sq_cfg_output_keys, sq_cfg_check_output};
 
 /* ---- runtime --------------------------------------------------------------------------------- */
 
@@ -370,10 +379,12 @@ static int sq_cfg_check_receivers(sq_cfg_parse *p, const sq_node *map, int line,
   sq_config *cfg = base;
   if (!map) return SQ_SUCCESS;
   const int has_points = sq_node_find(map, "points") >= 0, has_file = sq_node_find(map, "file") >= 0;
-  if (!has_points && !has_file)
-    return SQ_CFG_FAIL(p, line, path, "no receivers; give 'points: [[x, y, z], ...]' or 'file: NAME'");
+  if (!has_points && !has_file && sq_node_find(map, "stations") < 0)
+    return SQ_CFG_FAIL(p, line, path,
+                       "no receivers; give 'points: [[x, y, z], ...]', 'file: NAME' or 'stations: STATIONS'");
   if (sq_node_find(map, "interval") < 0)
     return SQ_CFG_MISSING(p, 1, line, path, "interval", " (the sampling interval of the receivers)");
+  SQ_CALL(sq_cfg_resolve(p, map, line, path, "stations", cfg->receiver_stations));
   return sq_cfg_resolve(p, map, line, path, "file", cfg->receiver_file);
 }
 
@@ -388,6 +399,9 @@ static const sq_cfg_key sq_cfg_receivers_keys[] = {
     {.name = "flush_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_config, receiver_flush)},
     {.name = "hdf5", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, receiver_hdf5)},
+    {.name = "stations", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, receiver_stations), .validate = sq_cfg_nonempty},
+    {.name = "displacement", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, receiver_displacement)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_receivers_schema = {sq_cfg_receivers_keys, sq_cfg_check_receivers};

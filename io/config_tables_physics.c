@@ -396,15 +396,16 @@ static const sq_cfg_schema sq_cfg_tensor_schema = {sq_cfg_tensor_keys, NULL};
 /* clang-format off */
 static const sq_cfg_word sq_cfg_source_words[] = {
     {"moment_tensor", SQ_SRCCFG_MOMENT_TENSOR}, {"double_couple", SQ_SRCCFG_DOUBLE_COUPLE},
-    {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {NULL, 0}};
+    {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {"cmtsolution", SQ_SRCCFG_CMTSOLUTION}, {NULL, 0}};
 /* clang-format on */
 
 static int sq_cfg_check_source(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   static const char *const keys[] = {"location", "moment_tensor", "strike",        "dip",  "rake", "m0",
                                      "force",    "onset",         "time_function", "file", NULL};
-  static const char *const need[4][7] = {{"location", "moment_tensor", "time_function", NULL},
+  static const char *const need[5][7] = {{"location", "moment_tensor", "time_function", NULL},
                                          {"location", "strike", "dip", "rake", "m0", "time_function", NULL},
                                          {"location", "force", "time_function", NULL},
+                                         {"file", NULL},
                                          {"file", NULL}};
   static const char *const onset[] = {"onset", NULL}, *const none[] = {NULL};
   sq_source_config *src = base;

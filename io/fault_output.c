@@ -218,11 +218,19 @@ static int open_xdmf(sq_fault_output *o, int64_t snapshots) {
   return ierr;
 }
 
-/* Nearest fault point of the face holding x (within its plane and triangle), on this rank. */
-static void station_name(const double x[3], const double strike[3], char *out, size_t len) {
-  /* SCEC: along-strike distance and depth in hectometres */
-  const double st = x[0] * strike[0] + x[1] * strike[1] + x[2] * strike[2];
-  const int h = (int)lround(st / 100.0), dp = (int)lround(-x[2] / 100.0);
+/* Down-dip distance of x from the free surface z = 0 along the fault face of frame `fr` (n, s, d; d points
+ * down): its depth over sin(dip).  A vertical fault gives the depth; a horizontal one has no down-dip
+ * direction out of the surface and gives the depth too. */
+static double station_down_dip(const double x[3], const double fr[9]) {
+  const double sin_dip = -fr[8];
+  return sin_dip > 1e-6 ? -x[2] / sin_dip : -x[2];
+}
+
+/* SCEC's station name: along-strike and down-dip distances in hectometres (TPV12/13 name stations of a
+ * dipping fault by the distance down the fault, not by depth). */
+static void station_name(const double x[3], const double fr[9], char *out, size_t len) {
+  const double st = x[0] * fr[3] + x[1] * fr[4] + x[2] * fr[5];
+  const int h = (int)lround(st / 100.0), dp = (int)lround(station_down_dip(x, fr) / 100.0);
   snprintf(out, len, "faultst%s%03ddp%03d", h < 0 ? "-" : "", abs(h), dp);
 }
 
@@ -274,7 +282,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     if (st->face < 0) continue;
     const sq_fault_face *fc = &f->face[st->face];
     char name[64], path[SQ_PATH_MAX + 400];
-    station_name(x, fc->frame + 3, name, sizeof(name));
+    station_name(x, fc->frame, name, sizeof(name));
     snprintf(path, sizeof(path), "%s/%s-%s", cfg->output_dir, cfg->output_prefix, name);
     int ierr;
     const int64_t kept = keep ? keep[k] : -1;
@@ -286,6 +294,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
       fprintf(st->scec,
               "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
               "# time_step=%.6e\n# num_time_steps=%lld\n# location= %.1f km along strike, %.1f km down-dip\n"
+              "# depth= %.1f km\n"
               "# Column #1 = Time (s)\n# Column #2 = horizontal slip (m)\n# Column #3 = horizontal slip rate (m/s)\n"
               "# Column #4 = horizontal shear stress (MPa)\n# Column #5 = vertical slip (m)\n"
               "# Column #6 = vertical slip rate (m/s)\n# Column #7 = vertical shear stress (MPa)\n"
@@ -293,7 +302,8 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
               "# horizontal = along strike s = n x e_z; vertical = up-dip (-d); normal stress positive in tension\n"
               "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress%s\n",
               cfg->output_prefix, SQ_VERSION, o->dt, (long long)o->nsteps,
-              (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0, -x[2] / 1000.0,
+              (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0,
+              station_down_dip(x, fc->frame) / 1000.0, -x[2] / 1000.0,
               rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);

@@ -15,10 +15,12 @@ struct sq_snapshot_writer {
   int rank, nranks;
   sq_xdmf_writer *wave, *surf;
   sq_surface *surface;
-  int nfield, field[SQ_NFIELDS]; /* wavefield fields: quantities, then plastic strain and eta */
-  int nsurf, surf_field[9];      /* surface quantities */
-  double *values[SQ_NFIELDS];    /* scratch, one per field */
-  int want_wave;                 /* wavefield snapshots (every rank computes and writes its rows) */
+  int nfield, field[SQ_NFIELDS];          /* wavefield fields: quantities, then plastic strain and eta */
+  int nsurf, surf_field[9];               /* surface quantities */
+  double *surf_u, *surf_v, *surf_scratch; /* surface displacement: u and the last v (3 x nface), scratch */
+  double surf_t;                          /* time of surf_v */
+  double *values[SQ_NFIELDS];             /* scratch, one per field */
+  int want_wave;                          /* wavefield snapshots (every rank computes and writes its rows) */
   /* the rows of the HDF5 files this rank writes (parallel HDF5; one rank: all of them): the local
    * indices of what it writes, ascending, and their rows in the files (global numbering) */
   int64_t *own_cell, *own_cell_row; /* the mesh cells it owns */
@@ -129,7 +131,15 @@ static int snapshots(sq_snapshot_writer *o, double time, const double *plastic_s
       pack_rows(o->values[i], o->own_face, o->face_rows.n);
       vals[i] = o->values[i];
     }
-    SQ_CALL(sq_xdmf_write(o->surf, time, o->nsurf, names, vals, SQ_XDMF_CELL, &o->face_rows));
+    int n = o->nsurf;
+    for (int c = 0; o->surf_u && c < 3; ++c, ++n) { /* u1..u3 after the quantities */
+      static const char *const unames[3] = {"u1", "u2", "u3"};
+      names[n] = unames[c];
+      memcpy(o->values[n], o->surf_u + (size_t)c * o->surface->nface, sizeof(double) * (size_t)o->surface->nface);
+      pack_rows(o->values[n], o->own_face, o->face_rows.n);
+      vals[n] = o->values[n];
+    }
+    SQ_CALL(sq_xdmf_write(o->surf, time, n, names, vals, SQ_XDMF_CELL, &o->face_rows));
   }
   return SQ_SUCCESS;
 }
@@ -281,7 +291,29 @@ int sq_snapshot_open(const sq_config *cfg, const sq_mesh *m, const sq_disc *d, i
   SQ_FREE(node);
   SQ_FREE(topo);
   SQ_CALL(ierr);
+  if (cfg->output_surface_displacement && o->surface) { /* u = 0 at the start, v of the initial state */
+    const size_t n = 3 * (size_t)(o->surface->nface > 0 ? o->surface->nface : 1);
+    SQ_CALL(SQ_CALLOC(o->surf_u, n));
+    SQ_CALL(SQ_CALLOC(o->surf_v, n));
+    SQ_CALL(SQ_CALLOC(o->surf_scratch, n));
+    for (int c = 0; c < 3; ++c)
+      sq_fields_surface_values(d, o->surface, 6 + c, o->surf_v + (size_t)c * o->surface->nface);
+    o->surf_t = time;
+  }
   if (!restart_steps) SQ_CALL(snapshots(o, time, plastic_strain));
+  return SQ_SUCCESS;
+}
+
+int sq_snapshot_integrate(sq_snapshot_writer *o, double time) {
+  if (!o->surf_u) return SQ_SUCCESS;
+  const int64_t nface = o->surface->nface;
+  for (int c = 0; c < 3; ++c) sq_fields_surface_values(o->disc, o->surface, 6 + c, o->surf_scratch + (size_t)c * nface);
+  const double half = 0.5 * (time - o->surf_t);
+  for (int64_t k = 0; k < 3 * nface; ++k) {
+    o->surf_u[k] += half * (o->surf_v[k] + o->surf_scratch[k]);
+    o->surf_v[k] = o->surf_scratch[k];
+  }
+  o->surf_t = time;
   return SQ_SUCCESS;
 }
 
@@ -304,6 +336,9 @@ void sq_snapshot_close(sq_snapshot_writer *o) {
   sq_xdmf_close(o->wave);
   sq_xdmf_close(o->surf);
   sq_surface_destroy(o->surface);
+  SQ_FREE(o->surf_u);
+  SQ_FREE(o->surf_v);
+  SQ_FREE(o->surf_scratch);
   for (int i = 0; i < SQ_NFIELDS; ++i) SQ_FREE(o->values[i]);
   SQ_FREE(o->vertex_count);
   SQ_FREE(o->vertex_total);

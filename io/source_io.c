@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /** A text file read line by line with line numbers. */
 typedef struct line_reader {
@@ -378,4 +379,162 @@ int sq_read_fsrm(const char *path, sq_source_list *list) {
   free(sub);
   free(subline);
   return ierr;
+}
+
+/* ---- SPECFEM3D inputs: CMTSOLUTION and STATIONS ---------------------------------------------- */
+
+static const char *const cmt_keys[SQ_CMT_NKEYS] = {"event name", "time shift", "half duration", "latorUTM",
+                                                   "longorUTM",  "depth",      "Mrr",           "Mtt",
+                                                   "Mpp",        "Mrt",        "Mrp",           "Mtp"};
+
+/* The key of a "key: value" line (case and trailing spaces ignored; latitude / longitude are latorUTM /
+ * longorUTM, as SPECFEM3D reads them). */
+static int cmt_key(const char *key) {
+  char k[64];
+  size_t n = 0;
+  for (; *key && n + 1 < sizeof(k); ++key) k[n++] = *key;
+  while (n > 0 && isspace((unsigned char)k[n - 1])) --n;
+  k[n] = '\0';
+  if (!strcasecmp(k, "latitude")) return SQ_CMT_LAT;
+  if (!strcasecmp(k, "longitude")) return SQ_CMT_LON;
+  for (int i = 0; i < SQ_CMT_NKEYS; ++i)
+    if (!strcasecmp(k, cmt_keys[i])) return i;
+  return -1;
+}
+
+int sq_read_cmtsolution(const char *path, sq_cmtsolution *cmt) {
+  line_reader r;
+  SQ_CALL(reader_open(&r, path, "CMTSOLUTION file"));
+  memset(cmt, 0, sizeof(*cmt));
+  int ierr = SQ_SUCCESS, header = 0;
+  while (!ierr && reader_content(&r, 0)) {
+    if (!header) { /* the PDE line: free text (date, hypocentre of the catalogue), kept for messages only */
+      header = r.line;
+      continue;
+    }
+    char *colon = strchr(r.buf, ':');
+    if (!colon) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: expected 'key: value' (e.g. 'half duration: 1.0'), found '%.60s'", path, r.line, r.buf);
+      break;
+    }
+    *colon = '\0';
+    char *s = r.buf;
+    while (isspace((unsigned char)*s)) ++s;
+    const int k = cmt_key(s);
+    if (k < 0) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: unknown key '%.40s' (a CMTSOLUTION holds: event name, time shift, half duration, "
+                      "latorUTM, longorUTM, depth, Mrr, Mtt, Mpp, Mrt, Mrp, Mtp)",
+                      path, r.line, s);
+      break;
+    }
+    if (cmt->line[k]) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: '%s' given twice (first on line %d)", path, r.line,
+                      cmt_keys[k], cmt->line[k]);
+      break;
+    }
+    cmt->line[k] = r.line;
+    if (k == 0) {
+      char *v = colon + 1;
+      while (isspace((unsigned char)*v)) ++v;
+      snprintf(cmt->event, sizeof(cmt->event), "%.63s", v);
+      continue;
+    }
+    memmove(r.buf, colon + 1, strlen(colon + 1) + 1);
+    ierr = line_numbers(&r, 1, &cmt->value[k], cmt_keys[k]);
+  }
+  const int last = r.line;
+  reader_close(&r);
+  SQ_CALL(ierr);
+  SQ_CHECK(header, SQ_ERR_INPUT, "%s: empty CMTSOLUTION file", path);
+  for (int k = 1; k < SQ_CMT_NKEYS; ++k)
+    SQ_CHECK(cmt->line[k], SQ_ERR_INPUT, "%s:%d: no '%s' line (a CMTSOLUTION needs every one of its 12 keys)", path,
+             last, cmt_keys[k]);
+  SQ_CHECK(cmt->value[2] >= 0, SQ_ERR_INPUT, "%s:%d: half duration: %g must be >= 0", path, cmt->line[2],
+           cmt->value[2]);
+  SQ_CHECK(cmt->value[5] >= 0, SQ_ERR_INPUT, "%s:%d: depth: %g km must be >= 0 (km below the free surface z = 0)", path,
+           cmt->line[5], cmt->value[5]);
+  return SQ_SUCCESS;
+}
+
+void sq_cmtsolution_source(const sq_cmtsolution *cmt, double x[3], double moment[6]) {
+  const double *v = cmt->value, dyne_cm_per_newton_m = 1e7;
+  x[0] = v[SQ_CMT_LON], x[1] = v[SQ_CMT_LAT], x[2] = 0.0 - 1000.0 * v[SQ_CMT_DEPTH];
+  /* r = up (z), theta = south (-y), phi = east (x) */
+  moment[0] = v[SQ_CMT_MPP] / dyne_cm_per_newton_m;  /* xx */
+  moment[1] = v[SQ_CMT_MTT] / dyne_cm_per_newton_m;  /* yy */
+  moment[2] = v[SQ_CMT_MRR] / dyne_cm_per_newton_m;  /* zz */
+  moment[3] = -v[SQ_CMT_MTP] / dyne_cm_per_newton_m; /* xy */
+  moment[4] = -v[SQ_CMT_MRT] / dyne_cm_per_newton_m; /* yz */
+  moment[5] = v[SQ_CMT_MRP] / dyne_cm_per_newton_m;  /* xz */
+}
+
+static int station_word_ok(const char *w) {
+  for (; *w; ++w)
+    if (!isalnum((unsigned char)*w) && *w != '_' && *w != '-') return 0;
+  return 1;
+}
+
+int sq_read_stations(const char *path, int *n_out, double **x_out, char (**name_out)[SQ_STATION_NAME], int **line_out) {
+  line_reader r;
+  SQ_CALL(reader_open(&r, path, "STATIONS file"));
+  int n = 0, cap = 0, ierr = SQ_SUCCESS;
+  double *x = NULL;
+  char(*name)[SQ_STATION_NAME] = NULL;
+  int *line = NULL;
+  while (!ierr && reader_content(&r, 1)) {
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double *nx = realloc(x, 3 * sizeof(double) * (size_t)cap);
+      if (nx) x = nx;
+      int *nl = nx ? realloc(line, sizeof(int) * (size_t)cap) : NULL;
+      if (nl) line = nl;
+      char(*nn)[SQ_STATION_NAME] = nl ? realloc(name, SQ_STATION_NAME * (size_t)cap) : NULL;
+      if (nn) name = nn;
+      if (!nn) {
+        ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+        break;
+      }
+    }
+    char sta[64] = "", net[64] = "";
+    int used = 0;
+    if (sscanf(r.buf, " %63s %63s %n", sta, net, &used) < 2) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: expected 'STATION NETWORK latorUTM longorUTM elevation burial', found '%.60s'", path,
+                      r.line, r.buf);
+      break;
+    }
+    if (!station_word_ok(sta) || !station_word_ok(net) || strlen(sta) + strlen(net) + 2 > SQ_STATION_NAME) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: station '%s', network '%s': names are letters, digits, '_' and '-', at most %d "
+                      "characters together",
+                      path, r.line, sta, net, SQ_STATION_NAME - 2);
+      break;
+    }
+    double v[4];
+    memmove(r.buf, r.buf + used, strlen(r.buf + used) + 1);
+    ierr = line_numbers(&r, 4, v, "station (STATION NETWORK latorUTM longorUTM elevation burial)");
+    if (ierr) break;
+    snprintf(name[n], SQ_STATION_NAME, "%s.%s", net, sta);
+    for (int k = 0; k < n; ++k)
+      if (!strcmp(name[k], name[n])) {
+        ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: station %s is already on line %d", path, r.line,
+                        name[n], line[k]);
+        break;
+      }
+    x[3 * n] = v[1], x[3 * n + 1] = v[0], x[3 * n + 2] = 0.0 - v[3]; /* x = longorUTM, y = latorUTM, z = -burial */
+    line[n] = r.line;
+    ++n;
+  }
+  reader_close(&r);
+  if (!ierr && n == 0)
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s: no stations (lines 'STATION NETWORK latorUTM longorUTM elevation burial') found", path);
+  if (ierr) {
+    free(x), free(line), free(name);
+    return ierr;
+  }
+  *n_out = n, *x_out = x, *name_out = name, *line_out = line;
+  return SQ_SUCCESS;
 }

@@ -41,7 +41,13 @@ typedef struct sq_stf_config {
 
 /** One item of the `sources` list. */
 typedef struct sq_source_config {
-  enum { SQ_SRCCFG_MOMENT_TENSOR, SQ_SRCCFG_DOUBLE_COUPLE, SQ_SRCCFG_FORCE, SQ_SRCCFG_FINITE } type;
+  enum {
+    SQ_SRCCFG_MOMENT_TENSOR,
+    SQ_SRCCFG_DOUBLE_COUPLE,
+    SQ_SRCCFG_FORCE,
+    SQ_SRCCFG_FINITE,
+    SQ_SRCCFG_CMTSOLUTION
+  } type;
   int line; /**< line of the item in the config file (for messages) */
   double location[3];
   double moment_tensor[6]; /**< xx, yy, zz, xy, yz, xz (N m) */
@@ -49,7 +55,7 @@ typedef struct sq_source_config {
   double force[3]; /**< N */
   double onset;    /**< time shift of the time function */
   sq_stf_config stf;
-  char file[SQ_PATH_MAX]; /**< finite: finite-source file, resolved against the config's folder */
+  char file[SQ_PATH_MAX]; /**< finite, cmtsolution: the source file, resolved against the config's folder */
 } sq_source_config;
 
 /** The whole run configuration. */
@@ -248,12 +254,15 @@ typedef struct sq_config {
   double receiver_interval;                  /**< sampling interval (> 0 when receivers exist) */
   double receiver_flush;                     /**< simulated time between writes; 0 = checkpoints and end */
   int receiver_hdf5;                         /**< bool: also write PREFIX-receivers.h5 */
+  char receiver_stations[SQ_PATH_MAX];       /**< SPECFEM3D STATIONS file, "" = none (resolved) */
+  int receiver_displacement;                 /**< bool: also write the displacement u1..u3 */
 
   /* output (snapshots): */
-  int output_fields;  /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
-                           order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
-  int output_vertex;  /**< bool: vertex-interpolated instead of cell-average values */
-  int output_surface; /**< bool: free-surface snapshots */
+  int output_fields;               /**< bit p set: field p in the wavefield snapshots: the quantities (sq_physics.h
+                                        order), then SQ_FIELD_EP_XX .. SQ_FIELD_ETA (plasticity only) */
+  int output_vertex;               /**< bool: vertex-interpolated instead of cell-average values */
+  int output_surface;              /**< bool: free-surface snapshots */
+  int output_surface_displacement; /**< bool: the free-surface snapshots add u1..u3 */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
 
   /* fault: */

@@ -81,6 +81,16 @@ typedef struct sq_receiver_writer sq_receiver_writer;
  */
 int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const double *x, const int *owned,
                             double interval, int hdf5, int64_t keep, sq_receiver_writer **w);
+/**
+ * @brief sq_receiver_writer_open with names and displacements.  A receiver with a name (@p names NULL,
+ * or names[i] NULL: numbered) writes `DIR/PREFIX-receiver-NAME.dat` (e.g. a station's NET.STA).  With
+ * @p displacement each text row ends with u1 u2 u3 and the HDF5 file holds /displacement (samples x n x
+ * 3): the displacement from t = 0, the trapezoidal time integral of the velocity samples v1..v3.  A
+ * restart continues it from the last row the text file keeps.
+ */
+int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, const double *x, const int *owned,
+                                  char *const *names, double interval, int hdf5, int displacement, int64_t keep,
+                                  sq_receiver_writer **w);
 /** @brief Append samples [@p first, @p first + @p count) (count x n x 9 values; this rank's receivers are
  * read) to every file.  Collective with HDF5: every rank passes the same @p first and @p count. */
 int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t count, const double *samples);

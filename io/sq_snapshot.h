@@ -29,6 +29,12 @@ int64_t sq_snapshot_wavefield_steps(const sq_snapshot_writer *w);
 int64_t sq_snapshot_surface_steps(const sq_snapshot_writer *w);
 /** @brief Bytes of host memory the writer holds for values. */
 size_t sq_snapshot_memory(const sq_snapshot_writer *w);
+/**
+ * @brief output.surface_displacement: add the velocity at @p time (the solution on the host) to the
+ * free-surface displacement, by the trapezoidal rule from the previous call (or the opening).  Called
+ * after every sync interval; nothing without the key.
+ */
+int sq_snapshot_integrate(sq_snapshot_writer *w, double time);
 /** Close the files and free (NULL is fine). */
 void sq_snapshot_close(sq_snapshot_writer *w);
 

@@ -129,7 +129,8 @@ int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path)
 
 int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
   const int last = done == o->nsteps;
-  return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0);
+  return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0) ||
+         o->cfg->output_surface_displacement; /* integrated after every sync interval */
 }
 
 int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out) {
@@ -166,9 +167,10 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   if (!restart) SQ_CALL(energy_row(o));
   /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
   if (s->receivers)
-    SQ_CALL(sq_receiver_writer_open(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
-                                    s->receivers->owned, s->receivers->interval, cfg->receiver_hdf5,
-                                    restart ? restart->receiver_samples : -1, &o->rec));
+    SQ_CALL(sq_receiver_writer_open_named(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
+                                          s->receivers->owned, s->receivers->name, s->receivers->interval,
+                                          cfg->receiver_hdf5, cfg->receiver_displacement,
+                                          restart ? restart->receiver_samples : -1, &o->rec));
   /* snapshots */
   const int64_t restart_steps[2] = {restart ? restart->wavefield_steps : -1, restart ? restart->surface_steps : -1};
   SQ_CALL(sq_snapshot_open(cfg, s->mesh, s->disc, s->rank, s->nranks, s->time, plastic_strain(s),
@@ -191,6 +193,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
 }
 
 int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
+  if (o->cfg->output_surface_displacement) return 1;
   int64_t n = o->nsteps - done;
   const int64_t ev[3] = {o->out_every, o->flush_every, o->ckpt_every};
   for (int k = 0; k < 3; ++k)
@@ -207,6 +210,7 @@ int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n) {
 
 int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path) {
   const int last = done == o->nsteps;
+  SQ_CALL(sq_snapshot_integrate(o->snap, o->s->time));
   if (done % o->out_every == 0 || last) {
     SQ_CALL(energy_row(o));
     SQ_CALL(sq_snapshot_write(o->snap, o->s->time, plastic_strain(o->s)));
@@ -242,6 +246,10 @@ void sq_outputs_close(sq_outputs *o) {
 
 int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   SQ_CHECK(s->steps == 0, SQ_ERR_INTERNAL, "a restart must come before the first step");
+  SQ_CHECK(!s->cfg.output_surface_displacement, SQ_ERR_INPUT,
+           "%s: output.surface_displacement: a run that integrates the free-surface displacement cannot continue "
+           "from a checkpoint (the checkpoint does not hold the integral); set it to false to continue",
+           s->cfg.path);
   const sq_checkpoint_field plastic = {
       .name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic ? s->plastic->strain : NULL};
   SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));

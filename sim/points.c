@@ -34,6 +34,21 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
   sq_point_source src;
   memset(&src, 0, sizeof(src));
   memcpy(src.x, sc->location, sizeof(src.x));
+  if (sc->type == SQ_SRCCFG_CMTSOLUTION) {
+    /* SPECFEM3D's Gaussian of half duration h: 1/e half width h / 1.628, centred 1.5 h after the time
+     * shift (SPECFEM starts at t = -1.5 h; starquake starts at 0) */
+    snprintf(key, sizeof(key), "sources[%d].file", i);
+    SQ_CALL(check_readable(c, sc->line, key, sc->file));
+    sq_cmtsolution cmt;
+    SQ_CALL(sq_read_cmtsolution(sc->file, &cmt));
+    src.kind = SQ_SOURCE_MOMENT;
+    sq_cmtsolution_source(&cmt, src.x, src.moment);
+    const double h = cmt.value[SQ_CMT_HDUR] > 0 ? cmt.value[SQ_CMT_HDUR] : 1e-6;
+    src.stf.kind = SQ_STF_GAUSSIAN, src.stf.width = h / 1.628, src.stf.delay = 1.5 * h;
+    src.stf.onset = sc->onset + cmt.value[SQ_CMT_TIME_SHIFT];
+    snprintf(src.origin, sizeof(src.origin), "%.120s:%d", sc->file, cmt.line[SQ_CMT_DEPTH]);
+    return sq_source_list_push(list, &src);
+  }
   switch (sc->type) {
   case SQ_SRCCFG_MOMENT_TENSOR:
     src.kind = SQ_SOURCE_MOMENT;
@@ -103,7 +118,7 @@ static int decide_points(const sq_sim *s, sq_locator *loc, int n, const double *
 
 int sq_sim_points_create(sq_sim *s) {
   const sq_config *c = &s->cfg;
-  const int has_receivers = c->nreceivers > 0 || c->receiver_file[0];
+  const int has_receivers = c->nreceivers > 0 || c->receiver_file[0] || c->receiver_stations[0];
   if (c->nsources == 0 && !has_receivers) return SQ_SUCCESS;
   SQ_CHECK(!s->serial, SQ_ERR_INPUT,
            "%s: point sources and receivers run as tasks of the runtime; drop --serial to use them", c->path);
@@ -123,7 +138,14 @@ int sq_sim_points_create(sq_sim *s) {
       ierr = check_readable(c, 0, "receivers.file", c->receiver_file);
       if (!ierr) ierr = sq_read_points(c->receiver_file, &nfile, &xf, &line);
     }
-    const int n = c->nreceivers + nfile;
+    int nsta = 0, *sta_line = NULL;
+    double *xs = NULL;
+    char(*sta_name)[SQ_STATION_NAME] = NULL;
+    if (!ierr && c->receiver_stations[0]) {
+      ierr = check_readable(c, 0, "receivers.stations", c->receiver_stations);
+      if (!ierr) ierr = sq_read_stations(c->receiver_stations, &nsta, &xs, &sta_name, &sta_line);
+    }
+    const int nfirst = c->nreceivers + nfile, n = nfirst + nsta;
     double *x = ierr ? NULL : malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
     char **origin = ierr ? NULL : calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
     char *names = ierr ? NULL : malloc((size_t)(n > 0 ? n : 1) * 160);
@@ -133,15 +155,21 @@ int sq_sim_points_create(sq_sim *s) {
       if (i < c->nreceivers) {
         memcpy(&x[3 * i], c->receiver_points[i], 3 * sizeof(double));
         snprintf(origin[i], 160, "%.120s:%d", c->path, c->receiver_line[i]);
-      } else {
+      } else if (i < nfirst) {
         memcpy(&x[3 * i], &xf[3 * (i - c->nreceivers)], 3 * sizeof(double));
         snprintf(origin[i], 160, "%.120s:%d", c->receiver_file, line[i - c->nreceivers]);
+      } else {
+        memcpy(&x[3 * i], &xs[3 * (i - nfirst)], 3 * sizeof(double));
+        snprintf(origin[i], 160, "%.100s:%d (station %s)", c->receiver_stations, sta_line[i - nfirst],
+                 sta_name[i - nfirst]);
       }
     }
     if (!ierr) ierr = decide_points(s, loc, n, x);
     if (!ierr)
       ierr = sq_receiver_set_create(s->disc, loc, n, x, (const char *const *)origin, c->receiver_interval, 0,
                                     &s->receivers);
+    for (int i = 0; !ierr && i < nsta; ++i) ierr = sq_receiver_set_name(s->receivers, nfirst + i, sta_name[i]);
+    free(xs), free(sta_name), free(sta_line);
     free(x);
     free(origin);
     free(names);

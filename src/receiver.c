@@ -116,7 +116,18 @@ void sq_receiver_set_destroy(sq_receiver_set *s) {
   SQ_FREE(s->point);
   SQ_FREE(s->tile_begin);
   free(s->samples);
+  for (int i = 0; s->name && i < s->n; ++i) free(s->name[i]);
+  SQ_FREE(s->name);
   SQ_FREE(s);
+}
+
+int sq_receiver_set_name(sq_receiver_set *s, int i, const char *name) {
+  SQ_CHECK(i >= 0 && i < s->n, SQ_ERR_INTERNAL, "receiver %d of %d named", i + 1, s->n);
+  if (!s->name) SQ_CALL(SQ_CALLOC(s->name, s->n > 0 ? s->n : 1));
+  free(s->name[i]);
+  s->name[i] = strdup(name);
+  SQ_CHECK(s->name[i], SQ_ERR_MEMORY, "out of memory naming receiver %d", i + 1);
+  return SQ_SUCCESS;
 }
 
 /* Smallest j >= 0 with j * interval >= t (exactly as the comparison below evaluates it). */

@@ -38,6 +38,7 @@ typedef struct sq_receiver_set {
   int64_t first;    /**< sample number of slot 0 */
   int64_t capacity; /**< slots allocated */
   double *samples;  /**< capacity x n x 9 */
+  char **name;      /**< NULL, or n names (NULL: numbered), e.g. a station's "NET.STA" */
 } sq_receiver_set;
 
 /**
@@ -50,6 +51,8 @@ int sq_receiver_set_create(sq_disc *disc, const struct sq_locator *loc, int n, c
                            const char *const *origin, double interval, int64_t first, sq_receiver_set **set);
 /** Free (NULL is fine). */
 void sq_receiver_set_destroy(sq_receiver_set *set);
+/** @brief Name receiver @p i (its output files are then named by @p name instead of its number). */
+int sq_receiver_set_name(sq_receiver_set *set, int i, const char *name);
 /** Number of receivers in tile @p tile. */
 static inline int sq_receiver_set_count(const sq_receiver_set *s, int tile) {
   return s ? s->tile_begin[tile + 1] - s->tile_begin[tile] : 0;

@@ -2,8 +2,8 @@
 """Draw starquake's dynamic-rupture (on-fault) output to PNG files.
 
 usage: tools/plot_fault.py snapshots PREFIX-fault.h5 [--times 1 2 3] [--quantity slip_rate] [-o out.png]
-       tools/plot_fault.py stations DIR_OR_FILES_OR_PREFIX... [--quantities h-slip-rate h-shear-stress]
-                                    [--stations faultst-075dp075 ...] [--compare OTHER_DIR] [-o out.png]
+       tools/plot_fault.py stations DIR_OR_FILES_OR_PREFIX... [--component dominant|h|v|both]
+                                    [--quantities h-slip-rate h-shear-stress] [--stations faultst-075dp075 ...] [--compare OTHER_DIR] [-o out.png]
        tools/plot_fault.py cplot FILE_OR_PREFIX [--compare OTHER_FILE] [--interval 0.5] [-o out.png]
 
 snapshots: one panel per chosen time (the nearest written snapshot), the cell-centred values of one
@@ -23,7 +23,11 @@ snapshots: one panel per chosen time (the nearest written snapshot), the cell-ce
   --list prints the datasets and snapshot times.
 stations: one row of panels per on-fault station, one panel per quantity, from SCEC-format station
   files ([PREFIX-]faultst{strike}dp{depth}[.ext]: '#' header lines, a line of field names, rows of
-  numbers).  Arguments are files, directories (all *faultst*dp* files in them) or run prefixes
+  numbers; strike and dp are the along-strike and down-dip distances in hectometres).  By default
+  (--component dominant) it draws the slip rate and shear stress of the component (h: along strike,
+  v: along dip) whose peak slip rate over the drawn stations is larger, and says which: the dip
+  component on a dip-slip fault such as TPV13, the strike component on TPV5.  --component both
+  draws both; --quantities names the columns outright.  Arguments are files, directories (all *faultst*dp* files in them) or run prefixes
   (output/tpv5 for output/tpv5-faultst*).  With --compare, the stations of the same name
   faultst{strike}dp{depth} in another directory or run (e.g. a reference solution) are drawn dashed.
 cplot: rupture-time contours (every --interval s, default 0.5 s) from a SCEC `cplot` file (or
@@ -255,14 +259,14 @@ STATION_RE = re.compile(r"faultst([+-]?\d+)dp([+-]?\d+)")
 
 
 def station_key(path):
-    """The station's name faultst{strike}dp{depth} (without a run prefix or an extension), else the file name."""
+    """The station's name faultst{strike}dp{down-dip} (without a run prefix or an extension), else the file name."""
     base = os.path.basename(path)
     m = STATION_RE.search(base)
     return m.group(0) if m else base
 
 
 def station_position(path):
-    """(strike, depth) in km from a name [PREFIX-]faultst{strike_hm}dp{depth_hm}[.ext], or None."""
+    """(strike, down-dip) in km from a name [PREFIX-]faultst{strike_hm}dp{down_dip_hm}[.ext], or None."""
     m = STATION_RE.search(os.path.basename(path))
     return (int(m.group(1)) / 10.0, int(m.group(2)) / 10.0) if m else None
 
@@ -327,6 +331,21 @@ def quantity_unit(q):
     return ""
 
 
+def station_quantities(component, stations):
+    """The columns to draw for --component: h, v, both, or dominant (the component of larger peak slip rate)."""
+    if component == "both":
+        return ["h-slip-rate", "v-slip-rate", "h-shear-stress", "v-shear-stress"]
+    if component == "dominant":
+        peak = {}
+        for c in ("h", "v"):
+            q = c + "-slip-rate"
+            peak[c] = max([float(np.max(np.abs(d[:, n.index(q)]))) for n, d in stations if q in n and len(d)] or [0.0])
+        component = "v" if peak["v"] > peak["h"] else "h"
+        print("component %s (peak slip rate: h %.3g m/s, v %.3g m/s; --component both draws both)"
+              % (component, peak["h"], peak["v"]))
+    return [component + "-slip-rate", component + "-shear-stress"]
+
+
 def cmd_stations(args):
     found = find_stations(args.inputs)
     if not found:
@@ -340,6 +359,8 @@ def cmd_stations(args):
     else:
         chosen = sorted(found, key=station_order)[:20]
     other = find_stations([args.compare]) if args.compare else {}
+    if not args.quantities:
+        args.quantities = station_quantities(args.component, [read_station(found[n]) for n in chosen])
     nq = len(args.quantities)
     fig, axes = plt.subplots(len(chosen), nq, figsize=(4.0 * nq, 1.8 * len(chosen) + 0.8), sharex=True,
                              squeeze=False)
@@ -474,7 +495,10 @@ def main():
 
     p = sub.add_parser("stations", help="on-fault station time series (SCEC format)")
     p.add_argument("inputs", nargs="+", help="station files or directories holding faultst* files")
-    p.add_argument("--quantities", nargs="+", default=["h-slip-rate", "h-shear-stress"], help="columns to draw")
+    p.add_argument("--component", choices=["dominant", "h", "v", "both"], default="dominant",
+                   help="slip rate and shear stress along strike (h), along dip (v), both, or the component of "
+                        "larger peak slip rate (default)")
+    p.add_argument("--quantities", nargs="+", help="columns to draw (overrides --component)")
     p.add_argument("--stations", nargs="+", help="station names, e.g. faultst-075dp075 (default: all, at most 20)")
     p.add_argument("--compare", help="a directory with stations of the same names, drawn dashed")
     p.add_argument("--label", help="legend label of the stations (default: the inputs)")

@@ -129,4 +129,50 @@ sys.exit(0 if n == len(rows) == len(d) and np.allclose(d, rows[:, 7].astype('f4'
 else
   bad "the starquake run with a receiver failed: $(tail -5 "$T/run.out")"
 fi
+
+# tools/plot_receivers.py: stored executable and run as documented, axes in SI units, rotation to
+# radial / transverse / vertical for a source (checked on a synthetic receiver NE of the source)
+PLOT=$SRC/tools/plot_receivers.py
+mode=$(cd "$SRC" && git ls-files -s tools/plot_receivers.py 2> /dev/null | cut -c1-6)
+if [ -x "$PLOT" ] && { [ -z "$mode" ] || [ "$mode" = 100755 ]; }; then ok "plot_receivers.py is executable (git mode ${mode:-n/a})"
+else bad "plot_receivers.py is not executable (git mode $mode)"; fi
+if [ -f "$T/run/real-receiver-00001.dat" ] && out=$("$PLOT" "$T/run/real" -o "$T/seis.png" 2>&1) && [ -s "$T/seis.png" ] &&
+  out2=$("$PLOT" "$T/run/real" --source 0.1 0.2 0.5 -o "$T/seis-rot.png" 2>&1) && [ -s "$T/seis-rot.png" ] &&
+  grep -q "vr vt vz" <<< "$out2"; then
+  ok "plot_receivers.py: $out; --source: $out2"
+else bad "plot_receivers.py: $out $out2"; fi
+printf 'TITLE = "x"\nVARIABLES = "Time","v1","v2","v3","u1","u2","u3"\n# x1 4\n# x2 5\n# x3 -1\n' > "$T/rot-receiver-00001.dat"
+printf '%s\n' "0 0.6 0.8 2 0 0 0" "0.1 -0.8 0.6 1 0.06 0.08 0.2" >> "$T/rot-receiver-00001.dat"
+if out=$(cd "$SRC/tools" && $PY -B - "$T/rot-receiver-00001.dat" << 'PY' 2>&1
+import sys
+import numpy as np
+import plot_receivers as pr
+names, loc, data = pr.read_receiver(sys.argv[1])
+src = (1.0, 1.0, -3.0)  # receiver - source = (3, 4): radial (0.6, 0.8), transverse (-0.8, 0.6)
+get = lambda q: pr.column(names, loc, data, q, src)
+assert np.allclose(get("vr"), [1, 0]) and np.allclose(get("vt"), [0, 1]) and np.allclose(get("vz"), [2, 1]), \
+    (get("vr"), get("vt"))
+assert np.allclose(get("ur"), [0, 0.1]) and np.allclose(get("ut"), [0, 0]) and np.allclose(get("uz"), [0, 0.2])
+assert pr.unit("vr") == "m/s" and pr.unit("u1") == "m" and pr.unit("s_xy") == "Pa"
+print("vr vt vz, ur ut uz as expected; units m/s, m, Pa")
+PY
+); then ok "plot_receivers.py rotation: $out"; else bad "plot_receivers.py rotation: $out"; fi
+
+# tools/plot_fault.py stations: the dominant slip-rate component by default (dip on a dip-slip station)
+for c in h v; do
+  f=$T/faults-$c/run-faultst000dp120
+  mkdir -p "$T/faults-$c"
+  printf '# location= 0.0 km along strike, 12.0 km down-dip\n# depth= 10.4 km\n' > "$f"
+  echo "t h-slip h-slip-rate h-shear-stress v-slip v-slip-rate v-shear-stress n-stress" >> "$f"
+  for k in 0 1 2 3; do
+    if [ $c = v ]; then echo "0.$k 0 0.0$k 1 0 -$k.4 2 -3"; else echo "0.$k 0 $k.4 1 0 0.0$k 2 -3"; fi
+  done >> "$f"
+  if out=$($PY "$SRC/tools/plot_fault.py" stations "$T/faults-$c" -o "$T/st-$c.png" 2>&1) &&
+    grep -q "^component $c " <<< "$out" && grep -q "x 2 quantities" <<< "$out" && [ -s "$T/st-$c.png" ]; then
+    ok "plot_fault.py stations picks the $c component: $(head -1 <<< "$out")"
+  else bad "plot_fault.py stations, $c-dominant station: $out"; fi
+done
+if out=$($PY "$SRC/tools/plot_fault.py" stations "$T/faults-v" --component both -o "$T/st-both.png" 2>&1) &&
+  grep -q "x 4 quantities" <<< "$out"; then ok "plot_fault.py stations --component both: $out"
+else bad "plot_fault.py stations --component both: $out"; fi
 report tools
