@@ -133,7 +133,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
   int tile = 0, nsets = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) *serial = 1;
-    else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && argv[i + 1][0] != '-') {
       SQ_CHECK(nsets < SQ_RUN_MAX_SETS, SQ_ERR_INPUT, "--set: at most %d overrides", SQ_RUN_MAX_SETS);
       sets[nsets++] = argv[++i];
     } else if (!strcmp(argv[i], "--dry-run")) *dry_run = 1;
@@ -151,10 +151,12 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
+    else if (!strcmp(argv[i], "--set"))
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "--set needs KEY=VALUE after it, e.g. --set equations.end_time=3");
     else if (argv[i][0] == '-') {
       if (sq_sim_mpi_rank() == 0) sq_help_print(stdout, "run");
-      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'%s", argv[i],
-                      !strcmp(argv[i], "--set") ? ": --set needs KEY=VALUE, e.g. --set equations.end_time=3" : "");
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
     } else if (!path) path = argv[i];
     else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "more than one configuration file given ('%s')", argv[i]);
   }
