@@ -3,12 +3,10 @@
 #include <string.h>
 
 #include "sq_app.h"
+#include "sq_commit.h" /* SQ_GIT_COMMIT, written by the build (app/Makefile.am) */
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
-#endif
-#ifndef SQ_GIT_COMMIT
-#define SQ_GIT_COMMIT "unknown"
 #endif
 #ifndef SQ_STARPU_VERSION
 #define SQ_STARPU_VERSION "unknown"
