@@ -121,23 +121,22 @@ static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
   return SQ_SUCCESS;
 }
 
-static void usage_run(void) {
-  printf("usage: starquake CONFIG.yaml [--serial] [--tile-size N] [--scheduler NAME] [--output DIR]\n"
-         "                            [--partition bw|bwm|encoded] [--restart CHECKPOINT] [--profile]\n"
-         "                            [--trace FILE.csv] [--quiet] [--verbose] [--strict]\n"
-         "  --profile  task time by kind and each worker's idle fraction, after the first chunk of steps\n"
-         "  --trace    also every task of that part, one CSV line each (with several ranks, rank r writes\n"
-         "             FILE.csv.r); tools/trace-gaps.py summarises where the workers wait\n"
-         "  --strict   the material warnings are errors: a rule that matches no cell, implausible values\n");
-}
+/** Most --set options of one command line. */
+#define SQ_RUN_MAX_SETS 64
 
-/* The command line and the configuration it names, with the command line's overrides. */
+/* The command line and the configuration it names, with the command line's overrides (app/help.c
+ * describes every option). */
 static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart,
-                       const char **trace) {
+                       const char **trace, int *dry_run) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
-  int tile = 0, strict = 0;
+  const char *sets[SQ_RUN_MAX_SETS];
+  int tile = 0, nsets = 0, strict = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--serial")) *serial = 1;
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && argv[i + 1][0] != '-') {
+      SQ_CHECK(nsets < SQ_RUN_MAX_SETS, SQ_ERR_INPUT, "--set: at most %d overrides", SQ_RUN_MAX_SETS);
+      sets[nsets++] = argv[++i];
+    } else if (!strcmp(argv[i], "--dry-run")) *dry_run = 1;
     else if (!strcmp(argv[i], "--tile-size") && i + 1 < argc) {
       char *end;
       const long v = strtol(argv[++i], &end, 10);
@@ -153,17 +152,20 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (!strcmp(argv[i], "--strict")) strict = 1;
+    else if (!strcmp(argv[i], "--set"))
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "--set needs KEY=VALUE after it, e.g. --set equations.end_time=3");
     else if (argv[i][0] == '-') {
-      if (sq_sim_mpi_rank() == 0) usage_run();
+      if (sq_sim_mpi_rank() == 0) sq_help_print(stdout, "run");
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "unknown option '%s'", argv[i]);
     } else if (!path) path = argv[i];
     else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "more than one configuration file given ('%s')", argv[i]);
   }
   if (!path) {
-    if (sq_sim_mpi_rank() == 0) usage_run();
+    if (sq_sim_mpi_rank() == 0) sq_help_print(stdout, "run");
     return SQ_ERR_INPUT;
   }
-  SQ_CALL(sq_config_load(path, cfg));
+  SQ_CALL(sq_config_load_with_sets(path, sets, nsets, cfg));
   cfg->strict = strict;
   if (tile > 0) cfg->tile_size = tile;
   if (sched) snprintf(cfg->scheduler, sizeof(cfg->scheduler), "%s", sched);
@@ -533,16 +535,64 @@ static int run_setup(run *r) {
   return SQ_SUCCESS;
 }
 
+/* A duration for people: "42 s", "12 min", "3.1 h". */
+static void format_duration(double sec, char *out, size_t size) {
+  if (sec < 120) snprintf(out, size, "%.0f s", sec);
+  else if (sec < 7200) snprintf(out, size, "%.0f min", sec / 60);
+  else snprintf(out, size, "%.1f h", sec / 3600);
+}
+
+/* --dry-run: the set-up and its memory estimate as for the run, then its first sync intervals timed
+ * (about 2 s of them after a first one, which uploads and calibrates) for the estimated run time; no
+ * output is written.  With several ranks they agree on how many intervals to time. */
+static int run_dry(run *r) {
+  sq_sim *s = r->s;
+  if (r->restart) r->dt = r->ck.dt, r->nsteps = r->ck.nsteps;
+  else sq_sim_plan(s, r->cfg.end_time, &r->dt, &r->nsteps);
+  const int64_t todo = r->nsteps - s->steps;
+  const double w_first = wall_now();
+  /* the receivers sample into a buffer reserved ahead of each chunk (no file takes the samples here) */
+  if (todo > 0 && s->receivers) SQ_CALL(sq_receiver_set_reserve(s->receivers, s->time + 1.5 * r->dt));
+  if (todo > 0) SQ_CALL(sq_sim_advance(s, 1, r->dt, 0));
+  const double w0 = wall_now();
+  int64_t timed = 0;
+  for (int more = todo > 1; more;) {
+    if (s->receivers) SQ_CALL(sq_receiver_set_reserve(s->receivers, s->time + 1.5 * r->dt));
+    SQ_CALL(sq_sim_advance(s, 1, r->dt, 0));
+    ++timed;
+    more = timed + 1 < todo && wall_now() - w0 < 2.0;
+    if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  }
+  const double first = w0 - w_first, per = timed > 0 ? (wall_now() - w0) / (double)timed : first;
+  const double eta = todo > 0 ? first + per * (double)(todo - 1) : 0.0;
+  char text[32];
+  format_duration(eta, text, sizeof(text));
+  if (sq_verbosity >= 1)
+    printf("  estimate   %lld sync intervals of %.6g s to t=%.6g; %.3g s each (timed over %lld after a first one of "
+           "%.3g s): the time stepping takes about %s (ETA, without outputs)\n"
+           "dry run: nothing written\n",
+           (long long)todo, r->dt, r->cfg.end_time, per, (long long)timed, first, text);
+  return SQ_SUCCESS;
+}
+
 int sq_cmd_run(int argc, char **argv) {
   run r;
   memset(&r, 0, sizeof(r));
+  int dry_run = 0;
   /* every rank reads the same command line and file: rank 0 alone reports their errors */
   sq_sim_hold_errors();
-  SQ_CALL(sq_sim_release_errors(run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace)));
-  if (sq_sim_mpi_rank() == 0) SQ_CALL(make_dir(r.cfg.output_dir));
+  SQ_CALL(
+      sq_sim_release_errors(run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace, &dry_run)));
+  if (sq_sim_mpi_rank() == 0 && !dry_run) SQ_CALL(make_dir(r.cfg.output_dir));
   r.w0 = wall_now();
   sq_outputs *outs = NULL;
   int ierr = run_setup(&r);
+  if (!ierr && dry_run) {
+    ierr = run_dry(&r);
+    sq_sim_destroy(r.s);
+    sq_sim_starpu_stop();
+    return ierr;
+  }
   if (!ierr) ierr = run_open_outputs(&r, &outs);
   if (!ierr) { /* from here on, a failed step still reports the profile */
     ierr = run_steps(&r, outs);

@@ -13,4 +13,10 @@ int sq_cmd_verify_pointsource(int argc, char **argv);
 /** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */
 int sq_cmd_mesh(int argc, char **argv);
 
+/** @brief Print the help of command @p name ("run", "verify planewave", "mesh info", ...; NULL: the whole
+ * program's) on @p out (app/help.c); SQ_ERR_INPUT for an unknown name. */
+int sq_help_print(FILE *out, const char *name);
+/** @brief Print the man page (troff) of the same text on @p out: docs/starquake.1. */
+void sq_help_man(FILE *out);
+
 #endif

@@ -47,14 +47,17 @@ void sq_config_default(sq_config *cfg) {
 }
 
 /** Parse @p len bytes of YAML into @p cfg; mesh.file is resolved against @p dir. */
-static int sq_cfg_load(const char *text, size_t len, const char *name, const char *dir, sq_config *cfg) {
-  sq_cfg_parse p = {.name = name, .dir = dir, .buf = (const unsigned char *)text, .len = len};
+static int sq_cfg_load(const char *text, size_t len, const char *name, const char *dir, const char *const *sets,
+                       int nsets, sq_config *cfg) {
+  sq_cfg_parse p = {
+      .name = name, .dir = dir, .buf = (const unsigned char *)text, .len = len, .sets = sets, .nsets = nsets};
   sq_config *tmp = malloc(sizeof(*tmp));
   if (!tmp) return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory loading %s", name);
   sq_config_default(tmp);
   snprintf(tmp->path, sizeof(tmp->path), "%s", name);
   sq_node *root = NULL;
   int rc = sq_cfg_read_tree(&p, &root);
+  if (!rc) rc = sq_cfg_apply_sets(&p, root);
   if (!rc) rc = sq_cfg_map(&p, root, root->line, "", &sq_cfg_root_schema, tmp);
   if (!rc) *cfg = *tmp;
   sq_node_free(root);
@@ -67,10 +70,12 @@ int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg) {
   sq_config_default(cfg);
   if (!name) name = "<string>";
   SQ_CHECK(yaml, SQ_ERR_INTERNAL, "sq_config_load_string: yaml is NULL (%s)", name);
-  return sq_cfg_load(yaml, strlen(yaml), name, "", cfg);
+  return sq_cfg_load(yaml, strlen(yaml), name, "", NULL, 0, cfg);
 }
 
-int sq_config_load(const char *path, sq_config *cfg) {
+int sq_config_load(const char *path, sq_config *cfg) { return sq_config_load_with_sets(path, NULL, 0, cfg); }
+
+int sq_config_load_with_sets(const char *path, const char *const *sets, int nsets, sq_config *cfg) {
   SQ_CHECK(cfg, SQ_ERR_INTERNAL, "sq_config_load: cfg is NULL");
   sq_config_default(cfg);
   SQ_CHECK(path, SQ_ERR_INTERNAL, "sq_config_load: path is NULL");
@@ -116,7 +121,7 @@ int sq_config_load(const char *path, sq_config *cfg) {
       memcpy(dir, path, ld);
       dir[ld] = '\0';
     }
-    rc = sq_cfg_load(buf, len, path, dir, cfg);
+    rc = sq_cfg_load(buf, len, path, dir, sets, nsets, cfg);
   }
   free(buf);
   return rc;

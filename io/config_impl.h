@@ -54,7 +54,12 @@ typedef struct sq_cfg_parse {
   const char *dir;  /**< folder of the config file, "" or ending in '/' */
   const unsigned char *buf;
   size_t len;
+  const char *const *sets; /**< the command line's --set KEY=VALUE texts (config_set.c) */
+  int nsets;
 } sq_cfg_parse;
+
+/** The line number of the nodes that --set number @p k made: messages about them name the --set. */
+#define SQ_CFG_SET_LINE(k) (-1 - (k))
 
 void sq_node_free(sq_node *node);
 /** Is @p node an unquoted null scalar ("", "~", "null")? */
@@ -68,6 +73,13 @@ int sq_node_key_line(const sq_node *map, const char *name, int fallback);
 
 /** Read the single document of the input into a tree whose root is a mapping. */
 int sq_cfg_read_tree(const sq_cfg_parse *p, sq_node **root);
+/** A new node of @p kind at @p line (NULL when out of memory). */
+sq_node *sq_node_new(sq_node_kind kind, int line);
+/** Append a pair (map) or an item (seq, @p key NULL); takes ownership of both on success. */
+int sq_node_push(sq_node *node, sq_node *key, sq_node *item);
+
+/** Apply @p p's --set overrides to the tree of the file (config_set.c), before the schema walk. */
+int sq_cfg_apply_sets(const sq_cfg_parse *p, sq_node *root);
 
 /** Copy user text for a message: control bytes escaped, cut after SQ_CFG_SHOW characters. */
 void sq_cfg_show(char *out, size_t size, const char *text, size_t len);

@@ -286,6 +286,14 @@ void sq_config_default(sq_config *cfg);
  */
 int sq_config_load(const char *path, sq_config *cfg);
 
+/**
+ * @brief sq_config_load with the command line's overrides: @p sets holds @p nsets texts "KEY=VALUE",
+ * KEY a dotted path (equations.end_time, materials.layers[0].rho) and VALUE YAML text.  Each value
+ * replaces the file's (or adds the key) before the schema checks it, exactly like a value of the file;
+ * messages about it name "--set KEY=VALUE" and the key.
+ */
+int sq_config_load_with_sets(const char *path, const char *const *sets, int nsets, sq_config *cfg);
+
 /** @brief Same as sq_config_load but from a string; @p name is used in messages. */
 int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg);
 

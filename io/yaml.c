@@ -29,7 +29,7 @@ void sq_node_free(sq_node *node) {
   free(node);
 }
 
-static sq_node *sq_node_new(sq_node_kind kind, int line) {
+sq_node *sq_node_new(sq_node_kind kind, int line) {
   sq_node *node = calloc(1, sizeof(*node));
   if (node) {
     node->kind = kind;
@@ -39,7 +39,7 @@ static sq_node *sq_node_new(sq_node_kind kind, int line) {
 }
 
 /** Append a pair (map) or an item (seq, @p key NULL); takes ownership of both on success. */
-static int sq_node_push(sq_node *node, sq_node *key, sq_node *item) {
+int sq_node_push(sq_node *node, sq_node *key, sq_node *item) {
   if (node->n == node->cap) {
     size_t cap = node->cap ? 2 * node->cap : 8;
     sq_node **items = realloc(node->items, cap * sizeof(*items));
@@ -147,6 +147,11 @@ int sq_cfg_fail(const char *src_file, int src_line, const sq_cfg_parse *p, int l
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  if (line < 0 && p->sets && -1 - line < p->nsets) { /* a node that --set made */
+    const char *set = p->sets[-1 - line];
+    if (!path) return sq_error(SQ_ERR_INPUT, src_file, src_line, "--set %s: %s", set, msg);
+    return sq_error(SQ_ERR_INPUT, src_file, src_line, "--set %s: key '%s': %s", set, path, msg);
+  }
   if (!path) return sq_error(SQ_ERR_INPUT, src_file, src_line, "%s:%d: %s", p->name, line, msg);
   return sq_error(SQ_ERR_INPUT, src_file, src_line, "%s:%d: key '%s': %s", p->name, line, path, msg);
 }

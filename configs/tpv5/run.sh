@@ -1,4 +1,6 @@
 #!/bin/bash
-# SCEC TPV5 at production resolution: mesh, run, plot (configs/rupture_scenario.sh; docs/RUPTURE.md).
-#   configs/tpv5/run.sh [starquake options]      e.g. H_FAULT=500 configs/tpv5/run.sh --tile-size 4096
+# SCEC TPV5: mesh, estimate, run, plot (configs/rupture_scenario.sh; docs/RUPTURE.md).
+#   configs/tpv5/run.sh [short|production] [starquake options]
+#     short (default): a coarse mesh, order 3, about a minute; production: the benchmark's resolution
+#   e.g. configs/tpv5/run.sh production --tile-size 4096;  configs/tpv5/run.sh --set equations.end_time=3
 exec "$(dirname "$0")/../rupture_scenario.sh" "$(dirname "$0")" "$@"

@@ -5,7 +5,7 @@ set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir T
 
-"$SQ" --help | grep -q "usage: starquake CONFIG.yaml" && ok "--help" || bad "--help"
+"$SQ" --help | grep -q "starquake \[run\] CONFIG.yaml" && ok "--help" || bad "--help"
 "$SQ" --version | grep -Eq "^starquake [0-9]+\.[0-9]+" && ok "--version" || bad "--version"
 
 base() { cat "$CONFIGS/cli_box.yaml"; }

@@ -1,0 +1,230 @@
+/**
+ * @file help.c  The command line's help: one table of commands and options, printed as `--help`, as
+ * each command's `--help` and as the man page (`starquake --help-man`, committed as docs/starquake.1).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sq_app.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+/** One option of a command: its flag, its argument ("" for none) and what it does. */
+typedef struct help_option {
+  const char *flag, *arg, *text;
+} help_option;
+
+/** One command: its name (what `starquake NAME ... --help` selects), synopsis, summary and options. */
+typedef struct help_command {
+  const char *name, *synopsis, *summary;
+  const help_option *options;
+} help_command;
+
+static const help_option run_options[] = {
+    {"--output", "DIR", "write the outputs into DIR (output.directory; default: output)"},
+    {"--set", "KEY=VALUE",
+     "override one configuration key, e.g. --set equations.end_time=3 or --set materials.layers[0].rho=2700; "
+     "VALUE is YAML, typed and checked like the file's value; may be given several times"},
+    {"--restart", "CHECKPOINT", "continue the run from a checkpoint that it wrote (PREFIX-checkpoint.h5)"},
+    {"--dry-run", "",
+     "set the run up, print its memory estimate, time its first sync intervals and print the estimated run time "
+     "(ETA); write nothing"},
+    {"--tile-size", "N", "elements per task (runtime.tile_size; default 256)"},
+    {"--scheduler", "NAME", "StarPU scheduler (runtime.scheduler; default: STARPU_SCHED, else lws)"},
+    {"--partition", "bw|bwm|encoded",
+     "METIS weights with several MPI ranks (runtime.partition): work (bw), work and memory (bwm), or both "
+     "encoded in one weight"},
+    {"--serial", "", "the serial reference implementation (no StarPU): slow, for checks"},
+    {"--profile", "",
+     "task time by kind and each worker's idle fraction, after the first chunk of steps, at the end of the run"},
+    {"--trace", "FILE.csv",
+     "with --profile, also every task of that part, one CSV line each (with several ranks, rank r writes "
+     "FILE.csv.r); tools/trace-gaps.py summarises where the workers wait"},
+    {"--quiet", "", "print errors only"},
+    {"--verbose", "", "also print each rank's peak memory and the details of errors"},
+    {"--strict", "", "the material warnings are errors: a rule that matches no cell, implausible values"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
+static const help_option planewave_options[] = {
+    {"--order", "O", "convergence order (required)"},
+    {"--precision", "single|double", "working precision (default double)"},
+    {"--meshes", "N1,N2,...", "cells per axis of the meshes of the convergence study"},
+    {"--end-time", "T", "simulated time"},
+    {"--cells", "N", "cells per axis of a single mesh"},
+    {"--lts-rate", "R", "local time stepping rate (1: global time stepping)"},
+    {"--graded", "", "a graded quasi-2D mesh with a 16x refined slab (several LTS clusters)"},
+    {"--merge", "", "merged neighbour-cluster tasks"},
+    {"--cfl", "C", "CFL number (default 0.5)"},
+    {"--tile-size", "N", "elements per task"},
+    {"--serial", "", "the serial reference implementation"},
+    {"--json", "", "print the result as JSON"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
+static const help_option packet_options[] = {{"--wave", "p|s", "the incident wave (default p)"},
+                                             {"--order", "O", "convergence order"},
+                                             {"--precision", "single|double", "working precision (default double)"},
+                                             {"--cells", "N", "cells per axis"},
+                                             {"--end-time", "T", "simulated time"},
+                                             {"--cfl", "C", "CFL number (default 0.5)"},
+                                             {"--tile-size", "N", "elements per task"},
+                                             {"--serial", "", "the serial reference implementation"},
+                                             {"--json", "", "print the result as JSON"},
+                                             {"--help", "", "print this help"},
+                                             {NULL, NULL, NULL}};
+
+static const help_option pointsource_options[] = {
+    {"--size", "quick|long", "quick (default: 3072 elements) or long (order 5, 16464 elements)"},
+    {"--order", "O", "convergence order (default 4)"},
+    {"--cells", "N", "cells per axis, 2..200 (default 6)"},
+    {"--refine", "F", "refinement factor of the inner region, 1 or 2..16 (default 2)"},
+    {"--lts-rate", "R", "local time stepping rate (default 2)"},
+    {"--tile-size", "N", "elements per task"},
+    {"--half-width", "H", "half width of the domain (default 1.75)"},
+    {"--width", "W", "width of the source's time function (default 0.15)"},
+    {"--radius", "R", "distance of the receivers from the source (default 0.6)"},
+    {"--cfl", "C", "CFL number (default 0.5)"},
+    {"--precision", "single|double", "working precision (default double)"},
+    {"--tolerance", "X", "largest relative misfit that passes (default 0.25)"},
+    {"--update-only", "", "update the stored reference figures"},
+    {"--force", "", "run even where a stored result is current"},
+    {"--dump", "FILE", "write 't receiver v1 v2 v3 v1_exact v2_exact v3_exact' rows to FILE"},
+    {"--json", "", "print the result as JSON"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
+static const help_option help_only[] = {{"--help", "", "print this help"}, {NULL, NULL, NULL}};
+
+static const help_command commands[] = {
+    {"run", "[run] CONFIG.yaml [OPTIONS]",
+     "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
+     "and `starquake CONFIG.yaml` are the same.  docs/USER_GUIDE.md says what each signal does.",
+     run_options},
+    {"verify planewave", "verify planewave --order O [OPTIONS]",
+     "Convergence of a plane wave in a periodic box against the analytic solution.", planewave_options},
+    {"verify interface", "verify interface|freesurface|absorbing [OPTIONS]",
+     "A wave packet at a material interface, a free surface or an absorbing boundary, against the analytic "
+     "reflection and transmission.",
+     packet_options},
+    {"verify pointsource", "verify pointsource [OPTIONS]",
+     "A moment-tensor point source in a homogeneous medium against the analytic Green's function.",
+     pointsource_options},
+    {"mesh info", "mesh info FILE",
+     "Sizes, bounding box, material groups and boundary codes of a mesh (.msh Gmsh 2.2 or 4.1, .puml.h5 PUML).",
+     help_only},
+    {"mesh convert", "mesh convert IN OUT",
+     "Convert a mesh between Gmsh (.msh, written as 4.1 ASCII) and PUML HDF5 (.puml.h5 or .h5), formats by "
+     "extension.  Gmsh physical surfaces 101/103/105/106 are free surface, dynamic rupture, absorbing and periodic "
+     "faces; physical volumes are material groups.",
+     help_only},
+    {"config-reference", "config-reference",
+     "Print the configuration schema, every key with its type, range and default, as Markdown "
+     "(docs/CONFIG_REFERENCE.md).",
+     help_only},
+    {NULL, NULL, NULL, NULL}};
+
+static const help_command *find_command(const char *name) {
+  for (const help_command *c = commands; c->name; ++c)
+    if (!strcmp(c->name, name)) return c;
+  if (!strcmp(name, "verify freesurface") || !strcmp(name, "verify absorbing")) return find_command("verify interface");
+  return NULL;
+}
+
+/** Print @p text wrapped at 100 columns, every line indented by @p indent (the first from @p col). */
+static void print_wrapped(FILE *out, const char *text, int indent, int col) {
+  const char *w = text;
+  while (*w) {
+    const char *end = w;
+    while (*end && *end != ' ') ++end;
+    const int len = (int)(end - w);
+    if (col > indent && col + 1 + len > 100) fprintf(out, "\n%*s", col = indent, "");
+    else if (col > indent) fputc(' ', out), ++col;
+    else if (col < indent) fprintf(out, "%*s", indent - col, ""), col = indent;
+    fprintf(out, "%.*s", len, w);
+    col += len;
+    w = *end ? end + 1 : end;
+  }
+  fputc('\n', out);
+}
+
+static void print_options(FILE *out, const help_option *o) {
+  for (; o->flag; ++o) {
+    char head[64];
+    const int n = snprintf(head, sizeof(head), "  %s%s%s", o->flag, o->arg[0] ? " " : "", o->arg);
+    fputs(head, out);
+    if (n >= 27) fprintf(out, "\n%28s", ""); /* a long flag: its text on the next line */
+    print_wrapped(out, o->text, 28, n >= 27 ? 28 : n);
+  }
+}
+
+int sq_help_print(FILE *out, const char *name) {
+  if (name) {
+    const help_command *c = find_command(name);
+    if (!c) return SQ_ERR_INPUT;
+    fprintf(out, "usage: starquake %s\n\n", c->synopsis);
+    print_wrapped(out, c->summary, 0, 0);
+    fprintf(out, "\noptions:\n");
+    print_options(out, c->options);
+    return SQ_SUCCESS;
+  }
+  fprintf(out, "starquake %s: ADER-DG earthquake simulation on StarPU\n\nusage:\n", PACKAGE_VERSION);
+  for (const help_command *c = commands; c->name; ++c) fprintf(out, "  starquake %s\n", c->synopsis);
+  fprintf(out, "  starquake --help | --help-man | --version\n\noptions of a run:\n");
+  print_options(out, run_options);
+  fprintf(out, "\nEvery command takes --help (starquake verify planewave --help, starquake mesh info --help, ...).\n"
+               "--help-man prints the manual page (docs/starquake.1), --version the build configuration.\n"
+               "The configuration keys are documented in docs/CONFIG.md.  StarPU reads its usual environment\n"
+               "variables (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ...).\n");
+  return SQ_SUCCESS;
+}
+
+/** @p text for troff: backslashes and minus signs escaped, '.' or '\'' at a line start protected. */
+static void man_text(FILE *out, const char *text) {
+  if (text[0] == '.' || text[0] == '\'') fputs("\\&", out);
+  for (const char *c = text; *c; ++c) {
+    if (*c == '\\') fputs("\\e", out);
+    else if (*c == '-') fputs("\\-", out);
+    else fputc(*c, out);
+  }
+}
+
+void sq_help_man(FILE *out) {
+  fprintf(out, ".\\\" generated by `starquake --help-man` from app/help.c: do not edit\n");
+  fprintf(out, ".TH STARQUAKE 1 \"\" \"starquake %s\" \"User Commands\"\n.SH NAME\n", PACKAGE_VERSION);
+  fprintf(out, "starquake \\- ADER\\-DG earthquake simulation on StarPU\n.SH SYNOPSIS\n");
+  for (const help_command *c = commands; c->name; ++c) {
+    fprintf(out, ".B starquake\n");
+    man_text(out, c->synopsis);
+    fprintf(out, "\n.br\n");
+  }
+  fprintf(out, ".B starquake\n\\-\\-help | \\-\\-help\\-man | \\-\\-version\n.SH DESCRIPTION\n");
+  man_text(out, "starquake simulates seismic waves and dynamic ruptures with the ADER discontinuous Galerkin "
+                "method on tetrahedral meshes, its tasks scheduled by StarPU.  Every command takes --help.  "
+                "--version prints the build configuration.  The configuration keys are documented in "
+                "docs/CONFIG.md, the user's guide is docs/USER_GUIDE.md.");
+  fprintf(out, "\n.SH COMMANDS\n");
+  for (const help_command *c = commands; c->name; ++c) {
+    fprintf(out, ".SS \"starquake ");
+    man_text(out, c->synopsis);
+    fprintf(out, "\"\n");
+    man_text(out, c->summary);
+    fputc('\n', out);
+    for (const help_option *o = c->options; o->flag; ++o) {
+      fprintf(out, ".TP\n.B ");
+      man_text(out, o->flag);
+      if (o->arg[0]) {
+        fprintf(out, " \\fI");
+        man_text(out, o->arg);
+        fprintf(out, "\\fR");
+      }
+      fputc('\n', out);
+      man_text(out, o->text);
+      fputc('\n', out);
+    }
+  }
+  fprintf(out, ".SH ENVIRONMENT\nStarPU reads its usual environment variables (STARPU_NCPU, STARPU_NCUDA, "
+               "STARPU_SCHED, ...).\n.SH SEE ALSO\ndocs/USER_GUIDE.md, docs/CONFIG.md, docs/CONFIG_REFERENCE.md\n");
+}
