@@ -582,8 +582,8 @@ static int run_manifest(const run *r, int ierr) {
   if (sq_verbosity < 1) return ierr;
   FILE *out = ierr ? stderr : stdout;
   const int n = sq_run_files_count(f);
-  fprintf(out, "%s %d file%s, listed in %s:\n", ierr ? "written so far:" : "results:", n, n == 1 ? "" : "s",
-          sq_run_files_manifest(f));
+  fprintf(out, "%s %d file%s in %s/, listed in %s:\n", ierr ? "written so far:" : "results:", n, n == 1 ? "" : "s",
+          r->cfg.output_dir, sq_run_files_manifest(f));
   for (int i = 0; i < n; ++i) fprintf(out, "  %s\n", sq_run_files_path(f, i));
   fflush(out);
   return ierr;

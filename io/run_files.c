@@ -135,6 +135,13 @@ static int is_output(const sq_run_files *f, const char *path) {
   return in_dir || in_ckpt;
 }
 
+/* @p path as the manifest writes it: relative to the output folder when it is in it, else as it is
+ * (checkpoint.directory elsewhere), so that a copied folder's manifest still holds */
+static const char *manifest_name(const sq_run_files *f, const char *path) {
+  const size_t nd = strlen(f->dir);
+  return !strncmp(path, f->dir, nd) && path[nd] == '/' ? path + nd + 1 : path;
+}
+
 static int newer_or_same(const struct timespec *a, const struct timespec *b) {
   return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
@@ -174,7 +181,11 @@ int sq_run_files_begin(const char *dir, const char *ckpt_dir, const char *prefix
   char line[SQ_PATH_MAX + 400];
   while (m && fgets(line, sizeof(line), m)) {
     line[strcspn(line, "\n")] = 0;
-    if (line[0] && line[0] != '#' && is_output(f, line) && strcmp(line, f->manifest)) SQ_CALL(list_add(&f->old, line));
+    if (!line[0] || line[0] == '#') continue;
+    char path[SQ_PATH_MAX + 700];
+    if (strchr(line, '/')) snprintf(path, sizeof(path), "%s", line);
+    else snprintf(path, sizeof(path), "%s/%s", dir, line);
+    if (is_output(f, path) && strcmp(path, f->manifest)) SQ_CALL(list_add(&f->old, path));
   }
   if (m) fclose(m);
   if (restart) { /* the files of the run it continues, also where that run could not write its manifest */
@@ -224,7 +235,7 @@ int sq_run_files_finish(sq_run_files *f) {
   snprintf(tmp, sizeof(tmp), "%s.tmp", f->manifest);
   FILE *m = fopen(tmp, "w");
   if (!m) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", tmp, strerror(errno));
-  for (int i = 0; i < f->files.n; ++i) fprintf(m, "%s\n", f->files.path[i]);
+  for (int i = 0; i < f->files.n; ++i) fprintf(m, "%s\n", manifest_name(f, f->files.path[i]));
   const int bad = ferror(m);
   if (fclose(m) || bad || rename(tmp, f->manifest))
     return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", f->manifest, strerror(errno));
@@ -235,7 +246,7 @@ const char *sq_run_files_manifest(const sq_run_files *f) { return f->manifest; }
 
 int sq_run_files_count(const sq_run_files *f) { return f->files.n; }
 
-const char *sq_run_files_path(const sq_run_files *f, int i) { return f->files.path[i]; }
+const char *sq_run_files_path(const sq_run_files *f, int i) { return manifest_name(f, f->files.path[i]); }
 
 int sq_run_files_stale_count(const sq_run_files *f) { return f->stale.n; }
 

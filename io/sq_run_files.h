@@ -63,7 +63,8 @@ int sq_run_summary_write(const char *path, const sq_run_summary *s);
 
 /**
  * The manifest of a run: DIR/PREFIX-manifest.txt lists every file the run wrote (PREFIX-* in the output
- * folder and in the checkpoint folder), one path a line, sorted.  A new run removes the files of the
+ * folder and in the checkpoint folder), one a line, sorted: a file of the output folder by its name
+ * in it, one elsewhere by its path.  A new run removes the files of the
  * previous manifest of its prefix before it writes its own (so that none of an earlier, larger run is
  * left beside its files), unless told to keep them; a restart continues the files of the run it
  * continues, which stay in the manifest.  Rank 0 alone keeps it.
@@ -84,7 +85,7 @@ int sq_run_files_finish(sq_run_files *f);
 const char *sq_run_files_manifest(const sq_run_files *f);
 /** @brief Files listed by the last sq_run_files_finish, and the @p i-th of them. */
 int sq_run_files_count(const sq_run_files *f);
-/** @brief The @p i-th file of the manifest. */
+/** @brief The @p i-th file of the manifest, as the manifest writes it. */
 const char *sq_run_files_path(const sq_run_files *f, int i);
 /** @brief Files of the previous run kept (keep_stale) and not written again, and the @p i-th of them. */
 int sq_run_files_stale_count(const sq_run_files *f);

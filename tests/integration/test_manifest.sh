@@ -11,9 +11,9 @@ tempdir OUT
 sed -e '/^    - \[0.3, -0.3, -0.2\]$/d' -e '/^    - \[0.0, 0.0, 0.0\]$/d' "$CFG" > "$OUT/two.yaml"
 grep -c '^    - \[' "$OUT/two.yaml" | grep -qx 2 || bad "two.yaml does not have 2 receivers"
 
-# same_files DIR WHAT: the manifest lists exactly the src-* files in DIR (but itself)
+# same_files DIR WHAT: the manifest lists exactly the src-* files in DIR (but itself), by their names in DIR
 same_files() {
-  ls "$1"/src-* | grep -v -e '-manifest.txt$' -e '-notes.txt$' | sort > "$OUT/present.txt"
+  (cd "$1" && ls src-*) | grep -v -e '-manifest.txt$' -e '-notes.txt$' | sort > "$OUT/present.txt"
   sort "$1/src-manifest.txt" | cmp -s - "$OUT/present.txt" &&
     ok "$2: the manifest lists the $(wc -l < "$OUT/present.txt") files present" ||
     bad "$2: manifest [$(cat "$1/src-manifest.txt" | tr '\n' ' ')] != present [$(cat "$OUT/present.txt" | tr '\n' ' ')]"
@@ -24,7 +24,7 @@ mkdir -p "$D"
 echo "the user's own notes" > "$D/src-notes.txt"
 "$SQ" "$CFG" --output "$D" > "$OUT/four.log" 2>&1 || bad "run with 4 receivers"
 same_files "$D" "4 receivers"
-grep -q "^results: $(wc -l < "$D/src-manifest.txt") files, listed in $D/src-manifest.txt:" "$OUT/four.log" &&
+grep -q "^results: $(wc -l < "$D/src-manifest.txt") files in $D/, listed in $D/src-manifest.txt:" "$OUT/four.log" &&
   ok "the closing message names the manifest and the count" || bad "closing message: $(tail -3 "$OUT/four.log")"
 sed -n '/^results:/,$p' "$OUT/four.log" | grep '^  ' | sed 's/^  //' | cmp -s - "$D/src-manifest.txt" &&
   ok "the closing message lists every file of the manifest" || bad "closing message lists: $(sed -n '/^results:/,$p' "$OUT/four.log")"

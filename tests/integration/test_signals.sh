@@ -51,7 +51,7 @@ else
   [ -s "$D/sig-checkpoint.h5" ] && ok "SIGINT: checkpoint written" || bad "SIGINT: no checkpoint"
   n=$(samples "$D/sig-receiver-00001.dat")
   [ "$n" -gt 10 ] && ok "SIGINT: receiver files hold $n samples" || bad "SIGINT: receiver file holds $n samples"
-  ls "$D"/sig-* | grep -v manifest | sort > "$OUT/present.txt"
+  (cd "$D" && ls sig-*) | grep -v manifest | sort > "$OUT/present.txt"
   sort "$D/sig-manifest.txt" | cmp -s - "$OUT/present.txt" && ok "SIGINT: the manifest lists the $(wc -l < "$OUT/present.txt") files" ||
     bad "SIGINT: manifest $(cat "$D/sig-manifest.txt") != $(cat "$OUT/present.txt")"
   # 2. the printed command, as printed
