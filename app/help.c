@@ -45,6 +45,10 @@ static const help_option run_options[] = {
     {"--quiet", "", "print errors only"},
     {"--verbose", "", "also print each rank's peak memory and the details of errors"},
     {"--strict", "", "the material warnings are errors: a rule that matches no cell, implausible values"},
+    {"--clean", "",
+     "(the default) a new run first removes the files that the previous run of its prefix listed in "
+     "PREFIX-manifest.txt"},
+    {"--keep-stale", "", "keep those files: they are named in a warning and left out of the new manifest"},
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 

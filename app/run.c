@@ -37,16 +37,38 @@ static int make_dir(const char *path) {
 }
 
 /*
- * SIGTERM / SIGUSR1 ask for a checkpoint and a clean stop.  The handler only records the signal
- * (the one piece of global state: a handler cannot reach the sq_sim); the run loop acts on it at
- * the next sync-interval boundary, i.e. after the chunk of steps in flight (about 0.5 s of wall time).
+ * SIGTERM, SIGUSR1 and a first SIGINT (Ctrl-C) ask for a checkpoint and a clean stop; a second SIGINT
+ * aborts at once.  The handler only records the signal (the one piece of global state: a handler cannot
+ * reach the sq_sim); the run loop acts on it after the chunk of sync intervals in flight (about 0.5 s of
+ * wall time; docs/PRODUCTION.md, "Signals").
  */
 static volatile sig_atomic_t sq_run_stop_signal = 0;
+static volatile sig_atomic_t sq_run_signal_root = 1; /* this process speaks on stderr (MPI rank 0) */
 
 /** Wall seconds between two blow-up checks when no output brings the solution to the host earlier. */
 #define SQ_FINITE_CHECK_SECONDS 30.0
+/** Wall seconds between two writes of the buffered receiver samples, whatever receivers.flush_interval says:
+ * a crash or a kill -9 loses at most this much of the seismograms. */
+#define SQ_RECEIVER_FLUSH_SECONDS 5.0
 
-static void on_stop_signal(int sig) { sq_run_stop_signal = sig; }
+static void say(const char *text) {
+  if (!sq_run_signal_root) return;
+  const ssize_t n = write(2, text, strlen(text));
+  (void)n;
+}
+
+static void on_stop_signal(int sig) {
+  if (sig == SIGINT && sq_run_stop_signal == SIGINT) { /* the second Ctrl-C: abort, no checkpoint */
+    say("\nstarquake: second SIGINT: aborted without a checkpoint\n");
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+    return;
+  }
+  if (sig == SIGINT)
+    say("\nstarquake: SIGINT: writing a checkpoint and stopping after the sync intervals in flight "
+        "(Ctrl-C again aborts without one)\n");
+  sq_run_stop_signal = sig;
+}
 
 /** Progress on stderr: a bar on a terminal, plain lines otherwise. */
 typedef struct progress {
@@ -127,7 +149,7 @@ static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
 /* The command line and the configuration it names, with the command line's overrides (app/help.c
  * describes every option). */
 static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart,
-                       const char **trace, int *dry_run) {
+                       const char **trace, int *dry_run, int *keep_stale) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
   const char *sets[SQ_RUN_MAX_SETS];
   int tile = 0, nsets = 0, strict = 0;
@@ -149,6 +171,8 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--profile")) *profile = 1;
     else if (!strcmp(argv[i], "--trace") && i + 1 < argc) *trace = argv[++i], *profile = 1;
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
+    else if (!strcmp(argv[i], "--keep-stale")) *keep_stale = 1;
+    else if (!strcmp(argv[i], "--clean")) *keep_stale = 0;
     else if (!strcmp(argv[i], "--quiet")) sq_verbosity = 0;
     else if (!strcmp(argv[i], "--verbose")) sq_verbosity = 2;
     else if (!strcmp(argv[i], "--strict")) strict = 1;
@@ -185,6 +209,9 @@ typedef struct run {
   sq_config cfg;
   const char *restart, *trace; /* --restart CHECKPOINT, --trace FILE (NULL: none) */
   int serial, profile;
+  int keep_stale;      /* --keep-stale: a new run keeps the files of the previous one */
+  sq_run_files *files; /* the manifest (rank 0) */
+  int stopped;         /* stopped by a signal, with a checkpoint */
   sq_sim *s;
   int root;                  /* MPI rank 0 */
   int verbose_ranks;         /* every rank reports its peak memory */
@@ -267,43 +294,101 @@ static void print_setup(const run *r, size_t bytes) {
   fflush(stdout);
 }
 
-/* From the first output file on, SIGTERM/SIGUSR1 only set a flag: the loop then writes a checkpoint at
- * its next step (a job script waits for the outputs to appear before it signals).  The handler stays
+/* From the first output file on, SIGTERM/SIGUSR1/SIGINT only set a flag: the loop then writes a checkpoint
+ * at its next step (a job script waits for the outputs to appear before it signals).  The handler stays
  * until the process ends: a signal after the last step must not kill the run while it writes its
- * final files (the run then ends normally, its outputs complete). */
-static void catch_stop_signals(void) {
+ * final files (the run then ends normally, its outputs complete); a second SIGINT still aborts. */
+static void catch_stop_signals(int root) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sq_run_stop_signal = 0;
+  sq_run_signal_root = root;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
 }
 
 /* After a chunk: the next chunk's length, aiming at about 0.5 s of wall time per chunk (@p per_step
  * seconds a sync interval so far); with several ranks the chunk, a stop request and a blow-up check are
  * agreed on, since every rank must submit the same steps before its next wait. */
-static int64_t next_chunk(const sq_sim *s, double per_step, int *stop, int *check) {
+static int64_t next_chunk(const sq_sim *s, double per_step, int *stop, int *check, int *flush) {
   int64_t chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
   if (s->nranks > 1) {
-    /* the chunk, measured per rank from its own clock, is the smallest; a stop or a check: any */
-    int64_t agree[3] = {-chunk, *stop, *check};
-    MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    chunk = -agree[0], *stop = (int)agree[1], *check = (int)agree[2];
+    /* the chunk, measured per rank from its own clock, is the smallest; a stop, a check or a flush: any */
+    int64_t agree[4] = {-chunk, *stop, *check, *flush};
+    MPI_Allreduce(MPI_IN_PLACE, agree, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    chunk = -agree[0], *stop = (int)agree[1], *check = (int)agree[2], *flush = (int)agree[3];
   }
   return chunk;
 }
 
-/* The error that ends a run stopped by a signal at sync interval @p done, naming its checkpoint. */
+/* @p word for a shell: as it is where that is safe, else in single quotes. */
+static void shell_word(FILE *f, const char *word) {
+  int plain = word[0] != 0;
+  for (const char *c = word; *c; ++c)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%-", *c)) plain = 0;
+  if (plain) {
+    fputs(word, f);
+    return;
+  }
+  fputc('\'', f);
+  for (const char *c = word; *c; ++c) *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+  fputc('\'', f);
+}
+
+/* The command that continues this run from @p ckpt: this process's own command line (every word, the
+ * sub-command and options included, as /proc/self/cmdline holds it) with --restart CKPT in place of a
+ * --restart it had, or added; quoted for a shell.  Under MPI the launcher's words are not part of it. */
+static void restart_command(const run *r, const char *ckpt, char *buf, size_t len) {
+  FILE *f = fmemopen(buf, len, "w");
+  if (!f) {
+    snprintf(buf, len, "starquake %s --restart %s", r->cfg.path, ckpt);
+    return;
+  }
+  char cmdline[16384];
+  size_t n = 0;
+  FILE *pc = fopen("/proc/self/cmdline", "r");
+  if (pc) n = fread(cmdline, 1, sizeof(cmdline) - 1, pc), fclose(pc);
+  cmdline[n] = 0;
+  if (n == 0 || n == sizeof(cmdline) - 1) { /* no /proc, or a command line too long to hold: the essentials */
+    fputs("starquake ", f);
+    shell_word(f, r->cfg.path);
+  }
+  int skip = 0;
+  for (size_t at = 0; n > 0 && n < sizeof(cmdline) - 1 && at < n; at += strlen(cmdline + at) + 1) {
+    const char *word = cmdline + at;
+    if (skip) {
+      skip = 0;
+      continue;
+    }
+    if (!strcmp(word, "--restart")) {
+      skip = 1;
+      continue;
+    }
+    if (at > 0) fputc(' ', f);
+    shell_word(f, word);
+  }
+  fputs(" --restart ", f);
+  shell_word(f, ckpt);
+  fputc(0, f);
+  fclose(f);
+  buf[len - 1] = 0;
+}
+
+/* The error that ends a run stopped by a signal at sync interval @p done, naming its checkpoint and the
+ * command that continues it. */
 static int stopped(const run *r, int stop, int64_t done, const char *ckpt) {
+  char cmd[20000];
+  restart_command(r, ckpt ? ckpt : "?", cmd, sizeof(cmd));
   return sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
-                  "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with: "
-                  "starquake %s --restart %s",
+                  "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with:\n  %s",
                   stop == SIGTERM   ? "SIGTERM"
                   : stop == SIGUSR1 ? "SIGUSR1"
+                  : stop == SIGINT  ? "SIGINT"
                                     : "a signal",
-                  r->s->time, (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", r->cfg.path, ckpt ? ckpt : "?");
+                  r->s->time, (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", cmd);
 }
 
 /* The time loop: chunks of sync intervals up to the next output event, then the outputs due. */
@@ -311,7 +396,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
   sq_sim *s = r->s;
   const int64_t nsteps = r->nsteps;
   int64_t done = s->steps, chunk = 1;
-  double last_check = r->t_loop;
+  double last_check = r->t_loop, last_flush = r->t_loop;
   int ierr = SQ_SUCCESS;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
@@ -328,7 +413,8 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     if (!ierr && r->profile && s->rt && done == nsteps) ierr = sq_runtime_profile_freeze(s->rt);
     const double now = wall_now();
     int stop = sq_run_stop_signal, check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
-    chunk = next_chunk(s, (now - c0) / n, &stop, &check);
+    int flush = now - last_flush >= SQ_RECEIVER_FLUSH_SECONDS;
+    chunk = next_chunk(s, (now - c0) / n, &stop, &check, &flush);
     /* the solution comes back to the host only for the outputs that read it and for the blow-up check
      * (every SQ_FINITE_CHECK_SECONDS and at every such output): on GPUs, fetching it after every chunk
      * moved the whole solution over PCIe twice a second and dominated the run */
@@ -341,6 +427,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
+    if (!ierr && flush) ierr = sq_outputs_flush(outs), last_flush = wall_now();
     r->t_outputs += wall_now() - f0;
     progress_show(pr, s, done == nsteps);
     if (r->t_first < 0) { /* the profile, too, covers the steady part only */
@@ -350,6 +437,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     if (!ierr && stop && done < nsteps) {
       if (pr->tty && sq_verbosity >= 1) fputc('\n', stderr);
       ierr = stopped(r, stop, done, ckpt);
+      r->stopped = 1;
     }
   }
   return ierr;
@@ -364,8 +452,13 @@ static int run_open_outputs(run *r, sq_outputs **outs) {
   } else {
     sq_sim_plan(s, r->cfg.end_time, &r->dt, &r->nsteps);
   }
-  catch_stop_signals();
-  const int ierr = sq_outputs_open(s, r->nsteps, r->dt, r->restart ? &r->ck : NULL, outs);
+  catch_stop_signals(r->root);
+  int ierr = r->root ? sq_run_files_begin(r->cfg.output_dir, r->cfg.checkpoint_dir, r->cfg.output_prefix,
+                                          r->restart != NULL, r->keep_stale, &r->files)
+                     : SQ_SUCCESS;
+  if (s->nranks > 1) MPI_Bcast(&ierr, 1, MPI_INT, 0, MPI_COMM_WORLD); /* the old files are gone everywhere */
+  if (ierr) return ierr;
+  ierr = sq_outputs_open(s, r->nsteps, r->dt, r->restart ? &r->ck : NULL, outs);
   if (ierr) {
     sq_outputs_close(*outs);
     *outs = NULL;
@@ -470,8 +563,34 @@ static int run_report(const run *r) {
            (long long)plast.yielded_cells, (long long)sq_mesh_ncell_global(s->mesh), plast.max_eta,
            nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
            (unsigned long long)plast.strain_hash);
-  printf("results in %s/ (%s-energy.csv, %s-summary.txt)\n", cfg->output_dir, cfg->output_prefix, cfg->output_prefix);
   return SQ_SUCCESS;
+}
+
+/* The manifest of the run's files (rank 0), also after a stop or a failure, and the closing list of them;
+ * the files of an earlier run kept by --keep-stale are named on stderr. */
+static int run_manifest(const run *r, int ierr) {
+  if (r->s && r->s->nranks > 1 && (!ierr || r->stopped)) MPI_Barrier(MPI_COMM_WORLD); /* every file is out */
+  if (!r->files) return ierr;
+  const int merr = sq_run_files_finish(r->files);
+  if (merr) return ierr ? ierr : merr;
+  const sq_run_files *f = r->files;
+  const int nstale = sq_run_files_stale_count(f);
+  if (nstale > 0) {
+    fprintf(stderr,
+            "starquake: warning: %d file%s of an earlier run with prefix %s kept (--keep-stale), not written "
+            "by this run and not in %s:",
+            nstale, nstale > 1 ? "s" : "", r->cfg.output_prefix, sq_run_files_manifest(f));
+    for (int i = 0; i < nstale; ++i) fprintf(stderr, " %s", sq_run_files_stale_path(f, i));
+    fputc('\n', stderr);
+  }
+  if (sq_verbosity < 1) return ierr;
+  FILE *out = ierr ? stderr : stdout;
+  const int n = sq_run_files_count(f);
+  fprintf(out, "%s %d file%s in %s/, listed in %s:\n", ierr ? "written so far:" : "results:", n, n == 1 ? "" : "s",
+          r->cfg.output_dir, sq_run_files_manifest(f));
+  for (int i = 0; i < n; ++i) fprintf(out, "  %s\n", sq_run_files_path(f, i));
+  fflush(out);
+  return ierr;
 }
 
 /* --profile: every rank reports (rank 0's verbosity speaks for all elsewhere), one block written at once,
@@ -581,8 +700,8 @@ int sq_cmd_run(int argc, char **argv) {
   int dry_run = 0;
   /* every rank reads the same command line and file: rank 0 alone reports their errors */
   sq_sim_hold_errors();
-  SQ_CALL(
-      sq_sim_release_errors(run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace, &dry_run)));
+  SQ_CALL(sq_sim_release_errors(
+      run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace, &dry_run, &r.keep_stale)));
   if (sq_sim_mpi_rank() == 0 && !dry_run) SQ_CALL(make_dir(r.cfg.output_dir));
   r.w0 = wall_now();
   sq_outputs *outs = NULL;
@@ -600,6 +719,8 @@ int sq_cmd_run(int argc, char **argv) {
     ierr = run_profile_report(&r, ierr);
     if (r.verbose_ranks) print_peak_memory(&r);
   }
+  ierr = run_manifest(&r, ierr);
+  sq_run_files_destroy(r.files);
   sq_sim_destroy(r.s);
   sq_sim_starpu_stop();
   return ierr;

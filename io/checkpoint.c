@@ -242,12 +242,19 @@ int sq_checkpoint_read_fields(const char *path, sq_disc *d, sq_checkpoint_info *
   }
   if (info->ncell != sq_mesh_ncell_global(d->mesh) || info->order != d->opt.order ||
       info->precision != (int)d->opt.precision) {
-    const int ierr = io_error(
-        SQ_ERR_INPUT, __LINE__,
-        "the checkpoint '%s' does not fit this run: it has %lld cells, order %d, %s precision; the run "
-        "has %lld cells, order %d, %s precision",
-        path, (long long)info->ncell, info->order, info->precision == SQ_F64 ? "double" : "single",
-        (long long)sq_mesh_ncell_global(d->mesh), d->opt.order, d->opt.precision == SQ_F64 ? "double" : "single");
+    char what[512] = ""; /* each difference, named with its key */
+    size_t len = 0;
+    if (info->ncell != sq_mesh_ncell_global(d->mesh))
+      len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%lld cells, the run %lld (mesh)", len ? "; " : "",
+                              (long long)info->ncell, (long long)sq_mesh_ncell_global(d->mesh));
+    if (info->order != d->opt.order && len < sizeof(what))
+      len += (size_t)snprintf(what + len, sizeof(what) - len, "%sorder %d, the run order %d (equations.order)",
+                              len ? "; " : "", info->order, d->opt.order);
+    if (info->precision != (int)d->opt.precision && len < sizeof(what))
+      snprintf(what + len, sizeof(what) - len, "%s%s precision, the run %s (equations.precision)", len ? "; " : "",
+               info->precision == SQ_F64 ? "double" : "single", d->opt.precision == SQ_F64 ? "double" : "single");
+    const int ierr =
+        io_error(SQ_ERR_INPUT, __LINE__, "the checkpoint '%s' does not fit this run: it has %s", path, what);
     sq_h5_close_quiet(&file);
     return ierr;
   }

@@ -61,4 +61,37 @@ typedef struct sq_run_summary {
 /** @brief Write the summary @p s to @p path. */
 int sq_run_summary_write(const char *path, const sq_run_summary *s);
 
+/**
+ * The manifest of a run: DIR/PREFIX-manifest.txt lists every file the run wrote (PREFIX-* in the output
+ * folder and in the checkpoint folder), one a line, sorted: a file of the output folder by its name
+ * in it, one elsewhere by its path.  A new run removes the files of the
+ * previous manifest of its prefix before it writes its own (so that none of an earlier, larger run is
+ * left beside its files), unless told to keep them; a restart continues the files of the run it
+ * continues, which stay in the manifest.  Rank 0 alone keeps it.
+ */
+typedef struct sq_run_files sq_run_files;
+
+/**
+ * @brief Before the first output: read the previous manifest of @p prefix in @p dir; for a new run
+ * (@p restart 0) remove the files it lists, or with @p keep_stale keep them (they are then reported as
+ * stale, not listed); then mark the start of this run.  @p ckpt_dir: checkpoint.directory ("" or NULL:
+ * @p dir).
+ */
+int sq_run_files_begin(const char *dir, const char *ckpt_dir, const char *prefix, int restart, int keep_stale,
+                       sq_run_files **out);
+/** @brief After the last output: list the run's files and write the manifest (NULL is fine). */
+int sq_run_files_finish(sq_run_files *f);
+/** @brief The manifest's path. */
+const char *sq_run_files_manifest(const sq_run_files *f);
+/** @brief Files listed by the last sq_run_files_finish, and the @p i-th of them. */
+int sq_run_files_count(const sq_run_files *f);
+/** @brief The @p i-th file of the manifest, as the manifest writes it. */
+const char *sq_run_files_path(const sq_run_files *f, int i);
+/** @brief Files of the previous run kept (keep_stale) and not written again, and the @p i-th of them. */
+int sq_run_files_stale_count(const sq_run_files *f);
+/** @brief The @p i-th stale file. */
+const char *sq_run_files_stale_path(const sq_run_files *f, int i);
+/** @brief Free (NULL is fine). */
+void sq_run_files_destroy(sq_run_files *f);
+
 #endif

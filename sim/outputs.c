@@ -228,6 +228,11 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
   return SQ_SUCCESS;
 }
 
+int sq_outputs_flush(sq_outputs *o) {
+  if (o->energy) sq_energy_file_flush(o->energy);
+  return flush_receivers(o);
+}
+
 size_t sq_outputs_memory(const sq_outputs *o) {
   size_t bytes = 0;
   const sq_receiver_set *r = o->s->receivers;
@@ -264,14 +269,31 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   s->plan_t0 = info->plan_t0;
   s->plan_step0 = info->plan_step0;
   s->plan_dt = info->dt;
-  const double t_end = sq_sim_time_at(s, info->nsteps), want = s->cfg.end_time;
-  SQ_CHECK(fabs(t_end - want) <= 1e-9 * fmax(1.0, fabs(want)), SQ_ERR_INPUT,
-           "the checkpoint '%s' belongs to a run ending at t = %.9g, but %s sets equations.end_time = %.9g; "
-           "restart with the configuration that wrote it",
-           path, t_end, s->cfg.path, want);
-  SQ_CHECK(info->steps >= 0 && info->steps < info->nsteps, SQ_ERR_INPUT,
-           "the checkpoint '%s' is at step %lld of %lld: nothing is left to run", path, (long long)info->steps,
-           (long long)info->nsteps);
+  const double want = s->cfg.end_time, tol = 1e-9 * fmax(1.0, fabs(want));
+  SQ_CHECK(info->steps >= 0 && want > info->time + tol, SQ_ERR_INPUT,
+           "the checkpoint '%s' is at t = %.9g (step %lld), and %s sets equations.end_time = %.9g: nothing is left "
+           "to run; set a later equations.end_time to extend the run",
+           path, info->time, (long long)info->steps, s->cfg.path, want);
+  /* the run may end elsewhere than the one that wrote the checkpoint (extended, or shortened): on the
+   * checkpoint's grid of steps if the new end lies on it (then the run is the same, bit for bit, as one
+   * planned with that step from the start), else with a new plan from the checkpoint's time on */
+  const double dt_sync = s->disc->cluster_dt[s->disc->ncluster - 1];
+  SQ_CHECK(info->dt <= dt_sync * (1 + 1e-9), SQ_ERR_INPUT,
+           "the checkpoint '%s' steps by %.9g, more than this run's stable sync interval %.9g: %s changed the "
+           "materials, the mesh's geometry or equations.cfl since it was written; restart with its values",
+           path, info->dt, dt_sync, s->cfg.path);
+  const double k = (double)info->plan_step0 + (want - info->plan_t0) / info->dt;
+  const int64_t kn = (int64_t)floor(k + 0.5);
+  if (kn > info->steps && fabs(sq_sim_time_at(s, kn) - want) <= tol) info->nsteps = kn;
+  else {
+    double dt;
+    int64_t n;
+    sq_sim_plan(s, want, &dt, &n);
+    info->nsteps = info->steps + n;
+    info->dt = s->plan_dt = dt;
+    info->plan_t0 = s->plan_t0 = info->time;
+    info->plan_step0 = s->plan_step0 = info->steps;
+  }
   if (s->receivers) s->receivers->first = info->receiver_samples;
   return SQ_SUCCESS;
 }

@@ -44,12 +44,21 @@ int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop);
  * Collective over MPI ranks.
  */
 int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path);
+/**
+ * @brief Write the buffered receiver samples and the energy rows now (the run loop calls it every few
+ * seconds of wall time, so that a crash loses little).  Collective over MPI ranks.
+ */
+int sq_outputs_flush(sq_outputs *o);
 /** @brief Bytes of host memory the outputs hold (receiver buffers, snapshot scratch). */
 size_t sq_outputs_memory(const sq_outputs *o);
 /** Close every file and free (NULL is fine). */
 void sq_outputs_close(sq_outputs *o);
 
-/** @brief Read @p path into @p sim (dofs and the time plan) for a restart; fills @p info. */
+/**
+ * @brief Read @p path into @p sim (dofs and the time plan) for a restart; fills @p info.  The run may
+ * end at another equations.end_time than the one that wrote the checkpoint: info->nsteps and info->dt
+ * are then those of the continued run (the checkpoint's step where the new end lies on its grid).
+ */
 int sq_outputs_restart(sq_sim *sim, const char *path, sq_checkpoint_info *info);
 
 #endif

@@ -6,10 +6,13 @@
 #     byte, and so does the final dofs hash;
 #  2. SIGUSR1: the run writes a checkpoint, stops with a non-zero status and a message naming it;
 #     the restart again reproduces the uninterrupted run;
-#  3. a checkpoint is refused by a run it does not fit;
+#  3. a checkpoint is refused by a run it does not fit, naming what differs;
 #  4. with off-fault plasticity (tests/configs/plasticity.yaml): the checkpoint holds the plastic strain,
 #     a restart from it reproduces the uninterrupted run (dofs, plastic strain, receivers, snapshots with
-#     ep_* and eta) bit for bit, and an elastic run refuses it.
+#     ep_* and eta) bit for bit, and an elastic run refuses it;
+#  5. a run extended: the run to t = 0.3 continued from its checkpoint (t = 0.15) with equations.end_time
+#     0.6 equals the uninterrupted run to 0.6 (dofs hash, receiver and energy files); an end_time before
+#     the checkpoint's time is refused, naming both.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 CFG=$CONFIGS/sources.yaml
@@ -75,7 +78,8 @@ fi
 sed 's/^  order: 3$/  order: 2/' "$CFG" > "$OUT/order2.yaml"
 "$SQ" "$OUT/order2.yaml" --quiet --output "$OUT/o2" --restart "$OUT/ref/src-checkpoint.h5" 2> "$OUT/o2.err" &&
   bad "order-2 run accepted an order-3 checkpoint" ||
-  { grep -q "does not fit this run" "$OUT/o2.err" && ok "mismatched checkpoint refused" || bad "message: $(cat "$OUT/o2.err")"; }
+  { grep -q "does not fit this run: it has order 3, the run order 2 (equations.order)\$" "$OUT/o2.err" &&
+      ok "mismatched checkpoint refused, naming the order alone" || bad "message: $(cat "$OUT/o2.err")"; }
 
 # 4. plasticity: restart a copy of the finished run from its last checkpoint (t = 0.3 of 0.45)
 PCFG=$CONFIGS/plasticity.yaml
@@ -104,5 +108,31 @@ sed -e '/^plasticity:/,/^  initial_stress:/d' -e 's/, ep_xx, ep_yy, ep_zz, ep_xy
   bad "an elastic run accepted a checkpoint with plasticity" ||
   { grep -q "holds the per-element data \[plastic_strain\] but this run needs \[\]" "$OUT/pel.err" &&
       ok "elastic run refuses a plasticity checkpoint" || bad "message: $(cat "$OUT/pel.err")"; }
+
+# 5. extension: 0.3 and 0.6 have the same sync interval, so the continued run is the same bit for bit
+sed 's/^  end_time: 0.45$/  end_time: 0.3/' "$CFG" > "$OUT/t03.yaml"
+sed 's/^  end_time: 0.45$/  end_time: 0.6/' "$CFG" > "$OUT/t06.yaml"
+sed 's/^  end_time: 0.45$/  end_time: 0.1/' "$CFG" > "$OUT/t01.yaml"
+"$SQ" "$OUT/t06.yaml" --quiet --output "$OUT/t06" || bad "uninterrupted run to 0.6"
+"$SQ" "$OUT/t03.yaml" --quiet --output "$OUT/ext" || bad "run to 0.3"
+[ "$(summary_value "$OUT/ext/src-summary.txt" dt_sync)" = "$(summary_value "$OUT/t06/src-summary.txt" dt_sync)" ] ||
+  bad "test set-up: the runs to 0.3 and 0.6 have different sync intervals"
+"$SQ" "$OUT/t06.yaml" --quiet --output "$OUT/ext" --restart "$OUT/ext/src-checkpoint.h5" 2> "$OUT/ext.err" &&
+  ok "a checkpoint of the run to 0.3 continues to end_time 0.6" || bad "extension refused: $(cat "$OUT/ext.err")"
+[ "$(summary_value "$OUT/ext/src-summary.txt" end_time)" = "6.0000000000e-01" ] && ok "extended run ends at 0.6" ||
+  bad "extended run ends at $(summary_value "$OUT/ext/src-summary.txt" end_time)"
+[ -n "$(hash_of "$OUT/ext" src)" ] && [ "$(hash_of "$OUT/ext" src)" = "$(hash_of "$OUT/t06" src)" ] &&
+  ok "extended run: dofs hash $(hash_of "$OUT/ext" src) as the run to 0.6" ||
+  bad "extended run: dofs hash $(hash_of "$OUT/ext" src) != $(hash_of "$OUT/t06" src)"
+n=0 diff=0
+for f in "$OUT"/t06/src-receiver-*.dat "$OUT/t06/src-energy.csv"; do
+  n=$((n + 1))
+  cmp -s "$f" "$OUT/ext/$(basename "$f")" || { diff=1; echo "  $(basename "$f") differs"; }
+done
+[ $diff -eq 0 ] && ok "extended run: $n receiver and energy files identical" || bad "extended run: text files differ"
+"$SQ" "$OUT/t01.yaml" --quiet --output "$OUT/ext" --restart "$OUT/ext/src-checkpoint.h5" 2> "$OUT/early.err" &&
+  bad "an end_time before the checkpoint was accepted" ||
+  { grep -q "is at t = 0.45 (step .*sets equations.end_time = 0.1: nothing is left to run" "$OUT/early.err" &&
+      ok "an end_time before the checkpoint is refused, naming both" || bad "message: $(cat "$OUT/early.err")"; }
 
 report restart
