@@ -34,6 +34,19 @@
 #define EXPECT_EQ(a, b) EXPECT_INT(==, a, b)
 
 /**
+ * @brief A suite named @p name of one case that holds @p tests (NULL-terminated), each allowed @p timeout
+ * seconds (0: Check's default).
+ */
+static inline Suite *sq_test_suite(const char *name, double timeout, const TTest *const *tests) {
+  Suite *s = suite_create(name);
+  TCase *tc = tcase_create(name);
+  if (timeout > 0) tcase_set_timeout(tc, timeout);
+  for (int i = 0; tests[i]; ++i) tcase_add_test(tc, tests[i]);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+/**
  * @brief Run @p suite (each test in a child process, or all in this one with @p fork 0: tests that share
  * an initialised runtime) and free it; EXIT_SUCCESS when no test failed.
  */

@@ -273,14 +273,7 @@ START_TEST(config_output_and_checkpoint) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("checkpoint");
-  TCase *tc = tcase_create("checkpoint");
-  tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, checkpoint_roundtrip);
-  tcase_add_test(tc, field_values);
-  tcase_add_test(tc, xdmf_series);
-  tcase_add_test(tc, h5_rows);
-  tcase_add_test(tc, config_output_and_checkpoint);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {checkpoint_roundtrip, field_values, xdmf_series, h5_rows, config_output_and_checkpoint, NULL};
+  Suite *s = sq_test_suite("checkpoint", 60, tests);
   return sq_test_run(s, 1);
 }

@@ -114,12 +114,8 @@ START_TEST(test_errors_name_the_set) {
 END_TEST
 
 static Suite *config_set_suite(void) {
-  Suite *s = suite_create("config_set");
-  TCase *tc = tcase_create("set");
-  tcase_add_test(tc, test_values_replace_and_add);
-  tcase_add_test(tc, test_same_as_file_and_last_wins);
-  tcase_add_test(tc, test_errors_name_the_set);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {test_values_replace_and_add, test_same_as_file_and_last_wins, test_errors_name_the_set, NULL};
+  Suite *s = sq_test_suite("config_set", 0, tests);
   return s;
 }
 

@@ -444,14 +444,8 @@ END_TEST
 
 int main(void) {
   if (sq_test_cuda_start("test_cuda_plasticity")) return 77;
-  Suite *s = suite_create("cuda_plasticity");
-  TCase *tc = tcase_create("cuda_plasticity");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, kernel_vs_cpu);
-  tcase_add_test(tc, runs_f64);
-  tcase_add_test(tc, runs_f32);
-  tcase_add_test(tc, throughput);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {kernel_vs_cpu, runs_f64, runs_f32, throughput, NULL};
+  Suite *s = sq_test_suite("cuda_plasticity", 600, tests);
   return sq_test_run(s, 0);
 }
 

@@ -508,15 +508,14 @@ START_TEST(speed_boxcar) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("expr");
-  TCase *tc = tcase_create("language");
-  tcase_add_test(tc, precedence_and_associativity);
-  tcase_add_test(tc, functions_match_libm);
-  tcase_add_test(tc, if_and_comparisons);
-  tcase_add_test(tc, variables_and_uses);
-  tcase_add_test(tc, tpv101_functions);
-  tcase_add_test(tc, error_messages);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {precedence_and_associativity,
+                          functions_match_libm,
+                          if_and_comparisons,
+                          variables_and_uses,
+                          tpv101_functions,
+                          error_messages,
+                          NULL};
+  Suite *s = sq_test_suite("expr", 0, tests);
   TCase *tr = tcase_create("robustness");
   tcase_set_timeout(tr, 300);
   tcase_add_test(tr, nesting_limit);

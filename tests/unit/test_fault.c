@@ -202,13 +202,8 @@ END_TEST
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  Suite *s = suite_create("fault");
-  TCase *tc = tcase_create("rupture");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, locked_equals_welded);
-  tcase_add_test(tc, slipping_fault_physics);
-  tcase_add_test(tc, graph_equals_serial);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {locked_equals_welded, slipping_fault_physics, graph_equals_serial, NULL};
+  Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (starpu_init(&conf) != 0) return 77;

@@ -343,17 +343,16 @@ START_TEST(tile_tasks) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("graph");
-  TCase *tc = tcase_create("graph");
-  tcase_add_test(tc, walk_literal);
-  tcase_add_test(tc, walk_times);
-  tcase_add_test(tc, submitted_as_by_ticks);
-  tcase_add_test(tc, comparison_sees_drops_and_swaps);
-  tcase_add_test(tc, merge_predictors_pass);
-  tcase_add_test(tc, merge_corrections_pass);
-  tcase_add_test(tc, merged_pairs_on_same_gpu);
-  tcase_add_test(tc, group_steps_pass);
-  tcase_add_test(tc, tile_tasks);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {walk_literal,
+                          walk_times,
+                          submitted_as_by_ticks,
+                          comparison_sees_drops_and_swaps,
+                          merge_predictors_pass,
+                          merge_corrections_pass,
+                          merged_pairs_on_same_gpu,
+                          group_steps_pass,
+                          tile_tasks,
+                          NULL};
+  Suite *s = sq_test_suite("graph", 0, tests);
   return sq_test_run(s, 1);
 }

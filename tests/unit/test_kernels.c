@@ -403,14 +403,8 @@ START_TEST(team_matches_serial) {
 END_TEST
 
 static Suite *kernels_suite(void) {
-  Suite *s = suite_create("kernels");
-  TCase *tc = tcase_create("core");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, gemm_name_matches_build);
-  tcase_add_test(tc, concurrent_use);
-  tcase_add_test(tc, team_matches_serial);
-  tcase_add_test(tc, best_vs_plain_vs_naive);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {gemm_name_matches_build, concurrent_use, team_matches_serial, best_vs_plain_vs_naive, NULL};
+  Suite *s = sq_test_suite("kernels", 600, tests);
   return s;
 }
 

@@ -349,17 +349,11 @@ int main(void) {
   starpu_conf_init(&conf);
   conf.sched_policy_name = "lws";
   if (starpu_init(&conf) != 0) return 1;
-  Suite *s = suite_create("lts");
-  TCase *tc = tcase_create("lts");
-  tcase_set_timeout(tc, 300);
-  tcase_add_test(tc, cluster_invariants);
-  tcase_add_test(tc, split_parts_contiguous_balanced);
-  tcase_add_test(tc, small_tiles_first);
-  tcase_add_test(tc, taylor_additivity_and_buffer);
-  tcase_add_test(tc, schedule_counts_and_merge);
-  tcase_add_test(tc, merge_on_two_gpus);
-  tcase_add_test(tc, gts_steps_per_task);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {cluster_invariants,        split_parts_contiguous_balanced,
+                          small_tiles_first,         taylor_additivity_and_buffer,
+                          schedule_counts_and_merge, merge_on_two_gpus,
+                          gts_steps_per_task,        NULL};
+  Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);
   starpu_shutdown();
   return status;

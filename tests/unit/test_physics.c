@@ -297,18 +297,17 @@ START_TEST(tile_size_bitwise) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("physics");
-  TCase *tc = tcase_create("flux");
-  tcase_add_test(tc, rotation_inverse_and_jacobian);
-  tcase_add_test(tc, star_matrices_identity_map);
-  tcase_add_test(tc, flux_consistency_homogeneous);
-  tcase_add_test(tc, flux_upwind_outgoing_waves);
-  tcase_add_test(tc, flux_interface_continuity);
-  tcase_add_test(tc, free_surface_zero_traction);
-  tcase_add_test(tc, flux_rejects_bad_material);
-  tcase_add_test(tc, plane_wave_eigenvectors);
-  tcase_add_test(tc, dense_solver);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {rotation_inverse_and_jacobian,
+                          star_matrices_identity_map,
+                          flux_consistency_homogeneous,
+                          flux_upwind_outgoing_waves,
+                          flux_interface_continuity,
+                          free_surface_zero_traction,
+                          flux_rejects_bad_material,
+                          plane_wave_eigenvectors,
+                          dense_solver,
+                          NULL};
+  Suite *s = sq_test_suite("physics", 0, tests);
   TCase *tk = tcase_create("kernels");
   tcase_set_timeout(tk, 120);
   tcase_add_test(tk, ader_constant_state);

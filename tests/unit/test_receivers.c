@@ -271,15 +271,13 @@ START_TEST(config_receivers) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("receivers");
-  TCase *tc = tcase_create("receivers");
-  tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, locate_points);
-  tcase_add_test(tc, sample_partition);
-  tcase_add_test(tc, sampling_kernel);
-  tcase_add_test(tc, receivers_outside_listed);
-  tcase_add_test(tc, writer_files_and_continuation);
-  tcase_add_test(tc, config_receivers);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {locate_points,
+                          sample_partition,
+                          sampling_kernel,
+                          receivers_outside_listed,
+                          writer_files_and_continuation,
+                          config_receivers,
+                          NULL};
+  Suite *s = sq_test_suite("receivers", 60, tests);
   return sq_test_run(s, 1);
 }

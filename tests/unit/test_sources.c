@@ -424,13 +424,9 @@ START_TEST(config_sources) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("sources");
-  TCase *tc = tcase_create("stf");
-  tcase_add_test(tc, stf_integrals_and_derivatives);
-  tcase_add_test(tc, stf_table);
-  tcase_add_test(tc, stf_taylor_projection);
-  tcase_add_test(tc, moment_from_strike_dip_rake);
-  suite_add_tcase(s, tc);
+  const TTest *tests[] = {stf_integrals_and_derivatives, stf_table, stf_taylor_projection, moment_from_strike_dip_rake,
+                          NULL};
+  Suite *s = sq_test_suite("sources", 0, tests);
   TCase *tf = tcase_create("fullspace");
   tcase_set_timeout(tf, 60);
   tcase_add_test(tf, fullspace_solves_the_wave_equation);
