@@ -21,18 +21,8 @@ static double wall_now(void) {
 }
 
 static int make_dir(const char *path) {
-  char buf[SQ_PATH_MAX];
-  snprintf(buf, sizeof(buf), "%s", path);
-  for (char *p = buf + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0777) && errno != EEXIST)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create output directory '%s': %s", buf, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) && errno != EEXIST)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create output directory '%s': %s", buf, strerror(errno));
-  SQ_CHECK(access(buf, W_OK) == 0, SQ_ERR_IO, "output directory '%s' is not writable: %s", buf, strerror(errno));
+  SQ_CALL(sq_mkdir_p(path, "output "));
+  SQ_CHECK(access(path, W_OK) == 0, SQ_ERR_IO, "output directory '%s' is not writable: %s", path, strerror(errno));
   return SQ_SUCCESS;
 }
 

@@ -259,3 +259,18 @@ void sq_run_files_destroy(sq_run_files *f) {
   list_free(&f->files);
   SQ_FREE(f);
 }
+
+int sq_mkdir_p(const char *path, const char *what) {
+  char buf[SQ_PATH_MAX];
+  snprintf(buf, sizeof(buf), "%s", path);
+  for (char *p = buf + 1; *p; ++p) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST)
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create %sdirectory '%s': %s", what, buf, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST)
+    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create %sdirectory '%s': %s", what, buf, strerror(errno));
+  return SQ_SUCCESS;
+}

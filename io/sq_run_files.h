@@ -77,6 +77,12 @@ typedef struct sq_run_files sq_run_files;
  * stale, not listed); then mark the start of this run.  @p ckpt_dir: checkpoint.directory ("" or NULL:
  * @p dir).
  */
+/**
+ * @brief Create the folder @p path and its parents (as mkdir -p); an error names the first one that cannot be
+ * created, as "cannot create <what>directory" (@p what: e.g. "output ", or "").
+ */
+int sq_mkdir_p(const char *path, const char *what);
+
 int sq_run_files_begin(const char *dir, const char *ckpt_dir, const char *prefix, int restart, int keep_stale,
                        sq_run_files **out);
 /** @brief After the last output: list the run's files and write the manifest (NULL is fine). */

@@ -33,21 +33,6 @@ struct sq_outputs {
   sq_fault_output *fault;         /* fault snapshots, stations, cplot (NULL without a fault) */
 };
 
-static int mkdir_p(const char *path) {
-  char buf[SQ_PATH_MAX];
-  snprintf(buf, sizeof(buf), "%s", path);
-  for (char *p = buf + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0777) && errno != EEXIST)
-      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) && errno != EEXIST)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot create directory '%s': %s", buf, strerror(errno));
-  return SQ_SUCCESS;
-}
-
 static int64_t every(double interval, double dt, int64_t fallback) {
   return interval > 0 ? (int64_t)fmax(1.0, floor(interval / dt + 0.5)) : fallback;
 }
@@ -121,7 +106,7 @@ int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path)
   const sq_config *cfg = o->cfg;
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->blowup, sizeof(o->blowup), "%s/%s-blowup.h5", dir, cfg->output_prefix);
-  if (o->root) SQ_CALL(mkdir_p(dir));
+  if (o->root) SQ_CALL(sq_mkdir_p(dir, ""));
   SQ_CALL(checkpoint_to(o, done, o->blowup));
   *path = o->blowup;
   return SQ_SUCCESS;
@@ -188,7 +173,7 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
-  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(mkdir_p(dir));
+  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(sq_mkdir_p(dir, ""));
   return SQ_SUCCESS;
 }
 
