@@ -45,8 +45,6 @@ int sq_runtime_sync(sq_runtime *rt);
  * runtime is initialised.
  */
 void sq_runtime_set_cpu_task_threads(int nthreads);
-/** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with GPU workers); 1 if pinned. */
-int sq_host_pin(void *ptr, size_t bytes);
 /** Number of GPU (CUDA) workers of the started runtime. */
 int sq_runtime_gpu_workers(void);
 /** @brief Bytes of GPU memory the runtime may use, over its @p ngpu GPU memory nodes (0 and 0: none). */

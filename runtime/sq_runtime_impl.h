@@ -112,6 +112,8 @@ void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
 int sq_halo_create(sq_runtime *rt);
 /** Free the halo plan. */
 void sq_halo_destroy(sq_runtime *rt);
+/** @brief Page-lock @p bytes at @p ptr for asynchronous GPU copies (only with GPU workers); 1 if pinned. */
+int sq_host_pin(void *ptr, size_t bytes);
 
 /** Where the element tasks of @p tile may run (the value for STARPU_EXECUTE_WHERE; -1: anywhere). */
 static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
