@@ -28,9 +28,9 @@ static int make_dir(const char *path) {
 
 /*
  * SIGTERM, SIGUSR1 and a first SIGINT (Ctrl-C) ask for a checkpoint and a clean stop; a second SIGINT
- * aborts at once.  The handler only records the signal (the one piece of global state: a handler cannot
- * reach the sq_sim); the run loop acts on it after the chunk of sync intervals in flight (about 0.5 s of
- * wall time; docs/PRODUCTION.md, "Signals").
+ * aborts at once.  The handler records the signal (the one piece of global state: a handler cannot reach
+ * the sq_sim) and cancels the tasks of the chunk in flight when its start was saved (sq_sim_interrupt);
+ * the run loop acts on it after that chunk (docs/PRODUCTION.md, "Signals").
  */
 static volatile sig_atomic_t sq_run_stop_signal = 0;
 static volatile sig_atomic_t sq_run_signal_root = 1; /* this process speaks on stderr (MPI rank 0) */
@@ -55,9 +55,10 @@ static void on_stop_signal(int sig) {
     return;
   }
   if (sig == SIGINT)
-    say("\nstarquake: SIGINT: writing a checkpoint and stopping after the sync intervals in flight "
-        "(Ctrl-C again aborts without one)\n");
+    say("\nstarquake: SIGINT: stopping at the next task and writing a checkpoint (Ctrl-C again aborts without "
+        "one)\n");
   sq_run_stop_signal = sig;
+  sq_sim_interrupt(); /* cancels the chunk in flight when its start is saved */
 }
 
 /** Progress on stderr: a bar on a terminal, plain lines otherwise. */
@@ -300,18 +301,41 @@ static void catch_stop_signals(int root) {
   sigaction(SIGINT, &sa, NULL);
 }
 
+/* What the ranks agree on after a chunk: the next chunk's length, a stop request, a blow-up check, a
+ * receiver flush, whether some rank's tasks were cancelled by a stop, and the wall times that decide
+ * whether the next chunk's start is saved (every rank must save the same chunks and roll back together). */
+typedef struct chunk_plan {
+  int64_t chunk;
+  int stop, check, flush, cancelled;
+  double per_step, save_cost; /* wall seconds: a sync interval, the last sq_sim_save (the largest of the ranks) */
+} chunk_plan;
+
 /* After a chunk: the next chunk's length, aiming at about 0.5 s of wall time per chunk (@p per_step
- * seconds a sync interval so far); with several ranks the chunk, a stop request and a blow-up check are
- * agreed on, since every rank must submit the same steps before its next wait. */
-static int64_t next_chunk(const sq_sim *s, double per_step, int *stop, int *check, int *flush) {
-  int64_t chunk = per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / per_step)) : 1000;
+ * seconds a sync interval so far); with several ranks the plan is agreed on, since every rank must submit
+ * the same steps before its next wait. */
+static void next_chunk(const sq_sim *s, chunk_plan *p) {
+  p->chunk = p->per_step > 0 ? (int64_t)fmax(1.0, fmin(1000.0, 0.5 / p->per_step)) : 1000;
   if (s->nranks > 1) {
-    /* the chunk, measured per rank from its own clock, is the smallest; a stop, a check or a flush: any */
-    int64_t agree[4] = {-chunk, *stop, *check, *flush};
-    MPI_Allreduce(MPI_IN_PLACE, agree, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    chunk = -agree[0], *stop = (int)agree[1], *check = (int)agree[2], *flush = (int)agree[3];
+    /* the chunk, measured per rank from its own clock, is the smallest; a stop, a check, a flush: any */
+    int64_t agree[5] = {-p->chunk, p->stop, p->check, p->flush, p->cancelled};
+    MPI_Allreduce(MPI_IN_PLACE, agree, 5, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    p->chunk = -agree[0], p->stop = (int)agree[1], p->check = (int)agree[2], p->flush = (int)agree[3];
+    p->cancelled = (int)agree[4];
+    double times[2] = {p->per_step, p->save_cost};
+    MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    p->per_step = times[0], p->save_cost = times[1];
   }
-  return chunk;
+}
+
+/* Whether the next chunk starts with a copy of the state (sim/rollback.c), so that a stop need not wait
+ * for its end: when it is expected to take longer than checkpoint.stop_within and the copy costs at most a
+ * tenth of it (always when stop_within is 0).  A run that integrates the surface displacement goes without:
+ * it cannot be continued from a checkpoint. */
+static int save_next(const run *r, const chunk_plan *p) {
+  if (r->serial || r->cfg.output_surface_displacement) return 0;
+  if (r->cfg.stop_within == 0) return 1;
+  const double seconds = p->per_step * (double)p->chunk;
+  return seconds > r->cfg.stop_within && p->save_cost <= 0.1 * seconds;
 }
 
 /* @p word for a shell: as it is where that is safe, else in single quotes. */
@@ -370,9 +394,10 @@ static void restart_command(const run *r, const char *ckpt, char *buf, size_t le
 /* The error that ends a run stopped by a signal at sync interval @p done, naming its checkpoint and the
  * command that continues it. */
 static int stopped(const run *r, int stop, int64_t done, const char *ckpt) {
+  if (!r->root) return SQ_STOPPED; /* rank 0 speaks for all */
   char cmd[20000];
   restart_command(r, ckpt ? ckpt : "?", cmd, sizeof(cmd));
-  return sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__,
+  return sq_error(SQ_STOPPED, __FILE__, __LINE__,
                   "stopped by %s at t=%.9g (step %lld of %lld); checkpoint written to '%s'; continue with:\n  %s",
                   stop == SIGTERM   ? "SIGTERM"
                   : stop == SIGUSR1 ? "SIGUSR1"
@@ -381,19 +406,28 @@ static int stopped(const run *r, int stop, int64_t done, const char *ckpt) {
                   r->s->time, (long long)done, (long long)r->nsteps, ckpt ? ckpt : "?", cmd);
 }
 
-/* The time loop: chunks of sync intervals up to the next output event, then the outputs due. */
+/* The time loop: chunks of sync intervals up to the next output event, then the outputs due.  A stop
+ * request ends the loop after the chunk in flight; when the chunk's start was saved, at once: its
+ * remaining tasks are cancelled and the run goes back to that start for the checkpoint. */
 static int run_loop(run *r, sq_outputs *outs, progress *pr) {
   sq_sim *s = r->s;
   const int64_t nsteps = r->nsteps;
-  int64_t done = s->steps, chunk = 1;
+  int64_t done = s->steps;
+  chunk_plan plan = {.chunk = 1};
+  int save = !r->serial && !r->cfg.output_surface_displacement; /* the first chunk's length is not known */
   double last_check = r->t_loop, last_flush = r->t_loop;
   int ierr = SQ_SUCCESS;
   while (done < nsteps && !ierr) {
     const int64_t to_event = sq_outputs_steps_to_event(outs, done);
-    int64_t n = chunk < to_event ? chunk : to_event;
+    int64_t n = plan.chunk < to_event ? plan.chunk : to_event;
     if (n > nsteps - done) n = nsteps - done;
     const double c0 = wall_now();
     ierr = sq_outputs_prepare(outs, done, n);
+    if (!ierr && save) {
+      ierr = sq_sim_save(s);
+      plan.save_cost = wall_now() - c0;
+      r->t_fetch += plan.save_cost;
+    }
     const double a0 = wall_now();
     if (!ierr) ierr = sq_sim_advance(s, n, r->dt, 0);
     r->t_stepping += wall_now() - a0;
@@ -402,14 +436,31 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     /* the profile covers the time stepping after the first chunk: not the outputs that follow */
     if (!ierr && r->profile && s->rt && done == nsteps) ierr = sq_runtime_profile_freeze(s->rt);
     const double now = wall_now();
-    int stop = sq_run_stop_signal, check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
-    int flush = now - last_flush >= SQ_RECEIVER_FLUSH_SECONDS;
-    chunk = next_chunk(s, (now - c0) / n, &stop, &check, &flush);
+    plan.stop = sq_run_stop_signal, plan.check = now - last_check >= SQ_FINITE_CHECK_SECONDS;
+    plan.flush = now - last_flush >= SQ_RECEIVER_FLUSH_SECONDS;
+    plan.cancelled = save && sq_sim_cancelled(s);
+    plan.per_step = (now - c0) / (double)n;
+    next_chunk(s, &plan);
+    if (!ierr && plan.cancelled) { /* some rank's tasks were cancelled: every rank goes back to the start */
+      const double f0 = wall_now();
+      ierr = sq_sim_rollback(s);
+      done = s->steps;
+      const char *ckpt = NULL;
+      if (!ierr) ierr = sq_outputs_stopped(outs, done, &ckpt);
+      r->t_outputs += wall_now() - f0;
+      progress_show(pr, s, 0);
+      if (pr->tty && sq_verbosity >= 1) fputc('\n', stderr);
+      if (!ierr) ierr = stopped(r, plan.stop ? plan.stop : SIGTERM, done, ckpt);
+      r->stopped = 1;
+      break;
+    }
+    save = save_next(r, &plan);
+    const int stop = plan.stop;
     /* the solution comes back to the host only for the outputs that read it and for the blow-up check
      * (every SQ_FINITE_CHECK_SECONDS and at every such output): on GPUs, fetching it after every chunk
      * moved the whole solution over PCIe twice a second and dominated the run */
     const double f0 = wall_now();
-    if (!ierr && (check || sq_outputs_need_fields(outs, done, stop && done < nsteps))) {
+    if (!ierr && (plan.check || sq_outputs_need_fields(outs, done, stop && done < nsteps))) {
       ierr = sq_sim_fetch(s);
       r->t_fetch += wall_now() - f0;
       if (!ierr) ierr = check_finite(s, outs, done);
@@ -417,7 +468,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);
-    if (!ierr && flush) ierr = sq_outputs_flush(outs), last_flush = wall_now();
+    if (!ierr && plan.flush) ierr = sq_outputs_flush(outs), last_flush = wall_now();
     r->t_outputs += wall_now() - f0;
     progress_show(pr, s, done == nsteps);
     if (r->t_first < 0) { /* the profile, too, covers the steady part only */

@@ -81,7 +81,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "run")) ierr = sq_cmd_run(argc - 2, argv + 2); /* starquake run CONFIG */
   else ierr = sq_cmd_run(argc - 1, argv + 1);
-  if (ierr && sq_sim_mpi_nranks() > 1) MPI_Abort(MPI_COMM_WORLD, 1); /* never leave other ranks waiting */
+  /* never leave other ranks waiting; a stop is agreed on by every rank, which all end here */
+  if (ierr && ierr != SQ_STOPPED && sq_sim_mpi_nranks() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Finalize();
   return ierr ? 1 : 0;
 }

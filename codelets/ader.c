@@ -12,6 +12,7 @@
 enum { ADER_PACK, ADER_DOFS, ADER_STAR, ADER_TINT, ADER_FIRST_OPTIONAL };
 
 static void ader_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
   int next = ADER_FIRST_OPTIONAL;
   void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
@@ -27,6 +28,7 @@ static void ader_cpu(void *buffers[], void *cl_arg) {
 #ifdef SQ_USE_CUDA
 /* One fused kernel: predictor, derivatives and LTS buffer (ader_cuda.cu), on the worker's stream. */
 static void ader_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
   int next = ADER_FIRST_OPTIONAL;
   void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;

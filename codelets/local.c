@@ -5,6 +5,7 @@
 #endif
 
 static void local_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
   const void *tint = (const void *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -17,6 +18,7 @@ static void local_cpu(void *buffers[], void *cl_arg) {
 
 #ifdef SQ_USE_CUDA
 static void local_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
   sq_cuda_local(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[4]),
                 (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),

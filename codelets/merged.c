@@ -78,6 +78,7 @@ typedef struct merged_args {
 } merged_args;
 
 static void merged_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
   for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
@@ -89,6 +90,7 @@ static void merged_cpu(void *buffers[], void *cl_arg) {
  * small clusters' tiles fill the GPU together (thesis §6.5.3); more segments than one grid's parameters
  * hold (SQ_CUDA_MAX_SEGMENTS): one launch per segment, on the worker's stream. */
 static void merged_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const merged_args *a = cl_arg;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
   if (a->nseg > SQ_CUDA_MAX_SEGMENTS) {

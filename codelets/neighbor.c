@@ -30,6 +30,7 @@ typedef struct neighbor_args {
 } neighbor_args;
 
 static void neighbor_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const neighbor_args *a = cl_arg;
   for (int i = 0, s0 = 0; i < a->ntile; s0 += a->nslot[i++]) {
     const int ns = a->nslot[i];
@@ -55,6 +56,7 @@ static void neighbor_cpu(void *buffers[], void *cl_arg) {
  * is refused by neighbor_can_execute on CUDA workers and runs on a CPU worker.  One launch per tile.
  */
 static void neighbor_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const neighbor_args *a = cl_arg;
   for (int i = 0, s0 = 0; i < a->ntile; s0 += a->nslot[i++]) {
     sq_cuda_slots slots;

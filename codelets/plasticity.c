@@ -29,6 +29,7 @@ typedef struct plasticity_args {
 } plasticity_args;
 
 static void plasticity_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const plasticity_args *a = cl_arg;
   const int64_t yielded = sq_plastic_state_block(
       a->precision, a->order, a->psi0, (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]),
@@ -42,6 +43,7 @@ static void plasticity_cpu(void *buffers[], void *cl_arg) {
 
 #ifdef SQ_USE_CUDA
 static void plasticity_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const plasticity_args *a = cl_arg;
   sq_cuda_plasticity(
       a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), a->psi0,
@@ -130,13 +132,14 @@ int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile) {
   return rt->plastic && rt->plastic_strain[tile] != NULL;
 }
 
-int sq_runtime_sync_plasticity(sq_runtime *rt) {
+int sq_runtime_sync_plasticity(sq_runtime *rt, int write) {
+  const enum starpu_data_access_mode mode = write ? STARPU_W : STARPU_R;
   for (int t = 0; rt->plastic && t < rt->disc->ntile; ++t) {
     if (!rt->plastic_strain[t]) continue;
-    int ret = starpu_data_acquire(rt->plastic_strain[t], STARPU_R);
+    int ret = starpu_data_acquire(rt->plastic_strain[t], mode);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the plastic strain of tile %d", ret, t);
     starpu_data_release(rt->plastic_strain[t]);
-    ret = starpu_data_acquire(rt->plastic_yielded[t], STARPU_R);
+    ret = starpu_data_acquire(rt->plastic_yielded[t], mode);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the yield flags of tile %d", ret, t);
     starpu_data_release(rt->plastic_yielded[t]);
     /* the run statistic: move the tile's count into the state, and restart it from zero */

@@ -22,6 +22,7 @@ typedef struct receivers_args {
 } receivers_args;
 
 static void receivers_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const receivers_args *a = cl_arg;
   sq_kernel_receivers(
       a->precision, a->order, a->npoint, (const sq_receiver_point *)STARPU_VECTOR_GET_PTR(buffers[REC_POINTS]),
@@ -30,6 +31,7 @@ static void receivers_cpu(void *buffers[], void *cl_arg) {
 
 #ifdef SQ_USE_CUDA
 static void receivers_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const receivers_args *a = cl_arg;
   const int n = a->npoint;
   const size_t row = (size_t)sq_nbasis(a->order) * 9 * sq_real_size(a->precision) * a->order;

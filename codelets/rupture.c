@@ -26,6 +26,7 @@ typedef struct rupture_args {
 } rupture_args;
 
 static void rupture_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const rupture_args *a = cl_arg;
   const void *derivs[a->nslot];
   void *dofs[a->nslot];
@@ -56,6 +57,7 @@ static void rupture_cpu(void *buffers[], void *cl_arg) {
  * by rupture_can_execute.
  */
 static void rupture_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const rupture_args *a = cl_arg;
   STARPU_ASSERT_MSG(a->cuda_ok && a->nslot <= SQ_CUDA_MAX_SLOTS, "rupture task with %d slots on a CUDA worker",
                     a->nslot);

@@ -26,6 +26,7 @@ typedef struct source_args {
 } source_args;
 
 static void source_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const source_args *a = cl_arg;
   int next = SRC_FIRST_OPTIONAL;
   void *derivs = a->has_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
@@ -47,6 +48,7 @@ typedef struct staged {
 } staged;
 
 static void source_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const source_args *a = cl_arg;
   const int order = a->order, n = a->npoint;
   const size_t rs = sq_real_size(a->precision), row = (size_t)sq_nbasis(order) * 9 * rs;

@@ -70,6 +70,7 @@ int sq_step_fusable(const sq_runtime *rt, int tile) {
 }
 
 static void step_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
@@ -91,6 +92,7 @@ static void step_cpu(void *buffers[], void *cl_arg) {
 #ifdef SQ_USE_CUDA
 /* Per sub-step the fused predictor kernel, then the neighbour kernel, all on the worker's stream. */
 static void step_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);

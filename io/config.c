@@ -38,6 +38,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->merge_neighbor_clusters = 0;
   cfg->merge_corrections = 0;
   cfg->cpu_share = -1.0; /* StarPU places every task */
+  cfg->stop_within = 2.0;
   cfg->cpu_task_threads = 1;
   cfg->steps_per_task = 1;
   cfg->gpu_affinity = 1;

@@ -412,6 +412,8 @@ static const sq_cfg_key sq_cfg_checkpoint_keys[] = {
      .offset = offsetof(sq_config, checkpoint_interval)},
     {.name = "directory", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
      .offset = offsetof(sq_config, checkpoint_dir), .validate = sq_cfg_nonempty},
+    {.name = "stop_within", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
+     .offset = offsetof(sq_config, stop_within)},
     {.name = NULL}};
 /* clang-format on */
 static const sq_cfg_schema sq_cfg_checkpoint_schema = {sq_cfg_checkpoint_keys, NULL};

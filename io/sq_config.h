@@ -270,7 +270,8 @@ typedef struct sq_config {
   /* plasticity: */
   sq_plasticity_config plasticity;
   /* checkpoint: */
-  double checkpoint_interval;       /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
+  double checkpoint_interval; /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
+  double stop_within;         /**< wall seconds: chunks longer than this save their start so a stop can cancel them */
   char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */
   /* from the command line: */
   int strict; /**< --strict: the material warnings (a rule matching no cell, implausible values) are errors */

@@ -3,6 +3,7 @@
  * runtime object and the queries graph/ asks of it.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,17 +118,38 @@ int sq_runtime_wait(sq_runtime *rt) {
   return SQ_SUCCESS;
 }
 
-int sq_runtime_sync(sq_runtime *rt) {
+/* Make the host copies of the dofs, the fault state and the plastic state valid: read (@p write 0), or the
+ * only valid ones, about to be overwritten by the caller (@p write 1: nothing is fetched). */
+static int host_copies(sq_runtime *rt, int write) {
   SQ_CALL(sq_runtime_wait(rt));
+  const enum starpu_data_access_mode mode = write ? STARPU_W : STARPU_R;
   for (int t = 0; t < rt->disc->ntile; ++t) {
-    if (rt->disc->tile[t].layer == SQ_LAYER_GHOST) continue;
-    const int ret = starpu_data_acquire(rt->dofs[t], STARPU_R);
+    if (rt->disc->tile[t].layer == SQ_LAYER_GHOST && !write) continue;
+    const int ret = starpu_data_acquire(rt->dofs[t], mode);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
     starpu_data_release(rt->dofs[t]);
   }
-  if (rt->sync_hook) SQ_CALL(rt->sync_hook(rt)); /* plastic strain for outputs and checkpoints */
+  for (int t = 0; write && rt->fault && t < rt->fault->ntile; ++t) {
+    const int ret = starpu_data_acquire(rt->fault_points[t], STARPU_W);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
+    starpu_data_release(rt->fault_points[t]);
+  }
+  if (rt->sync_hook) SQ_CALL(rt->sync_hook(rt, write)); /* plastic strain for outputs and checkpoints */
   return SQ_SUCCESS;
 }
+
+int sq_runtime_sync(sq_runtime *rt) { return host_copies(rt, 0); }
+
+int sq_runtime_host_overwrite(sq_runtime *rt) { return host_copies(rt, 1); }
+
+/* Set from a signal handler, read by every codelet body: an atomic flag, lock-free. */
+static atomic_int cancelled;
+
+void sq_runtime_cancel(void) { atomic_store(&cancelled, 1); }
+
+int sq_runtime_cancelled(void) { return atomic_load_explicit(&cancelled, memory_order_relaxed); }
+
+int sq_runtime_cancel_clear(void) { return atomic_exchange(&cancelled, 0); }
 
 void sq_runtime_destroy(sq_runtime *rt) {
   if (!rt) return;

@@ -40,6 +40,21 @@ int sq_runtime_wait(sq_runtime *rt);
 /** @brief sq_runtime_wait, then make the host copies of the dofs and plastic state valid (for outputs). */
 int sq_runtime_sync(sq_runtime *rt);
 /**
+ * @brief sq_runtime_wait, then make the host arrays of the dofs, the fault state and the plastic state the
+ * only valid copies, without fetching them: the caller overwrites them next (sq_sim_rollback).
+ */
+int sq_runtime_host_overwrite(sq_runtime *rt);
+/**
+ * @brief Make every task body that has not started yet return at once, without touching its data
+ * (async-signal-safe: a stop request calls it from a signal handler).  The data those tasks would have
+ * written are then stale; the caller restores a saved state after sq_runtime_wait (sq_sim_rollback).
+ */
+void sq_runtime_cancel(void);
+/** @brief 1 after sq_runtime_cancel (until cleared): a codelet body then returns at once, first thing. */
+int sq_runtime_cancelled(void);
+/** @brief Whether sq_runtime_cancel was called since the last clear, and clear it. */
+int sq_runtime_cancel_clear(void);
+/**
  * @brief OpenMP threads per CPU task (runtime.cpu_task_threads, sq_kernel_set_threads); above 1, the
  * runtime is told to leave its workers unbound so that a task's team can use the cores.  Call before the
  * runtime is initialised.

@@ -88,7 +88,8 @@ struct sq_runtime {
   unsigned frozen_workers;
   int nhook; /**< detach hooks, run in reverse order by sq_runtime_destroy */
   void (*hook[8])(sq_runtime *);
-  int (*sync_hook)(sq_runtime *); /**< run by sq_runtime_sync after the dofs (plasticity: its state) */
+  int (*sync_hook)(sq_runtime *, int write); /**< run by sq_runtime_sync (write 0) and sq_runtime_host_overwrite
+                                                 (write 1) after the dofs (plasticity: its state) */
 };
 
 /** @brief Have sq_runtime_destroy call @p detach (an attach function's undo) before it unregisters the tiles. */
@@ -186,7 +187,8 @@ void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, 
 void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
 #endif
 
-/** @brief Make the host copies of the plastic strain and yield flags valid (the plasticity's sync hook). */
-int sq_runtime_sync_plasticity(sq_runtime *rt);
+/** @brief Make the host copies of the plastic strain and yield flags valid, or (@p write) the only valid
+ *  ones, about to be overwritten (the plasticity's sync hook). */
+int sq_runtime_sync_plasticity(sq_runtime *rt, int write);
 
 #endif

@@ -213,6 +213,14 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
   return SQ_SUCCESS;
 }
 
+int sq_outputs_stopped(sq_outputs *o, int64_t done, const char **ckpt_path) {
+  SQ_CALL(flush_receivers(o));
+  if (o->energy) sq_energy_file_flush(o->energy);
+  SQ_CALL(checkpoint(o, done));
+  *ckpt_path = o->ckpt;
+  return SQ_SUCCESS;
+}
+
 int sq_outputs_flush(sq_outputs *o) {
   if (o->energy) sq_energy_file_flush(o->energy);
   return flush_receivers(o);

@@ -362,11 +362,13 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     sq_graph_stats stats = {0};
+    sq_sim_arm(s); /* a stop may cancel this chunk's tasks if its start is saved */
     const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt, &stats);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->grouped_tasks += stats.grouped;
     s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     SQ_FREE(times);
+    if (ierr) sq_sim_disarm();
     SQ_CALL(ierr);
   }
   for (int64_t i = 0; i < nsteps && s->serial; ++i) {
@@ -382,7 +384,10 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
       if (s->plastic) sq_plastic_state_step_serial(s->plastic, s->disc, dt);
     }
   }
-  if (!s->serial) SQ_CALL(fetch ? sq_runtime_sync(s->rt) : sq_runtime_wait(s->rt));
+  const int werr = s->serial ? SQ_SUCCESS : fetch ? sq_runtime_sync(s->rt) : sq_runtime_wait(s->rt);
+  sq_sim_disarm();
+  s->cancelled = sq_runtime_cancelled();
+  SQ_CALL(werr);
   s->steps += nsteps;
   s->time = sq_sim_time_at(s, s->steps);
   return SQ_SUCCESS;
@@ -391,6 +396,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
 void sq_sim_destroy(sq_sim *s) {
   if (!s) return;
   sq_runtime_destroy(s->rt);
+  sq_sim_save_free(s);
   sq_sim_points_destroy(s);
   sq_fault_destroy(s->fault);
   sq_plastic_state_destroy(s->plastic);

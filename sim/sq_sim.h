@@ -41,6 +41,8 @@ typedef struct sq_sim {
   sq_fault *fault;                /**< dynamic rupture faces (NULL: none; sim/fault.c) */
   char restart_path[SQ_PATH_MAX]; /**< the checkpoint this run restarted from ("" for a new run) */
   sq_plastic_state *plastic;      /**< off-fault plasticity (NULL: none; sim/plasticity.c) */
+  struct sq_sim_backup *backup;   /**< the state at the start of the chunk in flight (sim/rollback.c) */
+  int cancelled;                  /**< a stop cancelled tasks of the last advance: sq_sim_rollback is due */
 } sq_sim;
 
 /** @brief The run header's lines about the materials: per entry, the cells it matched and its vp, vs, rho. */
@@ -104,6 +106,34 @@ void sq_sim_destroy(sq_sim *sim);
 
 /** @brief Time of sync-interval boundary @p k under the current plan (see sq_sim). */
 double sq_sim_time_at(const sq_sim *sim, int64_t k);
+
+/*
+ * Stopping within a sync interval (sim/rollback.c): sq_sim_save before an advance; a stop request
+ * (sq_sim_interrupt, from a signal handler) during that advance cancels the tasks not yet started, and
+ * sq_sim_rollback then puts back the saved state, at a sync point, for the checkpoint.
+ */
+/** @brief Copy the dofs, friction state, station log lengths, plastic state and time aside (after a fetch). */
+int sq_sim_save(sq_sim *sim);
+/** @brief Bytes that sq_sim_save copies. */
+size_t sq_sim_save_bytes(const sq_sim *sim);
+/** @brief The sync interval at which the saved state lies, or -1. */
+int64_t sq_sim_saved_steps(const sq_sim *sim);
+/** @brief Back to the saved state (all submitted tasks are waited for first); clears a cancellation. */
+int sq_sim_rollback(sq_sim *sim);
+/** @brief Free the saved state. */
+void sq_sim_save_free(sq_sim *sim);
+/**
+ * @brief A stop request: async-signal-safe.  While an advance that starts at the saved state is in flight,
+ * its tasks that have not started are cancelled (the caller must then sq_sim_rollback).
+ */
+void sq_sim_interrupt(void);
+/** @brief Whether a stop cancelled tasks of the last advance (its state is then stale: roll back). */
+int sq_sim_cancelled(const sq_sim *sim);
+/** @brief Whether sq_sim_interrupt was called. */
+int sq_sim_interrupt_requested(void);
+/** @brief Used by sq_sim_advance: accept cancellation while its tasks run (only from the saved state). */
+void sq_sim_arm(const sq_sim *sim);
+void sq_sim_disarm(void);
 
 /** Plasticity statistics at the end of a run (over all ranks). */
 typedef struct sq_plasticity_stats {

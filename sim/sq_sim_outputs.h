@@ -34,6 +34,11 @@ int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n);
  */
 int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path);
 /**
+ * @brief A stop that went back to sync interval @p done (sq_sim_rollback), whose outputs sq_outputs_after
+ * has written already: flush the receivers and energies, and write the checkpoint (its path in *ckpt_path).
+ */
+int sq_outputs_stopped(sq_outputs *o, int64_t done, const char **ckpt_path);
+/**
  * @brief Whether sq_outputs_after(@p o, @p done, @p stop) reads the dofs or plastic state (energies,
  * snapshots, checkpoints), so that they must be fetched to the host first (sq_sim_fetch).
  */

@@ -9,12 +9,13 @@
 /** Error codes returned by every host function (0 = success). */
 enum sq_error_code {
   SQ_SUCCESS = 0,
-  SQ_ERR_INPUT = 1,   /**< bad user input: config, mesh, files */
-  SQ_ERR_IO = 2,      /**< a file could not be read or written */
-  SQ_ERR_MEMORY = 3,  /**< allocation failed */
-  SQ_ERR_NUMERIC = 4, /**< blow-up, singular matrix, failed convergence */
-  SQ_ERR_RUNTIME = 5, /**< StarPU / MPI / CUDA failure */
-  SQ_ERR_INTERNAL = 6 /**< a bug: an invariant did not hold */
+  SQ_ERR_INPUT = 1,    /**< bad user input: config, mesh, files */
+  SQ_ERR_IO = 2,       /**< a file could not be read or written */
+  SQ_ERR_MEMORY = 3,   /**< allocation failed */
+  SQ_ERR_NUMERIC = 4,  /**< blow-up, singular matrix, failed convergence */
+  SQ_ERR_RUNTIME = 5,  /**< StarPU / MPI / CUDA failure */
+  SQ_ERR_INTERNAL = 6, /**< a bug: an invariant did not hold */
+  SQ_STOPPED = 7       /**< stopped by a signal, every rank at the same step, its checkpoint written */
 };
 
 /** Working precision of the solution arrays and kernels. */

@@ -8,7 +8,12 @@
 #     uninterrupted run's bit for bit (dofs hash, receiver files, energy CSV);
 #  3. a second SIGINT aborts at once, without a checkpoint;
 #  4. kill -9 after more than the receiver flush period: the receiver files already hold samples;
-#  5. SIGTERM: stop time below a bound, the checkpoint written.
+#  5. SIGTERM: stop time below a bound, the checkpoint written;
+#  6. on tests/configs/signals_rollback.yaml, whose sync intervals take seconds (fault with stations,
+#     plasticity, receivers): SIGTERM in the middle of the second sync interval stops at the next task,
+#     well before the interval would end, with the checkpoint at the interval's start; continuing from it
+#     gives the uninterrupted run bit for bit (dofs and plastic strain hashes, every text file);
+#  7. the same with two MPI ranks and SIGUSR1 (mpirun forwards it), continued on one rank.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 CFG=$CONFIGS/signals.yaml
@@ -103,5 +108,64 @@ t1=$(now)
 dt=$(echo "$t1 - $t0" | bc)
 [ $rc -ne 0 ] && [ "$(echo "$dt < $STOP_BOUND" | bc)" = 1 ] && [ -s "$OUT/term/sig-checkpoint.h5" ] &&
   ok "SIGTERM: stopped in $dt s with a checkpoint" || bad "SIGTERM: exit status $rc after $dt s"
+
+# 6. a stop within a long sync interval: cancelled and rolled back to its start
+RCFG=$CONFIGS/signals_rollback.yaml
+# seconds from the signal to the end of the process: one rank, and two (mpirun's shutdown adds to it)
+ROLL_BOUND=${SQ_ROLL_BOUND:-2.5} ROLL_BOUND2=${SQ_ROLL_BOUND2:-5}
+"$SQ" "$RCFG" --quiet --output "$OUT/rref" > "$OUT/rref.log" 2>&1 || bad "signals_rollback: the uninterrupted run"
+per=$(echo "$(summary_value "$OUT/rref/rb-summary.txt" wall_time_steps) / $(summary_value "$OUT/rref/rb-summary.txt" sync_intervals)" | bc -l)
+printf 'signals_rollback: a sync interval takes %.2f s of wall time (one rank)\n' "$per"
+# rollback LABEL DIR SIGNAL BOUND LAUNCHER...: run, SIGNAL during the second sync interval, check, continue on one
+# rank (mpirun forwards SIGUSR1 to its ranks as srun does, but ends them on SIGTERM)
+rollback() {
+  local label=$1 dir=$2 sig=$3 bound=$4
+  shift 4
+  "$@" "$SQ" "$RCFG" --output "$dir" > "$dir.out" 2> "$dir.err" &
+  pid=$!
+  for i in $(seq 1 1200); do # the second sync interval has begun once the progress line shows step 1
+    grep -q "step 1 " "$dir.err" 2> /dev/null && break
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.05
+  done
+  sleep 0.3
+  t0=$(now)
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  t1=$(now)
+  dt=$(echo "$t1 - $t0" | bc)
+  echo "$label: stopped in $dt s"
+  if ! grep -q "stopped by SIG$sig at t=0.00625 (step 1 of 4)" "$dir.err"; then
+    bad "$label: not stopped at the start of the second sync interval (exit $rc): $(grep -v '^  ' "$dir.err" | tail -3)"
+    return
+  fi
+  [ "$(echo "$dt < $bound" | bc)" = 1 ] && ok "$label: SIG$sig within a sync interval: stopped in $dt s (< $bound s) at its start" ||
+    bad "$label: the stop took $dt s"
+  local cmd
+  cmd=$(sed -n '/continue with:/{n;p}' "$dir.err" | sed 's/^ *//')
+  cmd=${cmd#mpirun*starquake } # continued on one rank
+  case "$cmd" in "$SQ"*) ;; *) cmd="$SQ ${cmd#* }" ;; esac
+  bash -c "$cmd" > "$dir.cont" 2>&1 || { bad "$label: continuing failed: $(tail -3 "$dir.cont")"; return; }
+  local h1 h2 p1 p2
+  h1=$(hash_of "$OUT/rref" rb) h2=$(hash_of "$dir" rb)
+  p1=$(summary_value "$OUT/rref/rb-summary.txt" plastic_strain_hash) p2=$(summary_value "$dir/rb-summary.txt" plastic_strain_hash)
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && [ -n "$p1" ] && [ "$p1" = "$p2" ] &&
+    ok "$label: stopped, rolled back and continued: dofs hash $h2, plastic strain hash $p2 as uninterrupted" ||
+    bad "$label: dofs hash $h2 != $h1 or plastic strain hash $p2 != $p1"
+  local diff=0 n=0
+  for f in "$OUT"/rref/rb-*receiver-*.dat "$OUT"/rref/rb-faultst* "$OUT/rref/rb-energy.csv" "$OUT/rref/rb-cplot"; do
+    n=$((n + 1))
+    cmp -s "$f" "$dir/$(basename "$f")" || { diff=1; echo "  $(basename "$f") differs"; }
+  done
+  [ $diff -eq 0 ] && ok "$label: $n receiver, fault-station, energy and contour files identical" || bad "$label: files differ"
+}
+rollback "one rank" "$OUT/roll" TERM "$ROLL_BOUND"
+if command -v mpirun > /dev/null; then
+  allow_mpirun
+  rollback "two ranks" "$OUT/roll2" USR1 "$ROLL_BOUND2" mpirun -np 2
+else
+  echo "skip the two-rank stop: no mpirun"
+fi
 
 report signals
