@@ -34,6 +34,7 @@ static int make_dir(const char *path) {
  */
 static volatile sig_atomic_t sq_run_stop_signal = 0;
 static volatile sig_atomic_t sq_run_signal_root = 1; /* this process speaks on stderr (MPI rank 0) */
+static struct timespec sq_run_signal_at;             /* when the first stop signal came (CLOCK_MONOTONIC) */
 
 /** Wall seconds between two blow-up checks when no output brings the solution to the host earlier. */
 #define SQ_FINITE_CHECK_SECONDS 30.0
@@ -57,6 +58,7 @@ static void on_stop_signal(int sig) {
   if (sig == SIGINT)
     say("\nstarquake: SIGINT: stopping at the next task and writing a checkpoint (Ctrl-C again aborts without "
         "one)\n");
+  if (!sq_run_stop_signal) clock_gettime(CLOCK_MONOTONIC, &sq_run_signal_at); /* async-signal-safe */
   sq_run_stop_signal = sig;
   sq_sim_interrupt(); /* cancels the chunk in flight when its start is saved */
 }
@@ -444,10 +446,17 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     if (!ierr && plan.cancelled) { /* some rank's tasks were cancelled: every rank goes back to the start */
       const double f0 = wall_now();
       ierr = sq_sim_rollback(s);
+      const double f1 = wall_now();
       done = s->steps;
       const char *ckpt = NULL;
       if (!ierr) ierr = sq_outputs_stopped(outs, done, &ckpt);
       r->t_outputs += wall_now() - f0;
+      const double sig_at = (double)sq_run_signal_at.tv_sec + 1e-9 * (double)sq_run_signal_at.tv_nsec;
+      if (r->root && sq_verbosity >= 1 && sq_run_stop_signal)
+        fprintf(stderr,
+                "%sstop: the chunk's remaining tasks cancelled %.2f s after the signal, its start restored in %.2f s, "
+                "the checkpoint written in %.2f s\n",
+                pr->tty ? "\n" : "", f0 - sig_at, f1 - f0, wall_now() - f1);
       progress_show(pr, s, 0);
       if (pr->tty && sq_verbosity >= 1) fputc('\n', stderr);
       if (!ierr) ierr = stopped(r, plan.stop ? plan.stop : SIGTERM, done, ckpt);

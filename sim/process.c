@@ -80,6 +80,10 @@ int sq_sim_starpu_start(const char *sched, int cpu_task_threads) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (sq_verbosity < 2) setenv("STARPU_SILENT", "1", 0);
+  /* submission blocks while this many tasks wait: enough to keep every worker fed, few enough that a
+   * stop's cancelled tasks drain in about a second (docs/PRODUCTION.md, "How long a stop takes") */
+  setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "10000", 0);
+  setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "9000", 0);
   if (!getenv("STARPU_SCHED") && sched && sched[0]) conf.sched_policy_name = sched;
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
   /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
