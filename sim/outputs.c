@@ -167,7 +167,7 @@ static void plan_report(const sq_outputs *o) {
   plan_report_one(o, line, "output.interval", cfg->output_interval, &o->out, o->out.exact);
   if (s->fault) { /* the fault output counts its own sync intervals, from step 0 (io/fault_output.c) */
     const double interval = cfg->fault.output_interval;
-    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, interval);
+    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, o->nsteps, interval);
     sq_plan_schedule used = {.first = INT64_MAX, .every = 0};
     if (interval > 0) {
       used.every = (int64_t)fmax(1.0, floor(interval / s->plan_dt + 0.5));
@@ -202,8 +202,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
     s->plan_step0 = s->steps;
     s->plan_dt = dt;
   }
-  o->out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, cfg->output_interval);
-  o->ckpts = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, cfg->checkpoint_interval);
+  o->out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
+  o->ckpts = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
   plan_report(o);
   if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
     char hdf5[96];

@@ -41,14 +41,16 @@ int64_t sq_plan_steps(double t0, double t_end, double dt_stable, int nevent, sq_
     if (!(interval > 0)) continue;
     const double next = first_multiple(t0, interval, tol) * interval; /* its first time after t0 */
     if (next >= t_end - tol) continue;                                /* none before the end */
-    double gn = common_period(g, interval, tol);
-    const double offset = next - t0; /* t0 itself need not be one of its times (a restart) */
-    if (interval - offset > tol) gn = common_period(gn, offset, tol);
-    if (gn >= SQ_PLAN_MIN_STEP * dt_stable || gn >= g * (1.0 - SQ_PLAN_TOL)) g = gn;
+    const int several = next + interval < t_end - tol; /* else its one time before the end alone counts */
+    const double offset = next - t0;                   /* t0 need not be one of its times (a restart) */
+    double gn = several ? common_period(g, interval, tol) : g;
+    if (!several || interval - offset > tol) gn = common_period(gn, offset, tol);
+    if (gn >= SQ_PLAN_MIN_STEP * dt_stable * (1.0 - SQ_PLAN_TOL) || gn >= g * (1.0 - SQ_PLAN_TOL)) g = gn;
     else ev[e].hit = 0;
   }
   const int64_t periods = (int64_t)llround(span / g);
-  int64_t per = (int64_t)ceil(g / dt_stable); /* sync steps per common period */
+  /* sync steps per common period: the fewest, from below (g carries its inputs' rounding), then checked */
+  int64_t per = (int64_t)ceil(span / (double)periods / dt_stable * (1.0 - SQ_PLAN_TOL));
   if (per < 1) per = 1;
   while (span / (double)(periods * per) > dt_stable) ++per; /* never above the stable step, not by one ulp */
   *dt = span / (double)(periods * per);
@@ -65,20 +67,18 @@ static int whole(double x, int64_t *n) {
   return fabs(x - (double)*n) <= SQ_PLAN_TOL * fmax(1.0, fabs(x));
 }
 
-sq_plan_schedule sq_plan_schedule_of(double t0, int64_t step0, double dt, double interval) {
+sq_plan_schedule sq_plan_schedule_of(double t0, int64_t step0, double dt, int64_t end, double interval) {
   sq_plan_schedule s = {.first = INT64_MAX, .every = 0, .exact = 1};
   if (!(interval > 0) || !(dt > 0)) return s;
   int64_t every, offset;
-  const double tol = SQ_PLAN_TOL * 0.1 * fmax(fabs(t0), interval);
+  const double t_end = sq_plan_time(t0, step0, dt, end);
+  const double tol = SQ_PLAN_TOL * 0.1 * fmax(fmax(fabs(t0), fabs(t_end)), interval);
   const double next = first_multiple(t0, interval, tol) * interval;
-  s.exact = whole(interval / dt, &every) && every >= 1 && whole((next - t0) / dt, &offset) && offset >= 1;
-  if (s.exact) {
-    s.every = every;
-    s.first = step0 + offset;
-  } else { /* the nearest whole number of steps, from the plan's start */
-    s.every = every >= 1 ? every : 1;
-    s.first = step0 + s.every;
-  }
+  const int period = whole(interval / dt, &every) && every >= 1;
+  /* its first time a sync point, and so the others before the end (a single one needs no period) */
+  s.exact = whole((next - t0) / dt, &offset) && offset >= 1 && (period || next + interval >= t_end - tol);
+  s.every = every >= 1 ? every : 1;
+  s.first = step0 + (s.exact ? offset : s.every); /* else the nearest whole number of steps from the start */
   return s;
 }
 

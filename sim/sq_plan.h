@@ -47,11 +47,12 @@ typedef struct sq_plan_schedule {
 /** @brief Time of sync point @p k of the plan (t0, step0, dt): t0 + (k - step0) dt. */
 double sq_plan_time(double t0, int64_t step0, double dt, int64_t k);
 /**
- * @brief The sync points of the plan (@p t0, @p step0, @p dt) at which an output with @p interval is
- * written: those at the multiples of the interval after t0 where they all are sync points (exact),
- * else every round(interval / dt) sync steps (at least one) from step0 on.
+ * @brief The sync points of the plan (@p t0, @p step0, @p dt) that ends at sync point @p end at which an
+ * output with @p interval is written: those at the multiples of the interval after t0 where all of them
+ * before the end are sync points (exact), else every round(interval / dt) sync steps (at least one) from
+ * step0 on.
  */
-sq_plan_schedule sq_plan_schedule_of(double t0, int64_t step0, double dt, double interval);
+sq_plan_schedule sq_plan_schedule_of(double t0, int64_t step0, double dt, int64_t end, double interval);
 /** @brief Whether the output is due at sync point @p k. */
 int sq_plan_due(const sq_plan_schedule *e, int64_t k);
 /** @brief Sync steps from sync point @p k to the output's next one after it (INT64_MAX: never). */
