@@ -162,8 +162,9 @@ static void plan_report(const sq_outputs *o) {
   size_t len = 0;
   FILE *line = sq_verbosity >= 1 ? open_memstream(&text, &len) : NULL;
   if (line)
-    fprintf(line, "  plan       %lld sync intervals of %.10g s (stable step %.10g s) to t=%.10g", (long long)o->nsteps,
-            s->plan_dt, sq_sim_stable_step(s), sq_sim_time_at(s, o->nsteps));
+    fprintf(line, "  plan       %lld sync intervals of %.10g s (stable step %.10g s) from t=%.10g to t=%.10g",
+            (long long)(o->nsteps - s->steps), s->plan_dt, sq_sim_stable_step(s), s->time,
+            sq_sim_time_at(s, o->nsteps));
   plan_report_one(o, line, "output.interval", cfg->output_interval, &o->out, o->out.exact);
   if (s->fault) { /* the fault output counts its own sync intervals, from step 0 (io/fault_output.c) */
     const double interval = cfg->fault.output_interval;
