@@ -130,11 +130,10 @@ static int64_t next_due(const sq_plan_schedule *e, int64_t k) {
  * where the plan does not put its times on sync points, a warning that names the times it is written at
  * instead.  @p used: the sync points it is written at, @p exact: whether those are its times.
  */
-static void plan_report_one(const sq_outputs *o, FILE *line, const char *key, double interval,
+static void plan_report_one(const sq_sim *s, int64_t nsteps, FILE *line, const char *key, double interval,
                             const sq_plan_schedule *used, int exact) {
-  const sq_sim *s = o->s;
   const int64_t k0 = next_due(used, s->steps);
-  if (!(interval > 0) || k0 >= o->nsteps) return; /* none before the end, which is a sync point */
+  if (!(interval > 0) || k0 >= nsteps) return; /* none before the end, which is a sync point */
   if (exact) {
     if (line) fprintf(line, "; %s %g every %lld", key, interval, (long long)used->every);
     return;
@@ -148,27 +147,26 @@ static void plan_report_one(const sq_outputs *o, FILE *line, const char *key, do
                                "fault.output_interval, checkpoint.interval) they need a step under half the stable one",
           (long long)used->every);
   int64_t k = k0;
-  for (int i = 0; i < 3 && k < o->nsteps; ++i, k += used->every) fprintf(stderr, " %.10g,", sq_sim_time_at(s, k));
+  for (int i = 0; i < 3 && k < nsteps; ++i, k += used->every) fprintf(stderr, " %.10g,", sq_sim_time_at(s, k));
   fprintf(stderr, " ...\n");
 }
 
-/* The plan at start-up (rank 0): its sync step on stdout with the outputs at intervals whose times are
- * sync points, a warning on stderr for each other one (docs/CONFIG.md, output.interval). */
-static void plan_report(const sq_outputs *o) {
-  if (!o->root) return;
-  const sq_sim *s = o->s;
-  const sq_config *cfg = o->cfg;
+void sq_outputs_report_plan(const sq_sim *s, int64_t nsteps) {
+  if (s->rank != 0) return;
+  const sq_config *cfg = &s->cfg;
+  const sq_plan_schedule out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
+  const sq_plan_schedule ckpts =
+      sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
   char *text = NULL;
   size_t len = 0;
   FILE *line = sq_verbosity >= 1 ? open_memstream(&text, &len) : NULL;
   if (line)
     fprintf(line, "  plan       %lld sync intervals of %.10g s (stable step %.10g s) from t=%.10g to t=%.10g",
-            (long long)(o->nsteps - s->steps), s->plan_dt, sq_sim_stable_step(s), s->time,
-            sq_sim_time_at(s, o->nsteps));
-  plan_report_one(o, line, "output.interval", cfg->output_interval, &o->out, o->out.exact);
+            (long long)(nsteps - s->steps), s->plan_dt, sq_sim_stable_step(s), s->time, sq_sim_time_at(s, nsteps));
+  plan_report_one(s, nsteps, line, "output.interval", cfg->output_interval, &out, out.exact);
   if (s->fault) { /* the fault output counts its own sync intervals, from step 0 (io/fault_output.c) */
     const double interval = cfg->fault.output_interval;
-    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, o->nsteps, interval);
+    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, interval);
     sq_plan_schedule used = {.first = INT64_MAX, .every = 0};
     if (interval > 0) {
       used.every = (int64_t)fmax(1.0, floor(interval / s->plan_dt + 0.5));
@@ -176,9 +174,9 @@ static void plan_report(const sq_outputs *o) {
     }
     const int exact =
         interval > 0 && want.exact && want.every == used.every && (want.first - used.first) % used.every == 0;
-    plan_report_one(o, line, "fault.output_interval", interval, &used, exact);
+    plan_report_one(s, nsteps, line, "fault.output_interval", interval, &used, exact);
   }
-  plan_report_one(o, line, "checkpoint.interval", cfg->checkpoint_interval, &o->ckpts, o->ckpts.exact);
+  plan_report_one(s, nsteps, line, "checkpoint.interval", cfg->checkpoint_interval, &ckpts, ckpts.exact);
   if (line) {
     fclose(line);
     printf("%s\n", text);
@@ -198,14 +196,10 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->nsteps = nsteps;
   o->dt = dt;
   o->flush_every = every(cfg->receiver_flush, dt, 0);
-  if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
-    s->plan_t0 = s->time;
-    s->plan_step0 = s->steps;
-    s->plan_dt = dt;
-  }
+  if (!restart) sq_sim_plan_start(s, dt); /* the plan of a new run starts now; a restart keeps the checkpoint's */
   o->out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
   o->ckpts = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
-  plan_report(o);
+  sq_outputs_report_plan(s, nsteps);
   if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
     char hdf5[96];
     sq_output_hdf5_describe(hdf5, sizeof(hdf5));

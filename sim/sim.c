@@ -335,6 +335,12 @@ void sq_sim_plan_events(const sq_sim *s, sq_plan_event ev[SQ_SIM_PLAN_EVENTS]) {
   ev[2] = (sq_plan_event){.key = "checkpoint.interval", .interval = c->checkpoint_interval};
 }
 
+void sq_sim_plan_start(sq_sim *s, double dt) {
+  s->plan_t0 = s->time;
+  s->plan_step0 = s->steps;
+  s->plan_dt = dt;
+}
+
 double sq_sim_stable_step(const sq_sim *s) { return s->disc->cluster_dt[s->disc->ncluster - 1]; }
 
 double sq_sim_time_at(const sq_sim *s, int64_t k) { return sq_plan_time(s->plan_t0, s->plan_step0, s->plan_dt, k); }
@@ -354,11 +360,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task};
-  if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
-    s->plan_t0 = s->time;
-    s->plan_step0 = s->steps;
-    s->plan_dt = dt;
-  }
+  if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
     SQ_CALL(SQ_CALLOC(times, (size_t)nsteps + 1));

@@ -108,6 +108,8 @@ void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
 #define SQ_SIM_PLAN_EVENTS 3
 /** @brief The configuration's outputs at intervals: output.interval, fault.output_interval, checkpoint.interval. */
 void sq_sim_plan_events(const sq_sim *sim, sq_plan_event ev[SQ_SIM_PLAN_EVENTS]);
+/** @brief Start a plan of sync intervals of @p dt at the current time and step (sq_sim_time_at). */
+void sq_sim_plan_start(sq_sim *sim, double dt);
 /** @brief The stable sync interval: the step of the slowest LTS cluster. */
 double sq_sim_stable_step(const sq_sim *sim);
 /** Free the simulation (unregisters StarPU data first). */

@@ -9,7 +9,7 @@
 #  2. a rupture (tests/configs/rupture_box.yaml, coarser) with fault snapshots every 0.15 and outputs
 #     every 0.25 to 0.5: fault snapshots at 0.15, 0.3, 0.45 and 0.5, energies at 0, 0.25, 0.5;
 #  3. an interval that no acceptable step fits (0.0123 with the end 0.45): a warning names the key and
-#     the times used instead, and the energy rows are at those times;
+#     the times used instead, and the energy rows are at those times; --dry-run gives it too;
 #  4. a restart from the checkpoint at t = 0.3 to end_time 0.52, off the first plan's grid: the new plan
 #     from 0.3 puts 0.4, 0.5 and 0.52 on sync points.
 set -u
@@ -97,6 +97,11 @@ if grep -q "warning: .*output.interval = 0.0123: its times are not all sync poin
 else
   bad "no warning about output.interval 0.0123: $(cat "$OUT/w.err")"
 fi
+
+"$SQ" "$CFG" --dry-run --output "$OUT/dry" --set output.interval=0.0123 > "$OUT/dry.log" 2>&1 &&
+  grep -q "warning: .*output.interval = 0.0123: its times are not all sync points" "$OUT/dry.log" &&
+  grep -q "^  plan       57 sync intervals" "$OUT/dry.log" && ok "--dry-run gives the plan and the warning" ||
+  bad "--dry-run: $(cat "$OUT/dry.log")"
 
 # 4. a restart from t = 0.3 to 0.52, which the first plan's sync step (0.05 / 7) does not reach
 cp -r "$OUT/a" "$OUT/r"
