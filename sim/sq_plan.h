@@ -31,9 +31,9 @@ typedef struct sq_plan_event {
  * @brief The sync steps from @p t0 to @p t_end: returns their number n and sets *@p dt = (t_end - t0) / n
  * <= @p dt_stable.  t_end is always a sync point; the events, taken in their order of priority, put
  * their times in (t0, t_end) on sync points too as long as the step that hits all times taken so far
- * stays >= SQ_PLAN_MIN_STEP dt_stable (or the run is shorter than that); an event that would push the
- * step lower is left out (hit = 0).  dt is the largest step <= dt_stable that hits all times taken:
- * G / ceil(G / dt_stable) for their common period G.
+ * stays >= SQ_PLAN_MIN_STEP dt_stable (in a run shorter than that: as long as it stays t_end - t0); an
+ * event that would push the step lower is left out (hit = 0).  dt is the largest step <= dt_stable that
+ * hits all times taken: G / ceil(G / dt_stable) for their common period G.
  */
 int64_t sq_plan_steps(double t0, double t_end, double dt_stable, int nevent, sq_plan_event *ev, double *dt);
 
