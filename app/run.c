@@ -717,7 +717,8 @@ static void format_duration(double sec, char *out, size_t size) {
 static int run_dry(run *r) {
   sq_sim *s = r->s;
   if (r->restart) r->dt = r->ck.dt, r->nsteps = r->ck.nsteps;
-  else sq_sim_plan(s, r->cfg.end_time, &r->dt, &r->nsteps);
+  else sq_sim_plan(s, r->cfg.end_time, &r->dt, &r->nsteps), sq_sim_plan_start(s, r->dt);
+  sq_outputs_report_plan(s, r->nsteps); /* and where the outputs fall, as the run would say */
   const int64_t todo = r->nsteps - s->steps;
   const double w_first = wall_now();
   /* the receivers sample into a buffer reserved ahead of each chunk (no file takes the samples here) */

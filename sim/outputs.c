@@ -23,8 +23,9 @@ struct sq_outputs {
   int root;
   int64_t nsteps;
   double dt;
-  int64_t out_every, flush_every, ckpt_every; /* in sync intervals; 0: never */
-  sq_energy_file *energy;                     /* rank 0 only */
+  sq_plan_schedule out, ckpts; /* energies and snapshots, checkpoints: at the times asked for (sq_plan.h) */
+  int64_t flush_every;         /* receiver flushes, in sync intervals; 0: never */
+  sq_energy_file *energy;      /* rank 0 only */
   int64_t energy_rows;
   sq_receiver_writer *rec;
   sq_snapshot_writer *snap; /* wavefield and free-surface snapshots */
@@ -114,8 +115,74 @@ int sq_outputs_blowup_checkpoint(sq_outputs *o, int64_t done, const char **path)
 
 int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
   const int last = done == o->nsteps;
-  return last || stop || done % o->out_every == 0 || (o->ckpt_every > 0 && done % o->ckpt_every == 0) ||
+  return last || stop || sq_plan_due(&o->out, done) || sq_plan_due(&o->ckpts, done) ||
          o->cfg->output_surface_displacement; /* integrated after every sync interval */
+}
+
+/* The next sync point after @p k at which @p e is due (INT64_MAX: none). */
+static int64_t next_due(const sq_plan_schedule *e, int64_t k) {
+  const int64_t n = sq_plan_steps_to(e, k);
+  return n == INT64_MAX ? n : k + n;
+}
+
+/*
+ * One output at intervals, at start-up (rank 0): its interval and sync steps on the plan's line (@p line);
+ * where the plan does not put its times on sync points, a warning that names the times it is written at
+ * instead.  @p used: the sync points it is written at, @p exact: whether those are its times.
+ */
+static void plan_report_one(const sq_sim *s, int64_t nsteps, FILE *line, const char *key, double interval,
+                            const sq_plan_schedule *used, int exact) {
+  const int64_t k0 = next_due(used, s->steps);
+  if (!(interval > 0) || k0 >= nsteps) return; /* none before the end, which is a sync point */
+  if (exact) {
+    if (line) fprintf(line, "; %s %g every %lld", key, interval, (long long)used->every);
+    return;
+  }
+  fprintf(stderr,
+          "starquake: warning: %s: %s = %g: its times are not all sync points of the plan (sync intervals of "
+          "%.10g s, the stable one %.10g s): %s; written every %lld sync intervals instead, at t =",
+          s->cfg.path, key, interval, s->plan_dt, sq_sim_stable_step(s),
+          s->restart_path[0] ? "a restarted run keeps the checkpoint's plan, or plans anew from its time"
+                             : "with the end time and the outputs before it in the list (output.interval, "
+                               "fault.output_interval, checkpoint.interval) they need a step under half the stable one",
+          (long long)used->every);
+  int64_t k = k0;
+  for (int i = 0; i < 3 && k < nsteps; ++i, k += used->every) fprintf(stderr, " %.10g,", sq_sim_time_at(s, k));
+  fprintf(stderr, " ...\n");
+}
+
+void sq_outputs_report_plan(const sq_sim *s, int64_t nsteps) {
+  if (s->rank != 0) return;
+  const sq_config *cfg = &s->cfg;
+  const sq_plan_schedule out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
+  const sq_plan_schedule ckpts =
+      sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *line = sq_verbosity >= 1 ? open_memstream(&text, &len) : NULL;
+  if (line)
+    fprintf(line, "  plan       %lld sync intervals of %.10g s (stable step %.10g s) from t=%.10g to t=%.10g",
+            (long long)(nsteps - s->steps), s->plan_dt, sq_sim_stable_step(s), s->time, sq_sim_time_at(s, nsteps));
+  plan_report_one(s, nsteps, line, "output.interval", cfg->output_interval, &out, out.exact);
+  if (s->fault) { /* the fault output counts its own sync intervals, from step 0 (io/fault_output.c) */
+    const double interval = cfg->fault.output_interval;
+    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, interval);
+    sq_plan_schedule used = {.first = INT64_MAX, .every = 0};
+    if (interval > 0) {
+      used.every = (int64_t)fmax(1.0, floor(interval / s->plan_dt + 0.5));
+      used.first = used.every;
+    }
+    const int exact =
+        interval > 0 && want.exact && want.every == used.every && (want.first - used.first) % used.every == 0;
+    plan_report_one(s, nsteps, line, "fault.output_interval", interval, &used, exact);
+  }
+  plan_report_one(s, nsteps, line, "checkpoint.interval", cfg->checkpoint_interval, &ckpts, ckpts.exact);
+  if (line) {
+    fclose(line);
+    printf("%s\n", text);
+    fflush(stdout);
+  }
+  free(text);
 }
 
 int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out) {
@@ -128,14 +195,11 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   o->root = s->rank == 0;
   o->nsteps = nsteps;
   o->dt = dt;
-  o->out_every = every(cfg->output_interval, dt, nsteps);
   o->flush_every = every(cfg->receiver_flush, dt, 0);
-  o->ckpt_every = every(cfg->checkpoint_interval, dt, 0);
-  if (!restart) { /* the plan of a new run starts now; a restart keeps the checkpoint's */
-    s->plan_t0 = s->time;
-    s->plan_step0 = s->steps;
-    s->plan_dt = dt;
-  }
+  if (!restart) sq_sim_plan_start(s, dt); /* the plan of a new run starts now; a restart keeps the checkpoint's */
+  o->out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
+  o->ckpts = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
+  sq_outputs_report_plan(s, nsteps);
   if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
     char hdf5[96];
     sq_output_hdf5_describe(hdf5, sizeof(hdf5));
@@ -173,16 +237,17 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   /* checkpoints */
   const char *dir = cfg->checkpoint_dir[0] ? cfg->checkpoint_dir : cfg->output_dir;
   snprintf(o->ckpt, sizeof(o->ckpt), "%s/%s-checkpoint.h5", dir, cfg->output_prefix);
-  if (o->root && (o->ckpt_every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(sq_mkdir_p(dir, ""));
+  if (o->root && (o->ckpts.every > 0 || cfg->checkpoint_dir[0])) SQ_CALL(sq_mkdir_p(dir, ""));
   return SQ_SUCCESS;
 }
 
 int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
   if (o->cfg->output_surface_displacement) return 1;
   int64_t n = o->nsteps - done;
-  const int64_t ev[3] = {o->out_every, o->flush_every, o->ckpt_every};
+  const int64_t ev[3] = {sq_plan_steps_to(&o->out, done), sq_plan_steps_to(&o->ckpts, done),
+                         o->flush_every > 0 ? o->flush_every - done % o->flush_every : INT64_MAX};
   for (int k = 0; k < 3; ++k)
-    if (ev[k] > 0 && ev[k] - done % ev[k] < n) n = ev[k] - done % ev[k];
+    if (ev[k] < n) n = ev[k];
   const int64_t nf = sq_fault_output_steps_to_event(o->fault, done);
   if (nf < n) n = nf;
   return n > 0 ? n : 1;
@@ -196,12 +261,12 @@ int sq_outputs_prepare(sq_outputs *o, int64_t done, int64_t n) {
 int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_path) {
   const int last = done == o->nsteps;
   SQ_CALL(sq_snapshot_integrate(o->snap, o->s->time));
-  if (done % o->out_every == 0 || last) {
+  if (sq_plan_due(&o->out, done) || last) {
     SQ_CALL(energy_row(o));
     SQ_CALL(sq_snapshot_write(o->snap, o->s->time, plastic_strain(o->s)));
   }
   SQ_CALL(sq_fault_output_after(o->fault, o->s->time, done));
-  const int ckpt = !last && (stop || (o->ckpt_every > 0 && done % o->ckpt_every == 0));
+  const int ckpt = !last && (stop || sq_plan_due(&o->ckpts, done));
   const sq_receiver_set *r = o->s->receivers;
   const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
   if (last || ckpt || big || (o->flush_every > 0 && done % o->flush_every == 0)) SQ_CALL(flush_receivers(o));

@@ -323,17 +323,27 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
 void sq_sim_print_materials(const sq_sim *s, FILE *out) { sq_material_stats_print(&s->cfg, &s->material_stats, out); }
 
 void sq_sim_plan(const sq_sim *s, double t_end, double *dt, int64_t *nsteps) {
-  const double remaining = t_end - s->time;
-  const double dt_sync = s->disc->cluster_dt[s->disc->ncluster - 1];
-  int64_t n = (int64_t)ceil(remaining / dt_sync * (1.0 - 1e-12));
-  if (n < 1) n = 1;
-  *nsteps = n;
-  *dt = remaining / (double)n;
+  sq_plan_event ev[SQ_SIM_PLAN_EVENTS];
+  sq_sim_plan_events(s, ev);
+  *nsteps = sq_plan_steps(s->time, t_end, sq_sim_stable_step(s), SQ_SIM_PLAN_EVENTS, ev, dt);
 }
 
-double sq_sim_time_at(const sq_sim *s, int64_t k) {
-  return k == s->plan_step0 ? s->plan_t0 : s->plan_t0 + (double)(k - s->plan_step0) * s->plan_dt;
+void sq_sim_plan_events(const sq_sim *s, sq_plan_event ev[SQ_SIM_PLAN_EVENTS]) {
+  const sq_config *c = &s->cfg;
+  ev[0] = (sq_plan_event){.key = "output.interval", .interval = c->output_interval};
+  ev[1] = (sq_plan_event){.key = "fault.output_interval", .interval = c->fault.enabled ? c->fault.output_interval : 0};
+  ev[2] = (sq_plan_event){.key = "checkpoint.interval", .interval = c->checkpoint_interval};
 }
+
+void sq_sim_plan_start(sq_sim *s, double dt) {
+  s->plan_t0 = s->time;
+  s->plan_step0 = s->steps;
+  s->plan_dt = dt;
+}
+
+double sq_sim_stable_step(const sq_sim *s) { return s->disc->cluster_dt[s->disc->ncluster - 1]; }
+
+double sq_sim_time_at(const sq_sim *s, int64_t k) { return sq_plan_time(s->plan_t0, s->plan_step0, s->plan_dt, k); }
 
 int sq_sim_fetch(sq_sim *s) { return s->serial ? SQ_SUCCESS : sq_runtime_sync(s->rt); }
 
@@ -350,11 +360,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task};
-  if (dt != s->plan_dt) { /* a new plan starts here (a restart sets the checkpoint's plan instead) */
-    s->plan_t0 = s->time;
-    s->plan_step0 = s->steps;
-    s->plan_dt = dt;
-  }
+  if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
     SQ_CALL(SQ_CALLOC(times, (size_t)nsteps + 1));

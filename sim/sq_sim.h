@@ -5,6 +5,7 @@
 #include "sq_config.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
+#include "sq_plan.h"
 #include "sq_plastic_state.h"
 #include "sq_receiver.h"
 #include "sq_solver.h"
@@ -99,8 +100,20 @@ int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
 int sq_sim_fetch(sq_sim *sim);
 /** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
 int64_t sq_sim_find_nonfinite(const sq_sim *sim);
-/** @brief The sync interval (slowest cluster's step) that reaches @p t_end in a whole number: sets @p dt, @p nsteps. */
+/**
+ * @brief The plan from the current time to @p t_end (sq_plan_steps): equal sync intervals of @p dt, at
+ * most the stable one (the slowest cluster's step), @p nsteps of them, with t_end and the times of the
+ * configuration's outputs (sq_sim_plan_events) on sync points.
+ */
 void sq_sim_plan(const sq_sim *sim, double t_end, double *dt, int64_t *nsteps);
+/** Outputs asked for at intervals of simulated time, which the plan puts on sync points in this order. */
+#define SQ_SIM_PLAN_EVENTS 3
+/** @brief The configuration's outputs at intervals: output.interval, fault.output_interval, checkpoint.interval. */
+void sq_sim_plan_events(const sq_sim *sim, sq_plan_event ev[SQ_SIM_PLAN_EVENTS]);
+/** @brief Start a plan of sync intervals of @p dt at the current time and step (sq_sim_time_at). */
+void sq_sim_plan_start(sq_sim *sim, double dt);
+/** @brief The stable sync interval: the step of the slowest LTS cluster. */
+double sq_sim_stable_step(const sq_sim *sim);
 /** Free the simulation (unregisters StarPU data first). */
 void sq_sim_destroy(sq_sim *sim);
 

@@ -24,6 +24,12 @@ typedef struct sq_outputs sq_outputs;
  * run cut back to what its checkpoint had written.  Collective over MPI ranks.
  */
 int sq_outputs_open(sq_sim *sim, int64_t nsteps, double dt, const sq_checkpoint_info *restart, sq_outputs **out);
+/**
+ * @brief The plan at start-up (rank 0; sq_outputs_open calls it): on stdout, its sync step with the
+ * outputs at intervals whose times are sync points; on stderr, a warning for each other one, with the
+ * times it is written at instead (docs/CONFIG.md, "Output times").  @p nsteps: the plan's last sync point.
+ */
+void sq_outputs_report_plan(const sq_sim *sim, int64_t nsteps);
 /** @brief Sync intervals from @p done until the next output, flush or checkpoint event (>= 1). */
 int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done);
 /** @brief Reserve room for the receiver samples of the next @p n sync intervals after @p done. */
