@@ -552,11 +552,13 @@ static int run_report(const run *r) {
   double err = NAN, norm = NAN, e_end = 0;
   uint64_t hash = 0;
   sq_plasticity_stats plast = {0};
+  sq_rupture_stats rupture = {0};
   /* collective: every rank takes part */
   if (s->has_analytic) sq_sim_l2_error(s, &err, &norm);
   e_end = sq_sim_energy(s);
   hash = sq_sim_hash(s);
   sq_sim_plasticity_stats(s, &plast);
+  sq_sim_rupture_stats(s, &rupture);
   if (!r->root) return SQ_SUCCESS;
   char fname[SQ_PATH_MAX + 300];
   snprintf(fname, sizeof(fname), "%s/%s-summary.txt", cfg->output_dir, cfg->output_prefix);
@@ -598,7 +600,13 @@ static int run_report(const run *r) {
                               .plastic_yielded_cells = plast.yielded_cells,
                               .plastic_yield_updates = plast.yield_updates,
                               .plastic_yield_fraction = yield_fraction,
-                              .plastic_max_eta = plast.max_eta};
+                              .plastic_max_eta = plast.max_eta,
+                              .has_fault = s->fault != NULL,
+                              .seismic_moment = rupture.seismic_moment,
+                              .fault_area = rupture.fault_area,
+                              .ruptured_area = rupture.ruptured_area,
+                              .peak_slip = rupture.peak_slip,
+                              .peak_slip_rate = rupture.peak_slip_rate};
   SQ_CALL(sq_run_summary_write(fname, &sum));
   if (sq_verbosity < 1) return SQ_SUCCESS;
   printf("done: %lld steps in %.2f s (%.3g element updates/s; after the first %lld, %.3g in the time "
@@ -613,6 +621,11 @@ static int run_report(const run *r) {
            (long long)plast.yielded_cells, (long long)sq_mesh_ncell_global(s->mesh), plast.max_eta,
            nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
            (unsigned long long)plast.strain_hash);
+  if (s->fault)
+    printf("rupture: seismic moment %.4g N m, Mw %.2f; ruptured %.4g of %.4g km^2; peak slip %.3g m, peak slip "
+           "rate %.3g m/s\n",
+           rupture.seismic_moment, sq_moment_magnitude(rupture.seismic_moment), rupture.ruptured_area * 1e-6,
+           rupture.fault_area * 1e-6, rupture.peak_slip, rupture.peak_slip_rate);
   return SQ_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 /** @file run_files.c  The energy CSV, the summary and the manifest of a run. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +30,14 @@ int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int
   f->file = fopen(path, restart ? "a" : "w");
   if (!f->file) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
   if (!restart)
-    fprintf(f->file, "time,energy,kinetic,elastic%s\n", with_fault ? ",frictional_work,seismic_moment" : "");
+    fprintf(f->file, "time,energy,kinetic,elastic%s\n",
+            with_fault ? ",frictional_work,seismic_moment,moment_magnitude" : "");
   return SQ_SUCCESS;
 }
 
 int sq_energy_file_row(sq_energy_file *f, double time, const double e[3], const double *fault) {
   fprintf(f->file, "%.10e,%.10e,%.10e,%.10e", time, e[0], e[1], e[2]);
-  if (fault) fprintf(f->file, ",%.10e,%.10e", fault[0], fault[1]);
+  if (fault) fprintf(f->file, ",%.10e,%.10e,%.6f", fault[0], fault[1], sq_moment_magnitude(fault[1]));
   fputc('\n', f->file);
   fflush(f->file);
   SQ_CHECK(!ferror(f->file), SQ_ERR_IO, "cannot write the energy file in '%s'", f->dir);
@@ -49,6 +51,8 @@ void sq_energy_file_close(sq_energy_file *f) {
   if (f->file) fclose(f->file);
   SQ_FREE(f);
 }
+
+double sq_moment_magnitude(double m0) { return m0 > 0 ? 2.0 / 3.0 * (log10(m0) - 9.1) : NAN; }
 
 int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   FILE *fs = fopen(path, "w");
@@ -72,6 +76,12 @@ int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->ranks, s->energy);
   if (s->has_l2) fprintf(fs, "l2_error_relative: %.6e\n", s->l2_error_relative);
   fprintf(fs, "dofs_hash: %016llx\n", (unsigned long long)s->dofs_hash);
+  if (s->has_fault) /* the rupture at the end of the run (SI units: N m, m^2, m, m/s) */
+    fprintf(fs,
+            "seismic_moment: %.6e\nmoment_magnitude: %.4f\nfault_area: %.6e\nruptured_area: %.6e\n"
+            "peak_slip: %.6e\npeak_slip_rate: %.6e\n",
+            s->seismic_moment, sq_moment_magnitude(s->seismic_moment), s->fault_area, s->ruptured_area, s->peak_slip,
+            s->peak_slip_rate);
   if (s->has_plastic)
     fprintf(fs,
             "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"

@@ -19,7 +19,7 @@ int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int
                         sq_energy_file **out);
 /**
  * @brief Append the row of time @p time: total, kinetic and elastic energy @p e, and with @p fault the
- * frictional work and seismic moment; flushed at once.
+ * frictional work, the seismic moment M0 and its moment magnitude (sq_moment_magnitude); flushed at once.
  */
 int sq_energy_file_row(sq_energy_file *f, double time, const double e[3], const double *fault);
 /** @brief Flush what was written (before a checkpoint). */
@@ -56,7 +56,17 @@ typedef struct sq_run_summary {
   uint64_t plastic_strain_hash;
   int64_t plastic_yielded_cells, plastic_yield_updates;
   double plastic_yield_fraction, plastic_max_eta;
+  int has_fault;                    /**< the rupture lines are reported (seismic_moment ... peak_slip_rate) */
+  double seismic_moment;            /**< M0 = integral of mu |slip| over the fault (N m); Mw is derived from it */
+  double fault_area, ruptured_area; /**< the fault's area and that of its ruptured points (m^2) */
+  double peak_slip, peak_slip_rate; /**< largest |slip| (m) and largest slip rate so far (m/s) of any point */
 } sq_run_summary;
+
+/**
+ * @brief Moment magnitude Mw = 2/3 (log10 M0 - 9.1) of the seismic moment @p m0 in N m (Hanks and
+ * Kanamori; the IASPEI standard constant 9.1); NaN for M0 <= 0 (no slip yet).
+ */
+double sq_moment_magnitude(double m0);
 
 /** @brief Write the summary @p s to @p path. */
 int sq_run_summary_write(const char *path, const sq_run_summary *s);

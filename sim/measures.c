@@ -1,6 +1,6 @@
 /**
  * @file measures.c  What a simulation reports about its state, over all ranks: energies, the error
- * against a plane wave, hashes of the dofs and of per-element rows, plasticity statistics.
+ * against a plane wave, hashes of the dofs and of per-element rows, plasticity and rupture statistics.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -128,4 +128,31 @@ void sq_sim_plasticity_stats(const sq_sim *s, sq_plasticity_stats *st) {
     MPI_Allreduce(MPI_IN_PLACE, &st->max_eta, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     st->yield_updates = counts[0], st->yielded_cells = counts[1];
   }
+}
+
+void sq_sim_rupture_stats(const sq_sim *s, sq_rupture_stats *st) {
+  memset(st, 0, sizeof(*st));
+  const sq_fault *f = s->fault;
+  if (!f) return;
+  double work, sums[2] = {0, 0}, peaks[2] = {0, 0}; /* areas; peak slip, peak slip rate */
+  sq_fault_energies(f, s->disc, &work, &st->seismic_moment);
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const sq_fault_face *fc = &f->face[i];
+    if (!fc->owned[0]) continue; /* a face shared by two ranks: the rank of its "-" side counts it */
+    for (int p = 0; p < f->npoint; ++p) {
+      const sq_friction_state *ps = &f->point[i * f->npoint + p].state;
+      const double da = 2.0 * f->chi_weight[p] * fc->area; /* the weights sum to 1/2 */
+      sums[0] += da;
+      if (ps->rupture_time >= 0) sums[1] += da;
+      peaks[0] = fmax(peaks[0], hypot(ps->slip[0], ps->slip[1]));
+      peaks[1] = fmax(peaks[1], ps->peak_slip_rate);
+    }
+  }
+  if (s->nranks > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, &st->seismic_moment, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, peaks, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  st->fault_area = sums[0], st->ruptured_area = sums[1];
+  st->peak_slip = peaks[0], st->peak_slip_rate = peaks[1];
 }

@@ -4,7 +4,8 @@
 usage: tools/plot_fault.py snapshots PREFIX-fault.h5 [--times 1 2 3] [--quantity slip_rate] [-o out.png]
        tools/plot_fault.py stations DIR_OR_FILES_OR_PREFIX... [--component dominant|h|v|both]
                                     [--quantities h-slip-rate h-shear-stress] [--stations faultst-075dp075 ...] [--compare OTHER_DIR] [-o out.png]
-       tools/plot_fault.py cplot FILE_OR_PREFIX [--compare OTHER_FILE] [--interval 0.5] [-o out.png]
+       tools/plot_fault.py cplot FILE_OR_PREFIX [--compare OTHER_FILE] [--interval 0.5] [--fault PREFIX-fault.h5
+                                [--quantity slip]] [-o out.png]
 
 snapshots: one panel per chosen time (the nearest written snapshot), the cell-centred values of one
   fault quantity drawn over the fault triangles in along-strike / down-dip coordinates (km; the
@@ -33,6 +34,8 @@ stations: one row of panels per on-fault station, one panel per quantity, from S
 cplot: rupture-time contours (every --interval s, default 0.5 s) from a SCEC `cplot` file (or
   PREFIX-cplot for a run prefix) with the columns j (along strike, m), k (down-dip, m), t (s);
   negative times (not ruptured) are left out.  With --compare, a second cplot file is drawn dashed.
+  With --fault, the last snapshot of a fault output file's --quantity (default slip) is drawn in colour
+  under the contours, in the same along-strike / down-dip coordinates (the snapshots' frame, origin 0 0 0).
 
 Needs matplotlib, numpy and, for snapshots, h5py (Debian: apt-get install python3-matplotlib
 python3-h5py).
@@ -434,6 +437,30 @@ def cplot_contours(ax, path, levels, style, color, with_labels):
     return x, y, t[~bad]
 
 
+def cplot_colour(fig, ax, path, quantity):
+    """Draw the last snapshot of @quantity of the fault output file @path, with a colour bar."""
+    ff = FaultFile(path)
+    if len(ff.time) == 0:
+        sys.exit("%s: no snapshots" % path)
+    v = ff.data(quantity)[-1]
+    scale = 1e-6 if quantity in STRESS_QUANTITIES else 1.0
+    unit_name = "MPa" if quantity in STRESS_QUANTITIES else UNITS.get(quantity, "")
+    v = v * scale
+    bad = ~np.isfinite(v)
+    s = ff.xyz @ ff.strike / 1000.0
+    d = ff.xyz @ ff.dip / 1000.0
+    triang = mtri.Triangulation(s, d, ff.tri)
+    if bad.any():
+        triang.set_mask(bad)
+    shown = v[~bad]
+    vmax = float(shown.max()) if shown.size and shown.max() > 0 else 1.0
+    m = ax.tripcolor(triang, facecolors=np.where(bad, 0.0, v), cmap="viridis", vmin=0.0 if quantity in MAGNITUDES
+                     else None, vmax=vmax, edgecolors="none")
+    cb = fig.colorbar(m, ax=ax, shrink=0.9)
+    cb.set_label("%s at t = %g s%s" % (quantity, ff.time[-1], " (%s)" % unit_name if unit_name else ""))
+    return s, d
+
+
 def cmd_cplot(args):
     args.file = cplot_path(args.file)
     if args.compare:
@@ -450,8 +477,11 @@ def cmd_cplot(args):
     if levels.size == 0:
         levels = np.array([tmax])
     fig, ax = plt.subplots(figsize=(args.width, args.width * 0.55 + 0.8))
-    x, y, _ = cplot_contours(ax, args.file, levels, "solid", "C0", True)
-    handles = [plt.Line2D([], [], color="C0", lw=0.9, label=args.label or args.file)]
+    extent = cplot_colour(fig, ax, args.fault, args.quantity) if args.fault else None
+    x, y, _ = cplot_contours(ax, args.file, levels, "solid", "k" if args.fault else "C0", True)
+    if extent is not None:  # the whole fault, ruptured or not
+        x, y = np.concatenate([x, extent[0]]), np.concatenate([y, extent[1]])
+    handles = [plt.Line2D([], [], color="k" if args.fault else "C0", lw=0.9, label=args.label or args.file)]
     if args.compare:
         cplot_contours(ax, args.compare, levels, "dashed", "C3", False)
         handles.append(plt.Line2D([], [], color="C3", lw=0.9, ls="--", label=args.compare_label or args.compare))
@@ -514,6 +544,9 @@ def main():
     p.add_argument("--label", help="legend label of FILE")
     p.add_argument("--compare-label", help="legend label of --compare")
     p.add_argument("--width", type=float, default=8.0, help="figure width in inches (default 8)")
+    p.add_argument("--fault", help="fault output file (PREFIX-fault.h5): its last snapshot of --quantity drawn "
+                   "in colour under the contours")
+    p.add_argument("--quantity", default="slip", help="with --fault: the dataset drawn in colour (default slip)")
     p.add_argument("-o", "--output", default="cplot.png", help="PNG file to write")
     p.add_argument("--title", help="figure title")
     p.set_defaults(func=cmd_cplot)

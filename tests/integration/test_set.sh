@@ -12,11 +12,11 @@ run "$T/set" "$CFG" --set equations.end_time=0.02 || true
 end=$(summary_value "$T/set/starquake-summary.txt" end_time)
 awk -v e="$end" 'BEGIN { exit !(e > 0.0199 && e < 0.0201) }' && ok "--set equations.end_time=0.02: the summary's end_time is $end" \
   || bad "--set equations.end_time=0.02: the summary's end_time is '$end'"
-# a plane wave (configs/quickstart.yaml, made small): a later end_time, another solution
+# a plane wave (configs/planewave.yaml, made small): a later end_time, another solution
 QS=(--set "mesh.box.cells=[4, 4, 4]" --set output.interval=0 --set equations.order=3)
-run "$T/qs1" "$SRC/configs/quickstart.yaml" "${QS[@]}" --set equations.end_time=0.01 || true
-run "$T/qs2" "$SRC/configs/quickstart.yaml" "${QS[@]}" --set equations.end_time=0.02 || true
-h1=$(hash_of "$T/qs1" quickstart) h2=$(hash_of "$T/qs2" quickstart)
+run "$T/qs1" "$SRC/configs/planewave.yaml" "${QS[@]}" --set equations.end_time=0.01 || true
+run "$T/qs2" "$SRC/configs/planewave.yaml" "${QS[@]}" --set equations.end_time=0.02 || true
+h1=$(hash_of "$T/qs1" planewave) h2=$(hash_of "$T/qs2" planewave)
 [ -n "$h1" ] && [ -n "$h2" ] && [ "$h1" != "$h2" ] && ok "--set equations.end_time changes the solution ($h1, $h2)" \
   || bad "--set equations.end_time: hashes '$h1' and '$h2'"
 
