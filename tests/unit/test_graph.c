@@ -24,6 +24,7 @@ struct sq_runtime {
   int fault_first[SQ_GRAPH_MAX_CLUSTERS], fault_end[SQ_GRAPH_MAX_CLUSTERS];
   char log[1 << 16]; /* one token per call, space-separated */
   size_t len;
+  int calls, cancel_after; /* calls recorded; a stop request after that many (0: none) */
 };
 
 static void record(sq_runtime *rt, const char *fmt, ...) {
@@ -32,6 +33,7 @@ static void record(sq_runtime *rt, const char *fmt, ...) {
   if (rt->len) rt->log[rt->len++] = ' ';
   rt->len += (size_t)vsnprintf(rt->log + rt->len, sizeof(rt->log) - rt->len, fmt, ap);
   va_end(ap);
+  ++rt->calls;
   ck_assert_uint_lt(rt->len, sizeof(rt->log) - 64);
 }
 
@@ -44,6 +46,9 @@ int sq_runtime_tile_layer(const sq_runtime *rt, int t) { return rt->layer[t]; }
 int sq_runtime_tile_needs_buffer(const sq_runtime *rt, int t) { return rt->buffer[t]; }
 int sq_runtime_tile_gpu(const sq_runtime *rt, int t) { return rt->gpu[t]; }
 int sq_step_fusable(const sq_runtime *rt, int t) { return rt->fusable[t]; }
+int sq_runtime_submission_cancelled(const sq_runtime *rt) {
+  return rt->cancel_after > 0 && rt->calls >= rt->cancel_after;
+}
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int t) { return rt->sources[t]; }
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int t) { return rt->receivers[t]; }
 int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int t) { return rt->plastic[t]; }
@@ -342,6 +347,22 @@ START_TEST(tile_tasks) {
 }
 END_TEST
 
+START_TEST(stop_ends_submission) {
+  /* a stop request ends the submission at the next event: what was submitted is the uncancelled graph's
+   * beginning, up to the end of the event in which the request came */
+  static char whole[1 << 16];
+  sq_runtime *rt = one_tile_per_cluster(3, 2);
+  snprintf(whole, sizeof(whole), "%s", submitted(rt, NULL));
+  const int ncall = rt->calls;
+  rt->calls = 0, rt->cancel_after = 4; /* the request comes inside cluster 1's predict event (A1, then L1) */
+  const char *part = submitted(rt, NULL);
+  ck_assert_str_eq(part, "A2 L2 X2 A1 L1");
+  ck_assert_int_eq(strncmp(whole, part, strlen(part)), 0);
+  ck_assert_int_lt(rt->calls, ncall);
+  free(rt);
+}
+END_TEST
+
 int main(void) {
   const TTest *tests[] = {walk_literal,
                           walk_times,
@@ -352,6 +373,7 @@ int main(void) {
                           merged_pairs_on_same_gpu,
                           group_steps_pass,
                           tile_tasks,
+                          stop_ends_submission,
                           NULL};
   Suite *s = sq_test_suite("graph", 0, tests);
   return sq_test_run(s, 1);
