@@ -68,7 +68,7 @@ static int save_alloc(sq_sim *s, struct sq_sim_backup **out) {
 
 int sq_sim_save(sq_sim *s) {
   if (!s->backup) SQ_CALL(save_alloc(s, &s->backup));
-  SQ_CALL(sq_sim_fetch(s));
+  if (s->rt) SQ_CALL(sq_runtime_sync(s->rt)); /* the host copies are valid */
   struct sq_sim_backup *b = s->backup;
   b->steps = s->steps;
   b->time = s->time;
