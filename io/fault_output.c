@@ -36,7 +36,7 @@ struct sq_fault_output {
   int nstation;
   struct station {
     int64_t face; /* local fault face, -1: another rank has it */
-    int point;
+    int index;    /* its sq_fault.station */
     double next;  /* next time to write (fault.station_interval) */
     int64_t rows; /* data rows written to each of its two files */
     FILE *scec, *seissol;
@@ -264,15 +264,14 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     const double *x = cfg->fault.stations[k];
     struct station *st = &o->station[k];
     st->face = -1; /* sq_fault_create placed the station on the face holding it, if that face is ours */
-    for (int64_t i = 0; i < f->nface && st->face < 0; ++i)
-      if (f->face[i].station == k) st->face = i, st->point = f->face[i].station_point;
+    for (int i = 0; i < f->nlocal_station && st->face < 0; ++i)
+      if (f->station[i].id == k) st->face = f->station[i].face, st->index = i;
     int found = st->face >= 0;
     if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!found) { /* only for the message: how far the nearest fault face is */
       int64_t face;
-      int point;
-      double dist;
-      sq_fault_locate(f, o->d, x, &face, &point, &dist);
+      double chi[2], dist;
+      sq_fault_locate(f, o->d, x, &face, chi, &dist);
       if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
       return sq_error_once(
           SQ_ERR_INPUT, __FILE__, __LINE__,
@@ -308,13 +307,11 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
-    double px[3];
-    sq_fault_point_position(f, o->d, st->face, st->point, px);
-    if (kept < 0)
+    if (kept < 0) /* the station's own position: its values are interpolated there (sq_fault_station_row) */
       fprintf(st->seissol,
               "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
               "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
-              k + 1, px[0], px[1], px[2]);
+              k + 1, x[0], x[1], x[2]);
   }
   return SQ_SUCCESS;
 }
@@ -341,10 +338,8 @@ static void station_rows(sq_fault_output *o, int initial) {
     struct station *st = &o->station[k];
     if (st->face < 0) continue;
     if (initial) {
-      const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
-      const double r[SQ_FAULT_LOG_COLS] = {
-          o->time,  s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
-          s->state, s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
+      double r[SQ_FAULT_LOG_COLS];
+      sq_fault_record_stations(f->npoint, 1, &f->station[st->index], 0, f->point, o->time, r);
       station_write(o, st, r);
       st->next = o->time + every;
       continue;

@@ -24,6 +24,9 @@
  * A friction solve that does not converge prints the face and traps: the CUDA context is then lost
  * and the run aborts at the next CUDA call, as the CPU body aborts.
  *
+ * After the step, a tile with on-fault stations records them on the device (rupture_stations_kernel, one
+ * thread per station, through sq_fault_station_row as the CPU body does) into its sample buffer.
+ *
  * The kernel also compiles as plain C++ under SQ_CUDA_EMULATE (tests/cuda_emu/emu_rupture.cc).
  */
 #include "cuda_kernels.cuh"
@@ -200,6 +203,17 @@ __global__ void __launch_bounds__(RuptureShape<ORDER, Real>::THREADS)
     if (shares_element<T>(a, fi, flag)) rupture_face<T>(a, slots, fi, sm);
 }
 
+/** Threads per block of rupture_stations_kernel. */
+constexpr int STATION_THREADS = 32;
+
+/** The rows of the on-fault stations after a step: thread k records station k (sq_fault_station_row). */
+__global__ void rupture_stations_kernel(int np, int nstation, const sq_fault_station *st, int64_t face0,
+                                        const sq_fault_point *points, double t, double *rows) {
+  const int k = (int)(blockIdx.x * STATION_THREADS + threadIdx.x);
+  if (k < nstation)
+    sq_fault_station_row(np, &st[k], points + (st[k].face - face0) * np, t, rows + (size_t)k * SQ_FAULT_LOG_COLS);
+}
+
 } // namespace sq_cuda
 
 #ifndef SQ_CUDA_EMULATE
@@ -247,5 +261,19 @@ extern "C" void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_
   }
   const sq_cuda::RuptureArgs args = {ref, faces, points, nface, opt->law, opt->nucleation_time, t0, dt};
   sq_cuda::dispatch<RuptureLaunch>("rupture", prec, order, npoint, &args, slots, shared_elements, (cudaStream_t)stream);
+}
+
+extern "C" void sq_cuda_rupture_stations(int npoint, int nstation, const sq_fault_station *stations, int64_t face0,
+                                         const sq_fault_point *points, double t, double *rows, void *stream) {
+  if (nstation <= 0) return;
+  const unsigned threads = sq_cuda::STATION_THREADS, blocks = (unsigned)((nstation + threads - 1) / threads);
+  sq_cuda::rupture_stations_kernel<<<blocks, threads, 0, (cudaStream_t)stream>>>(npoint, nstation, stations, face0,
+                                                                                 points, t, rows);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    fprintf(stderr, "starquake: CUDA kernel rupture_stations (%d stations) failed: %s (%s)\n", nstation,
+            cudaGetErrorString(err), cudaGetErrorName(err));
+    abort();
+  }
 }
 #endif

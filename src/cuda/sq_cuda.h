@@ -49,7 +49,7 @@ struct sq_fault_point;
 struct sq_fault_options;
 
 /**
- * @brief Rupture step of a tile of fault faces on the GPU (sq_fault_update without station logs): one
+ * @brief Rupture step of a tile of fault faces on the GPU (sq_fault_update): one
  * block per face, one thread per face point (thesis ch. 7); the point-wise physics is fault_impl.h's.
  * @param npoint           face points, (order + 1)^2
  * @param nface            faces of the tile
@@ -64,6 +64,16 @@ void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, co
                      const struct sq_fault_face *faces, struct sq_fault_point *points,
                      const sq_cuda_rupture_slots *slots, const struct sq_fault_options *opt, double t0, double dt,
                      int shared_elements, void *stream);
+
+struct sq_fault_station;
+/**
+ * @brief The rows of @p nstation on-fault stations after a rupture step (sq_fault_record_stations on the
+ * GPU, through the same sq_fault_station_row): one thread per station, enqueued on @p stream after the
+ * step.  @p stations, @p points (the tile's, its first face @p face0) and @p rows (nstation x
+ * SQ_FAULT_LOG_COLS doubles) are device pointers.
+ */
+void sq_cuda_rupture_stations(int npoint, int nstation, const struct sq_fault_station *stations, int64_t face0,
+                              const struct sq_fault_point *points, double t, double *rows, void *stream);
 
 /**
  * @brief ADER predictor on the GPU (sq_kernel_ader), fused with the LTS buffer update

@@ -115,13 +115,29 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
     }
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, nullptr, &bad))
+                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
       abort();
     emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pts_gpu.data() + tl->begin * f->npoint,
                           dv.data(), qg.data(), tl->nslot, t0, dt, 0);
   }
   compare("dofs", ORDER, prec, dofs_gpu.data(), dofs_cpu.data(), dofs_bytes);
   compare("friction state", ORDER, SQ_F64, pts_gpu.data(), pts_cpu.data(), pts_bytes);
+
+  /* on-fault stations on one face (one on a quadrature point, two between points) and one on another:
+   * the station kernel's rows against sq_fault_record_stations */
+  {
+    const int64_t fa = f->nface / 2, fb = fa + 1;
+    const double at[4][2] = {{f->chi[6], f->chi[7]}, {0.21, 0.33}, {0.6, 0.1}, {0.25, 0.25}};
+    for (int k = 0; k < 4; ++k)
+      if (sq_fault_add_station(f, k < 3 ? fa : fb, at[k], k)) abort();
+    const int n = f->nlocal_station;
+    std::vector<double> rc((size_t)n * SQ_FAULT_LOG_COLS), rg(rc.size(), -7.0);
+    sq_fault_record_stations(f->npoint, n, f->station, 0, pts_cpu.data(), t0 + dt, rc.data());
+    sq_emu_launch(1, sq_cuda::STATION_THREADS, 0, [&] {
+      sq_cuda::rupture_stations_kernel(f->npoint, n, f->station, 0, pts_gpu.data(), t0 + dt, rg.data());
+    });
+    compare("station rows", ORDER, SQ_F64, rg.data(), rc.data(), sizeof(double) * rc.size());
+  }
 
   /* every other face of tile 0 twice: those elements have two faces and go through the serial pass */
   {
@@ -147,7 +163,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
     }
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(), t0,
-                        dt, nullptr, &bad))
+                        dt, &bad))
       abort();
     emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
     compare("dofs, shared elements", ORDER, prec, qgpu.data(), qcpu.data(), dofs_bytes);

@@ -217,7 +217,7 @@ static void kernel_one(int order, sq_precision p) {
     }
     int64_t bad = -1;
     ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                                     pts + tl->begin * f->npoint, dv, dq, t0, dt, NULL, &bad),
+                                     pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
                      0);
     sq_cuda_rupture(p, order, f->npoint, tl->end - tl->begin, g_ref, (const sq_fault_face *)g_faces + tl->begin,
                     (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0, NULL);
@@ -261,7 +261,7 @@ static void kernel_one(int order, sq_precision p) {
     slots.dofs[s] = (char *)g_dofs + e0 * eb;
   }
   int64_t bad = -1;
-  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, dv, dq, t0, dt, NULL, &bad), 0);
+  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, dv, dq, t0, dt, &bad), 0);
   sq_cuda_rupture(p, order, (int)np, n2, g_ref, g_twice, g_tp, &slots, &f->opt, t0, dt, 1, NULL);
   host_copy(tp_gpu, g_tp, sizeof(*tp) * n2 * np);
   host_copy(dofs_gpu, g_dofs, dofs_bytes);
@@ -357,7 +357,7 @@ static void bench_one(int order, sq_precision p, int64_t target_faces) {
   double c1 = c0;
   while (c1 - c0 < 0.2) {
     int64_t bad = -1;
-    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, dv, dq, t0 + cpu_reps * dt, dt, NULL, &bad);
+    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, dv, dq, t0 + cpu_reps * dt, dt, &bad);
     ++cpu_reps;
     c1 = now();
   }
