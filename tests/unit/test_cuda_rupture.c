@@ -6,6 +6,8 @@
  * (1) kernel: one rupture step of sq_cuda_rupture against sq_fault_update from the same state (after
  *     three serial steps, the nucleation patch slipping), orders 2-7, both precisions; then the same on
  *     a tile where every other face appears twice (elements with two faces: the in-order pass);
+ *     and the on-fault station rows of the station kernel (sq_cuda_rupture_stations) against
+ *     sq_fault_record_stations, from the same state and after the step;
  * (2) runs: the StarPU graph on the GPU alone (every task on the CUDA worker) against a CPU-only run,
  *     order 3, both precisions, 40 steps.
  * Double precision must agree to 1e-10 (relative to each quantity's largest value); single precision
@@ -234,6 +236,43 @@ static void kernel_one(int order, sq_precision p) {
   /* the fault arithmetic is double in both precisions; single-precision dofs round the same update */
   report("kernel", order, p, err, mismatch, 1e-10, p == SQ_F64 ? 1e-10 : 1e-6);
 
+  /* on-fault stations (one on a quadrature point, two between points, two on one face): the station
+   * kernel's rows from the CPU's state (the interpolation alone) and from the GPU's state, against the CPU's */
+  {
+    sq_fault *fw = r.fault;
+    const double at[3][2] = {{fw->chi[6], fw->chi[7]}, {0.21, 0.33}, {0.6, 0.1}};
+    for (int k = 0; k < 3; ++k) ck_assert_int_eq(sq_fault_add_station(fw, k < 2 ? fw->nface / 2 : 0, at[k], k), 0);
+    const int ns = fw->nlocal_station;
+    const size_t rb = sizeof(double) * SQ_FAULT_LOG_COLS * ns;
+    double *rc = malloc(rb), *rg = malloc(rb), *rs = malloc(rb);
+    ck_assert(rc && rg && rs);
+    sq_fault_record_stations(fw->npoint, ns, fw->station, 0, pts, t0 + dt, rc);
+    void *g_st = dev_copy(fw->station, sizeof(sq_fault_station) * ns), *g_rows = dev_copy(rc, rb);
+    void *g_cpu_pts = dev_copy(pts, pts_bytes);
+    sq_cuda_rupture_stations(fw->npoint, ns, g_st, 0, g_cpu_pts, t0 + dt, g_rows, NULL);
+    host_copy(rs, g_rows, rb);
+    sq_cuda_rupture_stations(fw->npoint, ns, g_st, 0, g_points, t0 + dt, g_rows, NULL);
+    host_copy(rg, g_rows, rb);
+    double same = 0.0, step = 0.0, scale[SQ_FAULT_LOG_COLS] = {0};
+    for (int k = 0; k < ns; ++k)
+      for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c) scale[c] = fmax(scale[c], fabs(rc[k * SQ_FAULT_LOG_COLS + c]));
+    for (int k = 0; k < ns; ++k)
+      for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c) {
+        const double ref = rc[k * SQ_FAULT_LOG_COLS + c], sc = scale[c] > 0 ? scale[c] : 1.0;
+        same = fmax(same, fabs(rs[k * SQ_FAULT_LOG_COLS + c] - ref) / sc);
+        step = fmax(step, fabs(rg[k * SQ_FAULT_LOG_COLS + c] - ref) / sc);
+      }
+    const sq_fault_station *on_point = fw->station[0].id == 0 ? &fw->station[0] : &fw->station[1];
+    ck_assert_int_eq(on_point->point, 3);
+    printf("  stations O%d %s: %d stations, interpolation GPU vs CPU from the same state %.3e, after the step %.3e "
+           "(relative to each column's largest value)\n",
+           order, prec_name(p), ns, same, step);
+    ck_assert_msg(same <= 1e-13, "station interpolation: GPU differs from CPU by %g", same);
+    ck_assert_msg(step <= 1e-10, "station rows after the step: GPU differs from CPU by %g", step);
+    cudaFree(g_st), cudaFree(g_rows), cudaFree(g_cpu_pts);
+    free(rc), free(rg), free(rs);
+  }
+
   /* shared elements: every other face of tile 0 twice, so that its elements have two faces; those go
    * through the kernel's in-order pass, the others through the parallel one */
   const sq_fault_tile *tl = &f->tile[0];
@@ -406,6 +445,11 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   int64_t nc, ng;
   run_create_law(&cpu, order, p, 16, 0.0, law);
   run_create_law(&gpu, order, p, 16, 0.0, law);
+  for (int k = 0; k < 3; ++k) { /* on-fault stations: recorded by the rupture tasks, on the GPU in the GPU run */
+    const double at[3][2] = {{0.21, 0.33}, {0.6, 0.1}, {0.1, 0.8}};
+    for (run *x = &cpu; x; x = x == &cpu ? &gpu : NULL)
+      ck_assert_int_eq(sq_fault_add_station(x->fault, k < 2 ? x->fault->nface / 2 : 0, at[k], k), 0);
+  }
   start_starpu(0);
   graph_run(&cpu, nsteps, &nc, &ng);
   ck_assert_int_eq(ng, 0);
@@ -430,6 +474,23 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   /* single precision: the element kernels round differently on the GPU; printed, not bounded */
   report("run", order, p, err, mismatch, p == SQ_F64 ? 1e-10 : INFINITY, p == SQ_F64 ? 1e-10 : INFINITY);
   for (int q = 0; q < NQUANT; ++q) ck_assert(isfinite(err[q]));
+  double st_err = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const sq_fault_station_log *lc = &cpu.fault->log[k], *lg = &gpu.fault->log[k];
+    ck_assert_int_eq(lc->n, nsteps);
+    ck_assert_int_eq(lg->n, nsteps);
+    for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c) {
+      double scale = 0.0, diff = 0.0;
+      for (int64_t i = 0; i < lc->n; ++i) {
+        scale = fmax(scale, fabs(lc->rows[i * SQ_FAULT_LOG_COLS + c]));
+        diff = fmax(diff, fabs(lg->rows[i * SQ_FAULT_LOG_COLS + c] - lc->rows[i * SQ_FAULT_LOG_COLS + c]));
+      }
+      st_err = fmax(st_err, scale > 0 ? diff / scale : diff);
+    }
+  }
+  printf("  run O%d %s %s: station rows GPU vs CPU, max relative difference %.3e\n", order, prec_name(p),
+         sq_friction_law_name(law), st_err);
+  if (p == SQ_F64) ck_assert_msg(st_err <= 1e-10, "station rows: GPU differs from CPU by %g", st_err);
   run_destroy(&cpu);
   run_destroy(&gpu);
 }
