@@ -6,7 +6,8 @@
  * sides' ader tasks and before the dofs are touched again.
  *
  * On-fault stations: a tile with stations also reads their descriptions (sq_fault_station, read-only)
- * and writes one row per station (sq_fault_station_row, on the worker that ran the step, CPU or GPU)
+ * and writes one row per station (sq_fault_station_row, on the worker that ran the step: the CPU body
+ * after sq_fault_update, the CUDA kernel in the block of the station's face)
  * into row `row` of its sample buffer, SAMPLE_ROWS rows of nstation x SQ_FAULT_LOG_COLS doubles.  The
  * host moves the filled rows into the stations' logs (sq_fault.log) when sq_runtime_wait returns (the
  * wait hook), and, if a tile's buffer fills up between two waits, before its next task is inserted.
@@ -91,18 +92,17 @@ static void rupture_cuda(void *buffers[], void *cl_arg) {
     slots.derivs[s] = (const void *)STARPU_VECTOR_GET_PTR(buffers[RP_FIRST + s]);
     slots.dofs[s] = a->dofs_buffer[s] >= 0 ? (void *)STARPU_VECTOR_GET_PTR(buffers[a->dofs_buffer[s]]) : NULL;
   }
+  sq_cuda_rupture_stations st = {.nstation = a->nstation, .face0 = a->face0};
+  if (a->nstation > 0) {
+    st.stations = (const sq_fault_station *)STARPU_VECTOR_GET_PTR(buffers[a->station_buffer]);
+    st.rows = (double *)STARPU_VECTOR_GET_PTR(buffers[a->station_buffer + 1]) +
+              (size_t)a->row * a->nstation * SQ_FAULT_LOG_COLS;
+  }
   sq_cuda_rupture(a->precision, a->order, a->npoint, STARPU_VECTOR_GET_NX(buffers[RP_FACES]),
                   (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]),
                   (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
                   (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), &slots, &a->opt, a->t0, a->dt,
-                  a->shared_elements, starpu_cuda_get_local_stream());
-  if (a->nstation > 0)
-    sq_cuda_rupture_stations(a->npoint, a->nstation,
-                             (const sq_fault_station *)STARPU_VECTOR_GET_PTR(buffers[a->station_buffer]), a->face0,
-                             (const sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), a->t0 + a->dt,
-                             (double *)STARPU_VECTOR_GET_PTR(buffers[a->station_buffer + 1]) +
-                                 (size_t)a->row * a->nstation * SQ_FAULT_LOG_COLS,
-                             starpu_cuda_get_local_stream());
+                  a->shared_elements, a->nstation > 0 ? &st : NULL, starpu_cuda_get_local_stream());
 }
 
 static int rupture_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {

@@ -6,22 +6,27 @@
 #      the station rows of a GPU-only graph run against a CPU-only one;
 #   2. the station cost: GPU alone to SQ_END (default 4 s) simulated, without and with the stations,
 #      alternately, SQ_REPEAT (default 2) times each; the medians' ratio;
-#   3. the same set-up on the CPU alone (STARPU_NCUDA=0, every core, 256-element tiles) to SQ_CPU_END
-#      (default 1.5 s):
+#   3. GPU alone and CPU alone (STARPU_NCUDA=0, every core, 256-element tiles) to SQ_CPU_END (default 0.6 s;
+#      the same end time, hence the same sync intervals and steps):
 #      the max relative difference between the GPU's and the CPU's station files over their common rows
 #      (per column, relative to that column's largest value).
 # Carry .deps/starpu, .deps/carry (bin/starquake and bin/test_cuda_rupture built with CUDA, lib/) and
-# configs/tpv5/tpv5.msh.  Writes $OUT/tpv5-stations/.
+# configs/tpv5/tpv5.msh; SQ_CARRY and SQ_TPV5_MESH name other places for them.  Writes $OUT/tpv5-stations/.
 set -u
 . tests/bench/device/env.sh
-END=${SQ_END:-4.0} CPU_END=${SQ_CPU_END:-1.5} REPEAT=${SQ_REPEAT:-2} TILE=${SQ_TILE:-4096}
+if [ -n "${SQ_CARRY:-}" ]; then
+  CARRY=$(cd "$SQ_CARRY" && pwd)
+  export LD_LIBRARY_PATH=$CARRY/lib:$LD_LIBRARY_PATH:$CARRY/lib-fallback
+fi
+END=${SQ_END:-4.0} CPU_END=${SQ_CPU_END:-0.6} REPEAT=${SQ_REPEAT:-2} TILE=${SQ_TILE:-4096}
 DIR=${OUT:-/tmp}/tpv5-stations
 mkdir -p "$DIR"
 nvidia-smi --query-gpu=name --format=csv,noheader
 # 1. the CUDA kernels against the CPU
-STARPU_NCPU=1 "$CARRY/bin/test_cuda_rupture" 2>&1 | grep -E "stations|station rows|Checks|Failure|Assertion" | tail -n 40
+SQ_SRCDIR=$ROOT STARPU_NCPU=1 timeout 120 "$CARRY/bin/test_cuda_rupture" 2>&1 |
+  grep -E "stations O|station rows|Checks|Failure|Assertion" | tail -n 40
 # 2. configurations: with the stations, without them (the stations list and its thinning removed)
-MESH=$ROOT/configs/tpv5/tpv5.msh
+MESH=$(realpath "${SQ_TPV5_MESH:-$ROOT/configs/tpv5/tpv5.msh}")
 sed -e "s|  file: tpv5.msh|  file: $MESH|" -e "s/  end_time: 12.0/  end_time: $END/" configs/tpv5/tpv5.yaml > "$DIR/with.yaml"
 sed -e '/  station_interval:/d' -e '/  stations:/,/^output:/{/^output:/!d}' "$DIR/with.yaml" > "$DIR/without.yaml"
 sed -e "s/  end_time: $END/  end_time: $CPU_END/" "$DIR/with.yaml" > "$DIR/cpu.yaml"
@@ -46,11 +51,12 @@ mw=$(median "${with[@]}") mo=$(median "${without[@]}")
 echo "GPU alone, $END s simulated: without stations ${without[*]} s, with the 9 stations ${with[*]} s"
 awk -v a="$mw" -v b="$mo" 'BEGIN { printf "STATION_COST median with %.2f s, without %.2f s: %+.2f %%\n", a, b, 100 * (a / b - 1) }'
 ls "$DIR/with1" | grep -c faultreceiver | sed 's/^/GPU station files: /'
-# 3. the CPU alone
+# 3. the GPU alone and the CPU alone to the same end time
+run gpu "$DIR/cpu.yaml" | sed 's/^/GPU alone, '"$CPU_END"' s simulated: /; s/$/ s/'
 unset STARPU_NCPU
 export STARPU_NCUDA=0
 run cpu "$DIR/cpu.yaml" 256 | sed 's/^/CPU alone, '"$CPU_END"' s simulated: /; s/$/ s/'
-python3 - "$DIR/with1" "$DIR/cpu" <<'EOF'
+python3 - "$DIR/gpu" "$DIR/cpu" <<'EOF'
 import glob, os, sys
 gpu, cpu = sys.argv[1], sys.argv[2]
 def rows(path):
@@ -65,6 +71,8 @@ for c in sorted(glob.glob(os.path.join(cpu, "*faultreceiver-*.dat"))):
     g = rows(os.path.join(gpu, os.path.basename(c)))
     r = rows(c)
     common = [t for t in r if t in g]
+    if len(common) != len(r) or len(r) != len(g):
+        print("%s: rows GPU %d, CPU %d, common %d" % (os.path.basename(c), len(g), len(r), len(common)))
     if not common:
         print("no common rows:", os.path.basename(c)); continue
     ncol = len(r[common[0]])
@@ -73,6 +81,7 @@ for c in sorted(glob.glob(os.path.join(cpu, "*faultreceiver-*.dat"))):
         d = max(abs(g[t][k] - r[t][k]) for t in common) / scale
         worst = max(worst, d)
     n += 1
-    print("%s: %d common rows, last t %s" % (os.path.basename(c), len(common), common[-1]))
+    print("%s: %d rows to t = %s, peak slip rate %.4g m/s" % (os.path.basename(c), len(common), common[-1],
+          max(abs(r[t][11]) for t in common)))
 print("STATIONS_GPU_VS_CPU %d stations, max relative difference %.3e" % (n, worst))
 EOF
