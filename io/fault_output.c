@@ -43,31 +43,18 @@ struct sq_fault_output {
   } * station;
 };
 
-/* Face averages (rupture time and velocity from all points, -1 unless every point ruptured). */
+/* Face averages of the points' values (sq_fault_face_average: the peak slip rate too, each point's running
+ * maximum averaged; the rupture time and velocity -1 / 0 unless every point ruptured). */
 static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *out) {
   const int np = f->npoint;
   const sq_fault_point *pts = f->point + i * np;
-  memset(out, 0, sizeof(double) * FV_N);
-  int ruptured = 1;
-  for (int p = 0; p < np; ++p) {
-    const sq_friction_state *st = &pts[p].state;
-    const double w = 2.0 * f->chi_weight[p];
-    out[FV_SRS] += w * st->slip_rate[0];
-    out[FV_SRD] += w * st->slip_rate[1];
-    out[FV_SR] += w * hypot(st->slip_rate[0], st->slip_rate[1]);
-    out[FV_SLS] += w * st->slip[0];
-    out[FV_SLD] += w * st->slip[1];
-    out[FV_SL] += w * st->slip_path;
-    out[FV_TS] += w * st->traction[0];
-    out[FV_TD] += w * st->traction[1];
-    out[FV_PN] += w * st->normal_stress;
-    out[FV_STATE] += w * st->state;
-    out[FV_MU] += w * st->mu;
-    out[FV_RT] += w * st->rupture_time;
-    out[FV_PSR] = fmax(out[FV_PSR], st->peak_slip_rate);
-    ruptured &= st->rupture_time >= 0;
-  }
-  out[FV_RT] = ruptured ? out[FV_RT] : -1.0;
+  sq_friction_state a;
+  sq_fault_face_average(f, i, &a, &out[FV_SR]);
+  out[FV_SRS] = a.slip_rate[0], out[FV_SRD] = a.slip_rate[1];
+  out[FV_SLS] = a.slip[0], out[FV_SLD] = a.slip[1], out[FV_SL] = a.slip_path;
+  out[FV_TS] = a.traction[0], out[FV_TD] = a.traction[1], out[FV_PN] = a.normal_stress;
+  out[FV_STATE] = a.state, out[FV_MU] = a.mu, out[FV_RT] = a.rupture_time, out[FV_PSR] = a.peak_slip_rate;
+  const int ruptured = a.rupture_time >= 0;
   out[FV_VR] = 0.0;
   if (ruptured) { /* least-squares plane t(chi) = t0 + g . chi over the points, then |grad t| in metres */
     double A[9] = {0}, b[3] = {0};

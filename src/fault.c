@@ -466,6 +466,22 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
   return SQ_SUCCESS;
 }
 
+void sq_fault_face_average(const sq_fault *f, int64_t face, sq_friction_state *avg, double *slip_rate) {
+  enum { NS = sizeof(sq_friction_state) / sizeof(double) };
+  double sum[NS] = {0};
+  int ruptured = 1;
+  *slip_rate = 0.0;
+  for (int p = 0; p < f->npoint; ++p) {
+    const sq_friction_state *st = &f->point[face * f->npoint + p].state;
+    const double w = 2.0 * f->chi_weight[p], *v = (const double *)st;
+    for (int k = 0; k < NS; ++k) sum[k] += w * v[k];
+    *slip_rate += w * hypot(st->slip_rate[0], st->slip_rate[1]);
+    ruptured &= st->rupture_time >= 0;
+  }
+  memcpy(avg, sum, sizeof(*avg));
+  if (!ruptured) avg->rupture_time = -1.0;
+}
+
 void sq_fault_energies(const sq_fault *f, const sq_disc *d, double *work, double *moment) {
   *work = *moment = 0.0;
   for (int64_t i = 0; i < f->nface; ++i) {

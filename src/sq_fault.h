@@ -195,6 +195,14 @@ void sq_fault_locate(const sq_fault *fault, const sq_disc *disc, const double x[
 /** @brief Run sq_fault_update over every fault tile of cluster-agnostic serial stepping (GTS). */
 int sq_fault_step_serial(sq_fault *fault, sq_disc *disc, double t0, double dt);
 
+/**
+ * @brief Averages over face @p face's points (its quadrature weights) of every field of the friction state,
+ * as the fault snapshots write them: @p avg, and the mean slip-rate magnitude @p slip_rate (the mean of
+ * |V|, not |mean V|).  The peak slip rate is each point's running maximum (SeisSol's PSR), averaged like
+ * the rest; the rupture time is averaged once every point has ruptured, -1 before.
+ */
+void sq_fault_face_average(const sq_fault *fault, int64_t face, sq_friction_state *avg, double *slip_rate);
+
 /** Frictional work (J) and seismic moment (N m) of the points of faces we own the "-" side of. */
 void sq_fault_energies(const sq_fault *fault, const sq_disc *disc, double *work, double *moment);
 

@@ -320,6 +320,36 @@ START_TEST(station_locate_on_mesh) {
 }
 END_TEST
 
+START_TEST(face_average_snapshot) {
+  /* the fault snapshot's values are face averages, the peak slip rate included (each point's running
+   * maximum, averaged over the face, not the largest of them); the rupture time only once all points ruptured */
+  run r;
+  run_create(&r, 1, &slipping, 64, 1);
+  sq_fault *f = r.fault;
+  const int64_t face = 3;
+  double psr = 0.0, rt = 0.0, v = 0.0;
+  for (int p = 0; p < f->npoint; ++p) {
+    sq_friction_state *st = &f->point[face * f->npoint + p].state;
+    st->peak_slip_rate = 1.0 + p, st->rupture_time = p == 5 ? -1.0 : 0.1 * p;
+    st->slip_rate[0] = 0.3 * p, st->slip_rate[1] = -0.4 * p;
+    psr += 2.0 * f->chi_weight[p] * (1.0 + p), rt += 2.0 * f->chi_weight[p] * 0.1 * p,
+        v += 2.0 * f->chi_weight[p] * 0.5 * p;
+  }
+  sq_friction_state avg;
+  double sr;
+  sq_fault_face_average(f, face, &avg, &sr);
+  ck_assert_msg(fabs(avg.peak_slip_rate - psr) < 1e-13 * psr, "peak slip rate %.17g, want the average %.17g",
+                avg.peak_slip_rate, psr);
+  ck_assert(avg.peak_slip_rate < f->npoint - 0.5); /* not the maximum, npoint */
+  ck_assert(fabs(sr - v) < 1e-13 * v);
+  ck_assert_double_eq(avg.rupture_time, -1.0);
+  f->point[face * f->npoint + 5].state.rupture_time = 0.5; /* = 0.1 p: rt holds it */
+  sq_fault_face_average(f, face, &avg, &sr);
+  ck_assert(fabs(avg.rupture_time - rt) < 1e-13 * rt);
+  run_destroy(&r);
+}
+END_TEST
+
 /* Stations on run r: two on one face (one on quadrature point 3, one between points), one elsewhere. */
 static void add_stations(run *r) {
   sq_fault *f = r->fault;
@@ -388,9 +418,9 @@ END_TEST
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {
-      locked_equals_welded,     slipping_fault_physics, graph_equals_serial,          station_weights_exact,
-      station_weights_converge, station_locate_on_mesh, stations_graph_equals_serial, NULL};
+  const TTest *tests[] = {locked_equals_welded,         slipping_fault_physics,   graph_equals_serial,
+                          station_weights_exact,        station_weights_converge, station_locate_on_mesh,
+                          stations_graph_equals_serial, face_average_snapshot,    NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
