@@ -7,8 +7,8 @@
  *
  * On-fault stations: a tile with stations also reads their descriptions (sq_fault_station, read-only)
  * and writes one row per station (sq_fault_station_row, on the worker that ran the step: the CPU body
- * after sq_fault_update, the CUDA kernel in the block of the station's face)
- * into row `row` of its sample buffer, SAMPLE_ROWS rows of nstation x SQ_FAULT_LOG_COLS doubles.  The
+ * after sq_fault_update, the CUDA kernel in the block of the station's face) into row `row` of its
+ * sample buffer, SAMPLE_ROWS rows of nstation x SQ_FAULT_LOG_COLS doubles.  The
  * host moves the filled rows into the stations' logs (sq_fault.log) when sq_runtime_wait returns (the
  * wait hook), and, if a tile's buffer fills up between two waits, before its next task is inserted.
  * So no rupture tile is tied to a CPU worker, and after every wait the logs hold every row so far.
