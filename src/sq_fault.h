@@ -171,7 +171,8 @@ void sq_fault_station_weights(int order, int np, const double *chi, const double
 
 /**
  * @brief Log on-fault station @p station at reference coordinates @p chi of face @p face: the rupture
- * tasks then record it after every step of the face's cluster.  Several stations may share a face.
+ * tasks then record it after every step of the face's cluster.  Several stations may share a face.  Call it
+ * before the fault is attached to a runtime (sq_runtime_attach_fault registers the stations).
  */
 int sq_fault_add_station(sq_fault *fault, int64_t face, const double chi[2], int station);
 
