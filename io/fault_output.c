@@ -36,38 +36,25 @@ struct sq_fault_output {
   int nstation;
   struct station {
     int64_t face; /* local fault face, -1: another rank has it */
-    int point;
+    int index;    /* its sq_fault.station */
     double next;  /* next time to write (fault.station_interval) */
     int64_t rows; /* data rows written to each of its two files */
     FILE *scec, *seissol;
   } * station;
 };
 
-/* Face averages (rupture time and velocity from all points, -1 unless every point ruptured). */
+/* Face averages of the points' values (sq_fault_face_average: the peak slip rate too, each point's running
+ * maximum averaged; the rupture time and velocity -1 / 0 unless every point ruptured). */
 static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *out) {
   const int np = f->npoint;
   const sq_fault_point *pts = f->point + i * np;
-  memset(out, 0, sizeof(double) * FV_N);
-  int ruptured = 1;
-  for (int p = 0; p < np; ++p) {
-    const sq_friction_state *st = &pts[p].state;
-    const double w = 2.0 * f->chi_weight[p];
-    out[FV_SRS] += w * st->slip_rate[0];
-    out[FV_SRD] += w * st->slip_rate[1];
-    out[FV_SR] += w * hypot(st->slip_rate[0], st->slip_rate[1]);
-    out[FV_SLS] += w * st->slip[0];
-    out[FV_SLD] += w * st->slip[1];
-    out[FV_SL] += w * st->slip_path;
-    out[FV_TS] += w * st->traction[0];
-    out[FV_TD] += w * st->traction[1];
-    out[FV_PN] += w * st->normal_stress;
-    out[FV_STATE] += w * st->state;
-    out[FV_MU] += w * st->mu;
-    out[FV_RT] += w * st->rupture_time;
-    out[FV_PSR] = fmax(out[FV_PSR], st->peak_slip_rate);
-    ruptured &= st->rupture_time >= 0;
-  }
-  out[FV_RT] = ruptured ? out[FV_RT] : -1.0;
+  sq_friction_state a;
+  sq_fault_face_average(f, i, &a, &out[FV_SR]);
+  out[FV_SRS] = a.slip_rate[0], out[FV_SRD] = a.slip_rate[1];
+  out[FV_SLS] = a.slip[0], out[FV_SLD] = a.slip[1], out[FV_SL] = a.slip_path;
+  out[FV_TS] = a.traction[0], out[FV_TD] = a.traction[1], out[FV_PN] = a.normal_stress;
+  out[FV_STATE] = a.state, out[FV_MU] = a.mu, out[FV_RT] = a.rupture_time, out[FV_PSR] = a.peak_slip_rate;
+  const int ruptured = a.rupture_time >= 0;
   out[FV_VR] = 0.0;
   if (ruptured) { /* least-squares plane t(chi) = t0 + g . chi over the points, then |grad t| in metres */
     double A[9] = {0}, b[3] = {0};
@@ -264,15 +251,14 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     const double *x = cfg->fault.stations[k];
     struct station *st = &o->station[k];
     st->face = -1; /* sq_fault_create placed the station on the face holding it, if that face is ours */
-    for (int64_t i = 0; i < f->nface && st->face < 0; ++i)
-      if (f->face[i].station == k) st->face = i, st->point = f->face[i].station_point;
+    for (int i = 0; i < f->nlocal_station && st->face < 0; ++i)
+      if (f->station[i].id == k) st->face = f->station[i].face, st->index = i;
     int found = st->face >= 0;
     if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!found) { /* only for the message: how far the nearest fault face is */
       int64_t face;
-      int point;
-      double dist;
-      sq_fault_locate(f, o->d, x, &face, &point, &dist);
+      double chi[2], dist;
+      sq_fault_locate(f, o->d, x, &face, chi, &dist);
       if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &dist, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
       return sq_error_once(
           SQ_ERR_INPUT, __FILE__, __LINE__,
@@ -308,13 +294,11 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
-    double px[3];
-    sq_fault_point_position(f, o->d, st->face, st->point, px);
-    if (kept < 0)
+    if (kept < 0) /* the station's own position: its values are interpolated there (sq_fault_station_row) */
       fprintf(st->seissol,
               "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
               "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
-              k + 1, px[0], px[1], px[2]);
+              k + 1, x[0], x[1], x[2]);
   }
   return SQ_SUCCESS;
 }
@@ -341,10 +325,8 @@ static void station_rows(sq_fault_output *o, int initial) {
     struct station *st = &o->station[k];
     if (st->face < 0) continue;
     if (initial) {
-      const sq_friction_state *s = &f->point[st->face * f->npoint + st->point].state;
-      const double r[SQ_FAULT_LOG_COLS] = {
-          o->time,  s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
-          s->state, s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
+      double r[SQ_FAULT_LOG_COLS];
+      sq_fault_record_stations(f->npoint, 1, &f->station[st->index], 0, f->point, o->time, r);
       station_write(o, st, r);
       st->next = o->time + every;
       continue;

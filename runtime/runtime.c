@@ -115,6 +115,7 @@ int sq_runtime_wait(sq_runtime *rt) {
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
   }
+  if (rt->wait_hook) SQ_CALL(rt->wait_hook(rt)); /* the on-fault stations' rows into their logs */
   return SQ_SUCCESS;
 }
 

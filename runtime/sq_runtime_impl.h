@@ -44,35 +44,36 @@ typedef struct sq_trace_event {
 /** StarPU handles of one discretisation, registered tile by tile over the arrays of sq_disc. */
 struct sq_runtime {
   sq_disc *disc;
-  starpu_data_handle_t pack;             /**< reference matrices (read-only, replicated where needed) */
-  starpu_data_handle_t *dofs;            /**< per tile */
-  starpu_data_handle_t *tint;            /**< per tile */
-  starpu_data_handle_t *star;            /**< per tile, read-only */
-  starpu_data_handle_t *flux_local;      /**< per tile, read-only */
-  starpu_data_handle_t *flux_nb;         /**< per tile, read-only */
-  starpu_data_handle_t *link;            /**< per tile, read-only face links */
-  starpu_data_handle_t *derivs;          /**< per tile with needs_derivs (LTS), else NULL entries */
-  starpu_data_handle_t *buffer;          /**< per tile with needs_buffer (LTS), else NULL entries */
-  struct sq_halo *halo;                  /**< MPI send plan (halo.c) */
-  const struct sq_source_set *sources;   /**< point sources (source.c), NULL: none */
-  starpu_data_handle_t *source_points;   /**< per tile with sources: its sq_source_point block, else NULL */
-  struct sq_receiver_set *receivers;     /**< receivers (receivers.c), NULL: none */
-  starpu_data_handle_t *receiver_points; /**< per tile with receivers: its sq_receiver_point block, else NULL */
-  struct sq_fault *fault;                /**< dynamic rupture faces (rupture.c), NULL: none */
-  starpu_data_handle_t fault_ref;        /**< the fault's reference matrices (read-only) */
-  starpu_data_handle_t *fault_faces;     /**< per fault tile: its faces (read-only) */
-  starpu_data_handle_t *fault_points;    /**< per fault tile: its friction state */
-  int *fault_shared;                     /**< per fault tile: 1 if an owned element has several of its faces */
-  struct sq_plastic_state *plastic;      /**< off-fault plasticity data (plasticity.c), NULL: none */
-  starpu_data_handle_t plastic_ref;      /**< V and V^-1 in the working precision (read-only) */
-  starpu_data_handle_t *plastic_stress;  /**< per owned tile: initial stress (read-only); NULL for ghosts */
-  starpu_data_handle_t *plastic_params;  /**< per owned tile: cohesion, bulk friction, Tv (read-only) */
-  starpu_data_handle_t *plastic_mu;      /**< per owned tile: shear modulus (read-only) */
-  starpu_data_handle_t *plastic_strain;  /**< per owned tile: accumulated plastic strain and eta */
-  starpu_data_handle_t *plastic_yielded; /**< per owned tile: yield flags of the last update */
-  starpu_data_handle_t *plastic_count;   /**< per owned tile: yielding element updates since the last sync */
-  int64_t *plastic_count_value;          /**< ntile: the host copies of those counters */
-  void **pinned;                         /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
+  starpu_data_handle_t pack;              /**< reference matrices (read-only, replicated where needed) */
+  starpu_data_handle_t *dofs;             /**< per tile */
+  starpu_data_handle_t *tint;             /**< per tile */
+  starpu_data_handle_t *star;             /**< per tile, read-only */
+  starpu_data_handle_t *flux_local;       /**< per tile, read-only */
+  starpu_data_handle_t *flux_nb;          /**< per tile, read-only */
+  starpu_data_handle_t *link;             /**< per tile, read-only face links */
+  starpu_data_handle_t *derivs;           /**< per tile with needs_derivs (LTS), else NULL entries */
+  starpu_data_handle_t *buffer;           /**< per tile with needs_buffer (LTS), else NULL entries */
+  struct sq_halo *halo;                   /**< MPI send plan (halo.c) */
+  const struct sq_source_set *sources;    /**< point sources (source.c), NULL: none */
+  starpu_data_handle_t *source_points;    /**< per tile with sources: its sq_source_point block, else NULL */
+  struct sq_receiver_set *receivers;      /**< receivers (receivers.c), NULL: none */
+  starpu_data_handle_t *receiver_points;  /**< per tile with receivers: its sq_receiver_point block, else NULL */
+  struct sq_fault *fault;                 /**< dynamic rupture faces (rupture.c), NULL: none */
+  starpu_data_handle_t fault_ref;         /**< the fault's reference matrices (read-only) */
+  starpu_data_handle_t *fault_faces;      /**< per fault tile: its faces (read-only) */
+  starpu_data_handle_t *fault_points;     /**< per fault tile: its friction state */
+  int *fault_shared;                      /**< per fault tile: 1 if an owned element has several of its faces */
+  struct sq_fault_samples *fault_samples; /**< the on-fault stations' sample buffers (rupture.c), NULL: none */
+  struct sq_plastic_state *plastic;       /**< off-fault plasticity data (plasticity.c), NULL: none */
+  starpu_data_handle_t plastic_ref;       /**< V and V^-1 in the working precision (read-only) */
+  starpu_data_handle_t *plastic_stress;   /**< per owned tile: initial stress (read-only); NULL for ghosts */
+  starpu_data_handle_t *plastic_params;   /**< per owned tile: cohesion, bulk friction, Tv (read-only) */
+  starpu_data_handle_t *plastic_mu;       /**< per owned tile: shear modulus (read-only) */
+  starpu_data_handle_t *plastic_strain;   /**< per owned tile: accumulated plastic strain and eta */
+  starpu_data_handle_t *plastic_yielded;  /**< per owned tile: yield flags of the last update */
+  starpu_data_handle_t *plastic_count;    /**< per owned tile: yielding element updates since the last sync */
+  int64_t *plastic_count_value;           /**< ntile: the host copies of those counters */
+  void **pinned;                          /**< page-locked host ranges of the ghost tiles (unpinned at destroy) */
   int npinned;
   int32_t *tile_where;   /**< per tile: STARPU_CPU or STARPU_CUDA for its element tasks
                               (sq_runtime_split_tiles); NULL: wherever StarPU chooses */
@@ -90,6 +91,7 @@ struct sq_runtime {
   void (*hook[8])(sq_runtime *);
   int (*sync_hook)(sq_runtime *, int write); /**< run by sq_runtime_sync (write 0) and sq_runtime_host_overwrite
                                                  (write 1) after the dofs (plasticity: its state) */
+  int (*wait_hook)(sq_runtime *); /**< run by sq_runtime_wait after the tasks (fault stations: their rows) */
 };
 
 /** @brief Have sq_runtime_destroy call @p detach (an attach function's undo) before it unregisters the tiles. */

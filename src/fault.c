@@ -36,23 +36,46 @@ static void project_side(sq_precision prec, int O, int B, int np, const double *
     }
 }
 
-static void station_append(sq_fault_station_log *log, double t, const sq_friction_state *s) {
+int sq_fault_log_append(sq_fault_station_log *log, const double *row) {
   if (log->n == log->cap) {
     const int64_t cap = log->cap ? 2 * log->cap : 256;
     double *rows = realloc(log->rows, sizeof(double) * SQ_FAULT_LOG_COLS * cap);
-    if (!rows) return; /* keeps the rows it has; the writer reports the gap */
+    SQ_CHECK(rows, SQ_ERR_MEMORY, "out of memory growing an on-fault station's log to %lld rows", (long long)cap);
     log->rows = rows, log->cap = cap;
   }
-  double *r = log->rows + log->n++ * SQ_FAULT_LOG_COLS;
-  const double row[SQ_FAULT_LOG_COLS] = {
-      t,        s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
-      s->state, s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
-  memcpy(r, row, sizeof(row));
+  memcpy(log->rows + log->n++ * SQ_FAULT_LOG_COLS, row, sizeof(double) * SQ_FAULT_LOG_COLS);
+  return SQ_SUCCESS;
+}
+
+void sq_fault_record_stations(int np, int nst, const sq_fault_station *st, int64_t face0, const sq_fault_point *points,
+                              double t, double *rows) {
+  for (int k = 0; k < nst; ++k)
+    sq_fault_station_row(np, &st[k], points + (st[k].face - face0) * np, t, rows + (size_t)k * SQ_FAULT_LOG_COLS);
+}
+
+void sq_fault_station_weights(int order, int np, const double *chi, const double *chi_weight, const double at[2],
+                              double *weight, int *point) {
+  *point = -1;
+  for (int i = 0; i < np && *point < 0; ++i)
+    if (fabs(chi[2 * i] - at[0]) <= 1e-9 && fabs(chi[2 * i + 1] - at[1]) <= 1e-9) *point = i;
+  if (*point >= 0) {
+    for (int i = 0; i < np; ++i) weight[i] = i == *point;
+    return;
+  }
+  const int bf = sq_nface_basis(order);
+  double th_at[SQ_FAULT_MAX_POINTS], th[SQ_FAULT_MAX_POINTS];
+  sq_face_basis_eval(order, at, th_at);
+  for (int i = 0; i < np; ++i) {
+    sq_face_basis_eval(order, &chi[2 * i], th);
+    double s = 0.0;
+    for (int m = 0; m < bf; ++m) s += th_at[m] * th[m];
+    weight[i] = chi_weight[i] * s;
+  }
 }
 
 int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt, int64_t nface,
                         const sq_fault_face *faces, sq_fault_point *points, const void *const *derivs_slot,
-                        void *const *dofs_slot, double t0, double dt, sq_fault_station_log *logs, int64_t *bad_face) {
+                        void *const *dofs_slot, double t0, double dt, int64_t *bad_face) {
   const int B = sq_nbasis(O);
   const size_t nq = (size_t)B * 9;
   const double *tq = ref, *tw = ref + sq_fault_off_tw(O);
@@ -82,7 +105,6 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
         }
       }
     }
-    if (fc->station >= 0 && logs) station_append(&logs[fc->station], t0 + dt, &pts[fc->station_point].state);
     /* flux of the imposed states, integrated back onto each owned side's basis (eq. 3.44) */
     for (int side = 0; side < 2; ++side) {
       if (!fc->owned[side]) continue;
@@ -196,7 +218,8 @@ static void build_face(const sq_disc *d, sq_fault_face *fc) {
   }
 }
 
-void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, int *point, double *dist) {
+void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int64_t *face, double chi[2],
+                     double *dist) {
   *face = -1, *dist = INFINITY;
   int64_t best_key = INT64_MAX;
   for (int64_t i = 0; i < f->nface; ++i) {
@@ -228,15 +251,23 @@ void sq_fault_locate(const sq_fault *f, const sq_disc *d, const double x[3], int
     if (key >= best_key) continue;
     best_key = key;
     *face = i;
-    double best = INFINITY;
-    for (int q = 0; q < f->npoint; ++q) {
-      const double da = f->chi[2 * q] - a, db = f->chi[2 * q + 1] - b;
-      if (da * da + db * db < best) best = da * da + db * db, *point = q;
-    }
+    chi[0] = a, chi[1] = b;
   }
 }
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Each tile's stations: the range of the (face-ordered) stations on its faces. */
+static void station_ranges(sq_fault *f) {
+  int k = 0;
+  for (int t = 0; t < f->ntile; ++t) {
+    sq_fault_tile *tl = &f->tile[t];
+    while (k < f->nlocal_station && f->station[k].face < tl->begin) ++k;
+    tl->station_begin = k;
+    while (k < f->nlocal_station && f->station[k].face < tl->end) ++k;
+    tl->station_end = k;
+  }
+}
 
 int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn init, void *ctx, sq_fault **out) {
   const sq_mesh *m = d->mesh;
@@ -276,7 +307,6 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       fc->face[0] = k, fc->face[1] = m->face_nbface[c * 4 + k], fc->orient = m->face_orient[c * 4 + k];
       fc->owned[0] = !d->is_ghost[e], fc->owned[1] = !d->is_ghost[enb];
       fc->gid = 4 * sq_mesh_global_cell(m, c) + k;
-      fc->station = -1;
       fc->cluster = d->cluster[c];
       build_face(d, fc);
     }
@@ -303,16 +333,14 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
         pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau,
         pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
     }
-  /* on-fault stations: their faces log after every step (a host buffer, so their tiles run on CPU
-   * workers); each such face gets a tile of its own so that the rest of the fault can go to a GPU */
+  /* on-fault stations, interpolated from their face's points (sq_fault_station_row) */
   for (int k = 0; k < opt->nstation; ++k) {
     int64_t face;
-    int point;
-    double dist;
-    sq_fault_locate(f, d, opt->station[k], &face, &point, &dist);
+    double chi[2], dist;
+    sq_fault_locate(f, d, opt->station[k], &face, chi, &dist);
     const int64_t key = face >= 0 ? sq_fault_face_key(d, &f->face[face]) : INT64_MAX;
     const int64_t best = opt->min_over_processes ? opt->min_over_processes(key, opt->min_ctx) : key;
-    if (face >= 0 && key == best) SQ_CALL(sq_fault_add_station(f, face, point, k));
+    if (face >= 0 && key == best) SQ_CALL(sq_fault_add_station(f, face, chi, k));
   }
   /* tiles of at most tile_size faces per cluster, with the element tiles they touch */
   int *tile_of;
@@ -325,9 +353,7 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
   SQ_CALL(SQ_CALLOC(slots, 2 * (size_t)ts));
   for (int64_t b = 0; b < f->nface;) {
     int64_t e = b + 1;
-    while (f->face[b].station < 0 && e < f->nface && e - b < ts && f->face[e].cluster == f->face[b].cluster &&
-           f->face[e].station < 0)
-      ++e;
+    while (e < f->nface && e - b < ts && f->face[e].cluster == f->face[b].cluster) ++e;
     sq_fault_tile *tl = &f->tile[f->ntile++];
     tl->begin = b, tl->end = e, tl->cluster = f->face[b].cluster;
     int ns = 0;
@@ -358,14 +384,27 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
   }
   SQ_FREE(slots);
   SQ_FREE(tile_of);
+  station_ranges(f);
   return SQ_SUCCESS;
 }
 
-int sq_fault_add_station(sq_fault *f, int64_t face, int point, int station) {
-  SQ_CHECK(face >= 0 && face < f->nface && point >= 0 && point < f->npoint, SQ_ERR_INTERNAL, "bad station point");
-  SQ_CHECK(f->face[face].station < 0, SQ_ERR_INPUT,
-           "fault stations %d and %d fall on the same fault face; move one of them to another face",
-           f->face[face].station, station);
+int sq_fault_add_station(sq_fault *f, int64_t face, const double chi[2], int station) {
+  SQ_CHECK(face >= 0 && face < f->nface && station >= 0, SQ_ERR_INTERNAL, "bad station %d on face %lld", station,
+           (long long)face);
+  sq_fault_station *grown_st = realloc(f->station, sizeof(*grown_st) * (f->nlocal_station + 1));
+  SQ_CHECK(grown_st, SQ_ERR_MEMORY, "out of memory");
+  f->station = grown_st;
+  int at = f->nlocal_station++; /* ordered by face, then by number */
+  while (at > 0 &&
+         (f->station[at - 1].face > face || (f->station[at - 1].face == face && f->station[at - 1].id > station))) {
+    f->station[at] = f->station[at - 1];
+    --at;
+  }
+  sq_fault_station *st = &f->station[at];
+  memset(st, 0, sizeof(*st));
+  st->face = face, st->id = station, st->chi[0] = chi[0], st->chi[1] = chi[1];
+  sq_fault_station_weights(f->order, f->npoint, f->chi, f->chi_weight, chi, st->weight, &st->point);
+  station_ranges(f);
   if (station >= f->nstation) {
     sq_fault_station_log *grown = realloc(f->log, sizeof(*grown) * (station + 1));
     SQ_CHECK(grown, SQ_ERR_MEMORY, "out of memory");
@@ -373,8 +412,6 @@ int sq_fault_add_station(sq_fault *f, int64_t face, int point, int station) {
     f->log = grown;
     f->nstation = station + 1;
   }
-  f->face[face].station = station;
-  f->face[face].station_point = point;
   return SQ_SUCCESS;
 }
 
@@ -382,6 +419,7 @@ void sq_fault_destroy(sq_fault *f) {
   if (!f) return;
   for (int k = 0; k < f->nstation; ++k) free(f->log[k].rows);
   free(f->log);
+  free(f->station);
   for (int t = 0; t < f->ntile; ++t) SQ_FREE(f->tile[t].slot);
   SQ_FREE(f->tile);
   SQ_FREE(f->face);
@@ -409,9 +447,14 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
     int64_t bad = -1;
     const int64_t nbad =
         sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
-                        f->face + tl->begin, f->point + tl->begin * f->npoint, derivs, dptr, t0, dt, f->log, &bad);
+                        f->face + tl->begin, f->point + tl->begin * f->npoint, derivs, dptr, t0, dt, &bad);
     if (derivs != dv) free((void *)derivs);
     if (dptr != dofs) free(dptr);
+    for (int k = tl->station_begin; k < tl->station_end && !nbad; ++k) {
+      double row[SQ_FAULT_LOG_COLS];
+      sq_fault_record_stations(f->npoint, 1, &f->station[k], tl->begin, f->point + tl->begin * f->npoint, t0 + dt, row);
+      SQ_CALL(sq_fault_log_append(&f->log[f->station[k].id], row));
+    }
     if (nbad) {
       double x[3];
       sq_fault_point_position(f, d, tl->begin + bad, 0, x);
@@ -421,6 +464,22 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
     }
   }
   return SQ_SUCCESS;
+}
+
+void sq_fault_face_average(const sq_fault *f, int64_t face, sq_friction_state *avg, double *slip_rate) {
+  enum { NS = sizeof(sq_friction_state) / sizeof(double) };
+  double sum[NS] = {0};
+  int ruptured = 1;
+  *slip_rate = 0.0;
+  for (int p = 0; p < f->npoint; ++p) {
+    const sq_friction_state *st = &f->point[face * f->npoint + p].state;
+    const double w = 2.0 * f->chi_weight[p], *v = (const double *)st;
+    for (int k = 0; k < NS; ++k) sum[k] += w * v[k];
+    *slip_rate += w * hypot(st->slip_rate[0], st->slip_rate[1]);
+    ruptured &= st->rupture_time >= 0;
+  }
+  memcpy(avg, sum, sizeof(*avg));
+  if (!ruptured) avg->rupture_time = -1.0;
 }
 
 void sq_fault_energies(const sq_fault *f, const sq_disc *d, double *work, double *moment) {

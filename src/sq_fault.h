@@ -42,8 +42,6 @@ typedef struct sq_fault_face {
   int32_t slot[2];  /**< each side's tile within its fault tile's slot list */
   int32_t index[2]; /**< each side's element index within that tile */
   int32_t cluster;
-  int32_t station;       /**< on-fault station logged at this face (index into the logs), or -1 */
-  int32_t station_point; /**< its quadrature point */
   int32_t pad;
   double area;
   double frame[9];     /**< n, s, d */
@@ -54,7 +52,8 @@ typedef struct sq_fault_face {
 
 /** A block of fault faces of one cluster: the unit of one rupture task. */
 typedef struct sq_fault_tile {
-  int64_t begin, end; /**< face range */
+  int64_t begin, end;                 /**< face range */
+  int32_t station_begin, station_end; /**< its on-fault stations: a range of sq_fault.station */
   int cluster;
   int priority; /**< 1 if a side is a copy or ghost element (other ranks wait for it) */
   int nslot;    /**< element tiles its faces touch */
@@ -65,7 +64,24 @@ typedef struct sq_fault_tile {
  *  slip path, peak slip rate, rupture time. */
 #define SQ_FAULT_LOG_COLS 13
 
-/** Time series of one on-fault station, appended by the rupture kernel at the end of every step. */
+/** Most points of a face rule: (O + 1)^2 for order O <= 7. */
+#define SQ_FAULT_MAX_POINTS 64
+
+/**
+ * An on-fault station on one face: its values are the L2 projection of the face's point values onto the
+ * polynomials of degree O - 1 on the face, evaluated at its position (sq_fault_station_weights), or the
+ * values of the quadrature point it lies on.
+ */
+typedef struct sq_fault_station {
+  int64_t face;                       /**< local fault face */
+  int32_t id;                         /**< station number (index into the logs and the configuration's list) */
+  int32_t point;                      /**< the quadrature point it lies on, or -1: interpolated */
+  double chi[2];                      /**< its reference coordinates on the face (those of sq_fault.chi, "-" side) */
+  double weight[SQ_FAULT_MAX_POINTS]; /**< value = sum_i weight[i] value_i over the face's points */
+} sq_fault_station;
+
+/** Time series of one on-fault station: rows of every step of its face's cluster, appended by the host
+ *  (sq_fault_step_serial, or the runtime from the rupture tasks' station buffers at each wait). */
 typedef struct sq_fault_station_log {
   int64_t n, cap;
   double *rows; /**< n x SQ_FAULT_LOG_COLS, grown with realloc */
@@ -76,7 +92,7 @@ typedef struct sq_fault_options {
   sq_friction_law law;
   double reference[3];    /**< a point on the "+" side */
   double nucleation_time; /**< ramp time T of the nucleation tractions (0: at once) */
-  int nstation;           /**< on-fault stations: their faces get tiles of their own (sq_fault_add_station) */
+  int nstation;           /**< on-fault stations at these positions (sq_fault_add_station) */
   const double (*station)[3];
   /** Several processes: the minimum of @p key over all of them (a collective call); NULL: one process.
    *  A station on an edge or vertex shared by faces of several processes goes to the face of smallest
@@ -103,6 +119,8 @@ typedef struct sq_fault {
   sq_fault_tile *tile;
   int nstation;
   sq_fault_station_log *log; /**< nstation logs (stations of faces whose "-" side is ours) */
+  int nlocal_station;        /**< stations on faces whose "-" side is ours */
+  sq_fault_station *station; /**< those, ordered by face (each tile's are a range) */
 } sq_fault;
 
 /**
@@ -130,13 +148,36 @@ double sq_fault_ramp(double t, double T);
 int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *ref, const sq_fault_options *opt,
                         int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
                         const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
-                        sq_fault_station_log *logs, int64_t *bad_face);
+                        int64_t *bad_face);
 
 /**
- * @brief Log point @p point of face @p face as on-fault station @p station (see sq_fault_station_log):
- * the rupture kernel then appends its state after every step of the face's cluster.
+ * @brief The rows at time @p t of @p nstation stations @p st whose faces are numbered from @p face0
+ * (a tile's first face), from the friction state @p points of that tile (face - face0 is the face's
+ * index in it): @p rows[k * SQ_FAULT_LOG_COLS ...] for station k (sq_fault_station_row).
  */
-int sq_fault_add_station(sq_fault *fault, int64_t face, int point, int station);
+void sq_fault_record_stations(int npoint, int nstation, const sq_fault_station *st, int64_t face0,
+                              const sq_fault_point *points, double t, double *rows);
+
+/**
+ * @brief Weights of the L2 projection onto the face's polynomials evaluated at @p at: with the face rule
+ * (@p np points @p chi, weights @p chi_weight) and the orthonormal face basis theta_m of degree < @p order
+ * (sq_face_basis_eval), weight_i = chi_weight_i sum_m theta_m(at) theta_m(chi_i).  The rule is exact for
+ * degree 2 order + 1, so a polynomial of degree < order is reproduced to rounding.  When @p at is within
+ * 1e-9 of a point (reference units), *@p point is that point and the weights select it alone (its values
+ * are then copied bitwise); else *@p point = -1.
+ */
+void sq_fault_station_weights(int order, int np, const double *chi, const double *chi_weight, const double at[2],
+                              double *weight, int *point);
+
+/**
+ * @brief Log on-fault station @p station at reference coordinates @p chi of face @p face: the rupture
+ * tasks then record it after every step of the face's cluster.  Several stations may share a face.  Call it
+ * before the fault is attached to a runtime (sq_runtime_attach_fault registers the stations).
+ */
+int sq_fault_add_station(sq_fault *fault, int64_t face, const double chi[2], int station);
+
+/** @brief Append @p row (SQ_FAULT_LOG_COLS values) to @p log. */
+int sq_fault_log_append(sq_fault_station_log *log, const double *row);
 
 /** @brief A face's key, unique over all processes: 4 x (global id of the cell of its "-" side) + that side's face. */
 static inline int64_t sq_fault_face_key(const sq_disc *disc, const sq_fault_face *face) {
@@ -145,14 +186,23 @@ static inline int64_t sq_fault_face_key(const sq_disc *disc, const sq_fault_face
 
 /**
  * @brief The face holding point @p x (within 1e-3 of its size off its plane) whose "-" side is ours,
- * the one of smallest sq_fault_face_key where several do, and its nearest quadrature point;
- * *@p face = -1 if none.  @p dist: distance to the nearest face.
+ * the one of smallest sq_fault_face_key where several do, and the reference coordinates @p chi of x's
+ * projection onto it (x = p0 + chi1 (p1 - p0) + chi2 (p2 - p0) over the "-" face's vertices, as for
+ * sq_fault.chi); *@p face = -1 if none.  @p dist: distance to the nearest face.
  */
-void sq_fault_locate(const sq_fault *fault, const sq_disc *disc, const double x[3], int64_t *face, int *point,
+void sq_fault_locate(const sq_fault *fault, const sq_disc *disc, const double x[3], int64_t *face, double chi[2],
                      double *dist);
 
 /** @brief Run sq_fault_update over every fault tile of cluster-agnostic serial stepping (GTS). */
 int sq_fault_step_serial(sq_fault *fault, sq_disc *disc, double t0, double dt);
+
+/**
+ * @brief Averages over face @p face's points (its quadrature weights) of every field of the friction state,
+ * as the fault snapshots write them: @p avg, and the mean slip-rate magnitude @p slip_rate (the mean of
+ * |V|, not |mean V|).  The peak slip rate is each point's running maximum (SeisSol's PSR), averaged like
+ * the rest; the rupture time is averaged once every point has ruptured, -1 before.
+ */
+void sq_fault_face_average(const sq_fault *fault, int64_t face, sq_friction_state *avg, double *slip_rate);
 
 /** Frictional work (J) and seismic moment (N m) of the points of faces we own the "-" side of. */
 void sq_fault_energies(const sq_fault *fault, const sq_disc *disc, double *work, double *moment);

@@ -24,6 +24,9 @@
  * A friction solve that does not converge prints the face and traps: the CUDA context is then lost
  * and the run aborts at the next CUDA call, as the CPU body aborts.
  *
+ * 4. on a tile with on-fault stations, the block of a station's face records the station's row from the
+ *    face's new state, through sq_fault_station_row as the CPU body does, into the tile's sample buffer.
+ *
  * The kernel also compiles as plain C++ under SQ_CUDA_EMULATE (tests/cuda_emu/emu_rupture.cc).
  */
 #include "cuda_kernels.cuh"
@@ -68,6 +71,10 @@ struct RuptureArgs {
   int64_t nface;
   sq_friction_law law;
   double nucleation_time, t0, dt;
+  const sq_fault_station *stations; /**< the tile's on-fault stations (their faces numbered from face0), or NULL */
+  int nstation;
+  int64_t face0;
+  double *rows; /**< nstation x SQ_FAULT_LOG_COLS: the stations' rows of this step */
 };
 
 /**
@@ -177,6 +184,15 @@ __device__ void rupture_face(const RuptureArgs &a, const sq_cuda_rupture_slots &
       dofs[m] += (Real)(-s);
     }
   }
+
+  /* 4. the rows of the face's on-fault stations, from its points' new state (sq_fault_station_row) */
+  if (a.nstation > 0) { /* the same for the whole block */
+    __syncthreads();    /* every point's state written */
+    for (int k = tid; k < a.nstation; k += T::THREADS)
+      if (a.stations[k].face - a.face0 == fi)
+        sq_fault_station_row(NP, &a.stations[k], a.points + fi * NP, a.t0 + a.dt,
+                             a.rows + (size_t)k * SQ_FAULT_LOG_COLS);
+  }
 }
 
 /**
@@ -238,14 +254,18 @@ template <int ORDER, typename Real> struct RuptureLaunch {
 
 extern "C" void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
                                 const sq_fault_face *faces, sq_fault_point *points, const sq_cuda_rupture_slots *slots,
-                                const sq_fault_options *opt, double t0, double dt, int shared_elements, void *stream) {
+                                const sq_fault_options *opt, double t0, double dt, int shared_elements,
+                                const sq_cuda_rupture_stations *stations, void *stream) {
   if (nface <= 0) return;
   if (slots->nslot < 0 || slots->nslot > SQ_CUDA_MAX_SLOTS || nface > 0x7fffffff) {
     fprintf(stderr, "starquake: CUDA kernel rupture: %d element tiles (at most %d) and %lld faces per task\n",
             slots->nslot, SQ_CUDA_MAX_SLOTS, (long long)nface);
     abort();
   }
-  const sq_cuda::RuptureArgs args = {ref, faces, points, nface, opt->law, opt->nucleation_time, t0, dt};
+  sq_cuda::RuptureArgs args = {ref, faces, points, nface, opt->law, opt->nucleation_time, t0, dt};
+  if (stations && stations->nstation > 0)
+    args.stations = stations->stations, args.nstation = stations->nstation, args.face0 = stations->face0,
+    args.rows = stations->rows;
   sq_cuda::dispatch<RuptureLaunch>("rupture", prec, order, npoint, &args, slots, shared_elements, (cudaStream_t)stream);
 }
 #endif

@@ -47,10 +47,20 @@ typedef struct sq_cuda_rupture_slots {
 struct sq_fault_face;
 struct sq_fault_point;
 struct sq_fault_options;
+struct sq_fault_station;
+
+/** On-fault stations of a rupture task (device pointers): their rows after the step go to @p rows. */
+typedef struct sq_cuda_rupture_stations {
+  const struct sq_fault_station *stations; /**< the tile's stations; their faces are numbered from face0 */
+  int nstation;
+  int64_t face0; /**< the tile's first face */
+  double *rows;  /**< nstation x SQ_FAULT_LOG_COLS */
+} sq_cuda_rupture_stations;
 
 /**
- * @brief Rupture step of a tile of fault faces on the GPU (sq_fault_update without station logs): one
- * block per face, one thread per face point (thesis ch. 7); the point-wise physics is fault_impl.h's.
+ * @brief Rupture step of a tile of fault faces on the GPU (sq_fault_update, and sq_fault_record_stations
+ * for @p stations): one block per face, one thread per face point (thesis ch. 7); the point-wise physics is
+ * fault_impl.h's.
  * @param npoint           face points, (order + 1)^2
  * @param nface            faces of the tile
  * @param ref, faces, points  device copies of the fault's reference data, the tile's faces and their
@@ -59,11 +69,13 @@ struct sq_fault_options;
  * @param opt              host pointer: friction law and nucleation time
  * @param shared_elements  nonzero when some owned element has several faces in the tile: those faces
  *                         then run in a second, one-block launch in face order (deterministic sums)
+ * @param stations         NULL, or host struct of the tile's on-fault stations: each face's block then
+ *                         writes the rows of its stations (sq_fault_record_stations on the GPU)
  */
 void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
                      const struct sq_fault_face *faces, struct sq_fault_point *points,
                      const sq_cuda_rupture_slots *slots, const struct sq_fault_options *opt, double t0, double dt,
-                     int shared_elements, void *stream);
+                     int shared_elements, const sq_cuda_rupture_stations *stations, void *stream);
 
 /**
  * @brief ADER predictor on the GPU (sq_kernel_ader), fused with the LTS buffer update

@@ -3,7 +3,8 @@
  * against sq_fault_update, orders 2..7 in both precisions, on the slipping fault of tests/unit/test_fault.c
  * (tests/meshes/fault.msh), after serial steps up to t = 0.06; then on a tile where every other face
  * appears twice, so that the kernel's parallel pass takes half of the faces and its in-order (serial)
- * pass, for elements with several faces, the other half.
+ * pass, for elements with several faces, the other half; and the rows of on-fault stations (several on
+ * one face) that the kernel writes in the step.
  * Without FMA contraction the kernel sums in the CPU's order, so the results must agree bitwise.
  * No GPU needed; see tests/cuda_emu/rupture.sh.  Exit 0 when everything agrees.
  */
@@ -36,12 +37,14 @@ int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_poi
 /* One rupture step of faces [0, nface) on the emulated GPU. */
 template <int ORDER, typename Real>
 void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_fault_point *points,
-              const void *const *derivs, void *const *dofs, int nslot, double t0, double dt, int serial) {
+              const void *const *derivs, void *const *dofs, int nslot, double t0, double dt, int serial,
+              const sq_cuda_rupture_stations *st = nullptr) {
   using T = sq_cuda::RuptureShape<ORDER, Real>;
   sq_cuda_rupture_slots slots;
   slots.nslot = nslot;
   for (int s = 0; s < nslot; ++s) slots.derivs[s] = derivs[s], slots.dofs[s] = dofs[s];
-  const sq_cuda::RuptureArgs args = {f->ref, faces, points, nface, f->opt.law, f->opt.nucleation_time, t0, dt};
+  sq_cuda::RuptureArgs args = {f->ref, faces, points, nface, f->opt.law, f->opt.nucleation_time, t0, dt};
+  if (st) args.stations = st->stations, args.nstation = st->nstation, args.face0 = st->face0, args.rows = st->rows;
   sq_emu_launch((unsigned)nface, T::THREADS, sizeof(double) * T::SMEM,
                 [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, serial, 0); });
   if (serial)
@@ -115,13 +118,48 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
     }
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, nullptr, &bad))
+                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
       abort();
     emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pts_gpu.data() + tl->begin * f->npoint,
                           dv.data(), qg.data(), tl->nslot, t0, dt, 0);
   }
   compare("dofs", ORDER, prec, dofs_gpu.data(), dofs_cpu.data(), dofs_bytes);
   compare("friction state", ORDER, SQ_F64, pts_gpu.data(), pts_cpu.data(), pts_bytes);
+
+  /* on-fault stations on one face (one on a quadrature point, two between points) and one on another: the
+   * rows the kernel writes in the step against sq_fault_record_stations after sq_fault_update */
+  {
+    const int64_t fa = f->nface / 2, fb = fa + 1;
+    const double at[4][2] = {{f->chi[6], f->chi[7]}, {0.21, 0.33}, {0.6, 0.1}, {0.25, 0.25}};
+    for (int k = 0; k < 4; ++k)
+      if (sq_fault_add_station(f, k < 3 ? fa : fb, at[k], k)) abort();
+    std::vector<char> qcpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), qgpu = qcpu;
+    std::vector<sq_fault_point> pc(f->point, f->point + f->nface * f->npoint), pg = pc;
+    std::vector<double> rc((size_t)f->nlocal_station * SQ_FAULT_LOG_COLS), rg(rc.size(), -7.0);
+    for (int t = 0; t < f->ntile; ++t) {
+      const sq_fault_tile *tl = &f->tile[t];
+      std::vector<const void *> dv(tl->nslot);
+      std::vector<void *> qc(tl->nslot), qg(tl->nslot);
+      for (int s = 0; s < tl->nslot; ++s) {
+        const sq_tile *et = &d->tile[tl->slot[s]];
+        dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * ORDER;
+        qc[s] = qcpu.data() + (size_t)et->begin * eb;
+        qg[s] = qgpu.data() + (size_t)et->begin * eb;
+      }
+      const int sb = tl->station_begin, ns = tl->station_end - sb;
+      int64_t bad = -1;
+      if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
+                          pc.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
+        abort();
+      sq_fault_record_stations(f->npoint, ns, f->station + sb, tl->begin, pc.data() + tl->begin * f->npoint, t0 + dt,
+                               rc.data() + (size_t)sb * SQ_FAULT_LOG_COLS);
+      const sq_cuda_rupture_stations st = {f->station + sb, ns, tl->begin, rg.data() + (size_t)sb * SQ_FAULT_LOG_COLS};
+      emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pg.data() + tl->begin * f->npoint, dv.data(),
+                            qg.data(), tl->nslot, t0, dt, 0, ns > 0 ? &st : nullptr);
+    }
+    compare("station rows", ORDER, SQ_F64, rg.data(), rc.data(), sizeof(double) * rc.size());
+    compare("state, stations", ORDER, SQ_F64, pg.data(), pc.data(), pts_bytes);
+  }
 
   /* every other face of tile 0 twice: those elements have two faces and go through the serial pass */
   {
@@ -147,7 +185,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
     }
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(), t0,
-                        dt, nullptr, &bad))
+                        dt, &bad))
       abort();
     emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
     compare("dofs, shared elements", ORDER, prec, qgpu.data(), qcpu.data(), dofs_bytes);

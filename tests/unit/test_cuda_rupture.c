@@ -6,6 +6,7 @@
  * (1) kernel: one rupture step of sq_cuda_rupture against sq_fault_update from the same state (after
  *     three serial steps, the nucleation patch slipping), orders 2-7, both precisions; then the same on
  *     a tile where every other face appears twice (elements with two faces: the in-order pass);
+ *     and the rows of on-fault stations the kernel writes in a step against sq_fault_record_stations;
  * (2) runs: the StarPU graph on the GPU alone (every task on the CUDA worker) against a CPU-only run,
  *     order 3, both precisions, 40 steps.
  * Double precision must agree to 1e-10 (relative to each quantity's largest value); single precision
@@ -217,10 +218,10 @@ static void kernel_one(int order, sq_precision p) {
     }
     int64_t bad = -1;
     ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                                     pts + tl->begin * f->npoint, dv, dq, t0, dt, NULL, &bad),
+                                     pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
                      0);
     sq_cuda_rupture(p, order, f->npoint, tl->end - tl->begin, g_ref, (const sq_fault_face *)g_faces + tl->begin,
-                    (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0, NULL);
+                    (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0, NULL, NULL);
   }
   host_copy(pts_gpu, g_points, pts_bytes);
   host_copy(dofs_gpu, g_dofs, dofs_bytes);
@@ -233,6 +234,66 @@ static void kernel_one(int order, sq_precision p) {
   ck_assert_int_gt(ruptured, 0);
   /* the fault arithmetic is double in both precisions; single-precision dofs round the same update */
   report("kernel", order, p, err, mismatch, 1e-10, p == SQ_F64 ? 1e-10 : 1e-6);
+
+  /* on-fault stations (one on a quadrature point, two between points, two on one face): the rows the
+   * kernel writes in a step against sq_fault_record_stations after sq_fault_update, from the same state */
+  {
+    sq_fault *fw = r.fault;
+    const double at[3][2] = {{fw->chi[6], fw->chi[7]}, {0.21, 0.33}, {0.6, 0.1}};
+    for (int k = 0; k < 3; ++k) ck_assert_int_eq(sq_fault_add_station(fw, k < 2 ? fw->nface / 2 : 0, at[k], k), 0);
+    const int ns = fw->nlocal_station;
+    const size_t rb = sizeof(double) * SQ_FAULT_LOG_COLS * ns;
+    double *rc = calloc(1, rb), *rg = malloc(rb);
+    ck_assert(rc && rg);
+    memcpy(pts, f->point, pts_bytes);
+    memcpy(dofs, d->dofs, dofs_bytes);
+    CUDA_OK(cudaMemcpy(g_points, f->point, pts_bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(g_dofs, d->dofs, dofs_bytes, cudaMemcpyHostToDevice));
+    void *g_st = dev_copy(fw->station, sizeof(sq_fault_station) * ns), *g_rows = dev_copy(rc, rb);
+    for (int t = 0; t < f->ntile; ++t) {
+      const sq_fault_tile *tl = &f->tile[t];
+      const void *dv[SQ_CUDA_MAX_SLOTS];
+      void *dq[SQ_CUDA_MAX_SLOTS];
+      sq_cuda_rupture_slots slots = {.nslot = tl->nslot};
+      for (int s = 0; s < tl->nslot; ++s) {
+        const size_t e0 = (size_t)d->tile[tl->slot[s]].begin;
+        dv[s] = (const char *)d->derivs + e0 * eb * order;
+        dq[s] = (char *)dofs + e0 * eb;
+        slots.derivs[s] = (const char *)g_derivs + e0 * eb * order;
+        slots.dofs[s] = (char *)g_dofs + e0 * eb;
+      }
+      const int sb = tl->station_begin, nst = tl->station_end - sb;
+      int64_t bad = -1;
+      ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
+                                       pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
+                       0);
+      sq_fault_record_stations(f->npoint, nst, fw->station + sb, tl->begin, pts + tl->begin * f->npoint, t0 + dt,
+                               rc + (size_t)sb * SQ_FAULT_LOG_COLS);
+      const sq_cuda_rupture_stations st = {.stations = (const sq_fault_station *)g_st + sb,
+                                           .nstation = nst,
+                                           .face0 = tl->begin,
+                                           .rows = (double *)g_rows + (size_t)sb * SQ_FAULT_LOG_COLS};
+      sq_cuda_rupture(p, order, f->npoint, tl->end - tl->begin, g_ref, (const sq_fault_face *)g_faces + tl->begin,
+                      (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0,
+                      nst > 0 ? &st : NULL, NULL);
+    }
+    host_copy(rg, g_rows, rb);
+    double step = 0.0, scale[SQ_FAULT_LOG_COLS] = {0};
+    for (int k = 0; k < ns; ++k)
+      for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c) scale[c] = fmax(scale[c], fabs(rc[k * SQ_FAULT_LOG_COLS + c]));
+    for (int k = 0; k < ns; ++k)
+      for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c)
+        step = fmax(step, fabs(rg[k * SQ_FAULT_LOG_COLS + c] - rc[k * SQ_FAULT_LOG_COLS + c]) /
+                              (scale[c] > 0 ? scale[c] : 1.0));
+    const sq_fault_station *on_point = fw->station[0].id == 0 ? &fw->station[0] : &fw->station[1];
+    ck_assert_int_eq(on_point->point, 3);
+    printf("  stations O%d %s: %d stations, rows of the step GPU vs CPU %.3e (relative to each column's largest "
+           "value)\n",
+           order, prec_name(p), ns, step);
+    ck_assert_msg(step <= 1e-10, "station rows of the step: GPU differs from CPU by %g", step);
+    cudaFree(g_st), cudaFree(g_rows);
+    free(rc), free(rg);
+  }
 
   /* shared elements: every other face of tile 0 twice, so that its elements have two faces; those go
    * through the kernel's in-order pass, the others through the parallel one */
@@ -261,8 +322,8 @@ static void kernel_one(int order, sq_precision p) {
     slots.dofs[s] = (char *)g_dofs + e0 * eb;
   }
   int64_t bad = -1;
-  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, dv, dq, t0, dt, NULL, &bad), 0);
-  sq_cuda_rupture(p, order, (int)np, n2, g_ref, g_twice, g_tp, &slots, &f->opt, t0, dt, 1, NULL);
+  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, dv, dq, t0, dt, &bad), 0);
+  sq_cuda_rupture(p, order, (int)np, n2, g_ref, g_twice, g_tp, &slots, &f->opt, t0, dt, 1, NULL, NULL);
   host_copy(tp_gpu, g_tp, sizeof(*tp) * n2 * np);
   host_copy(dofs_gpu, g_dofs, dofs_bytes);
   state_errors(tp_gpu, tp, n2 * np, err, &mismatch);
@@ -337,11 +398,11 @@ static void bench_one(int order, sq_precision p, int64_t target_faces) {
   cudaEvent_t e0, e1;
   CUDA_OK(cudaEventCreate(&e0));
   CUDA_OK(cudaEventCreate(&e1));
-  sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0, dt, 0, NULL); /* warm-up */
+  sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0, dt, 0, NULL, NULL); /* warm-up */
   const int reps = 10;
   CUDA_OK(cudaEventRecord(e0, NULL));
   for (int k = 0; k < reps; ++k)
-    sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0 + (k + 1) * dt, dt, 0, NULL);
+    sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0 + (k + 1) * dt, dt, 0, NULL, NULL);
   CUDA_OK(cudaEventRecord(e1, NULL));
   CUDA_OK(cudaEventSynchronize(e1));
   float ms = 0;
@@ -357,7 +418,7 @@ static void bench_one(int order, sq_precision p, int64_t target_faces) {
   double c1 = c0;
   while (c1 - c0 < 0.2) {
     int64_t bad = -1;
-    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, dv, dq, t0 + cpu_reps * dt, dt, NULL, &bad);
+    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, dv, dq, t0 + cpu_reps * dt, dt, &bad);
     ++cpu_reps;
     c1 = now();
   }
@@ -406,6 +467,11 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   int64_t nc, ng;
   run_create_law(&cpu, order, p, 16, 0.0, law);
   run_create_law(&gpu, order, p, 16, 0.0, law);
+  for (int k = 0; k < 3; ++k) { /* on-fault stations: recorded by the rupture tasks, on the GPU in the GPU run */
+    const double at[3][2] = {{0.21, 0.33}, {0.6, 0.1}, {0.1, 0.8}};
+    for (run *x = &cpu; x; x = x == &cpu ? &gpu : NULL)
+      ck_assert_int_eq(sq_fault_add_station(x->fault, k < 2 ? x->fault->nface / 2 : 0, at[k], k), 0);
+  }
   start_starpu(0);
   graph_run(&cpu, nsteps, &nc, &ng);
   ck_assert_int_eq(ng, 0);
@@ -430,6 +496,23 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   /* single precision: the element kernels round differently on the GPU; printed, not bounded */
   report("run", order, p, err, mismatch, p == SQ_F64 ? 1e-10 : INFINITY, p == SQ_F64 ? 1e-10 : INFINITY);
   for (int q = 0; q < NQUANT; ++q) ck_assert(isfinite(err[q]));
+  double st_err = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const sq_fault_station_log *lc = &cpu.fault->log[k], *lg = &gpu.fault->log[k];
+    ck_assert_int_eq(lc->n, nsteps);
+    ck_assert_int_eq(lg->n, nsteps);
+    for (int c = 0; c < SQ_FAULT_LOG_COLS; ++c) {
+      double scale = 0.0, diff = 0.0;
+      for (int64_t i = 0; i < lc->n; ++i) {
+        scale = fmax(scale, fabs(lc->rows[i * SQ_FAULT_LOG_COLS + c]));
+        diff = fmax(diff, fabs(lg->rows[i * SQ_FAULT_LOG_COLS + c] - lc->rows[i * SQ_FAULT_LOG_COLS + c]));
+      }
+      st_err = fmax(st_err, scale > 0 ? diff / scale : diff);
+    }
+  }
+  printf("  run O%d %s %s: station rows GPU vs CPU, max relative difference %.3e\n", order, prec_name(p),
+         sq_friction_law_name(law), st_err);
+  if (p == SQ_F64) ck_assert_msg(st_err <= 1e-10, "station rows: GPU differs from CPU by %g", st_err);
   run_destroy(&cpu);
   run_destroy(&gpu);
 }

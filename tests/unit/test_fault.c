@@ -3,7 +3,10 @@
  * Gmsh-made mesh with an embedded fault (tests/meshes/fault.geo, meshed here by the real gmsh):
  * a fault that never reaches its strength reproduces the welded (no fault) solution to round-off;
  * the task graph reproduces the serial reference bitwise while the fault slips; a slipping fault
- * carries at most its strength and slips along its traction.
+ * carries at most its strength and slips along its traction.  On-fault stations: the projection onto
+ * the face's polynomials is exact for degree < order and converges like h^order for a smooth field; a
+ * station on a quadrature point logs its series bitwise; the rupture tasks' sample buffers deliver the
+ * serial rows bitwise.
  */
 #include <check.h>
 #include <math.h>
@@ -199,10 +202,225 @@ START_TEST(graph_equals_serial) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ on-fault stations */
+
+/* A polynomial of total degree `deg` in (x, y) with all monomials present. */
+static double poly(int deg, double x, double y) {
+  double v = 0.0;
+  for (int a = 0; a <= deg; ++a)
+    for (int b = 0; a + b <= deg; ++b) v += (1.0 + 0.37 * a - 0.21 * b) * pow(x, a) * pow(y, b);
+  return v;
+}
+
+START_TEST(station_weights_exact) {
+  /* the projection reproduces polynomials of degree < order to rounding, not those of degree order;
+   * on a quadrature point it selects that point alone */
+  const double at[4][2] = {{0.21, 0.33}, {0.6, 0.1}, {0.0, 0.0}, {0.05, 0.9}};
+  for (int O = 1; O <= 7; ++O) {
+    double *chi, *w;
+    int np;
+    ck_assert_int_eq(sq_quad_tri(O + 1, &chi, &w, &np), 0);
+    double weight[SQ_FAULT_MAX_POINTS], worst = 0.0, higher = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      int point;
+      sq_fault_station_weights(O, np, chi, w, at[k], weight, &point);
+      ck_assert_int_eq(point, -1);
+      double lo = 0.0, hi = 0.0;
+      for (int i = 0; i < np; ++i)
+        lo += weight[i] * poly(O - 1, chi[2 * i], chi[2 * i + 1]),
+            hi += weight[i] * poly(O, chi[2 * i], chi[2 * i + 1]);
+      worst = fmax(worst, fabs(lo - poly(O - 1, at[k][0], at[k][1])) / fabs(poly(O - 1, at[k][0], at[k][1])));
+      higher = fmax(higher, fabs(hi - poly(O, at[k][0], at[k][1])) / fabs(poly(O, at[k][0], at[k][1])));
+    }
+    printf("station projection, order %d: degree %d exact to %.2e, degree %d off by %.2e\n", O, O - 1, worst, O,
+           higher);
+    ck_assert_msg(worst < 1e-13, "order %d: degree %d not reproduced (%g)", O, O - 1, worst);
+    ck_assert_msg(higher > 1e-6, "order %d: degree %d reproduced too (%g): the basis is too large", O, O, higher);
+    for (int p = 0; p < np; ++p) {
+      int point;
+      sq_fault_station_weights(O, np, chi, w, &chi[2 * p], weight, &point);
+      ck_assert_int_eq(point, p);
+      for (int i = 0; i < np; ++i) ck_assert(weight[i] == (i == p));
+    }
+    free(chi), free(w);
+  }
+}
+END_TEST
+
+static double smooth(double x, double y) { return sin(2.0 * x + 1.0) * exp(y); }
+
+START_TEST(station_weights_converge) {
+  /* a smooth field on a triangle of size h around a fixed station: the error falls like h^order */
+  const double centre[2] = {0.3, -0.2}, e1[2] = {1.0, 0.2}, e2[2] = {0.3, 0.9}, at[2] = {0.21, 0.33};
+  for (int O = 2; O <= 5; ++O) {
+    double *chi, *w, err[3];
+    int np, point;
+    ck_assert_int_eq(sq_quad_tri(O + 1, &chi, &w, &np), 0);
+    double weight[SQ_FAULT_MAX_POINTS];
+    sq_fault_station_weights(O, np, chi, w, at, weight, &point);
+    for (int r = 0; r < 3; ++r) {
+      const double h = 0.4 / (1 << r); /* triangle x(chi) = centre + h ((chi - at) . (e1, e2)): x(at) = centre */
+      double v = 0.0;
+      for (int i = 0; i < np; ++i) {
+        const double a = chi[2 * i] - at[0], b = chi[2 * i + 1] - at[1];
+        v += weight[i] * smooth(centre[0] + h * (a * e1[0] + b * e2[0]), centre[1] + h * (a * e1[1] + b * e2[1]));
+      }
+      err[r] = fabs(v - smooth(centre[0], centre[1]));
+    }
+    const double rate1 = log2(err[0] / err[1]), rate2 = log2(err[1] / err[2]);
+    printf("station projection, order %d: errors %.2e %.2e %.2e, rates %.2f %.2f\n", O, err[0], err[1], err[2], rate1,
+           rate2);
+    ck_assert_msg(rate2 > O - 0.3, "order %d converges at rate %.2f", O, rate2);
+    free(chi), free(w);
+  }
+}
+END_TEST
+
+START_TEST(station_locate_on_mesh) {
+  /* a station at a quadrature point's position finds that face and point; a linear field of the position
+   * at the points interpolates to its value at a station between points */
+  run r;
+  run_create(&r, 1, &slipping, 64, 1);
+  sq_fault *f = r.fault;
+  for (int64_t i = 0; i < f->nface; i += 5)
+    for (int p = 0; p < f->npoint; p += 3) {
+      double x[3], chi[2], dist, weight[SQ_FAULT_MAX_POINTS];
+      int64_t face;
+      int point;
+      sq_fault_point_position(f, r.disc, i, p, x);
+      sq_fault_locate(f, r.disc, x, &face, chi, &dist);
+      sq_fault_station_weights(f->order, f->npoint, f->chi, f->chi_weight, chi, weight, &point);
+      ck_assert_int_eq(face, i);
+      ck_assert_int_eq(point, p);
+    }
+  for (int64_t i = 0; i < f->nface; i += 3) {
+    double x[3] = {0, 0, 0}, px[3];
+    for (int p = 0; p < f->npoint; ++p) { /* a station inside face i: the mean of its points */
+      sq_fault_point_position(f, r.disc, i, p, px);
+      for (int k = 0; k < 3; ++k) x[k] += px[k] / f->npoint;
+      f->point[i * f->npoint + p].state.slip[0] = 1.0 + 2.0 * px[0] - 3.0 * px[1] + 0.5 * px[2];
+    }
+    const int n0 = f->nlocal_station;
+    int64_t face;
+    double chi[2], dist, row[SQ_FAULT_LOG_COLS];
+    sq_fault_locate(f, r.disc, x, &face, chi, &dist);
+    ck_assert_int_eq(face, i);
+    ck_assert_int_eq(sq_fault_add_station(f, face, chi, n0), 0);
+    const sq_fault_station *st = NULL;
+    for (int k = 0; k < f->nlocal_station; ++k)
+      if (f->station[k].id == n0) st = &f->station[k];
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(st->point, -1);
+    sq_fault_record_stations(f->npoint, 1, st, 0, f->point, 1.0, row);
+    const double want = 1.0 + 2.0 * x[0] - 3.0 * x[1] + 0.5 * x[2];
+    ck_assert_msg(fabs(row[8] - want) < 1e-12 * fabs(want) + 1e-13, "face %lld: %.17g, want %.17g", (long long)i,
+                  row[8], want);
+  }
+  run_destroy(&r);
+}
+END_TEST
+
+START_TEST(face_average_snapshot) {
+  /* the fault snapshot's values are face averages, the peak slip rate included (each point's running
+   * maximum, averaged over the face, not the largest of them); the rupture time only once all points ruptured */
+  run r;
+  run_create(&r, 1, &slipping, 64, 1);
+  sq_fault *f = r.fault;
+  const int64_t face = 3;
+  double psr = 0.0, rt = 0.0, v = 0.0;
+  for (int p = 0; p < f->npoint; ++p) {
+    sq_friction_state *st = &f->point[face * f->npoint + p].state;
+    st->peak_slip_rate = 1.0 + p, st->rupture_time = p == 5 ? -1.0 : 0.1 * p;
+    st->slip_rate[0] = 0.3 * p, st->slip_rate[1] = -0.4 * p;
+    psr += 2.0 * f->chi_weight[p] * (1.0 + p), rt += 2.0 * f->chi_weight[p] * 0.1 * p,
+        v += 2.0 * f->chi_weight[p] * 0.5 * p;
+  }
+  sq_friction_state avg;
+  double sr;
+  sq_fault_face_average(f, face, &avg, &sr);
+  ck_assert_msg(fabs(avg.peak_slip_rate - psr) < 1e-13 * psr, "peak slip rate %.17g, want the average %.17g",
+                avg.peak_slip_rate, psr);
+  ck_assert(avg.peak_slip_rate < f->npoint - 0.5); /* not the maximum, npoint */
+  ck_assert(fabs(sr - v) < 1e-13 * v);
+  ck_assert_double_eq(avg.rupture_time, -1.0);
+  f->point[face * f->npoint + 5].state.rupture_time = 0.5; /* = 0.1 p: rt holds it */
+  sq_fault_face_average(f, face, &avg, &sr);
+  ck_assert(fabs(avg.rupture_time - rt) < 1e-13 * rt);
+  run_destroy(&r);
+}
+END_TEST
+
+/* Stations on run r: two on one face (one on quadrature point 3, one between points), one elsewhere. */
+static void add_stations(run *r) {
+  sq_fault *f = r->fault;
+  const int64_t fa = f->nface / 2, fb = f->nface - 1;
+  const double on_point[2] = {f->chi[6], f->chi[7]}, between[2] = {0.21, 0.33}, other[2] = {0.1, 0.8};
+  ck_assert_int_eq(sq_fault_add_station(f, fa, between, 1), 0);
+  ck_assert_int_eq(sq_fault_add_station(f, fa, on_point, 0), 0);
+  ck_assert_int_eq(sq_fault_add_station(f, fb, other, 2), 0);
+  ck_assert_int_eq(f->nstation, 3);
+}
+
+START_TEST(stations_graph_equals_serial) {
+  /* the rupture tasks' sample buffers deliver the serial reference's rows bitwise, beyond one buffer's
+   * worth of steps between two waits; a station on a quadrature point logs that point's series bitwise */
+  run a, b;
+  run_create(&a, 1, &slipping, 64, 1);
+  run_create(&b, 1, &slipping, 16, 1);
+  add_stations(&a);
+  add_stations(&b);
+  const int nsteps = 1100;
+  const double dt = a.disc->cluster_dt[0];
+  const sq_fault_station *on_point = NULL;
+  for (int k = 0; k < a.fault->nlocal_station; ++k)
+    if (a.fault->station[k].id == 0) on_point = &a.fault->station[k];
+  ck_assert_int_eq(on_point->point, 3);
+  for (int i = 0; i < nsteps; ++i) {
+    sq_disc_predict_serial(a.disc, dt);
+    ck_assert_int_eq(sq_fault_step_serial(a.fault, a.disc, i * dt, dt), 0);
+    sq_disc_correct_serial(a.disc);
+    const sq_friction_state *s = &a.fault->point[on_point->face * a.fault->npoint + 3].state;
+    const double want[SQ_FAULT_LOG_COLS] = {
+        i * dt + dt, s->slip_rate[0], s->slip_rate[1], s->traction[0], s->traction[1],    s->normal_stress, s->mu,
+        s->state,    s->slip[0],      s->slip[1],      s->slip_path,   s->peak_slip_rate, s->rupture_time};
+    ck_assert_int_eq(a.fault->log[0].n, i + 1);
+    ck_assert(memcmp(a.fault->log[0].rows + i * SQ_FAULT_LOG_COLS, want, sizeof(want)) == 0);
+  }
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(b.disc, &rt), 0);
+  ck_assert_int_eq(sq_runtime_attach_fault(rt, b.fault), 0);
+  for (int i = 0; i < nsteps; ++i) {
+    const sq_graph_options g = {.t_begin = i * dt, .t_end = (i + 1) * dt};
+    ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &g, NULL), 0);
+    if (i == 30) { /* a wait in between: every row so far is in the logs (then more rows than a buffer holds) */
+      ck_assert_int_eq(sq_runtime_wait(rt), 0);
+      for (int k = 0; k < 3; ++k) ck_assert_int_eq(b.fault->log[k].n, i + 1);
+    }
+  }
+  ck_assert_int_eq(sq_runtime_wait(rt), 0);
+  sq_runtime_destroy(rt);
+  ck_assert_uint_eq(sq_disc_hash(a.disc), sq_disc_hash(b.disc));
+  for (int k = 0; k < 3; ++k) {
+    ck_assert_int_eq(a.fault->log[k].n, nsteps);
+    ck_assert_int_eq(b.fault->log[k].n, nsteps);
+    ck_assert(memcmp(a.fault->log[k].rows, b.fault->log[k].rows, sizeof(double) * SQ_FAULT_LOG_COLS * nsteps) == 0);
+  }
+  /* the station between points slipped and differs from the one on the point */
+  const double *r1 = a.fault->log[1].rows + (nsteps - 1) * SQ_FAULT_LOG_COLS,
+               *r0 = a.fault->log[0].rows + (nsteps - 1) * SQ_FAULT_LOG_COLS;
+  printf("stations after %d steps: on point 3 slip %.6g, between points %.6g\n", nsteps, r0[8], r1[8]);
+  ck_assert(r1[8] != r0[8]);
+  run_destroy(&a);
+  run_destroy(&b);
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded, slipping_fault_physics, graph_equals_serial, NULL};
+  const TTest *tests[] = {locked_equals_welded,         slipping_fault_physics,   graph_equals_serial,
+                          station_weights_exact,        station_weights_converge, station_locate_on_mesh,
+                          stations_graph_equals_serial, face_average_snapshot,    NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);

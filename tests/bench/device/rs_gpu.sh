@@ -2,7 +2,7 @@
 # tests/bench/device/rs_gpu.sh: TPV101 (15 s) and TPV104 (10 s) at full length on the GPU alone
 # (STARPU_NCPU=0, tile 4096, order 4, fault elements of 500 m: configs/tpv101/tpv101.msh and
 # configs/tpv104/tpv104.msh made here with `gmsh -3 -setnumber h_fault 500 -format msh22 -bin`,
-# carried).  On-fault stations are dropped (their tiles stay on CPU workers).  Writes $OUT/<scenario>/.
+# carried).  On-fault stations are dropped (fault snapshots and cplot only).  Writes $OUT/<scenario>/.
 set -u
 . tests/bench/device/env.sh
 export STARPU_NCPU=0 STARPU_NCUDA=1
