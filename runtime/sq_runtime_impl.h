@@ -91,7 +91,7 @@ struct sq_runtime {
   void (*hook[8])(sq_runtime *);
   int (*sync_hook)(sq_runtime *, int write); /**< run by sq_runtime_sync (write 0) and sq_runtime_host_overwrite
                                                  (write 1) after the dofs (plasticity: its state) */
-  int (*wait_hook)(sq_runtime *); /**< run by sq_runtime_wait after the tasks (fault stations: their rows) */
+  int (*wait_hook)(sq_runtime *);            /**< run by sq_runtime_wait after the tasks (fault stations: their rows) */
 };
 
 /** @brief Have sq_runtime_destroy call @p detach (an attach function's undo) before it unregisters the tiles. */

@@ -174,7 +174,9 @@ static inline SQ_FAULT_HD void sq_fault_flux_point(const double *flux, const dou
  * point's values; any other evaluates the L2 projection of the point values onto the face's polynomials
  * at its position: value = sum_i st->weight[i] value_i (sq_fault_station_weights).  The rupture time is
  * projected only once every point of the face has ruptured (-1 before: a mix of -1 and times is no
- * field).  The CPU (sq_fault_record_stations) and the GPU (rupture_cuda.cu) record through this function.
+ * field), and kept within the points' earliest and latest times: the front has a kink, and the projection
+ * of a kinked field overshoots (a station next to the hypocentre got a negative time).  The CPU
+ * (sq_fault_record_stations) and the GPU (rupture_cuda.cu) record through this function.
  */
 static inline SQ_FAULT_HD void sq_fault_station_row(int np, const sq_fault_station *st, const sq_fault_point *pts,
                                                     double t, double *row) {
@@ -188,16 +190,19 @@ static inline SQ_FAULT_HD void sq_fault_station_row(int np, const sq_fault_stati
   }
   for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) row[c] = 0.0;
   int ruptured = 1;
+  double first = 1e300, last = -1e300;
   for (int i = 0; i < np; ++i) {
     const sq_friction_state *s = &pts[i].state;
     const double w = st->weight[i];
+    first = s->rupture_time < first ? s->rupture_time : first;
+    last = s->rupture_time > last ? s->rupture_time : last;
     row[1] += w * s->slip_rate[0], row[2] += w * s->slip_rate[1], row[3] += w * s->traction[0];
     row[4] += w * s->traction[1], row[5] += w * s->normal_stress, row[6] += w * s->mu, row[7] += w * s->state;
     row[8] += w * s->slip[0], row[9] += w * s->slip[1], row[10] += w * s->slip_path;
     row[11] += w * s->peak_slip_rate, row[12] += w * s->rupture_time;
     ruptured &= s->rupture_time >= 0.0;
   }
-  if (!ruptured) row[12] = -1.0;
+  row[12] = !ruptured ? -1.0 : row[12] < first ? first : row[12] > last ? last : row[12];
 }
 
 #endif

@@ -16,6 +16,7 @@
 #include <starpu.h>
 
 #include "sq_check.h"
+#include "fault_impl.h"
 #include "sq_fault.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
@@ -247,6 +248,37 @@ START_TEST(station_weights_exact) {
 }
 END_TEST
 
+START_TEST(station_rupture_time_kink) {
+  /* a rupture front spreading at constant speed from a point next to the station: the time field is a
+   * cone, whose projection dips below its apex; the station's time stays within the points' times */
+  const int O = 4;
+  double *chi, *w;
+  int np;
+  ck_assert_int_eq(sq_quad_tri(O + 1, &chi, &w, &np), 0);
+  sq_fault_station st = {.point = -1, .chi = {0.31, 0.27}};
+  int point;
+  sq_fault_station_weights(O, np, chi, w, st.chi, st.weight, &point);
+  ck_assert_int_eq(point, -1);
+  sq_fault_point *pts = calloc((size_t)np, sizeof(*pts));
+  double first = 1e300, projected = 0.0;
+  for (int i = 0; i < np; ++i) {
+    const double dx = chi[2 * i] - 0.3, dy = chi[2 * i + 1] - 0.28;
+    pts[i].state.rupture_time = sqrt(dx * dx + dy * dy) / 3.0;
+    first = fmin(first, pts[i].state.rupture_time);
+    projected += st.weight[i] * pts[i].state.rupture_time;
+  }
+  double row[SQ_FAULT_LOG_COLS];
+  sq_fault_station_row(np, &st, pts, 1.0, row);
+  printf("kinked rupture time: projection %.4g, earliest point %.4g, station %.4g\n", projected, first, row[12]);
+  ck_assert_msg(projected < first, "the cone's projection should overshoot below its earliest point here");
+  ck_assert(row[12] == first);
+  pts[0].state.rupture_time = -1.0; /* one point not ruptured yet: no time */
+  sq_fault_station_row(np, &st, pts, 1.0, row);
+  ck_assert(row[12] == -1.0);
+  free(pts), free(chi), free(w);
+}
+END_TEST
+
 static double smooth(double x, double y) { return sin(2.0 * x + 1.0) * exp(y); }
 
 START_TEST(station_weights_converge) {
@@ -418,9 +450,11 @@ END_TEST
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded,         slipping_fault_physics,   graph_equals_serial,
-                          station_weights_exact,        station_weights_converge, station_locate_on_mesh,
-                          stations_graph_equals_serial, face_average_snapshot,    NULL};
+  const TTest *tests[] = {locked_equals_welded,      slipping_fault_physics,
+                          graph_equals_serial,       station_weights_exact,
+                          station_rupture_time_kink, station_weights_converge,
+                          station_locate_on_mesh,    stations_graph_equals_serial,
+                          face_average_snapshot,     NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
