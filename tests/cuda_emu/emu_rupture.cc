@@ -52,6 +52,18 @@ void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_f
                   [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, 1, 1); });
 }
 
+/* Tile tl's element slots: the derivatives (dv) and the dofs in the CPU's copy (qc) and the kernel's (qg). */
+void tile_slots(const sq_disc *d, const sq_fault_tile *tl, int order, char *cpu, char *gpu, const void **dv, void **qc,
+                void **qg) {
+  const size_t eb = sq_disc_elem_bytes(d);
+  for (int s = 0; s < tl->nslot; ++s) {
+    const sq_tile *et = &d->tile[tl->slot[s]];
+    dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * order;
+    qc[s] = cpu + (size_t)et->begin * eb;
+    qg[s] = gpu + (size_t)et->begin * eb;
+  }
+}
+
 void compare(const char *what, int order, sq_precision prec, const void *a, const void *b, size_t bytes) {
   const bool ok = memcmp(a, b, bytes) == 0;
   double worst = 0;
@@ -110,12 +122,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
     const sq_fault_tile *tl = &f->tile[t];
     std::vector<const void *> dv(tl->nslot);
     std::vector<void *> qc(tl->nslot), qg(tl->nslot);
-    for (int s = 0; s < tl->nslot; ++s) {
-      const sq_tile *et = &d->tile[tl->slot[s]];
-      dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * ORDER;
-      qc[s] = dofs_cpu.data() + (size_t)et->begin * eb;
-      qg[s] = dofs_gpu.data() + (size_t)et->begin * eb;
-    }
+    tile_slots(d, tl, ORDER, dofs_cpu.data(), dofs_gpu.data(), dv.data(), qc.data(), qg.data());
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
                         pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
@@ -140,12 +147,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
       const sq_fault_tile *tl = &f->tile[t];
       std::vector<const void *> dv(tl->nslot);
       std::vector<void *> qc(tl->nslot), qg(tl->nslot);
-      for (int s = 0; s < tl->nslot; ++s) {
-        const sq_tile *et = &d->tile[tl->slot[s]];
-        dv[s] = (const char *)d->derivs + (size_t)et->begin * eb * ORDER;
-        qc[s] = qcpu.data() + (size_t)et->begin * eb;
-        qg[s] = qgpu.data() + (size_t)et->begin * eb;
-      }
+      tile_slots(d, tl, ORDER, qcpu.data(), qgpu.data(), dv.data(), qc.data(), qg.data());
       const int sb = tl->station_begin, ns = tl->station_end - sb;
       int64_t bad = -1;
       if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,

@@ -171,6 +171,20 @@ static void report(const char *what, int order, sq_precision p, const double err
  * forced_time = -0.04: the nucleation patch is weakened to mu = 0.36 at t = 0 and slips from the first
  * step on, and mu keeps weakening with time and slip (both branches of eq. 2.23).
  */
+/* Tile @p tl's element slots: the host's derivatives and @p dofs (dv, dq) and the device's (slots). */
+static void tile_slots(const sq_disc *d, const sq_fault_tile *tl, int order, void *dofs, const void *g_derivs,
+                       void *g_dofs, const void **dv, void **dq, sq_cuda_rupture_slots *slots) {
+  const size_t eb = sq_disc_elem_bytes(d);
+  slots->nslot = tl->nslot;
+  for (int s = 0; s < tl->nslot; ++s) {
+    const size_t e0 = (size_t)d->tile[tl->slot[s]].begin;
+    dv[s] = (const char *)d->derivs + e0 * eb * order;
+    dq[s] = (char *)dofs + e0 * eb;
+    slots->derivs[s] = (const char *)g_derivs + e0 * eb * order;
+    slots->dofs[s] = (char *)g_dofs + e0 * eb;
+  }
+}
+
 static const double kernel_forced_time = -0.04;
 static void advance(run *r, double *t0, double *dt) {
   *dt = r->disc->cluster_dt[0];
@@ -208,14 +222,8 @@ static void kernel_one(int order, sq_precision p) {
     ck_assert_int_le(tl->nslot, SQ_CUDA_MAX_SLOTS);
     const void *dv[SQ_CUDA_MAX_SLOTS];
     void *dq[SQ_CUDA_MAX_SLOTS];
-    sq_cuda_rupture_slots slots = {.nslot = tl->nslot};
-    for (int s = 0; s < tl->nslot; ++s) {
-      const size_t e0 = (size_t)d->tile[tl->slot[s]].begin;
-      dv[s] = (const char *)d->derivs + e0 * eb * order;
-      dq[s] = (char *)dofs + e0 * eb;
-      slots.derivs[s] = (const char *)g_derivs + e0 * eb * order;
-      slots.dofs[s] = (char *)g_dofs + e0 * eb;
-    }
+    sq_cuda_rupture_slots slots;
+    tile_slots(d, tl, order, dofs, g_derivs, g_dofs, dv, dq, &slots);
     int64_t bad = -1;
     ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
                                      pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
@@ -254,14 +262,8 @@ static void kernel_one(int order, sq_precision p) {
       const sq_fault_tile *tl = &f->tile[t];
       const void *dv[SQ_CUDA_MAX_SLOTS];
       void *dq[SQ_CUDA_MAX_SLOTS];
-      sq_cuda_rupture_slots slots = {.nslot = tl->nslot};
-      for (int s = 0; s < tl->nslot; ++s) {
-        const size_t e0 = (size_t)d->tile[tl->slot[s]].begin;
-        dv[s] = (const char *)d->derivs + e0 * eb * order;
-        dq[s] = (char *)dofs + e0 * eb;
-        slots.derivs[s] = (const char *)g_derivs + e0 * eb * order;
-        slots.dofs[s] = (char *)g_dofs + e0 * eb;
-      }
+      sq_cuda_rupture_slots slots;
+      tile_slots(d, tl, order, dofs, g_derivs, g_dofs, dv, dq, &slots);
       const int sb = tl->station_begin, nst = tl->station_end - sb;
       int64_t bad = -1;
       ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
