@@ -105,6 +105,8 @@ static const help_option help_only[] = {{"--help", "", "print this help"}, {NULL
 static const help_option import_options[] = {
     {"-o", "FILE.yaml", "write the native configuration to FILE.yaml (default, or -o -: standard output)"},
     {"--output", "FILE.yaml", "the same as -o"},
+    {"--keys", "",
+     "print the table of SeisSol's keys and what starquake does with each, as Markdown (docs/SEISSOL.md)"},
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 

@@ -29,6 +29,10 @@ int sq_seissol_load(const char *path, const char *const *sets, int nsets, sq_con
 int sq_cmd_seissol_import(int argc, char **argv) {
   const char *par = NULL, *out = NULL;
   for (int i = 0; i < argc; ++i) {
+    if (!strcmp(argv[i], "--keys")) {
+      sq_seissol_write_keys(stdout);
+      return SQ_SUCCESS;
+    }
     if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s needs the YAML file to write after it", argv[i]);

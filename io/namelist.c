@@ -77,7 +77,7 @@ static const char *shown(const parser *p, char *buf, size_t size) {
     buf[n++] = (c >= 32 && c < 127) ? (char)c : '?';
   }
   buf[n] = '\0';
-  return buf;
+  return n ? buf : "the end of the line";
 }
 
 static char *dup_text(const char *s, size_t n) {
@@ -416,7 +416,7 @@ int sq_namelist_read(const char *path, sq_namelist **out) {
 int sq_namelist_detect(const char *text, size_t len) {
   parser p = {.s = text, .len = text ? len : 0, .line = 1};
   skip_space(&p, 0);
-  return !at_end(&p) && peek(&p) == '&' && p.pos + 1 < p.len && is_name_start((unsigned char)text[p.pos + 1]);
+  return !at_end(&p) && peek(&p) == '&';
 }
 
 int sq_namelist_file_detect(const char *path) {

@@ -61,7 +61,8 @@ int sq_namelist_read(const char *path, sq_namelist **out);
 /** @brief Free it (NULL is fine). */
 void sq_namelist_free(sq_namelist *nl);
 
-/** @brief Whether @p text is a namelist: its first character that is not blank or in a `!` comment is '&'. */
+/** @brief Whether @p text is a namelist: its first character that is not blank or in a `!` comment is '&' (a
+ * YAML configuration cannot start so: the configuration takes no anchors). */
 int sq_namelist_detect(const char *text, size_t len);
 /** @brief Whether the file @p path is a namelist (sq_namelist_detect of its first 64 KiB; 0 when unreadable). */
 int sq_namelist_file_detect(const char *path);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "sq_common.h"
 #include "sq_seissol.h"
@@ -196,6 +197,20 @@ static void setup_path(const imp *im, const char *name, char *out, size_t size) 
   else snprintf(out, size, "%s%s", im->pardir, name);
 }
 
+/** Open a file of the set-up that the import reads (a material model, a receiver list): a regular file of at
+ * most 64 MiB, else an error naming @p what and the key @p it. */
+static int open_setup_file(const imp *im, const sq_nml_item *it, const char *group, const char *path,
+                           const char *what, FILE **f) {
+  struct stat st;
+  *f = NULL;
+  if (stat(path, &st)) return fail_at(im, it, group, "cannot open the %s '%s': %s", what, path, strerror(errno));
+  if (!S_ISREG(st.st_mode) || st.st_size > ((off_t)64 << 20))
+    return fail_at(im, it, group, "the %s '%s' is not a regular file of at most 64 MiB", what, path);
+  if (!(*f = fopen(path, "r")))
+    return fail_at(im, it, group, "cannot open the %s '%s': %s", what, path, strerror(errno));
+  return SQ_SUCCESS;
+}
+
 /* ---- the sections ---------------------------------------------------------------------------- */
 
 static int has_suffix(const char *s, const char *suffix) {
@@ -252,8 +267,8 @@ static int scan_material(imp *im, const char *name) {
   const sq_nml_item *it = item(im, "equations", "MaterialFileName");
   char path[8192];
   setup_path(im, name, path, sizeof(path));
-  FILE *f = fopen(path, "r");
-  if (!f) return fail_at(im, it, "equations", "cannot open the material model '%s': %s", path, strerror(errno));
+  FILE *f;
+  SQ_CALL(open_setup_file(im, it, "equations", path, "material model", &f));
   char line[4096];
   int lno = 0, rc = SQ_SUCCESS;
   while (!rc && fgets(line, sizeof(line), f)) {
@@ -347,8 +362,8 @@ static int put_stations(imp *im, const char *name) {
   const sq_nml_item *it = item(im, "Pickpoint", "PPFileName");
   char path[8192];
   setup_path(im, name, path, sizeof(path));
-  FILE *f = fopen(path, "r");
-  if (!f) return fail_at(im, it, "Pickpoint", "cannot open the fault-receiver file '%s': %s", path, strerror(errno));
+  FILE *f;
+  SQ_CALL(open_setup_file(im, it, "Pickpoint", path, "fault-receiver file", &f));
   char line[4096];
   int lno = 0, n = 0, rc = SQ_SUCCESS;
   put(&im->y, "  stations: # %s\n", name);
