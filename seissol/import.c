@@ -317,11 +317,11 @@ static int do_materials(imp *im, int *plastic) {
   if (!p) return SQ_SUCCESS;
   double tv = 0;
   SQ_CALL(num(im, "equations", "Tv", &tv, &given));
-  put(&im->y, "plasticity: # on; cohesion, bulk friction and initial stress from the material model\n");
-  if (given) {
-    if (!(tv > 0)) return fail_at(im, item(im, "equations", "Tv"), "equations", "must be > 0 (s), found %g", tv);
-    put(&im->y, "  tv: %s\n", gnum(tv));
-  }
+  if (given && !(tv >= 0)) return fail_at(im, item(im, "equations", "Tv"), "equations", "must be >= 0 (s), found %g", tv);
+  /* on, also without Tv: the section is a mapping ({} when empty); the rest comes from the material model */
+  put(&im->y, "# plasticity on: cohesion (plastCo), bulk friction (bulkFriction) and initial stress from the material model\n");
+  if (given) put(&im->y, "plasticity: {tv: %s} # Tv\n", gnum(tv));
+  else put(&im->y, "plasticity: {}\n");
   return SQ_SUCCESS;
 }
 

@@ -43,7 +43,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 text = re.sub(r'(?m)^  easi: .*\n', '', text)
 text = text.replace('materials:\n', 'materials:\n  default: {rho: 2700, vp: 6000, vs: 3464}\n', 1)
-text = re.sub(r'(?m)^plasticity:.*\n', 'plasticity:\n  cohesion: 1e6\n  bulk_friction: 0.6\n', text)
+text = re.sub(r'(?m)^plasticity: \{(.*)\}.*\n', lambda m: 'plasticity: {cohesion: 1e6, bulk_friction: 0.6%s}\n' % (', ' + m.group(1) if m.group(1) else ''), text)
 law = re.search(r'(?m)^  friction_law: (\w+)', text)
 if law:
     need = ['mu_s', 'mu_d', 'd_c'] if law.group(1) == 'linear_slip_weakening' else \
@@ -91,7 +91,7 @@ y104=$(sed -n 's/^  reference_point: \[0, \(.*\), 0\]/\1/p' "$T/tpv104_parameter
 for kv in "tpv5_parameters_par friction_law: linear_slip_weakening" "tpv16_parameters_par forced_rupture_duration: 0.5" \
   "tpv101_parameters_par friction_law: rate_state_aging" "tpv101_parameters_par initial_slip_rate: 1e-12" \
   "tpv104_parameters_par friction_law: rate_state_fast_velocity_weakening" "tpv104_parameters_par f_w: 0.2" \
-  "tpv104_parameters_par nucleation_time: 0.5" "tpv12_13_parameters_par tv: 0.03" "tpv5_parameters_par prefix: \"tpv5\"" \
+  "tpv104_parameters_par nucleation_time: 0.5" "tpv12_13_parameters_par plasticity: {tv: 0.03}" "tpv5_parameters_par prefix: \"tpv5\"" \
   "WP2_LOH1_parameters_source_type_50_par type: finite" "tpv5_parameters_par - \[7500, 0, -7500\]"; do
   f=${kv%% *} k=${kv#* }
   grep -q -- "$k" "$T/$f.yaml" && ok "$f.yaml has '$k'" || bad "$f.yaml lacks '$k'"

@@ -246,7 +246,22 @@ START_TEST(test_import) {
   ck_assert_msg(strstr(y, "  directory: \"out\"\n  prefix: \"run1\"\n"), "%s", y);
   ck_assert_msg(strstr(y, "  surface: true\n"), "%s", y);
   ck_assert_msg(strstr(y, "  cfl: 0.4\n") && strstr(y, "lts: {rate: 3}"), "%s", y);
+  ck_assert_msg(!strstr(y, "plasticity"), "%s", y);
   ck_assert_msg(strstr(msg, "one interval"), "no warning about the intervals: %s", msg);
+  free(y);
+  /* plasticity: on with and without Tv */
+  ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\nTv = 0.05\n/\n&MeshNml\nMeshFile "
+                          "= 'm.msh'\nmeshgenerator = 'Gmsh'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+                          &y),
+                   0);
+  ck_assert_msg(strstr(y, "\nplasticity: {tv: 0.05}") && strstr(y, "  type: gmsh\n"), "%s", y);
+  free(y);
+  ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\n/\n&MeshNml\nMeshFile "
+                          "= 'm.puml.h5'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+                          &y),
+                   0);
+  ck_assert_msg(strstr(y, "\nplasticity: {}\n") && strstr(y, "  type: puml\n"), "%s", y);
+  ck_assert_msg(strstr(msg, "no meshgenerator"), "%s", msg);
   free(y);
   /* refusals name the feature; missing keys name the group */
   ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 33\n/\n", &y), SQ_ERR_INPUT);
