@@ -240,8 +240,22 @@ static int do_mesh(imp *im) {
       return fail_at(im, it, "MeshNml", "Gambit meshes are not supported by starquake (convert the mesh to PUML)");
     return fail_at(im, it, "MeshNml", "unknown mesh generator '%s' (starquake reads 'PUML' and 'Gmsh')", gen);
   }
+  /* a PUML name without its extension, as older set-ups write it: SeisSol's reader adds ".puml.h5" */
+  char full[4096];
+  snprintf(full, sizeof(full), "%s", file);
+  if (!strcmp(type, "puml") && !has_suffix(file, ".h5")) {
+    char path[8192];
+    setup_path(im, file, path, sizeof(path));
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+      snprintf(full, sizeof(full), "%s.puml.h5", file);
+      if (im->warn)
+        fprintf(im->warn, "starquake: warning: %s:%d: key 'MeshFile' of '&MeshNml': '%s' has no extension: reading '%s'\n",
+                im->nl->file, item(im, "MeshNml", "MeshFile")->line, file, full);
+    }
+  }
   put(&im->y, "mesh:\n  type: %s\n  file: ", type);
-  put_file(im, file);
+  put_file(im, full);
   put(&im->y, "\n");
   return SQ_SUCCESS;
 }

@@ -257,11 +257,12 @@ START_TEST(test_import) {
   ck_assert_msg(strstr(y, "\nplasticity: {tv: 0.05}") && strstr(y, "  type: gmsh\n"), "%s", y);
   free(y);
   ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\n/\n&MeshNml\nMeshFile "
-                          "= 'm.puml.h5'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+                          "= 'm'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
                           &y),
                    0);
   ck_assert_msg(strstr(y, "\nplasticity: {}\n") && strstr(y, "  type: puml\n"), "%s", y);
-  ck_assert_msg(strstr(msg, "no meshgenerator"), "%s", msg);
+  ck_assert_msg(strstr(y, "  file: \"m.puml.h5\"\n"), "%s", y);
+  ck_assert_msg(strstr(msg, "no meshgenerator") && strstr(msg, "'m' has no extension"), "%s", msg);
   free(y);
   /* refusals name the feature; missing keys name the group */
   ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 33\n/\n", &y), SQ_ERR_INPUT);
