@@ -34,8 +34,6 @@ static const sq_seissol_key keys[] = {
     {"equations", "FreqRatio", R, "viscoelastic attenuation"},
     {"equations", "GravitationalAcceleration", R, "a gravitational free surface (acoustic ocean)"},
     {"equations", "BoundaryFileName", R, "boundary conditions from an easi model"},
-    {"equations", "Anisotropy", R, "anisotropic materials"},
-    {"equations", "Poroelasticity", R, "poroelastic materials"},
     /* IniCondition */
     {"IniCondition", "cICType", M, "`Zero` (the default); any other initial condition is refused, naming it"},
     {"IniCondition", "IniConditionFile", W, "used by SeisSol's refused initial conditions only"},
@@ -121,7 +119,6 @@ static const sq_seissol_key keys[] = {
     {"Discretization", "LtsWeightTypeId", W, "see `runtime.partition`"},
     {"Discretization", "NodeWeightModelTypeId", W, "see `runtime.partition`"},
     {"Discretization", "EdgeWeightModelTypeId", W, "see `runtime.partition`"},
-    {"Discretization", "CommunicationCostModelTypeId", W, "see `runtime.partition`"},
     /* Output */
     {"Output", "OutputFile", M, "`output.directory` (its folder) and `output.prefix` (its last part)"},
     {"Output", "wavefieldoutput", M, "1: wavefield snapshots (`output.fields`)"},
