@@ -27,12 +27,12 @@ typedef struct sq_seissol_key {
   const char *group, *key;
   sq_seissol_status status;
   const char *note; /**< the native key it maps to, or why it is ignored, or the refused feature */
+  int zero_ok;      /**< a warned key: no warning when its value is 0 (the feature off) */
 } sq_seissol_key;
 
 /** @brief The table of known keys, ended by a NULL group. */
 const sq_seissol_key *sq_seissol_keys(void);
-/** @brief The known groups, ended by NULL; @p ignored (may be NULL) is set for each group whose keys are all
- * ignored with a warning (Analysis, Debugging, ...). */
+/** @brief The known groups, ended by NULL. */
 const char *const *sq_seissol_groups(void);
 /** @brief Whether every key of group @p name is ignored with one warning (SpongeLayer, Analysis, ...). */
 int sq_seissol_group_ignored(const char *name);

@@ -173,6 +173,9 @@ START_TEST(test_keys) {
   ck_assert_msg(strstr(msg, "t.par:3: key 'FixTimeStep' of '&Discretization' is not supported"), "%s", msg);
   ck_assert_msg(strstr(msg, "t.par:5: group '&SpongeLayer' is not supported"), "%s", msg);
   ck_assert_msg(!strstr(msg, "clusteredlts"), "a mapped key was warned about: %s", msg);
+  /* a refinement of 0 is what starquake does: no warning; 1 is warned about */
+  ck_assert_int_eq(check_keys("&Output\nrefinement = 0\nSurfaceOutputRefinement = 1\n/\n"), 0);
+  ck_assert_msg(!strstr(msg, "'refinement'") && strstr(msg, "t.par:3: key 'SurfaceOutputRefinement'"), "%s", msg);
 }
 END_TEST
 
