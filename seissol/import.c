@@ -580,7 +580,6 @@ static int do_receivers(imp *im, double pickdt, int have_pickdt) {
   const char *file;
   SQ_CALL(string(im, "Output", "RFileName", &file));
   if (!file) return SQ_SUCCESS;
-  if (!(pickdt > 0)) return fail_at(im, item(im, "Output", "pickdt"), "Output", "must be > 0, found %g", pickdt);
   put(&im->y, "receivers:\n  file: ");
   put_file(im, file);
   put(&im->y, "\n  interval: %s%s\n", gnum(pickdt), have_pickdt ? " # pickdt" : " # SeisSol's default pickdt");
@@ -723,6 +722,8 @@ int sq_seissol_import(const char *par_path, const char *yaml_dir, char **yaml, F
   put(&im.y, "# starquake configuration imported from the SeisSol set-up %s (starquake seissol-import; docs/SEISSOL.md)\n",
       par_path);
   if (!rc) rc = num(&im, "Output", "pickdt", &pickdt, &have_pickdt);
+  if (!rc && have_pickdt && !(pickdt > 0))
+    rc = fail_at(&im, item(&im, "Output", "pickdt"), "Output", "must be > 0 (s), found %g", pickdt);
   if (!rc) rc = do_mesh(&im);
   if (!rc) rc = do_materials(&im, &plastic);
   if (!rc) rc = do_equations(&im);
