@@ -11,8 +11,8 @@
 
 int sq_seissol_load(const char *path, const char *const *sets, int nsets, sq_config *cfg) {
   char *yaml = NULL;
-  /* every rank imports (no files are written); rank 0 prints the warnings */
-  SQ_CALL(sq_seissol_import(path, NULL, &yaml, sq_sim_mpi_rank() == 0 ? stderr : NULL));
+  /* every rank imports (no files are written); rank 0 prints the warnings, unless --quiet */
+  SQ_CALL(sq_seissol_import(path, NULL, &yaml, sq_sim_mpi_rank() == 0 && sq_verbosity > 0 ? stderr : NULL));
   char dir[SQ_PATH_MAX] = "", name[SQ_PATH_MAX + 32];
   const char *slash = strrchr(path, '/');
   if (slash && (size_t)(slash - path) + 2 < sizeof(dir)) snprintf(dir, sizeof(dir), "%.*s/", (int)(slash - path), path);
