@@ -102,10 +102,20 @@ static const help_option pointsource_options[] = {
 
 static const help_option help_only[] = {{"--help", "", "print this help"}, {NULL, NULL, NULL}};
 
+static const help_option import_options[] = {
+    {"-o", "FILE.yaml", "write the native configuration to FILE.yaml (default, or -o -: standard output)"},
+    {"--output", "FILE.yaml", "the same as -o"},
+    {"--keys", "",
+     "print the table of SeisSol's keys and what starquake does with each, as Markdown (docs/SEISSOL.md)"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_command commands[] = {
-    {"run", "[run] CONFIG.yaml [OPTIONS]",
+    {"run", "[run] CONFIG.yaml|parameters.par [OPTIONS]",
      "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
-     "and `starquake CONFIG.yaml` are the same.  docs/USER_GUIDE.md says what each signal does.",
+     "and `starquake CONFIG.yaml` are the same.  CONFIG may also be a SeisSol parameters.par (a Fortran namelist, "
+     "told by its content): the set-up is imported as `starquake seissol-import` does and run (docs/SEISSOL.md).  "
+     "docs/USER_GUIDE.md says what each signal does.",
      run_options},
     {"verify planewave", "verify planewave --order O [OPTIONS]",
      "Convergence of a plane wave in a periodic box against the analytic solution.", planewave_options},
@@ -124,6 +134,12 @@ static const help_command commands[] = {
      "extension.  Gmsh physical surfaces 101/103/105/106 are free surface, dynamic rupture, absorbing and periodic "
      "faces; physical volumes are material groups.",
      help_only},
+    {"seissol-import", "seissol-import parameters.par [-o run.yaml]",
+     "Translate a SeisSol set-up (its parameters.par namelist) into the equivalent native configuration, which "
+     "references the set-up's easi models, mesh, receiver and source files.  Keys that starquake knows but does not "
+     "support are named in warnings; a feature it does not have is an error naming it (docs/SEISSOL.md).  The mesh "
+     "need not exist.",
+     import_options},
     {"config-reference", "config-reference",
      "Print the configuration schema, every key with its type, range and default, as Markdown "
      "(docs/CONFIG_REFERENCE.md).",

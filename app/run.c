@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include "sq_app.h"
+#include "sq_namelist.h"
 #include "sq_run_files.h"
 #include "sq_sim_outputs.h"
 
@@ -182,7 +183,9 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     if (sq_sim_mpi_rank() == 0) sq_help_print(stdout, "run");
     return SQ_ERR_INPUT;
   }
-  SQ_CALL(sq_config_load_with_sets(path, sets, nsets, cfg));
+  /* a SeisSol parameters.par (a namelist, told by its content) is imported first (app/seissol_cmd.c) */
+  if (sq_namelist_file_detect(path)) SQ_CALL(sq_seissol_load(path, sets, nsets, cfg));
+  else SQ_CALL(sq_config_load_with_sets(path, sets, nsets, cfg));
   cfg->strict = strict;
   if (tile > 0) cfg->tile_size = tile;
   if (sched) snprintf(cfg->scheduler, sizeof(cfg->scheduler), "%s", sched);

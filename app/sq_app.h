@@ -13,6 +13,12 @@ int sq_cmd_verify_pointsource(int argc, char **argv);
 /** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */
 int sq_cmd_mesh(int argc, char **argv);
 
+/** @brief `starquake seissol-import parameters.par [-o run.yaml]` (app/seissol_cmd.c) */
+int sq_cmd_seissol_import(int argc, char **argv);
+/** @brief Load the SeisSol set-up @p path (a parameters.par) as a configuration: imported into native YAML
+ * in memory, its file names relative to its folder, then loaded with the --set overrides @p sets. */
+int sq_seissol_load(const char *path, const char *const *sets, int nsets, sq_config *cfg);
+
 /** @brief Print the help of command @p name ("run", "verify planewave", "mesh info", ...; NULL: the whole
  * program's) on @p out (app/help.c); SQ_ERR_INPUT for an unknown name. */
 int sq_help_print(FILE *out, const char *name);

@@ -44,6 +44,7 @@ static const char *help_topic(int argc, char **argv, char *buf, size_t size) {
   }
   if (!strcmp(argv[1], "verify") || !strcmp(argv[1], "mesh")) return NULL;
   if (!strcmp(argv[1], "config-reference")) return "config-reference";
+  if (!strcmp(argv[1], "seissol-import")) return "seissol-import";
   return "run";
 }
 
@@ -73,6 +74,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "config-reference"))
     return sq_config_write_reference(stdout) ? 1 : 0; /* docs/CONFIG_REFERENCE.md */
+  if (!strcmp(argv[1], "seissol-import")) return sq_cmd_seissol_import(argc - 2, argv + 2) ? 1 : 0;
   int provided;
   /* StarPU-MPI's progression thread and our reductions (energies, hashes) call MPI concurrently */
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -74,6 +74,13 @@ int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg) {
   return sq_cfg_load(yaml, strlen(yaml), name, "", NULL, 0, cfg);
 }
 
+int sq_config_load_text(const char *yaml, const char *name, const char *dir, const char *const *sets, int nsets,
+                        sq_config *cfg) {
+  SQ_CHECK(cfg && yaml, SQ_ERR_INTERNAL, "sq_config_load_text: NULL argument");
+  sq_config_default(cfg);
+  return sq_cfg_load(yaml, strlen(yaml), name ? name : "<string>", dir ? dir : "", sets, nsets, cfg);
+}
+
 int sq_config_load(const char *path, sq_config *cfg) { return sq_config_load_with_sets(path, NULL, 0, cfg); }
 
 int sq_config_load_with_sets(const char *path, const char *const *sets, int nsets, sq_config *cfg) {

@@ -85,6 +85,15 @@ static const char *sq_cfg_near_result(const sq_cfg_near *near) {
   return NULL;
 }
 
+int sq_config_nearest(const char *given, const char *const *candidates, int n) {
+  sq_cfg_near near = {.given = given};
+  for (int i = 0; i < n; ++i) sq_cfg_near_consider(&near, candidates[i]);
+  const char *best = sq_cfg_near_result(&near);
+  for (int i = 0; best && i < n; ++i)
+    if (candidates[i] == best) return i;
+  return -1;
+}
+
 /* ============================================================================================== */
 /* Schema walk                                                                                    */
 /* ============================================================================================== */

@@ -297,6 +297,10 @@ int sq_config_load_with_sets(const char *path, const char *const *sets, int nset
 
 /** @brief Same as sq_config_load but from a string; @p name is used in messages. */
 int sq_config_load_string(const char *yaml, const char *name, sq_config *cfg);
+/** @brief sq_config_load_with_sets from the text @p yaml, named @p name in messages, its relative file names
+ * taken relative to the folder @p dir ("" or "DIR/"): a configuration made in memory (a SeisSol import). */
+int sq_config_load_text(const char *yaml, const char *name, const char *dir, const char *const *sets, int nsets,
+                        sq_config *cfg);
 
 /**
  * @brief Material of a cell with centroid @p x and group @p group under the config's rules.  Rules whose
@@ -357,5 +361,8 @@ int sq_config_write_reference(FILE *out);
 
 /** @brief Levenshtein distance (exposed for tests). */
 int sq_edit_distance(const char *a, const char *b);
+/** @brief The index of the candidate nearest to @p given by the rule of the configuration's "did you mean"
+ * (io/schema.c), or -1 when none is near enough; other readers (seissol/) suggest keys with it. */
+int sq_config_nearest(const char *given, const char *const *candidates, int n);
 
 #endif
