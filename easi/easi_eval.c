@@ -226,8 +226,35 @@ static int pv(const sq_ecomp *c, const char *name) {
 
 int sq_easi_provides(const sq_easi *m, const char *name) { return m && m->root && pv(m->root, name); }
 
+/* Lua states for one evaluating thread: a kept set, or new ones */
+static sq_elua *lua_take(const sq_easi *cm) {
+  sq_easi *m = (sq_easi *)cm; /* the pool is the only part that changes; the lock guards it */
+  sq_elua *L = NULL;
+  pthread_mutex_lock(&m->lock);
+  if (m->npool > 0) L = m->pool[--m->npool];
+  pthread_mutex_unlock(&m->lock);
+  return L ? L : sq_elua_new(m);
+}
+
+static void lua_give(const sq_easi *cm, sq_elua *L) {
+  sq_easi *m = (sq_easi *)cm;
+  if (!L) return;
+  pthread_mutex_lock(&m->lock);
+  if (m->npool == m->cappool) {
+    int cap = m->cappool ? 2 * m->cappool : 8;
+    sq_elua **p = realloc(m->pool, (size_t)cap * sizeof(*p));
+    if (p) m->pool = p, m->cappool = cap;
+  }
+  if (m->npool < m->cappool) m->pool[m->npool++] = L, L = NULL;
+  pthread_mutex_unlock(&m->lock);
+  sq_elua_free(L);
+}
+
 void sq_easi_free(sq_easi *m) {
   if (!m) return;
+  for (int i = 0; i < m->npool; ++i) sq_elua_free(m->pool[i]);
+  free(m->pool);
+  pthread_mutex_destroy(&m->lock);
   sq_ecomp_free(m->root);
   for (int i = 0; i < m->nfiles; ++i) free(m->files[i]);
   free(m->files);
@@ -239,6 +266,7 @@ int sq_easi_load(const char *path, sq_easi **model) {
   *model = NULL;
   sq_easi *m = calloc(1, sizeof(*m));
   SQ_CHECK(m, SQ_ERR_MEMORY, "out of memory for easi model %s", path);
+  pthread_mutex_init(&m->lock, NULL);
   char msg[SQ_EASI_MSG];
   if (sq_easi_parse(path, m, msg, sizeof(msg))) {
     sq_easi_free(m);
@@ -256,12 +284,13 @@ int sq_easi_eval(const sq_easi *m, int64_t npt, const double *xyz, const int *gr
   int64_t bad = npt;
   int nomem = 0;
   char badmsg[SQ_EASI_MSG + 160] = "";
+  /* a few points (a caller going point by point): no threads */
 #ifdef _OPENMP
-#pragma omp parallel
+#pragma omp parallel if (npt > 64)
 #endif
   {
     ev_ctx *cx = calloc(1, sizeof(*cx));
-    if (cx) cx->lua = sq_elua_new(m);
+    if (cx) cx->lua = lua_take(m);
     int64_t mybad = npt;
     char mymsg[SQ_EASI_MSG + 160] = "";
     if (!cx || !cx->lua) {
@@ -300,7 +329,7 @@ int sq_easi_eval(const sq_easi *m, int64_t npt, const double *xyz, const int *gr
       bad = mybad;
       memcpy(badmsg, mymsg, sizeof(badmsg));
     }
-    if (cx) sq_elua_free(cx->lua);
+    if (cx) lua_give(m, cx->lua);
     free(cx);
   }
   SQ_CHECK(!nomem, SQ_ERR_MEMORY, "out of memory evaluating easi model %s", m->files[0]);

@@ -10,6 +10,7 @@
 
 #include "sq_easi.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
 /** Most dimensions one component may have (inputs or outputs). */
@@ -146,6 +147,11 @@ struct sq_easi {
   char **files; /**< every file read (the root, then !Include'd ones) */
   int nlua;     /**< !LuaMap components */
   sq_ecomp **luac;
+  /* Lua states of finished evaluations, kept for the next (a caller evaluating point by point would
+   * otherwise load the code at every point) */
+  pthread_mutex_t lock;
+  int npool, cappool;
+  struct sq_elua **pool;
 };
 
 /** Parse the model of @p path into @p m (root and files), errors into @p msg. */
