@@ -558,13 +558,13 @@ static int ep_switch(ep_ctx *P, sq_ecomp *c, const sq_ey *node, const ep_at *at,
   for (size_t i = 0; i < node->n; ++i) {
     ep_at kat = {c->file, node->keys[i]->line, c->tag};
     if (ep_names(P, &kat, node->keys[i], "case", &c->nkeys[i], &c->keys[i])) return -1;
+    c->nchild = (int)i + 1; /* sq_ecomp_free frees the keys of the first nchild cases */
     for (size_t j = 0; j < i; ++j)
       for (int a = 0; a < c->nkeys[i]; ++a)
         if (ep_index(c->nkeys[j], c->keys[j], c->keys[i][a]) >= 0)
           return ep_fail(P, &kat, "parameter '%s' is given by two cases (lines %d and %d)", c->keys[i][a],
                          node->keys[j]->line, node->keys[i]->line),
                  -1;
-    c->nchild = (int)i + 1;
     if (!(c->child[i] = ep_build(P, node->items[i], c->file, c->nin, c->in, depth + 1))) return -1;
   }
   return 0;
