@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sq_common.h"
@@ -454,6 +455,41 @@ START_TEST(seissol_examples) {
 }
 END_TEST
 
+/* the threaded batch gives the values of point-by-point calls; prints the speed of both
+ * (docs/EASI.md quotes it) */
+START_TEST(batch_equals_points) {
+  char path[1100];
+  const char *src = getenv("srcdir");
+  snprintf(path, sizeof(path), "%s/tests/easi/seissol/tpv101_fault.yaml", src ? src : ".");
+  sq_easi *m = NULL;
+  ck_assert_int_eq(sq_easi_load(path, &m), 0);
+  enum { N = 100000 };
+  double *xyz = malloc(3 * N * sizeof(double)), *a = malloc(3 * N * sizeof(double)),
+         *b = malloc(3 * N * sizeof(double));
+  for (int i = 0; i < N; ++i) {
+    xyz[3 * i] = -20000 + 40000.0 * i / N;
+    xyz[3 * i + 1] = 0;
+    xyz[3 * i + 2] = -15000.0 * ((i * 7919) % N) / N;
+  }
+  const char *names[3] = {"rs_a", "nuc_xy", "s_xy"};
+  struct timespec t0, t1, t2;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ck_assert_int_eq(sq_easi_eval(m, N, xyz, NULL, 3, names, a), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  for (int i = 0; i < N; ++i) EXPECT(sq_easi_eval(m, 1, xyz + 3 * i, NULL, 3, names, b + 3 * i) == 0);
+  clock_gettime(CLOCK_MONOTONIC, &t2);
+  for (int i = 0; i < 3 * N; ++i) EXPECT(a[i] == b[i]);
+  const double s1 = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  const double s2 = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+  printf("tpv101_fault.yaml (!LuaMap), 3 parameters: %.2f us per point in one call, %.2f us point by point\n",
+         1e6 * s1 / N, 1e6 * s2 / N);
+  free(xyz);
+  free(a);
+  free(b);
+  sq_easi_free(m);
+}
+END_TEST
+
 int main(void) {
   const TTest *tests[] = {constant_and_switch,
                           function_map,
@@ -466,6 +502,7 @@ int main(void) {
                           scec_file,
                           seissol_examples,
                           errors_name_file_and_line,
+                          batch_equals_points,
                           NULL};
   return sq_test_run(sq_test_suite("easi", 60, tests), 1);
 }
