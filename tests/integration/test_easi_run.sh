@@ -1,7 +1,8 @@
 #!/bin/bash
 # easi models in a run: a rupture box whose materials (materials.easi) and fault values (fault.easi) come
 # from easi models gives the dofs hash of the same config written with native values; so does a plastic
-# run whose plasticity values come from the material model; a changed model changes the hash.
+# run whose plasticity values come from the material model; a changed model changes the hash; and SeisSol's
+# own TPV5 easi files give the dofs hash of our hand translation of TPV5.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir T
@@ -40,4 +41,10 @@ h_pe=$(hash_of "$T/pe" easibox)
 if [ -n "$h_pn" ] && [ "$h_pn" = "$h_pe" ] && [ "$h_pn" != "$h_native" ]; then
   ok "plasticity values from the easi material model give the native plastic run's hash ($h_pn)"
 else bad "plastic dofs hash: easi '$h_pe', native '$h_pn' (elastic '$h_native')"; fi
+# SeisSol's TPV5 easi files, unchanged, against our hand translation of TPV5 (configs/tpv5/tpv5.yaml's values)
+run "$T/t5n" "$CONFIGS/easi_tpv5_box_native.yaml" && run "$T/t5e" "$CONFIGS/easi_tpv5_box.yaml"
+h_t5n=$(hash_of "$T/t5n" tpv5box)
+h_t5e=$(hash_of "$T/t5e" tpv5box)
+if [ -n "$h_t5n" ] && [ "$h_t5n" = "$h_t5e" ]; then ok "SeisSol's TPV5 easi files give the hand-translated TPV5's dofs hash ($h_t5n)"
+else bad "TPV5 dofs hash: SeisSol's easi files '$h_t5e', hand translation '$h_t5n'"; fi
 report easi_run
