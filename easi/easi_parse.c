@@ -646,6 +646,11 @@ static sq_ecomp *ep_build(ep_ctx *P, const sq_ey *node, const char *file, int ni
     ep_include(P, node, file, &c, nin, in, depth);
     return c;
   }
+  if (!node->tag && node->kind == SQ_EY_SCALAR)
+    return ep_fail(P, &at,
+                   "'%.60s' is text, not a component (a tagged mapping such as !ConstantMap; a symbolic link "
+                   "stored as a file?)",
+                   node->text);
   if (!node->tag) return ep_fail(P, &at, "a component needs a tag (!ConstantMap, !Switch, ...)");
   int t = -1;
   for (size_t i = 0; i < sizeof(ep_tags) / sizeof(ep_tags[0]); ++i)
