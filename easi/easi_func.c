@@ -209,8 +209,9 @@ static ef_node *ef_primary(ef_parse *p) {
       }
     }
     if (n->nargs != ef_fns[f].nargs) {
+      const int given = n->nargs;
       ef_free(n);
-      return ef_fail(p, "%s() takes %d argument(s), not %d", name, ef_fns[f].nargs, n->nargs);
+      return ef_fail(p, "%s() takes %d argument(s), not %d", name, ef_fns[f].nargs, given);
     }
     return n;
   }

@@ -389,6 +389,8 @@ START_TEST(errors_name_file_and_line) {
              "!AxisAlignedCuboidalDomainFilter\nlimits:\n  w: [0, 1]\ncomponents: !ConstantMap {map: {a: 1}}\n",
              "e11.yaml:3: !AxisAlignedCuboidalDomainFilter: limit 'w' is not an input dimension", NULL);
   load_fails("e12.yaml", "", "e12.yaml:1: the file is empty", NULL);
+  load_fails("e12b.yaml", "!FunctionMap\nmap:\n  a: |\n    return sqrt();\n",
+             "e12b.yaml:4: !FunctionMap: sqrt() takes 1 argument(s), not 0", NULL);
   load_fails("e13.yaml", "map: {a: 1}\n", "e13.yaml:1: a component needs a tag", NULL);
   /* errors at evaluation name the point and the component */
   sq_easi *m = load("e14.yaml", "!LuaMap\nreturns: [a]\nfunction: |\n  function f (x)\n    return {b = 1}\n  end\n");
