@@ -10,6 +10,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@ struct sq_elua {
   const struct sq_easi *m;
 };
 
+/* A bound on the work of one call: the hook runs every 10^6 instructions, and the 100th time in one
+ * call stops it (an endless loop would otherwise hang the set-up).  The count lives in the state's
+ * extra space. */
+enum { EL_HOOK_EVERY = 1000000, EL_HOOK_MAX = 100 };
+
+static void el_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  intptr_t *count = (intptr_t *)lua_getextraspace(L);
+  if (++*count >= EL_HOOK_MAX) luaL_error(L, "more than 10^8 Lua instructions for one point (an endless loop?)");
+}
+
+static void el_arm(lua_State *L) { *(intptr_t *)lua_getextraspace(L) = 0; }
+
 /* a state with the component's code loaded: the function form runs the chunk (defines f); the map form
  * keeps each chunk as a function in the registry at index 1..nout of a table at REGISTRY["sq"] */
 static lua_State *el_open(const sq_ecomp *c, char *msg, size_t size) {
@@ -29,6 +43,8 @@ static lua_State *el_open(const sq_ecomp *c, char *msg, size_t size) {
     return NULL;
   }
   luaL_openlibs(L);
+  lua_sethook(L, el_hook, LUA_MASKCOUNT, EL_HOOK_EVERY);
+  el_arm(L);
   char chunk[1024];
   snprintf(chunk, sizeof(chunk), "@%s", c->file);
   if (c->lua) {
@@ -102,6 +118,7 @@ int sq_elua_eval(sq_elua *e, const sq_ecomp *c, const double *x, int nw, const i
   lua_State *L = e->L[c->lua_id];
   if (!L && !(L = e->L[c->lua_id] = el_open(c, msg, size))) return -1;
   int top = lua_gettop(L);
+  el_arm(L);
   if (c->lua) {
     lua_getglobal(L, "f");
     el_push_x(L, c, x);

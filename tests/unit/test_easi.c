@@ -397,6 +397,9 @@ START_TEST(errors_name_file_and_line) {
   eval_fails(m, "a", 1, 2, 3, 4, "(1, 2, 3) of group 4", "e14.yaml:1: !LuaMap: f (x) returned no number for 'a'");
   eval_fails(m, "c", 1, 2, 3, 4, "e14.yaml:1: !LuaMap does not give parameter 'c'", NULL);
   sq_easi_free(m);
+  m = load("e16.yaml", "!LuaMap\nreturns: [a]\nfunction: |\n  function f (x)\n    while true do end\n  end\n");
+  eval_fails(m, "a", 0, 0, 0, 0, "e16.yaml:1: !LuaMap:", "more than 10^8 Lua instructions for one point");
+  sq_easi_free(m);
   m = load("e15.yaml", "!LuaMap\nreturns: [a]\nfunction: |\n  function f (x)\n    return {a = x.nothere + 1}\n  end\n");
   eval_fails(m, "a", 0, 0, 0, 0, "e15.yaml:1: !LuaMap:", "e15.yaml:5:");
   sq_easi_free(m);
