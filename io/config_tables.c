@@ -429,6 +429,11 @@ static int sq_cfg_check_root(sq_cfg_parse *p, const sq_node *map, int line, cons
     return SQ_CFG_FAIL(p, sq_node_key_line(out, "fields", line), "output.fields",
                        "plastic strain (ep_*) and eta are written only by runs with a 'plasticity:' section");
   }
+  /* plasticity's cohesion, bulk_friction and tv: required, unless an easi material model may give them */
+  if (cfg->plasticity.enabled && !cfg->material_easi[0])
+    for (int i = SQ_PP_COHESION; i <= SQ_PP_TV; ++i)
+      if (!cfg->plasticity.param[i].text[0])
+        return SQ_CFG_MISSING(p, 1, cfg->plasticity.line, "plasticity", sq_plast_param_names[i], "");
   return SQ_SUCCESS;
 }
 

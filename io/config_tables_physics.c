@@ -228,19 +228,48 @@ int sq_cfg_group_item(sq_cfg_parse *p, const sq_node *node, int line, const char
   return sq_cfg_rule(p, node, line, path, base, SQ_MAT_GROUP, &sq_cfg_group_schema);
 }
 
+/* materials.easi: the model file instead of the default and the rules */
+static int sq_cfg_check_materials(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  sq_config *cfg = base;
+  if (!cfg->material_easi[0]) {
+    if (sq_node_find(map, "default") < 0)
+      return SQ_CFG_MISSING(p, map != NULL, line, path, "default", " (or 'easi: FILE', an easi model)");
+    return SQ_SUCCESS;
+  }
+  static const char *const rules[] = {"default", "layers", "regions", "groups"};
+  for (int i = 0; i < 4; ++i)
+    if (sq_node_find(map, rules[i]) >= 0) {
+      char keypath[SQ_CFG_PATH];
+      sq_cfg_join(keypath, sizeof(keypath), path, rules[i], strlen(rules[i]));
+      return SQ_CFG_FAIL(p, sq_node_key_line(map, rules[i], line), keypath,
+                         "materials come from the easi model 'easi: %s' (line %d) or from default and rules, not both",
+                         cfg->material_easi, sq_node_key_line(map, "easi", line));
+    }
+  cfg->material_easi_line = sq_node_key_line(map, "easi", line);
+  /* the entry that the run header's table and the warnings show */
+  memset(&cfg->rule_default, 0, sizeof(cfg->rule_default));
+  cfg->rule_default.kind = SQ_MAT_DEFAULT;
+  cfg->rule_default.varying = 1;
+  cfg->rule_default.line = cfg->material_easi_line;
+  snprintf(cfg->rule_default.key, sizeof(cfg->rule_default.key), "%s.easi", path);
+  return sq_cfg_resolve(p, map, line, path, "easi", cfg->material_easi);
+}
+
 /* Table order is rule order: layers, then regions, then groups. */
 /* clang-format off */
 static const sq_cfg_key sq_cfg_materials_keys[] = {
-    {.name = "default", .type = SQ_KEY_MAP, .required = 1, .item = sq_cfg_material_default},
+    {.name = "default", .type = SQ_KEY_MAP, .item = sq_cfg_material_default},
     {.name = "layers", .type = SQ_KEY_SEQ, .item = sq_cfg_layer_item,
      .max_items = SQ_MAX_MATERIALS},
     {.name = "regions", .type = SQ_KEY_SEQ, .item = sq_cfg_region_item,
      .max_items = SQ_MAX_MATERIALS},
     {.name = "groups", .type = SQ_KEY_SEQ, .item = sq_cfg_group_item,
      .max_items = SQ_MAX_MATERIALS},
+    {.name = "easi", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX,
+     .offset = offsetof(sq_config, material_easi), .validate = sq_cfg_nonempty},
     {.name = NULL}};
 /* clang-format on */
-const sq_cfg_schema sq_cfg_materials_schema = {sq_cfg_materials_keys, NULL};
+const sq_cfg_schema sq_cfg_materials_schema = {sq_cfg_materials_keys, sq_cfg_check_materials};
 
 /* ---- initial_condition ----------------------------------------------------------------------- */
 
@@ -571,7 +600,18 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   const int *need = f->law == SQ_FRICTION_LSW ? lsw : f->law == SQ_FRICTION_RS_FVW ? fvw : rs;
   const char *law = sq_friction_law_name((sq_friction_law)f->law);
   char keypath[SQ_CFG_PATH];
-  for (int i = 0; need[i] >= 0; ++i)
+  if (f->easi[0]) { /* the model gives values: what it lacks is checked at every fault point */
+    f->easi_line = sq_node_key_line(map, "easi", line);
+    if (f->npatches) {
+      sq_cfg_join(keypath, sizeof(keypath), path, "patches", 7);
+      return SQ_CFG_FAIL(
+          p, sq_node_key_line(map, "patches", line), keypath,
+          "patches and an easi model ('easi', line %d) do not mix: give the patches' values in the model",
+          f->easi_line);
+    }
+    SQ_CALL(sq_cfg_resolve(p, map, line, path, "easi", f->easi));
+  }
+  for (int i = 0; need[i] >= 0 && !f->easi[0]; ++i)
     if (!f->param[need[i]].text[0]) {
       char hint[128];
       snprintf(hint, sizeof(hint), " (the friction law %s needs it)", law);
@@ -649,6 +689,8 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
     {.name = "station_interval", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_fault_config, station_interval)},
     {.name = "stations", .type = SQ_KEY_SEQ, .item = sq_cfg_station_item, .max_items = SQ_MAX_FAULT_STATIONS},
+    {.name = "easi", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX, .offset = offsetof(sq_fault_config, easi),
+     .validate = sq_cfg_nonempty},
     {.name = NULL}};
 #undef TYPE
 /* clang-format on */
@@ -702,9 +744,9 @@ static int sq_cfg_check_plasticity(sq_cfg_parse *p, const sq_node *map, int line
 
 /* clang-format off */
 static const sq_cfg_key sq_cfg_plasticity_keys[] = {
-    SQ_PP_KEY(cohesion, SQ_PP_COHESION, 1),
-    SQ_PP_KEY(bulk_friction, SQ_PP_BULK_FRICTION, 1),
-    SQ_PP_KEY(tv, SQ_PP_TV, 1),
+    SQ_PP_KEY(cohesion, SQ_PP_COHESION, 0),
+    SQ_PP_KEY(bulk_friction, SQ_PP_BULK_FRICTION, 0),
+    SQ_PP_KEY(tv, SQ_PP_TV, 0),
     {.name = "initial_stress", .type = SQ_KEY_MAP, .sub = &sq_cfg_plast_stress_schema,
      .offset = offsetof(sq_plasticity_config, param) + SQ_PP_S_XX * sizeof(sq_cfg_expr)},
     {.name = NULL}};

@@ -5,6 +5,7 @@
  * values).
  */
 #include "config_impl.h"
+#include "sq_easi.h"
 #include "sq_expr.h"
 
 #include <math.h>
@@ -20,6 +21,7 @@ static const char *const sq_mat_vars[] = {"group"};
 struct sq_material_eval {
   const sq_config *cfg;
   sq_expr *expr[SQ_MAX_MATERIALS + 1][SQ_NMAT_VALUES]; /* entry 0: the default; NULL: constant or not given */
+  sq_easi *easi;                                       /* materials.easi: the model, instead of the entries */
 };
 
 /* Entry @p i: 0 the default, i + 1 rule i. */
@@ -39,7 +41,49 @@ void sq_material_eval_destroy(sq_material_eval *ev) {
   if (!ev) return;
   for (int i = 0; i <= SQ_MAX_MATERIALS; ++i)
     for (int k = 0; k < SQ_NMAT_VALUES; ++k) sq_expr_destroy(ev->expr[i][k]);
+  sq_easi_free(ev->easi);
   free(ev);
+}
+
+/* materials.easi: the model must give rho, mu and lambda */
+static int easi_create(const sq_config *cfg, sq_material_eval *ev) {
+  const int rc = sq_easi_load(cfg->material_easi, &ev->easi);
+  if (rc) {
+    sq_error_more("  (the model of materials.easi, %s line %d)", cfg->path, cfg->material_easi_line);
+    return rc;
+  }
+  static const char *const need[3] = {"rho", "mu", "lambda"};
+  for (int k = 0; k < 3; ++k)
+    SQ_CHECK(sq_easi_provides(ev->easi, need[k]), SQ_ERR_INPUT,
+             "%s:%d: key 'materials.easi': the easi model %s does not give '%s' (a material needs rho, mu, lambda)",
+             cfg->path, cfg->material_easi_line, cfg->material_easi, need[k]);
+  return SQ_SUCCESS;
+}
+
+/* The material of a cell from the easi model: rho, mu, lambda at its centroid (the element's
+ * barycentre, where SeisSol evaluates it) and its mesh group. */
+static int easi_material(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat) {
+  const sq_config *cfg = ev->cfg;
+  static const char *const names[3] = {"rho", "mu", "lambda"};
+  double v[3];
+  int rc = sq_easi_eval(ev->easi, 1, x, &group, 3, names, v);
+  if (rc) {
+    sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
+                  (long long)cell);
+    return rc;
+  }
+  const char *bad = !(v[0] > 0)                    ? "rho must be > 0"
+                    : !(v[1] >= 0)                 ? "mu must be >= 0"
+                    : !(v[2] + 2.0 * v[1] / 3 > 0) ? "the bulk modulus lambda + 2 mu / 3 must be > 0"
+                                                   : NULL;
+  if (bad)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: key 'materials.easi': the model %s gives rho %g, mu %g, lambda %g at (%g, %g, %g) (mesh "
+                    "cell %lld, group %d): %s",
+                    cfg->path, cfg->material_easi_line, cfg->material_easi, v[0], v[1], v[2], x[0], x[1], x[2],
+                    (long long)cell, group, bad);
+  *mat = (sq_material){.rho = v[0], .lambda = v[2], .mu = v[1]};
+  return SQ_SUCCESS;
 }
 
 int sq_material_eval_create(const sq_config *cfg, sq_material_eval **out) {
@@ -47,6 +91,15 @@ int sq_material_eval_create(const sq_config *cfg, sq_material_eval **out) {
   *out = NULL;
   SQ_CHECK(ev, SQ_ERR_MEMORY, "out of memory for the material expressions");
   ev->cfg = cfg;
+  if (cfg->material_easi[0]) {
+    const int rc = easi_create(cfg, ev);
+    if (rc) {
+      sq_material_eval_destroy(ev);
+      return rc;
+    }
+    *out = ev;
+    return SQ_SUCCESS;
+  }
   for (int i = 0; i <= cfg->nrules; ++i) {
     const sq_material_rule *rule = entry(cfg, i);
     if (!rule->varying) continue;
@@ -151,6 +204,11 @@ static void stats_add(sq_material_stats *stats, int i, const sq_material *m) {
 int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
                           sq_material_stats *stats) {
   const sq_config *cfg = ev->cfg;
+  if (ev->easi) {
+    SQ_CALL(easi_material(ev, x, group, cell, mat));
+    if (stats) stats_add(stats, 0, mat);
+    return SQ_SUCCESS;
+  }
   int last = 0; /* the entry that decides: the last rule that matches, else the default */
   for (int i = 1; i <= cfg->nrules; ++i)
     if (rule_hits(&cfg->rules[i - 1], x, group)) {

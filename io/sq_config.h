@@ -146,6 +146,8 @@ typedef struct sq_fault_config {
   int nstations;
   double stations[SQ_MAX_FAULT_STATIONS][3];
   int station_line[SQ_MAX_FAULT_STATIONS];
+  char easi[SQ_PATH_MAX]; /**< fault.easi: an easi model of the values, resolved against the config's folder */
+  int easi_line;
 } sq_fault_config;
 
 /** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */
@@ -202,6 +204,8 @@ typedef struct sq_config {
   sq_material_rule rule_default; /**< the default as written */
   int nrules;
   sq_material_rule rules[SQ_MAX_MATERIALS];
+  char material_easi[SQ_PATH_MAX]; /**< materials.easi: an easi model instead of the rules ("" none) */
+  int material_easi_line;
 
   /* initial_condition: */
   enum { SQ_IC_ZERO, SQ_IC_PLANEWAVE } ic_kind;

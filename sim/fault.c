@@ -1,19 +1,60 @@
 /**
  * @file fault.c  The fault of a run: per-point values from the config (numbers, expressions in x, y, z,
- * patches) and the check that the mesh and the config agree on having one.
+ * patches, or an easi model: fault.easi) and the check that the mesh and the config agree on having one.
  */
 #include <math.h>
 #include <mpi.h>
 #include <string.h>
 
+#include "sq_easi.h"
 #include "sq_expr.h"
 #include "sq_sim_setup.h"
+
+/* SeisSol's names of the fault values in easi models and ours; SeisSol's cohesion is negative where it
+ * adds strength, ours positive.  nuc_xx .. nuc_xz (a nucleation stress tensor) are projected like the
+ * initial stress and added to Tnuc_n, Tnuc_s, Tnuc_d. */
+static const struct {
+  const char *name;
+  int param;
+  double sign;
+} easi_names[] = {{"mu_s", SQ_FP_MU_S, 1},
+                  {"mu_d", SQ_FP_MU_D, 1},
+                  {"d_c", SQ_FP_D_C, 1},
+                  {"cohesion", SQ_FP_COHESION, -1},
+                  {"forced_rupture_time", SQ_FP_FORCED_TIME, 1},
+                  {"rs_a", SQ_FP_A, 1},
+                  {"rs_b", SQ_FP_B, 1},
+                  {"rs_sl0", SQ_FP_L, 1},
+                  {"rs_f0", SQ_FP_F0, 1},
+                  {"rs_sr0", SQ_FP_V0, 1},
+                  {"rs_muw", SQ_FP_F_W, 1},
+                  {"rs_srW", SQ_FP_V_W, 1},
+                  {"s_xx", SQ_FP_S_XX, 1},
+                  {"s_yy", SQ_FP_S_YY, 1},
+                  {"s_zz", SQ_FP_S_ZZ, 1},
+                  {"s_xy", SQ_FP_S_XY, 1},
+                  {"s_yz", SQ_FP_S_YZ, 1},
+                  {"s_xz", SQ_FP_S_XZ, 1},
+                  {"T_n", SQ_FP_TRACTION_NORMAL, 1},
+                  {"T_s", SQ_FP_TRACTION_STRIKE, 1},
+                  {"T_d", SQ_FP_TRACTION_DIP, 1},
+                  {"Tnuc_n", SQ_FP_NUC_NORMAL, 1},
+                  {"Tnuc_s", SQ_FP_NUC_STRIKE, 1},
+                  {"Tnuc_d", SQ_FP_NUC_DIP, 1}};
+enum { NEASI = sizeof(easi_names) / sizeof(easi_names[0]) };
+static const char *const easi_nuc[6] = {"nuc_xx", "nuc_yy", "nuc_zz", "nuc_xy", "nuc_yz", "nuc_xz"};
 
 typedef struct fault_values {
   const sq_fault_config *cfg;
   const char *path;
   sq_expr *base[SQ_NFAULT_PARAMS];
   sq_expr *patch[SQ_MAX_FAULT_PATCHES][SQ_NFAULT_PARAMS];
+  sq_easi *easi; /* fault.easi */
+  int neasi;     /* values the model gives: names[k] -> param[k] (param -1: nuc_* k) */
+  const char *names[NEASI + 6];
+  int param[NEASI + 6];
+  double sign[NEASI + 6];
+  int from_easi[SQ_NFAULT_PARAMS];
 } fault_values;
 
 static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
@@ -25,7 +66,53 @@ static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
   return rc;
 }
 
+/* fault.easi: which values the model gives; a value both the model and a fault key give is an error */
+static int easi_open(const sq_config *cfg, fault_values *v) {
+  const sq_fault_config *fc = &cfg->fault;
+  const int rc = sq_easi_load(fc->easi, &v->easi);
+  if (rc) {
+    sq_error_more("  (the model of fault.easi, %s line %d)", cfg->path, fc->easi_line);
+    return rc;
+  }
+  for (int k = 0; k < NEASI; ++k) {
+    if (!sq_easi_provides(v->easi, easi_names[k].name)) continue;
+    const int i = easi_names[k].param;
+    SQ_CHECK(!fc->param[i].text[0], SQ_ERR_INPUT,
+             "%s:%d: fault.%s is given twice: here and as '%s' by the easi model %s (fault.easi, line %d)", cfg->path,
+             fc->param[i].line, sq_fault_param_names[i], easi_names[k].name, fc->easi, fc->easi_line);
+    v->names[v->neasi] = easi_names[k].name;
+    v->param[v->neasi] = i;
+    v->sign[v->neasi++] = easi_names[k].sign;
+    v->from_easi[i] = 1;
+  }
+  for (int k = 0; k < 6; ++k)
+    if (sq_easi_provides(v->easi, easi_nuc[k])) {
+      v->names[v->neasi] = easi_nuc[k];
+      v->param[v->neasi] = -1 - k;
+      v->sign[v->neasi++] = 1;
+    }
+  /* what the friction law needs and neither the model nor the config gives */
+  static const int lsw[] = {SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, -1};
+  static const int rs[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, -1};
+  static const int fvw[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, SQ_FP_F_W, SQ_FP_V_W, -1};
+  const int *need = fc->law == SQ_FRICTION_LSW ? lsw : fc->law == SQ_FRICTION_RS_FVW ? fvw : rs;
+  for (int k = 0; need[k] >= 0; ++k) {
+    const int i = need[k];
+    if (v->from_easi[i] || fc->param[i].text[0]) continue;
+    const char *seissol = "";
+    for (int j = 0; j < NEASI; ++j)
+      if (easi_names[j].param == i) seissol = easi_names[j].name;
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                    "%s:%d: the friction law %s needs %s: the easi model %s (fault.easi) does not give '%s' and the "
+                    "config has no fault.%s",
+                    cfg->path, fc->easi_line, sq_friction_law_name((sq_friction_law)fc->law), sq_fault_param_names[i],
+                    fc->easi, seissol[0] ? seissol : sq_fault_param_names[i], sq_fault_param_names[i]);
+  }
+  return SQ_SUCCESS;
+}
+
 static void values_free(fault_values *v) {
+  sq_easi_free(v->easi);
   for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
     sq_expr_destroy(v->base[i]);
     for (int k = 0; k < SQ_MAX_FAULT_PATCHES; ++k) sq_expr_destroy(v->patch[k][i]);
@@ -54,10 +141,22 @@ static int value_at(const fault_values *v, int i, const double x[3], double fall
 
 static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   const fault_values *v = ctx;
-  double val[SQ_NFAULT_PARAMS];
+  double val[SQ_NFAULT_PARAMS], nuc[6] = {0, 0, 0, 0, 0, 0};
   static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
+  if (v->easi) { /* the model's values at the point (fault points have group 0) */
+    double e[NEASI + 6];
+    int rc = sq_easi_eval(v->easi, 1, x, NULL, v->neasi, v->names, e);
+    if (rc) {
+      sq_error_more("  (fault.easi, %s line %d)", v->path, v->cfg->easi_line);
+      return rc;
+    }
+    for (int k = 0; k < v->neasi; ++k)
+      if (v->param[k] >= 0) val[v->param[k]] = v->sign[k] * e[k];
+      else nuc[-1 - v->param[k]] = e[k];
+  }
   for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
-    if (i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
+    if ((i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) && !v->from_easi[i])
+      SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
   memset(pt, 0, sizeof(*pt));
   pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S],
                                    .mu_d = val[SQ_FP_MU_D],
@@ -78,10 +177,15 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   const double sig[3][3] = {{s[0], s[3], s[5]}, {s[3], s[1], s[4]}, {s[5], s[4], s[2]}};
   double t[3];
   for (int r = 0; r < 3; ++r) t[r] = sig[r][0] * n[0] + sig[r][1] * n[1] + sig[r][2] * n[2];
+  const double nsig[3][3] = {{nuc[0], nuc[3], nuc[5]}, {nuc[3], nuc[1], nuc[4]}, {nuc[5], nuc[4], nuc[2]}};
+  double tn[3];
+  for (int r = 0; r < 3; ++r) tn[r] = nsig[r][0] * n[0] + nsig[r][1] * n[1] + nsig[r][2] * n[2];
   for (int a = 0; a < 3; ++a) {
     const double from_tensor = t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
-    SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
-    pt->nucleation[a] = val[SQ_FP_NUC_NORMAL + a];
+    if (v->from_easi[SQ_FP_TRACTION_NORMAL + a]) pt->traction0[a] = val[SQ_FP_TRACTION_NORMAL + a];
+    else SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
+    pt->nucleation[a] =
+        val[SQ_FP_NUC_NORMAL + a] + tn[0] * frame[3 * a] + tn[1] * frame[3 * a + 1] + tn[2] * frame[3 * a + 2];
   }
   pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
   char why[256];
@@ -126,7 +230,7 @@ int sq_sim_fault_create(sq_sim *s) {
   const sq_fault_config *fc = &s->cfg.fault;
   if (!fc->enabled) return SQ_SUCCESS;
   fault_values v = {.cfg = fc, .path = s->cfg.path};
-  int ierr = SQ_SUCCESS;
+  int ierr = fc->easi[0] ? easi_open(&s->cfg, &v) : SQ_SUCCESS;
   for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
     ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
     for (int k = 0; k < fc->npatches && !ierr; ++k)

@@ -16,7 +16,7 @@ verbose=0
 if [ "${1:-}" = "-v" ]; then verbose=1; shift; fi
 builddir=${1:-.}
 srcdir=${2:-$builddir}
-folders=${FOLDERS:-"src src/cuda mesh io runtime codelets graph sim seissol app"}
+folders=${FOLDERS:-"src src/cuda mesh easi io runtime codelets graph sim seissol app"}
 
 objects=$(cd "$builddir" && for d in $folders; do ls "$d"/*.o 2>/dev/null || true; done)
 [ -n "$objects" ] || { echo "check-call-loops: no object files under $builddir ($folders): run make first" >&2; exit 2; }

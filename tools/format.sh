@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 CF=${CLANG_FORMAT:-clang-format}
-mapfile -t files < <(find src mesh io runtime codelets graph sim app tests -type f \
+mapfile -t files < <(find src mesh easi io runtime codelets graph sim seissol app tests -type f \
   \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cc' \) ! -path '*/.deps/*' | sort)
 if [ "${1:-}" != "--check" ]; then
   "$CF" -i "${files[@]}"

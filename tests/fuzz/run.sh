@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh [SECONDS] [HARNESS...]
 #
-# SECONDS   time per harness (default 60); HARNESS: config gmsh puml source namelist puml_raw
+# SECONDS   time per harness (default 60); HARNESS: config gmsh puml source namelist easi puml_raw
 #           (default: the first five; puml_raw feeds raw bytes to libhdf5, whose own parser crashes
 #           on some corrupted files: docs/PRODUCTION.md)
 # FUZZ_DIR  work folder (default /tmp/sq-fuzz): build/, corpus/<harness>/ (kept between runs, so a
@@ -12,14 +12,14 @@
 # FUZZ_NICE=N       nice level of the fuzzers (default 10)
 #
 # Each harness is built with clang -fsanitize=fuzzer,address,undefined against the project's
-# sources (src/, mesh/, io/, seissol/); the seeds are the configurations and meshes of the repository.
+# sources (src/, mesh/, easi/, io/, seissol/); the seeds are the configurations and meshes of the repository.
 # Exit status: 0 when no harness crashed or reported a sanitizer error.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SECONDS_EACH=${1:-60}
 shift || true
-HARNESSES=${*:-config gmsh puml source namelist}
+HARNESSES=${*:-config gmsh puml source namelist easi}
 FUZZ_DIR=${FUZZ_DIR:-/tmp/sq-fuzz}
 CC=${FUZZ_CC:-clang}
 NICE=${FUZZ_NICE:-10}
@@ -33,12 +33,12 @@ mkdir -p "$BUILD" "$FUZZ_DIR/corpus" "$FUZZ_DIR/artifacts" "$FUZZ_DIR/logs"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # io/h5io.c writes through parallel HDF5: its flags bring Open MPI's (clang is not mpicc)
 pkg-config --exists hdf5-openmpi || die "pkg-config has no hdf5-openmpi (apt-get install libhdf5-openmpi-dev)"
-CFLAGS="-std=gnu11 -O1 -g $SAN -DSQ_VERSION=\"fuzz\" -I$ROOT/src -I$ROOT/mesh -I$ROOT/io -I$ROOT/seissol $(pkg-config --cflags hdf5-openmpi)"
-LIBS="$(pkg-config --libs hdf5-openmpi) -lyaml -lmetis -lm"
+CFLAGS="-std=gnu11 -O1 -g $SAN -DSQ_VERSION=\"fuzz\" -I$ROOT/src -I$ROOT/mesh -I$ROOT/easi -I$ROOT/io -I$ROOT/seissol $(pkg-config --cflags hdf5-openmpi lua5.4 netcdf)"
+LIBS="$(pkg-config --libs hdf5-openmpi lua5.4 netcdf) -lyaml -lmetis -lm"
 objs=()
-for src in "$ROOT"/src/*.c "$ROOT"/mesh/*.c "$ROOT"/io/*.c "$ROOT"/seissol/*.c; do
+for src in "$ROOT"/src/*.c "$ROOT"/mesh/*.c "$ROOT"/easi/*.c "$ROOT"/io/*.c "$ROOT"/seissol/*.c; do
   obj=$BUILD/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o
-  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" "$ROOT/mesh" "$ROOT/io" "$ROOT/seissol" -name '*.h' -newer "$obj" 2> /dev/null)" ]; then
+  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" "$ROOT/mesh" "$ROOT/easi" "$ROOT/io" "$ROOT/seissol" -name '*.h' -newer "$obj" 2> /dev/null)" ]; then
     echo "  CC (fuzz) ${src#"$ROOT"/}"
     # shellcheck disable=SC2086 # word splitting of the flags is intended
     $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$src" -o "$obj" || die "cannot compile $src"
@@ -55,10 +55,10 @@ build() { # NAME SOURCE [FLAGS]
 }
 for h in $HARNESSES; do
   case $h in
-    config|gmsh|source|namelist) build "$h" "$HERE/fuzz_$h.c" ;;
+    config|gmsh|source|namelist|easi) build "$h" "$HERE/fuzz_$h.c" ;;
     puml) build puml "$HERE/fuzz_puml.c" ;;
     puml_raw) build puml_raw "$HERE/fuzz_puml.c" -DSQ_FUZZ_PUML_RAW ;;
-    *) die "unknown harness '$h' (config gmsh puml puml_raw source namelist)" ;;
+    *) die "unknown harness '$h' (config gmsh puml puml_raw source namelist easi)" ;;
   esac
 done
 
@@ -131,6 +131,7 @@ corpus_empty gmsh && seed gmsh "$SEEDS"/*.msh "$ROOT"/tests/meshes/bad/*.msh "$R
 corpus_empty puml && seed puml "$SEEDS/cube.puml-struct"
 corpus_empty puml_raw && seed puml_raw "$SEEDS/cube.puml.h5" "$ROOT"/tests/meshes/bad/*.h5
 corpus_empty namelist && seed namelist $(find "$ROOT/tests/seissol_examples" -name '*.par') "$ROOT"/tests/bad_inputs/*.par
+corpus_empty easi && seed easi "$ROOT"/tests/easi/seissol/*.yaml "$ROOT"/tests/configs/easi/*.yaml "$ROOT"/tests/bad_inputs/*.easi
 corpus_empty source && seed source "$SEEDS"/fsrm.txt "$SEEDS"/stf.txt "$SEEDS"/points.txt
 
 # ---- run ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ hits=$(grep -lE 'starpu' graph/Makefile.am)
 [ -z "$hits" ] && ok "graph/ is compiled without StarPU's flags" || bad "graph/Makefile.am names StarPU"
 
 # file size: no hand-written source over 1,000 lines
-long=$(sources src mesh io runtime codelets graph sim seissol app tests | xargs wc -l | awk '$2 != "total" && $1 > 1000')
+long=$(sources src mesh easi io runtime codelets graph sim seissol app tests | xargs wc -l | awk '$2 != "total" && $1 > 1000')
 [ -z "$long" ] && ok "no source file over 1000 lines" || bad "source files over 1000 lines: $long"
 
 # call and include loops, from the built objects
@@ -28,7 +28,7 @@ else bad "$out"; fi
 pattern='[Ss]ession [0-9]|[Ii]ssue #?[0-9]|\(#[0-9]+\)|GPU call [0-9]|device time left|budget_left'
 hits=$(grep -rnE "$pattern" --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' --include='*.cc' \
   --include='*.am' --include='*.ac' --include='*.m4' --include='*.sh' --include='*.py' --include='*.md' \
-  src mesh io runtime codelets graph sim seissol app tests tools docs configs m4 Makefile.am configure.ac README.md quickstart \
+  src mesh easi io runtime codelets graph sim seissol app tests tools docs configs m4 Makefile.am configure.ac README.md quickstart \
   2> /dev/null | grep -v '^tests/integration/test_layout.sh:')
 [ -z "$hits" ] && ok "no work-log text in code, build files or docs" || bad "work-log text: $hits"
 report layout
