@@ -29,7 +29,8 @@ typedef struct text {
 typedef struct imp {
   const sq_namelist *nl;
   char pardir[4096]; /**< the folder of the par file: "" or ending in '/' (set-up files are read from it) */
-  char yamldir[PATH_MAX + 2]; /**< prepended to the set-up's relative file names in the YAML: "" or an absolute folder/ */
+  char yamldir[PATH_MAX +
+               2]; /**< prepended to the set-up's relative file names in the YAML: "" or an absolute folder/ */
   FILE *warn;
   text y;
 } imp;
@@ -199,8 +200,8 @@ static void setup_path(const imp *im, const char *name, char *out, size_t size) 
 
 /** Open a file of the set-up that the import reads (a material model, a receiver list): a regular file of at
  * most 64 MiB, else an error naming @p what and the key @p it. */
-static int open_setup_file(const imp *im, const sq_nml_item *it, const char *group, const char *path,
-                           const char *what, FILE **f) {
+static int open_setup_file(const imp *im, const sq_nml_item *it, const char *group, const char *path, const char *what,
+                           FILE **f) {
   struct stat st;
   *f = NULL;
   if (stat(path, &st)) return fail_at(im, it, group, "cannot open the %s '%s': %s", what, path, strerror(errno));
@@ -234,8 +235,9 @@ static int do_mesh(imp *im) {
   else {
     const sq_nml_item *it = item(im, "MeshNml", "meshgenerator");
     if (!strcasecmp(gen, "Netcdf"))
-      return fail_at(im, it, "MeshNml", "SeisSol's netCDF meshes are not supported by starquake (convert the mesh to "
-                                        "PUML with PUMGen, or give a Gmsh mesh)");
+      return fail_at(im, it, "MeshNml",
+                     "SeisSol's netCDF meshes are not supported by starquake (convert the mesh to "
+                     "PUML with PUMGen, or give a Gmsh mesh)");
     if (!strncasecmp(gen, "Gambit", 6))
       return fail_at(im, it, "MeshNml", "Gambit meshes are not supported by starquake (convert the mesh to PUML)");
     return fail_at(im, it, "MeshNml", "unknown mesh generator '%s' (starquake reads 'PUML' and 'Gmsh')", gen);
@@ -250,7 +252,8 @@ static int do_mesh(imp *im) {
     if (stat(path, &st) || !S_ISREG(st.st_mode)) {
       snprintf(full, sizeof(full), "%s.puml.h5", file);
       if (im->warn)
-        fprintf(im->warn, "starquake: warning: %s:%d: key 'MeshFile' of '&MeshNml': '%s' has no extension: reading '%s'\n",
+        fprintf(im->warn,
+                "starquake: warning: %s:%d: key 'MeshFile' of '&MeshNml': '%s' has no extension: reading '%s'\n",
                 im->nl->file, item(im, "MeshNml", "MeshFile")->line, file, full);
     }
   }
@@ -331,9 +334,11 @@ static int do_materials(imp *im, int *plastic) {
   if (!p) return SQ_SUCCESS;
   double tv = 0;
   SQ_CALL(num(im, "equations", "Tv", &tv, &given));
-  if (given && !(tv >= 0)) return fail_at(im, item(im, "equations", "Tv"), "equations", "must be >= 0 (s), found %g", tv);
+  if (given && !(tv >= 0))
+    return fail_at(im, item(im, "equations", "Tv"), "equations", "must be >= 0 (s), found %g", tv);
   /* on, also without Tv: the section is a mapping ({} when empty); the rest comes from the material model */
-  put(&im->y, "# plasticity on: cohesion (plastCo), bulk friction (bulkFriction) and initial stress from the material model\n");
+  put(&im->y,
+      "# plasticity on: cohesion (plastCo), bulk friction (bulkFriction) and initial stress from the material model\n");
   if (given) put(&im->y, "plasticity: {tv: %s} # Tv\n", gnum(tv));
   else put(&im->y, "plasticity: {}\n");
   return SQ_SUCCESS;
@@ -345,7 +350,8 @@ static int do_equations(imp *im) {
   int given;
   SQ_CALL(num(im, "AbortCriteria", "EndTime", &end, &given));
   if (!given) return missing(im, "AbortCriteria", "EndTime", "the simulated time");
-  if (!(end > 0)) return fail_at(im, item(im, "AbortCriteria", "EndTime"), "AbortCriteria", "must be > 0, found %g", end);
+  if (!(end > 0))
+    return fail_at(im, item(im, "AbortCriteria", "EndTime"), "AbortCriteria", "must be > 0, found %g", end);
   SQ_CALL(num(im, "Discretization", "CFL", &cfl, &given));
   if (given && !(cfl > 0 && cfl <= 1))
     return fail_at(im, item(im, "Discretization", "CFL"), "Discretization", "must be in (0, 1], found %g", cfl);
@@ -476,9 +482,10 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
   case 4: law = "rate_state_slip"; break;
   case 103: law = "rate_state_fast_velocity_weakening"; break;
   case 6:
-    return fail_at(im, fit, "DynamicRupture",
-                   "6: linear slip weakening on a bimaterial fault (Prakash-Clifton regularisation) is not supported by "
-                   "starquake");
+    return fail_at(
+        im, fit, "DynamicRupture",
+        "6: linear slip weakening on a bimaterial fault (Prakash-Clifton regularisation) is not supported by "
+        "starquake");
   case 7: return fail_at(im, fit, "DynamicRupture", "7: velocity weakening is not supported by starquake");
   case 33:
   case 34:
@@ -502,7 +509,8 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
   double t0 = 0;
   SQ_CALL(num(im, "DynamicRupture", "t_0", &t0, &given));
   if (given) {
-    if (!(t0 >= 0)) return fail_at(im, item(im, "DynamicRupture", "t_0"), "DynamicRupture", "must be >= 0, found %g", t0);
+    if (!(t0 >= 0))
+      return fail_at(im, item(im, "DynamicRupture", "t_0"), "DynamicRupture", "must be >= 0, found %g", t0);
     put(&im->y, "  nucleation_time: %s # t_0\n", gnum(t0));
     if (fl == 16) put(&im->y, "  forced_rupture_duration: %s # t_0\n", gnum(t0));
   }
@@ -719,7 +727,8 @@ int sq_seissol_import(const char *par_path, const char *yaml_dir, char **yaml, F
   if (!rc) rc = sq_seissol_check_keys(nl, warn);
   int plastic = 0, have_pickdt = 0;
   double pickdt = 0.1; /* SeisSol's default */
-  put(&im.y, "# starquake configuration imported from the SeisSol set-up %s (starquake seissol-import; docs/SEISSOL.md)\n",
+  put(&im.y,
+      "# starquake configuration imported from the SeisSol set-up %s (starquake seissol-import; docs/SEISSOL.md)\n",
       par_path);
   if (!rc) rc = num(&im, "Output", "pickdt", &pickdt, &have_pickdt);
   if (!rc && have_pickdt && !(pickdt > 0))

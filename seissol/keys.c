@@ -15,10 +15,10 @@
 #define W SQ_SEISSOL_WARNED
 #define R SQ_SEISSOL_REFUSED
 
-static const char *const groups[] = {"equations",  "IniCondition", "Boundaries",     "DynamicRupture", "Elementwise",
-                                     "Pickpoint",  "SourceType",   "SpongeLayer",    "MeshNml",        "Discretization",
-                                     "Output",     "AbortCriteria", "Analysis",      "Debugging",      "Postprocessing",
-                                     NULL};
+static const char *const groups[] = {"equations",   "IniCondition",   "Boundaries",     "DynamicRupture",
+                                     "Elementwise", "Pickpoint",      "SourceType",     "SpongeLayer",
+                                     "MeshNml",     "Discretization", "Output",         "AbortCriteria",
+                                     "Analysis",    "Debugging",      "Postprocessing", NULL};
 
 /* groups whose every key is ignored with a warning */
 static const char *const ignored_groups[] = {"SpongeLayer", "Analysis", "Debugging", "Postprocessing", NULL};
@@ -48,7 +48,8 @@ static const sq_seissol_key keys[] = {
     {"DynamicRupture", "FL", M,
      "`fault.friction_law`: 2 and 16 `linear_slip_weakening`, 3 `rate_state_aging`, 4 `rate_state_slip`, 103 "
      "`rate_state_fast_velocity_weakening`, 0 no fault; others refused (6 bimaterial, 7 velocity weakening, 33/34 "
-     "kinematic)", 0},
+     "kinematic)",
+     0},
     {"DynamicRupture", "ModelFileName", M, "`fault: {easi: FILE}`", 0},
     {"DynamicRupture", "XRef", M, "`fault.reference_point` (see *Fault sides*)", 0},
     {"DynamicRupture", "YRef", M, "`fault.reference_point`", 0},
@@ -233,9 +234,8 @@ int sq_seissol_check_keys(const sq_namelist *nl, FILE *warn) {
     }
     if (sq_seissol_group_ignored(g->name)) {
       if (g->nitem && warn)
-        fprintf(warn, "starquake: warning: %s:%d: group '&%s' is not supported: %s '%s'%s ignored\n", nl->file,
-                g->line, g->name, g->nitem == 1 ? "its key" : "its keys", g->item[0].key,
-                g->nitem > 1 ? ", ... are" : " is");
+        fprintf(warn, "starquake: warning: %s:%d: group '&%s' is not supported: %s '%s'%s ignored\n", nl->file, g->line,
+                g->name, g->nitem == 1 ? "its key" : "its keys", g->item[0].key, g->nitem > 1 ? ", ... are" : " is");
       continue;
     }
     for (int i = 0; i < g->nitem; ++i) {
