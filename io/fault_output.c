@@ -376,6 +376,21 @@ static void seissol_row(const sq_fault_output *o, struct station *st, const doub
   fputc('\n', st->seissol);
 }
 
+/* A restart continues DS from the last row the file keeps: DS is its last column (group 12 is never on). */
+static int seissol_resume_ds(const char *path, struct station *st) {
+  FILE *f = fopen(path, "r");
+  SQ_CHECK(f, SQ_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  char line[4096], last[4096] = "";
+  while (fgets(line, sizeof(line), f))
+    if (line[0] == '-' || (line[0] >= '0' && line[0] <= '9')) memcpy(last, line, sizeof(last));
+  fclose(f);
+  const char *v = NULL;
+  for (char *tok = strtok(last, "\t\n"); tok; tok = strtok(NULL, "\t\n")) v = tok;
+  SQ_CHECK(v, SQ_ERR_INPUT, "%s: no data row to continue DS from", path);
+  st->ds = strtod(v, NULL);
+  return SQ_SUCCESS;
+}
+
 static int open_stations(sq_fault_output *o, const int64_t *keep) {
   const sq_config *cfg = o->cfg;
   const sq_fault *f = o->f;
@@ -432,6 +447,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
       st->seissol = open_station_file(path, kept, &ierr);
       SQ_CALL(ierr);
       if (kept < 0) seissol_header(o, st, k, x);
+      if (kept > 0 && (cfg->fault.output_mask >> 10 & 1)) SQ_CALL(seissol_resume_ds(path, st));
       continue;
     }
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
