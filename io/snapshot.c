@@ -279,8 +279,8 @@ int sq_snapshot_open(const sq_config *cfg, const sq_mesh *m, const sq_disc *d, i
   int ierr = SQ_SUCCESS;
   const int seissol = cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL; /* SeisSol's HDF5 layout (its names are ours) */
   if (o->want_wave)
-    ierr = sq_xdmf_open_style(cfg->output_dir, cfg->output_prefix, "wavefield", sq_mesh_nvert_global(m), node,
-                              &o->vert_rows, sq_mesh_ncell_global(m), 4, topo, &o->cell_rows, seissol,
+    ierr = sq_xdmf_open_style(cfg->output_dir, cfg->output_prefix, seissol ? "" : "wavefield", sq_mesh_nvert_global(m),
+                              node, &o->vert_rows, sq_mesh_ncell_global(m), 4, topo, &o->cell_rows, seissol,
                               restart_steps ? restart_steps[0] : -1, &o->wave);
   if (!ierr && cfg->output_surface) {
     for (int64_t k = 0; k < ntri; ++k)

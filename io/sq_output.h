@@ -135,6 +135,7 @@ int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t 
  * @brief sq_xdmf_open in SeisSol's layout (@p seissol), which SeisSol's readers (seissolxdmf) open: the mesh
  * is /mesh0/geometry and /mesh0/connect, each field NAME one dataset /mesh0/NAME of snapshots x rows (row
  * k: snapshot k), the times /time; the XDMF gives each snapshot's attribute as a HyperSlab of that row.
+ * An empty @p name gives `DIR/PREFIX.xdmf` + `DIR/PREFIX.h5` (SeisSol's wavefield).
  */
 int sq_xdmf_open_style(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
                        const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology,

@@ -282,9 +282,10 @@ int sq_xdmf_open_style(const char *dir, const char *prefix, const char *name, in
   w->nnode = nnode;
   w->ncell = ncell;
   w->nvert = nvert;
-  snprintf(w->xdmf, sizeof(w->xdmf), "%s/%s-%s.xdmf", dir, prefix, name);
-  snprintf(w->h5, sizeof(w->h5), "%s/%s-%s.h5", dir, prefix, name);
-  snprintf(w->h5base, sizeof(w->h5base), "%s-%s.h5", prefix, name);
+  const char *dash = name[0] ? "-" : ""; /* "": PREFIX.xdmf, SeisSol's name of the wavefield series */
+  snprintf(w->xdmf, sizeof(w->xdmf), "%s/%s%s%s.xdmf", dir, prefix, dash, name);
+  snprintf(w->h5, sizeof(w->h5), "%s/%s%s%s.h5", dir, prefix, dash, name);
+  snprintf(w->h5base, sizeof(w->h5base), "%s%s%s.h5", prefix, dash, name);
   h5_quiet q;
   sq_h5_quiet_begin(&q);
   int st = 0;

@@ -202,7 +202,7 @@ def fault_xdmf(nat, ss, prefix, mask, dip_sign):
 
 
 def wavefield_xdmf(nat, ss, prefix):
-    steps = xdmf_attributes(os.path.join(ss, f"{prefix}-wavefield.xdmf"))
+    steps = xdmf_attributes(os.path.join(ss, f"{prefix}.xdmf"))  # SeisSol's name of the wavefield series
     with h5py.File(os.path.join(nat, f"{prefix}-wavefield.h5"), "r") as h5:
         same = all(close(v[n], h5[f"step_{k:06d}"][n][:], 1e-14) for k, (_, v) in enumerate(steps) for n in v)
         names = sorted(steps[0][1])

@@ -32,10 +32,10 @@ else bad "flag 12: $(tail -2 "$T/m12.log")"; fi
 
 # a restart from the checkpoint at t = 0.5 rewrites the same SeisSol-style files (DS continued)
 if run "$T/r" "$CFG" --set output.style=seissol --set checkpoint.interval=0.5; then
-  mkdir "$T/r0" && cp "$T"/r/so-* "$T/r0/"
+  mkdir "$T/r0" && cp "$T"/r/so[.-]* "$T/r0/"
   if run "$T/r" "$CFG" --set output.style=seissol --set checkpoint.interval=0.5 --restart "$T/r/so-checkpoint.h5"; then
     differ=""
-    for f in "$T"/r0/so-*.dat "$T/r0/so-energy.csv" "$T/r0/so-fault.xdmf" "$T/r0/so-wavefield.xdmf"; do
+    for f in "$T"/r0/so-*.dat "$T/r0/so-energy.csv" "$T/r0/so-fault.xdmf" "$T/r0/so.xdmf"; do
       cmp -s "$f" "$T/r/${f##*/}" || differ="$differ ${f##*/}"
     done
     if [ -z "$differ" ]; then ok "restart at t = 0.5: the same receiver, fault receiver, energy and XDMF files"
