@@ -168,6 +168,18 @@ static int own_rows(sq_fault_output *o) {
   return ierr;
 }
 
+/* SeisSol's fault output groups (OutputMask, fault.output_mask) and their columns */
+static const char *const ss_group_cols[12][3] = {{"SRs", "SRd", NULL}, {"T_s", "T_d", "P_n"}, {"u_n", NULL, NULL},
+                                                 {"Mud", "StV", NULL}, {"Ts0", "Td0", "Pn0"}, {"Sls", "Sld", NULL},
+                                                 {"Vr", NULL, NULL},   {"ASl", NULL, NULL},   {"PSR", NULL, NULL},
+                                                 {"RT", NULL, NULL},   {"DS", NULL, NULL},    {"P_f", "Tmp", NULL}};
+
+/* The dip sign of SeisSol's files: +1 where the fault frame is SeisSol's (fault.reference_convention:
+ * seissol), -1 where fault.reference_point follows the native convention (docs/RUPTURE.md). */
+static double seissol_dip_sign(const sq_fault_output *o) {
+  return o->cfg->fault.reference_convention == SQ_FAULT_REF_SEISSOL ? 1.0 : -1.0;
+}
+
 /* The face average of the points' initial traction (normal, strike, dip), with the face rule's weights. */
 static void face_traction0(const sq_fault *f, int64_t i, double t0[3]) {
   double wsum = 0.0;
@@ -178,9 +190,6 @@ static void face_traction0(const sq_fault *f, int64_t i, double t0[3]) {
   }
   for (int c = 0; c < 3; ++c) t0[c] /= wsum;
 }
-
-static double seissol_dip_sign(const sq_fault_output *o);
-static const char *const ss_group_cols[12][3];
 
 /* The snapshot in SeisSol's names (output.style: seissol): the groups fault.output_mask selects, each face's
  * average, with SeisSol's dip sign and its T_s, T_d, P_n (changes) and Ts0, Td0, Pn0 (totals). */
@@ -303,22 +312,10 @@ static FILE *open_station_file(const char *path, int64_t keep, int *ierr) {
 
 /* ---- SeisSol's fault receivers (output.style: seissol) ---- */
 
-/* SeisSol's fault output groups (OutputMask, fault.output_mask) and their columns */
-static const char *const ss_group_cols[12][3] = {{"SRs", "SRd", NULL}, {"T_s", "T_d", "P_n"}, {"u_n", NULL, NULL},
-                                                 {"Mud", "StV", NULL}, {"Ts0", "Td0", "Pn0"}, {"Sls", "Sld", NULL},
-                                                 {"Vr", NULL, NULL},   {"ASl", NULL, NULL},   {"PSR", NULL, NULL},
-                                                 {"RT", NULL, NULL},   {"DS", NULL, NULL},    {"P_f", "Tmp", NULL}};
-
 static int rank_of(const sq_fault_output *o) {
   int r = 0;
   if (o->nranks > 1) MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
-}
-
-/* The dip sign of SeisSol's files: +1 where the fault frame is SeisSol's (fault.reference_convention:
- * seissol), -1 where fault.reference_point follows the native convention (docs/RUPTURE.md). */
-static double seissol_dip_sign(const sq_fault_output *o) {
-  return o->cfg->fault.reference_convention == SQ_FAULT_REF_SEISSOL ? 1.0 : -1.0;
 }
 
 /* A station's initial traction and d_c, interpolated as its values are (sq_fault_station_row). */
