@@ -43,6 +43,7 @@ struct sq_fault_output {
     double init[3]; /* output.style seissol: the initial (normal, strike, dip) traction at the station */
     double d_c;     /* and its critical slip distance (linear slip weakening) */
     double ds;      /* DS: the first time its slip path reached d_c (0 before) */
+    double vr;      /* Vr once known (the rupture times of its face's points are final then), 0 before */
   } * station;
 };
 
@@ -348,12 +349,14 @@ static void seissol_header(const sq_fault_output *o, const struct station *st, i
 static void seissol_row(const sq_fault_output *o, struct station *st, const double *r) {
   const double sd = seissol_dip_sign(o);
   if (o->cfg->fault.law == SQ_FRICTION_LSW && st->ds <= 0 && st->d_c > 0 && r[10] >= st->d_c) st->ds = r[0];
-  double vr = 0.0; /* the face's rupture velocity (its fitted plane), 0 until every point ruptured */
-  if (o->cfg->fault.output_mask >> 6 & 1) {
+  /* Vr: the face's rupture velocity (its fitted plane), once the row says every point of the face has
+   * ruptured (RT >= 0); those rupture times never change again, so the value is kept from then on */
+  if ((o->cfg->fault.output_mask >> 6 & 1) && st->vr <= 0 && r[12] >= 0) {
     double v[FV_N];
     face_values(o->f, o->d, st->face, v);
-    vr = v[FV_VR];
+    st->vr = v[FV_VR];
   }
+  const double vr = r[12] >= 0 ? st->vr : 0.0;
   const double val[12][3] = {{r[1], sd * r[2] + 0.0},
                              {r[3] - st->init[1], sd * (r[4] - st->init[2]), r[5] - st->init[0]},
                              {0.0},
@@ -373,18 +376,30 @@ static void seissol_row(const sq_fault_output *o, struct station *st, const doub
   fputc('\n', st->seissol);
 }
 
-/* A restart continues DS from the last row the file keeps: DS is its last column (group 12 is never on). */
-static int seissol_resume_ds(const char *path, struct station *st) {
+/* A restart continues DS and Vr from the last row the file keeps (their columns as the mask places them). */
+static int seissol_resume(const sq_fault_output *o, const char *path, struct station *st) {
+  const int mask = o->cfg->fault.output_mask;
+  int col = 1, col_vr = -1, col_ds = -1; /* column 0: Time */
+  for (int g = 0; g < 12; ++g) {
+    if (!(mask >> g & 1)) continue;
+    if (g == 6) col_vr = col;
+    if (g == 10) col_ds = col;
+    for (int c = 0; c < 3 && ss_group_cols[g][c]; ++c) ++col;
+  }
+  if (col_vr < 0 && col_ds < 0) return SQ_SUCCESS;
   FILE *f = fopen(path, "r");
   SQ_CHECK(f, SQ_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
   char line[4096], last[4096] = "";
   while (fgets(line, sizeof(line), f))
     if (line[0] == '-' || (line[0] >= '0' && line[0] <= '9')) memcpy(last, line, sizeof(last));
   fclose(f);
-  const char *v = NULL;
-  for (char *tok = strtok(last, "\t\n"); tok; tok = strtok(NULL, "\t\n")) v = tok;
-  SQ_CHECK(v, SQ_ERR_INPUT, "%s: no data row to continue DS from", path);
-  st->ds = strtod(v, NULL);
+  int n = 0;
+  for (char *tok = strtok(last, "\t\n"); tok; tok = strtok(NULL, "\t\n"), ++n) {
+    if (n == col_vr) st->vr = strtod(tok, NULL);
+    if (n == col_ds) st->ds = strtod(tok, NULL);
+  }
+  SQ_CHECK(n == col, SQ_ERR_INPUT,
+           "%s: its last row holds %d values, not %d: was it written with another fault.output_mask?", path, n, col);
   return SQ_SUCCESS;
 }
 
@@ -444,7 +459,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
       st->seissol = open_station_file(path, kept, &ierr);
       SQ_CALL(ierr);
       if (kept < 0) seissol_header(o, st, k, x);
-      if (kept > 0 && (cfg->fault.output_mask >> 10 & 1)) SQ_CALL(seissol_resume_ds(path, st));
+      if (kept > 0) SQ_CALL(seissol_resume(o, path, st));
       continue;
     }
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
