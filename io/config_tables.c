@@ -269,6 +269,8 @@ const sq_cfg_word sq_cfg_quantity_words[] = {
     {"ep_yz", SQ_FIELD_EP_YZ}, {"ep_xz", SQ_FIELD_EP_XZ}, {"eta", SQ_FIELD_ETA}, {NULL, 0}};
 static const sq_cfg_word sq_cfg_format_words[] = {
     {"xdmf", SQ_OUTPUT_XDMF}, {"none", SQ_OUTPUT_NONE}, {NULL, 0}};
+static const sq_cfg_word sq_cfg_style_words[] = {
+    {"native", SQ_OUTPUT_STYLE_NATIVE}, {"seissol", SQ_OUTPUT_STYLE_SEISSOL}, {NULL, 0}};
 /* clang-format on */
 
 int sq_cfg_field_item(sq_cfg_parse *p, const sq_node *node, int line, const char *path, int index, void *base) {
@@ -299,6 +301,8 @@ static const sq_cfg_key sq_cfg_output_keys[] = {
     {.name = "surface_displacement", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, output_surface_displacement)},
     {.name = "format", .type = SQ_KEY_ENUM, .words = sq_cfg_format_words,
      .offset = offsetof(sq_config, output_format)},
+    {.name = "style", .type = SQ_KEY_ENUM, .words = sq_cfg_style_words,
+     .offset = offsetof(sq_config, output_style)},
     {.name = NULL}};
 /* clang-format on */
 static int sq_cfg_check_output(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {

@@ -4,6 +4,7 @@
  */
 #include "config_impl.h"
 #include "sq_expr.h"
+#include "sq_fault.h"
 #include "sq_friction.h"
 
 #include <math.h>
@@ -660,6 +661,33 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
                          "mu_d = %g is larger than mu_s = %g (line %d); slip weakening needs mu_d <= mu_s", w, v,
                          prm[SQ_FP_MU_S].line);
   }
+  /* fault.output_mask: SeisSol's OutputMask, up to 12 flags 0 / 1 (groups SRs/SRd ... P_f/Tmp) */
+  f->output_mask = 0x7ff; /* groups 1 .. 11: everything starquake computes */
+  if (f->output_mask_text[0]) {
+    const int kl = sq_node_key_line(map, "output_mask", line);
+    sq_cfg_join(keypath, sizeof(keypath), path, "output_mask", 11);
+    int g = 0;
+    f->output_mask = 0;
+    for (const char *c = f->output_mask_text; *c; ++c) {
+      if (*c == ' ' || *c == ',' || *c == '\t') continue;
+      if ((*c != '0' && *c != '1') || (c[1] && c[1] != ' ' && c[1] != ',' && c[1] != '\t'))
+        return SQ_CFG_FAIL(p, kl, keypath,
+                           "'%s': write up to 12 flags 0 or 1 separated by spaces, as SeisSol's "
+                           "OutputMask (1: SRs SRd, 2: T_s T_d P_n, 3: u_n, 4: Mud StV, 5: Ts0 Td0 Pn0, 6: Sls Sld, "
+                           "7: Vr, 8: ASl, 9: PSR, 10: RT, 11: DS, 12: P_f Tmp)",
+                           f->output_mask_text);
+      if (g == 12) return SQ_CFG_FAIL(p, kl, keypath, "'%s' has more than 12 flags", f->output_mask_text);
+      if (*c == '1') f->output_mask |= 1 << g;
+      ++g;
+    }
+    if (f->output_mask & (1 << 11))
+      return SQ_CFG_FAIL(p, kl, keypath,
+                         "flag 12 (P_f, Tmp: pore pressure and temperature) needs thermal pressurization, which "
+                         "starquake does not have; set it to 0");
+  }
+  if (f->reference_method == SQ_FAULT_REF_VECTOR && f->reference_convention != SQ_FAULT_REF_SEISSOL)
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "reference_method", line), "fault.reference_method",
+                       "'vector' is SeisSol's refPointMethod 1: it needs 'reference_convention: seissol'");
   if (sq_node_find(map, "reference_point") < 0)
     return SQ_CFG_MISSING(p, 1, line, path, "reference_point",
                           " (a point off the fault on its \"+\" side; it fixes the normal and the slip sign)");
@@ -672,12 +700,21 @@ static const sq_cfg_word sq_cfg_friction_words[] = {{"linear_slip_weakening", SQ
                                                     {"rate_state_fast_velocity_weakening", SQ_FRICTION_RS_FVW},
                                                     {NULL, 0}};
 
+static const sq_cfg_word sq_cfg_refconv_words[] = {
+    {"native", SQ_FAULT_REF_NATIVE}, {"seissol", SQ_FAULT_REF_SEISSOL}, {NULL, 0}};
+static const sq_cfg_word sq_cfg_refmethod_words[] = {
+    {"point", SQ_FAULT_REF_POINT}, {"vector", SQ_FAULT_REF_VECTOR}, {NULL, 0}};
+
 /* clang-format off */
 #define TYPE sq_fault_config
 static const sq_cfg_key sq_cfg_fault_keys[] = {
     {.name = "friction_law", .type = SQ_KEY_ENUM, .required = 1, .words = sq_cfg_friction_words,
      .offset = offsetof(sq_fault_config, law)},
     {.name = "reference_point", .type = SQ_KEY_FLOAT3, .offset = offsetof(sq_fault_config, reference_point)},
+    {.name = "reference_convention", .type = SQ_KEY_ENUM, .words = sq_cfg_refconv_words,
+     .offset = offsetof(sq_fault_config, reference_convention)},
+    {.name = "reference_method", .type = SQ_KEY_ENUM, .words = sq_cfg_refmethod_words,
+     .offset = offsetof(sq_fault_config, reference_method)},
     {.name = "nucleation_time", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 0,
      .offset = offsetof(sq_fault_config, nucleation_time)},
     {.name = "initial_stress", .type = SQ_KEY_MAP, .sub = &sq_cfg_stress_schema,
@@ -691,6 +728,8 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
     {.name = "stations", .type = SQ_KEY_SEQ, .item = sq_cfg_station_item, .max_items = SQ_MAX_FAULT_STATIONS},
     {.name = "easi", .type = SQ_KEY_STRING, .size = SQ_PATH_MAX, .offset = offsetof(sq_fault_config, easi),
      .validate = sq_cfg_nonempty},
+    {.name = "output_mask", .type = SQ_KEY_STRING, .size = sizeof(((sq_fault_config *)0)->output_mask_text),
+     .offset = offsetof(sq_fault_config, output_mask_text)},
     {.name = NULL}};
 #undef TYPE
 /* clang-format on */

@@ -40,6 +40,10 @@ struct sq_fault_output {
     double next;  /* next time to write (fault.station_interval) */
     int64_t rows; /* data rows written to each of its two files */
     FILE *scec, *seissol;
+    double init[3]; /* output.style seissol: the initial (normal, strike, dip) traction at the station */
+    double d_c;     /* and its critical slip distance (linear slip weakening) */
+    double ds;      /* DS: the first time its slip path reached d_c (0 before) */
+    double vr;      /* Vr once known (the rupture times of its face's points are final then), 0 before */
   } * station;
 };
 
@@ -159,14 +163,78 @@ static int own_rows(sq_fault_output *o) {
   if (!ierr) o->nown = faces_by_row(f, row, mine, o->own_face, o->own_row);
   if (!ierr && o->nown < 0)
     ierr = sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory numbering the fault faces");
-  if (!ierr) ierr = SQ_CALLOC(o->values, (o->nown > 0 ? o->nown : 1) * FV_N);
+  if (!ierr) ierr = SQ_CALLOC(o->values, (o->nown > 0 ? o->nown : 1) * SQ_XDMF_MAX_FIELDS);
   SQ_FREE(mine);
   SQ_FREE(row);
   return ierr;
 }
 
+/* SeisSol's fault output groups (OutputMask, fault.output_mask) and their columns */
+static const char *const ss_group_cols[12][3] = {{"SRs", "SRd", NULL}, {"T_s", "T_d", "P_n"}, {"u_n", NULL, NULL},
+                                                 {"Mud", "StV", NULL}, {"Ts0", "Td0", "Pn0"}, {"Sls", "Sld", NULL},
+                                                 {"Vr", NULL, NULL},   {"ASl", NULL, NULL},   {"PSR", NULL, NULL},
+                                                 {"RT", NULL, NULL},   {"DS", NULL, NULL},    {"P_f", "Tmp", NULL}};
+
+/* The dip sign of SeisSol's files: +1 where the fault frame is SeisSol's (fault.reference_convention:
+ * seissol), -1 where fault.reference_point follows the native convention (docs/RUPTURE.md). */
+static double seissol_dip_sign(const sq_fault_output *o) {
+  return o->cfg->fault.reference_convention == SQ_FAULT_REF_SEISSOL ? 1.0 : -1.0;
+}
+
+/* The face average of the points' initial traction (normal, strike, dip), with the face rule's weights. */
+static void face_traction0(const sq_fault *f, int64_t i, double t0[3]) {
+  double wsum = 0.0;
+  t0[0] = t0[1] = t0[2] = 0.0;
+  for (int p = 0; p < f->npoint; ++p) {
+    wsum += f->chi_weight[p];
+    for (int c = 0; c < 3; ++c) t0[c] += f->chi_weight[p] * f->point[i * f->npoint + p].traction0[c];
+  }
+  for (int c = 0; c < 3; ++c) t0[c] /= wsum;
+}
+
+/* The snapshot in SeisSol's names (output.style: seissol): the groups fault.output_mask selects, each face's
+ * average, with SeisSol's dip sign and its T_s, T_d, P_n (changes) and Ts0, Td0, Pn0 (totals). */
+static int snapshot_seissol(sq_fault_output *o) {
+  const char *names[SQ_XDMF_MAX_FIELDS];
+  const double *col[SQ_XDMF_MAX_FIELDS];
+  const double sd = seissol_dip_sign(o);
+  const int64_t n = o->nown;
+  int nf = 0;
+  for (int g = 0; g < 12; ++g)
+    for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c) {
+      names[nf] = ss_group_cols[g][c];
+      col[nf] = o->values + (size_t)nf * (n > 0 ? n : 1);
+      ++nf;
+    }
+  for (int64_t k = 0; k < n; ++k) {
+    double v[FV_N], t0[3];
+    face_values(o->f, o->d, o->own_face[k], v);
+    face_traction0(o->f, o->own_face[k], t0);
+    const double rt = v[FV_RT] < 0 ? 0.0 : v[FV_RT];
+    const double val[12][3] = {{v[FV_SRS], sd * v[FV_SRD]},
+                               {v[FV_TS] - t0[1], sd * (v[FV_TD] - t0[2]), v[FV_PN] - t0[0]},
+                               {0.0},
+                               {v[FV_MU], v[FV_STATE]},
+                               {v[FV_TS], sd * v[FV_TD], v[FV_PN]},
+                               {v[FV_SLS], sd * v[FV_SLD]},
+                               {v[FV_VR]},
+                               {v[FV_SL]},
+                               {v[FV_PSR]},
+                               {rt},
+                               {0.0},
+                               {0.0, 0.0}};
+    int j = 0;
+    for (int g = 0; g < 12; ++g)
+      for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c, ++j)
+        ((double *)col[j])[k] = val[g][c] + 0.0;
+  }
+  const sq_rows rows = {.n = n, .id = o->own_row};
+  return sq_xdmf_write(o->xdmf, o->time, nf, names, col, SQ_XDMF_CELL, &rows);
+}
+
 static int snapshot(sq_fault_output *o) {
   if (!o->xdmf) return SQ_SUCCESS;
+  if (o->cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL) return snapshot_seissol(o);
   double v[FV_N];
   for (int64_t k = 0; k < o->nown; ++k) {
     face_values(o->f, o->d, o->own_face[k], v);
@@ -199,8 +267,9 @@ static int open_xdmf(sq_fault_output *o, int64_t snapshots) {
     }
   }
   const sq_rows node_rows = {.n = 3 * n, .id = node}, face_rows = {.n = n, .id = o->own_row};
-  const int ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, &node_rows,
-                                o->nglobal, 3, tri, &face_rows, snapshots, &o->xdmf);
+  const int ierr =
+      sq_xdmf_open_style(cfg->output_dir, cfg->output_prefix, "fault", 3 * o->nglobal, geom, &node_rows, o->nglobal, 3,
+                         tri, &face_rows, cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL, snapshots, &o->xdmf);
   free(geom), free(tri), free(node);
   return ierr;
 }
@@ -240,6 +309,98 @@ static FILE *open_station_file(const char *path, int64_t keep, int *ierr) {
   FILE *f = fopen(path, keep >= 0 ? "a" : "w");
   if (!f) *ierr = sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
   return f;
+}
+
+/* ---- SeisSol's fault receivers (output.style: seissol) ---- */
+
+static int rank_of(const sq_fault_output *o) {
+  int r = 0;
+  if (o->nranks > 1) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/* A station's initial traction and d_c, interpolated as its values are (sq_fault_station_row). */
+static void station_static(const sq_fault_output *o, struct station *st) {
+  const sq_fault *f = o->f;
+  const sq_fault_station *fs = &f->station[st->index];
+  const sq_fault_point *pts = f->point + st->face * f->npoint;
+  for (int c = 0; c < 3; ++c) st->init[c] = 0.0;
+  st->d_c = 0.0;
+  for (int i = 0; i < f->npoint; ++i) {
+    const double w = fs->point >= 0 ? (i == fs->point) : fs->weight[i];
+    for (int c = 0; c < 3; ++c) st->init[c] += w * pts[i].traction0[c];
+    st->d_c += w * pts[i].param.d_c;
+  }
+}
+
+static void seissol_header(const sq_fault_output *o, const struct station *st, int k, const double x[3]) {
+  FILE *fp = st->seissol;
+  fprintf(fp, "TITLE = \"Temporal Signal for fault receiver number %d\"\nVARIABLES = \"Time\"", k + 1);
+  for (int g = 0; g < 12; ++g)
+    for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c)
+      fprintf(fp, " ,\"%s\"", ss_group_cols[g][c]);
+  fprintf(fp, "\n# x1\t%.16e\n# x2\t%.16e\n# x3\t%.16e\n", x[0], x[1], x[2]);
+  fprintf(fp, "# P_0\t%.16e\n# T_s\t%.16e\n# T_d\t%.16e\n", st->init[0], st->init[1],
+          seissol_dip_sign(o) * st->init[2]);
+}
+
+/* One SeisSol row from a log row r (t, SRs, SRd, Ts, Td, Pn, mu, state, Sls, Sld, ASl, PSR, RT): T_s, T_d,
+ * P_n are the changes from the initial traction, Ts0, Td0, Pn0 the totals (SeisSol's fault-output.rst). */
+static void seissol_row(const sq_fault_output *o, struct station *st, const double *r) {
+  const double sd = seissol_dip_sign(o);
+  if (o->cfg->fault.law == SQ_FRICTION_LSW && st->ds <= 0 && st->d_c > 0 && r[10] >= st->d_c) st->ds = r[0];
+  /* Vr: the face's rupture velocity (its fitted plane), once the row says every point of the face has
+   * ruptured (RT >= 0); those rupture times never change again, so the value is kept from then on */
+  if ((o->cfg->fault.output_mask >> 6 & 1) && st->vr <= 0 && r[12] >= 0) {
+    double v[FV_N];
+    face_values(o->f, o->d, st->face, v);
+    st->vr = v[FV_VR];
+  }
+  const double vr = r[12] >= 0 ? st->vr : 0.0;
+  const double val[12][3] = {{r[1], sd * r[2] + 0.0},
+                             {r[3] - st->init[1], sd * (r[4] - st->init[2]), r[5] - st->init[0]},
+                             {0.0},
+                             {r[6], r[7]},
+                             {r[3], sd * r[4], r[5]},
+                             {r[8], sd * r[9]},
+                             {vr},
+                             {r[10]},
+                             {r[11]},
+                             {r[12] < 0 ? 0.0 : r[12]},
+                             {st->ds},
+                             {0.0, 0.0}};
+  fprintf(st->seissol, "%.16e\t", r[0]);
+  for (int g = 0; g < 12; ++g)
+    for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c)
+      fprintf(st->seissol, "%.16e\t", val[g][c] + 0.0); /* + 0.0: no "-0" from a flipped zero */
+  fputc('\n', st->seissol);
+}
+
+/* A restart continues DS and Vr from the last row the file keeps (their columns as the mask places them). */
+static int seissol_resume(const sq_fault_output *o, const char *path, struct station *st) {
+  const int mask = o->cfg->fault.output_mask;
+  int col = 1, col_vr = -1, col_ds = -1; /* column 0: Time */
+  for (int g = 0; g < 12; ++g) {
+    if (!(mask >> g & 1)) continue;
+    if (g == 6) col_vr = col;
+    if (g == 10) col_ds = col;
+    for (int c = 0; c < 3 && ss_group_cols[g][c]; ++c) ++col;
+  }
+  if (col_vr < 0 && col_ds < 0) return SQ_SUCCESS;
+  FILE *f = fopen(path, "r");
+  SQ_CHECK(f, SQ_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  char line[4096], last[4096] = "";
+  while (fgets(line, sizeof(line), f))
+    if (line[0] == '-' || (line[0] >= '0' && line[0] <= '9')) memcpy(last, line, sizeof(last));
+  fclose(f);
+  int n = 0;
+  for (char *tok = strtok(last, "\t\n"); tok; tok = strtok(NULL, "\t\n"), ++n) {
+    if (n == col_vr) st->vr = strtod(tok, NULL);
+    if (n == col_ds) st->ds = strtod(tok, NULL);
+  }
+  SQ_CHECK(n == col, SQ_ERR_INPUT,
+           "%s: its last row holds %d values, not %d: was it written with another fault.output_mask?", path, n, col);
+  return SQ_SUCCESS;
 }
 
 static int open_stations(sq_fault_output *o, const int64_t *keep) {
@@ -291,6 +452,16 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
               (x[0] * fc->frame[3] + x[1] * fc->frame[4] + x[2] * fc->frame[5]) / 1000.0,
               station_down_dip(x, fc->frame) / 1000.0, -x[2] / 1000.0,
               rs ? "# Column #9 = log10(state variable)\n" : "", rs ? " psi" : "");
+    if (cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL) {
+      station_static(o, st);
+      snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1,
+               rank_of(o));
+      st->seissol = open_station_file(path, kept, &ierr);
+      SQ_CALL(ierr);
+      if (kept < 0) seissol_header(o, st, k, x);
+      if (kept > 0) SQ_CALL(seissol_resume(o, path, st));
+      continue;
+    }
     snprintf(path, sizeof(path), "%s/%s-faultreceiver-%05d.dat", cfg->output_dir, cfg->output_prefix, k + 1);
     st->seissol = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
@@ -310,9 +481,12 @@ static void station_write(const sq_fault_output *o, const struct station *st, co
           -1e-6 * r[4], 1e-6 * r[5]);
   if (rs) fprintf(st->scec, " %.10e", r[7] > 0 ? log10(r[7]) : r[7]);
   fputc('\n', st->scec);
-  fprintf(st->seissol, "%.10e", r[0]);
-  for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) fprintf(st->seissol, " %.10e", r[c]);
-  fputc('\n', st->seissol);
+  if (o->cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL) seissol_row(o, (struct station *)st, r);
+  else {
+    fprintf(st->seissol, "%.10e", r[0]);
+    for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) fprintf(st->seissol, " %.10e", r[c]);
+    fputc('\n', st->seissol);
+  }
   ++((struct station *)st)->rows;
 }
 

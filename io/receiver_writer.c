@@ -20,6 +20,7 @@ struct sq_receiver_writer {
   char **text;          /* per receiver: path of the text file (NULL if not owned) */
   char h5[SQ_OUT_PATH]; /* HDF5 file, "" if none */
   int disp;             /* also the displacement u1..u3: the trapezoidal time integral of v1..v3 */
+  int seissol;          /* SeisSol's text files: PREFIX-receiver-NNNNN-RRRRR.dat, its names and number format */
   double *u, *vlast;    /* n x 3: the displacement and velocity of the last sample written */
   double *du;           /* count x n x 3 of one append */
   int64_t du_cap;
@@ -29,9 +30,24 @@ enum { RECEIVER_HEADER_LINES = 5 };
 
 static const char *const h5_sets[3] = {"time", "data", "displacement"};
 
-static int receiver_text_create(const char *path, int number, const char *name, int disp, const double x[3]) {
+/* SeisSol's receiver header (ReceiverWriter): its quantity names xx .. xz, v1 v2 v3 and "# xK" lines */
+static const char *const seissol_names[9] = {"xx", "yy", "zz", "xy", "yz", "xz", "v1", "v2", "v3"};
+
+static int receiver_text_create(const char *path, int number, const char *name, int disp, const double x[3],
+                                int seissol) {
   FILE *f = fopen(path, "w");
   if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
+  if (seissol) {
+    fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d\"\nVARIABLES = \"Time\"", number);
+    for (int p = 0; p < 9; ++p) fprintf(f, ",\"%s\"", seissol_names[p]);
+    if (disp) fprintf(f, ",\"u1\",\"u2\",\"u3\"");
+    for (int d = 0; d < 3; ++d) fprintf(f, "\n# x%d       %.12e", d + 1, x[d]);
+    fputc('\n', f);
+    const int bad = ferror(f);
+    if (fclose(f) || bad)
+      return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write receiver file '%s': %s", path, strerror(errno));
+    return SQ_SUCCESS;
+  }
   /* the number stays last on the line, where tools (receivers_to_sac.py) read it */
   if (name) fprintf(f, "TITLE = \"Temporal Signal for station %s, receiver number %05d\"\n", name, number);
   else fprintf(f, "TITLE = \"Temporal Signal for receiver number %05d\"\n", number);
@@ -176,12 +192,19 @@ int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const do
 int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, const double *x, const int *owned,
                                   char *const *names, double interval, int hdf5, int displacement, int64_t keep,
                                   sq_receiver_writer **out) {
+  return sq_receiver_writer_open_style(dir, prefix, n, x, owned, names, interval, hdf5, displacement, 0, keep, out);
+}
+
+int sq_receiver_writer_open_style(const char *dir, const char *prefix, int n, const double *x, const int *owned,
+                                  char *const *names, double interval, int hdf5, int displacement, int seissol,
+                                  int64_t keep, sq_receiver_writer **out) {
   sq_receiver_writer *w;
   SQ_CALL(SQ_CALLOC(w, 1));
   *out = w;
   w->n = n;
   w->hdf5 = hdf5;
   w->disp = displacement;
+  w->seissol = seissol;
   if (displacement) {
     SQ_CALL(SQ_CALLOC(w->u, 3 * (size_t)(n > 0 ? n : 1)));
     SQ_CALL(SQ_CALLOC(w->vlast, 3 * (size_t)(n > 0 ? n : 1)));
@@ -195,9 +218,11 @@ int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, co
     if (!w->owned[i]) continue;
     SQ_CALL(SQ_CALLOC(w->text[i], SQ_OUT_PATH));
     const char *name = names ? names[i] : NULL;
-    if (name) snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%s.dat", dir, prefix, name);
+    if (seissol) /* SeisSol numbers every receiver and adds the writing rank */
+      snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%05d-%05d.dat", dir, prefix, i + 1, sq_io_rank());
+    else if (name) snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%s.dat", dir, prefix, name);
     else snprintf(w->text[i], SQ_OUT_PATH, "%s/%s-receiver-%05d.dat", dir, prefix, i + 1);
-    if (keep < 0) SQ_CALL(receiver_text_create(w->text[i], i + 1, name, displacement, &x[3 * i]));
+    if (keep < 0) SQ_CALL(receiver_text_create(w->text[i], i + 1, name, displacement, &x[3 * i], seissol));
     else {
       SQ_CALL(same_columns(w->text[i], displacement));
       SQ_CALL(sq_text_truncate(w->text[i], RECEIVER_HEADER_LINES, keep));
@@ -238,9 +263,10 @@ int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t coun
     if (!f) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot append to '%s': %s", w->text[i], strerror(errno));
     for (int64_t j = 0; j < count; ++j) {
       const double *v = samples + ((size_t)j * w->n + i) * 9;
-      fprintf(f, "% .16E", (double)(first + j) * w->interval);
-      for (int p = 0; p < 9; ++p) fprintf(f, " % .16E", v[p]);
-      for (int c = 0; w->disp && c < 3; ++c) fprintf(f, " % .16E", w->du[((size_t)j * w->n + i) * 3 + c]);
+      const char *fmt = w->seissol ? "  %.15e" : " % .16E"; /* SeisSol: scientific, 15 digits */
+      fprintf(f, fmt + 1, (double)(first + j) * w->interval);
+      for (int p = 0; p < 9; ++p) fprintf(f, fmt, v[p]);
+      for (int c = 0; w->disp && c < 3; ++c) fprintf(f, fmt, w->du[((size_t)j * w->n + i) * 3 + c]);
       fputc('\n', f);
     }
     const int bad = ferror(f);

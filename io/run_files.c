@@ -19,6 +19,11 @@ struct sq_energy_file {
 
 int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int64_t restart_rows,
                         sq_energy_file **out) {
+  return sq_energy_file_open_style(dir, prefix, with_fault, 0, restart_rows, out);
+}
+
+int sq_energy_file_open_style(const char *dir, const char *prefix, int with_fault, int seissol, int64_t restart_rows,
+                              sq_energy_file **out) {
   sq_energy_file *f;
   SQ_CALL(SQ_CALLOC(f, 1));
   *out = f;
@@ -26,10 +31,11 @@ int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int
   char path[SQ_PATH_MAX + 300];
   snprintf(path, sizeof(path), "%s/%s-energy.csv", dir, prefix);
   const int restart = restart_rows >= 0;
-  if (restart) SQ_CALL(sq_text_truncate(path, 1, restart_rows));
+  if (restart) SQ_CALL(sq_text_truncate(path, 1, restart_rows * (seissol ? SQ_ENERGY_SEISSOL_LINES : 1)));
   f->file = fopen(path, restart ? "a" : "w");
   if (!f->file) return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "cannot write '%s': %s", path, strerror(errno));
-  if (!restart)
+  if (!restart && seissol) fprintf(f->file, "time,variable,measurement\n");
+  else if (!restart)
     fprintf(f->file, "time,energy,kinetic,elastic%s\n",
             with_fault ? ",frictional_work,seismic_moment,moment_magnitude" : "");
   return SQ_SUCCESS;
@@ -39,6 +45,18 @@ int sq_energy_file_row(sq_energy_file *f, double time, const double e[3], const 
   fprintf(f->file, "%.10e,%.10e,%.10e,%.10e", time, e[0], e[1], e[2]);
   if (fault) fprintf(f->file, ",%.10e,%.10e,%.6f", fault[0], fault[1], sq_moment_magnitude(fault[1]));
   fputc('\n', f->file);
+  fflush(f->file);
+  SQ_CHECK(!ferror(f->file), SQ_ERR_IO, "cannot write the energy file in '%s'", f->dir);
+  return SQ_SUCCESS;
+}
+
+int sq_energy_file_row_seissol(sq_energy_file *f, double time, const double e[3], const double src[4]) {
+  static const char *const names[SQ_ENERGY_SEISSOL_LINES] = {
+      "gravitational_energy",   "acoustic_energy",        "acoustic_kinetic_energy",
+      "elastic_energy",         "elastic_kinetic_energy", "total_frictional_work",
+      "static_frictional_work", "seismic_moment",         "plastic_moment"};
+  const double v[SQ_ENERGY_SEISSOL_LINES] = {0.0, 0.0, 0.0, e[2], e[1], src[0], src[1], src[2], src[3]};
+  for (int k = 0; k < SQ_ENERGY_SEISSOL_LINES; ++k) fprintf(f->file, "%.16e,%s,%.16e\n", time, names[k], v[k]);
   fflush(f->file);
   SQ_CHECK(!ferror(f->file), SQ_ERR_IO, "cannot write the energy file in '%s'", f->dir);
   return SQ_SUCCESS;

@@ -277,16 +277,17 @@ int sq_snapshot_open(const sq_config *cfg, const sq_mesh *m, const sq_disc *d, i
     for (int v = 0; v < 4; ++v) topo[4 * k + v] = sq_mesh_global_vert(m, m->cell_vert[4 * o->own_cell[k] + v]);
   o->want_wave = o->nfield > 0;
   int ierr = SQ_SUCCESS;
+  const int seissol = cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL; /* SeisSol's HDF5 layout (its names are ours) */
   if (o->want_wave)
-    ierr =
-        sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "wavefield", sq_mesh_nvert_global(m), node, &o->vert_rows,
-                     sq_mesh_ncell_global(m), 4, topo, &o->cell_rows, restart_steps ? restart_steps[0] : -1, &o->wave);
+    ierr = sq_xdmf_open_style(cfg->output_dir, cfg->output_prefix, seissol ? "" : "wavefield", sq_mesh_nvert_global(m),
+                              node, &o->vert_rows, sq_mesh_ncell_global(m), 4, topo, &o->cell_rows, seissol,
+                              restart_steps ? restart_steps[0] : -1, &o->wave);
   if (!ierr && cfg->output_surface) {
     for (int64_t k = 0; k < ntri; ++k)
       for (int v = 0; v < 3; ++v) topo[3 * k + v] = sq_mesh_global_vert(m, o->surface->tri[3 * o->own_face[k] + v]);
-    ierr = sq_xdmf_open(cfg->output_dir, cfg->output_prefix, "surface", sq_mesh_nvert_global(m), node, &o->vert_rows,
-                        m->surface_first ? m->nsurface_global : o->surface->nface, 3, topo, &o->face_rows,
-                        restart_steps ? restart_steps[1] : -1, &o->surf);
+    ierr = sq_xdmf_open_style(cfg->output_dir, cfg->output_prefix, "surface", sq_mesh_nvert_global(m), node,
+                              &o->vert_rows, m->surface_first ? m->nsurface_global : o->surface->nface, 3, topo,
+                              &o->face_rows, seissol, restart_steps ? restart_steps[1] : -1, &o->surf);
   }
   SQ_FREE(node);
   SQ_FREE(topo);

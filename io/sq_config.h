@@ -136,7 +136,11 @@ typedef struct sq_fault_config {
   int enabled; /**< the section is present */
   int line;
   int law;                   /**< sq_friction_law (src/sq_friction.h) */
-  double reference_point[3]; /**< a point on the "+" side of the fault */
+  double reference_point[3]; /**< a point on the "+" side of the fault (native; see reference_convention) */
+  int reference_convention;  /**< SQ_FAULT_REF_NATIVE or SQ_FAULT_REF_SEISSOL (src/sq_fault.h) */
+  int reference_method;      /**< SQ_FAULT_REF_POINT or SQ_FAULT_REF_VECTOR: SeisSol's refPointMethod 0 / 1 */
+  char output_mask_text[64]; /**< fault.output_mask as written ("" = the default) */
+  int output_mask;           /**< bit g - 1: SeisSol output group g (1 .. 12) of the seissol-style fault outputs */
   double nucleation_time;    /**< ramp time of the nucleation tractions */
   sq_cfg_expr param[SQ_NFAULT_PARAMS];
   int npatches;
@@ -268,6 +272,7 @@ typedef struct sq_config {
   int output_surface;              /**< bool: free-surface snapshots */
   int output_surface_displacement; /**< bool: the free-surface snapshots add u1..u3 */
   enum { SQ_OUTPUT_XDMF, SQ_OUTPUT_NONE } output_format;
+  enum { SQ_OUTPUT_STYLE_NATIVE, SQ_OUTPUT_STYLE_SEISSOL } output_style; /**< file names, columns, conventions */
 
   /* fault: */
   sq_fault_config fault;

@@ -91,6 +91,15 @@ int sq_receiver_writer_open(const char *dir, const char *prefix, int n, const do
 int sq_receiver_writer_open_named(const char *dir, const char *prefix, int n, const double *x, const int *owned,
                                   char *const *names, double interval, int hdf5, int displacement, int64_t keep,
                                   sq_receiver_writer **w);
+/**
+ * @brief sq_receiver_writer_open_named in SeisSol's style (@p seissol): `DIR/PREFIX-receiver-NNNNN-RRRRR.dat`
+ * (NNNNN the receiver number from 1, RRRRR the writing rank) with SeisSol's header (TITLE "Temporal Signal
+ * for receiver number NNNNN", VARIABLES "Time","xx","yy","zz","xy","yz","xz","v1","v2","v3", then
+ * `# x1` .. `# x3`) and rows in its number format (%.15e); names are not used in file names.
+ */
+int sq_receiver_writer_open_style(const char *dir, const char *prefix, int n, const double *x, const int *owned,
+                                  char *const *names, double interval, int hdf5, int displacement, int seissol,
+                                  int64_t keep, sq_receiver_writer **w);
 /** @brief Append samples [@p first, @p first + @p count) (count x n x 9 values; this rank's receivers are
  * read) to every file.  Collective with HDF5: every rank passes the same @p first and @p count. */
 int sq_receiver_writer_append(sq_receiver_writer *w, int64_t first, int64_t count, const double *samples);
@@ -105,7 +114,7 @@ void sq_receiver_writer_close(sq_receiver_writer *w);
 typedef struct sq_xdmf_writer sq_xdmf_writer;
 
 /** Most fields in one snapshot series. */
-#define SQ_XDMF_MAX_FIELDS 16
+#define SQ_XDMF_MAX_FIELDS 24
 /** Where the values of a snapshot live. */
 typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
 
@@ -122,6 +131,15 @@ typedef enum { SQ_XDMF_CELL = 0, SQ_XDMF_NODE = 1 } sq_xdmf_center;
 int sq_xdmf_open(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
                  const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology, const sq_rows *cell_rows,
                  int64_t keep, sq_xdmf_writer **w);
+/**
+ * @brief sq_xdmf_open in SeisSol's layout (@p seissol), which SeisSol's readers (seissolxdmf) open: the mesh
+ * is /mesh0/geometry and /mesh0/connect, each field NAME one dataset /mesh0/NAME of snapshots x rows (row
+ * k: snapshot k), the times /time; the XDMF gives each snapshot's attribute as a HyperSlab of that row.
+ * An empty @p name gives `DIR/PREFIX.xdmf` + `DIR/PREFIX.h5` (SeisSol's wavefield).
+ */
+int sq_xdmf_open_style(const char *dir, const char *prefix, const char *name, int64_t nnode, const double *node,
+                       const sq_rows *node_rows, int64_t ncell, int nvert, const int64_t *topology,
+                       const sq_rows *cell_rows, int seissol, int64_t keep, sq_xdmf_writer **w);
 /**
  * @brief Write one snapshot at @p time of @p nfield arrays (@p center: per cell or per node) and rewrite
  * the XDMF.  @p values[i] holds the rows @p rows of field i, packed (NULL: every row, written by rank 0).

@@ -22,6 +22,20 @@ int sq_energy_file_open(const char *dir, const char *prefix, int with_fault, int
  * frictional work, the seismic moment M0 and its moment magnitude (sq_moment_magnitude); flushed at once.
  */
 int sq_energy_file_row(sq_energy_file *f, double time, const double e[3], const double *fault);
+/**
+ * @brief sq_energy_file_open in SeisSol's style (@p seissol): the long CSV `time,variable,measurement` of
+ * SeisSol's EnergyOutput, SQ_ENERGY_SEISSOL_LINES lines per row (sq_energy_file_row_seissol).
+ */
+int sq_energy_file_open_style(const char *dir, const char *prefix, int with_fault, int seissol, int64_t restart_rows,
+                              sq_energy_file **out);
+/** Lines of one row of the SeisSol-style energy file. */
+#define SQ_ENERGY_SEISSOL_LINES 9
+/**
+ * @brief One row of the SeisSol-style file: gravitational, acoustic and acoustic kinetic energy (0: starquake
+ * has no acoustic layer), elastic energy e[2], elastic kinetic energy e[1], and @p src: total frictional work,
+ * static frictional work, seismic moment (sq_fault_energies_seissol), plastic moment.
+ */
+int sq_energy_file_row_seissol(sq_energy_file *f, double time, const double e[3], const double src[4]);
 /** @brief Flush what was written (before a checkpoint). */
 void sq_energy_file_flush(sq_energy_file *f);
 /** Close and free (NULL is fine). */

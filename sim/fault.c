@@ -238,6 +238,8 @@ int sq_sim_fault_create(sq_sim *s) {
   }
   const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
                                 .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
+                                .reference_convention = fc->reference_convention,
+                                .reference_method = fc->reference_method,
                                 .nucleation_time = fc->nucleation_time,
                                 .nstation = fc->nstations,
                                 .station = (const double(*)[3])fc->stations,

@@ -44,9 +44,28 @@ static void energies(const sq_sim *s, double e[3]) {
   sq_sim_energy_split(s, &e[1], &e[2]);
 }
 
+/* SeisSol's plastic moment: int mu eta dV over the owned elements (0 without plasticity). */
+static double plastic_moment(const sq_sim *s) {
+  if (!s->plastic) return 0.0;
+  const sq_disc *d = s->disc;
+  double m = 0.0;
+  for (int64_t e = 0; e < d->nelem; ++e)
+    if (!d->is_ghost[e])
+      m += d->material[d->cell_of[e]].mu * s->mesh->volume[d->cell_of[e]] *
+           s->plastic->strain[e * SQ_PLASTIC_STRAIN_COLS + 6];
+  return m;
+}
+
 static int energy_row(sq_outputs *o) {
   double e[3], fe[2] = {0, 0};
   energies(o->s, e);
+  if (o->cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL) { /* SeisSol's quantities (docs/SEISSOL_OUTPUTS.md) */
+    double src[4] = {0, 0, 0, plastic_moment(o->s)};
+    if (o->s->fault) sq_fault_energies_seissol(o->s->fault, o->s->disc, src);
+    if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, src, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    ++o->energy_rows;
+    return o->energy ? sq_energy_file_row_seissol(o->energy, o->s->time, e, src) : SQ_SUCCESS;
+  }
   if (o->s->fault) { /* frictional work and seismic moment */
     sq_fault_energies(o->s->fault, o->s->disc, &fe[0], &fe[1]);
     if (o->s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, fe, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -210,16 +229,17 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   }
   /* energies */
   if (o->root)
-    SQ_CALL(sq_energy_file_open(cfg->output_dir, cfg->output_prefix, s->fault != NULL,
-                                restart ? restart->energy_rows : -1, &o->energy));
+    SQ_CALL(sq_energy_file_open_style(cfg->output_dir, cfg->output_prefix, s->fault != NULL,
+                                      cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL, restart ? restart->energy_rows : -1,
+                                      &o->energy));
   o->energy_rows = restart ? restart->energy_rows : 0;
   if (!restart) SQ_CALL(energy_row(o));
   /* receivers: each rank writes the receivers in its cells, text files and their columns of the HDF5 file */
   if (s->receivers)
-    SQ_CALL(sq_receiver_writer_open_named(cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x,
-                                          s->receivers->owned, s->receivers->name, s->receivers->interval,
-                                          cfg->receiver_hdf5, cfg->receiver_displacement,
-                                          restart ? restart->receiver_samples : -1, &o->rec));
+    SQ_CALL(sq_receiver_writer_open_style(
+        cfg->output_dir, cfg->output_prefix, s->receivers->n, s->receivers->x, s->receivers->owned, s->receivers->name,
+        s->receivers->interval, cfg->receiver_hdf5, cfg->receiver_displacement,
+        cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL, restart ? restart->receiver_samples : -1, &o->rec));
   /* snapshots */
   const int64_t restart_steps[2] = {restart ? restart->wavefield_steps : -1, restart ? restart->surface_steps : -1};
   SQ_CALL(sq_snapshot_open(cfg, s->mesh, s->disc, s->rank, s->nranks, s->time, plastic_strain(s),

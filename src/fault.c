@@ -295,12 +295,19 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       for (int v = 0; v < 3; ++v)
         for (int x = 0; x < 3; ++x)
           centre[x] += m->vert[m->cell_vert[c * 4 + sq_ref_face_vertices[k][v]] * 3 + x] / 3.0;
-      const double side = n[0] * (opt->reference[0] - centre[0]) + n[1] * (opt->reference[1] - centre[1]) +
-                          n[2] * (opt->reference[2] - centre[2]);
-      SQ_CHECK(fabs(side) > 1e-9 * (fabs(centre[0]) + fabs(centre[1]) + fabs(centre[2]) + 1.0), SQ_ERR_INPUT,
-               "%s: fault.reference_point (%g, %g, %g) lies in the plane of the fault face at (%g, %g, %g); it "
-               "must lie off the fault, on the side that is to be \"+\"",
-               m->source, opt->reference[0], opt->reference[1], opt->reference[2], centre[0], centre[1], centre[2]);
+      /* side > 0: this cell is the "-" side (n, its outward normal, points to "+") */
+      const int vector = opt->reference_method == SQ_FAULT_REF_VECTOR;
+      double side = 0.0;
+      for (int x = 0; x < 3; ++x) side += n[x] * (opt->reference[x] - (vector ? 0.0 : centre[x]));
+      SQ_CHECK(
+          fabs(side) > (vector ? 1e-9 * (fabs(opt->reference[0]) + fabs(opt->reference[1]) + fabs(opt->reference[2]))
+                               : 1e-9 * (fabs(centre[0]) + fabs(centre[1]) + fabs(centre[2]) + 1.0)),
+          SQ_ERR_INPUT, "%s: fault.reference_point (%g, %g, %g) %s the fault face at (%g, %g, %g); it must %s",
+          m->source, opt->reference[0], opt->reference[1], opt->reference[2],
+          vector ? "(fault.reference_method: vector) is parallel to" : "lies in the plane of", centre[0], centre[1],
+          centre[2], vector ? "be a direction across the fault" : "lie off the fault, on one side of it");
+      /* SeisSol's point marks its "+" side, whose normal points away from it: our "-" side */
+      if (!vector && opt->reference_convention == SQ_FAULT_REF_SEISSOL) side = -side;
       if (side < 0) continue; /* we are "+": the face is listed from the other side */
       sq_fault_face *fc = &f->face[f->nface++];
       fc->elem[0] = e, fc->elem[1] = enb;
@@ -480,6 +487,26 @@ void sq_fault_face_average(const sq_fault *f, int64_t face, sq_friction_state *a
   }
   memcpy(avg, sum, sizeof(*avg));
   if (!ruptured) avg->rupture_time = -1.0;
+}
+
+void sq_fault_energies_seissol(const sq_fault *f, const sq_disc *d, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  for (int64_t i = 0; i < f->nface; ++i) {
+    const sq_fault_face *fc = &f->face[i];
+    if (!fc->owned[0]) continue;
+    const double mu = 0.5 * (d->material[d->cell_of[fc->elem[0]]].mu + d->material[d->cell_of[fc->elem[1]]].mu);
+    for (int p = 0; p < f->npoint; ++p) {
+      const sq_fault_point *pt = &f->point[i * f->npoint + p];
+      const sq_friction_state *s = &pt->state;
+      const double da = 2.0 * f->chi_weight[p] * fc->area;
+      const double t0d = pt->traction0[1] * s->slip[0] + pt->traction0[2] * s->slip[1];
+      const double dtd =
+          (s->traction[0] - pt->traction0[1]) * s->slip[0] + (s->traction[1] - pt->traction0[2]) * s->slip[1];
+      out[0] += (t0d - s->work) * da;
+      out[1] += -0.5 * dtd * da;
+      out[2] += mu * s->slip_path * da;
+    }
+  }
 }
 
 void sq_fault_energies(const sq_fault *f, const sq_disc *d, double *work, double *moment) {

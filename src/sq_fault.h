@@ -87,12 +87,20 @@ typedef struct sq_fault_station_log {
   double *rows; /**< n x SQ_FAULT_LOG_COLS, grown with realloc */
 } sq_fault_station_log;
 
+/** Which side of a fault face fault.reference_point marks (docs/RUPTURE.md, *Reference point*). */
+enum { SQ_FAULT_REF_NATIVE = 0, SQ_FAULT_REF_SEISSOL = 1 };
+/** How the reference is read: a point (SeisSol's refPointMethod 0) or a direction (refPointMethod 1). */
+enum { SQ_FAULT_REF_POINT = 0, SQ_FAULT_REF_VECTOR = 1 };
+
 /** Options of the fault. */
 typedef struct sq_fault_options {
   sq_friction_law law;
-  double reference[3];    /**< a point on the "+" side */
-  double nucleation_time; /**< ramp time T of the nucleation tractions (0: at once) */
-  int nstation;           /**< on-fault stations at these positions (sq_fault_add_station) */
+  double reference[3];      /**< a point on the "+" side (native point convention; see reference_convention) */
+  int reference_convention; /**< SQ_FAULT_REF_NATIVE: the point is on the "+" side; SQ_FAULT_REF_SEISSOL: on
+                                 the "-" side (SeisSol's "+", whose normal points from its "+" to its "-") */
+  int reference_method;     /**< SQ_FAULT_REF_VECTOR: @p reference is a direction along the normal ("-" to "+") */
+  double nucleation_time;   /**< ramp time T of the nucleation tractions (0: at once) */
+  int nstation;             /**< on-fault stations at these positions (sq_fault_add_station) */
   const double (*station)[3];
   /** Several processes: the minimum of @p key over all of them (a collective call); NULL: one process.
    *  A station on an edge or vertex shared by faces of several processes goes to the face of smallest
@@ -206,5 +214,16 @@ void sq_fault_face_average(const sq_fault *fault, int64_t face, sq_friction_stat
 
 /** Frictional work (J) and seismic moment (N m) of the points of faces we own the "-" side of. */
 void sq_fault_energies(const sq_fault *fault, const sq_disc *disc, double *work, double *moment);
+/**
+ * SeisSol's fault energies (its energy-output.rst) over the points of faces we own the "-" side of, with the
+ * shear traction change dT(t) = T(t) - T0 from the initial traction T0 (without nucleation), the slip vector
+ * D and the slip path S:
+ * @p out[0] total frictional work   int_fault int_0^t -dT . V dt dA = int_fault (T0 . D - W) dA, W = int T . V dt;
+ * @p out[1] static frictional work  int_fault -dT(t) . D(t) / 2 dA;
+ * @p out[2] seismic moment          int_fault mu S dA, mu the mean of both sides' shear moduli.
+ * Both works are positive where the traction dropped while the fault slipped; out[0] - out[1] is the
+ * radiated energy.
+ */
+void sq_fault_energies_seissol(const sq_fault *fault, const sq_disc *disc, double out[3]);
 
 #endif

@@ -447,14 +447,87 @@ START_TEST(stations_graph_equals_serial) {
 }
 END_TEST
 
+/* SeisSol's fault energies of a prescribed state: slip D, slip path S, traction T, work W at every point,
+ * the initial traction T0 = (-1, shear, 0) of init_point; against the closed forms times the fault area
+ * (the sum of the owned faces' areas). */
+START_TEST(seissol_energies) {
+  run r;
+  run_create(&r, 1, &slipping, 64, 1);
+  sq_fault *f = r.fault;
+  const double D[2] = {0.3, -0.2}, S = 0.45, T[2] = {0.25, 0.05}, W = 0.04;
+  double area = 0.0;
+  for (int64_t i = 0; i < f->nface; ++i) area += f->face[i].owned[0] ? f->face[i].area : 0.0;
+  for (int64_t i = 0; i < f->nface * f->npoint; ++i) {
+    sq_friction_state *st = &f->point[i].state;
+    st->slip[0] = D[0], st->slip[1] = D[1], st->slip_path = S, st->traction[0] = T[0], st->traction[1] = T[1];
+    st->work = W;
+  }
+  double e[3];
+  sq_fault_energies_seissol(f, r.disc, e);
+  const double t0 = slipping.shear;
+  const double total = (t0 * D[0] - W) * area, stat = -0.5 * ((T[0] - t0) * D[0] + T[1] * D[1]) * area;
+  ck_assert_msg(fabs(e[0] - total) < 1e-12 * fabs(total), "total frictional work %.15g, want %.15g", e[0], total);
+  ck_assert_msg(fabs(e[1] - stat) < 1e-12 * fabs(stat), "static frictional work %.15g, want %.15g", e[1], stat);
+  ck_assert_msg(fabs(e[2] - S * area) < 1e-12 * S * area, "seismic moment %.15g, want %.15g", e[2], S * area);
+  run_destroy(&r);
+}
+END_TEST
+
+/* fault.reference_convention: SeisSol's point marks our "-" side; a direction (refPointMethod 1) points
+ * along the normal.  The native point at x > 0, SeisSol's at x < 0 and the direction +x list the same
+ * faces from the same side; SeisSol's point at x > 0 lists each face from the other side. */
+START_TEST(reference_conventions) {
+  make_mesh();
+  sq_mesh *mesh;
+  ck_assert_int_eq(sq_mesh_read(mesh_path, &mesh), 0);
+  sq_material *mat = malloc(sizeof(sq_material) * mesh->ncell);
+  for (int64_t c = 0; c < mesh->ncell; ++c) mat[c] = unit;
+  const sq_disc_options opt = {
+      .order = 2, .precision = SQ_F64, .cfl = 0.5, .tile_size = 64, .lts_rate = 1, .max_clusters = 1, .rupture = 1};
+  sq_disc *d;
+  ck_assert_int_eq(sq_disc_create(mesh, mat, &opt, &d), 0);
+  const sq_fault_options fo[4] = {
+      {.law = SQ_FRICTION_LSW, .reference = {1.0, 0.0, -0.5}},
+      {.law = SQ_FRICTION_LSW, .reference = {-1.0, 0.0, -0.5}, .reference_convention = SQ_FAULT_REF_SEISSOL},
+      {.law = SQ_FRICTION_LSW,
+       .reference = {2.0, 0.0, 0.0},
+       .reference_convention = SQ_FAULT_REF_SEISSOL,
+       .reference_method = SQ_FAULT_REF_VECTOR},
+      {.law = SQ_FRICTION_LSW, .reference = {1.0, 0.0, -0.5}, .reference_convention = SQ_FAULT_REF_SEISSOL}};
+  sq_fault *f[4];
+  for (int k = 0; k < 4; ++k) ck_assert_int_eq(sq_fault_create(d, &fo[k], init_point, (void *)&slipping, &f[k]), 0);
+  for (int k = 1; k < 4; ++k) ck_assert_int_eq(f[k]->nface, f[0]->nface);
+  for (int64_t i = 0; i < f[0]->nface; ++i) {
+    ck_assert(f[0]->face[i].frame[0] > 0.99); /* the normal points to the point, at x > 0 */
+    for (int k = 1; k < 3; ++k) {
+      ck_assert_int_eq(f[k]->face[i].elem[0], f[0]->face[i].elem[0]);
+      for (int c = 0; c < 9; ++c) ck_assert(f[k]->face[i].frame[c] == f[0]->face[i].frame[c]);
+    }
+    /* the other side: n and s flip, the down-dip vector stays */
+    ck_assert(f[3]->face[i].frame[0] < -0.99);
+    int found = 0;
+    for (int64_t j = 0; j < f[3]->nface; ++j)
+      if (f[3]->face[j].elem[0] == f[0]->face[i].elem[1] && f[3]->face[j].elem[1] == f[0]->face[i].elem[0]) {
+        found = 1;
+        for (int c = 0; c < 6; ++c) ck_assert(fabs(f[3]->face[j].frame[c] + f[0]->face[i].frame[c]) < 1e-12);
+        for (int c = 6; c < 9; ++c) ck_assert(fabs(f[3]->face[j].frame[c] - f[0]->face[i].frame[c]) < 1e-12);
+      }
+    ck_assert(found);
+  }
+  for (int k = 0; k < 4; ++k) sq_fault_destroy(f[k]);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  free(mat);
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded,      slipping_fault_physics,
-                          graph_equals_serial,       station_weights_exact,
-                          station_rupture_time_kink, station_weights_converge,
-                          station_locate_on_mesh,    stations_graph_equals_serial,
-                          face_average_snapshot,     NULL};
+  const TTest *tests[] = {locked_equals_welded,   slipping_fault_physics,       graph_equals_serial,
+                          station_weights_exact,  station_rupture_time_kink,    station_weights_converge,
+                          station_locate_on_mesh, stations_graph_equals_serial, face_average_snapshot,
+                          seissol_energies,       reference_conventions,        NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
