@@ -15,8 +15,6 @@
 #include "sq_common.h"
 #include "sq_seissol.h"
 
-/** Distance of the point that stands for a reference direction (refPointMethod = 1), in metres. */
-#define FAR_POINT 1e9
 /** Fault stations the native config holds (fault.stations). */
 #define MAX_FAULT_STATIONS 64
 
@@ -417,14 +415,10 @@ static int put_stations(imp *im, const char *name) {
 }
 
 /**
- * fault.reference_point from XRef/YRef/ZRef and refPointMethod.  SeisSol's fault normal is the outward
- * normal of its "+" element, pointing from "+" to "-"; starquake's points from "-" to "+".  So that the
- * normal, strike and dip vectors, and with them every traction, slip rate and slip, are SeisSol's, the
- * import puts starquake's "+" on SeisSol's "-" side:
- *  - refPointMethod = 1 (r a direction; SeisSol's "+" where the outward normal n has r.n > 0, i.e. on the
- *    side -r): the point FAR_POINT * r/|r|, on the side +r;
- *  - refPointMethod = 0 (r a point on SeisSol's "+" side): the point -r, its mirror image through the origin,
- *    right when the fault passes between r and -r (nearer to the origin than r).
+ * fault.reference_point from XRef/YRef/ZRef and refPointMethod, with SeisSol's meaning: the native keys
+ * fault.reference_convention: seissol and fault.reference_method (point or vector) take them as SeisSol
+ * does, so that the normal, strike and dip vectors, and with them every traction, slip rate and slip, are
+ * SeisSol's (docs/RUPTURE.md, "Reference point and SeisSol's convention").
  */
 static int put_reference(imp *im) {
   double r[3] = {0, 0, 0};
@@ -441,18 +435,9 @@ static int put_reference(imp *im) {
                    "must be 0 (a point) or 1 (a direction), found %ld", method);
   if (!(len > 0))
     return missing(im, "DynamicRupture", "XRef", "XRef, YRef, ZRef are all 0: the reference must not be the origin");
-  double p[3];
-  for (int k = 0; k < 3; ++k) p[k] = (method == 1 ? FAR_POINT * r[k] / len : -r[k]) + 0.0;
-  put(&im->y,
-      "  # SeisSol's XRef = (%g, %g, %g), refPointMethod = %ld; starquake's \"+\" is SeisSol's \"-\" side, so that "
-      "normal,\n  # strike and dip are SeisSol's (docs/SEISSOL.md, Fault sides)\n",
-      r[0], r[1], r[2], method);
-  put(&im->y, "  reference_point: [%s, %s, %s]\n", gnum(p[0]), gnum(p[1]), gnum(p[2]));
-  if (method == 0 && im->warn)
-    fprintf(im->warn,
-            "starquake: warning: %s: refPointMethod = 0: the fault's \"+\" side is taken as the side of (%g, %g, %g), "
-            "the mirror image of XRef, YRef, ZRef through the origin; right when the fault passes between them\n",
-            im->nl->file, p[0], p[1], p[2]);
+  put(&im->y, "  # SeisSol's XRef, YRef, ZRef and refPointMethod = %ld, as SeisSol reads them\n", method);
+  put(&im->y, "  reference_convention: seissol\n  reference_method: %s\n", method == 1 ? "vector" : "point");
+  put(&im->y, "  reference_point: [%s, %s, %s]\n", gnum(r[0] + 0.0), gnum(r[1] + 0.0), gnum(r[2] + 0.0));
   return SQ_SUCCESS;
 }
 
@@ -649,7 +634,7 @@ static int do_output(imp *im, int plastic) {
     if (which >= 0 && iv[k] != interval) differ = 1;
     if (which < 0 || iv[k] < interval) interval = iv[k], which = k;
   }
-  put(&im->y, "output:\n");
+  put(&im->y, "output:\n  style: seissol # SeisSol's file names, columns and signs (docs/SEISSOL_OUTPUTS.md)\n");
   SQ_CALL(put_output_file(im));
   if (which >= 0) {
     put(&im->y, "  interval: %s # %s\n", gnum(interval), ikeys[which]);

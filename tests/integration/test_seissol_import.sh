@@ -82,12 +82,13 @@ while IFS= read -r par; do
 done < <(find "$EX" -name '*.par' | sort)
 [ $n -eq ${#expect[@]} ] && ok "all ${#expect[@]} set-ups imported or refused" || bad "$n set-ups found, ${#expect[@]} listed"
 
-# what the YAML says: TPV5 (refPointMethod 1, direction (0, -1, 0)) puts starquake's "+" at y < 0, TPV104
-# (refPointMethod 0, point (0, -1e5, 0)) at y > 0: the side SeisSol calls "-", so normal, strike and dip are SeisSol's
-y5=$(sed -n 's/^  reference_point: \[0, \(.*\), 0\]/\1/p' "$T/tpv5_parameters_par.yaml")
-y104=$(sed -n 's/^  reference_point: \[0, \(.*\), 0\]/\1/p' "$T/tpv104_parameters_par.yaml")
-[ "$y5" = -1000000000 ] && ok "tpv5: reference point (0, $y5, 0)" || bad "tpv5: reference point y = '$y5'"
-[ "$y104" = 100000 ] && ok "tpv104: reference point (0, $y104, 0)" || bad "tpv104: reference point y = '$y104'"
+# what the YAML says: XRef, YRef, ZRef and refPointMethod as SeisSol reads them: TPV5 a direction (0, -1, 0),
+# TPV104 a point (0, -1e5, 0)
+grep -q '^  reference_method: vector$' "$T/tpv5_parameters_par.yaml" && grep -q '^  reference_point: \[0, -1, 0\]$' "$T/tpv5_parameters_par.yaml" &&
+  grep -q '^  reference_convention: seissol$' "$T/tpv5_parameters_par.yaml" && ok "tpv5: SeisSol's reference direction (0, -1, 0)" ||
+  bad "tpv5: reference $(grep -A2 reference_convention "$T/tpv5_parameters_par.yaml" | tr '\n' ' ')"
+grep -q '^  reference_method: point$' "$T/tpv104_parameters_par.yaml" && grep -q '^  reference_point: \[0, -100000, 0\]$' "$T/tpv104_parameters_par.yaml" &&
+  ok "tpv104: SeisSol's reference point (0, -1e5, 0)" || bad "tpv104: reference $(grep -A2 reference_convention "$T/tpv104_parameters_par.yaml" | tr '\n' ' ')"
 for kv in "tpv5_parameters_par friction_law: linear_slip_weakening" "tpv16_parameters_par forced_rupture_duration: 0.5" \
   "tpv101_parameters_par friction_law: rate_state_aging" "tpv101_parameters_par initial_slip_rate: 1e-12" \
   "tpv104_parameters_par friction_law: rate_state_fast_velocity_weakening" "tpv104_parameters_par f_w: 0.2" \

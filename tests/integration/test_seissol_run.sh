@@ -1,10 +1,11 @@
 #!/bin/bash
 # `starquake parameters.par` runs SeisSol's TPV5 set-up (docs/SEISSOL.md) as it is: its namelist, its easi
 # material and fault models (a !LuaMap among them), its receiver lists, on its own .geo meshed coarsely
-# with gmsh, for one short sync interval.  The fault stations then hold the set-up's values with SeisSol's
-# signs: at the nucleation patch T_s = +81.6 MPa (SeisSol's strike points along -x for the fault normal
-# (0, -1, 0) of this set-up, and s_xy = 81.6 MPa), P_n = -120 MPa, mu_s = 0.677; outside it T_s = +70 MPa;
-# with an added s_yz, T_d = +s_yz; and the slip rate along strike is positive.  Skipped (77) without gmsh or without the easi keys.
+# with gmsh, for one short sync interval.  The fault receivers are SeisSol's files (output.style: seissol)
+# and hold the set-up's values with SeisSol's signs: at the nucleation patch Ts0 = +81.6 MPa (SeisSol's
+# strike points along -x for the fault normal (0, -1, 0) of this set-up, and s_xy = 81.6 MPa),
+# Pn0 = -120 MPa, mu_s = 0.677; outside it Ts0 = +70 MPa; with an added s_yz, Td0 = +s_yz; T_s, a change,
+# starts at 0; and the slip rate along strike is positive.  Skipped (77) without gmsh or without the easi keys.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir T
@@ -33,17 +34,30 @@ else
   exit
 fi
 # column N of the first and the last data row of a fault-station file
-col() { awk -v c="$2" -v w="$3" '!/^[A-Z#]/ { if (!n++ && w == "first") { print $c; exit } last = $c } END { if (w == "last") print last }' "$1"; }
-fr1=$T/out/tpv5-faultreceiver-00001.dat fr2=$T/out/tpv5-faultreceiver-00002.dat
-head -2 "$fr1" | grep -q '"SRs" "SRd" "T_s" "T_d" "P_n" "Mud"' || bad "fault-station columns: $(sed -n 2p "$fr1")"
+# value NAME FILE first|last: a column of a SeisSol fault-receiver file, found by its name in VARIABLES
+value() {
+  "$PY" -c '
+import sys
+name, path, which = sys.argv[1:4]
+lines = open(path).read().splitlines()
+names = [v.strip().strip("\"") for v in lines[1].split("=", 1)[1].split(",")]
+rows = [l.split() for l in lines if l and not l.startswith(("TITLE", "VARIABLES", "#"))]
+print(rows[0 if which == "first" else -1][names.index(name)])' "$@"
+}
+fr1=$T/out/tpv5-faultreceiver-00001-00000.dat fr2=$T/out/tpv5-faultreceiver-00002-00000.dat
+sed -n 2p "$fr1" | grep -q '"Time" ,"SRs" ,"SRd" ,"T_s" ,"T_d" ,"P_n"' && ok "SeisSol's fault-receiver file and columns" ||
+  bad "fault-receiver file: $(sed -n 2p "$fr1" 2> /dev/null)"
 near() { "$PY" -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 1e-6 * abs(b) else 1)" "$1" "$2"; }
-for check in "$fr1 4 81.6e6 T_s at the nucleation patch" "$fr1 6 -120e6 P_n" "$fr1 7 0.677 mu_s (Mud at t = 0)" \
-  "$fr2 4 70e6 T_s outside the patch" "$fr1 5 10e6 T_d (s_yz; SeisSol's dip sign)"; do
+for check in "$fr1 Ts0 81.6e6 Ts0 at the nucleation patch" "$fr1 Pn0 -120e6 Pn0" "$fr1 Mud 0.677 mu_s (Mud at t = 0)" \
+  "$fr2 Ts0 70e6 Ts0 outside the patch" "$fr1 Td0 10e6 Td0 (s_yz; SeisSol's dip sign)"; do
   read -r f c want what <<< "$check"
-  got=$(col "$f" "$c" first)
+  got=$(value "$c" "$f" first)
   near "$got" "$want" && ok "$what = $got" || bad "$what = $got, want $want"
 done
-srs=$(col "$fr1" 2 last)
+ts=$(value T_s "$fr1" first)
+"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) == 0 else 1)" "$ts" && ok "T_s is the change of the traction: 0 at t = 0" ||
+  bad "T_s at t = 0: $ts"
+srs=$(value SRs "$fr1" last)
 "$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "$srs" && ok "strike slip rate at the nucleation > 0 ($srs)" \
   || bad "strike slip rate at the nucleation: $srs (SeisSol's sign is positive)"
 report seissol_run

@@ -210,13 +210,16 @@ static int import(const char *text, char **yaml) {
 
 START_TEST(test_import) {
   char *y;
-  /* refPointMethod 1, direction (0, -1, 0): SeisSol's "+" is at y > 0, starquake's "+" (its "-") far at y < 0 */
+  /* refPointMethod 1, direction (0, -2, 0): taken as SeisSol takes it (fault.reference_convention: seissol) */
   ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 16\nModelFileName = 'f.yaml'\nXRef = 0\nYRef = -2\nZRef = 0\n"
                                "refPointMethod = 1\nt_0 = 0.25\nOutputPointType = 5\n/\n&Pickpoint\nPPFileName = "
                                "'fr.dat'\n/\n&Elementwise\nprinttimeinterval_sec = 0.5\n/\n&Output\npickdt = 0.01\n/\n",
                           &y),
                    0);
-  ck_assert_msg(strstr(y, "  reference_point: [0, -1000000000, 0]\n"), "%s", y);
+  ck_assert_msg(
+      strstr(y, "  reference_convention: seissol\n  reference_method: vector\n  reference_point: [0, -2, 0]\n"), "%s",
+      y);
+  ck_assert_msg(strstr(y, "output:\n  style: seissol"), "%s", y);
   ck_assert_msg(strstr(y, "  friction_law: linear_slip_weakening"), "%s", y);
   ck_assert_msg(strstr(y, "  forced_rupture_duration: 0.25"), "%s", y);
   ck_assert_msg(strstr(y, "  nucleation_time: 0.25"), "%s", y);
@@ -227,16 +230,16 @@ START_TEST(test_import) {
   ck_assert_msg(strstr(y, "materials:\n  easi: \"mat.yaml\"\n"), "%s", y);
   ck_assert_msg(strstr(y, "fault:\n  easi: \"f.yaml\"\n"), "%s", y);
   free(y);
-  /* refPointMethod 0, point (3, 4, 0) on SeisSol's "+" side: starquake's "+" holds its mirror image */
+  /* refPointMethod 0, the point (3, 4, 0) */
   ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 3\nModelFileName = 'f.yaml'\nXRef = 3\nYRef = 4\nZRef = 0\n"
                                "RS_iniSlipRate1 = 3d-12\nRS_iniSlipRate2 = 4d-12\nRS_f0 = 0.6\nRS_b=0.012\n/\n",
                           &y),
                    0);
-  ck_assert_msg(strstr(y, "  reference_point: [-3, -4, 0]\n"), "%s", y);
+  ck_assert_msg(strstr(y, "  reference_convention: seissol\n  reference_method: point\n  reference_point: [3, 4, 0]\n"),
+                "%s", y);
   ck_assert_msg(strstr(y, "  friction_law: rate_state_aging"), "%s", y);
   ck_assert_msg(strstr(y, "  initial_slip_rate: 5e-12"), "%s", y);
   ck_assert_msg(strstr(y, "  f0: 0.6") && strstr(y, "  b: 0.012"), "%s", y);
-  ck_assert_msg(strstr(msg, "mirror image"), "no warning about refPointMethod 0: %s", msg);
   free(y);
   /* output: the smallest interval of those switched on, fields from the mask, prefix and folder */
   ck_assert_int_eq(import(BASE "&Output\nOutputFile = 'out/run1'\nwavefieldoutput = 1\niOutputMask = 1 0 0 0 0 0 0 0 "
