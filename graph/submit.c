@@ -191,8 +191,9 @@ static void count(const sq_event *e, sq_graph_stats *s) {
 
 int sq_lts_submit(const sq_clustering *c, const sq_event_list *list, sq_graph_stats *stats) {
   for (int64_t i = 0; i < list->n; ++i) {
-    if (sq_runtime_submission_cancelled(c->rt)) return SQ_SUCCESS; /* a stop: the state goes back anyway */
     const sq_event *e = &list->event[i];
+    /* a stop: the state goes back anyway, so only the halo exchanges, which other ranks match, remain */
+    if (e->kind != SQ_EVENT_EXCHANGE && sq_runtime_submission_cancelled(c->rt)) continue;
     if (stats) count(e, stats);
     switch (e->kind) {
     case SQ_EVENT_PREDICT:

@@ -53,8 +53,8 @@ void sq_runtime_cancel(void);
 /** @brief 1 after sq_runtime_cancel (until cleared): a codelet body then returns at once, first thing. */
 int sq_runtime_cancelled(void);
 /**
- * @brief 1 when a stop cancelled the tasks and nothing more need be submitted: on one rank.  With several
- * ranks every task is still submitted (and cancelled), so that each halo message finds its match.
+ * @brief 1 when a stop cancelled the tasks: no more computation need be submitted, only the halo exchanges,
+ * so that each message of another rank finds its match.
  */
 int sq_runtime_submission_cancelled(const sq_runtime *rt);
 /** @brief Whether sq_runtime_cancel was called since the last clear, and clear it. */
