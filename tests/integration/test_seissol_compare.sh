@@ -5,7 +5,8 @@
 # `starquake probe` of the parameters.par with `starquake probe` of configs/ at sample points (inside and
 # outside nucleation patches, at several depths and in each layer): materials, plasticity, initial and
 # nucleation tractions in the fault frame and friction parameters agree to 1e-10 of each column's largest
-# value.  Known, documented differences: where the two pick opposite fault normals (configs/ take "+" on the
+# value; TPV12/13's tractions also equal its easi stress formula projected on the fault normal here, in Python.
+# Known, documented differences: where the two pick opposite fault normals (configs/ take "+" on the
 # side of fault.reference_point with the native convention), n and the dip tractions change sign (T_n and T_s
 # keep theirs, strike and normal both flip); "no forced rupture" is 1e10 s in SeisSol's models and "never"
 # (1e300) natively.  Meshes: the example's .geo where it has one that meshes a whole fault (TPV5, TPV12/13,
@@ -122,6 +123,31 @@ cell_cols=rho,mu,lambda,vp,vs,plasticity.cohesion,plasticity.bulk_friction,plast
 cell_cols=$cell_cols,plasticity.s_xx,plasticity.s_yy,plasticity.s_zz,plasticity.s_xy,plasticity.s_yz,plasticity.s_xz
 result "$(compare "TPV12/13 material and plasticity (!LuaMap stress)" "$T/tpv13_par.csv" "$T/tpv13_cfg2.csv" "" $cell_cols)"
 
+# the same tractions from the easi model's formula, evaluated here: sigma(z) of tpv12_13_initial_stress.yaml,
+# T_n = n.sigma.n, the shear |sigma n - T_n n| = |(T_s, T_d)|
+"$PY" - "$T/tpv13_par.csv" << 'EOF' && ok "TPV12/13: T_n and |(T_s, T_d)| = the model's stress projected independently" ||
+import csv, math, sys
+n_on = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["T_n"] == "": continue
+    d, s = abs(float(r["z"])), 9.8 * (2700.0 - 1000.0)
+    if d <= 11951.15:
+        sig = [-0.01 * math.floor(100.0 * (0.5 * (1.0 + 0.3496) * s) + 0.5) * d,
+               -0.01 * math.floor(100.0 * (0.3496 * s) + 0.5) * d, -s * d]
+    else: sig = [-s * d] * 3
+    n = [float(r[k]) for k in ("n_x", "n_y", "n_z")]
+    t = [sig[k] * n[k] for k in range(3)]
+    tn = sum(t[k] * n[k] for k in range(3))
+    shear = math.sqrt(sum((t[k] - tn * n[k]) ** 2 for k in range(3)))
+    got_n, got_s = float(r["T_n"]), math.hypot(float(r["T_s"]), float(r["T_d"]))
+    if abs(got_n - tn) > 1e-10 * abs(tn) or abs(got_s - shear) > 1e-10 * abs(tn):
+        print("at (%s, %s, %s): T_n %.17g, want %.17g; shear %.17g, want %.17g" % (r["x"], r["y"], r["z"], got_n, tn, got_s, shear))
+        sys.exit(1)
+    n_on += 1
+sys.exit(0 if n_on >= 4 else 1)
+EOF
+  bad "TPV12/13: the tractions against the model's formula"
+
 # ---- TPV101 (aging law) and TPV104 (fast velocity weakening): configs/'s .geo at 3 km on the fault, 15 km away
 pts_rs="0,0,-7500;1000,0,-8000;0,0,-3000;-16500,0,-7500;0,0,-16000;17000,0,-17000;-7500,0,-12000;2000,6000,-5000"
 for case in "tpv101 tpv101_fault.yaml n_x,n_y,n_z,T_d,Tnuc_d" "tpv104 fault.yaml "; do
@@ -152,6 +178,11 @@ probe "$T/loh1_cfg.csv" "$SRC/configs/loh1/loh1.yaml" "1000,1000,-500;8000,-3000
   --set mesh.file="$D/hand.msh"
 result "$(compare "LOH.1 (layer and half-space)" "$T/loh1_par.csv" "$T/loh1_cfg.csv" "")"
 
+# the table (not --csv): a header and one row per point
+"$SQ" probe "$D/parameters_source_type_50.par" --points "1000,1000,500;1000,1000,3000" --set mesh.type=gmsh \
+  --set mesh.file="$D/coarse.msh" > "$T/table.txt" 2>&1
+[ "$(wc -l < "$T/table.txt")" = 3 ] && head -1 "$T/table.txt" | grep -Eq '^x +y +z +cell +rho +mu +lambda +vp +vs *$' &&
+  ok "probe's table" || bad "probe's table: $(head -3 "$T/table.txt")"
 # probe's own errors: a point that is not three numbers, a missing --points
 if "$SQ" probe "$SRC/configs/tpv5/tpv5.yaml" --points "1,2" > "$T/e1.txt" 2>&1; then bad "probe --points 1,2: exit 0"
 else grep -q "three numbers" "$T/e1.txt" && ok "probe --points 1,2: an error" || bad "probe --points 1,2: $(cat "$T/e1.txt")"; fi
