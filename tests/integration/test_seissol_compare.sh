@@ -11,7 +11,8 @@
 # keep theirs, strike and normal both flip); "no forced rupture" is 1e10 s in SeisSol's models and "never"
 # (1e300) natively.  Meshes: the example's .geo where it has one that meshes a whole fault (TPV5, TPV12/13,
 # LOH.1); TPV101 has none and TPV104's is half a domain mirrored by a SeisSol tool, so both use configs/'s
-# .geo.  LOH.1's mesh has z down (depth), configs/loh1 z up: its points are compared at (x, y, -z).
+# .geo.  LOH.1's mesh has z down (depth), configs/loh1 z up: its points are compared at (x, y, -z); TPV12/13's
+# fault dips toward -y, configs/tpv13's toward +y: its points are compared at (x, -y, z).
 # Skipped (77) without gmsh or without the easi keys.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
