@@ -110,6 +110,15 @@ static const help_option import_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option probe_options[] = {
+    {"--points", "FILE|x,y,z[;x,y,z...]",
+     "the points: a file of lines 'x y z' (# comments), or points on the command line separated by ';'"},
+    {"--csv", "", "print comma-separated values instead of the aligned table"},
+    {"--set", "KEY=VALUE", "override one configuration key, as for a run (e.g. --set mesh.file=coarse.msh)"},
+    {"--verbose", "", "print the set-up's report (mesh, materials, fault) before the table"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_command commands[] = {
     {"run", "[run] CONFIG.yaml|parameters.par [OPTIONS]",
      "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
@@ -140,6 +149,15 @@ static const help_command commands[] = {
      "support are named in warnings; a feature it does not have is an error naming it (docs/SEISSOL.md).  The mesh "
      "need not exist.",
      import_options},
+    {"probe", "probe CONFIG.yaml|parameters.par --points FILE|x,y,z[;...] [OPTIONS]",
+     "Print, at each point, the values a run of CONFIG sets up there, one row per point: the material of the mesh "
+     "cell holding the point (rho, mu, lambda, vp, vs: the cell's values, evaluated at its centroid as the run "
+     "does), the plasticity parameters and initial stress of that cell (with plasticity), and for a point on the "
+     "fault the fault values evaluated at the point itself in the frame of the fault face holding it: the normal n, "
+     "the initial tractions T_n, T_s, T_d and the nucleation tractions in that frame (n, strike, dip), and the "
+     "friction parameters.  The set-up is the run's own code (materials, easi models, fault reference convention); "
+     "the mesh must exist (docs/SEISSOL.md, *Checking a set-up*).",
+     probe_options},
     {"config-reference", "config-reference",
      "Print the configuration schema, every key with its type, range and default, as Markdown "
      "(docs/CONFIG_REFERENCE.md).",

@@ -19,6 +19,9 @@ int sq_cmd_seissol_import(int argc, char **argv);
  * in memory, its file names relative to its folder, then loaded with the --set overrides @p sets. */
 int sq_seissol_load(const char *path, const char *const *sets, int nsets, sq_config *cfg);
 
+/** @brief `starquake probe CONFIG --points ...`: material, plasticity and fault values at points (app/probe.c) */
+int sq_cmd_probe(int argc, char **argv);
+
 /** @brief Print the help of command @p name ("run", "verify planewave", "mesh info", ...; NULL: the whole
  * program's) on @p out (app/help.c); SQ_ERR_INPUT for an unknown name. */
 int sq_help_print(FILE *out, const char *name);

@@ -226,16 +226,38 @@ static int64_t min_over_ranks(int64_t key, void *ctx) {
   return key;
 }
 
+/* The fault values of the config: its easi model opened, its expressions compiled (values_free frees them). */
+static int values_open(const sq_config *cfg, fault_values *v) {
+  const sq_fault_config *fc = &cfg->fault;
+  *v = (fault_values){.cfg = fc, .path = cfg->path};
+  int ierr = fc->easi[0] ? easi_open(cfg, v) : SQ_SUCCESS;
+  for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
+    ierr = compile(cfg->path, &fc->param[i], &v->base[i]);
+    for (int k = 0; k < fc->npatches && !ierr; ++k)
+      ierr = compile(cfg->path, &fc->patches[k].param[i], &v->patch[k][i]);
+  }
+  return ierr;
+}
+
+int sq_sim_fault_probe(const sq_sim *s, int n, const double *x, int64_t *face, double *dist, sq_fault_point *pt) {
+  for (int i = 0; i < n; ++i) face[i] = -1, dist[i] = INFINITY;
+  if (!s->fault) return SQ_SUCCESS;
+  fault_values v;
+  int ierr = values_open(&s->cfg, &v);
+  for (int i = 0; i < n && !ierr; ++i) {
+    double chi[2];
+    sq_fault_locate(s->fault, s->disc, &x[3 * i], &face[i], chi, &dist[i]);
+    if (face[i] >= 0) ierr = init_point(&v, &x[3 * i], s->fault->face[face[i]].frame, &pt[i]);
+  }
+  values_free(&v);
+  return ierr;
+}
+
 int sq_sim_fault_create(sq_sim *s) {
   const sq_fault_config *fc = &s->cfg.fault;
   if (!fc->enabled) return SQ_SUCCESS;
-  fault_values v = {.cfg = fc, .path = s->cfg.path};
-  int ierr = fc->easi[0] ? easi_open(&s->cfg, &v) : SQ_SUCCESS;
-  for (int i = 0; i < SQ_NFAULT_PARAMS && !ierr; ++i) {
-    ierr = compile(s->cfg.path, &fc->param[i], &v.base[i]);
-    for (int k = 0; k < fc->npatches && !ierr; ++k)
-      ierr = compile(s->cfg.path, &fc->patches[k].param[i], &v.patch[k][i]);
-  }
+  fault_values v;
+  int ierr = values_open(&s->cfg, &v);
   const sq_fault_options opt = {.law = (sq_friction_law)fc->law,
                                 .reference = {fc->reference_point[0], fc->reference_point[1], fc->reference_point[2]},
                                 .reference_convention = fc->reference_convention,

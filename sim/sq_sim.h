@@ -46,6 +46,15 @@ typedef struct sq_sim {
   int cancelled;                  /**< a stop cancelled tasks of the last advance: sq_sim_rollback is due */
 } sq_sim;
 
+/**
+ * @brief The fault values at the points @p x[0..n) (3 coordinates each) as the run's set-up makes them
+ * (sim/fault.c, `starquake probe`): for a point that a fault face holds (sq_fault_locate), @p face[i] is
+ * that face and @p pt[i] the values evaluated at the point itself in that face's frame (n, strike, dip),
+ * with the initial slip rate's magnitude in state.slip_rate[0]; else @p face[i] = -1.  @p dist[i]: the
+ * distance to the nearest fault face.
+ */
+int sq_sim_fault_probe(const sq_sim *sim, int n, const double *x, int64_t *face, double *dist, sq_fault_point *pt);
+
 /** @brief The run header's lines about the materials: per entry, the cells it matched and its vp, vs, rho. */
 void sq_sim_print_materials(const sq_sim *sim, FILE *out);
 

@@ -24,7 +24,7 @@ mapfile -t run_opts < <(options_of "$SRC/app/run.c")
 [ "${#run_opts[@]}" -ge 10 ] && ok "app/run.c accepts ${#run_opts[@]} options" || bad "options of app/run.c: ${run_opts[*]}"
 lists "$T/help.txt" "--help" "${run_opts[@]}" --help --version --help-man
 for cmd in "verify planewave" "verify interface|freesurface|absorbing" "verify pointsource" "mesh info" \
-  "mesh convert" config-reference "seissol-import parameters.par"; do
+  "mesh convert" config-reference "seissol-import parameters.par" "probe CONFIG"; do
   grep -qF -- "starquake $cmd" "$T/help.txt" && ok "--help names 'starquake $cmd'" || bad "--help lacks 'starquake $cmd'"
 done
 
@@ -56,6 +56,9 @@ help_of "$T/cref.txt" config-reference --help
 help_of "$T/simport.txt" seissol-import --help
 mapfile -t import_opts < <(options_of "$SRC/app/seissol_cmd.c")
 lists "$T/simport.txt" "seissol-import --help" "${import_opts[@]}"
+help_of "$T/probe.txt" probe --help
+mapfile -t probe_opts < <(options_of "$SRC/app/probe.c")
+lists "$T/probe.txt" "probe --help" "${probe_opts[@]}"
 "$SQ" verify --help > "$T/v.txt" 2>&1 && grep -q "verify pointsource" "$T/v.txt" && ok "verify --help" || bad "verify --help: $(head -3 "$T/v.txt")"
 if "$SQ" verify nosuch --help > "$T/nosuch.txt" 2>&1; then bad "verify nosuch --help: exit status 0"
 else grep -q "no such command" "$T/nosuch.txt" && ok "verify nosuch --help: an error" || bad "verify nosuch --help: $(cat "$T/nosuch.txt")"; fi
