@@ -270,6 +270,20 @@ static int ep_constant(ep_ctx *P, sq_ecomp *c, const sq_ey *node, const ep_at *a
   return ep_sort_out(c, c->val, 1) ? ep_fail(P, at, "out of memory"), -1 : 0;
 }
 
+/* sort a grid's outputs by name, keeping the permutation (c->perm) to its stored columns */
+static int ep_sort_keep(ep_ctx *P, sq_ecomp *c, const ep_at *at) {
+  int perm[SQ_EASI_MAXDIM];
+  ep_order(c->nout, c->out, perm);
+  if (!(c->perm = malloc((size_t)c->nout * sizeof(int)))) return ep_fail(P, at, "out of memory"), -1;
+  char *sorted[SQ_EASI_MAXDIM];
+  for (int k = 0; k < c->nout; ++k) {
+    sorted[k] = c->out[perm[k]];
+    c->perm[k] = perm[k];
+  }
+  memcpy(c->out, sorted, (size_t)c->nout * sizeof(char *));
+  return 0;
+}
+
 static int ep_function(ep_ctx *P, sq_ecomp *c, const sq_ey *node, const ep_at *at) {
   const sq_ey *map = sq_ey_get(node, "map");
   if (ep_map_names(P, c, map, at)) return -1;
@@ -482,15 +496,7 @@ static int ep_layered(ep_ctx *P, sq_ecomp *c, const sq_ey *node, const ep_at *at
   free(ns);
   if (rc) return -1;
   /* outputs sorted: the node rows hold the values in 'parameters' order; keep a permutation */
-  int perm[SQ_EASI_MAXDIM];
-  ep_order(c->nout, c->out, perm);
-  if (!(c->perm = malloc((size_t)c->nout * sizeof(int)))) return ep_fail(P, at, "out of memory"), -1;
-  char *sorted[SQ_EASI_MAXDIM];
-  for (int k = 0; k < c->nout; ++k) {
-    sorted[k] = c->out[perm[k]];
-    c->perm[k] = perm[k];
-  }
-  memcpy(c->out, sorted, (size_t)c->nout * sizeof(char *));
+  if (ep_sort_keep(P, c, at)) return -1;
   return 0;
 }
 
@@ -604,15 +610,7 @@ static int ep_grid(ep_ctx *P, sq_ecomp *c, const sq_ey *node, const ep_at *at) {
     if (sq_egrid_read_netcdf(path, var ? var->text : "data", c->nin, nparams, &c->grid, why, sizeof(why)))
       return ep_fail(P, at, "%s", why), -1;
   }
-  int perm[SQ_EASI_MAXDIM];
-  ep_order(c->nout, c->out, perm);
-  if (!(c->perm = malloc((size_t)c->nout * sizeof(int)))) return ep_fail(P, at, "out of memory"), -1;
-  char *sorted[SQ_EASI_MAXDIM];
-  for (int k = 0; k < c->nout; ++k) {
-    sorted[k] = c->out[perm[k]];
-    c->perm[k] = perm[k];
-  }
-  memcpy(c->out, sorted, (size_t)c->nout * sizeof(char *));
+  if (ep_sort_keep(P, c, at)) return -1;
   (void)nparams;
   return 0;
 }
