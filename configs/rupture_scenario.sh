@@ -21,17 +21,11 @@ scenario_size "$@"
 shift $SHIFT
 name=$(basename "$here")
 sq=${SQ_BIN:-$here/../../starquake}
-mesh() { # OUT.msh GMSH-OPTIONS...
-  [ -s "$1" ] && return 0
-  local out=$1
-  shift
-  scenario_child gmsh -3 "$@" -format msh22 -o "$out" "$here/$name.geo" > "$here/gmsh.log" || { cat "$here/gmsh.log"; exit 1; }
-}
 if [ "$SIZE" = short ]; then
-  mesh "$here/$name-short.msh" -setnumber h_fault 3000 -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000
+  scenario_mesh "$here/$name.geo" msh22 "$here/$name-short.msh" -setnumber h_fault 3000 -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000
   set -- --set "mesh.file=$name-short.msh" --set equations.order=3 "$@"
 else
-  mesh "$here/$name.msh" -setnumber h_fault "${H_FAULT:-250}"
+  scenario_mesh "$here/$name.geo" msh22 "$here/$name.msh" -setnumber h_fault "${H_FAULT:-250}"
 fi
 scenario_run "$sq" "$here/$name.yaml" --output "output/$name" "$@"
 plot="$here/../../tools/plot_fault.py"

@@ -35,6 +35,16 @@ scenario_child() {
   return $rc
 }
 
+# scenario_mesh GEO FORMAT OUT.msh GMSH-OPTIONS...: mesh GEO with gmsh into OUT.msh (Gmsh format FORMAT),
+# unless OUT.msh exists; gmsh's log goes to gmsh.log beside GEO, and is shown if gmsh fails
+scenario_mesh() {
+  local geo=$1 format=$2 out=$3 log
+  shift 3
+  [ -s "$out" ] && return 0
+  log=$(dirname "$geo")/gmsh.log
+  scenario_child gmsh -3 "$@" -format "$format" -o "$out" "$geo" > "$log" || { cat "$log"; exit 1; }
+}
+
 scenario_run() {
   local sq=$1 a dry=()
   shift

@@ -15,17 +15,11 @@ sq=${SQ_BIN:-$here/../../starquake}
 . "$here/../scenario_lib.sh"
 scenario_size "$@"
 shift $SHIFT
-mesh() { # OUT.msh GMSH-OPTIONS...
-  [ -s "$1" ] && return 0
-  local out=$1
-  shift
-  scenario_child gmsh -3 "$@" -format msh41 -o "$out" "$here/loh1.geo" > "$here/gmsh.log" || { cat "$here/gmsh.log"; exit 1; }
-}
 if [ "$SIZE" = short ]; then
-  mesh "$here/loh1-short.msh" -setnumber lc_fine 2000 -setnumber lc_layer 3000 -setnumber lc_far 10000
+  scenario_mesh "$here/loh1.geo" msh41 "$here/loh1-short.msh" -setnumber lc_fine 2000 -setnumber lc_layer 3000 -setnumber lc_far 10000
   set -- --set mesh.file=loh1-short.msh --set equations.order=3 "$@"
 else
-  mesh "$here/loh1.msh"
+  scenario_mesh "$here/loh1.geo" msh41 "$here/loh1.msh"
 fi
 scenario_run "$sq" "$here/loh1.yaml" "$@"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then

@@ -22,15 +22,15 @@ sq=${SQ_BIN:-$here/../../starquake}
 variant=short
 case "${1:-}" in short | production | puml) variant=$1 && shift ;; full) variant=production && shift ;; esac
 SIZE=$variant
-mesh() { # OUT.msh H_FAULT H_FAR
-  [ -s "$1" ] && return 0
-  scenario_child gmsh -3 -setnumber h_fault "$2" -setnumber h_far "$3" -format msh22 -o "$1" "$here/tpv13.geo" \
-    > "$here/gmsh.log" ||
-    { cat "$here/gmsh.log"; exit 1; }
-}
 case $variant in
-  production) mesh "$here/tpv13.msh" "${H_FAULT:-500}" "${H_FAR:-10000}" && cfg=$here/tpv13.yaml ;;
-  short) mesh "$here/tpv13-coarse.msh" 3000 15000 && cfg=$here/tpv13_short.yaml ;;
+  production)
+    scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13.msh" -setnumber h_fault "${H_FAULT:-500}" -setnumber h_far "${H_FAR:-10000}"
+    cfg=$here/tpv13.yaml
+    ;;
+  short)
+    scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13-coarse.msh" -setnumber h_fault 3000 -setnumber h_far 15000
+    cfg=$here/tpv13_short.yaml
+    ;;
   puml)
     cfg=$here/tpv13_puml.yaml
     puml=${TPV13_PUML_MESH:-$here/tpv13_training.puml.h5}
