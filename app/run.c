@@ -338,7 +338,7 @@ static void next_chunk(const sq_sim *s, chunk_plan *p) {
  * it cannot be continued from a checkpoint. */
 static int save_next(const run *r, const chunk_plan *p) {
   if (r->serial || r->cfg.output_surface_displacement) return 0;
-  if (r->cfg.stop_within == 0) return 1;
+  if (r->cfg.stop_within == 0 || p->per_step == 0) return 1; /* the first chunk: its length is not known */
   const double seconds = p->per_step * (double)p->chunk;
   return seconds > r->cfg.stop_within && p->save_cost <= 0.1 * seconds;
 }
@@ -419,7 +419,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
   const int64_t nsteps = r->nsteps;
   int64_t done = s->steps;
   chunk_plan plan = {.chunk = 1};
-  int save = !r->serial && !r->cfg.output_surface_displacement; /* the first chunk's length is not known */
+  int save = save_next(r, &plan);
   double last_check = r->t_loop, last_flush = r->t_loop;
   int ierr = SQ_SUCCESS;
   while (done < nsteps && !ierr) {

@@ -192,8 +192,9 @@ static void count(const sq_event *e, sq_graph_stats *s) {
 int sq_lts_submit(const sq_clustering *c, const sq_event_list *list, sq_graph_stats *stats) {
   for (int64_t i = 0; i < list->n; ++i) {
     const sq_event *e = &list->event[i];
-    /* a stop: the state goes back anyway, so only the halo exchanges, which other ranks match, remain */
-    if (e->kind != SQ_EVENT_EXCHANGE && sq_runtime_submission_cancelled(c->rt)) continue;
+    /* a stop cancelled the tasks and the state goes back anyway: only the halo exchanges, which other ranks
+     * match, remain to be submitted */
+    if (e->kind != SQ_EVENT_EXCHANGE && sq_runtime_cancelled()) continue;
     if (stats) count(e, stats);
     switch (e->kind) {
     case SQ_EVENT_PREDICT:

@@ -150,9 +150,7 @@ void sq_runtime_cancel(void) { atomic_store(&cancelled, 1); }
 
 int sq_runtime_cancelled(void) { return atomic_load_explicit(&cancelled, memory_order_relaxed); }
 
-int sq_runtime_cancel_clear(void) { return atomic_exchange(&cancelled, 0); }
-
-int sq_runtime_submission_cancelled(const sq_runtime *rt) { return (void)rt, sq_runtime_cancelled(); }
+void sq_runtime_cancel_clear(void) { atomic_store(&cancelled, 0); }
 
 void sq_runtime_destroy(sq_runtime *rt) {
   if (!rt) return;

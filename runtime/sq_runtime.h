@@ -52,13 +52,8 @@ int sq_runtime_host_overwrite(sq_runtime *rt);
 void sq_runtime_cancel(void);
 /** @brief 1 after sq_runtime_cancel (until cleared): a codelet body then returns at once, first thing. */
 int sq_runtime_cancelled(void);
-/**
- * @brief 1 when a stop cancelled the tasks: no more computation need be submitted, only the halo exchanges,
- * so that each message of another rank finds its match.
- */
-int sq_runtime_submission_cancelled(const sq_runtime *rt);
-/** @brief Whether sq_runtime_cancel was called since the last clear, and clear it. */
-int sq_runtime_cancel_clear(void);
+/** @brief Undo sq_runtime_cancel (once the caller has restored the state). */
+void sq_runtime_cancel_clear(void);
 /**
  * @brief OpenMP threads per CPU task (runtime.cpu_task_threads, sq_kernel_set_threads); above 1, the
  * runtime is told to leave its workers unbound so that a task's team can use the cores.  Call before the

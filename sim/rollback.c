@@ -34,8 +34,6 @@ void sq_sim_interrupt(void) {
   if (atomic_load(&armed)) sq_runtime_cancel();
 }
 
-int sq_sim_interrupt_requested(void) { return requested != 0; }
-
 int sq_sim_cancelled(const sq_sim *s) { return s->cancelled; }
 
 static int save_alloc(sq_sim *s, struct sq_sim_backup **out) {
@@ -114,15 +112,6 @@ int sq_sim_rollback(sq_sim *s) {
   s->cancelled = 0;
   sq_runtime_cancel_clear();
   return SQ_SUCCESS;
-}
-
-int64_t sq_sim_saved_steps(const sq_sim *s) { return s->backup ? s->backup->steps : -1; }
-
-size_t sq_sim_save_bytes(const sq_sim *s) {
-  size_t bytes = (size_t)s->disc->nelem * sq_disc_elem_bytes(s->disc);
-  if (s->fault) bytes += sizeof(sq_fault_point) * (size_t)(s->fault->nface * s->fault->npoint);
-  if (s->plastic) bytes += (sizeof(double) * SQ_PLASTIC_STRAIN_COLS + 1) * (size_t)s->plastic->nelem;
-  return bytes;
 }
 
 void sq_sim_save_free(sq_sim *s) {

@@ -136,10 +136,6 @@ double sq_sim_time_at(const sq_sim *sim, int64_t k);
  */
 /** @brief Copy the dofs, friction state, station log lengths, plastic state and time aside (after a fetch). */
 int sq_sim_save(sq_sim *sim);
-/** @brief Bytes that sq_sim_save copies. */
-size_t sq_sim_save_bytes(const sq_sim *sim);
-/** @brief The sync interval at which the saved state lies, or -1. */
-int64_t sq_sim_saved_steps(const sq_sim *sim);
 /** @brief Back to the saved state (all submitted tasks are waited for first); clears a cancellation. */
 int sq_sim_rollback(sq_sim *sim);
 /** @brief Free the saved state. */
@@ -151,8 +147,6 @@ void sq_sim_save_free(sq_sim *sim);
 void sq_sim_interrupt(void);
 /** @brief Whether a stop cancelled tasks of the last advance (its state is then stale: roll back). */
 int sq_sim_cancelled(const sq_sim *sim);
-/** @brief Whether sq_sim_interrupt was called. */
-int sq_sim_interrupt_requested(void);
 /** @brief Used by sq_sim_advance: accept cancellation while its tasks run (only from the saved state). */
 void sq_sim_arm(const sq_sim *sim);
 void sq_sim_disarm(void);
