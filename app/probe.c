@@ -6,7 +6,6 @@
  * evaluated at the point itself in the frame of the fault face holding it (sq_sim_fault_probe).
  */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "sq_app.h"
 #include "sq_locate.h"
 #include "sq_namelist.h"
+#include "sq_source_io.h"
 
 #define PROBE_MAX_SETS 64
 
@@ -32,39 +32,21 @@ static int parse_triple(const char *s, double x[3]) {
   return *s != '\0';
 }
 
-/* The points: "x,y,z;x,y,z..." or a file of lines "x y z" (or "x,y,z"; # comments and blank lines skipped). */
+/* The points: "x,y,z;x,y,z..." or a file of lines "x y z" (read as receiver files are: sq_read_points). */
 static int read_points(const char *spec, double **xyz, int *n) {
   *xyz = NULL, *n = 0;
-  int cap = 0;
-  FILE *f = strchr(spec, ',') ? NULL : fopen(spec, "r");
-  if (!strchr(spec, ',') && !f)
-    return sq_error(SQ_ERR_IO, __FILE__, __LINE__,
-                    "--points: cannot open '%s': %s (give a file of lines 'x y z' or points 'x,y,z;x,y,z')", spec,
-                    strerror(errno));
-  char line[1024];
-  const char *cur = spec;
-  int lineno = 0, ierr = SQ_SUCCESS;
-  for (;;) {
-    if (f) {
-      if (!fgets(line, sizeof(line), f)) break;
-      ++lineno;
-      line[strcspn(line, "#\r\n")] = '\0';
-      for (char *c = line; *c; ++c)
-        if (*c == ' ' || *c == '\t') *c = ',';
-      /* runs of separators become one comma */
-      char *w = line;
-      for (const char *r = line; *r; ++r)
-        if (!(*r == ',' && (w == line || w[-1] == ','))) *w++ = *r;
-      if (w > line && w[-1] == ',') --w;
-      *w = '\0';
-      if (!line[0]) continue;
-    } else {
-      if (!*cur) break;
-      const size_t len = strcspn(cur, ";");
-      snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), cur);
-      cur += len + (cur[len] == ';');
-      ++lineno;
-    }
+  if (!strchr(spec, ',')) {
+    int *line = NULL;
+    const int ierr = sq_read_points(spec, n, xyz, &line);
+    free(line);
+    return ierr;
+  }
+  char point[1024];
+  int cap = 0, ierr = SQ_SUCCESS;
+  for (const char *cur = spec; *cur;) {
+    const size_t len = strcspn(cur, ";");
+    snprintf(point, sizeof(point), "%.*s", (int)(len < sizeof(point) ? len : sizeof(point) - 1), cur);
+    cur += len + (cur[len] == ';');
     if (*n == cap) {
       cap = cap ? 2 * cap : 16;
       double *grown = realloc(*xyz, 3 * (size_t)cap * sizeof(double));
@@ -74,17 +56,14 @@ static int read_points(const char *spec, double **xyz, int *n) {
       }
       *xyz = grown;
     }
-    if (parse_triple(line, &(*xyz)[3 * *n])) {
-      ierr = f ? sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: a point is three numbers 'x y z', got '%s'", spec,
-                          lineno, line)
-               : sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                          "--points: point %d: a point is three numbers 'x,y,z' (points separated by ';'), got '%s'",
-                          lineno, line);
+    if (parse_triple(point, &(*xyz)[3 * *n])) {
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "--points: point %d: a point is three numbers 'x,y,z' (points separated by ';'), got '%s'",
+                      *n + 1, point);
       break;
     }
     ++*n;
   }
-  if (f) fclose(f);
   if (!ierr && *n == 0) ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "--points '%s': no points", spec);
   if (ierr) {
     free(*xyz);
