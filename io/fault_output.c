@@ -26,7 +26,7 @@ struct sq_fault_output {
   int root, nranks;
   double time; /* of the values last written */
   double dt;   /* sync interval (the stations' time_step) */
-  int64_t every, nsteps;
+  int64_t nsteps;
   int64_t nglobal;   /* faces over all ranks: the rows of the fault files */
   int64_t nown;      /* faces whose "-" side is ours: the rows this rank writes */
   int64_t *own_face; /* their local index, in the order of their rows */
@@ -535,7 +535,6 @@ int sq_fault_output_open(sq_fault *f, const sq_disc *d, const sq_config *cfg, in
   o->time = time;
   o->dt = dt;
   o->nsteps = nsteps;
-  o->every = cfg->fault.output_interval > 0 ? (int64_t)fmax(1.0, floor(cfg->fault.output_interval / dt + 0.5)) : nsteps;
   int64_t snapshots = -1, keep[SQ_MAX_FAULT_STATIONS];
   double next[SQ_MAX_FAULT_STATIONS];
   if (restart) SQ_CALL(read_counts(restart, cfg->fault.nstations, &snapshots, keep, next));
@@ -649,16 +648,11 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
   return ierr;
 }
 
-int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done) {
-  if (!o) return INT64_MAX;
-  return o->every - done % o->every;
-}
-
-int sq_fault_output_after(sq_fault_output *o, double time, int64_t done) {
+int sq_fault_output_after(sq_fault_output *o, double time, int snapshot_due) {
   if (!o) return SQ_SUCCESS;
   o->time = time;
   station_rows(o, 0);
-  if (done % o->every == 0 || done == o->nsteps) SQ_CALL(snapshot(o));
+  if (snapshot_due) SQ_CALL(snapshot(o));
   return SQ_SUCCESS;
 }
 

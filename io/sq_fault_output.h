@@ -29,10 +29,9 @@ int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_
 /** @brief Read the friction state of step @p step back from @p path into @p f (NULL: nothing) (the same mesh
  * and config; any number @p nranks of ranks: each reads the rows of its own faces).  Collective. */
 int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t step);
-/** @brief Sync intervals after @p done until the next fault output (INT64_MAX without a fault). */
-int64_t sq_fault_output_steps_to_event(const sq_fault_output *o, int64_t done);
-/** @brief Write the fault outputs due after sync interval @p done, at time @p time.  Collective. */
-int sq_fault_output_after(sq_fault_output *o, double time, int64_t done);
+/** @brief After a sync interval, at time @p time: the station rows, and with @p snapshot (the caller's plan
+ *  says fault.output_interval is due, or the run ends) a fault snapshot.  Collective. */
+int sq_fault_output_after(sq_fault_output *o, double time, int snapshot);
 /** @brief Write the rupture-time file, close and free (NULL is fine).  Collective. */
 int sq_fault_output_close(sq_fault_output *o);
 

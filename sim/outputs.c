@@ -23,9 +23,10 @@ struct sq_outputs {
   int root;
   int64_t nsteps;
   double dt;
-  sq_plan_schedule out, ckpts; /* energies and snapshots, checkpoints: at the times asked for (sq_plan.h) */
-  int64_t flush_every;         /* receiver flushes, in sync intervals; 0: never */
-  sq_energy_file *energy;      /* rank 0 only */
+  sq_plan_schedule out, ckpts, faults; /* energies and snapshots, checkpoints, fault snapshots: at the times
+                                          asked for (sq_plan.h) */
+  int64_t flush_every;                 /* receiver flushes, in sync intervals; 0: never */
+  sq_energy_file *energy;              /* rank 0 only */
   int64_t energy_rows;
   sq_receiver_writer *rec;
   sq_snapshot_writer *snap; /* wavefield and free-surface snapshots */
@@ -183,17 +184,10 @@ void sq_outputs_report_plan(const sq_sim *s, int64_t nsteps) {
     fprintf(line, "  plan       %lld sync intervals of %.10g s (stable step %.10g s) from t=%.10g to t=%.10g",
             (long long)(nsteps - s->steps), s->plan_dt, sq_sim_stable_step(s), s->time, sq_sim_time_at(s, nsteps));
   plan_report_one(s, nsteps, line, "output.interval", cfg->output_interval, &out, out.exact);
-  if (s->fault) { /* the fault output counts its own sync intervals, from step 0 (io/fault_output.c) */
-    const double interval = cfg->fault.output_interval;
-    const sq_plan_schedule want = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, interval);
-    sq_plan_schedule used = {.first = INT64_MAX, .every = 0};
-    if (interval > 0) {
-      used.every = (int64_t)fmax(1.0, floor(interval / s->plan_dt + 0.5));
-      used.first = used.every;
-    }
-    const int exact =
-        interval > 0 && want.exact && want.every == used.every && (want.first - used.first) % used.every == 0;
-    plan_report_one(s, nsteps, line, "fault.output_interval", interval, &used, exact);
+  if (s->fault) {
+    const sq_plan_schedule faults =
+        sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->fault.output_interval);
+    plan_report_one(s, nsteps, line, "fault.output_interval", cfg->fault.output_interval, &faults, faults.exact);
   }
   plan_report_one(s, nsteps, line, "checkpoint.interval", cfg->checkpoint_interval, &ckpts, ckpts.exact);
   if (line) {
@@ -218,6 +212,8 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
   if (!restart) sq_sim_plan_start(s, dt); /* the plan of a new run starts now; a restart keeps the checkpoint's */
   o->out = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->output_interval);
   o->ckpts = sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, cfg->checkpoint_interval);
+  o->faults =
+      sq_plan_schedule_of(s->plan_t0, s->plan_step0, s->plan_dt, nsteps, s->fault ? cfg->fault.output_interval : 0.0);
   sq_outputs_report_plan(s, nsteps);
   if (sq_verbosity >= 1 && o->root) { /* which HDF5 writes the files, and how */
     char hdf5[96];
@@ -264,12 +260,11 @@ int sq_outputs_open(sq_sim *s, int64_t nsteps, double dt, const sq_checkpoint_in
 int64_t sq_outputs_steps_to_event(const sq_outputs *o, int64_t done) {
   if (o->cfg->output_surface_displacement) return 1;
   int64_t n = o->nsteps - done;
-  const int64_t ev[3] = {sq_plan_steps_to(&o->out, done), sq_plan_steps_to(&o->ckpts, done),
+  const int64_t ev[4] = {sq_plan_steps_to(&o->out, done), sq_plan_steps_to(&o->ckpts, done),
+                         sq_plan_steps_to(&o->faults, done),
                          o->flush_every > 0 ? o->flush_every - done % o->flush_every : INT64_MAX};
-  for (int k = 0; k < 3; ++k)
+  for (int k = 0; k < 4; ++k)
     if (ev[k] < n) n = ev[k];
-  const int64_t nf = sq_fault_output_steps_to_event(o->fault, done);
-  if (nf < n) n = nf;
   return n > 0 ? n : 1;
 }
 
@@ -285,7 +280,7 @@ int sq_outputs_after(sq_outputs *o, int64_t done, int stop, const char **ckpt_pa
     SQ_CALL(energy_row(o));
     SQ_CALL(sq_snapshot_write(o->snap, o->s->time, plastic_strain(o->s)));
   }
-  SQ_CALL(sq_fault_output_after(o->fault, o->s->time, done));
+  SQ_CALL(sq_fault_output_after(o->fault, o->s->time, sq_plan_due(&o->faults, done) || last));
   const int ckpt = !last && (stop || sq_plan_due(&o->ckpts, done));
   const sq_receiver_set *r = o->s->receivers;
   const int big = r && (size_t)r->capacity * r->n * 9 * sizeof(double) > SQ_RECEIVER_BUFFER_LIMIT;
