@@ -23,14 +23,11 @@ variant=short
 case "${1:-}" in short | production | puml) variant=$1 && shift ;; full) variant=production && shift ;; esac
 SIZE=$variant
 case $variant in
-  production)
-    scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13.msh" -setnumber h_fault "${H_FAULT:-500}" -setnumber h_far "${H_FAR:-10000}"
-    cfg=$here/tpv13.yaml
-    ;;
-  short)
-    scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13-coarse.msh" -setnumber h_fault 3000 -setnumber h_far 15000
-    cfg=$here/tpv13_short.yaml
-    ;;
+  # (each mesh is named on its case label's line: a config whose mesh is missing points to that label)
+  production) scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13.msh" -setnumber h_fault "${H_FAULT:-500}" \
+    -setnumber h_far "${H_FAR:-10000}" && cfg=$here/tpv13.yaml ;;
+  short) scenario_mesh "$here/tpv13.geo" msh22 "$here/tpv13-coarse.msh" -setnumber h_fault 3000 -setnumber h_far 15000 &&
+    cfg=$here/tpv13_short.yaml ;;
   puml)
     cfg=$here/tpv13_puml.yaml
     puml=${TPV13_PUML_MESH:-$here/tpv13_training.puml.h5}
