@@ -426,23 +426,26 @@ static const sq_cfg_schema sq_cfg_tensor_schema = {sq_cfg_tensor_keys, NULL};
 /* clang-format off */
 static const sq_cfg_word sq_cfg_source_words[] = {
     {"moment_tensor", SQ_SRCCFG_MOMENT_TENSOR}, {"double_couple", SQ_SRCCFG_DOUBLE_COUPLE},
-    {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {"cmtsolution", SQ_SRCCFG_CMTSOLUTION}, {NULL, 0}};
+    {"force", SQ_SRCCFG_FORCE}, {"finite", SQ_SRCCFG_FINITE}, {"cmtsolution", SQ_SRCCFG_CMTSOLUTION},
+    {"nrf", SQ_SRCCFG_NRF}, {NULL, 0}};
 /* clang-format on */
 
 static int sq_cfg_check_source(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   static const char *const keys[] = {"location", "moment_tensor", "strike",        "dip",  "rake", "m0",
                                      "force",    "onset",         "time_function", "file", NULL};
-  static const char *const need[5][7] = {{"location", "moment_tensor", "time_function", NULL},
+  static const char *const need[6][7] = {{"location", "moment_tensor", "time_function", NULL},
                                          {"location", "strike", "dip", "rake", "m0", "time_function", NULL},
                                          {"location", "force", "time_function", NULL},
+                                         {"file", NULL},
                                          {"file", NULL},
                                          {"file", NULL}};
   static const char *const onset[] = {"onset", NULL}, *const none[] = {NULL};
   sq_source_config *src = base;
   char keypath[SQ_CFG_PATH];
   const int t = src->type;
-  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[t], t == SQ_SRCCFG_FINITE ? none : onset,
-                               sq_cfg_source_words[t].word, "source type"));
+  SQ_CALL(sq_cfg_keys_for_type(p, map, line, path, keys, need[t],
+                               t == SQ_SRCCFG_FINITE || t == SQ_SRCCFG_NRF ? none : onset, sq_cfg_source_words[t].word,
+                               "source type"));
   if (t == SQ_SRCCFG_MOMENT_TENSOR) {
     int nonzero = 0;
     for (int k = 0; k < 6; ++k) nonzero |= src->moment_tensor[k] != 0.0;

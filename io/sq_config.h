@@ -46,7 +46,8 @@ typedef struct sq_source_config {
     SQ_SRCCFG_DOUBLE_COUPLE,
     SQ_SRCCFG_FORCE,
     SQ_SRCCFG_FINITE,
-    SQ_SRCCFG_CMTSOLUTION
+    SQ_SRCCFG_CMTSOLUTION,
+    SQ_SRCCFG_NRF
   } type;
   int line; /**< line of the item in the config file (for messages) */
   double location[3];
@@ -55,7 +56,7 @@ typedef struct sq_source_config {
   double force[3]; /**< N */
   double onset;    /**< time shift of the time function */
   sq_stf_config stf;
-  char file[SQ_PATH_MAX]; /**< finite, cmtsolution: the source file, resolved against the config's folder */
+  char file[SQ_PATH_MAX]; /**< finite, cmtsolution, nrf: the source file, resolved against the config's folder */
 } sq_source_config;
 
 /** The whole run configuration. */

@@ -554,16 +554,15 @@ static int do_sources(imp *im) {
   SQ_CALL(integer(im, "SourceType", "Type", &type, &given));
   if (!given || type == 0) return SQ_SUCCESS;
   const sq_nml_item *it = item(im, "SourceType", "Type");
-  if (type == 42)
-    return fail_at(im, it, "SourceType",
-                   "42: NRF finite sources (netCDF) are not supported by starquake (it reads SeisSol's type 50 "
-                   "point-source files: sources: [{type: finite}])");
-  if (type != 50)
-    return fail_at(im, it, "SourceType", "source type %ld is not supported by starquake (it reads type 50)", type);
+  if (type != 50 && type != 42)
+    return fail_at(im, it, "SourceType", "source type %ld is not supported by starquake (it reads types 42 and 50)",
+                   type);
   const char *file;
   SQ_CALL(string(im, "SourceType", "FileName", &file));
-  if (!file) return missing(im, "SourceType", "FileName", "the point-source file of Type = 50");
-  put(&im->y, "sources:\n  - type: finite # SourceType 50\n    file: ");
+  if (!file)
+    return missing(im, "SourceType", "FileName",
+                   type == 42 ? "the NRF file (netCDF) of Type = 42" : "the point-source file of Type = 50");
+  put(&im->y, "sources:\n  - type: %s # SourceType %ld\n    file: ", type == 42 ? "nrf" : "finite", type);
   put_file(im, file);
   put(&im->y, "\n");
   return SQ_SUCCESS;

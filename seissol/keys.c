@@ -100,7 +100,8 @@ static const sq_seissol_key keys[] = {
     {"Pickpoint", "OutputMask", W, "starquake writes all its fault-station variables", 0},
     {"Pickpoint", "nOutpoints", Q, "the count comes from PPFileName", 0},
     /* SourceType */
-    {"SourceType", "Type", M, "50: `sources: [{type: finite, file: FILE}]`; 42 (NRF, netCDF) refused", 0},
+    {"SourceType", "Type", M, "50: `sources: [{type: finite, file: FILE}]`; 42: `sources: [{type: nrf, file: FILE}]`",
+     0},
     {"SourceType", "FileName", M, "the source file of `Type`", 0},
     /* MeshNml */
     {"MeshNml", "MeshFile", M, "`mesh.file`", 0},

@@ -10,6 +10,7 @@
 
 #include "sq_sim_setup.h"
 #include "sq_locate.h"
+#include "sq_nrf.h"
 #include "sq_source_io.h"
 
 static const double sq_pi = 3.14159265358979323846;
@@ -30,6 +31,11 @@ static int source_from_config(const sq_config *c, int i, sq_source_list *list) {
     snprintf(key, sizeof(key), "sources[%d].file", i);
     SQ_CALL(check_readable(c, sc->line, key, sc->file));
     return sq_read_fsrm(sc->file, list);
+  }
+  if (sc->type == SQ_SRCCFG_NRF) {
+    snprintf(key, sizeof(key), "sources[%d].file", i);
+    SQ_CALL(check_readable(c, sc->line, key, sc->file));
+    return sq_read_nrf(sc->file, list);
   }
   sq_point_source src;
   memset(&src, 0, sizeof(src));

@@ -221,6 +221,14 @@ void sq_source_quantities(const sq_point_source *src, const sq_material *mat, do
   /* a source may carry both parts (a finite-source sub-fault with a moment tensor and a force) */
   for (int k = 0; k < 6; ++k) q[k] = -src->moment[k];
   for (int d = 0; d < 3; ++d) q[6 + d] = src->force[d] / mat->rho;
+  if (src->kind == SQ_SOURCE_SLIP) {
+    static const int vi[6] = {0, 1, 2, 0, 1, 0}, vj[6] = {0, 1, 2, 1, 2, 2};
+    const double *n = src->normal, *d = src->slip;
+    const double mu = src->mu > 0 ? src->mu : mat->mu, nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+    for (int k = 0; k < 6; ++k)
+      q[k] =
+          -src->area * ((vi[k] == vj[k] ? mat->lambda * nd : 0.0) + mu * (n[vi[k]] * d[vj[k]] + d[vi[k]] * n[vj[k]]));
+  }
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -64,7 +64,10 @@ void sq_stf_taylor(const sq_stf *stf, double t0, double dt, int order, double *d
 /** What a point source is (the discretisation uses moment and force alike: both may be non-zero). */
 typedef enum sq_source_kind {
   SQ_SOURCE_MOMENT = 0, /**< moment tensor: S_sigma = -M s(t) delta */
-  SQ_SOURCE_FORCE = 1   /**< single force: S_v = F s(t) delta / rho */
+  SQ_SOURCE_FORCE = 1,  /**< single force: S_v = F s(t) delta / rho */
+  SQ_SOURCE_SLIP = 2    /**< slip on a small fault patch (NRF sub-faults): the moment tensor
+                             area C : (n d), symmetrised, with C of the containing element (mu of
+                             the patch where it gives one), computed at discretisation */
 } sq_source_kind;
 
 /** One kinematic point source as the user gives it. */
@@ -73,6 +76,10 @@ typedef struct sq_point_source {
   double x[3];      /**< location */
   double moment[6]; /**< MOMENT: M_xx, M_yy, M_zz, M_xy, M_yz, M_xz (N m, scaled by s) */
   double force[3];  /**< FORCE: F_x, F_y, F_z (N, scaled by s) */
+  double area;      /**< SLIP: patch area (m^2) */
+  double mu;        /**< SLIP: shear modulus of the patch (Pa); 0: the element's */
+  double normal[3]; /**< SLIP: unit normal n of the patch */
+  double slip[3];   /**< SLIP: unit slip direction d (the slip rate s(t) is along it) */
   sq_stf stf;       /**< normalised time function */
   char origin[160]; /**< where it was defined ("run.yaml:12", "fault.fsrm:40"), for messages */
 } sq_point_source;
@@ -98,7 +105,12 @@ void sq_source_list_clear(sq_source_list *list);
 void sq_moment_from_sdr(double strike, double dip, double rake, double m0, double moment[6], double normal[3],
                         double slip[3]);
 
-/** @brief Quantity vector q of a source (9 entries) in an element of material @p mat: (-M, F / rho). */
+/**
+ * @brief Quantity vector q of a source (9 entries) in an element of material @p mat: (-M, F / rho).
+ * For SQ_SOURCE_SLIP, M = area (lambda (n . d) I + mu (n d^T + d n^T)) with lambda of @p mat and mu of
+ * the source, or of @p mat where the source's is 0 (Aki & Richards eq. 3.19 for a displacement jump d
+ * across a patch of normal n).
+ */
 void sq_source_quantities(const sq_point_source *src, const sq_material *mat, double q[9]);
 
 /** A point source discretised in its element (thesis eq. 3.21). */

@@ -7,7 +7,8 @@
 #   - exit with a non-zero status below 128 (an error, not a signal or a crash), within 60 s;
 #   - print exactly one line starting with "starquake: error:", matching every pattern;
 #   - leave no *-summary.txt behind (no output that looks like a finished run).
-# The cases run on a copy of the folder, where make_puml.py writes the PUML fixtures.
+# The cases run on a copy of the folder, where make_puml.py writes the PUML fixtures and tests/nrf-write
+# the NRF files of the *.nrfspec descriptions.
 # SQ_BAD_INPUTS="name ..." runs only those cases.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
@@ -21,6 +22,11 @@ if ! $PY "$DIR/make_puml.py" "$DIR" 2> "$T/make_puml.err"; then
   have_puml=0
   echo "note: make_puml.py failed (python3-h5py missing?); the puml_* cases are skipped: $(tail -1 "$T/make_puml.err")"
 fi
+# NRF cases: NAME.nrfspec is written to NAME.nrf by tests/nrf-write (built next to the binary)
+for spec in "$DIR"/*.nrfspec; do
+  [ -e "$spec" ] || continue
+  "${SQ%/*}/tests/nrf-write" "$spec" "${spec%.nrfspec}.nrf" || bad "nrf-write $(basename "$spec") failed"
+done
 
 skip=0
 # the fixtures break a valid mesh: check that the valid ones still load

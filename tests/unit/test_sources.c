@@ -423,9 +423,41 @@ START_TEST(config_sources) {
 }
 END_TEST
 
+/* A slipping patch (NRF sub-faults): a shear slip is the double couple of sq_moment_from_sdr with
+ * m0 = area mu (mu of the patch, or the element's when the patch gives 0); an opening along the
+ * normal is area (lambda I + 2 mu n n). */
+START_TEST(slip_source_quantities) {
+  const sq_material mat = {.rho = 2700, .lambda = 3.0e10, .mu = 2.0e10};
+  const double cases[3][3] = {{30, 60, 90}, {135, 45, -60}, {300, 20, 170}};
+  for (int c = 0; c < 3; ++c)
+    for (int own = 0; own < 2; ++own) {
+      sq_point_source src;
+      memset(&src, 0, sizeof(src));
+      src.kind = SQ_SOURCE_SLIP;
+      src.area = 2.5e6;
+      src.mu = own ? 3.3e10 : 0.0;
+      double m[6], q[9];
+      sq_moment_from_sdr(cases[c][0], cases[c][1], cases[c][2], src.area * (own ? src.mu : mat.mu), m, src.normal,
+                         src.slip);
+      sq_source_quantities(&src, &mat, q);
+      for (int k = 0; k < 6; ++k) ck_assert_double_eq_tol(q[k], -m[k], 1e-12 * fabs(src.area * 3.3e10));
+      for (int k = 6; k < 9; ++k) ck_assert_double_eq(q[k], 0.0);
+    }
+  sq_point_source open;
+  memset(&open, 0, sizeof(open));
+  open.kind = SQ_SOURCE_SLIP;
+  open.area = 4.0;
+  open.normal[2] = open.slip[2] = 1.0;
+  double q[9];
+  sq_source_quantities(&open, &mat, q);
+  const double expect[6] = {-4.0 * 3.0e10, -4.0 * 3.0e10, -4.0 * (3.0e10 + 2 * 2.0e10), 0, 0, 0};
+  for (int k = 0; k < 6; ++k) ck_assert_double_eq_tol(q[k], expect[k], 1e-6);
+}
+END_TEST
+
 int main(void) {
   const TTest *tests[] = {stf_integrals_and_derivatives, stf_table, stf_taylor_projection, moment_from_strike_dip_rake,
-                          NULL};
+                          slip_source_quantities,        NULL};
   Suite *s = sq_test_suite("sources", 0, tests);
   TCase *tf = tcase_create("fullspace");
   tcase_set_timeout(tf, 60);
