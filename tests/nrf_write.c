@@ -8,7 +8,7 @@
  *   rates2 v v ...     along tan2;  rates3: along normal
  *   option no_mu       Subfault without its mu field (files of older rconv versions)
  *   option reorder     Subfault's fields declared in reverse order (other offsets than rconv's)
- *   option centres_double   centres as a plain double variable (a wrong type)
+ *   option centres_double   centres as a plain double variable of the x only (a wrong type)
  *   option omit NAME   leave out the variable NAME
  *
  * Records are packed into byte buffers at the offsets declared to netCDF, so any field order works.
@@ -155,10 +155,8 @@ int main(int argc, char **argv) {
     for (int o = 0; o < nomit; ++o)
       if (!strcmp(omit[o], vname[v])) omitted[v] = 1;
   if (!omitted[0]) {
-    if (centres_double) {
-      int dims[2] = {dsrc, ddir};
-      NW_CHECK(nc_def_var(nc, "centres", NC_DOUBLE, 2, dims, &vc));
-    } else NW_CHECK(nc_def_var(nc, "centres", vec3, 1, &dsrc, &vc));
+    if (centres_double) NW_CHECK(nc_def_var(nc, "centres", NC_DOUBLE, 1, &dsrc, &vc));
+    else NW_CHECK(nc_def_var(nc, "centres", vec3, 1, &dsrc, &vc));
   }
   if (!omitted[1]) NW_CHECK(nc_def_var(nc, "subfaults", sub, 1, &dsrc, &vs));
   if (!omitted[2]) {
@@ -183,10 +181,10 @@ int main(int argc, char **argv) {
   size_t start[2] = {0, 0}, count[2] = {n, 3};
   if (vc >= 0) {
     if (centres_double) {
-      double *xyz = xrealloc(NULL, sizeof(double) * 3 * n);
-      for (size_t i = 0; i < n; ++i) memcpy(&xyz[3 * i], sf[i].f, 3 * sizeof(double));
-      NW_CHECK(nc_put_vara_double(nc, vc, start, count, xyz));
-      free(xyz);
+      double *x = xrealloc(NULL, sizeof(double) * n);
+      for (size_t i = 0; i < n; ++i) x[i] = sf[i].f[0];
+      NW_CHECK(nc_put_vara_double(nc, vc, start, count, x));
+      free(x);
     } else NW_CHECK(nc_put_vara(nc, vc, start, count, cbuf));
   }
   if (vs >= 0) NW_CHECK(nc_put_vara(nc, vs, start, count, sbuf));

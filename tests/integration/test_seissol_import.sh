@@ -14,7 +14,7 @@ EX=$SRC/tests/seissol_examples
 declare -A expect=(
   [Northridge/parameters.par]="viscoelastic attenuation"
   [Northridge_FL33/parameters.par]="kinematic rupture"
-  [WP2_LOH1/parameters.par]="NRF finite sources"
+  [WP2_LOH1/parameters.par]=import
   [WP2_LOH1/parameters_source_type_50.par]=import
   [WP2_LOH3/parameters.par]="viscoelastic attenuation"
   [convergence_acoustic_elastic/convergence_ocean/parameters.par]="boundary conditions from an easi model"
@@ -93,7 +93,7 @@ for kv in "tpv5_parameters_par friction_law: linear_slip_weakening" "tpv16_param
   "tpv101_parameters_par friction_law: rate_state_aging" "tpv101_parameters_par initial_slip_rate: 1e-12" \
   "tpv104_parameters_par friction_law: rate_state_fast_velocity_weakening" "tpv104_parameters_par f_w: 0.2" \
   "tpv104_parameters_par nucleation_time: 0.5" "tpv12_13_parameters_par plasticity: {tv: 0.03}" "tpv5_parameters_par prefix: \"tpv5\"" \
-  "WP2_LOH1_parameters_source_type_50_par type: finite" "tpv5_parameters_par - \[7500, 0, -7500\]"; do
+  "WP2_LOH1_parameters_source_type_50_par type: finite" "WP2_LOH1_parameters_par type: nrf" "tpv5_parameters_par - \[7500, 0, -7500\]"; do
   f=${kv%% *} k=${kv#* }
   grep -q -- "$k" "$T/$f.yaml" && ok "$f.yaml has '$k'" || bad "$f.yaml lacks '$k'"
 done
