@@ -261,7 +261,8 @@ static long long bus_bytes(void) {
 }
 
 /* A three-cluster LTS run of >= 50 fine steps; returns the dofs (caller frees) and the task counts. */
-/* Point sources and receivers of the runs with points (4): a moment tensor and a force, three receivers. */
+/* Point sources and receivers of the runs with points (4): a moment tensor, a force and a slipping patch with a
+ * sampled slip rate, three receivers. */
 typedef struct run_points {
   sq_source_list list;
   sq_source_set *set;
@@ -285,6 +286,17 @@ static void points_create(sq_disc *d, sq_mesh *mesh, double t_end, run_points *p
   src.x[0] = 0.13, src.x[1] = 0.85, src.x[2] = 0.3; /* in the slow region */
   src.force[2] = 2.0;
   src.stf.kind = SQ_STF_RICKER, src.stf.delay = 0.4 * t_end, src.stf.frequency = 3.0 / t_end;
+  ck_assert_int_eq(sq_source_list_push(&pt->list, &src), 0);
+  /* a slipping patch with a sampled slip rate, as an NRF sub-fault gives (io/nrf.c): an opening, so that
+   * lambda and mu of the element enter */
+  memset(&src, 0, sizeof(src));
+  src.kind = SQ_SOURCE_SLIP;
+  src.x[0] = 0.7, src.x[1] = 0.3, src.x[2] = 0.6;
+  src.area = 0.5, src.normal[0] = 0.6, src.normal[2] = 0.8, src.slip[0] = 0.6, src.slip[2] = 0.8;
+  src.stf.kind = SQ_STF_TABLE, src.stf.onset = 0.1 * t_end, src.stf.nsample = 5;
+  src.stf.time = malloc(5 * sizeof(double)), src.stf.value = malloc(5 * sizeof(double));
+  ck_assert(src.stf.time && src.stf.value);
+  for (int k = 0; k < 5; ++k) src.stf.time[k] = k * 0.1 * t_end, src.stf.value[k] = k == 2 ? 2.0 : (k % 2);
   ck_assert_int_eq(sq_source_list_push(&pt->list, &src), 0);
   ck_assert_int_eq(sq_source_set_create(d, loc, &pt->list, &pt->set), 0);
   const double x[9] = {0.5, 0.42, 0.5, 0.2, 0.8, 0.35, 0.9, 0.1, 0.7};
