@@ -273,8 +273,15 @@ START_TEST(test_import) {
   /* refusals name the feature; missing keys name the group */
   ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 33\n/\n", &y), SQ_ERR_INPUT);
   ck_assert_msg(strstr(msg, "kinematic rupture") && strstr(msg, "parameters.par:12:"), "%s", msg);
-  ck_assert_int_eq(import(BASE "&SourceType\nType = 42\nFileName = 's.nrf'\n/\n", &y), SQ_ERR_INPUT);
-  ck_assert_msg(strstr(msg, "NRF finite sources"), "%s", msg);
+  /* SourceType 42 (NRF) and 50; another type is refused */
+  ck_assert_int_eq(import(BASE "&SourceType\nType = 42\nFileName = 's.nrf'\n/\n", &y), 0);
+  ck_assert_msg(strstr(y, "sources:\n  - type: nrf # SourceType 42\n    file: \"s.nrf\"\n"), "%s", y);
+  free(y);
+  ck_assert_int_eq(import(BASE "&SourceType\nType = 50\nFileName = 's.dat'\n/\n", &y), 0);
+  ck_assert_msg(strstr(y, "sources:\n  - type: finite # SourceType 50\n    file: \"s.dat\"\n"), "%s", y);
+  free(y);
+  ck_assert_int_eq(import(BASE "&SourceType\nType = 1\nFileName = 's.dat'\n/\n", &y), SQ_ERR_INPUT);
+  ck_assert_msg(strstr(msg, "source type 1 is not supported"), "%s", msg);
   ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\n/\n&AbortCriteria\nEndTime = 1\n/\n", &y),
                    SQ_ERR_INPUT);
   ck_assert_msg(strstr(msg, "key 'MeshFile' of '&MeshNml' is missing"), "%s", msg);
