@@ -48,6 +48,11 @@ void sq_plastic_state_destroy(sq_plastic_state *ps) {
   SQ_FREE(ps);
 }
 
+size_t sq_plastic_state_bytes(const sq_plastic_state *ps) {
+  if (!ps) return 0;
+  return (size_t)ps->nelem * (ps->stress_row_bytes + (3 + 1 + SQ_PLASTIC_STRAIN_COLS) * sizeof(double) + 1);
+}
+
 void *sq_plastic_state_stress(const sq_plastic_state *ps, int64_t e) {
   return (char *)ps->initial_stress + (size_t)e * ps->stress_row_bytes;
 }

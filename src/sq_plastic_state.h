@@ -63,6 +63,9 @@ void sq_plastic_state_stress_at(const sq_plastic_state *ps, int64_t e, const dou
 /** Free everything (NULL is fine). */
 void sq_plastic_state_destroy(sq_plastic_state *ps);
 
+/** @brief Host bytes of the per-element arrays (nodal initial stress, parameters, mu, strain, flags); 0 for NULL. */
+size_t sq_plastic_state_bytes(const sq_plastic_state *ps);
+
 /**
  * @brief Correct the owned elements of every tile after a global step of size @p dt (serial reference,
  * GTS): the same calls, in the same per-element order, as the plasticity tasks of the graph.

@@ -94,7 +94,7 @@ print("\nplastic moment (N m), last snapshot: nodes %.4e, centroid %.4e (ratio %
 depth = -centroid[:, 2]
 for lo, hi in ((0, 3000), (3000, 6000), (6000, 10000), (10000, 1e9)):
     m = (depth >= lo) & (depth < hi)
-    print("cells %5.0f-%5s m deep: yielded nodes %5d centroid %5d; sum mu eta dV nodes %.3e centroid %.3e"
+    print("cells %5.0f-%5s m deep: with eta > 0 nodes %5d centroid %5d; sum mu eta dV nodes %.3e centroid %.3e"
           % (lo, "" if hi > 1e8 else "%.0f" % hi, (eta["nodes"][m] > 0).sum(), (eta["centroid"][m] > 0).sum(),
              mu * (vol[m] * eta["nodes"][m]).sum(), mu * (vol[m] * eta["centroid"][m]).sum()))
 # eta near the on-fault stations: largest eta of the cells whose centroid lies within 2 km
