@@ -96,8 +96,8 @@ static void row(const table *t, int header) {
 }
 
 /* The columns of point @p x: position, cell and material, plasticity (with the section), fault values. */
-static void point_row(table *t, const sq_sim *s, const double x[3], int64_t cell, int64_t elem, int64_t face,
-                      double dist, const sq_fault_point *pt) {
+static void point_row(table *t, const sq_sim *s, const double x[3], const double xi[3], int64_t cell, int64_t elem,
+                      int64_t face, double dist, const sq_fault_point *pt) {
   static const char *const xyz[3] = {"x", "y", "z"};
   t->ncol = 0;
   for (int k = 0; k < 3; ++k) col(t, xyz[k], x[k], 1);
@@ -113,7 +113,9 @@ static void point_row(table *t, const sq_sim *s, const double x[3], int64_t cell
     static const char *const sn[6] = {"plasticity.s_xx", "plasticity.s_yy", "plasticity.s_zz",
                                       "plasticity.s_xy", "plasticity.s_yz", "plasticity.s_xz"};
     for (int k = 0; k < 3; ++k) col(t, pn[k], elem >= 0 ? s->plastic->params[3 * elem + k] : 0, elem >= 0);
-    for (int k = 0; k < 6; ++k) col(t, sn[k], elem >= 0 ? s->plastic->initial_stress[6 * elem + k] : 0, elem >= 0);
+    double s0[6] = {0};
+    if (elem >= 0) sq_plastic_state_stress_at(s->plastic, elem, xi, s0); /* interpolated from the nodal points */
+    for (int k = 0; k < 6; ++k) col(t, sn[k], s0[k], elem >= 0);
   }
   if (!s->fault) return;
   const int on = face >= 0;
@@ -202,11 +204,12 @@ int sq_cmd_probe(int argc, char **argv) {
   }
   table t = {.csv = csv};
   for (int i = 0; i < n && !ierr; ++i) {
-    const int64_t c = sq_locator_find(loc, &x[3 * i], NULL);
+    double xi[3] = {0};
+    const int64_t c = sq_locator_find(loc, &x[3 * i], xi);
     if (c < 0)
       fprintf(stderr, "starquake: probe: the point (%g, %g, %g) is outside the mesh %s\n", x[3 * i], x[3 * i + 1],
               x[3 * i + 2], cfg.mesh_file);
-    point_row(&t, s, &x[3 * i], c, c >= 0 ? elem_of[c] : -1, face[i], dist[i], &pt[i]);
+    point_row(&t, s, &x[3 * i], xi, c, c >= 0 ? elem_of[c] : -1, face[i], dist[i], &pt[i]);
     if (i == 0) row(&t, 1);
     row(&t, 0);
   }

@@ -242,7 +242,7 @@ static int run_profile_start(run *r) {
 }
 
 /* Host bytes of dofs, tint; star, flux matrices; face links; kept derivatives and LTS buffers; sources,
- * receivers. */
+ * receivers; plasticity. */
 static size_t host_bytes(const sq_sim *s) {
   const sq_disc *d = s->disc;
   size_t bytes = (size_t)d->nelem * (2 * sq_disc_elem_bytes(d) + (243 + 648) * sq_real_size(s->cfg.precision) +
@@ -255,6 +255,7 @@ static size_t host_bytes(const sq_sim *s) {
   }
   if (s->source_set) bytes += (size_t)s->source_set->n * sizeof(sq_source_point);
   if (s->receivers) bytes += (size_t)s->receivers->n * sizeof(sq_receiver_point);
+  bytes += sq_plastic_state_bytes(s->plastic); /* with plasticity: its initial stress at the nodal points etc. */
   return bytes;
 }
 

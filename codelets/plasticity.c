@@ -6,7 +6,8 @@
  * only yielding ones pay the return mapping and the projection back (their flags are written).
  *
  * Buffers: the reference matrices (V, V^-1 in the working precision), then the tile's dofs, its
- * plasticity blocks and its yield counter.  The CPU body calls the pure kernel in src/; the CUDA body
+ * plasticity blocks (the initial stress at the nodal points in the working precision, parameters, mu,
+ * strain, flags) and its yield counter.  The CPU body calls the pure kernel in src/; the CUDA body
  * (plasticity_cuda.cu) runs the same point-wise functions (src/plasticity_impl.h, host/device inline)
  * with threads over the nodes.  The run statistic "yielding element updates" is a per-tile counter
  * handle that both bodies add to where the data lives; sq_runtime_sync_plasticity collects it.
@@ -34,7 +35,7 @@ static void plasticity_cpu(void *buffers[], void *cl_arg) {
   const int64_t yielded = sq_plastic_state_block(
       a->precision, a->order, a->psi0, (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]),
       STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
-      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
       (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
       a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]),
       (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]));
@@ -48,7 +49,7 @@ static void plasticity_cuda(void *buffers[], void *cl_arg) {
   sq_cuda_plasticity(
       a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[PL_DOFS]), a->psi0,
       (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_REF]), (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]),
-      (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_STRESS]),
       (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
       a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]), (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]),
       (int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]), starpu_cuda_get_local_stream());
@@ -116,7 +117,7 @@ int sq_runtime_attach_plasticity(sq_runtime *rt, struct sq_plastic_state *ps) {
     const sq_tile *tl = &d->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue; /* the owner rank corrects its cells */
     const int64_t b = tl->begin, n = tl->end - tl->begin;
-    register_rows(&rt->plastic_stress[t], ps->initial_stress, b, n, 6 * sizeof(double));
+    register_rows(&rt->plastic_stress[t], ps->initial_stress, b, n, ps->stress_row_bytes);
     register_rows(&rt->plastic_params[t], ps->params, b, n, 3 * sizeof(double));
     register_rows(&rt->plastic_mu[t], ps->mu, b, n, sizeof(double));
     register_rows(&rt->plastic_strain[t], ps->strain, b, n, SQ_PLASTIC_STRAIN_COLS * sizeof(double));

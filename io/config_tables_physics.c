@@ -785,12 +785,16 @@ static int sq_cfg_check_plasticity(sq_cfg_parse *p, const sq_node *map, int line
 }
 
 /* clang-format off */
+static const sq_cfg_word sq_cfg_plast_at_words[] = {
+    {"nodes", SQ_PLAST_STRESS_AT_NODES}, {"centroid", SQ_PLAST_STRESS_AT_CENTROID}, {NULL, 0}};
 static const sq_cfg_key sq_cfg_plasticity_keys[] = {
     SQ_PP_KEY(cohesion, SQ_PP_COHESION, 0),
     SQ_PP_KEY(bulk_friction, SQ_PP_BULK_FRICTION, 0),
     SQ_PP_KEY(tv, SQ_PP_TV, 0),
     {.name = "initial_stress", .type = SQ_KEY_MAP, .sub = &sq_cfg_plast_stress_schema,
      .offset = offsetof(sq_plasticity_config, param) + SQ_PP_S_XX * sizeof(sq_cfg_expr)},
+    {.name = "initial_stress_at", .type = SQ_KEY_ENUM, .words = sq_cfg_plast_at_words,
+     .offset = offsetof(sq_plasticity_config, stress_at)},
     {.name = NULL}};
 /* clang-format on */
 const sq_cfg_schema sq_cfg_plasticity_schema = {sq_cfg_plasticity_keys, sq_cfg_check_plasticity};

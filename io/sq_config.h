@@ -181,7 +181,11 @@ typedef struct sq_plasticity_config {
   int enabled; /**< the section is present */
   int line;
   sq_cfg_expr param[SQ_NPLAST_PARAMS];
+  int stress_at; /**< plasticity.initial_stress_at: SQ_PLAST_STRESS_AT_NODES (default) or _CENTROID */
 } sq_plasticity_config;
+
+/** Where the initial stress of plasticity is evaluated (plasticity.initial_stress_at). */
+enum { SQ_PLAST_STRESS_AT_NODES = 0, SQ_PLAST_STRESS_AT_CENTROID = 1 };
 
 /** Wavefield output fields after the 9 quantities (bits of sq_config.output_fields): plastic strain and eta. */
 enum {

@@ -334,11 +334,23 @@ static int do_materials(imp *im, int *plastic) {
   SQ_CALL(num(im, "equations", "Tv", &tv, &given));
   if (given && !(tv >= 0))
     return fail_at(im, item(im, "equations", "Tv"), "equations", "must be >= 0 (s), found %g", tv);
+  long pointwise = 1; /* SeisSol's default: the initial stress at the nodal points */
+  int pw_given;
+  SQ_CALL(integer(im, "equations", "PlasticityPointwise", &pointwise, &pw_given));
+  if (pw_given && pointwise != 0 && pointwise != 1)
+    return fail_at(im, item(im, "equations", "PlasticityPointwise"), "equations", "must be 0 or 1, found %ld",
+                   pointwise);
   /* on, also without Tv: the section is a mapping ({} when empty); the rest comes from the material model */
   put(&im->y,
-      "# plasticity on: cohesion (plastCo), bulk friction (bulkFriction) and initial stress from the material model\n");
-  if (given) put(&im->y, "plasticity: {tv: %s} # Tv\n", gnum(tv));
-  else put(&im->y, "plasticity: {}\n");
+      "# plasticity on: cohesion (plastCo), bulk friction (bulkFriction) and initial stress from the material model;\n"
+      "# the initial stress at %s\n",
+      pointwise ? "the nodal points of each element (PlasticityPointwise = 1, SeisSol's default)"
+                : "the element centroids (PlasticityPointwise = 0)");
+  put(&im->y, "plasticity: {");
+  if (given) put(&im->y, "tv: %s%s", gnum(tv), pw_given ? ", " : "");
+  if (pw_given) put(&im->y, "initial_stress_at: %s", pointwise ? "nodes" : "centroid");
+  put(&im->y, "}%s%s%s\n", given || pw_given ? " # " : "", given ? "Tv" : "",
+      pw_given ? (given ? ", PlasticityPointwise" : "PlasticityPointwise") : "");
   return SQ_SUCCESS;
 }
 

@@ -28,6 +28,10 @@ static const sq_seissol_key keys[] = {
     {"equations", "MaterialFileName", M, "`materials: {easi: FILE}`", 0},
     {"equations", "Plasticity", M, "1: the `plasticity:` section (its parameters from the material model)", 0},
     {"equations", "Tv", M, "`plasticity.tv`", 0},
+    {"equations", "PlasticityPointwise", M,
+     "`plasticity.initial_stress_at`: 1 (SeisSol's default) `nodes`, 0 `centroid`; SeisSol also takes plastCo and "
+     "bulkFriction per nodal point, starquake per element (at the centroid)",
+     0},
     {"equations", "numflux", M, "`godunov`: the flux starquake uses; `rusanov`: warned, the Godunov flux is used", 0},
     {"equations", "numfluxnearfault", M, "as `numflux`", 0},
     {"equations", "FreqCentral", R, "viscoelastic attenuation", 0},

@@ -1,5 +1,6 @@
 /** @file plastic_state.c  Per-element plasticity data of a discretisation and the serial correction step. */
 #include "sq_plastic_state.h"
+#include "sq_locate.h"
 #include "sq_ref.h"
 
 #include <stdlib.h>
@@ -14,7 +15,8 @@ int sq_plastic_state_create(const sq_disc *disc, sq_plastic_state **out) {
   ps->nelem = n;
   ps->precision = disc->opt.precision;
   SQ_CALL(sq_plasticity_ref_create(disc->opt.order, &ps->ref));
-  SQ_CALL(SQ_CALLOC(ps->initial_stress, 6 * rows));
+  ps->stress_row_bytes = (size_t)6 * ps->ref->nbasis * sq_real_size(ps->precision);
+  SQ_CALL(sq_calloc_aligned(&ps->initial_stress, (size_t)rows, ps->stress_row_bytes));
   SQ_CALL(SQ_CALLOC(ps->params, 3 * rows));
   SQ_CALL(SQ_CALLOC(ps->mu, rows));
   SQ_CALL(SQ_CALLOC(ps->strain, SQ_PLASTIC_STRAIN_COLS * rows));
@@ -46,8 +48,43 @@ void sq_plastic_state_destroy(sq_plastic_state *ps) {
   SQ_FREE(ps);
 }
 
+size_t sq_plastic_state_bytes(const sq_plastic_state *ps) {
+  if (!ps) return 0;
+  return (size_t)ps->nelem * (ps->stress_row_bytes + (3 + 1 + SQ_PLASTIC_STRAIN_COLS) * sizeof(double) + 1);
+}
+
+void *sq_plastic_state_stress(const sq_plastic_state *ps, int64_t e) {
+  return (char *)ps->initial_stress + (size_t)e * ps->stress_row_bytes;
+}
+
+void sq_plastic_state_node_points(const sq_plastic_state *ps, const sq_disc *disc, int64_t e, double *xyz) {
+  for (int i = 0; i < ps->ref->nbasis; ++i)
+    sq_mesh_ref_to_phys(disc->mesh, disc->cell_of[e], ps->ref->node + 3 * i, xyz + 3 * i);
+}
+
+void sq_plastic_state_stress_at(const sq_plastic_state *ps, int64_t e, const double xi[3], double stress[6]) {
+  const int B = ps->ref->nbasis;
+  double psi[84], nodal[84]; /* B <= 84 (order 7, SQ_ORDER_MAX) */
+  sq_basis_eval(ps->ref->order, xi, psi);
+  const void *row = sq_plastic_state_stress(ps, e);
+  for (int p = 0; p < 6; ++p) {
+    for (int i = 0; i < B; ++i) {
+      double s[6];
+      sq_plasticity_stress_get(ps->precision, B, row, i, s);
+      nodal[i] = s[p];
+    }
+    double sum = 0.0;
+    for (int k = 0; k < B; ++k) {
+      double mode = 0.0;
+      for (int i = 0; i < B; ++i) mode += ps->ref->Vinv[k + i * B] * nodal[i];
+      sum += psi[k] * mode;
+    }
+    stress[p] = sum;
+  }
+}
+
 int64_t sq_plastic_state_block(sq_precision prec, int order, double psi0, const void *ref_pack, int64_t n, void *dofs,
-                               const double *initial_stress, const double *params, const double *mu, double dt,
+                               const void *initial_stress, const double *params, const double *mu, double dt,
                                double *strain, uint8_t *yielded) {
   /* a view of the reference data on the packed matrices: only the working precision's pair is read */
   const int B = sq_nbasis(order);
@@ -69,10 +106,10 @@ int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double
     const sq_tile *tl = &disc->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue;
     const int64_t b = tl->begin;
-    count +=
-        sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
-                               sq_disc_elem_ptr(disc, disc->dofs, b), ps->initial_stress + 6 * b, ps->params + 3 * b,
-                               ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b, ps->yielded + b);
+    count += sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
+                                    sq_disc_elem_ptr(disc, disc->dofs, b), sq_plastic_state_stress(ps, b),
+                                    ps->params + 3 * b, ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b,
+                                    ps->yielded + b);
   }
   ps->yield_updates += count;
   return count;

@@ -182,7 +182,21 @@ int sq_plasticity_point(const double stress[6], double cohesion, double bulk_fri
   return factor != 0.0;
 }
 
-int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const double initial_stress[6],
+void sq_plasticity_stress_set(sq_precision prec, int B, void *nodal, int node, const double stress[6]) {
+  const int first = node < 0 ? 0 : node, last = node < 0 ? B : node + 1;
+  for (int p = 0; p < 6; ++p)
+    for (int i = first; i < last; ++i) {
+      if (prec == SQ_F64) ((double *)nodal)[p * B + i] = stress[p];
+      else ((float *)nodal)[p * B + i] = (float)stress[p];
+    }
+}
+
+void sq_plasticity_stress_get(sq_precision prec, int B, const void *nodal, int node, double stress[6]) {
+  for (int p = 0; p < 6; ++p)
+    stress[p] = prec == SQ_F64 ? ((const double *)nodal)[p * B + node] : ((const float *)nodal)[p * B + node];
+}
+
+int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const void *initial_stress,
                           double cohesion, double bulk_friction, double tv, double dt, double mu,
                           double plastic_strain[7]) {
   if (prec == SQ_F64)
@@ -193,13 +207,15 @@ int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void 
 }
 
 int64_t sq_plasticity_tile(sq_precision prec, const sq_plasticity_ref *ref, int64_t n, void *dofs,
-                           const double *initial_stress, const double *params, const double *mu, double dt,
+                           const void *initial_stress, const double *params, const double *mu, double dt,
                            double *plastic_strain, uint8_t *yielded) {
-  const size_t stride = (size_t)ref->nbasis * 9 * sq_real_size(prec);
+  const size_t stride = (size_t)ref->nbasis * 9 * sq_real_size(prec),
+               sstride = (size_t)ref->nbasis * 6 * sq_real_size(prec);
   int64_t count = 0;
   for (int64_t e = 0; e < n; ++e) {
-    const int y = sq_plasticity_element(prec, ref, (char *)dofs + e * stride, initial_stress + 6 * e, params[3 * e],
-                                        params[3 * e + 1], params[3 * e + 2], dt, mu[e], plastic_strain + 7 * e);
+    const int y =
+        sq_plasticity_element(prec, ref, (char *)dofs + e * stride, (const char *)initial_stress + e * sstride,
+                              params[3 * e], params[3 * e + 1], params[3 * e + 2], dt, mu[e], plastic_strain + 7 * e);
     if (yielded) yielded[e] = (uint8_t)y;
     count += y;
   }

@@ -60,12 +60,12 @@ static inline SQ_PLAST_HD SQ_REAL SQ_FN(plast_point)(const SQ_REAL s[6], SQ_REAL
 }
 
 /**
- * One element (see sq_plasticity_element).  Nodal stress = V S + initial stress (eq. 8.2), the
- * correction is projected back with Vinv (eq. 8.3).  Returns 1 if any node yields, else 0 with
- * nothing written.
+ * One element (see sq_plasticity_element).  Nodal stress = V S + initial stress at the nodes (eq. 8.2;
+ * @p initial_stress is 6 x B, quantity-major like the stress columns of the dofs), the correction is
+ * projected back with Vinv (eq. 8.3).  Returns 1 if any node yields, else 0 with nothing written.
  */
 static inline int SQ_FN(plast_element)(int B, const SQ_REAL *V, const SQ_REAL *Vinv, double psi0, SQ_REAL *dofs,
-                                       const double initial_stress[6], double cohesion, double bulk_friction, double tv,
+                                       const SQ_REAL *initial_stress, double cohesion, double bulk_friction, double tv,
                                        double dt, double mu, double plastic_strain[7]) {
   SQ_REAL nodal[6 * SQ_PLAST_MAXB], change[SQ_PLAST_MAXB];
   double cohesion_cos, sin_phi, relax;
@@ -73,7 +73,7 @@ static inline int SQ_FN(plast_element)(int B, const SQ_REAL *V, const SQ_REAL *V
   for (int p = 0; p < 6; ++p) {
     SQ_REAL *SQ_PLAST_RESTRICT out = nodal + p * B;
     const SQ_REAL *SQ_PLAST_RESTRICT in = dofs + p * B;
-    for (int i = 0; i < B; ++i) out[i] = (SQ_REAL)initial_stress[p];
+    for (int i = 0; i < B; ++i) out[i] = initial_stress[p * B + i];
     for (int k = 0; k < B; ++k) {
       const SQ_REAL c = in[k];
       const SQ_REAL *SQ_PLAST_RESTRICT col = V + (size_t)k * B;

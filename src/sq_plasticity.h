@@ -4,7 +4,8 @@
  *
  * Conventions:
  * - Stresses in Voigt order (s_xx, s_yy, s_zz, s_xy, s_yz, s_xz), compression negative.  The yield
- *   check and the return mapping act on the TOTAL stress: wave stress (the dofs) + initial stress.
+ *   check and the return mapping act on the TOTAL stress: wave stress (the dofs) + initial stress, both
+ *   at the element's nodal points (the initial stress is given per nodal point, in the working precision).
  * - Element dofs are B x 9, quantity-major (quantity p of basis k at [p*B + k]); only the 6 stress
  *   columns change.
  * - Plastic strain per element: 7 doubles, (e_xx, e_yy, e_zz, e_xy, e_yz, e_xz, eta).  The e_ij are
@@ -71,26 +72,36 @@ int sq_plasticity_point(const double stress[6], double cohesion, double bulk_fri
                         double stress_out[6], double strain_inc[7]);
 
 /**
+ * @brief Write the initial stress @p stress (6, Voigt) at nodal point @p node (0..B-1; < 0: at every node) of
+ * an element's nodal initial stress @p nodal (6 x B, quantity-major: component p of node i at [p*B + i],
+ * like the stress columns of the dofs), rounded to precision @p prec.
+ */
+void sq_plasticity_stress_set(sq_precision prec, int B, void *nodal, int node, const double stress[6]);
+/** @brief Read the initial stress at nodal point @p node of @p nodal (see sq_plasticity_stress_set). */
+void sq_plasticity_stress_get(sq_precision prec, int B, const void *nodal, int node, double stress[6]);
+
+/**
  * @brief Plasticity correction of one element in working precision @p prec.
- * Nodal stress = V S + initial stress (eq. 8.2); if no node yields nothing is touched and 0 is returned.
- * Otherwise the nodal correction is projected back with Vinv (eq. 8.3), added to the 6 stress columns
- * of @p dofs, the element plastic strain is accumulated into @p plastic_strain, and 1 is returned.
+ * Nodal stress = V S + initial stress at the nodes (eq. 8.2); if no node yields nothing is touched and 0 is
+ * returned.  Otherwise the nodal correction is projected back with Vinv (eq. 8.3), added to the 6 stress
+ * columns of @p dofs, the element plastic strain is accumulated into @p plastic_strain, and 1 is returned.
  * @param dofs            B x 9 element dofs (double or float per @p prec)
- * @param initial_stress  element's constant initial stress (6)
+ * @param initial_stress  the element's initial stress at its B nodal points (6 x B in @p prec, see
+ *                        sq_plasticity_stress_set)
  * @param plastic_strain  7 accumulators (see file doc)
  */
-int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const double initial_stress[6],
+int sq_plasticity_element(sq_precision prec, const sq_plasticity_ref *ref, void *dofs, const void *initial_stress,
                           double cohesion, double bulk_friction, double tv, double dt, double mu,
                           double plastic_strain[7]);
 
 /**
  * @brief sq_plasticity_element over @p n consecutive elements.
- * @param initial_stress n x 6;  @param params n x 3 (cohesion, bulk_friction, tv);  @param mu n
+ * @param initial_stress n x 6 x B in @p prec;  @param params n x 3 (cohesion, bulk_friction, tv);  @param mu n
  * @param plastic_strain n x 7;  @param yielded n flags (0/1), may be NULL
  * @return the number of yielding elements.
  */
 int64_t sq_plasticity_tile(sq_precision prec, const sq_plasticity_ref *ref, int64_t n, void *dofs,
-                           const double *initial_stress, const double *params, const double *mu, double dt,
+                           const void *initial_stress, const double *params, const double *mu, double dt,
                            double *plastic_strain, uint8_t *yielded);
 
 #endif

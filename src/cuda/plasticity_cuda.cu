@@ -6,7 +6,8 @@
  * element kernel (plast_element) onto the GPU.
  *
  * Per element, thread i of the element
- * 1. forms the total stress at node i, init + sum_k V(i,k) S(k,p), summing over k in the CPU's order
+ * 1. forms the total stress at node i, init(i,p) + sum_k V(i,k) S(k,p) (the initial stress at node i,
+ *    read coalesced over i), summing over k in the CPU's order
  *    (V read through the read-only cache: coalesced over i; S staged in shared memory, broadcast);
  * 2. applies the return mapping at node i and writes the nodal change (zero where the node does not
  *    yield) over the staged S; a yielding node sets the element's flag;
@@ -55,9 +56,10 @@ template <int ORDER_, typename Real_> struct PlastShape {
 
 /** Kernel arguments (device pointers; the tile's rows of the plasticity blocks). */
 template <typename Real> struct PlastArgs {
-  const Real *V, *Vinv; /**< B x B each, column-major (the plasticity reference handle) */
-  Real *dofs;           /**< n x B x 9 */
-  const double *initial_stress, *params, *mu;
+  const Real *V, *Vinv;       /**< B x B each, column-major (the plasticity reference handle) */
+  Real *dofs;                 /**< n x B x 9 */
+  const Real *initial_stress; /**< n x 6 x B: the initial stress at the nodal points, quantity-major */
+  const double *params, *mu;
   double *strain;   /**< n x 7 */
   uint8_t *yielded; /**< n */
   unsigned long long *count;
@@ -95,10 +97,11 @@ __global__ void __launch_bounds__(PlastShape<ORDER, Real>::THREADS) plasticity_k
   /* 1-2. nodal total stress (eq. 8.2) and the return mapping at node i */
   Real delta[6];
   if (active) {
-    const double *init = a.initial_stress + 6 * e, *prm = a.params + 3 * e;
+    const Real *init = a.initial_stress + (size_t)e * T::NS + node; /* coalesced over the nodes */
+    const double *prm = a.params + 3 * e;
     Real s[6];
 #pragma unroll
-    for (int p = 0; p < 6; ++p) s[p] = (Real)init[p];
+    for (int p = 0; p < 6; ++p) s[p] = init[p * B];
     const Real *Vi = a.V + node;
 #pragma unroll 4
     for (int k = 0; k < B; ++k) {
@@ -168,7 +171,7 @@ __global__ void __launch_bounds__(PlastShape<ORDER, Real>::THREADS) plasticity_k
 namespace {
 
 template <int ORDER, typename Real> struct PlastLaunch {
-  static void run(int64_t n, double psi0, const void *ref_pack, void *dofs, const double *initial_stress,
+  static void run(int64_t n, double psi0, const void *ref_pack, void *dofs, const void *initial_stress,
                   const double *params, const double *mu, double dt, double *strain, uint8_t *yielded,
                   int64_t *yield_count, cudaStream_t stream) {
     using T = sq_cuda::PlastShape<ORDER, Real>;
@@ -176,7 +179,7 @@ template <int ORDER, typename Real> struct PlastLaunch {
     const sq_cuda::PlastArgs<Real> args = {V,
                                            V + T::B * T::B,
                                            (Real *)dofs,
-                                           initial_stress,
+                                           (const Real *)initial_stress,
                                            params,
                                            mu,
                                            strain,
@@ -194,7 +197,7 @@ template <int ORDER, typename Real> struct PlastLaunch {
 } // namespace
 
 extern "C" void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, const void *ref_pack,
-                                   void *dofs, const double *initial_stress, const double *params, const double *mu,
+                                   void *dofs, const void *initial_stress, const double *params, const double *mu,
                                    double dt, double *strain, uint8_t *yielded, int64_t *yield_count, void *stream) {
   if (n <= 0) return;
   sq_cuda::dispatch<PlastLaunch>("plasticity", prec, order, n, psi0, ref_pack, dofs, initial_stress, params, mu, dt,

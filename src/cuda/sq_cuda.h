@@ -139,11 +139,12 @@ void sq_cuda_predict_segments(sq_precision prec, int order, sq_cuda_segments *se
  * @param ref_pack     V then V^-1 (B x B each, column-major) in the working precision
  * @param dofs         n x B x 9 (stress columns updated where an element yields)
  * @param initial_stress, params, mu, strain, yielded  the tile's rows of the plasticity blocks
- *                     (n x 6, n x 3, n, n x 7 updated, n flags written)
+ *                     (n x 6 x B nodal initial stress in the working precision, n x 3, n, n x 7
+ *                     updated, n flags written)
  * @param yield_count  one int64 in device memory: the number of yielding elements is added to it
  */
 void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, const void *ref_pack, void *dofs,
-                        const double *initial_stress, const double *params, const double *mu, double dt, double *strain,
+                        const void *initial_stress, const double *params, const double *mu, double dt, double *strain,
                         uint8_t *yielded, int64_t *yield_count, void *stream);
 
 /** @brief Number of CUDA devices visible (0 when there is none or the driver fails). */

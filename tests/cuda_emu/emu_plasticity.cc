@@ -1,7 +1,8 @@
 /**
  * @file emu_plasticity.cc  Runs the plasticity kernel of src/cuda/plasticity_cuda.cu on the CPU
  * (sq_cuda_emu.h) against the CPU body (sq_plastic_state_block), orders 2..7 in both precisions, on
- * random tiles around the yield surface.  Without FMA contraction the kernel sums in the CPU's order,
+ * random tiles around the yield surface, with an initial stress that varies over the nodal points of
+ * each element (linear in the reference coordinates).  Without FMA contraction the kernel sums in the CPU's order,
  * and glibc's expm1 serves both, so the results must agree bitwise.  No GPU needed; see
  * tests/cuda_emu/plasticity.sh.  Exit 0 when everything agrees.
  */
@@ -42,11 +43,20 @@ template <int ORDER, typename Real> int check(int64_t n) {
   const int B = T::B;
   std::vector<Real> pack(2 * B * B), dofs((size_t)n * 9 * B);
   for (int i = 0; i < B * B; ++i) pack[i] = (Real)ref->V[i], pack[B * B + i] = (Real)ref->Vinv[i];
-  std::vector<double> stress(6 * n), params(3 * n), mu(n), strain(7 * n);
+  std::vector<Real> stress((size_t)n * 6 * B); /* the initial stress at the nodal points, 6 x B per element */
+  std::vector<double> params(3 * n), mu(n), strain(7 * n);
   unsigned seed = 7u + ORDER;
   for (int64_t e = 0; e < n; ++e) {
-    const double p = 0.5 + 0.5 * unit(seed);
-    for (int j = 0; j < 3; ++j) stress[6 * e + j] = -p, stress[6 * e + 3 + j] = 0.02 * (unit(seed) - 0.5);
+    const double p = 0.5 + 0.5 * unit(seed), slope = 0.2 * (unit(seed) - 0.5);
+    double shear[3];
+    for (int j = 0; j < 3; ++j) shear[j] = 0.02 * (unit(seed) - 0.5);
+    for (int i = 0; i < B; ++i) { /* linear over the element: the mean stress varies with xi_z */
+      const double z = ref->node[3 * i + 2];
+      for (int j = 0; j < 3; ++j) {
+        stress[(size_t)e * 6 * B + j * B + i] = (Real)(-p * (1 + slope * z));
+        stress[(size_t)e * 6 * B + (3 + j) * B + i] = (Real)(shear[j] * (1 + z));
+      }
+    }
     params[3 * e] = 0.2 + 0.5 * unit(seed), params[3 * e + 1] = 0.6, params[3 * e + 2] = e % 3 ? 0.05 : 0.0;
     mu[e] = 0.5 + unit(seed);
     for (int j = 0; j < 7; ++j) strain[7 * e + j] = 1e-3 * unit(seed);

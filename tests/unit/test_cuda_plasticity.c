@@ -3,11 +3,12 @@
  * against the CPU body (sq_plastic_state_block), in the manner of thesis Table 8.1: per-quantity relative
  * errors (the dofs' stress columns, the plastic strain components, eta) and identical yield flags.
  * (1) kernel: a tile of elements with random stresses scaled around the yield surface (some elements
- *     yield, some do not; relaxation times 0 and > 0; accumulated strain already non-zero), orders 2-7,
- *     both precisions, one call each on GPU and CPU;
+ *     yield, some do not; relaxation times 0 and > 0; accumulated strain already non-zero; an initial
+ *     stress that varies over the nodal points of each element), orders 2-7, both precisions, one call
+ *     each on GPU and CPU;
  * (2) runs: the StarPU graph with plasticity on the GPU alone (every task, plasticity included, on the
  *     CUDA worker) against a CPU-only run: a strong Gaussian S+P packet on a periodic box with a
- *     depth-dependent initial stress, order 3, both precisions.
+ *     depth-dependent initial stress evaluated at the nodal points, order 3, both precisions.
  * Double precision must agree to 1e-10 (relative to each quantity's largest value); single precision
  * is printed (the kernel also bounded by 1e-5).  SQ_PLASTICITY_BENCH=1 also measures the kernel's
  * throughput in elements per second (PLASTICITY_THROUGHPUT lines).
@@ -111,7 +112,9 @@ typedef struct tile {
   void *pack; /**< V then Vinv in precision p */
   size_t pack_bytes, dofs_bytes;
   void *dofs;
-  double *stress, *params, *mu, *strain;
+  void *stress; /**< n x 6 x B: the initial stress at the nodal points, precision p */
+  size_t stress_bytes;
+  double *params, *mu, *strain;
   uint8_t *yielded;
 } tile;
 
@@ -132,7 +135,8 @@ static void tile_create(tile *t, sq_precision p, int order, int64_t n, unsigned 
   memcpy((char *)t->pack + bb * rs, p == SQ_F64 ? (void *)t->ref->Vinv : (void *)t->ref->Vinv_f32, bb * rs);
   t->dofs_bytes = (size_t)n * 9 * B * rs;
   t->dofs = malloc(t->dofs_bytes);
-  t->stress = malloc(sizeof(double) * 6 * n), t->params = malloc(sizeof(double) * 3 * n);
+  t->stress_bytes = (size_t)n * 6 * B * rs;
+  t->stress = malloc(t->stress_bytes), t->params = malloc(sizeof(double) * 3 * n);
   t->mu = malloc(sizeof(double) * n), t->strain = malloc(sizeof(double) * 7 * n), t->yielded = malloc(n);
   ck_assert(t->pack && t->dofs && t->stress && t->params && t->mu && t->strain && t->yielded);
   memset(t->yielded, 0xaa, n); /* written by both bodies */
@@ -140,9 +144,13 @@ static void tile_create(tile *t, sq_precision p, int order, int64_t n, unsigned 
   for (int64_t e = 0; e < n; ++e) {
     const double pressure = 0.5 + 0.5 * rand_unit(&seed), cohesion = 0.2 + 0.8 * rand_unit(&seed);
     const double friction = 0.3 + 0.5 * rand_unit(&seed);
-    double *s0 = t->stress + 6 * e;
-    s0[0] = s0[1] = s0[2] = -pressure;
-    s0[3] = s0[4] = 0, s0[5] = 0.01 * (rand_unit(&seed) - 0.5);
+    /* the initial stress varies over the element: its mean by +-10 % with xi_z, s_xz with xi_x */
+    const double slope = 0.2 * (rand_unit(&seed) - 0.5), sxz = 0.01 * (rand_unit(&seed) - 0.5);
+    for (int i = 0; i < B; ++i) {
+      const double *xi = t->ref->node + 3 * i, m = -pressure * (1 + slope * (xi[2] - 0.25));
+      const double s0[6] = {m, m, m, 0, 0, sxz * (1 + xi[0])};
+      sq_plasticity_stress_set(p, B, (char *)t->stress + (size_t)e * 6 * B * rs, i, s0);
+    }
     t->params[3 * e] = cohesion, t->params[3 * e + 1] = friction;
     t->params[3 * e + 2] = e % 3 == 0 ? 0.0 : 0.01 + 0.1 * rand_unit(&seed);
     t->mu[e] = 0.5 + 1.5 * rand_unit(&seed);
@@ -180,8 +188,8 @@ static void tile_destroy(tile *t) {
 
 /** Device copies of a tile. */
 typedef struct dev_tile {
-  void *pack, *dofs;
-  double *stress, *params, *mu, *strain;
+  void *pack, *dofs, *stress;
+  double *params, *mu, *strain;
   uint8_t *yielded;
   int64_t *count;
 } dev_tile;
@@ -189,7 +197,7 @@ typedef struct dev_tile {
 static void dev_tile_create(dev_tile *g, const tile *t) {
   g->pack = dev_copy(t->pack, t->pack_bytes);
   g->dofs = dev_copy(t->dofs, t->dofs_bytes);
-  g->stress = dev_copy(t->stress, sizeof(double) * 6 * t->n);
+  g->stress = dev_copy(t->stress, t->stress_bytes);
   g->params = dev_copy(t->params, sizeof(double) * 3 * t->n);
   g->mu = dev_copy(t->mu, sizeof(double) * t->n);
   g->strain = dev_copy(t->strain, sizeof(double) * 7 * t->n);
@@ -260,7 +268,7 @@ static void bench_one(int order, sq_precision p, int64_t target) {
   CUDA_OK(cudaMalloc(&g_dofs, n * eb));
   CUDA_OK(cudaMalloc(&g_strain0, n * 7 * sizeof(double)));
   CUDA_OK(cudaMalloc(&g_strain, n * 7 * sizeof(double)));
-  CUDA_OK(cudaMalloc(&g_stress, n * 6 * sizeof(double)));
+  CUDA_OK(cudaMalloc(&g_stress, copies * t.stress_bytes));
   CUDA_OK(cudaMalloc(&g_params, n * 3 * sizeof(double)));
   CUDA_OK(cudaMalloc(&g_mu, n * sizeof(double)));
   CUDA_OK(cudaMalloc(&g_yielded, n));
@@ -268,7 +276,7 @@ static void bench_one(int order, sq_precision p, int64_t target) {
   for (int64_t c = 0; c < copies; ++c) {
     CUDA_OK(cudaMemcpy((char *)g_dofs0 + c * nt * eb, t.dofs, nt * eb, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy((double *)g_strain0 + c * nt * 7, t.strain, nt * 7 * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy((double *)g_stress + c * nt * 6, t.stress, nt * 6 * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy((char *)g_stress + c * t.stress_bytes, t.stress, t.stress_bytes, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy((double *)g_params + c * nt * 3, t.params, nt * 3 * sizeof(double), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy((double *)g_mu + c * nt, t.mu, nt * sizeof(double), cudaMemcpyHostToDevice));
   }
@@ -309,10 +317,10 @@ static void bench_one(int order, sq_precision p, int64_t target) {
     cpu_s += now() - c0;
     ++cpu_reps;
   }
-  /* least traffic per element: read the stress columns, initial stress, parameters and mu, write the flag;
-   * a yielding element also writes its stress columns and reads and writes its strain */
+  /* least traffic per element: read the stress columns, the nodal initial stress, parameters and mu, write
+   * the flag; a yielding element also writes its stress columns and reads and writes its strain */
   const double yf = (double)count / ((double)n * (reps + 1)), cols = 6.0 * t.B * sq_real_size(p);
-  const double bytes = cols + 10 * 8 + 1 + yf * (cols + 2 * 7 * 8);
+  const double bytes = 2 * cols + 4 * 8 + 1 + yf * (cols + 2 * 7 * 8);
   printf("PLASTICITY_THROUGHPUT order=%d prec=%s elems=%lld yield_fraction=%.3f gpu_elems_per_s=%.4e "
          "gpu_us_per_launch=%.1f gpu_min_GB_per_s=%.0f cpu1_elems_per_s=%.4e\n",
          order, prec_name(p), (long long)n, yf, gpu, 1e3 * ms_total / reps, gpu * bytes * 1e-9, nt * cpu_reps / cpu_s);
@@ -365,14 +373,21 @@ static void run_create(run *r, int order, sq_precision prec) {
   sq_planewave_init(&pw, &unit, k, 1, 0.3, 0.1, 2, kind, dir, amp);
   sq_disc_project(r->disc, sq_planewave_eval, &pw, 0.0);
   ck_assert_int_eq(sq_plastic_state_create(r->disc, &r->ps), 0);
+  const int B = r->ps->ref->nbasis;
+  double *xyz = malloc(sizeof(double) * 3 * B);
   for (int64_t e = 0; e < r->disc->nelem; ++e) {
     const double *x = r->mesh->centroid + 3 * r->disc->cell_of[e];
-    double *s0 = r->ps->initial_stress + 6 * e;
-    s0[0] = s0[1] = -0.2 * (0.5 - x[2]), s0[2] = -0.3 * (0.5 - x[2]), s0[3] = s0[4] = 0, s0[5] = 0.01;
+    sq_plastic_state_node_points(r->ps, r->disc, e, xyz); /* the initial stress at the nodal points */
+    for (int i = 0; i < B; ++i) {
+      const double z = xyz[3 * i + 2];
+      const double s0[6] = {-0.2 * (0.5 - z), -0.2 * (0.5 - z), -0.3 * (0.5 - z), 0, 0, 0.01};
+      sq_plasticity_stress_set(prec, B, sq_plastic_state_stress(r->ps, e), i, s0);
+    }
     r->ps->params[3 * e] = 0.1 + 0.4 * x[1];
     r->ps->params[3 * e + 1] = 0.6;
     r->ps->params[3 * e + 2] = 0.02;
   }
+  free(xyz);
 }
 
 static void run_destroy(run *r) {

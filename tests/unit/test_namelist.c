@@ -262,6 +262,25 @@ START_TEST(test_import) {
                    0);
   ck_assert_msg(strstr(y, "\nplasticity: {tv: 0.05}") && strstr(y, "  type: gmsh\n"), "%s", y);
   free(y);
+  /* SeisSol's PlasticityPointwise: 0 takes the initial stress at the centroids, 1 at the nodal points */
+  ck_assert_int_eq(
+      import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\nTv = 0.05\nPlasticityPointwise = "
+             "0\n/\n&MeshNml\nMeshFile = 'm.msh'\nmeshgenerator = 'Gmsh'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+             &y),
+      0);
+  ck_assert_msg(strstr(y, "\nplasticity: {tv: 0.05, initial_stress_at: centroid}"), "%s", y);
+  free(y);
+  ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\nPlasticityPointwise = 1\n/\n"
+                          "&MeshNml\nMeshFile = 'm.msh'\nmeshgenerator = 'Gmsh'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+                          &y),
+                   0);
+  ck_assert_msg(strstr(y, "\nplasticity: {initial_stress_at: nodes}"), "%s", y);
+  free(y);
+  ck_assert_int_ne(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\nPlasticityPointwise = 2\n/\n"
+                          "&MeshNml\nMeshFile = 'm.msh'\nmeshgenerator = 'Gmsh'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
+                          &y),
+                   0);
+  free(y);
   ck_assert_int_eq(import("&equations\nMaterialFileName = 'mat.yaml'\nPlasticity = 1\n/\n&MeshNml\nMeshFile "
                           "= 'm'\n/\n&AbortCriteria\nEndTime = 1\n/\n",
                           &y),

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sq_locate.h"
 #include "sq_plasticity.h"
 #include "sq_ref.h"
+#include "sq_sim.h"
+#include "sq_sim_setup.h"
 
 /* cohesion, bulk friction, shear modulus used throughout; the initial stress is isotropic compression */
 #define COHESION 1.0
@@ -65,6 +68,15 @@ static void make_element(int order, double shear, unsigned seed, double *dofs) {
 
 static const double initial_stress[6] = {-PRESSURE, -PRESSURE, -PRESSURE, 0, 0, 0};
 
+/* initial_stress at every nodal point, in the kernels' layout (6 x B, precision p) */
+static const void *const_init(sq_precision p, int B) {
+  static double d[6 * 84];
+  static float f[6 * 84];
+  void *buf = p == SQ_F64 ? (void *)d : (void *)f;
+  sq_plasticity_stress_set(p, B, buf, -1, initial_stress);
+  return buf;
+}
+
 /* total nodal stress at node i from modal dofs, through the library's V (checked in nodal_round_trip) */
 static void nodal_stress(const sq_plasticity_ref *ref, const double *dofs, int i, double s[6]) {
   const int B = ref->nbasis;
@@ -96,13 +108,15 @@ START_TEST(test_inside_unchanged) {
   ck_assert_int_eq(count_yielding(ref, dofs), 0);
   memcpy(copy, dofs, sizeof(copy));
   memcpy(strain0, strain, sizeof(strain));
-  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, 0.0, 1e-3, MU, strain),
+  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, 0.0,
+                                         1e-3, MU, strain),
                    0);
   ck_assert(memcmp(dofs, copy, sizeof(double) * 9 * B) == 0);
   for (int k = 0; k < 9 * B; ++k) dofs32[k] = (float)dofs[k];
   memcpy(copy32, dofs32, sizeof(copy32));
-  ck_assert_int_eq(
-      sq_plasticity_element(SQ_F32, ref, dofs32, initial_stress, COHESION, FRICTION, 0.0, 1e-3, MU, strain), 0);
+  ck_assert_int_eq(sq_plasticity_element(SQ_F32, ref, dofs32, const_init(SQ_F32, ref->nbasis), COHESION, FRICTION, 0.0,
+                                         1e-3, MU, strain),
+                   0);
   ck_assert(memcmp(dofs32, copy32, sizeof(float) * 9 * B) == 0);
   ck_assert(memcmp(strain, strain0, sizeof(strain)) == 0);
   /* point-wise */
@@ -166,7 +180,9 @@ START_TEST(test_element_constant_state) {
   ck_assert(tau > tau_c);
   const double r = 1.0 - (1.0 - exp(-dt / tv)) * (1.0 - tau_c / tau);
   deviator(total, dev);
-  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, tv, dt, MU, strain), 1);
+  ck_assert_int_eq(
+      sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, tv, dt, MU, strain),
+      1);
   for (int p = 0; p < 6; ++p) {
     ck_assert_double_eq_tol(dofs[p * B] * ref->psi0, wave[p] + (r - 1.0) * dev[p], 1e-13);
     for (int k = 1; k < B; ++k) ck_assert_double_eq_tol(dofs[p * B + k], 0.0, 1e-13);
@@ -177,7 +193,9 @@ START_TEST(test_element_constant_state) {
   const double tau_c0 = tau_c_of(initial_stress, COHESION, FRICTION);
   memset(dofs, 0, sizeof(dofs));
   dofs[3 * B] = tau_c0 * (1.0 + 1e-9) / ref->psi0;
-  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, tv, dt, MU, strain), 1);
+  ck_assert_int_eq(
+      sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, tv, dt, MU, strain),
+      1);
   ck_assert_double_eq_tol(dofs[3 * B] * ref->psi0, tau_c0, 1e-9 * tau_c0);
   sq_plasticity_ref_destroy(ref);
 }
@@ -192,7 +210,8 @@ START_TEST(test_element_mean_preserved) {
   double dofs[84 * 9], copy[84 * 9], strain[7] = {0};
   make_element(order, 3.5, 5u + order, dofs);
   memcpy(copy, dofs, sizeof(copy));
-  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, 0.0, 1e-3, MU, strain),
+  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, 0.0,
+                                         1e-3, MU, strain),
                    1);
   for (int k = 0; k < B; ++k) {
     const double before = copy[k] + copy[B + k] + copy[2 * B + k], after = dofs[k] + dofs[B + k] + dofs[2 * B + k];
@@ -287,7 +306,8 @@ START_TEST(test_element_partial_yield) {
   const int nyield = count_yielding(ref, dofs);
   ck_assert_int_gt(nyield, 0);
   ck_assert_int_lt(nyield, B);
-  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, 0.0, 1e-3, MU, strain),
+  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, 0.0,
+                                         1e-3, MU, strain),
                    1);
   for (int i = 0; i < B; ++i) {
     double s_old[6], s_new[6];
@@ -314,10 +334,12 @@ START_TEST(test_float_double_agree) {
   make_element(order, 3.0, 31u + order, dofs);
   for (int k = 0; k < 9 * B; ++k) dofs32[k] = (float)dofs[k], scale = fmax(scale, fabs(dofs[k]));
   for (int step = 0; step < 3; ++step) {
-    ck_assert_int_eq(
-        sq_plasticity_element(SQ_F64, ref, dofs, initial_stress, COHESION, FRICTION, 2e-3, 1e-3, MU, strain64), 1);
-    ck_assert_int_eq(
-        sq_plasticity_element(SQ_F32, ref, dofs32, initial_stress, COHESION, FRICTION, 2e-3, 1e-3, MU, strain32), 1);
+    ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, const_init(SQ_F64, ref->nbasis), COHESION, FRICTION, 2e-3,
+                                           1e-3, MU, strain64),
+                     1);
+    ck_assert_int_eq(sq_plasticity_element(SQ_F32, ref, dofs32, const_init(SQ_F32, ref->nbasis), COHESION, FRICTION,
+                                           2e-3, 1e-3, MU, strain32),
+                     1);
   }
   for (int k = 0; k < 9 * B; ++k) ck_assert_double_eq_tol(dofs32[k], dofs[k], 1e-5 * scale);
   for (int p = 0; p < 7; ++p) sscale = fmax(sscale, fabs(strain64[p]));
@@ -334,18 +356,23 @@ START_TEST(test_tile) {
   ck_assert_int_eq(sq_plasticity_ref_create(order, &ref), 0);
   const int B = ref->nbasis;
   double *dofs = calloc((size_t)n * 9 * B, sizeof(double)), *expect = calloc((size_t)n * 9 * B, sizeof(double));
-  double init[6 * 6], params[6 * 3], mu[6], strain[6 * 7] = {0}, expect_strain[6 * 7] = {0};
+  double init[6 * 6 * 84], params[6 * 3], mu[6], strain[6 * 7] = {0}, expect_strain[6 * 7] = {0};
   uint8_t yielded[6];
   for (int e = 0; e < n; ++e) {
     make_element(order, (e % 2) ? 3.0 : 0.5, 41u + e, dofs + e * 9 * B);
-    memcpy(init + 6 * e, initial_stress, sizeof(initial_stress));
+    for (int i = 0; i < B; ++i) { /* a little more compression at some nodes: each element's own row is read */
+      double s0[6];
+      memcpy(s0, initial_stress, sizeof(s0));
+      s0[0] -= 1e-3 * (i % 3) * (e + 1);
+      sq_plasticity_stress_set(SQ_F64, B, init + 6 * B * e, i, s0);
+    }
     params[3 * e] = COHESION, params[3 * e + 1] = FRICTION, params[3 * e + 2] = 1e-3 * e;
     mu[e] = MU + e;
   }
   memcpy(expect, dofs, sizeof(double) * n * 9 * B);
   int64_t count = 0;
   for (int e = 0; e < n; ++e)
-    count += sq_plasticity_element(SQ_F64, ref, expect + e * 9 * B, init + 6 * e, params[3 * e], params[3 * e + 1],
+    count += sq_plasticity_element(SQ_F64, ref, expect + e * 9 * B, init + 6 * B * e, params[3 * e], params[3 * e + 1],
                                    params[3 * e + 2], 1e-3, mu[e], expect_strain + 7 * e);
   ck_assert_int_eq(count, 3);
   ck_assert_int_eq(sq_plasticity_tile(SQ_F64, ref, n, dofs, init, params, mu, 1e-3, strain, yielded), 3);
@@ -383,6 +410,219 @@ START_TEST(test_check_params) {
 }
 END_TEST
 
+/* (9) a nodally varying initial stress: the kernel checks each node against its own initial stress.  No
+ * wave stress; s_xy^0 grows linearly with xi_x, beyond the yield stress at the nodes with large xi_x but
+ * not at the centroid (xi_x = 1/4).  Every node ends where the point-wise return mapping of its own
+ * initial stress puts it; the same element with the centroid value everywhere does not yield at all. */
+START_TEST(test_element_nodal_stress) {
+  const int order = _i;
+  sq_plasticity_ref *ref;
+  ck_assert_int_eq(sq_plasticity_ref_create(order, &ref), 0);
+  const int B = ref->nbasis;
+  const double tau_c = tau_c_of(initial_stress, COHESION, FRICTION), shear = 2.0 * tau_c;
+  double init[6 * 84], centroid[6 * 84], dofs[84 * 9] = {0}, strain[7] = {0};
+  float init32[6 * 84], dofs32[84 * 9] = {0};
+  double s_c[6];
+  memcpy(s_c, initial_stress, sizeof(s_c));
+  s_c[3] = shear * 0.25;
+  for (int i = 0; i < B; ++i) {
+    double s0[6];
+    memcpy(s0, initial_stress, sizeof(s0));
+    s0[3] = shear * ref->node[3 * i];
+    sq_plasticity_stress_set(SQ_F64, B, init, i, s0);
+    sq_plasticity_stress_set(SQ_F32, B, init32, i, s0);
+    double back[6];
+    sq_plasticity_stress_get(SQ_F64, B, init, i, back);
+    ck_assert(memcmp(back, s0, sizeof(back)) == 0);
+  }
+  sq_plasticity_stress_set(SQ_F64, B, centroid, -1, s_c);
+  ck_assert_double_lt(tau_of(s_c), tau_c_of(s_c, COHESION, FRICTION));
+  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, centroid, COHESION, FRICTION, 0.0, 1e-3, MU, strain), 0);
+  ck_assert_int_eq(sq_plasticity_element(SQ_F64, ref, dofs, init, COHESION, FRICTION, 0.0, 1e-3, MU, strain), 1);
+  ck_assert_int_eq(sq_plasticity_element(SQ_F32, ref, dofs32, init32, COHESION, FRICTION, 0.0, 1e-3, MU, strain), 1);
+  int yielded = 0;
+  for (int i = 0; i < B; ++i) {
+    double s0[6], expect[6], got[6] = {0};
+    sq_plasticity_stress_get(SQ_F64, B, init, i, s0);
+    yielded += sq_plasticity_point(s0, COHESION, FRICTION, 0.0, 1e-3, MU, expect, NULL);
+    for (int p = 0; p < 6; ++p) {
+      got[p] = s0[p];
+      for (int k = 0; k < B; ++k) got[p] += ref->V[i + k * B] * dofs[p * B + k];
+      ck_assert_double_eq_tol(got[p], expect[p], 1e-10 * PRESSURE);
+      double got32 = s0[p];
+      for (int k = 0; k < B; ++k) got32 += ref->V[i + k * B] * dofs32[p * B + k];
+      ck_assert_double_eq_tol(got32, expect[p], 1e-4 * PRESSURE);
+    }
+  }
+  ck_assert_int_gt(yielded, 0);
+  ck_assert_int_lt(yielded, B);
+  sq_plasticity_ref_destroy(ref);
+}
+END_TEST
+
+/* ---- the set-up (sim/plasticity.c): the initial stress at the nodal points of every element ---------- */
+
+/* the closed form the configs below give: linear in x, y, z (depth-dependent as in TPV13) */
+static void closed_form(const double x[3], double s[6]) {
+  s[0] = 1000.0 + 11242.17 * x[2];
+  s[1] = 5824.34 * x[2];
+  s[2] = 16660.0 * x[2];
+  s[3] = 70.0 * x[0] - 30.0 * x[1];
+  s[4] = 0.0;
+  s[5] = 20.0 * x[2] + 5.0;
+}
+
+#define BOX_YAML                                                                                                       \
+  "mesh: {type: box, box: {cells: [3, 2, 2], lo: [0, 0, -3000], hi: [3000, 2000, 0]}}\n"                               \
+  "materials: {%s}\n"                                                                                                  \
+  "equations: {order: %d, end_time: 0.1}\n"
+
+static const char *native_plasticity = "plasticity:\n  cohesion: 1e6\n  bulk_friction: 0.6\n  tv: 0.05\n%s"
+                                       "  initial_stress: {xx: 1000 + 11242.17 * z, yy: 5824.34 * z, zz: 16660 * z, "
+                                       "xy: 70 * x - 30 * y, xz: 20 * z + 5}\n";
+
+/* a sim with the mesh, the disc and the plasticity of @p yaml (one rank, no runtime) */
+static void setup_sim(const char *yaml, int order, sq_precision prec, sq_sim *s, sq_material **mat) {
+  memset(s, 0, sizeof(*s));
+  ck_assert_int_eq(sq_config_load_string(yaml, "plast.yaml", &s->cfg), 0);
+  ck_assert_int_eq(sq_mesh_box(&s->cfg.box, &s->mesh), 0);
+  *mat = malloc(sizeof(sq_material) * s->mesh->ncell);
+  for (int64_t c = 0; c < s->mesh->ncell; ++c) (*mat)[c] = (sq_material){.rho = 2700, .lambda = 3e10, .mu = 3e10};
+  const sq_disc_options opt = {
+      .order = order, .precision = prec, .cfl = 0.5, .tile_size = 16, .lts_rate = 1, .max_clusters = 1};
+  ck_assert_int_eq(sq_disc_create(s->mesh, *mat, &opt, &s->disc), 0);
+  s->nranks = 1;
+  ck_assert_int_eq(sq_sim_plasticity_create(s), 0);
+}
+
+static void teardown_sim(sq_sim *s, sq_material *mat) {
+  sq_plastic_state_destroy(s->plastic);
+  sq_disc_destroy(s->disc);
+  sq_mesh_destroy(s->mesh);
+  free(mat);
+}
+
+/*
+ * Checks the initial stress of every element against the closed form: @p at_nodes: at each nodal point,
+ * located here from the cell's vertices and the reference nodes (x = v0 + sum_k xi_k (v_k - v0)), and at
+ * the vertex nodes equal to the value at the mesh vertex itself; else the centroid value at every node.
+ * Returns the largest |nodal - centroid value| over all nodes and components (0 for the centroid).
+ */
+static double check_stress(const sq_sim *s, int at_nodes, double tol) {
+  const sq_plastic_state *ps = s->plastic;
+  const int B = ps->ref->nbasis;
+  double spread = 0.0;
+  int vertex_nodes = 0;
+  for (int64_t e = 0; e < s->disc->nelem; ++e) {
+    const int64_t c = s->disc->cell_of[e];
+    const double *v[4];
+    for (int k = 0; k < 4; ++k) v[k] = s->mesh->vert + 3 * s->mesh->cell_vert[4 * c + k];
+    double sc[6];
+    closed_form(s->mesh->centroid + 3 * c, sc);
+    for (int i = 0; i < B; ++i) {
+      const double *xi = ps->ref->node + 3 * i;
+      double x[3], expect[6], got[6];
+      for (int d = 0; d < 3; ++d)
+        x[d] = v[0][d] + xi[0] * (v[1][d] - v[0][d]) + xi[1] * (v[2][d] - v[0][d]) + xi[2] * (v[3][d] - v[0][d]);
+      closed_form(at_nodes ? x : s->mesh->centroid + 3 * c, expect);
+      sq_plasticity_stress_get(ps->precision, B, sq_plastic_state_stress(ps, e), i, got);
+      for (int p = 0; p < 6; ++p) {
+        ck_assert_msg(fabs(got[p] - expect[p]) <= tol * (fabs(expect[p]) + 1e3),
+                      "element %lld node %d component %d: %.17g, expected %.17g", (long long)e, i, p, got[p],
+                      expect[p]);
+        spread = fmax(spread, fabs(got[p] - sc[p]));
+      }
+      /* a vertex node carries the value at that mesh vertex */
+      const int vk = xi[0] == 1 ? 1 : xi[1] == 1 ? 2 : xi[2] == 1 ? 3 : xi[0] == 0 && xi[1] == 0 && xi[2] == 0 ? 0 : -1;
+      if (at_nodes && vk >= 0) {
+        closed_form(v[vk], expect);
+        for (int p = 0; p < 6; ++p) ck_assert_double_eq_tol(got[p], expect[p], tol * (fabs(expect[p]) + 1e3));
+        ++vertex_nodes;
+      }
+    }
+    /* the interpolant of the nodal values: the closed form anywhere in the element (linear), so its cell
+     * average is the centroid value */
+    const double mid[3] = {0.2, 0.3, 0.1};
+    double xm[3], at[6], expect[6];
+    sq_mesh_ref_to_phys(s->mesh, c, mid, xm);
+    sq_plastic_state_stress_at(ps, e, mid, at);
+    closed_form(at_nodes ? xm : s->mesh->centroid + 3 * c, expect);
+    for (int p = 0; p < 6; ++p) ck_assert_double_eq_tol(at[p], expect[p], tol * (fabs(expect[p]) + 1e3));
+  }
+  if (at_nodes) ck_assert_int_eq(vertex_nodes, 4 * s->disc->nelem);
+  return spread;
+}
+
+/* (10) native expressions: nodes (the default) and centroid, both precisions */
+START_TEST(test_setup_native) {
+  const int order = 3;
+  for (int prec = 0; prec < 2; ++prec) {
+    const sq_precision p = prec ? SQ_F32 : SQ_F64;
+    const double tol = p == SQ_F64 ? 1e-13 : 1e-6;
+    for (int at = 0; at < 3; ++at) {
+      char plast[1024], yaml[2048];
+      snprintf(plast, sizeof(plast), native_plasticity,
+               at == 0   ? ""
+               : at == 1 ? "  initial_stress_at: nodes\n"
+                         : "  initial_stress_at: centroid\n");
+      snprintf(yaml, sizeof(yaml), BOX_YAML "%s", "default: {rho: 2700, lambda: 3e10, mu: 3e10}", order, plast);
+      sq_sim s;
+      sq_material *mat;
+      setup_sim(yaml, order, p, &s, &mat);
+      ck_assert_int_eq(s.cfg.plasticity.stress_at, at == 2 ? SQ_PLAST_STRESS_AT_CENTROID : SQ_PLAST_STRESS_AT_NODES);
+      const double spread = check_stress(&s, at < 2, tol);
+      /* nodes: 16660 Pa/m over cells 1 km deep and more; centroid: one value per element */
+      if (at < 2) ck_assert_double_gt(spread, 1e6);
+      else ck_assert_double_le(spread, tol * 1e8);
+      for (int64_t e = 0; e < s.disc->nelem; ++e) ck_assert_double_eq(s.plastic->params[3 * e], 1e6);
+      teardown_sim(&s, mat);
+    }
+  }
+}
+END_TEST
+
+/* (11) the same stress from an easi material model (SeisSol's s_xx ... s_xz, plastCo, ...), evaluated at
+ * the nodal points too */
+START_TEST(test_setup_easi) {
+  const int order = 2;
+  char path[] = "/tmp/sq_test_plast_XXXXXX.yaml";
+  const int fd = mkstemps(path, 5);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "!FunctionMap\nmap:\n  rho: return 2700;\n  mu: return 3e10;\n  lambda: return 3e10;\n"
+             "  plastCo: return 1e6;\n  bulkFriction: return 0.6;\n  Tv: return 0.05;\n"
+             "  s_xx: return 1000 + 11242.17 * z;\n  s_yy: return 5824.34 * z;\n  s_zz: return 16660 * z;\n"
+             "  s_xy: return 70 * x - 30 * y;\n  s_yz: return 0;\n  s_xz: return 20 * z + 5;\n");
+  fclose(f);
+  for (int at = 0; at < 2; ++at) {
+    char mat_key[512], yaml[2048];
+    snprintf(mat_key, sizeof(mat_key), "easi: %s", path);
+    snprintf(yaml, sizeof(yaml), BOX_YAML "plasticity: {%s}\n", mat_key, order,
+             at ? "initial_stress_at: centroid" : "");
+    sq_sim s;
+    sq_material *mat;
+    setup_sim(yaml, order, SQ_F64, &s, &mat);
+    const double spread = check_stress(&s, !at, 1e-13);
+    if (!at) ck_assert_double_gt(spread, 1e6);
+    else ck_assert_double_le(spread, 1e-5);
+    for (int64_t e = 0; e < s.disc->nelem; ++e) ck_assert_double_eq(s.plastic->params[3 * e + 2], 0.05);
+    teardown_sim(&s, mat);
+  }
+  remove(path);
+}
+END_TEST
+
+/* (12) a bad word for initial_stress_at is refused, naming the key */
+START_TEST(test_setup_bad_word) {
+  char yaml[2048];
+  snprintf(yaml, sizeof(yaml),
+           BOX_YAML "plasticity: {cohesion: 1, bulk_friction: 0.6, tv: 0, initial_stress_at: cell}\n",
+           "default: {rho: 1, lambda: 2, mu: 1}", 2);
+  sq_config cfg;
+  ck_assert_int_eq(sq_config_load_string(yaml, "plast.yaml", &cfg), SQ_ERR_INPUT);
+}
+END_TEST
+
 static Suite *plasticity_suite(void) {
   Suite *suite = suite_create("plasticity");
   struct {
@@ -400,6 +640,10 @@ static Suite *plasticity_suite(void) {
       {"float_double_agree", test_float_double_agree, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
       {"tile", test_tile, 0, 0},
       {"check_params", test_check_params, 0, 0},
+      {"element_nodal_stress", test_element_nodal_stress, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
+      {"setup_native", test_setup_native, 0, 0},
+      {"setup_easi", test_setup_easi, 0, 0},
+      {"setup_bad_word", test_setup_bad_word, 0, 0},
   };
   for (size_t m = 0; m < sizeof(cases) / sizeof(cases[0]); m++) {
     TCase *tcase = tcase_create(cases[m].name);
