@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "sq_friction.h"
+#include "tp_impl.h"
 
 #define SQ_FRICTION_LN2 0.69314718055994530942
 
@@ -181,15 +182,25 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     const double V_old = hypot(s->slip_rate[0], s->slip_rate[1]);
     if (!(isfinite(V_old) && isfinite(s->state))) return SQ_FRICTION_NO_CONVERGENCE;
     double V_mid = V_old;
+    /* thermal pressurization (tp_impl.h): each pass heats at tau V_mid with the traction of the latest
+       iterate and solves with the pore pressure at the end of the step; the last pass's pair is stored */
+    const int tp = p->tp_points > 0;
+    double sn_eff = sn, tau_heat = hypot(s->traction[0], s->traction[1]);
     for (int pass = 0; pass < SQ_FRICTION_STATE_PASSES; ++pass) {
       state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
-      if (sq_friction_rs_slip_rate(T, p->cohesion, sn, eta, p->a, sq_friction_rs_log_c(law, p, state), pass ? V : V_old,
-                                   &V, &mu))
+      if (tp) {
+        const double pf = sq_tp_step(p, s, tau_heat * V_mid, dt, 0, NULL);
+        sn_eff = sigma_n + pf < 0 ? -(sigma_n + pf) : 0;
+      }
+      if (sq_friction_rs_slip_rate(T, p->cohesion, sn_eff, eta, p->a, sq_friction_rs_log_c(law, p, state),
+                                   pass ? V : V_old, &V, &mu))
         return SQ_FRICTION_NO_CONVERGENCE;
+      tau_heat = fmax(0.0, T - eta * V);
       V_mid = 0.5 * (V_old + V);
     }
     state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
     if (!isfinite(state)) return SQ_FRICTION_NO_CONVERGENCE;
+    if (tp && !isfinite(sq_tp_step(p, s, tau_heat * V_mid, dt, 1, NULL))) return SQ_FRICTION_NO_CONVERGENCE;
   } else if (law != SQ_FRICTION_NONE) {
     return SQ_FRICTION_NO_CONVERGENCE;
   }
