@@ -153,6 +153,10 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
  * state (sq_friction_rs_slip_rate), (3) set V_mid = (V_old + V) / 2; the stored state is finally evolved
  * with the last V_mid.  mu is f(V, state of the last solve), so that |tau| = strength holds to the Newton
  * tolerance.  The slip rate is parallel to tau_lock, tau = tau_lock - eta V (exactly tau_lock when locked).
+ * With thermal pressurization (p->tp_points > 0, tp_impl.h) the normal stress of each solve is the effective
+ * one, max(0, -sigma_n - p_f): the pore pressure p_f at the end of dt for the heating tau V_mid, tau the
+ * traction of the latest iterate (the previous point's at the first pass); the spectral state is advanced
+ * once, after the last pass, with the last tau and V_mid.
  *
  * @param law       friction law (SQ_FRICTION_NONE: welded, always locked)
  * @param p         parameters, validated with sq_friction_check_params()
@@ -185,11 +189,12 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     /* thermal pressurization (tp_impl.h): each pass heats at tau V_mid with the traction of the latest
        iterate and solves with the pore pressure at the end of the step; the last pass's pair is stored */
     const int tp = p->tp_points > 0;
-    double sn_eff = sn, tau_heat = hypot(s->traction[0], s->traction[1]);
+    double sn_eff = sn, tau_heat = hypot(s->traction[0], s->traction[1]), tp_resp[4] = {0, 0, 0, 0};
+    if (tp) sq_tp_response(p, s, dt, tp_resp); /* pore pressure = p0 + resp[2] + tau V resp[3] */
     for (int pass = 0; pass < SQ_FRICTION_STATE_PASSES; ++pass) {
       state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
       if (tp) {
-        const double pf = sq_tp_step(p, s, tau_heat * V_mid, dt, 0, NULL);
+        const double pf = p->tp_p0 + tp_resp[2] + tau_heat * V_mid * tp_resp[3];
         sn_eff = sigma_n + pf < 0 ? -(sigma_n + pf) : 0;
       }
       if (sq_friction_rs_slip_rate(T, p->cohesion, sn_eff, eta, p->a, sq_friction_rs_log_c(law, p, state),
@@ -200,7 +205,7 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     }
     state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
     if (!isfinite(state)) return SQ_FRICTION_NO_CONVERGENCE;
-    if (tp && !isfinite(sq_tp_step(p, s, tau_heat * V_mid, dt, 1, NULL))) return SQ_FRICTION_NO_CONVERGENCE;
+    if (tp && !isfinite(sq_tp_step(p, s, tau_heat * V_mid, dt))) return SQ_FRICTION_NO_CONVERGENCE;
   } else if (law != SQ_FRICTION_NONE) {
     return SQ_FRICTION_NO_CONVERGENCE;
   }

@@ -92,7 +92,7 @@ int sq_tp_constant_heating(const sq_friction_params *p, double tau_v, double dt,
     SQ_CHECK(times[k] >= t, SQ_ERR_INPUT, "sq_tp_constant_heating: the sample times must increase");
     while (t < times[k]) {
       const int last = times[k] - t <= dt;
-      sq_tp_step(p, &s, tau_v, last ? times[k] - t : dt, 1, NULL);
+      sq_tp_step(p, &s, tau_v, last ? times[k] - t : dt);
       t = last ? times[k] : t + dt;
     }
     T[k] = s.temperature, P[k] = s.pressure;

@@ -13,7 +13,9 @@
  * Over a step dt with constant S both have exact solutions:
  *   Theta(dt) = Theta e^-A dt + S (1 - e^-A dt) / A,
  *   Pi(dt)    = Pi e^-B dt + Lambda (S - A Theta) phi,   phi = int_0^dt e^-B (dt - s) e^-A s ds,
- * (phi has no singularity at a_th = a_hy: it is computed without cancellation for every A, B).
+ * (phi has no singularity at a_th = a_hy: it is computed without cancellation for every A, B).  Both are affine
+ * in the heating rate, so one pass over the grid (sq_tp_response) gives the pore pressure for every iterate
+ * of the friction solve, and a second (sq_tp_step) advances the coefficients.
  * The state holds Theta_k and Pi_k on n wavenumbers k_i = k_max e^{-delta (n - 1 - i)} / w, log-spaced
  * from k_min w = SQ_TP_K_MAX e^-SQ_TP_LOG_SPAN to k_max w = SQ_TP_K_MAX, delta = SQ_TP_LOG_SPAN / (n - 1)
  * (n = 60 gives SeisSol's spacing 0.3); the fault-centre values T(0) - T0 and p(0) - p0 are the
@@ -34,15 +36,6 @@
 
 #define SQ_TP_PI 3.14159265358979323846
 
-/** Dimensionless wavenumber k_i w and quadrature weight (times pi w) of point @p i of an @p n-point grid. */
-static inline SQ_TP_HD double sq_tp_wavenumber(int i, int n, double *weight) {
-  const double delta = SQ_TP_LOG_SPAN / (n - 1), kw = SQ_TP_K_MAX * exp(-delta * (n - 1 - i));
-  double wt = kw * delta * (i == 0 || i == n - 1 ? 0.5 : 1.0);
-  if (i == 0) wt += kw; /* [0, k_min]: Theta is flat there */
-  *weight = wt;
-  return kw;
-}
-
 /** (1 - e^-x) / x, 1 at x = 0, without cancellation. */
 static inline SQ_TP_HD double sq_tp_relax(double x) { return x > 1e-12 ? -expm1(-x) / x : 1.0 - 0.5 * x; }
 
@@ -53,32 +46,65 @@ static inline SQ_TP_HD double sq_tp_phi(double A, double B, double dt) {
   return (exp(-a) - exp(-b)) / (B - A);
 }
 
+/** The grid of @p p: k_0 w = SQ_TP_K_MAX e^-SQ_TP_LOG_SPAN, k_{i+1} = k_i e^delta; returns delta. */
+static inline SQ_TP_HD double sq_tp_grid(const sq_friction_params *p, double *kw0) {
+  *kw0 = SQ_TP_K_MAX * exp(-SQ_TP_LOG_SPAN);
+  return SQ_TP_LOG_SPAN / (p->tp_points - 1);
+}
+
+/**
+ * Wavenumber @p i (k w = @p kw) of point @p s over a step @p dt: m[0] its weight (times pi w: the trapezoidal
+ * rule in ln k, plus k_min for [0, k_min], where Theta is flat), the new coefficients as affine functions of
+ * the heating rate tau V: Theta(dt) = m[1] + tau V m[2], Pi(dt) = m[3] + tau V m[4].
+ */
+static inline SQ_TP_HD void sq_tp_mode(const sq_friction_params *p, const sq_friction_state *s, int i, double kw,
+                                       double delta, double dt, double m[5]) {
+  const int n = p->tp_points;
+  const double k2 = kw * kw / (p->tp_half_width * p->tp_half_width), A = p->tp_alpha_th * k2, B = p->tp_alpha_hy * k2;
+  const double g = exp(-0.5 * kw * kw) / p->tp_rho_c, th0 = s->tp_theta[i], phi = p->tp_lambda * sq_tp_phi(A, B, dt);
+  m[0] = kw * delta * (i == 0 || i == n - 1 ? 0.5 : 1.0) + (i == 0 ? kw : 0.0);
+  m[1] = th0 * exp(-A * dt);
+  m[2] = g * dt * sq_tp_relax(A * dt);
+  m[3] = s->tp_pi[i] * exp(-B * dt) - A * th0 * phi;
+  m[4] = g * phi;
+}
+
+/**
+ * The fault-centre temperature and pore pressure after a step @p dt of point @p s as affine functions of the
+ * heating rate tau V: T = T0 + out[0] + tau V out[1], p = p0 + out[2] + tau V out[3] (the coefficients' ODEs
+ * are linear in the source).  One pass over the grid serves every pass of the friction solve.
+ */
+static inline SQ_TP_HD void sq_tp_response(const sq_friction_params *p, const sq_friction_state *s, double dt,
+                                           double out[4]) {
+  double sum[4] = {0.0, 0.0, 0.0, 0.0}, kw, m[5];
+  const double delta = sq_tp_grid(p, &kw), grow = exp(delta);
+  for (int i = 0; i < p->tp_points; ++i, kw *= grow) {
+    sq_tp_mode(p, s, i, kw, delta, dt, m);
+    for (int k = 0; k < 4; ++k) sum[k] += m[0] * m[1 + k];
+  }
+  const double scale = 1.0 / (SQ_TP_PI * p->tp_half_width);
+  for (int k = 0; k < 4; ++k) out[k] = scale * sum[k];
+}
+
 /**
  * One step of length @p dt of the spectral coefficients of point @p s at the constant heating rate
- * @p tau_v = tau V (W/m^2).  @p store: write the new coefficients, temperature and pore pressure into @p s;
- * else leave @p s unchanged.  Returns the pore pressure p0 + dp at the fault centre after the step;
- * *@p temp receives the temperature T0 + dT (may be NULL).
+ * @p tau_v = tau V (W/m^2): the new coefficients, the temperature T0 + dT and the pore pressure p0 + dp at the
+ * fault centre are stored in @p s.  Returns the pore pressure.
  */
-static inline SQ_TP_HD double sq_tp_step(const sq_friction_params *p, sq_friction_state *s, double tau_v, double dt,
-                                         int store, double *temp) {
-  const int n = p->tp_points;
-  const double w = p->tp_half_width, heat = tau_v / p->tp_rho_c;
-  double dT = 0.0, dp = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double wt;
-    const double kw = sq_tp_wavenumber(i, n, &wt), k2 = kw * kw / (w * w);
-    const double A = p->tp_alpha_th * k2, B = p->tp_alpha_hy * k2, S = heat * exp(-0.5 * kw * kw);
-    const double th0 = s->tp_theta[i], pi0 = s->tp_pi[i];
-    const double th1 = th0 * exp(-A * dt) + S * dt * sq_tp_relax(A * dt);
-    const double pi1 = pi0 * exp(-B * dt) + p->tp_lambda * (S - A * th0) * sq_tp_phi(A, B, dt);
-    dT += wt * th1;
-    dp += wt * pi1;
-    if (store) s->tp_theta[i] = th1, s->tp_pi[i] = pi1;
+static inline SQ_TP_HD double sq_tp_step(const sq_friction_params *p, sq_friction_state *s, double tau_v, double dt) {
+  double dT = 0.0, dp = 0.0, kw, m[5];
+  const double delta = sq_tp_grid(p, &kw), grow = exp(delta);
+  for (int i = 0; i < p->tp_points; ++i, kw *= grow) {
+    sq_tp_mode(p, s, i, kw, delta, dt, m);
+    const double th1 = m[1] + tau_v * m[2], pi1 = m[3] + tau_v * m[4];
+    dT += m[0] * th1;
+    dp += m[0] * pi1;
+    s->tp_theta[i] = th1, s->tp_pi[i] = pi1;
   }
-  const double T = p->tp_T0 + dT / (SQ_TP_PI * w), P = p->tp_p0 + dp / (SQ_TP_PI * w);
-  if (store) s->temperature = T, s->pressure = P;
-  if (temp) *temp = T;
-  return P;
+  const double scale = 1.0 / (SQ_TP_PI * p->tp_half_width);
+  s->temperature = p->tp_T0 + scale * dT;
+  s->pressure = p->tp_p0 + scale * dp;
+  return s->pressure;
 }
 
 #endif
