@@ -701,7 +701,7 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   }
   SQ_CALL(sq_cfg_check_fault_tp(p, map, line, path, f));
   /* fault.output_mask: SeisSol's OutputMask, up to 12 flags 0 / 1 (groups SRs/SRd ... P_f/Tmp) */
-  f->output_mask = 0x7ff; /* groups 1 .. 11: everything starquake computes */
+  f->output_mask = f->thermal_pressurization ? 0xfff : 0x7ff; /* everything starquake computes: groups 1 .. 11 (12) */
   if (f->output_mask_text[0]) {
     const int kl = sq_node_key_line(map, "output_mask", line);
     sq_cfg_join(keypath, sizeof(keypath), path, "output_mask", 11);

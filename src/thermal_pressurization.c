@@ -18,8 +18,9 @@ int sq_tp_check_params(sq_friction_law law, const sq_friction_params *p, char *w
   if (!p->tp_points) return SQ_SUCCESS;
   if (law != SQ_FRICTION_RS_AGING && law != SQ_FRICTION_RS_SLIP && law != SQ_FRICTION_RS_FVW) {
     if (why && why_len)
-      snprintf(why, why_len, "thermal pressurization needs a rate-and-state friction law (the law is %s)",
-               sq_friction_law_name(law));
+      snprintf(why, why_len,
+               "thermal pressurization needs a rate-and-state friction law (rate_state_aging, rate_state_slip or "
+               "rate_state_fast_velocity_weakening)");
     return SQ_ERR_INPUT;
   }
   if (p->tp_points < 2 || p->tp_points > SQ_TP_MAX_POINTS) {

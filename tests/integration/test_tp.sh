@@ -1,7 +1,7 @@
 #!/bin/bash
 # Thermal pressurization end to end on a CI-sized TPV105 (configs/tpv105, order 2, 1.5 s):
 # - the rupture heats and pressurizes the hypocentre: its fault receiver's Tmp and P_f rise (native and
-#   SeisSol columns), the fault snapshots hold temperature and pore_pressure;
+#   SeisSol-style columns), the fault snapshots hold temperature and pore_pressure;
 # - a restart from a checkpoint at 0.75 s continues the TP state bitwise; mpirun -np 2 gives the one-rank dofs;
 # - bad thermal-pressurization inputs fail naming the file, line and key;
 # - SeisSol's tpv105 example imports with thermalPress = 1.
@@ -34,6 +34,14 @@ cp -r "$OUT/A" "$OUT/B"
 if [ "$(hash_of "$OUT/B" tpv105)" = "$ref" ] && cmp -s "$st" "$OUT/B/tpv105-faultreceiver-00001.dat"; then
   ok "restart: dofs and the hypocentre's Tmp / P_f equal the uninterrupted run's"
 else bad "restart with thermal pressurization"; tail -3 "$OUT/B.log"; fi
+
+# --- SeisSol-style outputs: P_f and Tmp (OutputMask group 12, on by default with thermal pressurization)
+"$SQ" "$OUT/tp.yaml" --quiet --output "$OUT/S" --set output.style=seissol --set equations.end_time=1.0 > "$OUT/S.log" 2>&1
+ss=$(ls "$OUT"/S/tpv105-faultreceiver-00001-*.dat 2> /dev/null | head -1)
+if [ -n "$ss" ] && grep -q '"P_f" ,"Tmp"' "$ss" &&
+  awk -F'\t' '!/^[A-Z#]/ { t = $(NF - 1) } END { exit !(t > 483.15 + 10) }' "$ss"; then
+  ok "SeisSol fault receiver: P_f and Tmp columns, Tmp rises to $(awk -F'\t' '!/^[A-Z#]/ { t = $(NF - 1) } END { print t }' "$ss") K"
+else bad "SeisSol-style P_f / Tmp: $(sed -n 2p "${ss:-/dev/null}") $(tail -2 "$OUT/S.log")"; fi
 
 # --- two processes
 timeout 300 mpirun -np 2 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1
