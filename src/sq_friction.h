@@ -1,7 +1,8 @@
 /**
  * @file sq_friction.h  Point-wise friction laws of dynamic rupture (thesis §2.2 and §3.6.3, eq. 2.16-2.23,
  * 3.58-3.63): linear slip weakening with forced rupture, rate-and-state (aging and slip law) and fast
- * velocity weakening (TPV104, thesis eq. 9.1-9.2), as pure numerics.
+ * velocity weakening (TPV104, thesis eq. 9.1-9.2), as pure numerics; the rate-and-state laws optionally with
+ * thermal pressurization of the pore fluid (tp_impl.h: Rice 2006, Noda & Lapusta 2010; TPV105).
  *
  * Conventions (the fault code works at one fault quadrature point in the fault-aligned frame: normal n
  * from the "-" to the "+" side, strike s, dip d; every vector below is (strike, dip)):

@@ -39,11 +39,16 @@
 /** (1 - e^-x) / x, 1 at x = 0, without cancellation. */
 static inline SQ_TP_HD double sq_tp_relax(double x) { return x > 1e-12 ? -expm1(-x) / x : 1.0 - 0.5 * x; }
 
+/** phi = int_0^dt e^{-B (dt - s)} e^{-A s} ds for A, B >= 0, given ea = e^{-A dt} and eb = e^{-B dt}. */
+static inline SQ_TP_HD double sq_tp_phi_e(double A, double B, double dt, double ea, double eb) {
+  const double x = (B - A) * dt;
+  if (fabs(x) < 0.5) return x == 0 ? dt * eb : dt * eb * (expm1(x) / x);
+  return (ea - eb) / (B - A);
+}
+
 /** phi = int_0^dt e^{-B (dt - s)} e^{-A s} ds for A, B >= 0. */
 static inline SQ_TP_HD double sq_tp_phi(double A, double B, double dt) {
-  const double a = A * dt, b = B * dt, x = b - a;
-  if (fabs(x) < 0.5) return x == 0 ? dt * exp(-b) : dt * exp(-b) * (expm1(x) / x);
-  return (exp(-a) - exp(-b)) / (B - A);
+  return sq_tp_phi_e(A, B, dt, exp(-A * dt), exp(-B * dt));
 }
 
 /** The grid of @p p: k_0 w = SQ_TP_K_MAX e^-SQ_TP_LOG_SPAN, k_{i+1} = k_i e^delta; returns delta. */
@@ -61,11 +66,13 @@ static inline SQ_TP_HD void sq_tp_mode(const sq_friction_params *p, const sq_fri
                                        double delta, double dt, double m[5]) {
   const int n = p->tp_points;
   const double k2 = kw * kw / (p->tp_half_width * p->tp_half_width), A = p->tp_alpha_th * k2, B = p->tp_alpha_hy * k2;
-  const double g = exp(-0.5 * kw * kw) / p->tp_rho_c, th0 = s->tp_theta[i], phi = p->tp_lambda * sq_tp_phi(A, B, dt);
+  const double a = A * dt, ea = exp(-a), eb = exp(-B * dt); /* (1 - ea) / a cancels only for small a */
+  const double g = exp(-0.5 * kw * kw) / p->tp_rho_c, th0 = s->tp_theta[i];
+  const double phi = p->tp_lambda * sq_tp_phi_e(A, B, dt, ea, eb);
   m[0] = kw * delta * (i == 0 || i == n - 1 ? 0.5 : 1.0) + (i == 0 ? kw : 0.0);
-  m[1] = th0 * exp(-A * dt);
-  m[2] = g * dt * sq_tp_relax(A * dt);
-  m[3] = s->tp_pi[i] * exp(-B * dt) - A * th0 * phi;
+  m[1] = th0 * ea;
+  m[2] = g * dt * (a > 0.5 ? (1.0 - ea) / a : sq_tp_relax(a));
+  m[3] = s->tp_pi[i] * eb - A * th0 * phi;
   m[4] = g * phi;
 }
 
