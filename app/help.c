@@ -119,6 +119,12 @@ static const help_option probe_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option tp_options[] = {
+    {"--dt", "DT", "the step of the spectral update (s, default 1e-3); the update is exact at constant heating"},
+    {"--json", "", "print one JSON object (max_rel_error, per case, per grid size)"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_command commands[] = {
     {"run", "[run] CONFIG.yaml|parameters.par [OPTIONS]",
      "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
@@ -135,6 +141,11 @@ static const help_command commands[] = {
     {"verify pointsource", "verify pointsource [OPTIONS]",
      "A moment-tensor point source in a homogeneous medium against the analytic Green's function.",
      pointsource_options},
+    {"verify thermal-pressurization", "verify thermal-pressurization [OPTIONS]",
+     "Thermal pressurization at a point heated at a constant rate tau V: the temperature and pore pressure of the "
+     "rupture kernel's spectral update against the closed forms of the diffusion problem (Rice 2006), for 8 to 60 "
+     "wavenumbers normal to the fault (docs/VERIFICATION.md).",
+     tp_options},
     {"mesh info", "mesh info FILE",
      "Sizes, bounding box, material groups and boundary codes of a mesh (.msh Gmsh 2.2 or 4.1, .puml.h5 PUML).",
      help_only},

@@ -147,6 +147,15 @@ static void point_row(table *t, const sq_sim *s, const double x[3], const double
       col(t, "V_w", p->V_w, on);
     }
     col(t, "initial_slip_rate", on ? pt->state.slip_rate[0] : 0, on);
+    if (s->cfg.fault.thermal_pressurization) {
+      col(t, "tp_thermal_diffusivity", p->tp_alpha_th, on);
+      col(t, "tp_hydraulic_diffusivity", p->tp_alpha_hy, on);
+      col(t, "tp_heat_capacity", p->tp_rho_c, on);
+      col(t, "tp_lambda", p->tp_lambda, on);
+      col(t, "tp_half_width", p->tp_half_width, on);
+      col(t, "tp_initial_temperature", p->tp_T0, on);
+      col(t, "tp_initial_pressure", p->tp_p0, on);
+    }
   }
 }
 

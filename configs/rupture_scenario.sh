@@ -1,7 +1,7 @@
 #!/bin/bash
 # A dynamic-rupture scenario folder configs/NAME/ (NAME.geo, NAME.yaml): mesh it with Gmsh, print the
 # run's memory estimate and run time, run it into output/NAME/, and plot output/NAME/{slip_rate,stations,
-# cplot}.png.  Called by configs/{tpv5,tpv101,tpv104}/run.sh:
+# cplot}.png.  Called by configs/{tpv5,tpv101,tpv104,tpv105}/run.sh:
 #   configs/rupture_scenario.sh configs/NAME [short|production] [starquake options]
 #     short       (default) a coarse mesh NAME-short.msh (h_fault 3 km, h_far 15 km, a 30 km box), order 3,
 #                 the whole simulated time: a minute or less on 2 cores, for a first look

@@ -522,7 +522,14 @@ const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {"mu_s",
                                                             "zz",
                                                             "xy",
                                                             "yz",
-                                                            "xz"};
+                                                            "xz",
+                                                            "tp_thermal_diffusivity",
+                                                            "tp_hydraulic_diffusivity",
+                                                            "tp_heat_capacity",
+                                                            "tp_lambda",
+                                                            "tp_half_width",
+                                                            "tp_initial_temperature",
+                                                            "tp_initial_pressure"};
 
 #define SQ_FP_KEY(s, i)                                                                                                \
   { .name = #s, .type = SQ_KEY_EXPR, .offset = offsetof(TYPE, param) + (i) * sizeof(sq_cfg_expr) }
@@ -591,6 +598,37 @@ static int sq_cfg_fault_constant(const sq_cfg_expr *e, double *x) {
   if (!e->text[0] || !sq_cfg_float_syntax(e->text)) return 0;
   *x = strtod(e->text, NULL);
   return 1;
+}
+
+/* Thermal pressurization: only with a rate-and-state law; its values are given (by keys or the easi
+ * model) exactly when it is on; constant values are checked here, with their line. */
+static int sq_cfg_check_fault_tp(sq_cfg_parse *p, const sq_node *map, int line, const char *path, sq_fault_config *f) {
+  char keypath[SQ_CFG_PATH];
+  if (!f->tp_grid_points) f->tp_grid_points = SQ_TP_MAX_POINTS;
+  if (f->thermal_pressurization && f->law == SQ_FRICTION_LSW) {
+    sq_cfg_join(keypath, sizeof(keypath), path, "thermal_pressurization", 22);
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, "thermal_pressurization", line), keypath,
+                       "needs a rate-and-state friction law (the law is linear_slip_weakening)");
+  }
+  for (int i = SQ_FP_TP_ALPHA_TH; i <= SQ_FP_TP_P0; ++i) {
+    const sq_cfg_expr *e = &f->param[i];
+    const char *nm = sq_fault_param_names[i];
+    sq_cfg_join(keypath, sizeof(keypath), path, nm, strlen(nm));
+    if (!f->thermal_pressurization) {
+      if (e->text[0]) return SQ_CFG_FAIL(p, e->line, keypath, "is used only with thermal_pressurization: true");
+      continue;
+    }
+    if (!e->text[0]) {
+      if (f->easi[0] || i == SQ_FP_TP_P0) continue; /* the model's values are checked at every fault point */
+      return SQ_CFG_MISSING(p, 1, line, path, nm, " (thermal pressurization needs it)");
+    }
+    double v;
+    if (!sq_cfg_fault_constant(e, &v)) continue;
+    const int ge = i == SQ_FP_TP_LAMBDA || i == SQ_FP_TP_T0, any = i == SQ_FP_TP_P0;
+    if (any || (ge ? v >= 0 : v > 0)) continue;
+    return SQ_CFG_FAIL(p, e->line, keypath, "%s = %g must be %s", nm, v, ge ? ">= 0" : "> 0");
+  }
+  return SQ_SUCCESS;
 }
 
 static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
@@ -664,8 +702,9 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
                          "mu_d = %g is larger than mu_s = %g (line %d); slip weakening needs mu_d <= mu_s", w, v,
                          prm[SQ_FP_MU_S].line);
   }
+  SQ_CALL(sq_cfg_check_fault_tp(p, map, line, path, f));
   /* fault.output_mask: SeisSol's OutputMask, up to 12 flags 0 / 1 (groups SRs/SRd ... P_f/Tmp) */
-  f->output_mask = 0x7ff; /* groups 1 .. 11: everything starquake computes */
+  f->output_mask = f->thermal_pressurization ? 0xfff : 0x7ff; /* everything starquake computes: groups 1 .. 11 (12) */
   if (f->output_mask_text[0]) {
     const int kl = sq_node_key_line(map, "output_mask", line);
     sq_cfg_join(keypath, sizeof(keypath), path, "output_mask", 11);
@@ -683,10 +722,10 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
       if (*c == '1') f->output_mask |= 1 << g;
       ++g;
     }
-    if (f->output_mask & (1 << 11))
+    if ((f->output_mask & (1 << 11)) && !f->thermal_pressurization)
       return SQ_CFG_FAIL(p, kl, keypath,
-                         "flag 12 (P_f, Tmp: pore pressure and temperature) needs thermal pressurization, which "
-                         "starquake does not have; set it to 0");
+                         "flag 12 (P_f, Tmp: pore pressure and temperature) needs thermal pressurization "
+                         "(fault.thermal_pressurization: true); set it to 0");
   }
   if (f->reference_method == SQ_FAULT_REF_VECTOR && f->reference_convention != SQ_FAULT_REF_SEISSOL)
     return SQ_CFG_FAIL(p, sq_node_key_line(map, "reference_method", line), "fault.reference_method",
@@ -733,6 +772,14 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
      .validate = sq_cfg_nonempty},
     {.name = "output_mask", .type = SQ_KEY_STRING, .size = sizeof(((sq_fault_config *)0)->output_mask_text),
      .offset = offsetof(sq_fault_config, output_mask_text)},
+    {.name = "thermal_pressurization", .type = SQ_KEY_BOOL,
+     .offset = offsetof(sq_fault_config, thermal_pressurization)},
+    {.name = "tp_grid_points", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 2, .max = SQ_TP_MAX_POINTS,
+     .offset = offsetof(sq_fault_config, tp_grid_points)},
+    SQ_FP_KEY(tp_thermal_diffusivity, SQ_FP_TP_ALPHA_TH), SQ_FP_KEY(tp_hydraulic_diffusivity, SQ_FP_TP_ALPHA_HY),
+    SQ_FP_KEY(tp_heat_capacity, SQ_FP_TP_RHO_C), SQ_FP_KEY(tp_lambda, SQ_FP_TP_LAMBDA),
+    SQ_FP_KEY(tp_half_width, SQ_FP_TP_HALF_WIDTH), SQ_FP_KEY(tp_initial_temperature, SQ_FP_TP_T0),
+    SQ_FP_KEY(tp_initial_pressure, SQ_FP_TP_P0),
     {.name = NULL}};
 #undef TYPE
 /* clang-format on */

@@ -13,11 +13,32 @@
 
 /* ------------------------------------------------------------------------------------ outputs */
 
-enum { FV_SRS, FV_SRD, FV_SR, FV_SLS, FV_SLD, FV_SL, FV_TS, FV_TD, FV_PN, FV_STATE, FV_MU, FV_RT, FV_VR, FV_PSR, FV_N };
+/* the last two (thermal pressurization) are written only with it */
+enum {
+  FV_SRS,
+  FV_SRD,
+  FV_SR,
+  FV_SLS,
+  FV_SLD,
+  FV_SL,
+  FV_TS,
+  FV_TD,
+  FV_PN,
+  FV_STATE,
+  FV_MU,
+  FV_RT,
+  FV_VR,
+  FV_PSR,
+  FV_PF,
+  FV_TMP,
+  FV_N
+};
 static const char *const fv_names[FV_N] = {
-    "slip_rate_strike", "slip_rate_dip", "slip_rate",     "slip_strike", "slip_dip", "slip",
-    "traction_strike",  "traction_dip",  "normal_stress", "state",       "mu",       "rupture_time",
-    "rupture_velocity", "peak_slip_rate"};
+    "slip_rate_strike", "slip_rate_dip",  "slip_rate",     "slip_strike", "slip_dip", "slip",
+    "traction_strike",  "traction_dip",   "normal_stress", "state",       "mu",       "rupture_time",
+    "rupture_velocity", "peak_slip_rate", "pore_pressure", "temperature"};
+/* Native snapshot fields of this run: without thermal pressurization no pore pressure and temperature. */
+static int fv_count(const sq_config *cfg) { return cfg->fault.thermal_pressurization ? FV_N : FV_PF; }
 
 struct sq_fault_output {
   sq_fault *f;
@@ -58,6 +79,7 @@ static void face_values(const sq_fault *f, const sq_disc *d, int64_t i, double *
   out[FV_SLS] = a.slip[0], out[FV_SLD] = a.slip[1], out[FV_SL] = a.slip_path;
   out[FV_TS] = a.traction[0], out[FV_TD] = a.traction[1], out[FV_PN] = a.normal_stress;
   out[FV_STATE] = a.state, out[FV_MU] = a.mu, out[FV_RT] = a.rupture_time, out[FV_PSR] = a.peak_slip_rate;
+  out[FV_PF] = a.pressure, out[FV_TMP] = a.temperature;
   const int ruptured = a.rupture_time >= 0;
   out[FV_VR] = 0.0;
   if (ruptured) { /* least-squares plane t(chi) = t0 + g . chi over the points, then |grad t| in metres */
@@ -222,7 +244,7 @@ static int snapshot_seissol(sq_fault_output *o) {
                                {v[FV_PSR]},
                                {rt},
                                {0.0},
-                               {0.0, 0.0}};
+                               {v[FV_PF], v[FV_TMP]}};
     int j = 0;
     for (int g = 0; g < 12; ++g)
       for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c, ++j)
@@ -243,7 +265,7 @@ static int snapshot(sq_fault_output *o) {
   const double *col[FV_N];
   for (int j = 0; j < FV_N; ++j) col[j] = o->values + j * o->nown;
   const sq_rows rows = {.n = o->nown, .id = o->own_row};
-  return sq_xdmf_write(o->xdmf, o->time, FV_N, fv_names, col, SQ_XDMF_CELL, &rows);
+  return sq_xdmf_write(o->xdmf, o->time, fv_count(o->cfg), fv_names, col, SQ_XDMF_CELL, &rows);
 }
 
 /* Open the fault's XDMF series: each rank writes the triangles of its faces (three unshared vertices
@@ -368,7 +390,7 @@ static void seissol_row(const sq_fault_output *o, struct station *st, const doub
                              {r[11]},
                              {r[12] < 0 ? 0.0 : r[12]},
                              {st->ds},
-                             {0.0, 0.0}};
+                             {r[13], r[14]}};
   fprintf(st->seissol, "%.16e\t", r[0]);
   for (int g = 0; g < 12; ++g)
     for (int c = 0; (o->cfg->fault.output_mask >> g & 1) && c < 3 && ss_group_cols[g][c]; ++c)
@@ -468,8 +490,8 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     if (kept < 0) /* the station's own position: its values are interpolated there (sq_fault_station_row) */
       fprintf(st->seissol,
               "TITLE = \"starquake fault receiver %d\"\nVARIABLES = \"Time\" \"SRs\" \"SRd\" \"T_s\" \"T_d\" \"P_n\" "
-              "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
-              k + 1, x[0], x[1], x[2]);
+              "\"Mud\" \"StV\" \"Sls\" \"Sld\" \"ASl\" \"PSR\" \"RT\"%s\n# x1 %.10e\n# x2 %.10e\n# x3 %.10e\n",
+              k + 1, cfg->fault.thermal_pressurization ? " \"P_f\" \"Tmp\"" : "", x[0], x[1], x[2]);
   }
   return SQ_SUCCESS;
 }
@@ -484,7 +506,8 @@ static void station_write(const sq_fault_output *o, const struct station *st, co
   if (o->cfg->output_style == SQ_OUTPUT_STYLE_SEISSOL) seissol_row(o, (struct station *)st, r);
   else {
     fprintf(st->seissol, "%.10e", r[0]);
-    for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) fprintf(st->seissol, " %.10e", r[c]);
+    const int ncol = o->cfg->fault.thermal_pressurization ? SQ_FAULT_LOG_COLS : SQ_FAULT_LOG_COLS - 2;
+    for (int c = 1; c < ncol; ++c) fprintf(st->seissol, " %.10e", r[c]);
     fputc('\n', st->seissol);
   }
   ++((struct station *)st)->rows;

@@ -117,6 +117,13 @@ enum sq_fault_param {
   SQ_FP_S_XY,
   SQ_FP_S_YZ,
   SQ_FP_S_XZ,
+  SQ_FP_TP_ALPHA_TH,   /**< thermal pressurization: thermal diffusivity */
+  SQ_FP_TP_ALPHA_HY,   /**< hydraulic diffusivity */
+  SQ_FP_TP_RHO_C,      /**< heat capacity rho c */
+  SQ_FP_TP_LAMBDA,     /**< Lambda: pore-pressure rise per degree */
+  SQ_FP_TP_HALF_WIDTH, /**< half-width of the shear zone */
+  SQ_FP_TP_T0,         /**< initial temperature */
+  SQ_FP_TP_P0,         /**< initial pore pressure */
   SQ_NFAULT_PARAMS
 };
 /** Config key of each enum sq_fault_param (initial_stress.xx ... for the tensor). */
@@ -153,6 +160,8 @@ typedef struct sq_fault_config {
   int station_line[SQ_MAX_FAULT_STATIONS];
   char easi[SQ_PATH_MAX]; /**< fault.easi: an easi model of the values, resolved against the config's folder */
   int easi_line;
+  int thermal_pressurization; /**< fault.thermal_pressurization: rate-and-state laws with TP (tp_* values) */
+  int tp_grid_points;         /**< fault.tp_grid_points: wavenumbers of the TP grid (default SQ_TP_MAX_POINTS) */
 } sq_fault_config;
 
 /** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */

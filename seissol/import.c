@@ -464,6 +464,25 @@ static int fault_const(imp *im, const char *key, const char *native, double *out
   return SQ_SUCCESS;
 }
 
+/** thermalPress = 1: fault.thermal_pressurization and the constants of the par file (the easi model may
+ * give the rest, per point). */
+static int put_tp(imp *im) {
+  put(&im->y, "  thermal_pressurization: true # thermalPress = 1\n");
+  SQ_CALL(fault_const(im, "tp_iniTemp", "tp_initial_temperature", NULL, NULL));
+  SQ_CALL(fault_const(im, "tp_iniPressure", "tp_initial_pressure", NULL, NULL));
+  SQ_CALL(fault_const(im, "tp_thermalDiffusivity", "tp_thermal_diffusivity", NULL, NULL));
+  SQ_CALL(fault_const(im, "tp_heatCapacity", "tp_heat_capacity", NULL, NULL));
+  SQ_CALL(fault_const(im, "tp_undrainedTPResponse", "tp_lambda", NULL, NULL));
+  long nz = 0;
+  int given;
+  SQ_CALL(integer(im, "DynamicRupture", "TP_grid_nz", &nz, &given));
+  if (given && (nz < 2 || nz > 60))
+    return fail_at(im, item(im, "DynamicRupture", "TP_grid_nz"), "DynamicRupture",
+                   "must be between 2 and 60 (starquake's largest grid), found %ld", nz);
+  if (given) put(&im->y, "  tp_grid_points: %ld # TP_grid_nz\n", nz);
+  return SQ_SUCCESS;
+}
+
 static int do_fault(imp *im, double pickdt, int have_pickdt) {
   if (!sq_namelist_group(im->nl, "DynamicRupture")) return SQ_SUCCESS;
   long fl = 0, tp = 0;
@@ -493,9 +512,11 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
                    "friction law %ld is not supported by starquake (it has FL = 2, 16, 3, 4 and 103)", fl);
   }
   SQ_CALL(integer(im, "DynamicRupture", "thermalPress", &tp, &given));
-  if (tp)
+  if (tp != 0 && tp != 1)
+    return fail_at(im, item(im, "DynamicRupture", "thermalPress"), "DynamicRupture", "must be 0 or 1, found %ld", tp);
+  if (tp && (fl == 2 || fl == 16))
     return fail_at(im, item(im, "DynamicRupture", "thermalPress"), "DynamicRupture",
-                   "thermal pressurization is not supported by starquake");
+                   "thermal pressurization needs a rate-and-state friction law (FL = 3, 4 or 103; FL is %ld)", fl);
   const char *model;
   SQ_CALL(string(im, "DynamicRupture", "ModelFileName", &model));
   if (!model) return missing(im, "DynamicRupture", "ModelFileName", "the easi model of the fault's parameters");
@@ -527,6 +548,7 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
     SQ_CALL(num(im, "DynamicRupture", "RS_iniSlipRate2", &v2, &g2));
     if (g1 || g2) put(&im->y, "  initial_slip_rate: %s # |(RS_iniSlipRate1, RS_iniSlipRate2)|\n", gnum(hypot(v1, v2)));
   }
+  if (tp) SQ_CALL(put_tp(im));
   long sr = 1;
   SQ_CALL(integer(im, "DynamicRupture", "SlipRateOutputType", &sr, &given));
   if (given && sr != 1)

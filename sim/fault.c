@@ -40,7 +40,14 @@ static const struct {
                   {"T_d", SQ_FP_TRACTION_DIP, 1},
                   {"Tnuc_n", SQ_FP_NUC_NORMAL, 1},
                   {"Tnuc_s", SQ_FP_NUC_STRIKE, 1},
-                  {"Tnuc_d", SQ_FP_NUC_DIP, 1}};
+                  {"Tnuc_d", SQ_FP_NUC_DIP, 1},
+                  {"tp_thermalDiffusivity", SQ_FP_TP_ALPHA_TH, 1},
+                  {"tp_hydraulicDiffusivity", SQ_FP_TP_ALPHA_HY, 1},
+                  {"tp_heatCapacity", SQ_FP_TP_RHO_C, 1},
+                  {"tp_undrainedTPResponse", SQ_FP_TP_LAMBDA, 1},
+                  {"tp_halfWidthShearZone", SQ_FP_TP_HALF_WIDTH, 1},
+                  {"tp_iniTemp", SQ_FP_TP_T0, 1},
+                  {"tp_iniPressure", SQ_FP_TP_P0, 1}};
 enum { NEASI = sizeof(easi_names) / sizeof(easi_names[0]) };
 static const char *const easi_nuc[6] = {"nuc_xx", "nuc_yy", "nuc_zz", "nuc_xy", "nuc_yz", "nuc_xz"};
 
@@ -171,6 +178,12 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
                                    .V0 = val[SQ_FP_V0],
                                    .f_w = val[SQ_FP_F_W],
                                    .V_w = val[SQ_FP_V_W]};
+  if (v->cfg->thermal_pressurization) {
+    pt->param.tp_alpha_th = val[SQ_FP_TP_ALPHA_TH], pt->param.tp_alpha_hy = val[SQ_FP_TP_ALPHA_HY];
+    pt->param.tp_rho_c = val[SQ_FP_TP_RHO_C], pt->param.tp_lambda = val[SQ_FP_TP_LAMBDA];
+    pt->param.tp_half_width = val[SQ_FP_TP_HALF_WIDTH], pt->param.tp_T0 = val[SQ_FP_TP_T0];
+    pt->param.tp_p0 = val[SQ_FP_TP_P0], pt->param.tp_points = v->cfg->tp_grid_points;
+  }
   /* traction of the initial stress tensor on the fault (sigma n) in the fault frame; traction_* values
    * (fault-wide or in patches) replace its components where they are given */
   const double *s = &val[SQ_FP_S_XX], *n = frame;
@@ -189,9 +202,16 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   }
   pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
   char why[256];
-  if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why)))
+  if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why))) {
+    int line = v->cfg->line; /* the line of the key the message names, where the config has it */
+    for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
+      const size_t len = strlen(sq_fault_param_names[i]);
+      if (!strncmp(why, sq_fault_param_names[i], len) && why[len] == ' ' && v->cfg->param[i].line > 0)
+        line = v->cfg->param[i].line;
+    }
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s:%d: the fault values at the fault point (%g, %g, %g): %s",
-                    v->path, v->cfg->line, x[0], x[1], x[2], why);
+                    v->path, line, x[0], x[1], x[2], why);
+  }
   return SQ_SUCCESS;
 }
 

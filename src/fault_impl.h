@@ -169,14 +169,14 @@ static inline SQ_FAULT_HD void sq_fault_flux_point(const double *flux, const dou
 
 /**
  * One row of on-fault station @p st (SQ_FAULT_LOG_COLS values: t, slip rate (s, d), traction (s, d), normal
- * stress, mu, state, slip (s, d), slip path, peak slip rate, rupture time) at time @p t from the friction
- * state of its face's @p np points @p pts.  A station on a quadrature point (st->point >= 0) copies that
- * point's values; any other evaluates the L2 projection of the point values onto the face's polynomials
- * at its position: value = sum_i st->weight[i] value_i (sq_fault_station_weights).  The rupture time is
- * projected only once every point of the face has ruptured (-1 before: a mix of -1 and times is no
- * field), and kept within the points' earliest and latest times: the front has a kink, and the projection
- * of a kinked field overshoots (a station next to the hypocentre got a negative time).  The CPU
- * (sq_fault_record_stations) and the GPU (rupture_cuda.cu) record through this function.
+ * stress, mu, state, slip (s, d), slip path, peak slip rate, rupture time, pore pressure, temperature) at time @p t
+ * from the friction state of its face's @p np points @p pts.  A station on a quadrature point (st->point >= 0) copies
+ * that point's values; any other evaluates the L2 projection of the point values onto the face's polynomials at its
+ * position: value = sum_i st->weight[i] value_i (sq_fault_station_weights).  The rupture time is projected only once
+ * every point of the face has ruptured (-1 before: a mix of -1 and times is no field), and kept within the points'
+ * earliest and latest times: the front has a kink, and the projection of a kinked field overshoots (a station next to
+ * the hypocentre got a negative time).  The CPU (sq_fault_record_stations) and the GPU (rupture_cuda.cu) record through
+ * this function.
  */
 static inline SQ_FAULT_HD void sq_fault_station_row(int np, const sq_fault_station *st, const sq_fault_point *pts,
                                                     double t, double *row) {
@@ -186,6 +186,7 @@ static inline SQ_FAULT_HD void sq_fault_station_row(int np, const sq_fault_stati
     row[1] = s->slip_rate[0], row[2] = s->slip_rate[1], row[3] = s->traction[0], row[4] = s->traction[1];
     row[5] = s->normal_stress, row[6] = s->mu, row[7] = s->state, row[8] = s->slip[0], row[9] = s->slip[1];
     row[10] = s->slip_path, row[11] = s->peak_slip_rate, row[12] = s->rupture_time;
+    row[13] = s->pressure, row[14] = s->temperature;
     return;
   }
   for (int c = 1; c < SQ_FAULT_LOG_COLS; ++c) row[c] = 0.0;
@@ -200,6 +201,7 @@ static inline SQ_FAULT_HD void sq_fault_station_row(int np, const sq_fault_stati
     row[4] += w * s->traction[1], row[5] += w * s->normal_stress, row[6] += w * s->mu, row[7] += w * s->state;
     row[8] += w * s->slip[0], row[9] += w * s->slip[1], row[10] += w * s->slip_path;
     row[11] += w * s->peak_slip_rate, row[12] += w * s->rupture_time;
+    row[13] += w * s->pressure, row[14] += w * s->temperature;
     ruptured &= s->rupture_time >= 0.0;
   }
   row[12] = !ruptured ? -1.0 : row[12] < first ? first : row[12] > last ? last : row[12];

@@ -41,6 +41,7 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
                p->cohesion);
     return SQ_ERR_INPUT;
   }
+  if (p->tp_points) SQ_CALL(sq_tp_check_params(law, p, why, why_len));
   switch (law) {
   case SQ_FRICTION_NONE: return SQ_SUCCESS;
   case SQ_FRICTION_LSW:
@@ -114,6 +115,9 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
   s->traction[0] = tau_abs;
   s->normal_stress = sigma_n;
   s->rupture_time = -1;
+  s->temperature = p->tp_T0;
+  s->pressure = p->tp_p0;
+  if (p->tp_points) sigma_n += p->tp_p0; /* the initial pore pressure lowers the compression too */
   if (law == SQ_FRICTION_LSW) {
     s->mu = p->mu_s;
     return;

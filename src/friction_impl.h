@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "sq_friction.h"
+#include "tp_impl.h"
 
 #define SQ_FRICTION_LN2 0.69314718055994530942
 
@@ -152,6 +153,10 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
  * state (sq_friction_rs_slip_rate), (3) set V_mid = (V_old + V) / 2; the stored state is finally evolved
  * with the last V_mid.  mu is f(V, state of the last solve), so that |tau| = strength holds to the Newton
  * tolerance.  The slip rate is parallel to tau_lock, tau = tau_lock - eta V (exactly tau_lock when locked).
+ * With thermal pressurization (p->tp_points > 0, tp_impl.h) the normal stress of each solve is the effective
+ * one, max(0, -sigma_n - p_f): the pore pressure p_f at the end of dt for the heating tau V_mid, tau the
+ * traction of the latest iterate (the previous point's at the first pass); the spectral state is advanced
+ * once, after the last pass, with the last tau and V_mid.
  *
  * @param law       friction law (SQ_FRICTION_NONE: welded, always locked)
  * @param p         parameters, validated with sq_friction_check_params()
@@ -181,15 +186,26 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     const double V_old = hypot(s->slip_rate[0], s->slip_rate[1]);
     if (!(isfinite(V_old) && isfinite(s->state))) return SQ_FRICTION_NO_CONVERGENCE;
     double V_mid = V_old;
+    /* thermal pressurization (tp_impl.h): each pass heats at tau V_mid with the traction of the latest
+       iterate and solves with the pore pressure at the end of the step; the last pass's pair is stored */
+    const int tp = p->tp_points > 0;
+    double sn_eff = sn, tau_heat = hypot(s->traction[0], s->traction[1]), tp_resp[4] = {0, 0, 0, 0};
+    if (tp) sq_tp_response(p, s, dt, tp_resp); /* pore pressure = p0 + resp[2] + tau V resp[3] */
     for (int pass = 0; pass < SQ_FRICTION_STATE_PASSES; ++pass) {
       state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
-      if (sq_friction_rs_slip_rate(T, p->cohesion, sn, eta, p->a, sq_friction_rs_log_c(law, p, state), pass ? V : V_old,
-                                   &V, &mu))
+      if (tp) {
+        const double pf = p->tp_p0 + tp_resp[2] + tau_heat * V_mid * tp_resp[3];
+        sn_eff = sigma_n + pf < 0 ? -(sigma_n + pf) : 0;
+      }
+      if (sq_friction_rs_slip_rate(T, p->cohesion, sn_eff, eta, p->a, sq_friction_rs_log_c(law, p, state),
+                                   pass ? V : V_old, &V, &mu))
         return SQ_FRICTION_NO_CONVERGENCE;
+      tau_heat = fmax(0.0, T - eta * V);
       V_mid = 0.5 * (V_old + V);
     }
     state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
     if (!isfinite(state)) return SQ_FRICTION_NO_CONVERGENCE;
+    if (tp && !isfinite(sq_tp_step(p, s, tau_heat * V_mid, dt))) return SQ_FRICTION_NO_CONVERGENCE;
   } else if (law != SQ_FRICTION_NONE) {
     return SQ_FRICTION_NO_CONVERGENCE;
   }

@@ -61,8 +61,8 @@ typedef struct sq_fault_tile {
 } sq_fault_tile;
 
 /** Columns of a station log row: t, slip rate (s, d), traction (s, d), normal stress, mu, state, slip (s, d),
- *  slip path, peak slip rate, rupture time. */
-#define SQ_FAULT_LOG_COLS 13
+ *  slip path, peak slip rate, rupture time, pore pressure, temperature (the last two: thermal pressurization). */
+#define SQ_FAULT_LOG_COLS 15
 
 /** Most points of a face rule: (O + 1)^2 for order O <= 7. */
 #define SQ_FAULT_MAX_POINTS 64

@@ -1,7 +1,8 @@
 /**
  * @file sq_friction.h  Point-wise friction laws of dynamic rupture (thesis §2.2 and §3.6.3, eq. 2.16-2.23,
  * 3.58-3.63): linear slip weakening with forced rupture, rate-and-state (aging and slip law) and fast
- * velocity weakening (TPV104, thesis eq. 9.1-9.2), as pure numerics.
+ * velocity weakening (TPV104, thesis eq. 9.1-9.2), as pure numerics; the rate-and-state laws optionally with
+ * thermal pressurization of the pore fluid (tp_impl.h: Rice 2006, Noda & Lapusta 2010; TPV105).
  *
  * Conventions (the fault code works at one fault quadrature point in the fault-aligned frame: normal n
  * from the "-" to the "+" side, strike s, dip d; every vector below is (strike, dip)):
@@ -56,21 +57,36 @@ typedef enum sq_friction_law {
 /** Passes of the state / slip-rate fixed point per temporal point (SeisSol's numberStateVariableUpdates). */
 #define SQ_FRICTION_STATE_PASSES 2
 
+/** Thermal pressurization (tp_impl.h): most wavenumbers of the spectral grid normal to the fault. */
+#define SQ_TP_MAX_POINTS 60
+/** Largest dimensionless wavenumber k w of the grid (w: half-width of the shear zone). */
+#define SQ_TP_K_MAX 10.0
+/** ln(k_max / k_min) of the grid: 60 points are log-spaced by 0.3, as in SeisSol (Noda & Lapusta 2010). */
+#define SQ_TP_LOG_SPAN 17.7
+
 /** Friction parameters of one fault point; each law reads only its own fields. */
 typedef struct sq_friction_params {
-  double mu_s;        /**< LSW: static friction coefficient */
-  double mu_d;        /**< LSW: dynamic friction coefficient (<= mu_s) */
-  double d_c;         /**< LSW: critical slip distance (m) */
-  double cohesion;    /**< all laws: cohesion (Pa, >= 0, adds strength) */
-  double forced_time; /**< LSW: forced rupture time T_forced (s); SQ_FRICTION_NEVER disables it */
-  double t0;          /**< LSW: forced rupture weakening time (s); <= 0 weakens instantly */
-  double a;           /**< RS: direct-effect parameter */
-  double b;           /**< RS: evolution-effect parameter */
-  double L;           /**< RS: characteristic slip distance (m) */
-  double f0;          /**< RS: reference friction coefficient */
-  double V0;          /**< RS: reference slip rate (m/s) */
-  double f_w;         /**< FVW: fully weakened friction coefficient */
-  double V_w;         /**< FVW: weakening slip rate (m/s) */
+  double mu_s;          /**< LSW: static friction coefficient */
+  double mu_d;          /**< LSW: dynamic friction coefficient (<= mu_s) */
+  double d_c;           /**< LSW: critical slip distance (m) */
+  double cohesion;      /**< all laws: cohesion (Pa, >= 0, adds strength) */
+  double forced_time;   /**< LSW: forced rupture time T_forced (s); SQ_FRICTION_NEVER disables it */
+  double t0;            /**< LSW: forced rupture weakening time (s); <= 0 weakens instantly */
+  double a;             /**< RS: direct-effect parameter */
+  double b;             /**< RS: evolution-effect parameter */
+  double L;             /**< RS: characteristic slip distance (m) */
+  double f0;            /**< RS: reference friction coefficient */
+  double V0;            /**< RS: reference slip rate (m/s) */
+  double f_w;           /**< FVW: fully weakened friction coefficient */
+  double V_w;           /**< FVW: weakening slip rate (m/s) */
+  double tp_alpha_th;   /**< TP: thermal diffusivity (m^2/s) */
+  double tp_alpha_hy;   /**< TP: hydraulic diffusivity (m^2/s) */
+  double tp_rho_c;      /**< TP: volumetric heat capacity rho c (Pa/K) */
+  double tp_lambda;     /**< TP: pore-pressure increase per unit temperature increase, undrained (Pa/K) */
+  double tp_half_width; /**< TP: half-width w of the Gaussian shear zone (m) */
+  double tp_T0;         /**< TP: initial temperature (K) */
+  double tp_p0;         /**< TP: initial pore pressure (Pa), subtracted from the compression like the change */
+  int tp_points;        /**< TP: wavenumbers of the grid (2..SQ_TP_MAX_POINTS); 0: no thermal pressurization */
 } sq_friction_params;
 
 /** History of one fault point, updated by every call of sq_friction_solve_point(). */
@@ -85,6 +101,10 @@ typedef struct sq_friction_state {
   double rupture_time;   /**< first t with |V| > SQ_FRICTION_RUPTURE_SLIP_RATE, -1 before */
   double peak_slip_rate; /**< max |V| so far (m/s) */
   double work;           /**< frictional work density int tau . V dt (J/m^2) */
+  double temperature;    /**< TP: temperature at the fault centre (K); T0 without thermal pressurization */
+  double pressure;       /**< TP: pore pressure at the fault centre (Pa); p0 without thermal pressurization */
+  double tp_theta[SQ_TP_MAX_POINTS]; /**< TP: cosine-transform coefficients of T - T0 (tp_impl.h) */
+  double tp_pi[SQ_TP_MAX_POINTS];    /**< TP: cosine-transform coefficients of p - p0 */
 } sq_friction_state;
 
 /**
@@ -134,6 +154,41 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
  */
 int sq_friction_solve(sq_friction_law law, const sq_friction_params *p, double t, double dt, double sigma_n,
                       const double tau_lock[2], double eta, sq_friction_state *s);
+
+/**
+ * @brief Validate the thermal-pressurization parameters of @p p when p->tp_points != 0: the law is a
+ *        rate-and-state law, 2 <= tp_points <= SQ_TP_MAX_POINTS, tp_alpha_th, tp_alpha_hy, tp_rho_c,
+ *        tp_half_width > 0, tp_lambda >= 0, tp_T0, tp_p0 finite.  Messages as sq_friction_check_params().
+ */
+int sq_tp_check_params(sq_friction_law law, const sq_friction_params *p, char *why, size_t why_len);
+
+/**
+ * @brief Closed-form temperature and pore-pressure changes at the centre of a Gaussian shear zone of
+ *        half-width @p w heated at the constant rate @p tau_v (W/m^2) from t = 0 (Rice 2006, Andrews 2002):
+ *        dT = (tau_v / rho_c) (sqrt(w^2 + 2 a_th t) - w) / (a_th sqrt(2 pi)),
+ *        dp = Lambda (tau_v / rho_c) int_0^t ds / sqrt(2 pi (w^2 + 2 a_hy (t - s) + 2 a_th s)), in closed form.
+ *        w = 0 gives the slip-on-a-plane solutions dT = (tau_v / rho_c) sqrt(t / (pi a_th)) and
+ *        dp = Lambda (tau_v / rho_c) sqrt(t / pi) / (sqrt(a_th) + sqrt(a_hy)).
+ */
+void sq_tp_closed_form(double a_th, double a_hy, double rho_c, double lambda, double w, double tau_v, double t,
+                       double *dT, double *dp);
+
+/**
+ * @brief The same changes as sq_tp_closed_form() from the convolution integrals themselves, by adaptive
+ *        Simpson quadrature (relative tolerance 1e-13): dT = (tau_v / rho_c) int_0^t ds / sqrt(2 pi (w^2 +
+ *        2 a_th (t - s))), dp as in sq_tp_closed_form().  An independent check of the closed forms.
+ */
+void sq_tp_quadrature(double a_th, double a_hy, double rho_c, double lambda, double w, double tau_v, double t,
+                      double *dT, double *dp);
+
+/**
+ * @brief Thermal pressurization of one point heated at the constant rate @p tau_v from t = 0, with the spectral
+ *        update of the rupture kernel (tp_impl.h, sq_tp_step) in steps of at most @p dt: the temperature
+ *        @p T[k] and pore pressure @p P[k] at the fault centre at the increasing @p times[k].
+ * @param p  thermal-pressurization parameters (tp_*, tp_points > 0)
+ */
+int sq_tp_constant_heating(const sq_friction_params *p, double tau_v, double dt, int nsample, const double *times,
+                           double *T, double *P);
 
 #ifdef __cplusplus
 }

@@ -24,9 +24,21 @@ namespace {
 int failures = 0;
 const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
+/* ctx non-NULL: fast-velocity-weakening rate and state with thermal pressurization, sliding from the start */
 int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
-  (void)ctx, (void)frame;
+  (void)frame;
   memset(pt, 0, sizeof(*pt));
+  if (ctx) {
+    pt->param = sq_friction_params{};
+    pt->param.a = 0.01, pt->param.b = 0.014, pt->param.L = 0.02, pt->param.f0 = 0.6, pt->param.V0 = 1e-6;
+    pt->param.f_w = 0.2, pt->param.V_w = 0.1;
+    pt->param.tp_alpha_th = 1e-3, pt->param.tp_alpha_hy = 4e-3 * (1.0 + x[1] * x[1]), pt->param.tp_rho_c = 1.0;
+    pt->param.tp_lambda = 0.5, pt->param.tp_half_width = 0.01, pt->param.tp_T0 = 1.0, pt->param.tp_points = 60;
+    pt->traction0[0] = -1.0;
+    pt->traction0[1] = fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15 ? 0.45 : 0.55;
+    pt->state.slip_rate[0] = 0.01;
+    return SQ_SUCCESS;
+  }
   pt->param.mu_s = 0.6, pt->param.mu_d = 0.3, pt->param.d_c = 0.02, pt->param.forced_time = 0.0, pt->param.t0 = 0.05;
   if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
   pt->traction0[0] = -1.0;
@@ -80,7 +92,7 @@ void compare(const char *what, int order, sq_precision prec, const void *a, cons
   if (!ok) printf(" (max rel %.3e)\n", worst);
 }
 
-template <int ORDER, typename Real> void check(const char *mesh_path) {
+template <int ORDER, typename Real> void check(const char *mesh_path, bool tp) {
   const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
   sq_mesh *mesh;
   if (sq_mesh_read(mesh_path, &mesh)) abort();
@@ -92,8 +104,8 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
   if (sq_disc_create(mesh, mat.data(), &opt, &d)) abort();
   sq_fault *f;
   sq_fault_options fo = {};
-  fo.law = SQ_FRICTION_LSW, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
-  if (sq_fault_create(d, &fo, init_point, nullptr, &f)) abort();
+  fo.law = tp ? SQ_FRICTION_RS_FVW : SQ_FRICTION_LSW, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
+  if (sq_fault_create(d, &fo, init_point, tp ? &fo : nullptr, &f)) abort();
   sq_planewave pw;
   const sq_wave_kind kind[1] = {SQ_WAVE_S1};
   const int dir[1] = {1};
@@ -115,6 +127,12 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
   std::vector<sq_fault_point> pts_cpu(f->point, f->point + f->nface * f->npoint), pts_gpu = pts_cpu;
   int64_t ruptured = 0;
   for (const auto &p : pts_cpu) ruptured += p.state.rupture_time >= 0;
+  if (tp) {
+    double tmax = 0.0;
+    for (const auto &p : pts_cpu) tmax = fmax(tmax, p.state.temperature - 1.0);
+    printf("thermal pressurization: largest temperature rise %.3e\n", tmax);
+    if (!(tmax > 0)) ++failures;
+  }
   printf("O%d %s: %lld faces, %d tiles, %lld of %lld points ruptured; shared memory %zu bytes, %d threads\n", ORDER,
          prec == SQ_F64 ? "f64" : "f32", (long long)f->nface, f->ntile, (long long)ruptured, (long long)pts_cpu.size(),
          sizeof(double) * sq_cuda::RuptureShape<ORDER, Real>::SMEM, sq_cuda::RuptureShape<ORDER, Real>::THREADS);
@@ -205,8 +223,9 @@ int main(int argc, char **argv) {
   const int max_order = argc > 2 ? atoi(argv[2]) : 7;
 #define SQ_EMU_ORDER(O)                                                                                                \
   if (O <= max_order) {                                                                                                \
-    check<O, double>(mesh);                                                                                            \
-    check<O, float>(mesh);                                                                                             \
+    check<O, double>(mesh, false);                                                                                     \
+    check<O, float>(mesh, false);                                                                                      \
+    if (O <= 4) check<O, double>(mesh, true); /* the friction point is order-independent */                            \
   }
   SQ_EMU_ORDER(2)
   SQ_EMU_ORDER(3)

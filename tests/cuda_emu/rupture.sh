@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cuda_emu/rupture.sh [MESH [MAX_ORDER]]: build the CUDA rupture kernel as CPU threads
 # (sq_cuda_emu.h, with AddressSanitizer) and compare it bitwise with sq_fault_update, orders 2..MAX_ORDER
-# in both precisions.  Needs a configured and built tree (libsqnum.a).  No GPU involved.
+# in both precisions, and up to order 4 with rate and state and thermal pressurization in double.  Needs a
+# configured and built tree (libsqnum.a).  No GPU involved.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${SQ_BUILDDIR:-$ROOT}

@@ -50,6 +50,9 @@ grep -q -- "--wave" "$T/v_absorbing.txt" && ok "verify absorbing --help names --
 help_of "$T/v_ps.txt" verify pointsource --help
 mapfile -t ps_opts < <(options_of "$SRC/app/verify_source.c")
 lists "$T/v_ps.txt" "verify pointsource --help" "${ps_opts[@]}"
+help_of "$T/v_tp.txt" verify thermal-pressurization --help
+mapfile -t tp_opts < <(options_of "$SRC/app/verify_tp.c")
+lists "$T/v_tp.txt" "verify thermal-pressurization --help" "${tp_opts[@]}"
 help_of "$T/m_info.txt" mesh info --help
 help_of "$T/m_conv.txt" mesh convert --help
 help_of "$T/cref.txt" config-reference --help

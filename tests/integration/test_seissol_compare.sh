@@ -1,6 +1,6 @@
 #!/bin/bash
 # SeisSol's set-ups against the hand-written configs of configs/ (docs/SEISSOL.md, *Checking a set-up*): for
-# TPV5, TPV12/13, TPV101, TPV104 and LOH.1 (TPV5, TPV12/13, TPV101 and TPV104 evaluate !LuaMap code), mesh
+# TPV5, TPV12/13, TPV101, TPV104, TPV105 and LOH.1 (all but LOH.1 evaluate !LuaMap code), mesh
 # coarsely with gmsh, run `starquake parameters.par` for a few time steps at order 2, and compare
 # `starquake probe` of the parameters.par with `starquake probe` of configs/ at sample points (inside and
 # outside nucleation patches, at several depths and in each layer): materials, plasticity, initial and
@@ -149,9 +149,10 @@ sys.exit(0 if n_on >= 4 else 1)
 EOF
   bad "TPV12/13: the tractions against the model's formula"
 
-# ---- TPV101 (aging law) and TPV104 (fast velocity weakening): configs/'s .geo at 3 km on the fault, 15 km away
+# ---- TPV101 (aging law), TPV104 (fast velocity weakening) and TPV105 (with thermal pressurization: the tp_
+# columns): configs/'s .geo at 3 km on the fault, 15 km away
 pts_rs="0,0,-7500;1000,0,-8000;0,0,-3000;-16500,0,-7500;0,0,-16000;17000,0,-17000;-7500,0,-12000;2000,6000,-5000"
-for case in "tpv101 tpv101_fault.yaml n_x,n_y,n_z,T_d,Tnuc_d" "tpv104 fault.yaml "; do
+for case in "tpv101 tpv101_fault.yaml n_x,n_y,n_z,T_d,Tnuc_d" "tpv104 fault.yaml " "tpv105 tpv105_fault.yaml n_x,n_y,n_z,T_d,Tnuc_d"; do
   read -r name model flipped <<< "$case"
   D=$T/$name
   cp -r "$EX/$name" "$D" && cp "$SRC/configs/$name/"*.geo "$D/" && chmod -R u+w "$D"

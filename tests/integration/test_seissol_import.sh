@@ -23,7 +23,7 @@ declare -A expect=(
   [convergence_elastic/static_files/parameters.par]="netCDF meshes"
   [tpv101/parameters.par]=import
   [tpv104/parameters.par]=import
-  [tpv105/parameters.par]="thermal pressurization"
+  [tpv105/parameters.par]=import
   [tpv12_13/parameters.par]=import
   [tpv16/parameters.par]=import
   [tpv24/parameters.par]=import
@@ -48,6 +48,8 @@ law = re.search(r'(?m)^  friction_law: (\w+)', text)
 if law:
     need = ['mu_s', 'mu_d', 'd_c'] if law.group(1) == 'linear_slip_weakening' else \
            ['a', 'b', 'L', 'f0', 'V0', 'initial_slip_rate'] + (['f_w', 'V_w'] if 'fast' in law.group(1) else [])
+    if re.search(r'(?m)^  thermal_pressurization: true', text):  # the values the easi model gave
+        need += ['tp_hydraulic_diffusivity', 'tp_half_width']
     add = ''.join('  %s: 0.5\n' % k for k in need if not re.search(r'(?m)^  %s:' % k, text))
     text = text.replace('fault:\n', 'fault:\n' + add, 1)
 open(sys.argv[2], 'w').write(text)
@@ -92,7 +94,8 @@ grep -q '^  reference_method: point$' "$T/tpv104_parameters_par.yaml" && grep -q
 for kv in "tpv5_parameters_par friction_law: linear_slip_weakening" "tpv16_parameters_par forced_rupture_duration: 0.5" \
   "tpv101_parameters_par friction_law: rate_state_aging" "tpv101_parameters_par initial_slip_rate: 1e-12" \
   "tpv104_parameters_par friction_law: rate_state_fast_velocity_weakening" "tpv104_parameters_par f_w: 0.2" \
-  "tpv104_parameters_par nucleation_time: 0.5" "tpv12_13_parameters_par plasticity: {tv: 0.03}" "tpv5_parameters_par prefix: \"tpv5\"" \
+  "tpv104_parameters_par nucleation_time: 0.5" "tpv105_parameters_par thermal_pressurization: true" \
+  "tpv105_parameters_par tp_initial_temperature: 483.15" "tpv105_parameters_par tp_lambda: 100000" "tpv12_13_parameters_par plasticity: {tv: 0.03}" "tpv5_parameters_par prefix: \"tpv5\"" \
   "WP2_LOH1_parameters_source_type_50_par type: finite" "WP2_LOH1_parameters_par type: nrf" "tpv5_parameters_par - \[7500, 0, -7500\]"; do
   f=${kv%% *} k=${kv#* }
   grep -q -- "$k" "$T/$f.yaml" && ok "$f.yaml has '$k'" || bad "$f.yaml lacks '$k'"
@@ -112,9 +115,9 @@ cp "$T/tpv5/parameters.par" "$T/tpv5/looks_like.yaml"
 grep -q "looks_like.yaml (imported)" "$T/direct.out" && ok "starquake FILE reads a namelist by its content" \
   || bad "starquake FILE with a namelist: $(grep -m1 error "$T/direct.out")"
 # a refused set-up run directly names the feature too
-"$SQ" "$EX/tpv105/parameters.par" --dry-run > "$T/tp.out" 2>&1
-grep -q "thermal pressurization is not supported" "$T/tp.out" && ok "starquake tpv105/parameters.par: refused" \
-  || bad "starquake tpv105/parameters.par: $(cat "$T/tp.out")"
+"$SQ" "$EX/WP2_LOH3/parameters.par" --dry-run > "$T/va.out" 2>&1
+grep -q "viscoelastic attenuation" "$T/va.out" && ok "starquake WP2_LOH3/parameters.par: refused" \
+  || bad "starquake WP2_LOH3/parameters.par: $(cat "$T/va.out")"
 # seissol-import of a YAML file is an error
 "$SQ" seissol-import "$CONFIGS/cli_box.yaml" > "$T/y.out" 2>&1
 grep -q "not a SeisSol parameter file" "$T/y.out" && ok "seissol-import of a YAML file: an error" || bad "seissol-import YAML: $(cat "$T/y.out")"

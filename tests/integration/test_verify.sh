@@ -31,6 +31,13 @@ check "free surface P" "$SQ" verify freesurface --wave p
 check "free surface S" "$SQ" verify freesurface --wave s
 check "absorbing P" "$SQ" verify absorbing --wave p
 check "absorbing S" "$SQ" verify absorbing --wave s
+check "thermal pressurization" "$SQ" verify thermal-pressurization
+"$SQ" verify thermal-pressurization --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+e = [c["max_rel_error"] for c in r["convergence"]]
+sys.exit(0 if r["max_rel_error"] < 0.01 and all(b < a for a, b in zip(e, e[1:])) else 1)' &&
+  ok "thermal pressurization --json: max_rel_error < 1%, falling with the grid points" || bad "thermal pressurization --json"
 if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then
   check "planewave order 4" rate_ok 4
   check "planewave order 5" rate_ok 5 --meshes 2,4,8

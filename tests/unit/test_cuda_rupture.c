@@ -47,7 +47,10 @@ static const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 typedef struct setup {
   sq_friction_law law;
   double forced_time;
+  int tp; /**< rate and state: with thermal pressurization */
 } setup;
+/* runs_law: the rate-and-state runs with thermal pressurization (runs_thermal_pressurization) */
+static int tp_on;
 
 static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   const setup *s = ctx;
@@ -64,6 +67,10 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   pt->param = (sq_friction_params){.a = 0.01, .b = 0.014, .L = 0.002, .f0 = 0.6, .V0 = 1e-6, .f_w = 0.2, .V_w = 0.1};
   pt->state.slip_rate[0] = 1e-9; /* initial slip rate, read by sq_fault_create */
   if (patch) pt->nucleation[1] = 0.4;
+  if (s->tp) {
+    pt->param.tp_alpha_th = 1e-3, pt->param.tp_alpha_hy = 4e-3 * (1.0 + x[1] * x[1]), pt->param.tp_rho_c = 1.0;
+    pt->param.tp_lambda = 0.5, pt->param.tp_half_width = 0.01, pt->param.tp_T0 = 1.0, pt->param.tp_points = 60;
+  }
   return SQ_SUCCESS;
 }
 
@@ -84,7 +91,7 @@ static void run_create_law(run *r, int order, sq_precision prec, int tile, doubl
       .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1, .max_clusters = 4, .rupture = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
   const sq_fault_options fo = {.law = law, .reference = {1.0, 0.0, -0.5}, .nucleation_time = 0.02};
-  setup su = {.law = law, .forced_time = forced_time};
+  setup su = {.law = law, .forced_time = forced_time, .tp = tp_on};
   ck_assert_int_eq(sq_fault_create(r->disc, &fo, init_point, &su, &r->fault), 0);
   ck_assert_int_gt(r->fault->nface, 10);
   sq_planewave pw;
@@ -515,6 +522,19 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   printf("  run O%d %s %s: station rows GPU vs CPU, max relative difference %.3e\n", order, prec_name(p),
          sq_friction_law_name(law), st_err);
   if (p == SQ_F64) ck_assert_msg(st_err <= 1e-10, "station rows: GPU differs from CPU by %g", st_err);
+  if (tp_on) { /* thermal pressurization: temperature and pore pressure of every point */
+    double dmax = 0.0, rise = 0.0;
+    for (int64_t i = 0; i < npt; ++i) {
+      const sq_friction_state *c = &f->point[i].state, *g = &gpu.fault->point[i].state;
+      rise = fmax(rise, c->temperature - 1.0);
+      dmax = fmax(dmax, fmax(fabs(g->temperature - c->temperature) / c->temperature,
+                             fabs(g->pressure - c->pressure) / fmax(fabs(c->pressure), 1e-300)));
+    }
+    printf("  run O%d %s %s with thermal pressurization: largest temperature rise %.3e, GPU vs CPU %.3e\n", order,
+           prec_name(p), sq_friction_law_name(law), rise, dmax);
+    ck_assert_double_gt(rise, 0.0);
+    ck_assert_msg(dmax <= 1e-10, "thermal pressurization: GPU differs from CPU by %g", dmax);
+  }
   run_destroy(&cpu);
   run_destroy(&gpu);
 }
@@ -533,9 +553,18 @@ START_TEST(runs_rate_state) {
 }
 END_TEST
 
+/* fast velocity weakening with thermal pressurization on the GPU against the CPU, f64 */
+START_TEST(runs_thermal_pressurization) {
+  tp_on = 1;
+  runs_law(SQ_F64, SQ_FRICTION_RS_FVW);
+  tp_on = 0;
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_rupture")) return 77;
-  const TTest *tests[] = {kernel_vs_cpu, runs_f64, runs_f32, runs_rate_state, throughput, NULL};
+  const TTest *tests[] = {kernel_vs_cpu, runs_f64, runs_f32, runs_rate_state, runs_thermal_pressurization,
+                          throughput,    NULL};
   Suite *s = sq_test_suite("cuda_rupture", 600, tests);
   return sq_test_run(s, 0);
 }
