@@ -49,7 +49,7 @@ typedef struct setup {
   double forced_time;
 } setup;
 
-static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+static int init_one(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   const setup *s = ctx;
   (void)frame;
   memset(pt, 0, sizeof(*pt));
@@ -64,6 +64,17 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   pt->param = (sq_friction_params){.a = 0.01, .b = 0.014, .L = 0.002, .f0 = 0.6, .V0 = 1e-6, .f_w = 0.2, .V_w = 0.1};
   pt->state.slip_rate[0] = 1e-9; /* initial slip rate, read by sq_fault_create */
   if (patch) pt->nucleation[1] = 0.4;
+  return SQ_SUCCESS;
+}
+
+/* sq_fault_init_fn: every point in one call */
+static int init_point(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                      sq_fault_point *pt) {
+  for (int64_t p = 0; p < n; ++p) {
+    (void)group;
+    const int rc = init_one(ctx, &x[3 * p], &frame[9 * p], &pt[p]);
+    if (rc) return rc;
+  }
   return SQ_SUCCESS;
 }
 
