@@ -34,6 +34,12 @@ double sq_wall_seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+double sq_cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, double *acc, const void *ctx),
                    const void *ctx, double *out) {
   if (nsum < 1 || nsum > SQ_SUM_MAX) { /* a caller's bug, not an input error */

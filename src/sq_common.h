@@ -97,6 +97,8 @@ void sq_set_threads(int n);
 int sq_get_threads(void);
 /** Wall-clock seconds (CLOCK_MONOTONIC), for the set-up's timings. */
 double sq_wall_seconds(void);
+/** CPU seconds of the process, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
+double sq_cpu_seconds(void);
 
 /** Verbosity of progress and diagnostic messages (0 quiet, 1 normal, 2 verbose). Set once at start-up. */
 extern int sq_verbosity;
