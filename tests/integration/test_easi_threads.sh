@@ -2,7 +2,8 @@
 # easi models evaluated threaded in a run: materials (a !LuaMap keeping a global in its Lua state, a
 # !FunctionMap, an !ASAGI grid) and fault values (a !GroupFilter on the fault tag, a !LuaMap) give the
 # native config's dofs hash with OMP_NUM_THREADS=1 and 2 (the same bits); a fault model that accepts only
-# group 0 fails, naming the fault point's group 3.
+# group 0 fails, naming the fault point's group 3; bad fault values at many points give the same message
+# (the first point) with 1 and 2 threads.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 command -v python3 > /dev/null || { echo "skip: no python3 (writes the !ASAGI grid)"; exit 77; }
@@ -40,4 +41,16 @@ elif grep -q "of group 3 (the last that refused it: .*g0.yaml:.*GroupFilter" "$T
      grep -q "fault tag of its face, 3" "$T/g0.log"; then
   ok "a fault model without group 3 fails, naming the point's group 3 and the fault tag"
 else bad "message: $(cat "$T/g0.log")"; fi
+# a fault model with bad values at many points: the same message (the first bad point) with 1 and 2 threads
+awk '
+  /components: !ConstantMap {map: {mu_s: 0.677}}/ { print "      components: !FunctionMap"; print "        map:";
+    print "          mu_s: |"; print "            if (x > 3000) { return -1; }"; print "            return 0.677;"; next } { print }' \
+  "$T/easi/threads_fault.yaml" > "$T/easi/neg.yaml"
+sed -e 's|easi/threads_fault.yaml|easi/neg.yaml|' "$T/threads.yaml" > "$T/neg.yaml"
+for n in 1 2; do
+  OMP_NUM_THREADS=$n "$SQ" "$T/neg.yaml" --output "$T/neg$n" > "$T/neg$n.log" 2>&1 && bad "mu_s -1 ran with $n threads"
+done
+if grep -q "mu_s = -1" "$T/neg1.log" && cmp -s "$T/neg1.log" "$T/neg2.log"; then
+  ok "bad fault values at many points: the same first point's message with 1 and 2 threads"
+else bad "messages: $(cat "$T/neg1.log") / $(cat "$T/neg2.log")"; fi
 report easi_threads
