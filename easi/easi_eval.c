@@ -278,6 +278,12 @@ int sq_easi_load(const char *path, sq_easi **model) {
 
 int sq_easi_eval(const sq_easi *m, int64_t npt, const double *xyz, const int *group, int nnames,
                  const char *const *names, double *out) {
+  return sq_easi_eval_first_bad(m, npt, xyz, group, nnames, names, out, NULL);
+}
+
+int sq_easi_eval_first_bad(const sq_easi *m, int64_t npt, const double *xyz, const int *group, int nnames,
+                           const char *const *names, double *out, int64_t *firstbad) {
+  if (firstbad) *firstbad = npt;
   SQ_CHECK(m && m->root, SQ_ERR_INTERNAL, "sq_easi_eval: no model");
   SQ_CHECK(nnames >= 0 && nnames <= SQ_EASI_MAXDIM, SQ_ERR_INTERNAL, "sq_easi_eval: %d parameters at once", nnames);
   if (npt <= 0 || nnames == 0) return SQ_SUCCESS;
@@ -333,6 +339,7 @@ int sq_easi_eval(const sq_easi *m, int64_t npt, const double *xyz, const int *gr
     free(cx);
   }
   SQ_CHECK(!nomem, SQ_ERR_MEMORY, "out of memory evaluating easi model %s", m->files[0]);
+  if (firstbad) *firstbad = bad;
   if (bad < npt) return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "%s", badmsg);
   return SQ_SUCCESS;
 }

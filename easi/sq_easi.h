@@ -19,6 +19,10 @@ void sq_easi_free(sq_easi *model);
  * may be called from several threads; it may itself use OpenMP over points. */
 int sq_easi_eval(const sq_easi *model, int64_t npt, const double *xyz, const int *group, int nnames,
                  const char *const *names, double *out);
+/* The same, and on an error *bad (NULL: not wanted) is the index of the point its message names: the lowest
+ * index of a failing point, whatever the number of threads (npt when no point failed). */
+int sq_easi_eval_first_bad(const sq_easi *model, int64_t npt, const double *xyz, const int *group, int nnames,
+                           const char *const *names, double *out, int64_t *bad);
 /* Whether the model (for group 0 / any point) can give parameter `name` (for optional parameters). */
 int sq_easi_provides(const sq_easi *model, const char *name);
 

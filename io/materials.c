@@ -60,18 +60,11 @@ static int easi_create(const sq_config *cfg, sq_material_eval *ev) {
   return SQ_SUCCESS;
 }
 
-/* The material of a cell from the easi model: rho, mu, lambda at its centroid (the element's
- * barycentre, where SeisSol evaluates it) and its mesh group. */
-static int easi_material(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat) {
+/* The material of a cell from the easi model's rho, mu, lambda @p v at its centroid @p x (the element's
+ * barycentre, where SeisSol evaluates it) and its mesh group: checked. */
+static int easi_check(const sq_material_eval *ev, const double v[3], const double x[3], int group, int64_t cell,
+                      sq_material *mat) {
   const sq_config *cfg = ev->cfg;
-  static const char *const names[3] = {"rho", "mu", "lambda"};
-  double v[3];
-  int rc = sq_easi_eval(ev->easi, 1, x, &group, 3, names, v);
-  if (rc) {
-    sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
-                  (long long)cell);
-    return rc;
-  }
   const char *bad = !(v[0] > 0)                    ? "rho must be > 0"
                     : !(v[1] >= 0)                 ? "mu must be >= 0"
                     : !(v[2] + 2.0 * v[1] / 3 > 0) ? "the bulk modulus lambda + 2 mu / 3 must be > 0"
@@ -84,6 +77,20 @@ static int easi_material(const sq_material_eval *ev, const double x[3], int grou
                     (long long)cell, group, bad);
   *mat = (sq_material){.rho = v[0], .lambda = v[2], .mu = v[1]};
   return SQ_SUCCESS;
+}
+
+static const char *const easi_names[3] = {"rho", "mu", "lambda"};
+
+static int easi_material(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat) {
+  const sq_config *cfg = ev->cfg;
+  double v[3];
+  int rc = sq_easi_eval(ev->easi, 1, x, &group, 3, easi_names, v);
+  if (rc) {
+    sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
+                  (long long)cell);
+    return rc;
+  }
+  return easi_check(ev, v, x, group, cell, mat);
 }
 
 int sq_material_eval_create(const sq_config *cfg, sq_material_eval **out) {
@@ -171,13 +178,13 @@ static int rule_material(const sq_config *cfg, const sq_material_rule *rule, sq_
 
 /* Material of entry @p i at a cell: its constant material, or its expressions there. */
 static int entry_material(const sq_material_eval *ev, int i, const double x[3], int group, int64_t cell,
-                          sq_material *mat) {
+                          sq_material *mat, int report) {
   const sq_material_rule *rule = entry(ev->cfg, i);
   if (!rule->varying) { /* the default: cfg->material_default, which a caller may set directly */
     *mat = i ? rule->mat : ev->cfg->material_default;
     return SQ_SUCCESS;
   }
-  return rule_material(ev->cfg, rule, ev->expr[i], x, group, cell, mat);
+  return rule_material(report ? ev->cfg : NULL, rule, ev->expr[i], x, group, cell, mat);
 }
 
 sq_material sq_material_rule_at(const sq_material_rule *rule, const double x[3], int group) {
@@ -201,27 +208,127 @@ static void stats_add(sq_material_stats *stats, int i, const sq_material *m) {
   if (val[1] > 0) stats->vpvs_lo[i] = fmin(stats->vpvs_lo[i], val[0] / val[1]);
 }
 
-int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
-                          sq_material_stats *stats) {
+/* The rules at a cell; @p report 0: a bad value fails quietly (threads: the caller reports the first). */
+static int rules_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
+                      sq_material_stats *stats, int report) {
   const sq_config *cfg = ev->cfg;
-  if (ev->easi) {
-    SQ_CALL(easi_material(ev, x, group, cell, mat));
-    if (stats) stats_add(stats, 0, mat);
-    return SQ_SUCCESS;
-  }
   int last = 0; /* the entry that decides: the last rule that matches, else the default */
   for (int i = 1; i <= cfg->nrules; ++i)
     if (rule_hits(&cfg->rules[i - 1], x, group)) {
       last = i;
       if (stats) { /* every matching rule counts, also one that a later rule overrides */
         sq_material m;
-        SQ_CALL(entry_material(ev, i, x, group, cell, &m));
+        SQ_CALL(entry_material(ev, i, x, group, cell, &m, report));
         stats_add(stats, i, &m);
       }
     }
-  SQ_CALL(entry_material(ev, last, x, group, cell, mat));
+  SQ_CALL(entry_material(ev, last, x, group, cell, mat, report));
   if (stats && !last) stats_add(stats, 0, mat);
   return SQ_SUCCESS;
+}
+
+int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
+                          sq_material_stats *stats) {
+  if (ev->easi) {
+    SQ_CALL(easi_material(ev, x, group, cell, mat));
+    if (stats) stats_add(stats, 0, mat);
+    return SQ_SUCCESS;
+  }
+  return rules_cell(ev, x, group, cell, mat, stats, 1);
+}
+
+/* @p from added into @p to: sums and extremes, the same whatever the order */
+static void stats_merge(sq_material_stats *to, const sq_material_stats *from) {
+  for (int i = 0; i <= SQ_MAX_MATERIALS; ++i) {
+    to->ncell[i] += from->ncell[i];
+    for (int k = 0; k < 3; ++k)
+      to->lo[i][k] = fmin(to->lo[i][k], from->lo[i][k]), to->hi[i][k] = fmax(to->hi[i][k], from->hi[i][k]);
+    to->vpvs_lo[i] = fmin(to->vpvs_lo[i], from->vpvs_lo[i]);
+  }
+}
+
+/* the easi model at the chosen cells sel[0..nsel-1]: one threaded evaluation, then the checks in cell order */
+static int easi_cells(const sq_material_eval *ev, int64_t nsel, const int64_t *sel, const double *xyz,
+                      const int32_t *group, const int64_t *id, sq_material *mat, sq_material_stats *stats) {
+  double *x = NULL, *v = NULL;
+  int *g = NULL;
+  int ierr = SQ_CALLOC(x, 3 * nsel + 3);
+  if (!ierr) ierr = SQ_CALLOC(v, 3 * nsel + 3);
+  if (!ierr) ierr = SQ_CALLOC(g, nsel + 1);
+  if (!ierr) {
+    SQ_PARALLEL_FOR
+    for (int64_t j = 0; j < nsel; ++j) {
+      for (int k = 0; k < 3; ++k) x[3 * j + k] = xyz[3 * sel[j] + k];
+      g[j] = group[sel[j]];
+    }
+    int64_t bad = nsel;
+    ierr = sq_easi_eval_first_bad(ev->easi, nsel, x, g, 3, easi_names, v, &bad);
+    if (ierr && bad < nsel)
+      sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", ev->cfg->path, ev->cfg->material_easi_line,
+                    (long long)(id ? id[sel[bad]] : sel[bad]));
+  }
+  for (int64_t j = 0; j < nsel && !ierr; ++j) {
+    sq_material m;
+    ierr = easi_check(ev, &v[3 * j], &x[3 * j], g[j], id ? id[sel[j]] : sel[j], &m);
+    if (ierr) break;
+    if (stats) stats_add(stats, 0, &m);
+    if (mat) mat[sel[j]] = m;
+  }
+  SQ_FREE(x);
+  SQ_FREE(v);
+  SQ_FREE(g);
+  return ierr;
+}
+
+int sq_material_eval_cells(const sq_material_eval *ev, int64_t n, const double *xyz, const int32_t *group,
+                           const int64_t *id, const int *cell_rank, int rank, sq_material *mat,
+                           sq_material_stats *stats) {
+  int64_t *sel, nsel = 0;
+  SQ_CALL(SQ_CALLOC(sel, n + 1));
+  for (int64_t c = 0; c < n; ++c)
+    if (!cell_rank || cell_rank[c] == rank) sel[nsel++] = c;
+  if (ev->easi) {
+    const int ierr = easi_cells(ev, nsel, sel, xyz, group, id, mat, stats);
+    SQ_FREE(sel);
+    return ierr;
+  }
+  /* rules: each thread its own statistics, merged (sums and extremes: the same bits in any order); a
+   * failure is found quietly, then the lowest failing cell evaluated again to report it */
+  int64_t bad = nsel;
+#ifdef _OPENMP
+#pragma omp parallel
+#endif
+  {
+    sq_material_stats mine;
+    sq_material_stats_init(&mine);
+#ifdef _OPENMP
+#pragma omp for schedule(static) reduction(min : bad)
+#endif
+    for (int64_t j = 0; j < nsel; ++j) {
+      const int64_t c = sel[j];
+      sq_material m;
+      if (rules_cell(ev, &xyz[3 * c], group[c], id ? id[c] : c, &m, stats ? &mine : NULL, 0)) {
+        if (j < bad) bad = j;
+      } else if (mat) mat[c] = m;
+    }
+#ifdef _OPENMP
+#pragma omp critical(sq_material_stats_merge)
+#endif
+    if (stats) stats_merge(stats, &mine);
+  }
+  int ierr = SQ_SUCCESS;
+  if (bad < nsel) {
+    const int64_t c = sel[bad];
+    sq_material m;
+    sq_material_stats scratch; /* (with statistics the overridden rules are evaluated too) */
+    sq_material_stats_init(&scratch);
+    ierr = rules_cell(ev, &xyz[3 * c], group[c], id ? id[c] : c, &m, stats ? &scratch : NULL, 1);
+    if (!ierr)
+      ierr = sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "mesh cell %lld: a material failed once only",
+                      (long long)(id ? id[c] : c));
+  }
+  SQ_FREE(sel);
+  return ierr;
 }
 
 sq_material sq_config_material_at(const sq_config *cfg, const double x[3], int group) {

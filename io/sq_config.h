@@ -364,6 +364,19 @@ void sq_material_stats_init(sq_material_stats *stats);
 int sq_material_eval_cell(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat,
                           sq_material_stats *stats);
 /**
+ * @brief The materials of cells 0 .. n - 1 (centroids @p xyz, n x 3; groups @p group), threaded (OpenMP).
+ * An easi model is evaluated once over all the cells (sq_easi_eval, its Lua states per thread); rules
+ * cell by cell.  The results, the statistics and the error do not depend on the number of threads: a
+ * failure reports the lowest failing cell, as sq_material_eval_cell would.
+ * @param id        global ids of the cells for messages (NULL: the index)
+ * @param cell_rank NULL, or only cells with cell_rank[c] == @p rank are evaluated
+ * @param mat       n materials (cells left out are not touched), or NULL
+ * @param stats     NULL, or the statistics to add the cells to
+ */
+int sq_material_eval_cells(const sq_material_eval *ev, int64_t n, const double *xyz, const int32_t *group,
+                           const int64_t *id, const int *cell_rank, int rank, sq_material *mat,
+                           sq_material_stats *stats);
+/**
  * @brief Warn on stderr about each entry that matched no cell and each implausible value (vp < 100 m/s or
  * rho < 500 kg/m^3 in a mesh that spans @p extent >= 1000 m; vp/vs < sqrt(2)), saying what was probably
  * meant.  With cfg->strict the first of them is the error (SQ_ERR_INPUT), reported through sq_error.

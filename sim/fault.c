@@ -62,6 +62,7 @@ typedef struct fault_values {
   int param[NEASI + 6];
   double sign[NEASI + 6];
   int from_easi[SQ_NFAULT_PARAMS];
+  int timing; /* print the evaluation's time (--verbose) */
 } fault_values;
 
 static int compile(const char *path, const sq_cfg_expr *e, sq_expr **out) {
@@ -126,8 +127,9 @@ static void values_free(fault_values *v) {
   }
 }
 
-/* Value of parameter i at x: the last patch containing x that sets it, else the fault-wide value. */
-static int value_at(const fault_values *v, int i, const double x[3], double fallback, double *out) {
+/* Value of parameter i at x: the last patch containing x that sets it, else the fault-wide value.
+ * @p report 0: a bad value fails quietly (threads; the caller reports the first bad point). */
+static int value_at(const fault_values *v, int i, const double x[3], double fallback, double *out, int report) {
   const double vars[4] = {x[0], x[1], x[2], 0.0};
   for (int k = v->cfg->npatches - 1; k >= 0; --k) {
     const sq_fault_patch *p = &v->cfg->patches[k];
@@ -135,35 +137,31 @@ static int value_at(const fault_values *v, int i, const double x[3], double fall
     if (x[0] < p->lo[0] || x[0] > p->hi[0] || x[1] < p->lo[1] || x[1] > p->hi[1] || x[2] < p->lo[2] || x[2] > p->hi[2])
       continue;
     *out = sq_expr_eval(v->patch[k][i], vars);
+    if (!isfinite(*out) && !report) return SQ_ERR_INPUT;
     SQ_CHECK(isfinite(*out), SQ_ERR_INPUT, "%s:%d: fault.patches[%d].%s is %g at (%g, %g, %g)", v->path,
              p->param[i].line, k, sq_fault_param_names[i], *out, x[0], x[1], x[2]);
     return SQ_SUCCESS;
   }
   *out = v->base[i] ? sq_expr_eval(v->base[i], vars) : fallback;
-  SQ_CHECK(isfinite(*out) || (i == SQ_FP_FORCED_TIME && *out > 0), SQ_ERR_INPUT,
-           "%s:%d: fault.%s is %g at (%g, %g, %g)", v->path, v->cfg->param[i].line, sq_fault_param_names[i], *out, x[0],
-           x[1], x[2]);
+  const int good = isfinite(*out) || (i == SQ_FP_FORCED_TIME && *out > 0);
+  if (!good && !report) return SQ_ERR_INPUT;
+  SQ_CHECK(good, SQ_ERR_INPUT, "%s:%d: fault.%s is %g at (%g, %g, %g)", v->path, v->cfg->param[i].line,
+           sq_fault_param_names[i], *out, x[0], x[1], x[2]);
   return SQ_SUCCESS;
 }
 
-static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
-  const fault_values *v = ctx;
+/* The values of one point at @p x on a face with frame @p frame, from the easi model's values @p e (v->neasi
+ * of them) and the config's numbers and expressions; @p report 0: a bad value fails quietly. */
+static int point_values(const fault_values *v, const double x[3], const double frame[9], const double *e,
+                        sq_fault_point *pt, int report) {
   double val[SQ_NFAULT_PARAMS], nuc[6] = {0, 0, 0, 0, 0, 0};
   static const double fallback[SQ_NFAULT_PARAMS] = {[SQ_FP_FORCED_TIME] = SQ_FRICTION_NEVER, [SQ_FP_V0] = 1e-6};
-  if (v->easi) { /* the model's values at the point (fault points have group 0) */
-    double e[NEASI + 6];
-    int rc = sq_easi_eval(v->easi, 1, x, NULL, v->neasi, v->names, e);
-    if (rc) {
-      sq_error_more("  (fault.easi, %s line %d)", v->path, v->cfg->easi_line);
-      return rc;
-    }
-    for (int k = 0; k < v->neasi; ++k)
-      if (v->param[k] >= 0) val[v->param[k]] = v->sign[k] * e[k];
-      else nuc[-1 - v->param[k]] = e[k];
-  }
+  for (int k = 0; k < v->neasi; ++k)
+    if (v->param[k] >= 0) val[v->param[k]] = v->sign[k] * e[k];
+    else nuc[-1 - v->param[k]] = e[k];
   for (int i = 0; i < SQ_NFAULT_PARAMS; ++i)
     if ((i < SQ_FP_TRACTION_NORMAL || i > SQ_FP_TRACTION_DIP) && !v->from_easi[i])
-      SQ_CALL(value_at(v, i, x, fallback[i], &val[i]));
+      SQ_CALL(value_at(v, i, x, fallback[i], &val[i], report));
   memset(pt, 0, sizeof(*pt));
   pt->param = (sq_friction_params){.mu_s = val[SQ_FP_MU_S],
                                    .mu_d = val[SQ_FP_MU_D],
@@ -196,13 +194,14 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   for (int a = 0; a < 3; ++a) {
     const double from_tensor = t[0] * frame[3 * a] + t[1] * frame[3 * a + 1] + t[2] * frame[3 * a + 2];
     if (v->from_easi[SQ_FP_TRACTION_NORMAL + a]) pt->traction0[a] = val[SQ_FP_TRACTION_NORMAL + a];
-    else SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a]));
+    else SQ_CALL(value_at(v, SQ_FP_TRACTION_NORMAL + a, x, from_tensor, &pt->traction0[a], report));
     pt->nucleation[a] =
         val[SQ_FP_NUC_NORMAL + a] + tn[0] * frame[3 * a] + tn[1] * frame[3 * a + 1] + tn[2] * frame[3 * a + 2];
   }
   pt->state.slip_rate[0] = val[SQ_FP_V_INIT]; /* sq_fault_create reads the initial slip rate here */
   char why[256];
   if (sq_friction_check_params((sq_friction_law)v->cfg->law, &pt->param, why, sizeof(why))) {
+    if (!report) return SQ_ERR_INPUT;
     int line = v->cfg->line; /* the line of the key the message names, where the config has it */
     for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
       const size_t len = strlen(sq_fault_param_names[i]);
@@ -213,6 +212,46 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
                     v->path, line, x[0], x[1], x[2], why);
   }
   return SQ_SUCCESS;
+}
+
+/* The values of all fault points (sq_fault_init_fn): the easi model evaluated once over the points, each
+ * with the fault tag of its face as its group (SeisSol's rule), then the config's values point by point;
+ * both threaded, with the same bits and the same first error whatever the number of threads. */
+static int init_points(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                       sq_fault_point *pt) {
+  const fault_values *v = ctx;
+  double *e = NULL;
+  const double t0 = sq_wall_seconds(), c0 = sq_cpu_seconds();
+  if (v->easi && v->neasi > 0) {
+    SQ_CALL(SQ_CALLOC(e, n * v->neasi + 1));
+    int64_t bad = n;
+    const int rc = sq_easi_eval_first_bad(v->easi, n, x, group, v->neasi, v->names, e, &bad);
+    if (rc) {
+      sq_error_more("  (fault.easi, %s line %d; a fault point's group is the fault tag of its face, %d)", v->path,
+                    v->cfg->easi_line, bad < n ? group[bad] : SQ_BC_RUPTURE);
+      SQ_FREE(e);
+      return rc;
+    }
+  }
+  int64_t bad = n;
+  SQ_PARALLEL_FOR_MIN(bad)
+  for (int64_t p = 0; p < n; ++p)
+    if (point_values(v, &x[3 * p], &frame[9 * p], e ? &e[p * v->neasi] : NULL, &pt[p], 0) && p < bad) bad = p;
+  int ierr = SQ_SUCCESS;
+  if (bad < n) { /* the first bad point again, reported */
+    ierr = point_values(v, &x[3 * bad], &frame[9 * bad], e ? &e[bad * v->neasi] : NULL, &pt[bad], 1);
+    if (!ierr)
+      ierr = sq_error(SQ_ERR_INTERNAL, __FILE__, __LINE__, "fault point %lld failed once only", (long long)bad);
+  }
+  SQ_FREE(e);
+  if (!ierr && v->timing && sq_verbosity >= 2) {
+    const double dt = sq_wall_seconds() - t0, cpu = sq_cpu_seconds() - c0;
+    printf("starquake: rank %d: fault values of %lld points evaluated in %.3f s (%.3g us per point, %d threads, %.3f "
+           "s CPU)\n",
+           sq_sim_mpi_rank(), (long long)n, dt, 1e6 * dt / (double)(n ? n : 1), sq_get_threads(), cpu);
+    fflush(stdout);
+  }
+  return ierr;
 }
 
 static int64_t mesh_rupture_faces(const sq_mesh *m) {
@@ -267,7 +306,10 @@ int sq_sim_fault_probe(const sq_sim *s, int n, const double *x, int64_t *face, d
   for (int i = 0; i < n && !ierr; ++i) {
     double chi[2];
     sq_fault_locate(s->fault, s->disc, &x[3 * i], &face[i], chi, &dist[i]);
-    if (face[i] >= 0) ierr = init_point(&v, &x[3 * i], s->fault->face[face[i]].frame, &pt[i]);
+    if (face[i] < 0) continue;
+    const sq_fault_face *fc = &s->fault->face[face[i]];
+    const int group = s->disc->mesh->face_bc[4 * s->disc->cell_of[fc->elem[0]] + fc->face[0]];
+    ierr = init_points(&v, 1, &x[3 * i], fc->frame, &group, &pt[i]);
   }
   values_free(&v);
   return ierr;
@@ -286,7 +328,8 @@ int sq_sim_fault_create(sq_sim *s) {
                                 .nstation = fc->nstations,
                                 .station = (const double(*)[3])fc->stations,
                                 .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL};
-  if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_point, &v, &s->fault);
+  v.timing = 1;
+  if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_points, &v, &s->fault);
   values_free(&v);
   if (ierr) return ierr;
   int64_t count[2] = {0, 0}; /* faces; faces whose sides live on two ranks (solved on both) */

@@ -319,18 +319,36 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
     }
   }
   qsort(f->face, f->nface, sizeof(*f->face), cmp_face);
-  /* per-point friction data from the caller */
+  /* per-point friction data from the caller, in one call for all points (positions, frames and fault tags
+   * here, threaded; the caller evaluates its values threaded) */
   const int np = f->npoint;
-  SQ_CALL(SQ_CALLOC(f->point, f->nface * np + 1));
-  for (int64_t i = 0; i < f->nface; ++i)
-    for (int p = 0; p < np; ++p) {
-      sq_fault_point *pt = &f->point[i * np + p];
-      double x[3];
-      sq_fault_point_position(f, d, i, p, x);
-      SQ_CALL(init(ctx, x, f->face[i].frame, pt));
+  const int64_t npt = f->nface * np;
+  SQ_CALL(SQ_CALLOC(f->point, npt + 1));
+  double *px = NULL, *pframe = NULL;
+  int *pgroup = NULL;
+  int ierr = SQ_CALLOC(px, 3 * npt + 3);
+  if (!ierr) ierr = SQ_CALLOC(pframe, 9 * npt + 9);
+  if (!ierr) ierr = SQ_CALLOC(pgroup, npt + 1);
+  if (!ierr) {
+    SQ_PARALLEL_FOR
+    for (int64_t q = 0; q < npt; ++q) {
+      const int64_t i = q / np;
+      sq_fault_point_position(f, d, i, (int)(q % np), &px[3 * q]);
+      memcpy(&pframe[9 * q], f->face[i].frame, sizeof(f->face[i].frame));
+      pgroup[q] = m->face_bc[4 * d->cell_of[f->face[i].elem[0]] + f->face[i].face[0]];
+    }
+    ierr = init(ctx, npt, px, pframe, pgroup, f->point);
+  }
+  int64_t bad = npt;
+  if (!ierr) {
+    SQ_PARALLEL_FOR_MIN(bad)
+    for (int64_t q = 0; q < npt; ++q) {
+      sq_fault_point *pt = &f->point[q];
       char why[256];
-      if (sq_friction_check_params(opt->law, &pt->param, why, sizeof(why)))
-        return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "fault point (%g, %g, %g): %s", x[0], x[1], x[2], why);
+      if (sq_friction_check_params(opt->law, &pt->param, why, sizeof(why))) {
+        if (q < bad) bad = q;
+        continue;
+      }
       const double tau = hypot(pt->traction0[1], pt->traction0[2]);
       const double v_init = pt->state.slip_rate[0]; /* the caller's initial slip rate */
       sq_friction_init_state(opt->law, &pt->param, v_init, tau, pt->traction0[0], &pt->state);
@@ -340,6 +358,17 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
         pt->state.slip_rate[0] = v_init * pt->traction0[1] / tau,
         pt->state.slip_rate[1] = v_init * pt->traction0[2] / tau;
     }
+  }
+  if (!ierr && bad < npt) { /* the first bad point, whatever the number of threads */
+    char why[256];
+    sq_friction_check_params(opt->law, &f->point[bad].param, why, sizeof(why));
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "fault point (%g, %g, %g): %s", px[3 * bad], px[3 * bad + 1],
+                    px[3 * bad + 2], why);
+  }
+  SQ_FREE(px);
+  SQ_FREE(pframe);
+  SQ_FREE(pgroup);
+  SQ_CALL(ierr);
   /* on-fault stations, interpolated from their face's points (sq_fault_station_row) */
   for (int k = 0; k < opt->nstation; ++k) {
     int64_t face;

@@ -93,6 +93,12 @@ void sq_sum_blocks(int64_t n, int nsum, void (*block)(int64_t lo, int64_t hi, do
  * machine has; OpenMP counted the cores at start-up).  OMP_NUM_THREADS, where set, wins.
  */
 void sq_set_threads(int n);
+/** Threads a SQ_PARALLEL_FOR loop would use now (1 in a build without OpenMP). */
+int sq_get_threads(void);
+/** Wall-clock seconds (CLOCK_MONOTONIC), for the set-up's timings. */
+double sq_wall_seconds(void);
+/** CPU seconds of the process, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
+double sq_cpu_seconds(void);
 
 /** Verbosity of progress and diagnostic messages (0 quiet, 1 normal, 2 verbose). Set once at start-up. */
 extern int sq_verbosity;

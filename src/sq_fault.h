@@ -109,8 +109,15 @@ typedef struct sq_fault_options {
   void *min_ctx;
 } sq_fault_options;
 
-/** Per-point initial values, filled by the caller (config evaluation) at each point's position. */
-typedef int (*sq_fault_init_fn)(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt);
+/**
+ * Per-point initial values, filled by the caller (config evaluation) at the points' positions, in one
+ * call for all @p n points of the rank (so that the caller can evaluate them threaded): point p lies at
+ * x[3p..3p+2] on a face with frame frame[9p..9p+8] and fault tag group[p] (the face's boundary code as
+ * the mesh keeps it, SQ_BC_RUPTURE = 3: SeisSol's easi group of fault points); the caller sets pt[p]
+ * (friction parameters, traction0, nucleation, state.slip_rate[0] = the initial slip rate).
+ */
+typedef int (*sq_fault_init_fn)(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                                sq_fault_point *pt);
 
 /** The fault of one rank. */
 typedef struct sq_fault {

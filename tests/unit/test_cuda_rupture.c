@@ -52,7 +52,7 @@ typedef struct setup {
 /* runs_law: the rate-and-state runs with thermal pressurization (runs_thermal_pressurization) */
 static int tp_on;
 
-static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+static int init_one(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   const setup *s = ctx;
   (void)frame;
   memset(pt, 0, sizeof(*pt));
@@ -70,6 +70,17 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   if (s->tp) {
     pt->param.tp_alpha_th = 1e-3, pt->param.tp_alpha_hy = 4e-3 * (1.0 + x[1] * x[1]), pt->param.tp_rho_c = 1.0;
     pt->param.tp_lambda = 0.5, pt->param.tp_half_width = 0.01, pt->param.tp_T0 = 1.0, pt->param.tp_points = 60;
+  }
+  return SQ_SUCCESS;
+}
+
+/* sq_fault_init_fn: every point in one call */
+static int init_point(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                      sq_fault_point *pt) {
+  for (int64_t p = 0; p < n; ++p) {
+    (void)group;
+    const int rc = init_one(ctx, &x[3 * p], &frame[9 * p], &pt[p]);
+    if (rc) return rc;
   }
   return SQ_SUCCESS;
 }

@@ -40,7 +40,7 @@ typedef struct setup {
   double mu_s, mu_d, d_c, shear, forced_time, forced_duration;
 } setup;
 
-static int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+static int init_one(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   const setup *s = ctx;
   (void)frame;
   memset(pt, 0, sizeof(*pt));
@@ -50,6 +50,17 @@ static int init_point(void *ctx, const double x[3], const double frame[9], sq_fa
   if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
   pt->traction0[0] = -1.0;
   pt->traction0[1] = s->shear;
+  return SQ_SUCCESS;
+}
+
+/* sq_fault_init_fn: every point in one call */
+static int init_point(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                      sq_fault_point *pt) {
+  for (int64_t p = 0; p < n; ++p) {
+    if (group[p] != SQ_BC_RUPTURE) return SQ_ERR_INTERNAL; /* the face's fault tag */
+    const int rc = init_one(ctx, &x[3 * p], &frame[9 * p], &pt[p]);
+    if (rc) return rc;
+  }
   return SQ_SUCCESS;
 }
 
