@@ -1,4 +1,5 @@
 /** @file attenuation.c  The constant-Q fit of a generalised Maxwell body and its moduli (sq_attenuation.h). */
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 

@@ -16,8 +16,6 @@
 #ifndef SQ_ATTENUATION_H
 #define SQ_ATTENUATION_H
 
-#include <complex.h>
-
 #include "sq_physics.h"
 
 /** Largest number of mechanisms. */
@@ -46,7 +44,7 @@ int sq_atten_band_init(int n, double fc, double ratio, sq_atten_band *band);
 int sq_atten_fit(const sq_atten_band *band, double q, double y[SQ_MECH_MAX]);
 
 /** @brief M(s) / M_u at the Laplace variable s (s = i w for a frequency w): 1 - sum_l Y_l w_l / (w_l + s). */
-double complex sq_atten_relax(const sq_atten_band *band, const double y[SQ_MECH_MAX], double complex s);
+double _Complex sq_atten_relax(const sq_atten_band *band, const double y[SQ_MECH_MAX], double _Complex s);
 
 /** @brief The quality factor Re M / Im M of the fitted body at angular frequency @p w. */
 double sq_atten_q(const sq_atten_band *band, const double y[SQ_MECH_MAX], double w);
@@ -60,8 +58,8 @@ int sq_visco_init(const sq_atten_band *band, const sq_material *central, double 
                   sq_material *unrelaxed);
 
 /** @brief The complex Lame parameters lambda(s), mu(s) of @p v at the Laplace variable s. */
-void sq_visco_moduli(const sq_atten_band *band, const sq_visco *v, double complex s, double complex *lambda,
-                     double complex *mu);
+void sq_visco_moduli(const sq_atten_band *band, const sq_visco *v, double _Complex s, double _Complex *lambda,
+                     double _Complex *mu);
 
 /**
  * Per-element coefficients of the anelastic kernels (SQ_ANE_NCOEF reals): the relaxation frequencies w_l,
