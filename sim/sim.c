@@ -98,7 +98,20 @@ static int sim_keep_part(sq_sim *s, const int *cluster, int ncluster, double dt_
 /* The discretisation, the initial condition and the point, fault and plasticity data: numerics only, no
  * StarPU call (its workers are paused meanwhile). */
 static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_options *opt, int serial) {
-  SQ_CALL(sq_disc_create(s->mesh, s->cell_material, opt, &s->disc));
+  if (cfg->attenuation.enabled) { /* the discretisation takes the unrelaxed moduli, then the memory variables */
+    SQ_CHECK(serial, SQ_ERR_INPUT,
+             "%s:%d: section 'attenuation': viscoelastic runs step with the serial reference only so far (run with "
+             "--serial); the task runtime does not carry the memory variables yet",
+             cfg->path, cfg->attenuation.line);
+    sq_material *unrelaxed;
+    double *coef;
+    SQ_CALL(sq_sim_attenuation_materials(cfg, s->mesh, s->cell_material, &unrelaxed, &coef));
+    int ierr = sq_disc_create(s->mesh, unrelaxed, opt, &s->disc);
+    if (!ierr) ierr = sq_disc_set_attenuation(s->disc, cfg->attenuation.mechanisms, coef);
+    free(unrelaxed);
+    free(coef);
+    SQ_CALL(ierr);
+  } else SQ_CALL(sq_disc_create(s->mesh, s->cell_material, opt, &s->disc));
   SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
            "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
            cfg->path, cfg->lts_rate, s->disc->ncluster);
@@ -113,7 +126,9 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
     }
     sq_planewave_init(&s->pw, &cfg->material_default, cfg->ic_wave_vector, cfg->ic_profile == SQ_PROFILE_GAUSSIAN,
                       cfg->ic_center, cfg->ic_width, cfg->ic_nmodes, kind, dir, amp);
+    if (cfg->attenuation.enabled) SQ_CALL(sq_sim_attenuation_wave(cfg, &s->pw));
     sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
+    sq_disc_project_ane(s->disc, sq_planewave_eval_ane, &s->pw, 0.0);
     /* a plane wave is exact only in a homogeneous elastic medium */
     s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }

@@ -31,4 +31,14 @@ int sq_sim_fault_create(sq_sim *sim);
  */
 int sq_sim_plasticity_create(sq_sim *sim);
 
+/**
+ * @brief Attenuation (sim/attenuation.c): per mesh cell, the unrelaxed material that the discretisation is
+ * built with (@p unrelaxed) and the anelastic kernel coefficients (@p coef, SQ_ANE_NCOEF each), from the central-
+ * frequency materials @p cell_material and their qp, qs (0: no attenuation in that cell).  Caller frees both.
+ */
+int sq_sim_attenuation_materials(const sq_config *cfg, const sq_mesh *mesh, const sq_material *cell_material,
+                                 sq_material **unrelaxed, double **coef);
+/** @brief Turn the plane-wave initial condition @p pw into the viscoelastic one of the default material. */
+int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw);
+
 #endif
