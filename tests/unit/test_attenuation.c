@@ -83,6 +83,8 @@ START_TEST(fit_constant_q_over_band) {
         const double dev = fabs(sq_atten_q(&band, y, w) / qs[iq] - 1);
         if (dev > worst) worst = dev;
       }
+      fprintf(stderr, "fit n = 3, ratio %g, Q %g: largest Q deviation over the band %.2f%%\n", ratios[r], qs[iq],
+              100 * worst);
       EXPECT_MSG(worst < 0.05, "ratio %g, Q = %g: Q(w) deviates by %.3f%% over the band", ratios[r], qs[iq],
                  100 * worst);
     }
