@@ -134,8 +134,7 @@ static int verify_planewave(int argc, char **argv) {
       c.material_default.qs = 10;
     }
     sq_sim *s = NULL;
-    /* viscoelastic runs step with the serial reference (the task runtime lacks the memory variables) */
-    int ierr = sq_sim_create(&c, o.serial || o.attenuation, &s);
+    int ierr = sq_sim_create(&c, o.serial, &s);
     double dt;
     int64_t n;
     if (!ierr) {

@@ -99,10 +99,6 @@ static int sim_keep_part(sq_sim *s, const int *cluster, int ncluster, double dt_
  * StarPU call (its workers are paused meanwhile). */
 static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_options *opt, int serial) {
   if (cfg->attenuation.enabled) { /* the discretisation takes the unrelaxed moduli, then the memory variables */
-    SQ_CHECK(serial, SQ_ERR_INPUT,
-             "%s:%d: section 'attenuation': viscoelastic runs step with the serial reference only so far (run with "
-             "--serial); the task runtime does not carry the memory variables yet",
-             cfg->path, cfg->attenuation.line);
     sq_material *unrelaxed;
     double *coef;
     SQ_CALL(sq_sim_attenuation_materials(cfg, s->mesh, s->cell_material, &unrelaxed, &coef));
@@ -375,6 +371,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task};
+  if (s->disc->ane) /* the fused and merged task forms do not carry the memory variables: separate ader, local */
+    gopt.merge_neighbor_clusters = gopt.fuse_predictor = gopt.fuse_steps = 0, gopt.steps_per_task = 1;
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;

@@ -565,6 +565,25 @@ void *sq_disc_ane_coef_ptr(const sq_disc *d, int64_t e) {
   return (char *)d->ane_coef + (size_t)e * SQ_ANE_NCOEF * sq_real_size(d->opt.precision);
 }
 
+int sq_disc_ane_ncol(const sq_disc *d) { return d->ane ? d->nbasis * 6 * d->nmech : 0; }
+
+void sq_disc_ane_copy(sq_disc *d, double *buf, int to_disc) {
+  const int ncol = sq_disc_ane_ncol(d);
+  const size_t ld = (size_t)d->nbasis * 6 * (d->nmech + 1);
+  for (int64_t e = 0; e < d->nelem; ++e)
+    for (int i = 0; i < ncol; ++i) {
+      const size_t k = (size_t)e * ld + i;
+      double *b = buf + (size_t)e * ncol + i;
+      if (d->opt.precision == SQ_F64) {
+        if (to_disc) ((double *)d->ane)[k] = *b;
+        else *b = ((double *)d->ane)[k];
+      } else {
+        if (to_disc) ((float *)d->ane)[k] = (float)*b;
+        else *b = ((float *)d->ane)[k];
+      }
+    }
+}
+
 int sq_disc_set_attenuation(sq_disc *d, int nmech, const double *cell_coef) {
   SQ_CHECK(nmech >= 1 && nmech <= SQ_MECH_MAX, SQ_ERR_INPUT, "attenuation: %d mechanisms (choose 1 to %d)", nmech,
            SQ_MECH_MAX);

@@ -179,6 +179,11 @@ void *sq_disc_ane_coef_ptr(const sq_disc *disc, int64_t e);
  * The disc must have been created with the unrelaxed materials.
  */
 int sq_disc_set_attenuation(sq_disc *disc, int nmech, const double *cell_coef);
+/** @brief Doubles per element of the memory variables phi (B x 6 nmech; 0 without attenuation). */
+int sq_disc_ane_ncol(const sq_disc *disc);
+/** @brief Copy the memory variables phi of every local element out to (@p to_disc 0) or in from (1) the
+ *  doubles @p buf (nelem x sq_disc_ane_ncol), exactly (a float widened to double comes back the same). */
+void sq_disc_ane_copy(sq_disc *disc, double *buf, int to_disc);
 /** @brief The memory variables phi := L2 projection of @p fn's 6 nmech values (mechanism-major) at @p t. */
 void sq_disc_project_ane(sq_disc *disc, sq_field_fn fn, const void *ctx, double t);
 
