@@ -218,17 +218,17 @@ START_TEST(infinite_q_is_elastic) {
 }
 END_TEST
 
-/* The viscoelastic plane wave converges at the order of the scheme; the elastic closed form is far off
- * (the test fails if the anelastic terms are dropped). */
+/* The viscoelastic plane wave converges at the order of the scheme; at order 3 the elastic closed form is
+ * far off (the test fails if the anelastic terms are dropped). */
 START_TEST(planewave_convergence) {
-  const int orders[2] = {2, 3}, mesh[2][2] = {{8, 16}, {4, 8}};
+  const int orders[2] = {2, 3}, mesh[2][2] = {{4, 8}, {4, 8}};
   for (int io = 0; io < 2; ++io) {
     double err[2];
     for (int m = 0; m < 2; ++m) {
       visco_case vc;
       visco_case_init(&vc, orders[io], SQ_F64, mesh[io][m], 3, 20, 10);
       err[m] = visco_case_run(&vc, 0.2);
-      if (m == 1) {
+      if (m == 1 && orders[io] == 3) {
         visco_case el;
         visco_case_init(&el, orders[io], SQ_F64, 1, 0, INFINITY, INFINITY);
         double e, norm;
@@ -250,5 +250,5 @@ int main(void) {
   const TTest *tests[] = {
       fit_constant_q_over_band, band_frequencies,      central_frequency_convention, kernel_coefficients,
       planewave_closed_form,    infinite_q_is_elastic, planewave_convergence,        NULL};
-  return sq_test_run(sq_test_suite("attenuation", 120, tests), 1);
+  return sq_test_run(sq_test_suite("attenuation", 300, tests), 1);
 }
