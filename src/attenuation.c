@@ -101,6 +101,16 @@ int sq_visco_init(const sq_atten_band *band, const sq_material *central, double 
   return SQ_SUCCESS;
 }
 
+int sq_visco_init_unrelaxed(const sq_atten_band *band, const sq_material *unrelaxed, double qp, double qs,
+                            sq_visco *v) {
+  memset(v, 0, sizeof(*v));
+  SQ_CALL(sq_atten_fit(band, qp, v->yp));
+  SQ_CALL(sq_atten_fit(band, qs, v->ys));
+  v->lambda_u = unrelaxed->lambda;
+  v->mu_u = unrelaxed->mu;
+  return SQ_SUCCESS;
+}
+
 void sq_visco_moduli(const sq_atten_band *band, const sq_visco *v, double complex s, double complex *lambda,
                      double complex *mu) {
   const double complex mp = (v->lambda_u + 2 * v->mu_u) * sq_atten_relax(band, v->yp, s);

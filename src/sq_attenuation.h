@@ -57,6 +57,12 @@ double sq_atten_q(const sq_atten_band *band, const double y[SQ_MECH_MAX], double
 int sq_visco_init(const sq_atten_band *band, const sq_material *central, double qp, double qs, sq_visco *v,
                   sq_material *unrelaxed);
 
+/**
+ * @brief The viscoelastic material with quality factors @p qp, @p qs whose unrelaxed moduli are those of
+ * @p unrelaxed (the result of sq_visco_init: the same fit, the same coefficients).
+ */
+int sq_visco_init_unrelaxed(const sq_atten_band *band, const sq_material *unrelaxed, double qp, double qs, sq_visco *v);
+
 /** @brief The complex Lame parameters lambda(s), mu(s) of @p v at the Laplace variable s. */
 void sq_visco_moduli(const sq_atten_band *band, const sq_visco *v, double _Complex s, double _Complex *lambda,
                      double _Complex *mu);

@@ -5,7 +5,9 @@
 #  2. LTS rate 1 through the tasks equals the serial GTS reference bit for bit;
 #  3. a restart from the checkpoint (t = 0.03 of 0.05) reproduces the uninterrupted run bit for bit (the
 #     checkpoint holds the memory variables), and an elastic run refuses that checkpoint;
-#  4. a quality factor without the attenuation section is refused, naming its line.
+#  4. a quality factor without the attenuation section is refused, naming its line;
+#  5. two MPI ranks (halo exchange of the elastic data only; the memory variables stay home) give the bits
+#     of one process.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 CFG=$CONFIGS/attenuation.yaml
@@ -55,5 +57,13 @@ if "$SQ" "$OUT/noatt.yaml" --quiet --output "$OUT/noatt" 2> "$OUT/noatt.err"; th
 else
   grep -q "materials.default.qp.*attenuation" "$OUT/noatt.err" && ok "qp without attenuation: $(head -1 "$OUT/noatt.err")" ||
     bad "unexpected error: $(cat "$OUT/noatt.err")"
+fi
+allow_mpirun
+if command -v "${MPIRUN:-mpirun}" > /dev/null; then
+  timeout 300 "${MPIRUN:-mpirun}" -np 2 --oversubscribe "$SQ" "$CFG" --quiet --output "$OUT/np2" > "$OUT/np2.log" 2>&1
+  h=$(hash_of "$OUT/np2" visco)
+  [ -n "$h" ] && [ "$h" = "$ref" ] && ok "2 MPI ranks: $h" || { bad "2 MPI ranks: ${h:-failed} != $ref"; tail -3 "$OUT/np2.log"; }
+else
+  echo "skip MPI (mpirun not found)"
 fi
 report attenuation
