@@ -230,6 +230,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   s->rank = serial ? 0 : sq_sim_mpi_rank();
   s->nranks = serial ? 1 : sq_sim_mpi_nranks();
   SQ_CHECK(!serial || sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
+  SQ_CALL(sq_sim_attenuation_check(cfg));
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,

@@ -42,6 +42,8 @@ int sq_sim_attenuation_unrelax(const sq_config *cfg, const sq_atten_band *band, 
 /** @brief Per mesh cell the anelastic kernel coefficients (SQ_ANE_NCOEF each) of the unrelaxed materials. */
 int sq_sim_attenuation_coefficients(const sq_config *cfg, const sq_mesh *mesh, const sq_material *unrelaxed,
                                     double **coef);
+/** @brief The parts of a run that attenuation does not combine with yet: an error naming them. */
+int sq_sim_attenuation_check(const sq_config *cfg);
 /** @brief Turn the plane-wave initial condition @p pw into the viscoelastic one of the default material. */
 int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw);
 

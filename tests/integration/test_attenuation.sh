@@ -5,7 +5,8 @@
 #  2. LTS rate 1 through the tasks equals the serial GTS reference bit for bit;
 #  3. a restart from the checkpoint (t = 0.03 of 0.05) reproduces the uninterrupted run bit for bit (the
 #     checkpoint holds the memory variables), and an elastic run refuses that checkpoint;
-#  4. a quality factor without the attenuation section is refused, naming its line;
+#  4. a quality factor without the attenuation section is refused, naming its line, and so are the parts
+#     not combined with attenuation yet (plasticity, moment-tensor sources);
 #  5. two MPI ranks (halo exchange of the elastic data only; the memory variables stay home) give the bits
 #     of one process.
 set -u
@@ -58,6 +59,14 @@ else
   grep -q "materials.default.qp.*attenuation" "$OUT/noatt.err" && ok "qp without attenuation: $(head -1 "$OUT/noatt.err")" ||
     bad "unexpected error: $(cat "$OUT/noatt.err")"
 fi
+printf 'plasticity: {cohesion: 1e6, bulk_friction: 0.6, tv: 0.01}\n' | cat "$CFG" - > "$OUT/plast.yaml"
+printf 'sources:\n  - {type: double_couple, location: [0.6, 0.5, 0.06], strike: 30, dip: 70, rake: 20, m0: 1.0,\n     time_function: {type: loh1, period: 0.05}}\n' |
+  cat "$CFG" - > "$OUT/dc.yaml"
+for c in plast dc; do
+  if "$SQ" "$OUT/$c.yaml" --quiet --output "$OUT/$c" 2> "$OUT/$c.err"; then bad "$c with attenuation was accepted"
+  else grep -q "attenuation" "$OUT/$c.err" && ok "$c refused: $(head -1 "$OUT/$c.err")" || bad "$c: $(cat "$OUT/$c.err")"; fi
+done
+
 allow_mpirun
 if command -v "${MPIRUN:-mpirun}" > /dev/null; then
   timeout 300 "${MPIRUN:-mpirun}" -np 2 --oversubscribe "$SQ" "$CFG" --quiet --output "$OUT/np2" > "$OUT/np2.log" 2>&1
