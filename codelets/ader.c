@@ -45,6 +45,22 @@ static void ader_ane_cpu(void *buffers[], void *cl_arg) {
 }
 
 #ifdef SQ_USE_CUDA
+/* The predictor with attenuation, the LTS buffer included (cuda_ane.cuh). */
+static void ader_ane_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const sq_step_args *a = cl_arg;
+  int next = ADER_ANE_FIRST_OPTIONAL;
+  void *derivs = a->store_derivs ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  void *buffer = a->buffer != SQ_BUFFER_NONE ? (void *)STARPU_VECTOR_GET_PTR(buffers[next++]) : NULL;
+  sq_cuda_ader_ane(
+      a->precision, a->order, a->nmech, STARPU_VECTOR_GET_NX(buffers[ADER_DOFS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_PACK]), (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_DOFS]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_STAR]),
+      (const void *)STARPU_VECTOR_GET_PTR(buffers[ADER_ANE_COEF]), a->dt,
+      (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_TINT]), derivs, (void *)STARPU_VECTOR_GET_PTR(buffers[ADER_ANE]),
+      buffer, a->buffer == SQ_BUFFER_RESET, starpu_cuda_get_local_stream());
+}
+
 /* One fused kernel: predictor, derivatives and LTS buffer (ader_cuda.cu), on the worker's stream. */
 static void ader_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
@@ -66,6 +82,10 @@ static struct starpu_perfmodel ader_ane_model = {.type = STARPU_HISTORY_BASED, .
 static struct starpu_codelet ader_ane_cl = {
     .cpu_funcs = {ader_ane_cpu},
     .cpu_funcs_name = {"ader_ane_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {ader_ane_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &ader_ane_model,
     .name = "sq_ader_ane",

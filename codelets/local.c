@@ -29,6 +29,19 @@ static void local_ane_cpu(void *buffers[], void *cl_arg) {
 }
 
 #ifdef SQ_USE_CUDA
+/* With attenuation: the elastic local update, then the anelastic source, on the worker's stream. */
+static void local_ane_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const sq_step_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[4]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[4]);
+  sq_cuda_local(a->precision, a->order, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), dofs, starpu_cuda_get_local_stream());
+  sq_cuda_ane_source(a->precision, a->order, a->nmech, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[5]), dofs,
+                     starpu_cuda_get_local_stream());
+}
+
 static void local_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
@@ -59,6 +72,10 @@ static struct starpu_perfmodel local_ane_model = {.type = STARPU_HISTORY_BASED, 
 static struct starpu_codelet local_ane_cl = {
     .cpu_funcs = {local_ane_cpu},
     .cpu_funcs_name = {"local_ane_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {local_ane_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = 6,
     .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_R},
     .model = &local_ane_model,

@@ -79,10 +79,6 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
   SQ_CALL(SQ_CALLOC(rt->buffer, nt));
   SQ_CALL(SQ_CALLOC(rt->ane, nt));
   SQ_CALL(SQ_CALLOC(rt->ane_coef, nt));
-#ifdef SQ_USE_CUDA
-  SQ_CHECK(!d->ane || starpu_cuda_worker_get_count() == 0, SQ_ERR_INPUT,
-           "viscoelastic attenuation runs on CPU workers only so far; start without GPU workers (STARPU_NCUDA=0)");
-#endif
   const size_t rs = sq_real_size(d->opt.precision), eb = sq_disc_elem_bytes(d);
   SQ_CALL(sq_halo_create(rt)); /* first: it may ask copy tiles to keep more LTS data */
   starpu_vector_data_register(&rt->pack, STARPU_MAIN_RAM, (uintptr_t)d->pack, 1, d->pack_bytes);
