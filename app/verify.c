@@ -1,6 +1,6 @@
 /**
  * @file verify.c  `starquake verify ...`: verification against analytic solutions.
- *  - planewave:   convergence orders in a periodic cube (thesis Table 6.3);
+ *  - planewave:   convergence orders in a periodic cube (thesis Table 6.3), elastic or viscoelastic;
  *  - interface:   reflection/transmission coefficients at a material interface (normal incidence);
  *  - freesurface: reflection off a free surface against the analytic image solution;
  *  - absorbing:   energy left after a packet leaves through an absorbing boundary.
@@ -23,10 +23,11 @@ typedef struct verify_opts {
   sq_wave_kind wave;
   int cells; /**< 1D experiments: cells along x */
   int tile_size;
-  int lts_rate; /**< planewave: LTS rate (1 = GTS) */
-  int graded;   /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
-  int merge;    /**< merged neighbour-cluster tasks */
-  double cfl;   /**< 0: default 0.5 */
+  int lts_rate;    /**< planewave: LTS rate (1 = GTS) */
+  int graded;      /**< planewave: graded quasi-2D mesh with a 16x refined slab (LTS clusters) */
+  int merge;       /**< merged neighbour-cluster tasks */
+  double cfl;      /**< 0: default 0.5 */
+  int attenuation; /**< planewave: viscoelastic medium (Qp 20, Qs 10, 3 mechanisms) */
 } verify_opts;
 
 static int parse_opts(int argc, char **argv, verify_opts *o) {
@@ -47,6 +48,7 @@ static int parse_opts(int argc, char **argv, verify_opts *o) {
     else if (!strcmp(a, "--lts-rate") && more) o->lts_rate = atoi(argv[++i]);
     else if (!strcmp(a, "--graded")) o->graded = 1;
     else if (!strcmp(a, "--merge")) o->merge = 1;
+    else if (!strcmp(a, "--attenuation")) o->attenuation = 1;
     else if (!strcmp(a, "--cfl") && more) o->cfl = atof(argv[++i]);
     else if (!strcmp(a, "--wave") && more) {
       const char *w = argv[++i];
@@ -125,6 +127,12 @@ static int verify_planewave(int argc, char **argv) {
     c.ic_modes[0] = (sq_wave_mode){.type = SQ_MODE_P, .amplitude = 1.0, .direction = 1};
     c.ic_modes[1] = (sq_wave_mode){.type = SQ_MODE_S1, .amplitude = 0.5, .direction = -1};
     c.ic_modes[2] = (sq_wave_mode){.type = SQ_MODE_S2, .amplitude = 0.3, .direction = 1};
+    if (o.attenuation) { /* the waves' frequencies (1.7 Hz for S, 3.5 Hz for P) lie inside the band */
+      c.attenuation =
+          (sq_attenuation_config){.enabled = 1, .mechanisms = 3, .central_frequency = 2.5, .frequency_ratio = 100};
+      c.material_default.qp = 20;
+      c.material_default.qs = 10;
+    }
     sq_sim *s = NULL;
     int ierr = sq_sim_create(&c, o.serial, &s);
     double dt;
@@ -151,8 +159,10 @@ static int verify_planewave(int argc, char **argv) {
   }
   sq_sim_starpu_stop();
   if (o.json) {
-    printf("{\"order\": %d, \"precision\": \"%s\", \"lts_rate\": %d, \"graded\": %s, \"clusters\": [", o.order,
-           o.precision == SQ_F64 ? "double" : "single", o.lts_rate > 0 ? o.lts_rate : 1, o.graded ? "true" : "false");
+    printf("{\"order\": %d, \"precision\": \"%s\", \"lts_rate\": %d, \"graded\": %s, \"attenuation\": %s, "
+           "\"clusters\": [",
+           o.order, o.precision == SQ_F64 ? "double" : "single", o.lts_rate > 0 ? o.lts_rate : 1,
+           o.graded ? "true" : "false", o.attenuation ? "true" : "false");
     for (int m = 0; m < o.nmesh; ++m) printf("%s%d", m ? ", " : "", ncl[m]);
     printf("], \"h\": [");
     for (int m = 0; m < o.nmesh; ++m) printf("%s%.10g", m ? ", " : "", h[m]);
@@ -349,7 +359,7 @@ int sq_cmd_verify(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "--help")) {
     printf("usage: starquake verify planewave --order O [--precision single|double] [--json] [--meshes n1,n2,...]\n"
            "                                  [--end-time T] [--serial] [--tile-size N]\n"
-           "                                  [--lts-rate R] [--graded] [--merge] [--cfl C]\n"
+           "                                  [--lts-rate R] [--graded] [--merge] [--cfl C] [--attenuation]\n"
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n"
            "       starquake verify pointsource [--size quick|long] [--order O] [--cells N] [--refine F]\n"
            "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n"

@@ -16,7 +16,32 @@ static void local_cpu(void *buffers[], void *cl_arg) {
   sq_kernel_local(a->precision, a->order, n, pack, tint, star, flux, dofs);
 }
 
+/* With attenuation: then the time-integrated anelastic source of the predictor (buffer 5); CPU only. */
+static void local_ane_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const sq_step_args *a = cl_arg;
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[4]);
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[4]);
+  sq_kernel_local(a->precision, a->order, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                  (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                  (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), dofs);
+  sq_kernel_ane_source(a->precision, a->order, a->nmech, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[5]), dofs);
+}
+
 #ifdef SQ_USE_CUDA
+/* With attenuation: the elastic local update, then the anelastic source, on the worker's stream. */
+static void local_ane_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const sq_step_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[4]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[4]);
+  sq_cuda_local(a->precision, a->order, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), dofs, starpu_cuda_get_local_stream());
+  sq_cuda_ane_source(a->precision, a->order, a->nmech, n, (const void *)STARPU_VECTOR_GET_PTR(buffers[5]), dofs,
+                     starpu_cuda_get_local_stream());
+}
+
 static void local_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const sq_step_args *a = cl_arg;
@@ -42,10 +67,33 @@ static struct starpu_codelet local_cl = {
     .name = "sq_local",
 };
 
+static struct starpu_perfmodel local_ane_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_local_ane"};
+
+static struct starpu_codelet local_ane_cl = {
+    .cpu_funcs = {local_ane_cpu},
+    .cpu_funcs_name = {"local_ane_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {local_ane_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = 6,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_R},
+    .model = &local_ane_model,
+    .name = "sq_local_ane",
+};
+
 int sq_insert_local(sq_runtime *rt, int tile, int priority) {
   sq_step_args *a = malloc(sizeof(*a));
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  *a = (sq_step_args){.precision = rt->disc->opt.precision, .order = rt->disc->opt.order};
+  *a = (sq_step_args){.precision = rt->disc->opt.precision, .order = rt->disc->opt.order, .nmech = rt->disc->nmech};
+  if (rt->ane[tile]) {
+    int ret = starpu_task_insert(&local_ane_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
+                                 SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
+                                 STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
+                                 STARPU_RW, rt->dofs[tile], STARPU_R, rt->ane[tile], 0);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);
+    return SQ_SUCCESS;
+  }
   int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
                                STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],

@@ -187,8 +187,8 @@ static int ck_fields_read(const char *path, hid_t file, sq_disc *d, const int64_
   if (strcmp(want, have))
     return io_error(SQ_ERR_INPUT, __LINE__,
                     "the checkpoint '%s' holds the per-element data [%s] but this run needs [%s]: a run with "
-                    "plasticity restarts only from a checkpoint written with plasticity, and a run without it "
-                    "only from one without",
+                    "plasticity (attenuation) restarts only from a checkpoint written with plasticity (attenuation), "
+                    "and a run without it only from one without",
                     path, have, want);
   const int64_t ncell = sq_mesh_ncell_global(d->mesh);
   for (int k = 0; k < nfield; ++k) {

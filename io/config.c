@@ -41,6 +41,8 @@ void sq_config_default(sq_config *cfg) {
   cfg->stop_within = 2.0;
   cfg->cpu_task_threads = 1;
   cfg->steps_per_task = 1;
+  cfg->attenuation.mechanisms = 3;
+  cfg->attenuation.frequency_ratio = 100;
   cfg->gpu_affinity = 1;
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;

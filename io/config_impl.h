@@ -211,6 +211,7 @@ extern const sq_cfg_schema sq_cfg_root_schema;
 
 /* The sections of config_tables_physics.c that the root table names. */
 extern const sq_cfg_schema sq_cfg_materials_schema, sq_cfg_ic_schema, sq_cfg_fault_schema, sq_cfg_plasticity_schema;
+extern const sq_cfg_schema sq_cfg_attenuation_schema;
 
 /* Handlers of mappings and sequence items, their item schemas, and value checks: the reference
  * writer shows what each handler reads (sq_cfg_ref_items) and what each check demands. */

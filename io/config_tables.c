@@ -438,6 +438,19 @@ static int sq_cfg_check_root(sq_cfg_parse *p, const sq_node *map, int line, cons
     for (int i = SQ_PP_COHESION; i <= SQ_PP_TV; ++i)
       if (!cfg->plasticity.param[i].text[0])
         return SQ_CFG_MISSING(p, 1, cfg->plasticity.line, "plasticity", sq_plast_param_names[i], "");
+  /* quality factors belong to viscoelastic runs */
+  if (!cfg->attenuation.enabled)
+    for (int i = 0; i <= cfg->nrules; ++i) {
+      const sq_material_rule *r = i ? &cfg->rules[i - 1] : &cfg->rule_default;
+      for (int k = SQ_MV_QP; k <= SQ_MV_QS; ++k)
+        if (r->value[k].text[0]) {
+          char keypath[SQ_CFG_PATH];
+          snprintf(keypath, sizeof(keypath), "%s.%s", r->key, sq_mat_value_names[k]);
+          return SQ_CFG_FAIL(p, r->value[k].line, keypath,
+                             "a quality factor needs attenuation: add an 'attenuation:' section with its "
+                             "central_frequency");
+        }
+    }
   return SQ_SUCCESS;
 }
 
@@ -459,6 +472,8 @@ const sq_cfg_key sq_cfg_root_keys[] = {
      .offset = offsetof(sq_config, fault)},
     {.name = "plasticity", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_plasticity_schema,
      .offset = offsetof(sq_config, plasticity)},
+    {.name = "attenuation", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_attenuation_schema,
+     .offset = offsetof(sq_config, attenuation)},
     {.name = NULL}};
 /* clang-format on */
 const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, sq_cfg_check_root};

@@ -18,7 +18,7 @@ typedef struct sq_cfg_rule_in {
   double z_top, z_bottom;
   double lo[3], hi[3];
   int group;
-  sq_cfg_expr value[SQ_NMAT_VALUES]; /**< rho, lambda, mu, vp, vs as written */
+  sq_cfg_expr value[SQ_NMAT_VALUES]; /**< rho, lambda, mu, vp, vs, qp, qs as written */
   double num[SQ_NMAT_VALUES];        /**< their values where constant */
   int varying;                       /**< some value depends on the position */
 } sq_cfg_rule_in;
@@ -35,12 +35,16 @@ static const char *const sq_cfg_mat_vars[] = {"group", NULL};
 #define SQ_MV_mu SQ_MV_MU
 #define SQ_MV_vp SQ_MV_VP
 #define SQ_MV_vs SQ_MV_VS
+#define SQ_MV_qp SQ_MV_QP
+#define SQ_MV_qs SQ_MV_QS
 #define SQ_CFG_MATERIAL_KEYS                                                                       \
   SQ_CFG_MATERIAL_VALUE(rho, .required = 1, .range = SQ_MIN_GT, .min = 0),                         \
   SQ_CFG_MATERIAL_VALUE(lambda, .range = 0),                                                       \
   SQ_CFG_MATERIAL_VALUE(mu, .range = SQ_MIN_GE, .min = 0),                                         \
   SQ_CFG_MATERIAL_VALUE(vp, .range = SQ_MIN_GT, .min = 0),                                         \
-  SQ_CFG_MATERIAL_VALUE(vs, .range = SQ_MIN_GE, .min = 0)
+  SQ_CFG_MATERIAL_VALUE(vs, .range = SQ_MIN_GE, .min = 0),                                         \
+  SQ_CFG_MATERIAL_VALUE(qp, .range = SQ_MIN_GT, .min = 0),                                         \
+  SQ_CFG_MATERIAL_VALUE(qs, .range = SQ_MIN_GT, .min = 0)
 /* clang-format on */
 
 /* clang-format off */
@@ -158,7 +162,8 @@ const sq_cfg_schema sq_cfg_group_schema = {sq_cfg_group_keys, sq_cfg_material_ch
 static void sq_cfg_material_of(const sq_node *map, const sq_cfg_rule_in *in, int line, const char *path,
                                sq_material_rule *rule) {
   const double *v = in->num;
-  sq_material m = {.rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU]};
+  sq_material m = {
+      .rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU], .qp = v[SQ_MV_QP], .qs = v[SQ_MV_QS]};
   rule->velocity = sq_node_find(map, "vp") >= 0;
   if (rule->velocity) {
     m.mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
@@ -845,3 +850,26 @@ static const sq_cfg_key sq_cfg_plasticity_keys[] = {
     {.name = NULL}};
 /* clang-format on */
 const sq_cfg_schema sq_cfg_plasticity_schema = {sq_cfg_plasticity_keys, sq_cfg_check_plasticity};
+
+/* ---- attenuation ----------------------------------------------------------------------------- */
+
+static int sq_cfg_check_attenuation(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
+  sq_attenuation_config *c = base;
+  (void)path;
+  if (!map) return SQ_SUCCESS;
+  c->enabled = 1;
+  c->line = line;
+  return SQ_SUCCESS;
+}
+
+/* clang-format off */
+static const sq_cfg_key sq_cfg_attenuation_keys[] = {
+    {.name = "mechanisms", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 5,
+     .offset = offsetof(sq_attenuation_config, mechanisms)},
+    {.name = "central_frequency", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_attenuation_config, central_frequency)},
+    {.name = "frequency_ratio", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GE, .min = 1,
+     .offset = offsetof(sq_attenuation_config, frequency_ratio)},
+    {.name = NULL}};
+/* clang-format on */
+const sq_cfg_schema sq_cfg_attenuation_schema = {sq_cfg_attenuation_keys, sq_cfg_check_attenuation};

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sq_mat_value_names[SQ_NMAT_VALUES] = {"rho", "lambda", "mu", "vp", "vs"};
+const char *const sq_mat_value_names[SQ_NMAT_VALUES] = {"rho", "lambda", "mu", "vp", "vs", "qp", "qs"};
 
 /* variables of the material expressions: x, y, z, t (always 0), then group */
 static const char *const sq_mat_vars[] = {"group"};
@@ -76,6 +76,26 @@ static int easi_check(const sq_material_eval *ev, const double v[3], const doubl
                     cfg->path, cfg->material_easi_line, cfg->material_easi, v[0], v[1], v[2], x[0], x[1], x[2],
                     (long long)cell, group, bad);
   *mat = (sq_material){.rho = v[0], .lambda = v[2], .mu = v[1]};
+  /* quality factors, where the model gives them (SeisSol's names Qp, Qs) and the run attenuates */
+  static const char *const qnames[2] = {"Qp", "Qs"};
+  for (int k = 0; k < 2 && cfg->attenuation.enabled; ++k) {
+    if (!sq_easi_provides(ev->easi, qnames[k])) continue;
+    double q;
+    rc = sq_easi_eval(ev->easi, 1, x, &group, 1, &qnames[k], &q);
+    if (rc) {
+      sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
+                    (long long)cell);
+      return rc;
+    }
+    if (!(q > 0))
+      return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: key 'materials.easi': the model %s gives %s %g at (%g, %g, %g) (mesh cell %lld, group "
+                      "%d): must be > 0",
+                      cfg->path, cfg->material_easi_line, cfg->material_easi, qnames[k], q, x[0], x[1], x[2],
+                      (long long)cell, group);
+    if (k == 0) mat->qp = q;
+    else mat->qs = q;
+  }
   return SQ_SUCCESS;
 }
 
@@ -144,6 +164,16 @@ static int bad_value(const sq_config *cfg, const sq_material_rule *rule, int k, 
                   sq_mat_value_names[k], rule->value[k].text, v, x[0], x[1], x[2], (long long)cell, what);
 }
 
+/* The quality factors qp, qs of an entry at a cell (0: not given), which must be positive. */
+static int rule_quality(const sq_config *cfg, const sq_material_rule *rule, const double *v, const double x[3],
+                        int64_t cell, sq_material *mat) {
+  for (int k = SQ_MV_QP; k <= SQ_MV_QS; ++k)
+    if (rule->value[k].text[0] && !(v[k] > 0)) return bad_value(cfg, rule, k, v[k], x, cell, "must be > 0");
+  mat->qp = rule->value[SQ_MV_QP].text[0] ? v[SQ_MV_QP] : 0;
+  mat->qs = rule->value[SQ_MV_QS].text[0] ? v[SQ_MV_QS] : 0;
+  return SQ_SUCCESS;
+}
+
 /* Material of a varying entry at a cell: its expressions @p expr evaluated and checked there (the same
  * conversion of vp, vs as for numbers: mu = rho vs^2, lambda = rho vp^2 - 2 mu).  @p cfg NULL: no message. */
 static int rule_material(const sq_config *cfg, const sq_material_rule *rule, sq_expr *const *expr, const double x[3],
@@ -166,14 +196,14 @@ static int rule_material(const sq_config *cfg, const sq_material_rule *rule, sq_
     mat->rho = v[SQ_MV_RHO];
     mat->mu = v[SQ_MV_RHO] * v[SQ_MV_VS] * v[SQ_MV_VS];
     mat->lambda = v[SQ_MV_RHO] * v[SQ_MV_VP] * v[SQ_MV_VP] - 2.0 * mat->mu;
-    return SQ_SUCCESS;
+    return rule_quality(cfg, rule, v, x, cell, mat);
   }
   if (!(v[SQ_MV_MU] >= 0)) return bad_value(cfg, rule, SQ_MV_MU, v[SQ_MV_MU], x, cell, "must be >= 0");
   if (!(v[SQ_MV_LAMBDA] + 2.0 * v[SQ_MV_MU] / 3.0 > 0))
     return bad_value(cfg, rule, SQ_MV_LAMBDA, v[SQ_MV_LAMBDA], x, cell,
                      "the bulk modulus lambda + 2 mu / 3 must be > 0");
   *mat = (sq_material){.rho = v[SQ_MV_RHO], .lambda = v[SQ_MV_LAMBDA], .mu = v[SQ_MV_MU]};
-  return SQ_SUCCESS;
+  return rule_quality(cfg, rule, v, x, cell, mat);
 }
 
 /* Material of entry @p i at a cell: its constant material, or its expressions there. */

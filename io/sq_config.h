@@ -67,8 +67,8 @@ typedef struct sq_cfg_expr {
 } sq_cfg_expr;
 
 /** The values of a material entry, in the order of sq_material_rule.value. */
-enum sq_mat_value { SQ_MV_RHO, SQ_MV_LAMBDA, SQ_MV_MU, SQ_MV_VP, SQ_MV_VS, SQ_NMAT_VALUES };
-/** Config key of each enum sq_mat_value ("rho", "lambda", "mu", "vp", "vs"). */
+enum sq_mat_value { SQ_MV_RHO, SQ_MV_LAMBDA, SQ_MV_MU, SQ_MV_VP, SQ_MV_VS, SQ_MV_QP, SQ_MV_QS, SQ_NMAT_VALUES };
+/** Config key of each enum sq_mat_value ("rho", "lambda", "mu", "vp", "vs", "qp", "qs"). */
 extern const char *const sq_mat_value_names[SQ_NMAT_VALUES];
 
 /**
@@ -195,6 +195,14 @@ typedef struct sq_plasticity_config {
 
 /** Where the initial stress of plasticity is evaluated (plasticity.initial_stress_at). */
 enum { SQ_PLAST_STRESS_AT_NODES = 0, SQ_PLAST_STRESS_AT_CENTROID = 1 };
+/** The attenuation section: viscoelastic attenuation with a constant Q over a band (docs/ATTENUATION.md). */
+typedef struct sq_attenuation_config {
+  int enabled; /**< the section is present */
+  int line;
+  int mechanisms;           /**< relaxation mechanisms, 1..5 (default 3) */
+  double central_frequency; /**< Hz: the centre of the band, where the materials' moduli apply */
+  double frequency_ratio;   /**< f_max / f_min of the band (default 100) */
+} sq_attenuation_config;
 
 /** Wavefield output fields after the 9 quantities (bits of sq_config.output_fields): plastic strain and eta. */
 enum {
@@ -292,6 +300,8 @@ typedef struct sq_config {
   sq_fault_config fault;
   /* plasticity: */
   sq_plasticity_config plasticity;
+  /* attenuation: */
+  sq_attenuation_config attenuation;
   /* checkpoint: */
   double checkpoint_interval; /**< simulated time between checkpoints; 0 = only on SIGTERM/SIGUSR1 */
   double stop_within;         /**< wall seconds: chunks longer than this save their start so a stop can cancel them */

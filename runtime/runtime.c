@@ -77,6 +77,8 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
   SQ_CALL(SQ_CALLOC(rt->link, nt));
   SQ_CALL(SQ_CALLOC(rt->derivs, nt));
   SQ_CALL(SQ_CALLOC(rt->buffer, nt));
+  SQ_CALL(SQ_CALLOC(rt->ane, nt));
+  SQ_CALL(SQ_CALLOC(rt->ane_coef, nt));
   const size_t rs = sq_real_size(d->opt.precision), eb = sq_disc_elem_bytes(d);
   SQ_CALL(sq_halo_create(rt)); /* first: it may ask copy tiles to keep more LTS data */
   starpu_vector_data_register(&rt->pack, STARPU_MAIN_RAM, (uintptr_t)d->pack, 1, d->pack_bytes);
@@ -90,6 +92,10 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
     register_block(&rt->link[t], d->link, b, n, 4 * sizeof(sq_face_link));
     if (d->tile[t].needs_derivs) register_block(&rt->derivs[t], d->derivs, b, n, eb * d->opt.order);
     if (d->tile[t].needs_buffer) register_block(&rt->buffer[t], d->buffer, b, n, eb);
+    if (d->ane && d->tile[t].layer != SQ_LAYER_GHOST) { /* memory variables never leave their element */
+      register_block(&rt->ane[t], d->ane, b, n, sq_disc_ane_bytes(d));
+      register_block(&rt->ane_coef[t], d->ane_coef, b, n, SQ_ANE_NCOEF * rs);
+    }
   }
   SQ_CALL(pin_host_rows(rt));
 #ifdef SQ_USE_CUDA
@@ -129,6 +135,10 @@ static int host_copies(sq_runtime *rt, int write) {
     const int ret = starpu_data_acquire(rt->dofs[t], mode);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on tile %d", ret, t);
     starpu_data_release(rt->dofs[t]);
+    if (!rt->ane[t]) continue;
+    const int ret2 = starpu_data_acquire(rt->ane[t], mode);
+    SQ_CHECK(ret2 == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the memory variables of tile %d", ret2, t);
+    starpu_data_release(rt->ane[t]);
   }
   for (int t = 0; write && rt->fault && t < rt->fault->ntile; ++t) {
     const int ret = starpu_data_acquire(rt->fault_points[t], STARPU_W);
@@ -166,6 +176,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
     starpu_data_unregister(rt->link[t]);
     if (rt->derivs[t]) starpu_data_unregister(rt->derivs[t]);
     if (rt->buffer[t]) starpu_data_unregister(rt->buffer[t]);
+    if (rt->ane[t]) starpu_data_unregister(rt->ane[t]);
+    if (rt->ane_coef[t]) starpu_data_unregister(rt->ane_coef[t]);
   }
   starpu_data_unregister(rt->pack);
   for (int i = 0; i < rt->npinned; ++i) starpu_memory_unpin(rt->pinned[i], 0);
@@ -181,6 +193,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt->link);
   SQ_FREE(rt->derivs);
   SQ_FREE(rt->buffer);
+  SQ_FREE(rt->ane);
+  SQ_FREE(rt->ane_coef);
   SQ_FREE(rt->trace);
   SQ_FREE(rt->frozen_total);
   SQ_FREE(rt->frozen_exec);

@@ -53,6 +53,8 @@ struct sq_runtime {
   starpu_data_handle_t *link;             /**< per tile, read-only face links */
   starpu_data_handle_t *derivs;           /**< per tile with needs_derivs (LTS), else NULL entries */
   starpu_data_handle_t *buffer;           /**< per tile with needs_buffer (LTS), else NULL entries */
+  starpu_data_handle_t *ane;              /**< per owned tile with attenuation: memory variables, else NULL */
+  starpu_data_handle_t *ane_coef;         /**< per owned tile with attenuation: kernel coefficients (read-only) */
   struct sq_halo *halo;                   /**< MPI send plan (halo.c) */
   const struct sq_source_set *sources;    /**< point sources (source.c), NULL: none */
   starpu_data_handle_t *source_points;    /**< per tile with sources: its sq_source_point block, else NULL */
@@ -173,6 +175,7 @@ typedef struct sq_step_args {
   double dt;
   int store_derivs;      /**< ader: a derivatives buffer follows tint */
   sq_buffer_mode buffer; /**< ader: an LTS buffer follows */
+  int nmech;             /**< ader, local with attenuation: relaxation mechanisms */
 } sq_step_args;
 
 #ifdef SQ_USE_CUDA

@@ -108,15 +108,29 @@ static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
                                    .energy_rows = o->energy_rows,
                                    .wavefield_steps = sq_snapshot_wavefield_steps(o->snap),
                                    .surface_steps = sq_snapshot_surface_steps(o->snap)};
-  const sq_checkpoint_field plastic = {
-      .name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic ? s->plastic->strain : NULL};
+  sq_checkpoint_field fields[2];
+  int nfield = 0;
+  if (s->plastic)
+    fields[nfield++] =
+        (sq_checkpoint_field){.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic->strain};
+  double *ane = NULL; /* viscoelastic runs: the memory variables, as doubles */
+  if (s->disc->ane) {
+    const int ncol = sq_disc_ane_ncol(s->disc);
+    SQ_CALL(SQ_CALLOC(ane, (size_t)(s->disc->nelem > 0 ? s->disc->nelem : 1) * ncol));
+    sq_disc_ane_copy(s->disc, ane, 0);
+    fields[nfield++] = (sq_checkpoint_field){.name = "memory_variables", .ncol = ncol, .data = ane};
+  }
   if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
     char fault_ckpt[SQ_PATH_MAX + 320];
     sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
-    SQ_CALL(sq_fault_checkpoint_write(o->fault, fault_ckpt, done));
+    const int ierr = sq_fault_checkpoint_write(o->fault, fault_ckpt, done);
+    if (ierr) SQ_FREE(ane);
+    SQ_CALL(ierr);
   }
   /* every rank writes the rows of its own cells (parallel HDF5) */
-  SQ_CALL(sq_checkpoint_write_fields(path, s->disc, &info, s->plastic ? 1 : 0, &plastic));
+  const int ierr = sq_checkpoint_write_fields(path, s->disc, &info, nfield, fields);
+  SQ_FREE(ane);
+  SQ_CALL(ierr);
   if (sq_verbosity >= 2) fprintf(stderr, "checkpoint: %s (t=%.6g, step %lld)\n", path, s->time, (long long)done);
   return SQ_SUCCESS;
 }
@@ -328,9 +342,22 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
            "%s: output.surface_displacement: a run that integrates the free-surface displacement cannot continue "
            "from a checkpoint (the checkpoint does not hold the integral); set it to false to continue",
            s->cfg.path);
-  const sq_checkpoint_field plastic = {
-      .name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic ? s->plastic->strain : NULL};
-  SQ_CALL(sq_checkpoint_read_fields(path, s->disc, info, s->plastic ? 1 : 0, &plastic));
+  sq_checkpoint_field fields[2];
+  int nfield = 0;
+  if (s->plastic)
+    fields[nfield++] =
+        (sq_checkpoint_field){.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic->strain};
+  double *ane = NULL; /* viscoelastic runs: the memory variables, as doubles */
+  if (s->disc->ane) {
+    const int ncol = sq_disc_ane_ncol(s->disc);
+    SQ_CALL(SQ_CALLOC(ane, (size_t)(s->disc->nelem > 0 ? s->disc->nelem : 1) * ncol));
+    sq_disc_ane_copy(s->disc, ane, 0); /* ghost rows keep their values; the read fills the owned ones */
+    fields[nfield++] = (sq_checkpoint_field){.name = "memory_variables", .ncol = ncol, .data = ane};
+  }
+  const int ierr = sq_checkpoint_read_fields(path, s->disc, info, nfield, fields);
+  if (!ierr && ane) sq_disc_ane_copy(s->disc, ane, 1);
+  SQ_FREE(ane);
+  SQ_CALL(ierr);
   snprintf(s->restart_path, sizeof(s->restart_path), "%s", path);
   if (s->fault) {
     char fault_ckpt[SQ_PATH_MAX + 320];

@@ -1,10 +1,10 @@
 /**
  * @file rollback.c  A stop that does not wait for the sync interval in flight.  Before a sync interval
  * (or a chunk of them) the state that a checkpoint holds is copied aside: the dofs, the friction state
- * with the station logs' lengths, the plastic strain, and the time.  A stop request then cancels the
- * tasks that have not started (each running task ends normally), and the state is put back, so that the
- * checkpoint is written at the sync point where the chunk began, where every LTS cluster is at the same
- * time.  The work of the cancelled chunk is done again by the restart.
+ * with the station logs' lengths, the plastic strain, the memory variables of attenuation, and the time.  A stop
+ * request then cancels the tasks that have not started (each running task ends normally), and the state is put back, so
+ * that the checkpoint is written at the sync point where the chunk began, where every LTS cluster is at the same time.
+ * The work of the cancelled chunk is done again by the restart.
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -23,6 +23,8 @@ struct sq_sim_backup {
   int64_t *log_rows;
   double *strain;
   uint8_t *yielded;
+  void *ane; /* memory variables of viscoelastic runs */
+  size_t ane_bytes;
 };
 
 /* 1 while an advance whose start is saved is in flight; a stop request seen or arrived */
@@ -51,6 +53,11 @@ static int save_alloc(sq_sim *s, struct sq_sim_backup **out) {
     b->log_rows = malloc(sizeof(int64_t) * (size_t)(f->nstation + 1));
     ok = ok && b->points && b->log_rows;
   }
+  if (s->disc->ane) {
+    b->ane_bytes = (size_t)s->disc->nelem * sq_disc_ane_bytes(s->disc);
+    b->ane = malloc(b->ane_bytes + 1);
+    ok = ok && b->ane;
+  }
   if (s->plastic) {
     const int64_t n = s->plastic->nelem;
     b->strain = malloc(sizeof(double) * SQ_PLASTIC_STRAIN_COLS * (size_t)n + 1);
@@ -71,6 +78,7 @@ int sq_sim_save(sq_sim *s) {
   b->steps = s->steps;
   b->time = s->time;
   memcpy(b->dofs, s->disc->dofs, b->dofs_bytes);
+  if (b->ane) memcpy(b->ane, s->disc->ane, b->ane_bytes);
   if (s->fault) {
     const sq_fault *f = s->fault;
     memcpy(b->points, f->point, b->points_bytes);
@@ -97,6 +105,7 @@ int sq_sim_rollback(sq_sim *s) {
   SQ_CHECK(b && b->steps >= 0, SQ_ERR_INTERNAL, "no saved state to go back to");
   if (s->rt) SQ_CALL(sq_runtime_host_overwrite(s->rt));
   memcpy(s->disc->dofs, b->dofs, b->dofs_bytes);
+  if (b->ane) memcpy(s->disc->ane, b->ane, b->ane_bytes);
   if (s->fault) {
     sq_fault *f = s->fault;
     memcpy(f->point, b->points, b->points_bytes);
@@ -117,6 +126,6 @@ int sq_sim_rollback(sq_sim *s) {
 void sq_sim_save_free(sq_sim *s) {
   struct sq_sim_backup *b = s->backup;
   if (!b) return;
-  free(b->dofs), free(b->points), free(b->log_rows), free(b->strain), free(b->yielded);
+  free(b->dofs), free(b->points), free(b->log_rows), free(b->strain), free(b->yielded), free(b->ane);
   SQ_FREE(s->backup);
 }

@@ -99,6 +99,13 @@ static int sim_keep_part(sq_sim *s, const int *cluster, int ncluster, double dt_
  * StarPU call (its workers are paused meanwhile). */
 static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_options *opt, int serial) {
   SQ_CALL(sq_disc_create(s->mesh, s->cell_material, opt, &s->disc));
+  if (cfg->attenuation.enabled) { /* the cells' materials are the unrelaxed ones (sim_unrelax) */
+    double *coef;
+    SQ_CALL(sq_sim_attenuation_coefficients(cfg, s->mesh, s->cell_material, &coef));
+    const int ierr = sq_disc_set_attenuation(s->disc, cfg->attenuation.mechanisms, coef);
+    free(coef);
+    SQ_CALL(ierr);
+  }
   SQ_CHECK(!serial || s->disc->ncluster == 1, SQ_ERR_INPUT,
            "%s: the serial reference runs global time stepping only, but equations.lts.rate %d gives %d clusters",
            cfg->path, cfg->lts_rate, s->disc->ncluster);
@@ -113,7 +120,9 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
     }
     sq_planewave_init(&s->pw, &cfg->material_default, cfg->ic_wave_vector, cfg->ic_profile == SQ_PROFILE_GAUSSIAN,
                       cfg->ic_center, cfg->ic_width, cfg->ic_nmodes, kind, dir, amp);
+    if (cfg->attenuation.enabled) SQ_CALL(sq_sim_attenuation_wave(cfg, &s->pw));
     sq_disc_project(s->disc, sq_planewave_eval, &s->pw, 0.0);
+    sq_disc_project_ane(s->disc, sq_planewave_eval_ane, &s->pw, 0.0);
     /* a plane wave is exact only in a homogeneous elastic medium */
     s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }
@@ -128,15 +137,30 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
 typedef struct material_ctx {
   const sq_config *cfg;
   const sq_material_eval *ev;
-  int failed; /* a material expression gave a bad value (reported once); the default stands in */
+  sq_atten_band band; /* with attenuation */
+  int failed;         /* a material expression gave a bad value (reported once); the default stands in */
 } material_ctx;
 
-/* The config's material at a cell (sq_distmesh_input.material_at). */
+/* The config's material at a cell (sq_distmesh_input.material_at); with attenuation its unrelaxed moduli. */
 static sq_material material_at(const void *ctx, const double x[3], int group) {
   material_ctx *m = (material_ctx *)ctx;
   sq_material mat = m->cfg->material_default;
   if (!m->failed && sq_material_eval_cell(m->ev, x, group, -1, &mat, NULL)) m->failed = 1;
+  if (!m->failed && m->cfg->attenuation.enabled && sq_sim_attenuation_unrelax(m->cfg, &m->band, x, -1, &mat))
+    m->failed = 1;
   return m->failed ? m->cfg->material_default : mat;
+}
+
+/* With attenuation, every cell's material becomes its unrelaxed one: the LTS clusters, the partition and the
+ * discretisation all see the moduli the solver steps with. */
+static int sim_unrelax(sq_sim *s, const sq_config *cfg) {
+  if (!cfg->attenuation.enabled) return SQ_SUCCESS;
+  sq_atten_band band;
+  SQ_CALL(sq_sim_attenuation_band(cfg, &band));
+  for (int64_t c = 0; c < s->mesh->ncell; ++c)
+    SQ_CALL(sq_sim_attenuation_unrelax(cfg, &band, &s->mesh->centroid[3 * c], sq_mesh_global_cell(s->mesh, c),
+                                       &s->cell_material[c]));
+  return SQ_SUCCESS;
 }
 
 /* The config's fault against the mesh's rupture faces (sq_distmesh_input.check_rupture). */
@@ -213,6 +237,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   s->rank = serial ? 0 : sq_sim_mpi_rank();
   s->nranks = serial ? 1 : sq_sim_mpi_nranks();
   SQ_CHECK(!serial || sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
+  SQ_CALL(sq_sim_attenuation_check(cfg));
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
@@ -240,6 +265,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     }
     /* PUML: each rank reads a block, and no rank holds the whole mesh (mesh/distmesh.c) */
     material_ctx mctx = {.cfg = cfg};
+    if (cfg->attenuation.enabled) SQ_CALL(sq_sim_attenuation_band(cfg, &mctx.band));
     SQ_CALL(sq_material_eval_create(cfg, &ev));
     const sq_distmesh_input in = {.mesh_file = cfg->mesh_file,
                                   .partition = cfg->partition,
@@ -280,6 +306,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     if (!ierr && !ev) ierr = sq_material_eval_create(cfg, &ev);
     if (!ierr) ierr = SQ_CALLOC(s->cell_material, s->mesh->ncell);
     if (!ierr) ierr = materials_report(s, ev, 0); /* the whole mesh: every rank alike */
+    if (!ierr) ierr = sim_unrelax(s, cfg);
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
     ierr = sq_sim_release_errors(ierr);
     if (!ierr && !serial && s->nranks == 1) ierr = sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
@@ -367,6 +394,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task};
+  if (s->disc->ane) /* the fused and merged task forms do not carry the memory variables: separate ader, local */
+    gopt.merge_neighbor_clusters = gopt.fuse_predictor = gopt.fuse_steps = 0, gopt.steps_per_task = 1;
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;

@@ -31,4 +31,20 @@ int sq_sim_fault_create(sq_sim *sim);
  */
 int sq_sim_plasticity_create(sq_sim *sim);
 
+/** @brief Attenuation (sim/attenuation.c): the band of the config's attenuation section. */
+int sq_sim_attenuation_band(const sq_config *cfg, sq_atten_band *band);
+/**
+ * @brief Replace the moduli of material @p m (those at the central frequency, with its qp, qs; 0: elastic) by
+ * the unrelaxed ones, which the whole set-up uses; @p x and @p cell name the cell in a message.
+ */
+int sq_sim_attenuation_unrelax(const sq_config *cfg, const sq_atten_band *band, const double x[3], int64_t cell,
+                               sq_material *m);
+/** @brief Per mesh cell the anelastic kernel coefficients (SQ_ANE_NCOEF each) of the unrelaxed materials. */
+int sq_sim_attenuation_coefficients(const sq_config *cfg, const sq_mesh *mesh, const sq_material *unrelaxed,
+                                    double **coef);
+/** @brief The parts of a run that attenuation does not combine with yet: an error naming them. */
+int sq_sim_attenuation_check(const sq_config *cfg);
+/** @brief Turn the plane-wave initial condition @p pw into the viscoelastic one of the default material. */
+int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw);
+
 #endif

@@ -56,3 +56,19 @@ void sq_kernel_taylor(sq_precision prec, int order, int64_t n, const void *deriv
 void sq_kernel_accumulate(sq_precision prec, int order, int64_t n, const void *tint, int reset, void *buffer) {
   SQ_BY_PRECISION(prec, accumulate)(order, n, tint, reset, buffer);
 }
+
+void sq_kernel_ader_ane_impl(sq_gemm_impl impl, sq_precision prec, int order, int nmech, int64_t n, const void *pack,
+                             const void *dofs, const void *star, const void *coef, double dt, void *tint, void *derivs,
+                             void *ane) {
+  SQ_BY_PRECISION(prec, ader_ane)(impl, order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane);
+}
+void sq_kernel_ader_ane(sq_precision prec, int order, int nmech, int64_t n, const void *pack, const void *dofs,
+                        const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane) {
+  sq_kernel_ader_ane_impl(SQ_GEMM_BEST, prec, order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane);
+}
+void sq_kernel_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs) {
+  SQ_BY_PRECISION(prec, ane_source)(order, nmech, n, ane, dofs);
+}
+void sq_kernel_ane_coef(sq_precision prec, int64_t n, const double *coef, void *out) {
+  SQ_BY_PRECISION(prec, ane_coef)(n, coef, out);
+}

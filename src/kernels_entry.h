@@ -17,7 +17,11 @@
   void sq_internal_taylor_entry_##P(int, int64_t, const void *, double, double, void *);                               \
   void sq_internal_pack_entry_##P(const sq_ref *, void *);                                                             \
   void sq_internal_accumulate_entry_##P(int, int64_t, const void *, int, void *);                                      \
-  const char *sq_internal_gemm_name_entry_##P(void);
+  const char *sq_internal_gemm_name_entry_##P(void);                                                                   \
+  void sq_internal_ader_ane_entry_##P(sq_gemm_impl, int, int, int64_t, const void *, const void *, const void *,       \
+                                      const void *, double, void *, void *, void *);                                   \
+  void sq_internal_ane_source_entry_##P(int, int, int64_t, const void *, void *);                                      \
+  void sq_internal_ane_coef_entry_##P(int64_t, const double *, void *);
 
 SQ_DECLARE_KERNEL_ENTRIES(f32)
 SQ_DECLARE_KERNEL_ENTRIES(f64)

@@ -21,6 +21,8 @@
 #include <libxsmm.h>
 #endif
 
+#include "sq_attenuation.h"
+
 typedef SQ_REAL sq_real_t;
 
 /** c(m x n, ld ldc) = [c +] a(m x k, ld lda) . b(k x n, ld ldb), all column-major. */
@@ -291,6 +293,8 @@ static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int r
     for (int64_t i = 0; i < len; ++i) buffer[i] += tint[i];
 }
 
+#include "kernels_ane_impl.h"
+
 /* The entry points of this precision, called by the dispatchers of kernels.c (declared in kernels_entry.h). */
 void SQ_FN(ader_entry)(sq_gemm_impl impl, int order, int64_t n, const void *pack, const void *dofs, const void *star,
                        double dt, void *tint, void *derivs) {
@@ -313,3 +317,11 @@ void SQ_FN(accumulate_entry)(int order, int64_t n, const void *tint, int reset, 
   SQ_FN(accumulate)(order, n, tint, reset, buffer);
 }
 const char *SQ_FN(gemm_name_entry)(void) { return SQ_FN(gemm_name)(); }
+void SQ_FN(ader_ane_entry)(sq_gemm_impl impl, int order, int nmech, int64_t n, const void *pack, const void *dofs,
+                           const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane) {
+  SQ_FN(ader_ane)(SQ_FN(plan_get)(impl, order), order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane);
+}
+void SQ_FN(ane_source_entry)(int order, int nmech, int64_t n, const void *ane, void *dofs) {
+  SQ_FN(ane_source)(order, nmech, n, ane, dofs);
+}
+void SQ_FN(ane_coef_entry)(int64_t n, const double *in, void *out) { SQ_FN(ane_coef)(n, in, out); }

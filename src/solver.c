@@ -1,5 +1,6 @@
 /** @file solver.c  Discretisation set-up: ordering, clusters, tiles, operators; projection and norms. */
 #include "sq_solver.h"
+#include "sq_attenuation.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -364,6 +365,8 @@ void sq_disc_destroy(sq_disc *d) {
   SQ_FREE(d->flux_local);
   SQ_FREE(d->flux_nb);
   SQ_FREE(d->link);
+  SQ_FREE(d->ane);
+  SQ_FREE(d->ane_coef);
   SQ_FREE(d->pack);
   sq_ref_destroy(d->ref);
   SQ_FREE(d);
@@ -412,32 +415,41 @@ static void eval_vol(int B, const double *dof, const double *phi, double q[9]) {
   }
 }
 
-void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
+/* L2 projection of fn's nvar values into the first nvar columns of each element's block of ld reals */
+static void project(sq_disc *d, sq_field_fn fn, const void *ctx, double t, int nvar, void *base, size_t ld) {
   const sq_ref *r = d->ref;
   const int B = d->nbasis;
   double *table = vol_basis(d);
   SQ_PARALLEL_FOR
   for (int64_t e = 0; e < d->nelem; ++e) {
     const int64_t c = d->cell_of[e];
-    double acc[84 * 9];
-    memset(acc, 0, sizeof(acc));
+    double acc[84 * 6 * SQ_MECH_MAX], q[6 * SQ_MECH_MAX];
+    memset(acc, 0, sizeof(double) * B * nvar);
     for (int iq = 0; iq < r->nvol; ++iq) {
-      double x[3], q[9];
+      double x[3];
       ref_to_phys(d->mesh, c, &r->vol_point[iq * 3], x);
       fn(ctx, x, t, q);
       const double *phi = table + (size_t)iq * B;
-      for (int p = 0; p < 9; ++p)
+      for (int p = 0; p < nvar; ++p)
         for (int k = 0; k < B; ++k) acc[k + p * B] += r->vol_weight[iq] * phi[k] * q[p];
     }
-    for (int p = 0; p < 9; ++p)
+    for (int p = 0; p < nvar; ++p)
       for (int k = 0; k < B; ++k) {
         const double v = acc[k + p * B] / r->mass[k];
-        const size_t i = (size_t)e * B * 9 + k + p * B;
-        if (d->opt.precision == SQ_F64) ((double *)d->dofs)[i] = v;
-        else ((float *)d->dofs)[i] = (float)v;
+        const size_t i = (size_t)e * ld + k + p * B;
+        if (d->opt.precision == SQ_F64) ((double *)base)[i] = v;
+        else ((float *)base)[i] = (float)v;
       }
   }
   free(table);
+}
+
+void sq_disc_project(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
+  project(d, fn, ctx, t, 9, d->dofs, (size_t)d->nbasis * 9);
+}
+
+void sq_disc_project_ane(sq_disc *d, sq_field_fn fn, const void *ctx, double t) {
+  if (d->ane) project(d, fn, ctx, t, 6 * d->nmech, d->ane, (size_t)d->nbasis * 6 * (d->nmech + 1));
 }
 
 void sq_disc_eval(const sq_disc *d, int64_t e, const double xi[3], double q[9]) {
@@ -545,6 +557,53 @@ void *sq_disc_elem_ptr(const sq_disc *d, void *base, int64_t e) {
   return (char *)base + (size_t)e * sq_disc_elem_bytes(d);
 }
 
+size_t sq_disc_ane_bytes(const sq_disc *d) {
+  return d->ane ? (size_t)d->nbasis * 6 * (d->nmech + 1) * sq_real_size(d->opt.precision) : 0;
+}
+void *sq_disc_ane_ptr(const sq_disc *d, int64_t e) { return (char *)d->ane + (size_t)e * sq_disc_ane_bytes(d); }
+void *sq_disc_ane_coef_ptr(const sq_disc *d, int64_t e) {
+  return (char *)d->ane_coef + (size_t)e * SQ_ANE_NCOEF * sq_real_size(d->opt.precision);
+}
+
+int sq_disc_ane_ncol(const sq_disc *d) { return d->ane ? d->nbasis * 6 * d->nmech : 0; }
+
+void sq_disc_ane_copy(sq_disc *d, double *buf, int to_disc) {
+  const int ncol = sq_disc_ane_ncol(d);
+  const size_t ld = (size_t)d->nbasis * 6 * (d->nmech + 1);
+  for (int64_t e = 0; e < d->nelem; ++e)
+    for (int i = 0; i < ncol; ++i) {
+      const size_t k = (size_t)e * ld + i;
+      double *b = buf + (size_t)e * ncol + i;
+      if (d->opt.precision == SQ_F64) {
+        if (to_disc) ((double *)d->ane)[k] = *b;
+        else *b = ((double *)d->ane)[k];
+      } else {
+        if (to_disc) ((float *)d->ane)[k] = (float)*b;
+        else *b = ((float *)d->ane)[k];
+      }
+    }
+}
+
+int sq_disc_set_attenuation(sq_disc *d, int nmech, const double *cell_coef) {
+  SQ_CHECK(nmech >= 1 && nmech <= SQ_MECH_MAX, SQ_ERR_INPUT, "attenuation: %d mechanisms (choose 1 to %d)", nmech,
+           SQ_MECH_MAX);
+  const size_t rs = sq_real_size(d->opt.precision), n = d->nelem > 0 ? (size_t)d->nelem : 1;
+  double *coef = malloc(sizeof(double) * SQ_ANE_NCOEF * n);
+  SQ_CHECK(coef, SQ_ERR_MEMORY, "attenuation: out of memory for %zu elements", n);
+  for (int64_t e = 0; e < d->nelem; ++e)
+    memcpy(coef + e * SQ_ANE_NCOEF, cell_coef + d->cell_of[e] * SQ_ANE_NCOEF, sizeof(double) * SQ_ANE_NCOEF);
+  SQ_FREE(d->ane);
+  SQ_FREE(d->ane_coef);
+  int ierr = sq_calloc_aligned(&d->ane, n * d->nbasis * 6 * (nmech + 1), rs);
+  if (!ierr) ierr = sq_calloc_aligned(&d->ane_coef, n * SQ_ANE_NCOEF, rs);
+  if (!ierr) {
+    d->nmech = nmech;
+    sq_kernel_ane_coef(d->opt.precision, d->nelem, coef, d->ane_coef);
+  }
+  free(coef);
+  return ierr;
+}
+
 void sq_disc_predict_serial(sq_disc *d, double dt) {
   const sq_precision p = d->opt.precision;
   const int O = d->opt.order;
@@ -553,14 +612,23 @@ void sq_disc_predict_serial(sq_disc *d, double dt) {
     const sq_tile *tl = &d->tile[t];
     void *derivs =
         tl->needs_derivs && d->derivs ? (char *)d->derivs + (size_t)tl->begin * sq_disc_elem_bytes(d) * O : NULL;
-    sq_kernel_ader(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
-                   (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin), derivs);
+    if (d->ane)
+      sq_kernel_ader_ane(p, O, d->nmech, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
+                         (char *)d->star + (size_t)tl->begin * 243 * rs, sq_disc_ane_coef_ptr(d, tl->begin), dt,
+                         sq_disc_elem_ptr(d, d->tint, tl->begin), derivs, sq_disc_ane_ptr(d, tl->begin));
+    else
+      sq_kernel_ader(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->dofs, tl->begin),
+                     (char *)d->star + (size_t)tl->begin * 243 * rs, dt, sq_disc_elem_ptr(d, d->tint, tl->begin),
+                     derivs);
   }
   for (int t = 0; t < d->ntile; ++t) {
     const sq_tile *tl = &d->tile[t];
     sq_kernel_local(p, O, tl->end - tl->begin, d->pack, sq_disc_elem_ptr(d, d->tint, tl->begin),
                     (char *)d->star + (size_t)tl->begin * 243 * rs,
                     (char *)d->flux_local + (size_t)tl->begin * 324 * rs, sq_disc_elem_ptr(d, d->dofs, tl->begin));
+    if (d->ane)
+      sq_kernel_ane_source(p, O, d->nmech, tl->end - tl->begin, sq_disc_ane_ptr(d, tl->begin),
+                           sq_disc_elem_ptr(d, d->dofs, tl->begin));
   }
 }
 

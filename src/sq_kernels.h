@@ -117,4 +117,23 @@ void sq_kernel_accumulate(sq_precision prec, int order, int64_t n, const void *t
 /** @brief Time integral over [t0, t1] of the Taylor series with derivatives D^0..D^N (eq. 3.34, 3.40). */
 void sq_kernel_taylor(sq_precision prec, int order, int64_t n, const void *derivs, double t0, double t1, void *tint);
 
+/**
+ * @brief ADER predictor with viscoelastic attenuation (kernels_ane_impl.h): as sq_kernel_ader, with the
+ * anelastic source terms of @p nmech mechanisms in the Cauchy-Kovalevski recursion (the derivatives are then
+ * full polynomials), and the element-local update of the memory variables.
+ * @param coef  n x SQ_ANE_NCOEF coefficients (sq_visco_coefficients) in the working precision
+ * @param ane   n x B x 6 (nmech + 1): the memory variables phi_l (updated over [0, dt]) and, after the call,
+ *              the time-integrated stress source that sq_kernel_ane_source applies
+ */
+void sq_kernel_ader_ane(sq_precision prec, int order, int nmech, int64_t n, const void *pack, const void *dofs,
+                        const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane);
+/** @brief sq_kernel_ader_ane with the products run by @p impl. */
+void sq_kernel_ader_ane_impl(sq_gemm_impl impl, sq_precision prec, int order, int nmech, int64_t n, const void *pack,
+                             const void *dofs, const void *star, const void *coef, double dt, void *tint, void *derivs,
+                             void *ane);
+/** @brief The anelastic part of the local update: the stresses of @p dofs -= the source kept in @p ane. */
+void sq_kernel_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs);
+/** @brief Convert @p n elements' SQ_ANE_NCOEF double coefficients to precision @p prec. */
+void sq_kernel_ane_coef(sq_precision prec, int64_t n, const double *coef, void *out);
+
 #endif

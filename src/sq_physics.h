@@ -15,9 +15,10 @@
 /** Number of elastic quantities. */
 #define SQ_NQ 9
 
-/** Isotropic elastic material (Lame parameters and density). */
+/** Isotropic elastic material (Lame parameters and density), with its quality factors. */
 typedef struct sq_material {
   double rho, lambda, mu;
+  double qp, qs; /**< quality factors of P and S waves for viscoelastic attenuation; 0: not given (no attenuation) */
 } sq_material;
 
 /** P-wave speed sqrt((lambda + 2 mu) / rho). */

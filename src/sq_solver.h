@@ -10,6 +10,7 @@
 #include "sq_kernels.h"
 #include "sq_mesh.h"
 #include "sq_physics.h"
+#include "sq_attenuation.h"
 
 /** Layers of a cluster (thesis §4.4): interior elements, copy elements (read by other ranks), ghosts. */
 enum sq_layer { SQ_LAYER_INTERIOR = 0, SQ_LAYER_COPY = 1, SQ_LAYER_GHOST = 2, SQ_NLAYERS = 3 };
@@ -91,6 +92,10 @@ typedef struct sq_disc {
   void *flux_local;   /**< nelem x 4 x 81 */
   void *flux_nb;      /**< nelem x 4 x 81 */
   sq_face_link *link; /**< nelem x 4 */
+  /* viscoelastic attenuation (sq_disc_set_attenuation; else nmech 0 and NULL) */
+  int nmech;      /**< relaxation mechanisms */
+  void *ane;      /**< nelem x B x 6 (nmech + 1): memory variables and the last source (kernels_ane_impl.h) */
+  void *ane_coef; /**< nelem x SQ_ANE_NCOEF kernel coefficients */
 } sq_disc;
 
 /** An analytic field q(x, t) used for initial conditions and errors. */
@@ -163,6 +168,25 @@ void sq_disc_print_clusters(const sq_disc *disc, FILE *out);
 /** Pointer to element @p e of a B x 9 per-element array in the working precision. */
 void *sq_disc_elem_ptr(const sq_disc *disc, void *base, int64_t e);
 
+/** @brief Bytes of one element's anelastic block (B x 6 (nmech + 1) reals; 0 without attenuation). */
+size_t sq_disc_ane_bytes(const sq_disc *disc);
+/** Element @p e of disc->ane and of disc->ane_coef. */
+void *sq_disc_ane_ptr(const sq_disc *disc, int64_t e);
+void *sq_disc_ane_coef_ptr(const sq_disc *disc, int64_t e);
+/**
+ * @brief Switch on viscoelastic attenuation with @p nmech mechanisms: per element the kernel coefficients
+ * @p cell_coef (SQ_ANE_NCOEF doubles per mesh cell, sq_visco_coefficients) and zero memory variables.
+ * The disc must have been created with the unrelaxed materials.
+ */
+int sq_disc_set_attenuation(sq_disc *disc, int nmech, const double *cell_coef);
+/** @brief Doubles per element of the memory variables phi (B x 6 nmech; 0 without attenuation). */
+int sq_disc_ane_ncol(const sq_disc *disc);
+/** @brief Copy the memory variables phi of every local element out to (@p to_disc 0) or in from (1) the
+ *  doubles @p buf (nelem x sq_disc_ane_ncol), exactly (a float widened to double comes back the same). */
+void sq_disc_ane_copy(sq_disc *disc, double *buf, int to_disc);
+/** @brief The memory variables phi := L2 projection of @p fn's 6 nmech values (mechanism-major) at @p t. */
+void sq_disc_project_ane(sq_disc *disc, sq_field_fn fn, const void *ctx, double t);
+
 /** Plane-wave (or Gaussian packet) superposition in a homogeneous material. */
 typedef struct sq_planewave {
   double k[3];  /**< wave vector (rad per length unit) */
@@ -171,6 +195,11 @@ typedef struct sq_planewave {
   int nmode;
   double r[8][9];  /**< eigenvector times amplitude per mode */
   double speed[8]; /**< signed speed per mode */
+  /* viscoelastic modes (sq_planewave_attenuate): q = sum_i Im(rc_i exp(i |k| khat.x + s_i t)) */
+  int nmech;                               /**< 0: elastic modes above */
+  double _Complex s[8];                    /**< Laplace variable of each mode (Re s < 0: decay) */
+  double _Complex rc[8][9];                /**< complex eigenvector times amplitude */
+  double _Complex phi[8][6 * SQ_MECH_MAX]; /**< the memory variables phi_l of the mode */
 } sq_planewave;
 
 /** @brief Set up a plane wave of @p nmode modes (kinds, directions, amplitudes) in material @p m. */
@@ -179,5 +208,14 @@ void sq_planewave_init(sq_planewave *pw, const sq_material *m, const double k[3]
                        const double *amplitude);
 /** sq_field_fn for an sq_planewave context. */
 void sq_planewave_eval(const void *ctx, const double x[3], double t, double q[9]);
+/**
+ * @brief Turn the sine modes of @p pw into viscoelastic ones of the same wave vector and velocity amplitude in
+ * the medium (@p band, @p visco, density @p rho): each mode's s solves rho s^2 = -|k|^2 M(s), with M(s) the
+ * complex P modulus lambda(s) + 2 mu(s) or mu(s) of the generalised Maxwell body (Newton from the elastic
+ * root).  SQ_ERR_INPUT for Gaussian packets, SQ_ERR_NUMERIC if Newton does not converge.
+ */
+int sq_planewave_attenuate(sq_planewave *pw, const sq_atten_band *band, const sq_visco *visco, double rho);
+/** sq_field_fn of the memory variables phi_l (6 nmech values) of an attenuated sq_planewave. */
+void sq_planewave_eval_ane(const void *ctx, const double x[3], double t, double *phi);
 
 #endif

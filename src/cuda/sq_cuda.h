@@ -86,6 +86,14 @@ void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, co
 void sq_cuda_ader(sq_precision prec, int order, int64_t n, const void *pack, const void *dofs, const void *star,
                   double dt, void *tint, void *derivs, void *lts_buffer, int buffer_reset, void *stream);
 
+/** @brief The predictor with attenuation on the GPU (sq_kernel_ader_ane, then sq_kernel_accumulate into
+ *  @p lts_buffer where given). */
+void sq_cuda_ader_ane(sq_precision prec, int order, int nmech, int64_t n, const void *pack, const void *dofs,
+                      const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane,
+                      void *lts_buffer, int buffer_reset, void *stream);
+/** @brief The anelastic part of the local update on the GPU (sq_kernel_ane_source). */
+void sq_cuda_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs, void *stream);
+
 /** @brief Volume + local-flux update on the GPU (sq_kernel_local). */
 void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
                    const void *flux_local, void *dofs, void *stream);

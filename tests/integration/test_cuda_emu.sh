@@ -10,7 +10,7 @@ export SQ_BUILDDIR=${SQ_BUILDDIR:-$PWD}
 command -v g++ > /dev/null || { echo "test_cuda_emu: no g++: skipped"; exit 77; }
 tempdir T
 export TMPDIR=$T
-for s in run.sh rupture.sh plasticity.sh; do
+for s in run.sh rupture.sh plasticity.sh ane.sh; do
   if bash "$SRC/tests/cuda_emu/$s" > "$T/$s.log" 2>&1; then
     ok "tests/cuda_emu/$s: $(tail -n 1 "$T/$s.log")"
   else

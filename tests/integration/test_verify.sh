@@ -25,6 +25,7 @@ sys.exit(0 if r["precision"] == "single" and r["errors"][-1] <= 1e-5 else 1)'
 check "planewave order 2" rate_ok 2
 check "planewave order 3" rate_ok 3
 check "planewave order 3 single" rate_ok 3 --precision single
+check "planewave order 2 viscoelastic" rate_ok 2 --attenuation
 check "interface P" "$SQ" verify interface --wave p
 check "interface S" "$SQ" verify interface --wave s
 check "free surface P" "$SQ" verify freesurface --wave p
@@ -44,5 +45,9 @@ if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then
   check "planewave order 6" rate_ok 6 --meshes 4,6,8
   check "planewave order 7" rate_ok 7 --meshes 4,6
   check "single-precision floor" floor_ok --order 7 --meshes 8 --precision single
+  check "planewave order 3 viscoelastic" rate_ok 3 --attenuation
+  check "planewave order 4 viscoelastic" rate_ok 4 --attenuation --meshes 4,8,16
+  check "planewave order 5 viscoelastic" rate_ok 5 --attenuation --meshes 2,4,8
+  check "planewave order 6 viscoelastic" rate_ok 6 --attenuation --meshes 2,4,6
 fi
 report verify

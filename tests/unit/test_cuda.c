@@ -3,7 +3,8 @@
  * orders 2-7, both precisions; (2) a three-cluster LTS run on the GPU alone (plain, with merged
  * predictors, and with the fused predictor and whole-step tasks) against the CPU-only run; (3) a
  * mixed CPU + GPU run whose tasks land on both kinds of worker; (4) the runs of (2) and (3) again
- * with point sources and receivers, whose tasks then run on the GPU too.  Tolerances: relative L2 <= 1e-12 in double,
+ * with point sources and receivers, whose tasks then run on the GPU too; (5) the anelastic kernels of
+ * attenuation against their CPU kernels.  Tolerances: relative L2 <= 1e-12 in double,
  * 1e-5 in single precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
@@ -218,6 +219,60 @@ START_TEST(kernels_vs_cpu) {
   for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
     kernels_one(order, SQ_F64);
     kernels_one(order, SQ_F32);
+  }
+}
+END_TEST
+
+/* The anelastic kernels (viscoelastic attenuation, Qp 20, Qs 10, 3 mechanisms): the predictor with derivatives
+ * and an accumulated LTS buffer, the memory variables' update and the anelastic part of the local update. */
+static void ane_one(int order, sq_precision p) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(3, order, p, 0, 1 << 20, &mesh);
+  sq_atten_band band;
+  sq_visco v;
+  sq_material u;
+  ck_assert_int_eq(sq_atten_band_init(3, 2.5, 100, &band), SQ_SUCCESS);
+  ck_assert_int_eq(sq_visco_init(&band, &base, 20, 10, &v, &u), SQ_SUCCESS);
+  double *coef = malloc(sizeof(double) * SQ_ANE_NCOEF * mesh->ncell);
+  for (int64_t c = 0; c < mesh->ncell; ++c) sq_visco_coefficients(&band, &v, coef + c * SQ_ANE_NCOEF);
+  ck_assert_int_eq(sq_disc_set_attenuation(d, 3, coef), SQ_SUCCESS);
+  free(coef);
+  const int64_t n = d->nelem;
+  const size_t rs = sq_real_size(p), len = n * (size_t)d->nbasis * 9, blk = len * rs;
+  const size_t alen = n * sq_disc_ane_bytes(d) / rs, ablk = alen * rs;
+  const double dt = d->cluster_dt[0];
+  void *dofs = malloc(blk), *tint = malloc(blk), *derivs = malloc(blk * order), *buf = malloc(blk);
+  fill_random(p, dofs, len, 1.0);
+  fill_random(p, buf, len, 1.0);
+  fill_random(p, d->ane, alen, 0.1);
+  void *g_pack = dev_copy(d->pack, d->pack_bytes), *g_dofs = dev_copy(dofs, blk),
+       *g_star = dev_copy(d->star, n * 243 * rs);
+  void *g_coef = dev_copy(d->ane_coef, n * SQ_ANE_NCOEF * rs), *g_ane = dev_copy(d->ane, ablk);
+  void *g_tint = dev_copy(NULL, blk), *g_derivs = dev_copy(NULL, blk * order), *g_buf = dev_copy(buf, blk);
+  sq_kernel_ader_ane(p, order, 3, n, d->pack, dofs, d->star, d->ane_coef, dt, tint, derivs, d->ane);
+  sq_kernel_accumulate(p, order, n, tint, 0, buf);
+  sq_kernel_ane_source(p, order, 3, n, d->ane, dofs);
+  sq_cuda_ader_ane(p, order, 3, n, g_pack, g_dofs, g_star, g_coef, dt, g_tint, g_derivs, g_ane, g_buf, 0, NULL);
+  sq_cuda_ane_source(p, order, 3, n, g_ane, g_dofs, NULL);
+  const void *dev[5] = {g_tint, g_derivs, g_buf, g_ane, g_dofs}, *cpu[5] = {tint, derivs, buf, d->ane, dofs};
+  const size_t lens[5] = {len, len * order, len, alen, len};
+  const char *what[5] = {"ane tint", "ane derivs", "ane buffer", "ane memory", "ane dofs"};
+  for (int i = 0; i < 5; ++i) {
+    void *h = host_copy(dev[i], lens[i] * rs);
+    check_close(what[i], order, p, h, cpu[i], lens[i]);
+    free(h);
+  }
+  cudaFree(g_pack), cudaFree(g_dofs), cudaFree(g_star), cudaFree(g_coef), cudaFree(g_ane);
+  cudaFree(g_tint), cudaFree(g_derivs), cudaFree(g_buf);
+  free(dofs), free(tint), free(derivs), free(buf);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+
+START_TEST(ane_kernels_vs_cpu) {
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+    ane_one(order, SQ_F64);
+    ane_one(order, SQ_F32);
   }
 }
 END_TEST
@@ -501,6 +556,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_checked_fixture(tc, NULL, teardown);
   tcase_add_test(tc, kernels_vs_cpu);
+  tcase_add_test(tc, ane_kernels_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);
   tcase_add_test(tc, points_f64);
