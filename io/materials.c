@@ -22,6 +22,8 @@ struct sq_material_eval {
   const sq_config *cfg;
   sq_expr *expr[SQ_MAX_MATERIALS + 1][SQ_NMAT_VALUES]; /* entry 0: the default; NULL: constant or not given */
   sq_easi *easi;                                       /* materials.easi: the model, instead of the entries */
+  const char *names[5]; /* the values asked of the model: rho, mu, lambda, then Qp, Qs where it gives them */
+  int nnames;           /* and the run attenuates */
 };
 
 /* Entry @p i: 0 the default, i + 1 rule i. */
@@ -57,12 +59,17 @@ static int easi_create(const sq_config *cfg, sq_material_eval *ev) {
     SQ_CHECK(sq_easi_provides(ev->easi, need[k]), SQ_ERR_INPUT,
              "%s:%d: key 'materials.easi': the easi model %s does not give '%s' (a material needs rho, mu, lambda)",
              cfg->path, cfg->material_easi_line, cfg->material_easi, need[k]);
+  for (int k = 0; k < 3; ++k) ev->names[k] = need[k];
+  ev->nnames = 3;
+  static const char *const qnames[2] = {"Qp", "Qs"}; /* SeisSol's names of the quality factors */
+  for (int k = 0; k < 2 && cfg->attenuation.enabled; ++k)
+    if (sq_easi_provides(ev->easi, qnames[k])) ev->names[ev->nnames++] = qnames[k];
   return SQ_SUCCESS;
 }
 
 /* The material of a cell from the easi model's rho, mu, lambda @p v at its centroid @p x (the element's
  * barycentre, where SeisSol evaluates it) and its mesh group: checked. */
-static int easi_check(const sq_material_eval *ev, const double v[3], const double x[3], int group, int64_t cell,
+static int easi_check(const sq_material_eval *ev, const double *v, const double x[3], int group, int64_t cell,
                       sq_material *mat) {
   const sq_config *cfg = ev->cfg;
   const char *bad = !(v[0] > 0)                    ? "rho must be > 0"
@@ -76,35 +83,24 @@ static int easi_check(const sq_material_eval *ev, const double v[3], const doubl
                     cfg->path, cfg->material_easi_line, cfg->material_easi, v[0], v[1], v[2], x[0], x[1], x[2],
                     (long long)cell, group, bad);
   *mat = (sq_material){.rho = v[0], .lambda = v[2], .mu = v[1]};
-  /* quality factors, where the model gives them (SeisSol's names Qp, Qs) and the run attenuates */
-  static const char *const qnames[2] = {"Qp", "Qs"};
-  for (int k = 0; k < 2 && cfg->attenuation.enabled; ++k) {
-    if (!sq_easi_provides(ev->easi, qnames[k])) continue;
-    double q;
-    rc = sq_easi_eval(ev->easi, 1, x, &group, 1, &qnames[k], &q);
-    if (rc) {
-      sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
-                    (long long)cell);
-      return rc;
-    }
-    if (!(q > 0))
+  /* quality factors, where the model gives them (names[3..]) */
+  for (int k = 3; k < ev->nnames; ++k) {
+    if (!(v[k] > 0))
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                       "%s:%d: key 'materials.easi': the model %s gives %s %g at (%g, %g, %g) (mesh cell %lld, group "
                       "%d): must be > 0",
-                      cfg->path, cfg->material_easi_line, cfg->material_easi, qnames[k], q, x[0], x[1], x[2],
+                      cfg->path, cfg->material_easi_line, cfg->material_easi, ev->names[k], v[k], x[0], x[1], x[2],
                       (long long)cell, group);
-    if (k == 0) mat->qp = q;
-    else mat->qs = q;
+    if (ev->names[k][1] == 'p') mat->qp = v[k];
+    else mat->qs = v[k];
   }
   return SQ_SUCCESS;
 }
 
-static const char *const easi_names[3] = {"rho", "mu", "lambda"};
-
 static int easi_material(const sq_material_eval *ev, const double x[3], int group, int64_t cell, sq_material *mat) {
   const sq_config *cfg = ev->cfg;
-  double v[3];
-  int rc = sq_easi_eval(ev->easi, 1, x, &group, 3, easi_names, v);
+  double v[5];
+  int rc = sq_easi_eval(ev->easi, 1, x, &group, ev->nnames, ev->names, v);
   if (rc) {
     sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", cfg->path, cfg->material_easi_line,
                   (long long)cell);
@@ -283,7 +279,8 @@ static int easi_cells(const sq_material_eval *ev, int64_t nsel, const int64_t *s
   double *x = NULL, *v = NULL;
   int *g = NULL;
   int ierr = SQ_CALLOC(x, 3 * nsel + 3);
-  if (!ierr) ierr = SQ_CALLOC(v, 3 * nsel + 3);
+  const int nv = ev->nnames;
+  if (!ierr) ierr = SQ_CALLOC(v, nv * nsel + nv);
   if (!ierr) ierr = SQ_CALLOC(g, nsel + 1);
   if (!ierr) {
     SQ_PARALLEL_FOR
@@ -292,14 +289,14 @@ static int easi_cells(const sq_material_eval *ev, int64_t nsel, const int64_t *s
       g[j] = group[sel[j]];
     }
     int64_t bad = nsel;
-    ierr = sq_easi_eval_first_bad(ev->easi, nsel, x, g, 3, easi_names, v, &bad);
+    ierr = sq_easi_eval_first_bad(ev->easi, nsel, x, g, nv, ev->names, v, &bad);
     if (ierr && bad < nsel)
       sq_error_more("  (materials.easi, %s line %d, at mesh cell %lld)", ev->cfg->path, ev->cfg->material_easi_line,
                     (long long)(id ? id[sel[bad]] : sel[bad]));
   }
   for (int64_t j = 0; j < nsel && !ierr; ++j) {
     sq_material m;
-    ierr = easi_check(ev, &v[3 * j], &x[3 * j], g[j], id ? id[sel[j]] : sel[j], &m);
+    ierr = easi_check(ev, &v[nv * j], &x[3 * j], g[j], id ? id[sel[j]] : sel[j], &m);
     if (ierr) break;
     if (stats) stats_add(stats, 0, &m);
     if (mat) mat[sel[j]] = m;
