@@ -10,6 +10,8 @@ int sq_cmd_run(int argc, char **argv);
 int sq_cmd_verify(int argc, char **argv);
 /** @brief `starquake verify pointsource ...` (app/verify_source.c) */
 int sq_cmd_verify_pointsource(int argc, char **argv);
+/** @brief `starquake verify kinematic ...` (app/verify_kinematic.c) */
+int sq_cmd_verify_kinematic(int argc, char **argv);
 /** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */
 int sq_cmd_mesh(int argc, char **argv);
 

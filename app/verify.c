@@ -352,7 +352,9 @@ int sq_cmd_verify(int argc, char **argv) {
            "                                  [--lts-rate R] [--graded] [--merge] [--cfl C]\n"
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n"
            "       starquake verify pointsource [--size quick|long] [--order O] [--cells N] [--refine F]\n"
-           "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n");
+           "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n"
+           "       starquake verify kinematic [--order O] [--cells N] [--refine F] [--tau-s T] [--tau-r T]\n"
+           "                                  [--radius R] [--tolerance X] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);
@@ -360,7 +362,9 @@ int sq_cmd_verify(int argc, char **argv) {
   if (!strcmp(argv[0], "freesurface")) return verify_packet(argc - 1, argv + 1, EXP_FREE);
   if (!strcmp(argv[0], "absorbing")) return verify_packet(argc - 1, argv + 1, EXP_ABSORB);
   if (!strcmp(argv[0], "pointsource")) return sq_cmd_verify_pointsource(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "kinematic")) return sq_cmd_verify_kinematic(argc - 1, argv + 1);
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing or pointsource)",
+                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing, pointsource or "
+                  "kinematic)",
                   argv[0]);
 }

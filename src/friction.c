@@ -6,9 +6,16 @@
 #include "sq_common.h"
 #include "sq_friction.h"
 #include "friction_impl.h"
+#include "sq_kinematic.h"
 
-static const char *const sq_friction_names[] = {"none", "linear_slip_weakening", "rate_state_aging", "rate_state_slip",
-                                                "rate_state_fast_velocity_weakening"};
+static const char *const sq_friction_names[] = {"none",
+                                                "linear_slip_weakening",
+                                                "rate_state_aging",
+                                                "rate_state_slip",
+                                                "rate_state_fast_velocity_weakening",
+                                                "imposed_slip_rate_yoffe",
+                                                "imposed_slip_rate_gaussian",
+                                                "imposed_slip_rate_delta"};
 #define SQ_FRICTION_NLAWS ((int)(sizeof(sq_friction_names) / sizeof(sq_friction_names[0])))
 
 /** Rules a parameter value can be held to. */
@@ -76,6 +83,9 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     SQ_CALL(sq_friction_check_value("V_w", p->V_w, SQ_RULE_POSITIVE, why, why_len));
     return SQ_SUCCESS;
   }
+  case SQ_FRICTION_KINEMATIC_YOFFE:
+  case SQ_FRICTION_KINEMATIC_GAUSSIAN:
+  case SQ_FRICTION_KINEMATIC_DELTA: return sq_kinematic_check_params(law, p, why, why_len);
   }
   if (why && why_len) snprintf(why, why_len, "unknown friction law %d", (int)law);
   return SQ_ERR_INPUT;
@@ -90,7 +100,8 @@ int sq_friction_law_from_name(const char *name, sq_friction_law *law) {
     }
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "unknown friction law '%s' (known: none, linear_slip_weakening, rate_state_aging, "
-                  "rate_state_slip, rate_state_fast_velocity_weakening)",
+                  "rate_state_slip, rate_state_fast_velocity_weakening, imposed_slip_rate_yoffe, "
+                  "imposed_slip_rate_gaussian, imposed_slip_rate_delta)",
                   name);
 }
 
