@@ -101,6 +101,8 @@ static const help_option pointsource_options[] = {
     {NULL, NULL, NULL}};
 
 static const help_option kinematic_options[] = {
+    {"--size", "quick|long",
+     "quick (default: order 4, 3072 elements, tolerance 15%) or long (order 6, 7^3 base cells, 2%)"},
     {"--order", "O", "convergence order (default 4)"},
     {"--cells", "N", "cells per axis, even, 2..200 (default 6)"},
     {"--refine", "F", "refinement factor of the inner cells, 1..16 (default 4); the patch is one refined square"},
@@ -108,7 +110,7 @@ static const help_option kinematic_options[] = {
     {"--tau-s", "T", "the Yoffe function's smoothing time tau_S (default 0.25)"},
     {"--tau-r", "T", "the Yoffe function's rise time tau_R (default 1)"},
     {"--radius", "R", "distance of the receivers from the patch (default 0.6)"},
-    {"--tolerance", "X", "largest relative misfit against the point source that passes (default 0.02)"},
+    {"--tolerance", "X", "largest combined relative misfit against the point source that passes (default 0.15)"},
     {"--dump", "FILE", "write 't receiver v(patch) v(point source) v(closed form)' rows (3 each) to FILE"},
     {"--json", "", "print the result as JSON"},
     {"--help", "", "print this help"},

@@ -353,7 +353,8 @@ int sq_cmd_verify(int argc, char **argv) {
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n"
            "       starquake verify pointsource [--size quick|long] [--order O] [--cells N] [--refine F]\n"
            "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n"
-           "       starquake verify kinematic [--order O] [--cells N] [--refine F] [--tau-s T] [--tau-r T]\n"
+           "       starquake verify kinematic [--size quick|long] [--order O] [--cells N] [--refine F] [--tau-s T] "
+           "[--tau-r T]\n"
            "                                  [--radius R] [--tolerance X] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
