@@ -44,6 +44,22 @@ cp -r "$OUT/A/." "$OUT/B/"
   ok "restart from the checkpoint at 2.7 s = the uninterrupted run (dofs hash, station file)" ||
   { bad "restart: $(hash_of "$OUT/B" kinematic) vs $ref"; tail -3 "$OUT/B.log"; }
 
+# the values from an easi model under SeisSol's names: uniform slip (-1, 0.5) over the whole 12 x 10 km fault
+printf '!ConstantMap\nmap:\n  strike_slip: -1.0\n  dip_slip: 0.5\n  rupture_onset: 0.2\n  tau_S: 0.1\n  tau_R: 0.8\n' > "$OUT/f.yaml"
+$PY - "$cfg" "$OUT/easi.yaml" << 'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+for k in ['strike_slip', 'dip_slip', 'rupture_onset', 'tau_S', 'rise_time']:
+    s = re.sub(r'(?m)^  %s:.*\n' % k, '', s)
+s = s.replace('fault:\n', 'fault:\n  easi: f.yaml\n', 1).replace('end_time: 5.4', 'end_time: 1.4')
+s = re.sub(r'(?m)^checkpoint:\n.*\n', '', s)
+open(sys.argv[2], 'w').write(s)
+PY
+run "$OUT/E" "$OUT/easi.yaml" &&
+  awk -v m="$(summary_value "$OUT/E/kinematic-summary.txt" seismic_moment)" -v p="$(summary_value "$OUT/E/kinematic-summary.txt" peak_slip)" \
+    'BEGIN { e = 2670 * 3464 * 3464 * sqrt(1.25) * 12000 * 10000; exit !((m / e - 1)^2 < 1e-12 && (p / sqrt(1.25) - 1)^2 < 1e-12) }' &&
+  ok "fault.easi with SeisSol's names: peak slip |(-1, 0.5)| and M0 = mu |D| A (to the summary's 7 digits)" || bad "fault.easi kinematic values"
+
 # bad values: the key and its line
 expect_error() { # NAME SED PATTERN
   sed "$2" "$cfg" > "$OUT/bad.yaml"
