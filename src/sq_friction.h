@@ -32,14 +32,16 @@ extern "C" {
 
 /** Friction laws. */
 typedef enum sq_friction_law {
-  SQ_FRICTION_NONE = 0,           /**< welded interface: always locked */
-  SQ_FRICTION_LSW,                /**< linear slip weakening with forced rupture (eq. 2.23) */
-  SQ_FRICTION_RS_AGING,           /**< rate-and-state, regularised friction, aging law (eq. 2.22) */
-  SQ_FRICTION_RS_SLIP,            /**< rate-and-state, regularised friction, slip law */
-  SQ_FRICTION_RS_FVW,             /**< rate-and-state, fast velocity weakening (TPV104, eq. 9.1-9.2) */
-  SQ_FRICTION_KINEMATIC_YOFFE,    /**< imposed slip rate: regularised Yoffe function (kinematic.h) */
-  SQ_FRICTION_KINEMATIC_GAUSSIAN, /**< imposed slip rate: smooth step's derivative (kinematic.h) */
-  SQ_FRICTION_KINEMATIC_DELTA     /**< imposed slip rate: all slip at the onset time (kinematic.h) */
+  SQ_FRICTION_NONE = 0, /**< welded interface: always locked */
+  SQ_FRICTION_LSW,      /**< linear slip weakening with forced rupture (eq. 2.23) */
+  SQ_FRICTION_RS_AGING, /**< rate-and-state, regularised friction, aging law (eq. 2.22) */
+  SQ_FRICTION_RS_SLIP,  /**< rate-and-state, regularised friction, slip law */
+  SQ_FRICTION_RS_FVW,   /**< rate-and-state, fast velocity weakening (TPV104, eq. 9.1-9.2) */
+
+  /* kinematic sources: imposed slip rates (kinematic_impl.h) */
+  SQ_FRICTION_KINEMATIC_YOFFE,    /**< regularised Yoffe function */
+  SQ_FRICTION_KINEMATIC_GAUSSIAN, /**< the smooth step's derivative (SeisSol's "Gaussian") */
+  SQ_FRICTION_KINEMATIC_DELTA     /**< all slip at the onset time */
 } sq_friction_law;
 
 /** Is @p law a kinematic source (imposed slip rate) rather than a friction law? */
