@@ -101,8 +101,7 @@ static const help_option pointsource_options[] = {
     {NULL, NULL, NULL}};
 
 static const help_option kinematic_options[] = {
-    {"--size", "quick|long",
-     "quick (default: order 4, 3072 elements, tolerance 15%) or long (order 6, 7^3 base cells, 2%)"},
+    {"--size", "quick|long", "quick (default: 3072 elements, tolerance 15%) or long (--refine 8: 10368 elements, 2%)"},
     {"--order", "O", "convergence order (default 4)"},
     {"--cells", "N", "cells per axis, even, 2..200 (default 6)"},
     {"--refine", "F", "refinement factor of the inner cells, 1..16 (default 4); the patch is one refined square"},

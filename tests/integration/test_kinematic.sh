@@ -14,6 +14,12 @@ allow_mpirun
   ok "verify kinematic: $(grep -o '"max_slip_error": [^,]*, ' "$OUT/verify.json")$(grep -o '"combined_misfit": [^,]*' "$OUT/verify.json")" ||
   { bad "verify kinematic"; tail -3 "$OUT/verify.json"; }
 
+if [ "${STARQUAKE_LONG_TESTS:-0}" = 1 ]; then # the 2% acceptance size (about 2 minutes on 2 cores)
+  "$SQ" verify kinematic --size long --json > "$OUT/long.json" 2>&1 && grep -q '"pass": true' "$OUT/long.json" &&
+    ok "verify kinematic --size long: $(grep -o '"combined_misfit": [^,]*' "$OUT/long.json")" ||
+    { bad "verify kinematic --size long"; tail -3 "$OUT/long.json"; }
+fi
+
 # the configuration at 2 km and order 2; every point has slipped by 5.2 s (onset <= 3.5 s, tau_R + 2 tau_S = 1.6 s)
 cfg=$OUT/kin.yaml
 sed -e 's/cells: \[24, 12, 14\]/cells: [12, 6, 7]/' -e 's/order: 4/order: 2/' -e 's/end_time: 8.0/end_time: 5.4/' \
