@@ -102,6 +102,21 @@ static const help_option pointsource_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option kinematic_options[] = {
+    {"--size", "quick|long", "quick (default: 3072 elements, tolerance 15%) or long (--refine 8: 10368 elements, 2%)"},
+    {"--order", "O", "convergence order (default 4)"},
+    {"--cells", "N", "cells per axis, even, 2..200 (default 6)"},
+    {"--refine", "F", "refinement factor of the inner cells, 1..16 (default 4); the patch is one refined square"},
+    {"--lts-rate", "R", "local time stepping rate (default 2)"},
+    {"--tau-s", "T", "the Yoffe function's smoothing time tau_S (default 0.25)"},
+    {"--tau-r", "T", "the Yoffe function's rise time tau_R (default 1)"},
+    {"--radius", "R", "distance of the receivers from the patch (default 0.6)"},
+    {"--tolerance", "X", "largest combined relative misfit against the point source that passes (default 0.15)"},
+    {"--dump", "FILE", "write 't receiver v(patch) v(point source) v(closed form)' rows (3 each) to FILE"},
+    {"--json", "", "print the result as JSON"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_option help_only[] = {{"--help", "", "print this help"}, {NULL, NULL, NULL}};
 
 static const help_option import_options[] = {
@@ -148,6 +163,10 @@ static const help_command commands[] = {
      "rupture kernel's spectral update against the closed forms of the diffusion problem (Rice 2006), for 8 to 60 "
      "wavenumbers normal to the fault (docs/VERIFICATION.md).",
      tp_options},
+    {"verify kinematic", "verify kinematic [OPTIONS]",
+     "A small patch of imposed slip (regularised Yoffe slip rate) in a homogeneous medium against the point source "
+     "of the same moment, simulated and in closed form; and the slip of every fault point against the final slip.",
+     kinematic_options},
     {"mesh info", "mesh info FILE",
      "Sizes, bounding box, material groups and boundary codes of a mesh (.msh Gmsh 2.2 or 4.1, .puml.h5 PUML).",
      help_only},

@@ -136,6 +136,12 @@ static void point_row(table *t, const sq_sim *s, const double x[3], const double
     col(t, "d_c", p->d_c, on);
     /* "never" (no forced rupture) stays a large number: compare it as it is */
     col(t, "forced_rupture_time", p->forced_time, on);
+  } else if (sq_friction_is_kinematic((sq_friction_law)s->cfg.fault.law)) {
+    col(t, "strike_slip", p->slip_strike, on);
+    col(t, "dip_slip", p->slip_dip, on);
+    col(t, "rupture_onset", p->onset, on);
+    if (s->cfg.fault.law == SQ_FRICTION_KINEMATIC_YOFFE) col(t, "tau_S", p->tau_s, on);
+    if (s->cfg.fault.law != SQ_FRICTION_KINEMATIC_DELTA) col(t, "rise_time", p->rise_time, on);
   } else {
     col(t, "a", p->a, on);
     col(t, "b", p->b, on);

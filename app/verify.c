@@ -363,7 +363,10 @@ int sq_cmd_verify(int argc, char **argv) {
            "       starquake verify interface|freesurface|absorbing [--wave p|s] [--order O] [--cells N] [--json]\n"
            "       starquake verify pointsource [--size quick|long] [--order O] [--cells N] [--refine F]\n"
            "                                    [--lts-rate R] [--force] [--update-only] [--tolerance X] [--json]\n"
-           "       starquake verify thermal-pressurization [--dt DT] [--json]\n");
+           "       starquake verify thermal-pressurization [--dt DT] [--json]\n"
+           "       starquake verify kinematic [--size quick|long] [--order O] [--cells N] [--refine F] [--tau-s T] "
+           "[--tau-r T]\n"
+           "                                  [--radius R] [--tolerance X] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);
@@ -372,8 +375,9 @@ int sq_cmd_verify(int argc, char **argv) {
   if (!strcmp(argv[0], "absorbing")) return verify_packet(argc - 1, argv + 1, EXP_ABSORB);
   if (!strcmp(argv[0], "pointsource")) return sq_cmd_verify_pointsource(argc - 1, argv + 1);
   if (!strcmp(argv[0], "thermal-pressurization")) return sq_cmd_verify_tp(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "kinematic")) return sq_cmd_verify_kinematic(argc - 1, argv + 1);
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
-                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing, pointsource or "
-                  "thermal-pressurization)",
+                  "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing, pointsource, "
+                  "thermal-pressurization or kinematic)",
                   argv[0]);
 }

@@ -534,7 +534,12 @@ const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {"mu_s",
                                                             "tp_lambda",
                                                             "tp_half_width",
                                                             "tp_initial_temperature",
-                                                            "tp_initial_pressure"};
+                                                            "tp_initial_pressure",
+                                                            "strike_slip",
+                                                            "dip_slip",
+                                                            "rupture_onset",
+                                                            "tau_S",
+                                                            "rise_time"};
 
 #define SQ_FP_KEY(s, i)                                                                                                \
   { .name = #s, .type = SQ_KEY_EXPR, .offset = offsetof(TYPE, param) + (i) * sizeof(sq_cfg_expr) }
@@ -546,7 +551,10 @@ const char *const sq_fault_param_names[SQ_NFAULT_PARAMS] = {"mu_s",
       SQ_FP_KEY(V_w, SQ_FP_V_W), SQ_FP_KEY(initial_slip_rate, SQ_FP_V_INIT),                                           \
       SQ_FP_KEY(traction_normal, SQ_FP_TRACTION_NORMAL), SQ_FP_KEY(traction_strike, SQ_FP_TRACTION_STRIKE),            \
       SQ_FP_KEY(traction_dip, SQ_FP_TRACTION_DIP), SQ_FP_KEY(nucleation_normal, SQ_FP_NUC_NORMAL),                     \
-      SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP)
+      SQ_FP_KEY(nucleation_strike, SQ_FP_NUC_STRIKE), SQ_FP_KEY(nucleation_dip, SQ_FP_NUC_DIP),                        \
+      SQ_FP_KEY(strike_slip, SQ_FP_STRIKE_SLIP), SQ_FP_KEY(dip_slip, SQ_FP_DIP_SLIP),                                  \
+      SQ_FP_KEY(rupture_onset, SQ_FP_RUPTURE_ONSET), SQ_FP_KEY(tau_S, SQ_FP_TAU_S),                                    \
+      SQ_FP_KEY(rise_time, SQ_FP_RISE_TIME)
 
 /* clang-format off */
 static const sq_cfg_key sq_cfg_stress_keys[] = {
@@ -644,7 +652,13 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   static const int lsw[] = {SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, -1};
   static const int rs[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, -1};
   static const int fvw[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, SQ_FP_F_W, SQ_FP_V_W, -1};
-  const int *need = f->law == SQ_FRICTION_LSW ? lsw : f->law == SQ_FRICTION_RS_FVW ? fvw : rs;
+  static const int yoffe[] = {SQ_FP_TAU_S, SQ_FP_RISE_TIME, -1}, gaussian[] = {SQ_FP_RISE_TIME, -1}, delta[] = {-1};
+  const int *need = f->law == SQ_FRICTION_LSW                  ? lsw
+                    : f->law == SQ_FRICTION_RS_FVW             ? fvw
+                    : f->law == SQ_FRICTION_KINEMATIC_YOFFE    ? yoffe
+                    : f->law == SQ_FRICTION_KINEMATIC_GAUSSIAN ? gaussian
+                    : f->law == SQ_FRICTION_KINEMATIC_DELTA    ? delta
+                                                               : rs;
   const char *law = sq_friction_law_name((sq_friction_law)f->law);
   char keypath[SQ_CFG_PATH];
   if (f->easi[0]) { /* the model gives values: what it lacks is checked at every fault point */
@@ -665,8 +679,10 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
       return SQ_CFG_MISSING(p, 1, line, path, sq_fault_param_names[need[i]], hint);
     }
   /* keys the law does not read are mistakes */
-  for (int i = 0; i <= SQ_FP_V_W; ++i) {
-    int used = i == SQ_FP_COHESION;
+  for (int i = 0; i < SQ_NFAULT_PARAMS; ++i) {
+    if (i > SQ_FP_V_W && i < SQ_FP_STRIKE_SLIP) continue; /* initial values, stress: every law */
+    const int kinematic = sq_friction_is_kinematic((sq_friction_law)f->law);
+    int used = i == SQ_FP_COHESION || (kinematic && i >= SQ_FP_STRIKE_SLIP && i <= SQ_FP_RUPTURE_ONSET);
     for (int k = 0; need[k] >= 0; ++k) used |= need[k] == i;
     if (f->law == SQ_FRICTION_LSW) used |= i == SQ_FP_FORCED_TIME || i == SQ_FP_FORCED_DURATION;
     if (used) continue;
@@ -683,9 +699,9 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   static const struct {
     int index;
     const char *rule;
-  } positive[] = {{SQ_FP_D_C, "> 0"},       {SQ_FP_L, "> 0"},     {SQ_FP_A, "> 0"},
-                  {SQ_FP_V0, "> 0"},        {SQ_FP_V_W, "> 0"},   {SQ_FP_V_INIT, "> 0"},
-                  {SQ_FP_COHESION, ">= 0"}, {SQ_FP_MU_S, ">= 0"}, {SQ_FP_MU_D, ">= 0"}};
+  } positive[] = {{SQ_FP_D_C, "> 0"},   {SQ_FP_L, "> 0"},      {SQ_FP_A, "> 0"},         {SQ_FP_V0, "> 0"},
+                  {SQ_FP_V_W, "> 0"},   {SQ_FP_V_INIT, "> 0"}, {SQ_FP_COHESION, ">= 0"}, {SQ_FP_MU_S, ">= 0"},
+                  {SQ_FP_MU_D, ">= 0"}, {SQ_FP_TAU_S, "> 0"},  {SQ_FP_RISE_TIME, "> 0"}, {SQ_FP_RUPTURE_ONSET, ">= 0"}};
   for (int k = -1; k < f->npatches; ++k) {
     const sq_cfg_expr *prm = k < 0 ? f->param : f->patches[k].param;
     for (size_t i = 0; i < sizeof(positive) / sizeof(positive[0]); ++i) {
@@ -745,6 +761,9 @@ static const sq_cfg_word sq_cfg_friction_words[] = {{"linear_slip_weakening", SQ
                                                     {"rate_state_aging", SQ_FRICTION_RS_AGING},
                                                     {"rate_state_slip", SQ_FRICTION_RS_SLIP},
                                                     {"rate_state_fast_velocity_weakening", SQ_FRICTION_RS_FVW},
+                                                    {"imposed_slip_rate_yoffe", SQ_FRICTION_KINEMATIC_YOFFE},
+                                                    {"imposed_slip_rate_gaussian", SQ_FRICTION_KINEMATIC_GAUSSIAN},
+                                                    {"imposed_slip_rate_delta", SQ_FRICTION_KINEMATIC_DELTA},
                                                     {NULL, 0}};
 
 static const sq_cfg_word sq_cfg_refconv_words[] = {

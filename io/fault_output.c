@@ -458,7 +458,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
     st->rows = kept > 0 ? kept : 0;
     st->scec = open_station_file(path, kept, &ierr);
     SQ_CALL(ierr);
-    const int rs = cfg->fault.law != SQ_FRICTION_LSW;
+    const int rs = cfg->fault.law != SQ_FRICTION_LSW && !sq_friction_is_kinematic((sq_friction_law)cfg->fault.law);
     if (kept < 0)
       fprintf(st->scec,
               "# problem=%s\n# author=starquake\n# code=starquake\n# code_version=%s\n# element_size=see mesh\n"
@@ -498,7 +498,7 @@ static int open_stations(sq_fault_output *o, const int64_t *keep) {
 
 /* One row of both station formats from a log row (t, SRs, SRd, Ts, Td, Pn, mu, state, Sls, Sld, ASl, PSR, RT). */
 static void station_write(const sq_fault_output *o, const struct station *st, const double *r) {
-  const int rs = o->cfg->fault.law != SQ_FRICTION_LSW;
+  const int rs = o->cfg->fault.law != SQ_FRICTION_LSW && !sq_friction_is_kinematic((sq_friction_law)o->cfg->fault.law);
   fprintf(st->scec, "%.10e %.10e %.10e %.10e %.10e %.10e %.10e %.10e", r[0], r[8], r[1], 1e-6 * r[3], -r[9], -r[2],
           -1e-6 * r[4], 1e-6 * r[5]);
   if (rs) fprintf(st->scec, " %.10e", r[7] > 0 ? log10(r[7]) : r[7]);

@@ -124,6 +124,11 @@ enum sq_fault_param {
   SQ_FP_TP_HALF_WIDTH, /**< half-width of the shear zone */
   SQ_FP_TP_T0,         /**< initial temperature */
   SQ_FP_TP_P0,         /**< initial pore pressure */
+  SQ_FP_STRIKE_SLIP,   /**< kinematic laws: final slip along strike */
+  SQ_FP_DIP_SLIP,      /**< kinematic laws: final slip down-dip */
+  SQ_FP_RUPTURE_ONSET, /**< kinematic laws: onset time */
+  SQ_FP_TAU_S,         /**< kinematic Yoffe: smoothing time */
+  SQ_FP_RISE_TIME,     /**< kinematic Yoffe: tau_R; Gaussian: duration */
   SQ_NFAULT_PARAMS
 };
 /** Config key of each enum sq_fault_param (initial_stress.xx ... for the tensor). */

@@ -503,13 +503,11 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
         "6: linear slip weakening on a bimaterial fault (Prakash-Clifton regularisation) is not supported by "
         "starquake");
   case 7: return fail_at(im, fit, "DynamicRupture", "7: velocity weakening is not supported by starquake");
-  case 33:
-  case 34:
-    return fail_at(im, fit, "DynamicRupture",
-                   "%ld: kinematic rupture (imposed slip rates) is not supported by starquake", fl);
+  case 33: law = "imposed_slip_rate_yoffe"; break;
+  case 34: law = "imposed_slip_rate_gaussian"; break;
   default:
     return fail_at(im, fit, "DynamicRupture",
-                   "friction law %ld is not supported by starquake (it has FL = 2, 16, 3, 4 and 103)", fl);
+                   "friction law %ld is not supported by starquake (it has FL = 2, 16, 3, 4, 103, 33 and 34)", fl);
   }
   SQ_CALL(integer(im, "DynamicRupture", "thermalPress", &tp, &given));
   if (tp != 0 && tp != 1)
@@ -532,7 +530,7 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
     put(&im->y, "  nucleation_time: %s # t_0\n", gnum(t0));
     if (fl == 16) put(&im->y, "  forced_rupture_duration: %s # t_0\n", gnum(t0));
   }
-  if (fl != 2 && fl != 16) {
+  if (fl != 2 && fl != 16 && fl != 33 && fl != 34) {
     SQ_CALL(fault_const(im, "RS_f0", "f0", NULL, NULL));
     SQ_CALL(fault_const(im, "RS_sr0", "V0", NULL, NULL));
     SQ_CALL(fault_const(im, "RS_a", "a", NULL, NULL));

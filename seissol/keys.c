@@ -51,8 +51,8 @@ static const sq_seissol_key keys[] = {
     /* DynamicRupture */
     {"DynamicRupture", "FL", M,
      "`fault.friction_law`: 2 and 16 `linear_slip_weakening`, 3 `rate_state_aging`, 4 `rate_state_slip`, 103 "
-     "`rate_state_fast_velocity_weakening`, 0 no fault; others refused (6 bimaterial, 7 velocity weakening, 33/34 "
-     "kinematic)",
+     "`rate_state_fast_velocity_weakening`, 33 `imposed_slip_rate_yoffe`, 34 `imposed_slip_rate_gaussian`, 0 no "
+     "fault; others refused (6 bimaterial, 7 velocity weakening)",
      0},
     {"DynamicRupture", "ModelFileName", M, "`fault: {easi: FILE}`", 0},
     {"DynamicRupture", "XRef", M, "`fault.reference_point` (see *Fault sides*)", 0},

@@ -47,7 +47,13 @@ static const struct {
                   {"tp_undrainedTPResponse", SQ_FP_TP_LAMBDA, 1},
                   {"tp_halfWidthShearZone", SQ_FP_TP_HALF_WIDTH, 1},
                   {"tp_iniTemp", SQ_FP_TP_T0, 1},
-                  {"tp_iniPressure", SQ_FP_TP_P0, 1}};
+                  {"tp_iniPressure", SQ_FP_TP_P0, 1},
+                  {"strike_slip", SQ_FP_STRIKE_SLIP, 1},
+                  {"dip_slip", SQ_FP_DIP_SLIP, 1},
+                  {"rupture_onset", SQ_FP_RUPTURE_ONSET, 1},
+                  {"tau_S", SQ_FP_TAU_S, 1},
+                  {"tau_R", SQ_FP_RISE_TIME, 1},
+                  {"rupture_rise_time", SQ_FP_RISE_TIME, 1}};
 enum { NEASI = sizeof(easi_names) / sizeof(easi_names[0]) };
 static const char *const easi_nuc[6] = {"nuc_xx", "nuc_yy", "nuc_zz", "nuc_xy", "nuc_yz", "nuc_xz"};
 
@@ -103,13 +109,20 @@ static int easi_open(const sq_config *cfg, fault_values *v) {
   static const int lsw[] = {SQ_FP_MU_S, SQ_FP_MU_D, SQ_FP_D_C, -1};
   static const int rs[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, -1};
   static const int fvw[] = {SQ_FP_A, SQ_FP_B, SQ_FP_L, SQ_FP_F0, SQ_FP_V0, SQ_FP_V_INIT, SQ_FP_F_W, SQ_FP_V_W, -1};
-  const int *need = fc->law == SQ_FRICTION_LSW ? lsw : fc->law == SQ_FRICTION_RS_FVW ? fvw : rs;
+  static const int yoffe[] = {SQ_FP_TAU_S, SQ_FP_RISE_TIME, -1}, gaussian[] = {SQ_FP_RISE_TIME, -1}, delta[] = {-1};
+  const int *need = fc->law == SQ_FRICTION_LSW                  ? lsw
+                    : fc->law == SQ_FRICTION_RS_FVW             ? fvw
+                    : fc->law == SQ_FRICTION_KINEMATIC_YOFFE    ? yoffe
+                    : fc->law == SQ_FRICTION_KINEMATIC_GAUSSIAN ? gaussian
+                    : fc->law == SQ_FRICTION_KINEMATIC_DELTA    ? delta
+                                                                : rs;
   for (int k = 0; need[k] >= 0; ++k) {
     const int i = need[k];
     if (v->from_easi[i] || fc->param[i].text[0]) continue;
     const char *seissol = "";
     for (int j = 0; j < NEASI; ++j)
-      if (easi_names[j].param == i) seissol = easi_names[j].name;
+      if (easi_names[j].param == i && !seissol[0]) seissol = easi_names[j].name;
+    if (i == SQ_FP_RISE_TIME && fc->law == SQ_FRICTION_KINEMATIC_GAUSSIAN) seissol = "rupture_rise_time";
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                     "%s:%d: the friction law %s needs %s: the easi model %s (fault.easi) does not give '%s' and the "
                     "config has no fault.%s",
@@ -175,7 +188,12 @@ static int point_values(const fault_values *v, const double x[3], const double f
                                    .f0 = val[SQ_FP_F0],
                                    .V0 = val[SQ_FP_V0],
                                    .f_w = val[SQ_FP_F_W],
-                                   .V_w = val[SQ_FP_V_W]};
+                                   .V_w = val[SQ_FP_V_W],
+                                   .slip_strike = val[SQ_FP_STRIKE_SLIP],
+                                   .slip_dip = val[SQ_FP_DIP_SLIP],
+                                   .onset = val[SQ_FP_RUPTURE_ONSET],
+                                   .tau_s = val[SQ_FP_TAU_S],
+                                   .rise_time = val[SQ_FP_RISE_TIME]};
   if (v->cfg->thermal_pressurization) {
     pt->param.tp_alpha_th = val[SQ_FP_TP_ALPHA_TH], pt->param.tp_alpha_hy = val[SQ_FP_TP_ALPHA_HY];
     pt->param.tp_rho_c = val[SQ_FP_TP_RHO_C], pt->param.tp_lambda = val[SQ_FP_TP_LAMBDA];

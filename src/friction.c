@@ -6,9 +6,13 @@
 #include "sq_common.h"
 #include "sq_friction.h"
 #include "friction_impl.h"
+#include "sq_kinematic.h"
 
 static const char *const sq_friction_names[] = {"none", "linear_slip_weakening", "rate_state_aging", "rate_state_slip",
                                                 "rate_state_fast_velocity_weakening"};
+/* the kinematic sources, from SQ_FRICTION_KINEMATIC_YOFFE on */
+static const char *const sq_kinematic_names[] = {"imposed_slip_rate_yoffe", "imposed_slip_rate_gaussian",
+                                                 "imposed_slip_rate_delta"};
 #define SQ_FRICTION_NLAWS ((int)(sizeof(sq_friction_names) / sizeof(sq_friction_names[0])))
 
 /** Rules a parameter value can be held to. */
@@ -77,6 +81,9 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     SQ_CALL(sq_friction_check_value("V_w", p->V_w, SQ_RULE_POSITIVE, why, why_len));
     return SQ_SUCCESS;
   }
+  case SQ_FRICTION_KINEMATIC_YOFFE:
+  case SQ_FRICTION_KINEMATIC_GAUSSIAN:
+  case SQ_FRICTION_KINEMATIC_DELTA: return sq_kinematic_check_params(law, p, why, why_len);
   }
   if (why && why_len) snprintf(why, why_len, "unknown friction law %d", (int)law);
   return SQ_ERR_INPUT;
@@ -89,13 +96,20 @@ int sq_friction_law_from_name(const char *name, sq_friction_law *law) {
       *law = (sq_friction_law)k;
       return SQ_SUCCESS;
     }
+  for (int k = 0; k < 3; ++k)
+    if (!strcmp(name, sq_kinematic_names[k])) {
+      *law = (sq_friction_law)(SQ_FRICTION_KINEMATIC_YOFFE + k);
+      return SQ_SUCCESS;
+    }
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "unknown friction law '%s' (known: none, linear_slip_weakening, rate_state_aging, "
-                  "rate_state_slip, rate_state_fast_velocity_weakening)",
+                  "rate_state_slip, rate_state_fast_velocity_weakening, imposed_slip_rate_yoffe, "
+                  "imposed_slip_rate_gaussian, imposed_slip_rate_delta)",
                   name);
 }
 
 const char *sq_friction_law_name(sq_friction_law law) {
+  if (sq_friction_is_kinematic(law)) return sq_kinematic_names[law - SQ_FRICTION_KINEMATIC_YOFFE];
   return (int)law >= 0 && (int)law < SQ_FRICTION_NLAWS ? sq_friction_names[law] : "unknown";
 }
 

@@ -16,6 +16,7 @@
 
 #include "sq_friction.h"
 #include "tp_impl.h"
+#include "kinematic_impl.h"
 
 #define SQ_FRICTION_LN2 0.69314718055994530942
 
@@ -172,6 +173,7 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
 static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, const sq_friction_params *p, double t,
                                                          double dt, double sigma_n, const double tau_lock[2],
                                                          double eta, sq_friction_state *s) {
+  if (sq_kinematic_law(law)) return sq_kinematic_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s);
   const double T = hypot(tau_lock[0], tau_lock[1]);
   if (!(isfinite(T) && isfinite(sigma_n) && isfinite(eta) && eta > 0 && isfinite(dt) && dt >= 0 && !isnan(t)))
     return SQ_FRICTION_NO_CONVERGENCE;

@@ -37,8 +37,19 @@ typedef enum sq_friction_law {
   SQ_FRICTION_LSW,      /**< linear slip weakening with forced rupture (eq. 2.23) */
   SQ_FRICTION_RS_AGING, /**< rate-and-state, regularised friction, aging law (eq. 2.22) */
   SQ_FRICTION_RS_SLIP,  /**< rate-and-state, regularised friction, slip law */
-  SQ_FRICTION_RS_FVW    /**< rate-and-state, fast velocity weakening (TPV104, eq. 9.1-9.2) */
+  SQ_FRICTION_RS_FVW,   /**< rate-and-state, fast velocity weakening (TPV104, eq. 9.1-9.2) */
+
+  /* kinematic sources: imposed slip rates (kinematic_impl.h) */
+  SQ_FRICTION_KINEMATIC_YOFFE,    /**< regularised Yoffe function */
+  SQ_FRICTION_KINEMATIC_GAUSSIAN, /**< the smooth step's derivative (SeisSol's "Gaussian") */
+  SQ_FRICTION_KINEMATIC_DELTA     /**< all slip at the onset time */
 } sq_friction_law;
+
+/** Is @p law a kinematic source (imposed slip rate) rather than a friction law? */
+static inline int sq_friction_is_kinematic(sq_friction_law law) {
+  return law == SQ_FRICTION_KINEMATIC_YOFFE || law == SQ_FRICTION_KINEMATIC_GAUSSIAN ||
+         law == SQ_FRICTION_KINEMATIC_DELTA;
+}
 
 /** Status of sq_friction_solve_point(): the slip-rate solve failed or an input was not finite. */
 #define SQ_FRICTION_NO_CONVERGENCE 1
@@ -87,6 +98,11 @@ typedef struct sq_friction_params {
   double tp_T0;         /**< TP: initial temperature (K) */
   double tp_p0;         /**< TP: initial pore pressure (Pa), subtracted from the compression like the change */
   int tp_points;        /**< TP: wavenumbers of the grid (2..SQ_TP_MAX_POINTS); 0: no thermal pressurization */
+  double slip_strike;   /**< kinematic: final slip along strike (m) */
+  double slip_dip;      /**< kinematic: final slip down-dip (m) */
+  double onset;         /**< kinematic: rupture onset time (s, >= 0) */
+  double tau_s;         /**< kinematic Yoffe: smoothing time tau_S, half-width of the triangle (s, > 0) */
+  double rise_time;     /**< kinematic: Yoffe rise time tau_R, or the Gaussian's duration (s, > 0) */
 } sq_friction_params;
 
 /** History of one fault point, updated by every call of sq_friction_solve_point(). */
@@ -94,7 +110,8 @@ typedef struct sq_friction_state {
   double slip[2];        /**< accumulated slip vector (m) */
   double slip_path;      /**< accumulated slip path length S = int |V| dt (m) */
   double slip_rate[2];   /**< slip rate of the last point (m/s); RS laws reuse its magnitude */
-  double state;          /**< theta (aging/slip law, s) or psi (FVW, dimensionless); unused by LSW */
+  double state;          /**< theta (aging/slip law, s) or psi (FVW, dimensionless); unused by LSW; kinematic
+                              laws: the time up to which the slip has been imposed (s) */
   double mu;             /**< friction coefficient of the last point */
   double traction[2];    /**< total shear traction carried at the last point (Pa) */
   double normal_stress;  /**< total normal stress of the last point (Pa) */
@@ -119,7 +136,8 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
 
 /**
  * @brief Parse a law name: "none", "linear_slip_weakening", "rate_state_aging", "rate_state_slip",
- *        "rate_state_fast_velocity_weakening".
+ *        "rate_state_fast_velocity_weakening", "imposed_slip_rate_yoffe", "imposed_slip_rate_gaussian",
+ *        "imposed_slip_rate_delta".
  * @return SQ_SUCCESS, or SQ_ERR_INPUT (with a message listing the names) for an unknown name.
  */
 int sq_friction_law_from_name(const char *name, sq_friction_law *law);

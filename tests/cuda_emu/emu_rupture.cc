@@ -24,6 +24,9 @@ namespace {
 int failures = 0;
 const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
+/* the law of the fault: linear slip weakening, then a kinematic source (imposed Yoffe slip rates) */
+sq_friction_law emu_law = SQ_FRICTION_LSW;
+
 /* ctx non-NULL: fast-velocity-weakening rate and state with thermal pressurization, sliding from the start */
 int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   (void)frame;
@@ -37,6 +40,11 @@ int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_poi
     pt->traction0[0] = -1.0;
     pt->traction0[1] = fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15 ? 0.45 : 0.55;
     pt->state.slip_rate[0] = 0.01;
+    return SQ_SUCCESS;
+  }
+  if (emu_law == SQ_FRICTION_KINEMATIC_YOFFE) { /* slipping at t = 0.06, onsets across the fault */
+    pt->param.slip_strike = 0.01, pt->param.slip_dip = -0.004, pt->param.onset = 0.02 * fabs(x[1]);
+    pt->param.tau_s = 0.01, pt->param.rise_time = 0.04;
     return SQ_SUCCESS;
   }
   pt->param.mu_s = 0.6, pt->param.mu_d = 0.3, pt->param.d_c = 0.02, pt->param.forced_time = 0.0, pt->param.t0 = 0.05;
@@ -104,7 +112,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp) {
   if (sq_disc_create(mesh, mat.data(), &opt, &d)) abort();
   sq_fault *f;
   sq_fault_options fo = {};
-  fo.law = tp ? SQ_FRICTION_RS_FVW : SQ_FRICTION_LSW, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
+  fo.law = tp ? SQ_FRICTION_RS_FVW : emu_law, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
   if (sq_fault_create(d, &fo, init_point, tp ? &fo : nullptr, &f)) abort();
   sq_planewave pw;
   const sq_wave_kind kind[1] = {SQ_WAVE_S1};
@@ -233,6 +241,10 @@ int main(int argc, char **argv) {
   SQ_EMU_ORDER(5)
   SQ_EMU_ORDER(6)
   SQ_EMU_ORDER(7)
+  emu_law = SQ_FRICTION_KINEMATIC_YOFFE; /* the kinematic source through the same kernel */
+  printf("imposed_slip_rate_yoffe:\n");
+  check<3, double>(mesh, false);
+  check<4, float>(mesh, false);
   printf("%s\n", failures ? "FAILED" : "all bitwise equal");
   return failures ? 1 : 0;
 }

@@ -23,7 +23,7 @@ if "$SQ" --help > "$T/help.txt" 2>&1; then ok "--help exits 0"; else bad "--help
 mapfile -t run_opts < <(options_of "$SRC/app/run.c")
 [ "${#run_opts[@]}" -ge 10 ] && ok "app/run.c accepts ${#run_opts[@]} options" || bad "options of app/run.c: ${run_opts[*]}"
 lists "$T/help.txt" "--help" "${run_opts[@]}" --help --version --help-man
-for cmd in "verify planewave" "verify interface|freesurface|absorbing" "verify pointsource" "mesh info" \
+for cmd in "verify planewave" "verify interface|freesurface|absorbing" "verify pointsource" "verify kinematic" "mesh info" \
   "mesh convert" config-reference "seissol-import parameters.par" "probe CONFIG"; do
   grep -qF -- "starquake $cmd" "$T/help.txt" && ok "--help names 'starquake $cmd'" || bad "--help lacks 'starquake $cmd'"
 done

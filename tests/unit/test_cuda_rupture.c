@@ -64,6 +64,14 @@ static int init_one(void *ctx, const double x[3], const double frame[9], sq_faul
     if (!patch) pt->param.forced_time = SQ_FRICTION_NEVER;
     return SQ_SUCCESS;
   }
+  if (sq_friction_is_kinematic(s->law)) { /* imposed slip in the patch, onset growing along the fault */
+    pt->param = (sq_friction_params){.slip_strike = patch ? 0.01 : 0.0,
+                                     .slip_dip = patch ? -0.004 : 0.0,
+                                     .onset = 0.01 * fabs(x[1]),
+                                     .tau_s = 0.01,
+                                     .rise_time = 0.04};
+    return SQ_SUCCESS;
+  }
   pt->param = (sq_friction_params){.a = 0.01, .b = 0.014, .L = 0.002, .f0 = 0.6, .V0 = 1e-6, .f_w = 0.2, .V_w = 0.1};
   pt->state.slip_rate[0] = 1e-9; /* initial slip rate, read by sq_fault_create */
   if (patch) pt->nucleation[1] = 0.4;
@@ -572,10 +580,18 @@ START_TEST(runs_thermal_pressurization) {
 }
 END_TEST
 
+/* the kinematic sources (imposed slip rates) on the GPU against the CPU, f64 */
+START_TEST(runs_kinematic) {
+  runs_law(SQ_F64, SQ_FRICTION_KINEMATIC_YOFFE);
+  runs_law(SQ_F64, SQ_FRICTION_KINEMATIC_GAUSSIAN);
+  runs_law(SQ_F64, SQ_FRICTION_KINEMATIC_DELTA);
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_rupture")) return 77;
-  const TTest *tests[] = {kernel_vs_cpu, runs_f64, runs_f32, runs_rate_state, runs_thermal_pressurization,
-                          throughput,    NULL};
+  const TTest *tests[] = {kernel_vs_cpu,  runs_f64,   runs_f32, runs_rate_state, runs_thermal_pressurization,
+                          runs_kinematic, throughput, NULL};
   Suite *s = sq_test_suite("cuda_rupture", 600, tests);
   return sq_test_run(s, 0);
 }

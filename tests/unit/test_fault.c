@@ -18,6 +18,7 @@
 #include "sq_check.h"
 #include "fault_impl.h"
 #include "sq_fault.h"
+#include "sq_kinematic.h"
 #include "sq_graph.h"
 #include "sq_mesh_io.h"
 
@@ -532,13 +533,79 @@ START_TEST(reference_conventions) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------ kinematic sources */
+
+/* Imposed Yoffe slip rates: slip varying over the fault, onsets spreading from the middle. */
+static int init_kinematic(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+  (void)ctx, (void)frame;
+  memset(pt, 0, sizeof(*pt));
+  pt->param = (sq_friction_params){.slip_strike = 0.01 + 0.005 * x[1],
+                                   .slip_dip = -0.004 * (x[2] + 0.5),
+                                   .onset = 0.05 * hypot(x[1], x[2] + 0.45),
+                                   .tau_s = 0.01,
+                                   .rise_time = 0.04};
+  pt->traction0[0] = -1.0;
+  return SQ_SUCCESS;
+}
+
+START_TEST(kinematic_slip_lts) {
+  /* LTS (rate 2) through the task graph past the end of every point's slip-rate function: the slip of every
+   * point is its prescribed final slip exactly; the run is the same for any tile size */
+  run r[2];
+  for (int k = 0; k < 2; ++k) {
+    make_mesh();
+    ck_assert_int_eq(sq_mesh_read(mesh_path, &r[k].mesh), 0);
+    r[k].mat = malloc(sizeof(sq_material) * r[k].mesh->ncell);
+    for (int64_t c = 0; c < r[k].mesh->ncell; ++c) r[k].mat[c] = unit;
+    const sq_disc_options opt = {.order = 3,
+                                 .precision = SQ_F64,
+                                 .cfl = 0.5,
+                                 .tile_size = k ? 16 : 64,
+                                 .lts_rate = 2,
+                                 .max_clusters = 4,
+                                 .rupture = 1};
+    ck_assert_int_eq(sq_disc_create(r[k].mesh, r[k].mat, &opt, &r[k].disc), 0);
+    const sq_fault_options fo = {.law = SQ_FRICTION_KINEMATIC_YOFFE, .reference = {1.0, 0.0, -0.5}};
+    ck_assert_int_eq(sq_fault_create(r[k].disc, &fo, init_kinematic, NULL, &r[k].fault), 0);
+    initial(r[k].disc);
+  }
+  const sq_fault *f = r[0].fault;
+  double end = 0.0;
+  for (int64_t i = 0; i < f->nface * f->npoint; ++i)
+    end = fmax(end, sq_kinematic_end_time(SQ_FRICTION_KINEMATIC_YOFFE, &f->point[i].param));
+  const int nsteps = (int)ceil(end / r[0].disc->cluster_dt[r[0].disc->ncluster - 1]) + 1;
+  ck_assert_int_gt(r[0].disc->ncluster, 1);
+  graph_run(&r[0], nsteps, 0);
+  graph_run(&r[1], nsteps, 1);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < f->nface * f->npoint; ++i) {
+    const sq_fault_point *pt = &f->point[i];
+    exact += pt->state.slip[0] == pt->param.slip_strike && pt->state.slip[1] == pt->param.slip_dip &&
+             pt->state.slip_rate[0] == 0.0 && pt->state.slip_rate[1] == 0.0;
+    ck_assert(memcmp(&pt->state, &r[1].fault->point[i].state, sizeof(pt->state)) == 0);
+  }
+  ck_assert_int_eq(exact, f->nface * f->npoint);
+  ck_assert_uint_eq(sq_disc_hash(r[0].disc), sq_disc_hash(r[1].disc));
+  for (int k = 0; k < 2; ++k) run_destroy(&r[k]);
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded,   slipping_fault_physics,       graph_equals_serial,
-                          station_weights_exact,  station_rupture_time_kink,    station_weights_converge,
-                          station_locate_on_mesh, stations_graph_equals_serial, face_average_snapshot,
-                          seissol_energies,       reference_conventions,        NULL};
+  const TTest *tests[] = {locked_equals_welded,
+                          slipping_fault_physics,
+                          graph_equals_serial,
+                          station_weights_exact,
+                          station_rupture_time_kink,
+                          station_weights_converge,
+                          station_locate_on_mesh,
+                          stations_graph_equals_serial,
+                          face_average_snapshot,
+                          seissol_energies,
+                          reference_conventions,
+                          kinematic_slip_lts,
+                          NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);

@@ -290,8 +290,22 @@ START_TEST(test_import) {
   ck_assert_msg(strstr(msg, "no meshgenerator") && strstr(msg, "'m' has no extension"), "%s", msg);
   free(y);
   /* refusals name the feature; missing keys name the group */
-  ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 33\n/\n", &y), SQ_ERR_INPUT);
-  ck_assert_msg(strstr(msg, "kinematic rupture") && strstr(msg, "parameters.par:12:"), "%s", msg);
+  ck_assert_int_eq(import(BASE "&DynamicRupture\nFL = 7\n/\n", &y), SQ_ERR_INPUT);
+  ck_assert_msg(strstr(msg, "velocity weakening") && strstr(msg, "parameters.par:12:"), "%s", msg);
+  /* kinematic sources: FL 33 (Yoffe) and 34 (Gaussian), their values from the fault's easi model */
+  for (int k = 0; k < 2; ++k) {
+    ck_assert_int_eq(import(k ? BASE "&DynamicRupture\nFL = 34\nModelFileName = 'f.yaml'\nXRef = 0\nYRef = 0\n"
+                                     "ZRef = -1\nrefPointMethod = 1\n/\n"
+                              : BASE "&DynamicRupture\nFL = 33\nModelFileName = 'f.yaml'\nXRef = 0\nYRef = 0\n"
+                                     "ZRef = -1\nrefPointMethod = 1\n/\n",
+                            &y),
+                     0);
+    ck_assert_msg(strstr(y, k ? "  friction_law: imposed_slip_rate_gaussian # FL = 34\n"
+                              : "  friction_law: imposed_slip_rate_yoffe # FL = 33\n"),
+                  "%s", y);
+    ck_assert_msg(!strstr(y, "f0:"), "%s", y);
+    free(y);
+  }
   /* SourceType 42 (NRF) and 50; another type is refused */
   ck_assert_int_eq(import(BASE "&SourceType\nType = 42\nFileName = 's.nrf'\n/\n", &y), 0);
   ck_assert_msg(strstr(y, "sources:\n  - type: nrf # SourceType 42\n    file: \"s.nrf\"\n"), "%s", y);
