@@ -28,7 +28,7 @@ const sq_material unit = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 sq_friction_law emu_law = SQ_FRICTION_LSW;
 
 /* ctx non-NULL: fast-velocity-weakening rate and state with thermal pressurization, sliding from the start */
-int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
+int init_one(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
   (void)frame;
   memset(pt, 0, sizeof(*pt));
   if (ctx) {
@@ -51,6 +51,14 @@ int init_point(void *ctx, const double x[3], const double frame[9], sq_fault_poi
   if (fabs(x[1]) > 0.2 || fabs(x[2] + 0.45) > 0.15) pt->param.forced_time = SQ_FRICTION_NEVER;
   pt->traction0[0] = -1.0;
   pt->traction0[1] = 0.5;
+  return SQ_SUCCESS;
+}
+
+/* sq_fault_init_fn: every point in one call */
+int init_point(void *ctx, int64_t n, const double *x, const double *frame, const int *group, sq_fault_point *pt) {
+  (void)group;
+  for (int64_t p = 0; p < n; ++p)
+    if (init_one(ctx, &x[3 * p], &frame[9 * p], &pt[p])) return SQ_ERR_INTERNAL;
   return SQ_SUCCESS;
 }
 

@@ -536,8 +536,7 @@ END_TEST
 /* ------------------------------------------------------------------ kinematic sources */
 
 /* Imposed Yoffe slip rates: slip varying over the fault, onsets spreading from the middle. */
-static int init_kinematic(void *ctx, const double x[3], const double frame[9], sq_fault_point *pt) {
-  (void)ctx, (void)frame;
+static int init_kinematic_one(const double x[3], sq_fault_point *pt) {
   memset(pt, 0, sizeof(*pt));
   pt->param = (sq_friction_params){.slip_strike = 0.01 + 0.005 * x[1],
                                    .slip_dip = -0.004 * (x[2] + 0.5),
@@ -545,6 +544,14 @@ static int init_kinematic(void *ctx, const double x[3], const double frame[9], s
                                    .tau_s = 0.01,
                                    .rise_time = 0.04};
   pt->traction0[0] = -1.0;
+  return SQ_SUCCESS;
+}
+
+/* sq_fault_init_fn of the kinematic fault: every point in one call */
+static int init_kinematic(void *ctx, int64_t n, const double *x, const double *frame, const int *group,
+                          sq_fault_point *pt) {
+  (void)ctx, (void)frame, (void)group;
+  for (int64_t p = 0; p < n; ++p) init_kinematic_one(&x[3 * p], &pt[p]);
   return SQ_SUCCESS;
 }
 
