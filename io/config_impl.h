@@ -18,7 +18,7 @@
 /** Largest config file read. */
 #define SQ_CFG_MAX_BYTES ((size_t)16 << 20)
 /** Most keys one schema table may have. */
-#define SQ_CFG_MAX_KEYS 32
+#define SQ_CFG_MAX_KEYS 64
 /** Size of key-path buffers ("materials.layers[3].rho"). */
 #define SQ_CFG_PATH 256
 /** Characters of user text echoed in a message before it is cut with "...". */

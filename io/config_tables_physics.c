@@ -688,6 +688,15 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   if (f->reference_method == SQ_FAULT_REF_VECTOR && f->reference_convention != SQ_FAULT_REF_SEISSOL)
     return SQ_CFG_FAIL(p, sq_node_key_line(map, "reference_method", line), "fault.reference_method",
                        "'vector' is SeisSol's refPointMethod 1: it needs 'reference_convention: seissol'");
+  /* the Prakash-Clifton regularisation of the normal stress (bimaterial faces) takes both of its values */
+  if ((sq_node_find(map, "pc_v_star") < 0) != (sq_node_find(map, "pc_length") < 0)) {
+    const int has_v = sq_node_find(map, "pc_v_star") >= 0;
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, has_v ? "pc_v_star" : "pc_length", line),
+                       has_v ? "fault.pc_v_star" : "fault.pc_length",
+                       "the Prakash-Clifton regularisation of the normal stress needs both pc_v_star (m/s) and "
+                       "pc_length (m); %s is missing",
+                       has_v ? "pc_length" : "pc_v_star");
+  }
   if (sq_node_find(map, "reference_point") < 0)
     return SQ_CFG_MISSING(p, 1, line, path, "reference_point",
                           " (a point off the fault on its \"+\" side; it fixes the normal and the slip sign)");
@@ -730,6 +739,10 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
      .validate = sq_cfg_nonempty},
     {.name = "output_mask", .type = SQ_KEY_STRING, .size = sizeof(((sq_fault_config *)0)->output_mask_text),
      .offset = offsetof(sq_fault_config, output_mask_text)},
+    {.name = "pc_v_star", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_fault_config, pc_v_star)},
+    {.name = "pc_length", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_fault_config, pc_length)},
     {.name = NULL}};
 #undef TYPE
 /* clang-format on */

@@ -152,6 +152,8 @@ typedef struct sq_fault_config {
   int station_line[SQ_MAX_FAULT_STATIONS];
   char easi[SQ_PATH_MAX]; /**< fault.easi: an easi model of the values, resolved against the config's folder */
   int easi_line;
+  double pc_v_star; /**< fault.pc_v_star: Prakash-Clifton reference slip rate V* (m/s) */
+  double pc_length; /**< fault.pc_length: Prakash-Clifton slip distance L (m); 0: no regularisation */
 } sq_fault_config;
 
 /** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */

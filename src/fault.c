@@ -328,6 +328,7 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
       double x[3];
       sq_fault_point_position(f, d, i, p, x);
       SQ_CALL(init(ctx, x, f->face[i].frame, pt));
+      pt->param.pc_v_star = opt->pc_v_star, pt->param.pc_length = opt->pc_length;
       char why[256];
       if (sq_friction_check_params(opt->law, &pt->param, why, sizeof(why)))
         return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "fault point (%g, %g, %g): %s", x[0], x[1], x[2], why);

@@ -80,11 +80,19 @@ void compare(const char *what, int order, sq_precision prec, const void *a, cons
   if (!ok) printf(" (max rel %.3e)\n", worst);
 }
 
-template <int ORDER, typename Real> void check(const char *mesh_path) {
+/* bimaterial: the "+" side (x > 0) softer and the Prakash-Clifton regularisation of the normal stress on */
+template <int ORDER, typename Real> void check(const char *mesh_path, bool bimaterial) {
   const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
   sq_mesh *mesh;
   if (sq_mesh_read(mesh_path, &mesh)) abort();
   std::vector<sq_material> mat(mesh->ncell, unit);
+  const sq_material soft = {.rho = 0.8, .lambda = 1.0, .mu = 0.5};
+  for (int64_t c = 0; c < mesh->ncell && bimaterial; ++c) {
+    double x = 0;
+    for (int v = 0; v < 4; ++v) x += 0.25 * mesh->vert[mesh->cell_vert[c * 4 + v] * 3];
+    if (x > 0) mat[c] = soft;
+  }
+  if (bimaterial) printf("bimaterial fault, Prakash-Clifton regularisation:\n");
   sq_disc_options opt = {};
   opt.order = ORDER, opt.precision = prec, opt.cfl = 0.5, opt.tile_size = 64, opt.lts_rate = 1, opt.max_clusters = 1;
   opt.rupture = 1;
@@ -93,6 +101,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path) {
   sq_fault *f;
   sq_fault_options fo = {};
   fo.law = SQ_FRICTION_LSW, fo.reference[0] = 1.0, fo.reference[2] = -0.5;
+  if (bimaterial) fo.pc_v_star = 1.0, fo.pc_length = 0.05;
   if (sq_fault_create(d, &fo, init_point, nullptr, &f)) abort();
   sq_planewave pw;
   const sq_wave_kind kind[1] = {SQ_WAVE_S1};
@@ -205,8 +214,9 @@ int main(int argc, char **argv) {
   const int max_order = argc > 2 ? atoi(argv[2]) : 7;
 #define SQ_EMU_ORDER(O)                                                                                                \
   if (O <= max_order) {                                                                                                \
-    check<O, double>(mesh);                                                                                            \
-    check<O, float>(mesh);                                                                                             \
+    check<O, double>(mesh, false);                                                                                     \
+    check<O, float>(mesh, false);                                                                                      \
+    check<O, double>(mesh, true);                                                                                      \
   }
   SQ_EMU_ORDER(2)
   SQ_EMU_ORDER(3)
