@@ -7,7 +7,7 @@
 # - between identical materials the regularisation changes nothing: every output equals the plain law's, bitwise;
 # - restart: the regularised normal stress is state; a run restarted from its checkpoint at t = 1 equals the
 #   uninterrupted run bitwise; mpirun -np 3 equals one rank;
-# - bad values are named with the file and line.
+# - bad values are named with the file and line; SeisSol's FL = 6 imports with its two parameters.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir OUT
@@ -78,4 +78,14 @@ grep -v 'pc_length' "$cfg" > "$OUT/bad2.yaml"
 expect_error "$OUT/bad2.yaml" "bad2.yaml:27: key .fault.pc_v_star.: the Prakash-Clifton regularisation of the normal stress needs both pc_v_star (m/s) and pc_length (m); pc_length is missing"
 sed 's/  pc_v_star: 1 .*/  pc_v_star: 0/' "$cfg" > "$OUT/bad3.yaml"
 expect_error "$OUT/bad3.yaml" "bad3.yaml:27: key .fault.pc_v_star.: out of range: must be > 0"
+# --- SeisSol's FL = 6 imports as linear slip weakening with the two keys; a missing one is named
+EX=$SRC/tests/seissol_examples/tpv6_7
+"$SQ" seissol-import "$EX/parameters.par" -o "$OUT/imp.yaml" > /dev/null 2>&1
+grep -q '^  friction_law: linear_slip_weakening # FL = 6' "$OUT/imp.yaml" && grep -q '^  pc_v_star: 1 # pc_vStar' "$OUT/imp.yaml" &&
+  grep -q '^  pc_length: 0.01 # pc_prakashLength' "$OUT/imp.yaml" && ok "seissol-import: FL = 6 with pc_vStar, pc_prakashLength" ||
+  bad "seissol-import of FL = 6: $(grep -A3 friction_law "$OUT/imp.yaml" | head -4)"
+mkdir -p "$OUT/ex" && cp "$EX"/* "$OUT/ex/" && chmod u+w "$OUT/ex"/* && sed -i '/pc_prakashLength/d' "$OUT/ex/parameters.par"
+"$SQ" seissol-import "$OUT/ex/parameters.par" -o "$OUT/imp2.yaml" > "$OUT/imp2.log" 2>&1
+[ $? -ne 0 ] && grep -q "parameters.par:[0-9]*: key 'pc_prakashLength' of '&DynamicRupture' is missing" "$OUT/imp2.log" &&
+  ok "seissol-import: FL = 6 without pc_prakashLength is refused, naming it" || bad "FL = 6 without pc_prakashLength: $(cat "$OUT/imp2.log")"
 report bimaterial
