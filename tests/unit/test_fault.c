@@ -593,22 +593,54 @@ START_TEST(bimaterial_prakash_clifton) {
 }
 END_TEST
 
+/* The regularisation at one point of a rate-and-state (aging) fault, where the Godunov normal stress steps from
+ * -120 to -130 MPa: sigma_n is stored as it is, sigma* moves monotonically from -120 MPa towards it, and the
+ * sliding point carries exactly f(V, state) |sigma*|; between identical impedances sigma* = sigma_n at once. */
+START_TEST(bimaterial_point_rate_state) {
+  const double zb[4] = {1.6e7, 0.8e7, 0.9e7, 0.5e7}, zi[4] = {1.6e7, 1.6e7, 0.9e7, 0.9e7};
+  for (int same = 0; same < 2; ++same) {
+    const double *z = same ? zi : zb;
+    sq_fault_point pt;
+    memset(&pt, 0, sizeof(pt));
+    pt.param = (sq_friction_params){
+        .a = 0.01, .b = 0.014, .L = 0.02, .f0 = 0.6, .V0 = 1e-6, .pc_v_star = 1.0, .pc_length = 0.01};
+    pt.traction0[0] = -120e6, pt.traction0[1] = 75e6;
+    sq_friction_init_state(SQ_FRICTION_RS_AGING, &pt.param, 1e-3, 75e6, -120e6, &pt.state);
+    pt.state.slip_rate[0] = 1e-3;
+    /* locked Godunov normal stress sn = eta_p (qm / zpm + qp / zpp) = -10 MPa, no shear change */
+    const double qm[6] = {-10e6, 0, 0, 0, 0, 0}, qp[6] = {-10e6, 0, 0, 0, 0, 0};
+    const double eta_p = sq_fault_eta(z[0], z[1]), eta_s = sq_fault_eta(z[2], z[3]);
+    double prev = -120e6;
+    for (int k = 0; k < 20; ++k) {
+      double im[6] = {0}, ip[6] = {0};
+      ck_assert_int_eq(
+          sq_fault_solve_point(SQ_FRICTION_RS_AGING, z, eta_p, eta_s, 1e-3 * k, 1e-3, 1.0, qm, qp, &pt, im, ip), 0);
+      const sq_friction_state *st = &pt.state;
+      ck_assert_double_eq_tol(st->normal_stress, -130e6, 1e-6);
+      if (same) ck_assert_double_eq(st->sigma_pc, st->normal_stress);
+      else
+        ck_assert_msg(st->sigma_pc < prev && st->sigma_pc > -130e6, "step %d: sigma* = %.9g after %.9g", k,
+                      st->sigma_pc, prev);
+      const double V = hypot(st->slip_rate[0], st->slip_rate[1]), tau = hypot(st->traction[0], st->traction[1]);
+      ck_assert(V > 0);
+      ck_assert_msg(fabs(tau - st->mu * -st->sigma_pc) <= 1e-9 * tau, "step %d: |tau| %.12g, f |sigma*| %.12g", k, tau,
+                    st->mu * -st->sigma_pc);
+      prev = st->sigma_pc;
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded,
-                          slipping_fault_physics,
-                          graph_equals_serial,
-                          station_weights_exact,
-                          station_rupture_time_kink,
-                          station_weights_converge,
-                          station_locate_on_mesh,
-                          stations_graph_equals_serial,
-                          face_average_snapshot,
-                          seissol_energies,
-                          reference_conventions,
-                          bimaterial_prakash_clifton,
-                          NULL};
+  const TTest *tests[] = {locked_equals_welded,        slipping_fault_physics,
+                          graph_equals_serial,         station_weights_exact,
+                          station_rupture_time_kink,   station_weights_converge,
+                          station_locate_on_mesh,      stations_graph_equals_serial,
+                          face_average_snapshot,       seissol_energies,
+                          reference_conventions,       bimaterial_prakash_clifton,
+                          bimaterial_point_rate_state, NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
