@@ -751,6 +751,15 @@ static int sq_cfg_check_fault(sq_cfg_parse *p, const sq_node *map, int line, con
   if (f->reference_method == SQ_FAULT_REF_VECTOR && f->reference_convention != SQ_FAULT_REF_SEISSOL)
     return SQ_CFG_FAIL(p, sq_node_key_line(map, "reference_method", line), "fault.reference_method",
                        "'vector' is SeisSol's refPointMethod 1: it needs 'reference_convention: seissol'");
+  /* the Prakash-Clifton regularisation of the normal stress (bimaterial faces) takes both of its values */
+  if ((sq_node_find(map, "pc_v_star") < 0) != (sq_node_find(map, "pc_length") < 0)) {
+    const int has_v = sq_node_find(map, "pc_v_star") >= 0;
+    return SQ_CFG_FAIL(p, sq_node_key_line(map, has_v ? "pc_v_star" : "pc_length", line),
+                       has_v ? "fault.pc_v_star" : "fault.pc_length",
+                       "the Prakash-Clifton regularisation of the normal stress needs both pc_v_star (m/s) and "
+                       "pc_length (m); %s is missing",
+                       has_v ? "pc_length" : "pc_v_star");
+  }
   if (sq_node_find(map, "reference_point") < 0)
     return SQ_CFG_MISSING(p, 1, line, path, "reference_point",
                           " (a point off the fault on its \"+\" side; it fixes the normal and the slip sign)");
@@ -804,6 +813,10 @@ static const sq_cfg_key sq_cfg_fault_keys[] = {
     SQ_FP_KEY(tp_heat_capacity, SQ_FP_TP_RHO_C), SQ_FP_KEY(tp_lambda, SQ_FP_TP_LAMBDA),
     SQ_FP_KEY(tp_half_width, SQ_FP_TP_HALF_WIDTH), SQ_FP_KEY(tp_initial_temperature, SQ_FP_TP_T0),
     SQ_FP_KEY(tp_initial_pressure, SQ_FP_TP_P0),
+    {.name = "pc_v_star", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_fault_config, pc_v_star)},
+    {.name = "pc_length", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
+     .offset = offsetof(sq_fault_config, pc_length)},
     {.name = NULL}};
 #undef TYPE
 /* clang-format on */

@@ -167,6 +167,8 @@ typedef struct sq_fault_config {
   int easi_line;
   int thermal_pressurization; /**< fault.thermal_pressurization: rate-and-state laws with TP (tp_* values) */
   int tp_grid_points;         /**< fault.tp_grid_points: wavenumbers of the TP grid (default SQ_TP_MAX_POINTS) */
+  double pc_v_star;           /**< fault.pc_v_star: Prakash-Clifton reference slip rate V* (m/s) */
+  double pc_length;           /**< fault.pc_length: Prakash-Clifton slip distance L (m); 0: no regularisation */
 } sq_fault_config;
 
 /** Spatially varying plasticity quantities (plasticity.<name> and plasticity.initial_stress.<component>). */

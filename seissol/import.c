@@ -497,17 +497,13 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
   case 3: law = "rate_state_aging"; break;
   case 4: law = "rate_state_slip"; break;
   case 103: law = "rate_state_fast_velocity_weakening"; break;
-  case 6:
-    return fail_at(
-        im, fit, "DynamicRupture",
-        "6: linear slip weakening on a bimaterial fault (Prakash-Clifton regularisation) is not supported by "
-        "starquake");
+  case 6: law = "linear_slip_weakening"; break; /* with the Prakash-Clifton regularisation below */
   case 7: return fail_at(im, fit, "DynamicRupture", "7: velocity weakening is not supported by starquake");
   case 33: law = "imposed_slip_rate_yoffe"; break;
   case 34: law = "imposed_slip_rate_gaussian"; break;
   default:
     return fail_at(im, fit, "DynamicRupture",
-                   "friction law %ld is not supported by starquake (it has FL = 2, 16, 3, 4, 103, 33 and 34)", fl);
+                   "friction law %ld is not supported by starquake (it has FL = 2, 6, 16, 3, 4, 103, 33 and 34)", fl);
   }
   SQ_CALL(integer(im, "DynamicRupture", "thermalPress", &tp, &given));
   if (tp != 0 && tp != 1)
@@ -530,7 +526,18 @@ static int do_fault(imp *im, double pickdt, int have_pickdt) {
     put(&im->y, "  nucleation_time: %s # t_0\n", gnum(t0));
     if (fl == 16) put(&im->y, "  forced_rupture_duration: %s # t_0\n", gnum(t0));
   }
-  if (fl != 2 && fl != 16 && fl != 33 && fl != 34) {
+  if (fl == 6) { /* bimaterial linear slip weakening: the Prakash-Clifton regularisation of the normal stress */
+    static const char *const pc_key[2] = {"pc_vStar", "pc_prakashLength"}, *const pc_native[2] = {"pc_v_star",
+                                                                                                  "pc_length"};
+    for (int k = 0; k < 2; ++k) {
+      double x = 0;
+      SQ_CALL(fault_const(im, pc_key[k], pc_native[k], &x, &given));
+      if (!given) return missing(im, "DynamicRupture", pc_key[k], "FL = 6 regularises the normal stress with it");
+      if (!(x > 0))
+        return fail_at(im, item(im, "DynamicRupture", pc_key[k]), "DynamicRupture", "must be > 0, found %g", x);
+    }
+  }
+  if (fl != 2 && fl != 6 && fl != 16 && fl != 33 && fl != 34) {
     SQ_CALL(fault_const(im, "RS_f0", "f0", NULL, NULL));
     SQ_CALL(fault_const(im, "RS_sr0", "V0", NULL, NULL));
     SQ_CALL(fault_const(im, "RS_a", "a", NULL, NULL));

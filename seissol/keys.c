@@ -50,9 +50,10 @@ static const sq_seissol_key keys[] = {
     {"Boundaries", "BC_of", Q, "the mesh's boundary tags decide (absorbing: 5 / 105)", 0},
     /* DynamicRupture */
     {"DynamicRupture", "FL", M,
-     "`fault.friction_law`: 2 and 16 `linear_slip_weakening`, 3 `rate_state_aging`, 4 `rate_state_slip`, 103 "
+     "`fault.friction_law`: 2 and 16 `linear_slip_weakening`, 6 `linear_slip_weakening` with `fault.pc_v_star` and "
+     "`fault.pc_length` (bimaterial), 3 `rate_state_aging`, 4 `rate_state_slip`, 103 "
      "`rate_state_fast_velocity_weakening`, 33 `imposed_slip_rate_yoffe`, 34 `imposed_slip_rate_gaussian`, 0 no "
-     "fault; others refused (6 bimaterial, 7 velocity weakening)",
+     "fault; others refused (7 velocity weakening)",
      0},
     {"DynamicRupture", "ModelFileName", M, "`fault: {easi: FILE}`", 0},
     {"DynamicRupture", "XRef", M, "`fault.reference_point` (see *Fault sides*)", 0},
@@ -81,8 +82,8 @@ static const sq_seissol_key keys[] = {
     {"DynamicRupture", "TP_grid_nz", M, "`fault.tp_grid_points` (at most 60)", 0},
     {"DynamicRupture", "TP_log_dz", W, "starquake's grid is log-spaced by 0.3 at 60 points (SeisSol's default)", 0},
     {"DynamicRupture", "TP_max_dz", W, "starquake's grid ends at k w = 10 (SeisSol's default)", 0},
-    {"DynamicRupture", "pc_vStar", W, "the bimaterial law FL = 6 only (refused)", 0},
-    {"DynamicRupture", "pc_prakashLength", W, "the bimaterial law FL = 6 only (refused)", 0},
+    {"DynamicRupture", "pc_vStar", M, "`fault.pc_v_star` (FL = 6: Prakash-Clifton reference slip rate)", 0},
+    {"DynamicRupture", "pc_prakashLength", M, "`fault.pc_length` (FL = 6: Prakash-Clifton slip distance)", 0},
     {"DynamicRupture", "GPwise", Q, "starquake always evaluates the fault values at each quadrature point", 0},
     {"DynamicRupture", "RF_output_on", W, "no separate rupture-front file; the fault output has the rupture time", 1},
     {"DynamicRupture", "OutputPointType", M,

@@ -345,7 +345,9 @@ int sq_sim_fault_create(sq_sim *s) {
                                 .nucleation_time = fc->nucleation_time,
                                 .nstation = fc->nstations,
                                 .station = (const double(*)[3])fc->stations,
-                                .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL};
+                                .min_over_processes = s->nranks > 1 ? min_over_ranks : NULL,
+                                .pc_v_star = fc->pc_v_star,
+                                .pc_length = fc->pc_length};
   v.timing = 1;
   if (!ierr) ierr = sq_fault_create(s->disc, &opt, init_points, &v, &s->fault);
   values_free(&v);

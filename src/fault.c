@@ -344,6 +344,7 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
     SQ_PARALLEL_FOR_MIN(bad)
     for (int64_t q = 0; q < npt; ++q) {
       sq_fault_point *pt = &f->point[q];
+      pt->param.pc_v_star = opt->pc_v_star, pt->param.pc_length = opt->pc_length;
       char why[256];
       if (sq_friction_check_params(opt->law, &pt->param, why, sizeof(why))) {
         if (q < bad) bad = q;

@@ -105,9 +105,24 @@ static inline SQ_FAULT_HD void sq_fault_taylor(int order, double tau, const doub
 }
 
 /**
+ * The normal stress the friction strength uses at one point and time point: on a bimaterial face (the two
+ * sides' impedances @p z differ) with the Prakash-Clifton regularisation on (param.pc_length > 0), sigma*
+ * after the time point's weight @p wk at the slip rate of the previous point (sq_friction_prakash_clifton);
+ * else @p sigma_n itself, so that a fault between identical materials gives the plain law's results bitwise.
+ * The regularisation starts from the initial normal stress: sigma* has no jump at t = 0.
+ */
+static inline SQ_FAULT_HD double sq_fault_sigma_pc(const double z[4], double wk, double sigma_n,
+                                                   const sq_fault_point *pt) {
+  if (!(pt->param.pc_length > 0) || (z[0] == z[1] && z[2] == z[3])) return sigma_n;
+  const double V = hypot(pt->state.slip_rate[0], pt->state.slip_rate[1]);
+  return sq_friction_prakash_clifton(pt->state.sigma_pc, sigma_n, V, pt->param.pc_v_star, pt->param.pc_length, wk);
+}
+
+/**
  * One fault point at one temporal Gauss point (eq. 3.57-3.64): the Godunov state without opening
  * (continuous normal stress and normal velocity), the friction law for the shear traction and slip
- * rate (sq_friction_solve_point, which updates @p pt->state), and the imposed states of both sides,
+ * rate (sq_friction_solve_point, which updates @p pt->state; its strength uses sq_fault_sigma_pc,
+ * state.normal_stress keeps the Godunov normal stress), and the imposed states of both sides,
  * which are added, times the Gauss weight @p wk, to @p im and @p ip (the time integrals, 6 each).
  *
  * @param law    friction law
@@ -135,7 +150,9 @@ static inline SQ_FAULT_HD int sq_fault_solve_point(sq_friction_law law, const do
   }
   const double sigma_total = pt->traction0[0] + G * pt->nucleation[0] + sn;
   const double tau_lock[2] = {base[0] + lock[0], base[1] + lock[1]};
-  const int status = sq_friction_solve_point(law, &pt->param, t, wk, sigma_total, tau_lock, eta_s, &pt->state);
+  const double sigma_strength = sq_fault_sigma_pc(z, wk, sigma_total, pt);
+  const int status = sq_friction_solve_point(law, &pt->param, t, wk, sigma_strength, tau_lock, eta_s, &pt->state);
+  if (!status) pt->state.normal_stress = sigma_total, pt->state.sigma_pc = sigma_strength;
   double gm[6], gp[6]; /* imposed states (eq. 3.61-3.64) */
   gm[0] = gp[0] = sn;
   gm[3] = qm[3] + (sn - qm[0]) / zpm;

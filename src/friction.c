@@ -31,6 +31,13 @@ static int sq_friction_check_value(const char *name, double value, enum sq_frict
   return SQ_ERR_INPUT;
 }
 
+/** The Prakash-Clifton regularisation, which every law may use: off (pc_length = 0) or L > 0 and V* > 0. */
+static int sq_friction_check_prakash_clifton(const sq_friction_params *p, char *why, size_t why_len) {
+  SQ_CALL(sq_friction_check_value("pc_length", p->pc_length, SQ_RULE_NONNEGATIVE, why, why_len));
+  if (p->pc_length == 0) return SQ_SUCCESS;
+  return sq_friction_check_value("pc_v_star", p->pc_v_star, SQ_RULE_POSITIVE, why, why_len);
+}
+
 int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, char *why, size_t why_len) {
   if (why && why_len) why[0] = '\0';
   if (!p) {
@@ -46,6 +53,7 @@ int sq_friction_check_params(sq_friction_law law, const sq_friction_params *p, c
     return SQ_ERR_INPUT;
   }
   if (p->tp_points) SQ_CALL(sq_tp_check_params(law, p, why, why_len));
+  SQ_CALL(sq_friction_check_prakash_clifton(p, why, why_len));
   switch (law) {
   case SQ_FRICTION_NONE: return SQ_SUCCESS;
   case SQ_FRICTION_LSW:
@@ -128,6 +136,7 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
   s->slip_rate[0] = V_init;
   s->traction[0] = tau_abs;
   s->normal_stress = sigma_n;
+  s->sigma_pc = sigma_n;
   s->rupture_time = -1;
   s->temperature = p->tp_T0;
   s->pressure = p->tp_p0;

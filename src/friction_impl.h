@@ -145,6 +145,16 @@ static inline SQ_FRICTION_HD int sq_friction_rs_slip_rate(double T, double c, do
 }
 
 /**
+ * Prakash-Clifton regularisation of the normal stress (Rubin & Ampuero 2007, eq. 4; SeisSol's friction law 6):
+ * d sigma* / dt = -(|V| + V*) / L (sigma* - sigma_n).  Integrated exactly over @p dt at constant |V| and
+ * sigma_n: sigma* = sigma_n + (sigma*_old - sigma_n) e^-(|V| + V*) dt / L.  Returns the new sigma*.
+ */
+static inline SQ_FRICTION_HD double sq_friction_prakash_clifton(double sigma_pc, double sigma_n, double V,
+                                                                double v_star, double length, double dt) {
+  return sigma_n + (sigma_pc - sigma_n) * exp(-(V + v_star) * dt / length);
+}
+
+/**
  * @brief Solve the friction law at one fault point for one temporal Gauss point and update its history.
  *
  * LSW is explicit in time: mu uses the slip path of the previous points, then the slip rate follows from

@@ -107,6 +107,8 @@ typedef struct sq_fault_options {
    *  (global cell, face) key, so exactly one process logs it, the same face as on one process. */
   int64_t (*min_over_processes)(int64_t key, void *ctx);
   void *min_ctx;
+  double pc_v_star; /**< Prakash-Clifton regularisation of the normal stress on bimaterial faces: V* (m/s) */
+  double pc_length; /**< and L (m); 0: off.  sq_fault_create copies both into every point's parameters */
 } sq_fault_options;
 
 /**

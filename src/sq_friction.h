@@ -103,6 +103,8 @@ typedef struct sq_friction_params {
   double onset;         /**< kinematic: rupture onset time (s, >= 0) */
   double tau_s;         /**< kinematic Yoffe: smoothing time tau_S, half-width of the triangle (s, > 0) */
   double rise_time;     /**< kinematic: Yoffe rise time tau_R, or the Gaussian's duration (s, > 0) */
+  double pc_v_star;     /**< Prakash-Clifton: reference slip rate V* (m/s, > 0) of the normal-stress regularisation */
+  double pc_length;     /**< Prakash-Clifton: slip distance L (m, > 0); 0: no regularisation (all laws) */
 } sq_friction_params;
 
 /** History of one fault point, updated by every call of sq_friction_solve_point(). */
@@ -122,12 +124,15 @@ typedef struct sq_friction_state {
   double pressure;       /**< TP: pore pressure at the fault centre (Pa); p0 without thermal pressurization */
   double tp_theta[SQ_TP_MAX_POINTS]; /**< TP: cosine-transform coefficients of T - T0 (tp_impl.h) */
   double tp_pi[SQ_TP_MAX_POINTS];    /**< TP: cosine-transform coefficients of p - p0 */
+  double sigma_pc; /**< normal stress the strength uses (Pa): the Prakash-Clifton regularised sigma* on a
+                        bimaterial face with pc_length > 0, else the normal stress itself */
 } sq_friction_state;
 
 /**
  * @brief Validate the parameters @p law reads: LSW mu_s >= mu_d >= 0, d_c > 0, forced_time not NaN;
  *        RS a > 0, b >= 0, L > 0, V0 > 0, f0 finite; FVW also f0 > 0, f_w > 0, V_w > 0; all laws
- *        cohesion >= 0.  All values must be finite (forced_time may be +inf).
+ *        cohesion >= 0, and pc_length >= 0 with pc_v_star > 0 when pc_length > 0 (Prakash-Clifton).  All values must be
+ * finite (forced_time may be +inf).
  * @param why      receives a message naming the parameter, e.g. "d_c = -0.1 must be > 0" (may be NULL)
  * @param why_len  size of @p why
  * @return SQ_SUCCESS or SQ_ERR_INPUT (nothing is printed: the caller adds the fault point).
@@ -153,7 +158,7 @@ double sq_friction_steady_state(sq_friction_law law, const sq_friction_params *p
 
 /**
  * @brief Initial history of a fault point: zero slip, work and peak slip rate, rupture_time = -1,
- *        slip_rate = (V_init, 0), traction = (tau_abs, 0), normal_stress = sigma_n (the solver uses only
+ *        slip_rate = (V_init, 0), traction = (tau_abs, 0), normal_stress = sigma_pc = sigma_n (the solver uses only
  *        the magnitude of slip_rate; the caller may set the directions).
  *        LSW: mu = mu_s.  RS laws (TPV101/104 way): the state solves f(V_init, state) = mu =
  *        tau_abs / max(0, -sigma_n), so that the initial traction is in equilibrium with V_init; when

@@ -33,7 +33,7 @@ declare -A expect=(
   [tpv36_37/parameters_tpv36.par]=import
   [tpv36_37/parameters_tpv37.par]=import
   [tpv5/parameters.par]=import
-  [tpv6_7/parameters.par]="bimaterial fault"
+  [tpv6_7/parameters.par]=import
 )
 
 # native_values IN OUT: the imported YAML with the easi models replaced by native values

@@ -100,16 +100,29 @@ typedef struct run {
   sq_material *mat;
 } run;
 
+/* > 0: the runs made next are bimaterial (the "+" side x > 0 softer) with the Prakash-Clifton regularisation of
+ * this length (V* = 1); runs_bimaterial sets it */
+static double bimaterial_pc_length;
+static const sq_material soft = {.rho = 0.8, .lambda = 1.0, .mu = 0.5};
+
 static void run_create_law(run *r, int order, sq_precision prec, int tile, double forced_time, sq_friction_law law) {
   char path[4096]; /* SQ_SRCDIR in the environment: the source tree moved (the GPU host) */
   snprintf(path, sizeof(path), "%s/tests/meshes/fault.msh", getenv("SQ_SRCDIR") ? getenv("SQ_SRCDIR") : SQ_SRCDIR);
   ck_assert_int_eq(sq_mesh_read(path, &r->mesh), 0);
   r->mat = malloc(sizeof(sq_material) * r->mesh->ncell);
-  for (int64_t c = 0; c < r->mesh->ncell; ++c) r->mat[c] = unit;
+  for (int64_t c = 0; c < r->mesh->ncell; ++c) {
+    double x = 0;
+    for (int v = 0; v < 4; ++v) x += 0.25 * r->mesh->vert[r->mesh->cell_vert[c * 4 + v] * 3];
+    r->mat[c] = bimaterial_pc_length > 0 && x > 0 ? soft : unit;
+  }
   const sq_disc_options opt = {
       .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1, .max_clusters = 4, .rupture = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
-  const sq_fault_options fo = {.law = law, .reference = {1.0, 0.0, -0.5}, .nucleation_time = 0.02};
+  const sq_fault_options fo = {.law = law,
+                               .reference = {1.0, 0.0, -0.5},
+                               .nucleation_time = 0.02,
+                               .pc_v_star = 1.0,
+                               .pc_length = bimaterial_pc_length};
   setup su = {.law = law, .forced_time = forced_time, .tp = tp_on};
   ck_assert_int_eq(sq_fault_create(r->disc, &fo, init_point, &su, &r->fault), 0);
   ck_assert_int_gt(r->fault->nface, 10);
@@ -588,10 +601,22 @@ START_TEST(runs_kinematic) {
 }
 END_TEST
 
+/* bimaterial faults with the Prakash-Clifton regularised normal stress (its sigma* is friction state), linear
+ * slip weakening and the aging law, on the GPU against the CPU, f64; and the kernel alone, orders 2..7 */
+START_TEST(runs_bimaterial) {
+  bimaterial_pc_length = 0.05;
+  runs_law(SQ_F64, SQ_FRICTION_LSW);
+  runs_law(SQ_F64, SQ_FRICTION_RS_AGING);
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) kernel_one(order, SQ_F64);
+  bimaterial_pc_length = 0;
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_rupture")) return 77;
-  const TTest *tests[] = {kernel_vs_cpu,  runs_f64,   runs_f32, runs_rate_state, runs_thermal_pressurization,
-                          runs_kinematic, throughput, NULL};
+  const TTest *tests[] = {
+      kernel_vs_cpu,   runs_f64,   runs_f32, runs_rate_state, runs_thermal_pressurization, runs_kinematic,
+      runs_bimaterial, throughput, NULL};
   Suite *s = sq_test_suite("cuda_rupture", 600, tests);
   return sq_test_run(s, 0);
 }

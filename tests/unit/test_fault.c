@@ -597,22 +597,124 @@ START_TEST(kinematic_slip_lts) {
 }
 END_TEST
 
+/* A slipping run on the fault mesh with the Prakash-Clifton regularisation (length pc_length, V* = 1; 0: off),
+ * the "+" side (x > 0) of material `plus` (the "-" side is `unit`), stepped serially 60 steps. */
+static void run_pc(run *r, double pc_length, const sq_material *plus) {
+  make_mesh();
+  ck_assert_int_eq(sq_mesh_read(mesh_path, &r->mesh), 0);
+  r->mat = malloc(sizeof(sq_material) * r->mesh->ncell);
+  for (int64_t c = 0; c < r->mesh->ncell; ++c) {
+    double x = 0;
+    for (int v = 0; v < 4; ++v) x += 0.25 * r->mesh->vert[r->mesh->cell_vert[c * 4 + v] * 3];
+    r->mat[c] = x > 0 ? *plus : unit;
+  }
+  const sq_disc_options opt = {
+      .order = 3, .precision = SQ_F64, .cfl = 0.5, .tile_size = 64, .lts_rate = 1, .max_clusters = 1, .rupture = 1};
+  ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
+  const sq_fault_options fo = {
+      .law = SQ_FRICTION_LSW, .reference = {1.0, 0.0, -0.5}, .pc_v_star = 1.0, .pc_length = pc_length};
+  ck_assert_int_eq(sq_fault_create(r->disc, &fo, init_point, (void *)&slipping, &r->fault), 0);
+  initial(r->disc);
+  step_serial(r, 60);
+}
+
+static int same_run(const run *a, const run *b) {
+  const size_t nd = sizeof(double) * a->disc->nelem * a->disc->nbasis * 9;
+  int same = !memcmp(a->disc->dofs, b->disc->dofs, nd);
+  for (int64_t i = 0; i < a->fault->nface * a->fault->npoint && same; ++i) /* the parameters differ */
+    same = !memcmp(&a->fault->point[i].state, &b->fault->point[i].state, sizeof(sq_friction_state));
+  return same;
+}
+
+/* Bimaterial faults: the Prakash-Clifton regularisation changes nothing between identical materials (bitwise);
+ * between two materials the normal stress varies with slip, the strength follows the regularised sigma*,
+ * which lags sigma_n, and the limit L -> 0 is the plain law bitwise. */
+START_TEST(bimaterial_prakash_clifton) {
+  const sq_material soft = {.rho = 0.8, .lambda = 1.0, .mu = 0.5};
+  run a, b;
+  run_pc(&a, 0.0, &unit);
+  run_pc(&b, 0.05, &unit);
+  ck_assert_msg(same_run(&a, &b), "identical materials: the regularised run differs from the plain law");
+  run_destroy(&b);
+  run_destroy(&a);
+  run plain, reg, limit;
+  run_pc(&plain, 0.0, &soft);
+  run_pc(&reg, 0.05, &soft);
+  run_pc(&limit, 1e-300, &soft);
+  ck_assert_msg(same_run(&plain, &limit), "L -> 0: the regularised run differs from the plain law");
+  ck_assert_msg(!same_run(&plain, &reg), "L = 0.05 changes nothing on a bimaterial fault");
+  double dsn = 0, lag = 0;
+  int64_t ruptured = 0;
+  const sq_fault *f = reg.fault;
+  for (int64_t i = 0; i < f->nface * f->npoint; ++i) {
+    const sq_fault_point *pt = &f->point[i], *pp = &plain.fault->point[i];
+    const sq_friction_state *st = &pt->state;
+    ck_assert_double_eq(pp->state.normal_stress, pp->state.sigma_pc); /* off: sigma* = sigma_n */
+    dsn = fmax(dsn, fabs(pp->state.normal_stress + 1.0));
+    lag = fmax(lag, fabs(st->sigma_pc - st->normal_stress));
+    const double strength = pt->param.cohesion + st->mu * fmax(0.0, -st->sigma_pc);
+    ck_assert_msg(hypot(st->traction[0], st->traction[1]) <= strength * (1 + 1e-12) + 1e-12,
+                  "traction %g above the regularised strength %g", hypot(st->traction[0], st->traction[1]), strength);
+    ruptured += st->rupture_time >= 0;
+  }
+  printf("bimaterial fault: max |sigma_n - sigma_0| = %.3e (plain law), max |sigma* - sigma_n| = %.3e (L = 0.05), "
+         "%lld points ruptured\n",
+         dsn, lag, (long long)ruptured);
+  ck_assert_msg(dsn > 1e-3, "the normal stress does not change on the bimaterial fault (%g)", dsn);
+  ck_assert_msg(lag > 1e-4, "sigma* does not lag sigma_n (%g)", lag);
+  ck_assert_int_gt(ruptured, f->nface / 10);
+  run_destroy(&plain);
+  run_destroy(&reg);
+  run_destroy(&limit);
+}
+END_TEST
+
+/* The regularisation at one point of a rate-and-state (aging) fault, where the Godunov normal stress steps from
+ * -120 to -130 MPa: sigma_n is stored as it is, sigma* moves monotonically from -120 MPa towards it, and the
+ * sliding point carries exactly f(V, state) |sigma*|; between identical impedances sigma* = sigma_n at once. */
+START_TEST(bimaterial_point_rate_state) {
+  const double zb[4] = {1.6e7, 0.8e7, 0.9e7, 0.5e7}, zi[4] = {1.6e7, 1.6e7, 0.9e7, 0.9e7};
+  for (int same = 0; same < 2; ++same) {
+    const double *z = same ? zi : zb;
+    sq_fault_point pt;
+    memset(&pt, 0, sizeof(pt));
+    pt.param = (sq_friction_params){
+        .a = 0.01, .b = 0.014, .L = 0.02, .f0 = 0.6, .V0 = 1e-6, .pc_v_star = 1.0, .pc_length = 0.01};
+    pt.traction0[0] = -120e6, pt.traction0[1] = 75e6;
+    sq_friction_init_state(SQ_FRICTION_RS_AGING, &pt.param, 1e-3, 75e6, -120e6, &pt.state);
+    pt.state.slip_rate[0] = 1e-3;
+    /* locked Godunov normal stress sn = eta_p (qm / zpm + qp / zpp) = -10 MPa, no shear change */
+    const double qm[6] = {-10e6, 0, 0, 0, 0, 0}, qp[6] = {-10e6, 0, 0, 0, 0, 0};
+    const double eta_p = sq_fault_eta(z[0], z[1]), eta_s = sq_fault_eta(z[2], z[3]);
+    double prev = -120e6;
+    for (int k = 0; k < 20; ++k) {
+      double im[6] = {0}, ip[6] = {0};
+      ck_assert_int_eq(
+          sq_fault_solve_point(SQ_FRICTION_RS_AGING, z, eta_p, eta_s, 1e-3 * k, 1e-3, 1.0, qm, qp, &pt, im, ip), 0);
+      const sq_friction_state *st = &pt.state;
+      ck_assert_double_eq_tol(st->normal_stress, -130e6, 1e-6);
+      if (same) ck_assert_double_eq(st->sigma_pc, st->normal_stress);
+      else
+        ck_assert_msg(st->sigma_pc < prev && st->sigma_pc > -130e6, "step %d: sigma* = %.9g after %.9g", k,
+                      st->sigma_pc, prev);
+      const double V = hypot(st->slip_rate[0], st->slip_rate[1]), tau = hypot(st->traction[0], st->traction[1]);
+      ck_assert(V > 0);
+      ck_assert_msg(fabs(tau - st->mu * -st->sigma_pc) <= 1e-9 * tau, "step %d: |tau| %.12g, f |sigma*| %.12g", k, tau,
+                    st->mu * -st->sigma_pc);
+      prev = st->sigma_pc;
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
   setenv("STARPU_NCPU", "2", 0);
-  const TTest *tests[] = {locked_equals_welded,
-                          slipping_fault_physics,
-                          graph_equals_serial,
-                          station_weights_exact,
-                          station_rupture_time_kink,
-                          station_weights_converge,
-                          station_locate_on_mesh,
-                          stations_graph_equals_serial,
-                          face_average_snapshot,
-                          seissol_energies,
-                          reference_conventions,
-                          kinematic_slip_lts,
-                          NULL};
+  const TTest *tests[] = {locked_equals_welded,       slipping_fault_physics,       graph_equals_serial,
+                          station_weights_exact,      station_rupture_time_kink,    station_weights_converge,
+                          station_locate_on_mesh,     stations_graph_equals_serial, face_average_snapshot,
+                          seissol_energies,           reference_conventions,        kinematic_slip_lts,
+                          bimaterial_prakash_clifton, bimaterial_point_rate_state,  NULL};
   Suite *s = sq_test_suite("fault", 600, tests);
   struct starpu_conf conf;
   starpu_conf_init(&conf);

@@ -414,6 +414,48 @@ START_TEST(check_params) {
   ck_assert_int_eq(sq_friction_check_params((sq_friction_law)42, &r, why, sizeof(why)), SQ_ERR_INPUT);
   ck_assert_str_eq(why, "unknown friction law 42");
   ck_assert_int_eq(sq_friction_check_params(SQ_FRICTION_LSW, NULL, why, sizeof(why)), SQ_ERR_INPUT);
+  /* the Prakash-Clifton regularisation, for every law: off (pc_length 0) or both values > 0 */
+  p = tpv5(), p.pc_length = 0.01, p.pc_v_star = 1;
+  ck_assert_int_eq(sq_friction_check_params(SQ_FRICTION_LSW, &p, why, sizeof(why)), 0);
+  p.pc_v_star = 0;
+  expect_bad(SQ_FRICTION_LSW, p, "pc_v_star = 0 must be > 0");
+  q = tpv101(), q.pc_length = -0.01;
+  expect_bad(SQ_FRICTION_RS_AGING, q, "pc_length = -0.01 must be >= 0");
+  r = tpv104(), r.pc_length = NAN;
+  expect_bad(SQ_FRICTION_RS_FVW, r, "pc_length = nan must be");
+}
+END_TEST
+
+/* Prakash-Clifton: d sigma* / dt = -(V + V*)/L (sigma* - sigma_n).  For constant V and sigma_n the closed form is
+ * sigma*(t) = sigma_n + (sigma*_0 - sigma_n) e^-(V + V*) t / L; any split of [0, t] into steps gives it (to rounding,
+ * the update is exact per step), L -> 0 gives sigma_n exactly, and a later sigma_n is followed with that lag. */
+START_TEST(prakash_clifton) {
+  const double s0 = -120e6, sn = -100e6, V = 0.7, vs = 1.0, L = 0.01;
+  for (int n = 1; n <= 64; n *= 4) {
+    const double T = 0.02, dt = T / n;
+    double s = s0;
+    for (int k = 0; k < n; ++k) s = sq_friction_prakash_clifton(s, sn, V, vs, L, dt);
+    const double exact = sn + (s0 - sn) * exp(-(V + vs) * T / L);
+    ck_assert_msg(fabs(s - exact) <= 1e-12 * fabs(sn), "%d steps: sigma* = %.17g, closed form %.17g", n, s, exact);
+  }
+  /* half-life L ln 2 / (V + V*): after it, sigma* is half way */
+  const double half = sq_friction_prakash_clifton(s0, sn, V, vs, L, L * log(2.0) / (V + vs));
+  ck_assert_double_eq_tol(half, 0.5 * (s0 + sn), 1e-6);
+  /* no time, no change; the limit L -> 0 is the plain law's normal stress, bitwise */
+  ck_assert_double_eq(sq_friction_prakash_clifton(s0, sn, V, vs, L, 0.0), s0);
+  ck_assert_double_eq(sq_friction_prakash_clifton(s0, sn, V, vs, 1e-300, 1e-3), sn);
+  /* the strength follows sigma*: a point regularised to sigma* = -120 MPa while sigma_n = -60 MPa stays locked
+   * under 70 MPa of shear (0.677 x 120 MPa of strength), the plain law with sigma_n slips */
+  const sq_friction_params p = tpv5();
+  sq_friction_state a, b;
+  sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, 70e6, -120e6, &a);
+  ck_assert_double_eq(a.sigma_pc, -120e6);
+  b = a;
+  const double tau[2] = {70e6, 0}, sig = sq_friction_prakash_clifton(a.sigma_pc, -60e6, 0, vs, L, 1e-6);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, sig, tau, eta_tpv5(), &a), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, -60e6, tau, eta_tpv5(), &b), 0);
+  ck_assert_double_eq(hypot(a.slip_rate[0], a.slip_rate[1]), 0.0);
+  ck_assert(b.slip_rate[0] > 1.0);
 }
 END_TEST
 
@@ -482,6 +524,7 @@ int main(void) {
   tcase_add_test(tc, check_params);
   tcase_add_test(tc, law_names);
   tcase_add_test(tc, rs_nucleation_energy);
+  tcase_add_test(tc, prakash_clifton);
   suite_add_tcase(s, tc);
   return sq_test_run(s, 1);
 }
