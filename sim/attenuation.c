@@ -73,15 +73,10 @@ int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw) {
 int sq_sim_attenuation_check(const sq_config *cfg) {
   if (!cfg->attenuation.enabled) return SQ_SUCCESS;
   /* the memory variables phi = theta - C_u^-1 sigma hold theta only while the stress changes by the elastic
-   * operator: a stress source or the plastic correction would have to move phi by -C_u^-1 (its stress), which
-   * the source and plasticity tasks do not do yet */
+   * operator or by a source that moves them too (the source task does); the plastic correction would have to
+   * move phi by -C_u^-1 (its stress change), which the plasticity task does not do yet */
   SQ_CHECK(!cfg->plasticity.enabled, SQ_ERR_INPUT,
            "%s:%d: section 'attenuation': viscoelastic attenuation is not combined with plasticity (line %d) yet",
            cfg->path, cfg->attenuation.line, cfg->plasticity.line);
-  for (int i = 0; i < cfg->nsources; ++i)
-    SQ_CHECK(cfg->sources[i].type == SQ_SRCCFG_FORCE, SQ_ERR_INPUT,
-             "%s:%d: sources[%d]: with attenuation only force sources (type: force) are supported yet; a moment-tensor "
-             "source adds stress, which the memory variables do not follow",
-             cfg->path, cfg->sources[i].line, i);
   return SQ_SUCCESS;
 }
