@@ -186,8 +186,14 @@ int sq_cmd_verify_pointsource(int argc, char **argv) {
     for (int64_t j = jb; j < je; ++j) {
       const double *v = exact + ((size_t)r * je + j) * 3;
       const double *q = sq_receiver_set_slot(rs, j) + (size_t)r * 9;
-      fprintf(dump, "%.6e %d %.9e %.9e %.9e %.9e %.9e %.9e\n", (double)j * rs->interval, r + 1, q[6], q[7], q[8], v[0],
+      fprintf(dump, "%.6e %d %.9e %.9e %.9e %.9e %.9e %.9e", (double)j * rs->interval, r + 1, q[6], q[7], q[8], v[0],
               v[1], v[2]);
+      if (o.attenuation) { /* and the elastic closed form */
+        double ve[3];
+        sq_fullspace_velocity(src, &mat, &rs->x[3 * r], (double)j * rs->interval, ve);
+        fprintf(dump, " %.9e %.9e %.9e", ve[0], ve[1], ve[2]);
+      }
+      fputc('\n', dump);
     }
   if (dump) fclose(dump);
   free(exact);

@@ -172,7 +172,8 @@ int sq_fullspace_velocity_visco(const sq_point_source *src, double rho, const sq
   }
   fftw_plan fwd = fftw_plan_dft_r2c_1d(N, s, S, FFTW_ESTIMATE);
   fftw_plan inv = fftw_plan_dft_c2r_1d(N, V, out, FFTW_ESTIMATE);
-  for (int j = 0; j < N; ++j) s[j] = sq_stf_rate(&src->stf, j * dt);
+  /* the period [-N dt / 2, N dt / 2): a time function with a tail before t = 0 (a Gaussian) is not cut */
+  for (int j = 0; j < N; ++j) s[j] = sq_stf_rate(&src->stf, (j - N / 2) * dt);
   fftw_execute(fwd);
   for (int d = 0; d < 3; ++d) {
     for (int k = 0; k < nf; ++k) {
@@ -181,7 +182,7 @@ int sq_fullspace_velocity_visco(const sq_point_source *src, double rho, const sq
       V[k] = h[d] * S[k] / N; /* complex.h before fftw3.h: fftw_complex is double complex */
     }
     fftw_execute(inv);
-    for (int j = 0; j < nt; ++j) vel[3 * j + d] = out[j];
+    for (int j = 0; j < nt; ++j) vel[3 * j + d] = out[j + N / 2];
   }
   fftw_destroy_plan(fwd);
   fftw_destroy_plan(inv);

@@ -186,7 +186,8 @@ struct sq_visco;
  * @brief Velocity seismogram of a point source (moment tensor or force) in a homogeneous viscoelastic full
  * space: sq_fullspace_velocity's solution in the frequency domain with the complex velocities of the relaxed
  * moduli lambda(iw), mu(iw) of @p v (sq_visco_moduli), transformed to the time domain with FFTW.
- * @param vel  nt x 3: the velocity at times j dt, j = 0 .. nt - 1 (the time function must vanish at t <= 0)
+ * @param vel  nt x 3: the velocity at times j dt, j = 0 .. nt - 1 (the time function is sampled over a period of
+ *             at least 16 nt dt centred on t = 0, and must vanish outside it)
  */
 int sq_fullspace_velocity_visco(const sq_point_source *src, double rho, const struct sq_atten_band *band,
                                 const struct sq_visco *v, const double x[3], double dt, int nt, double *vel);
