@@ -72,11 +72,7 @@ int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw) {
 
 int sq_sim_attenuation_check(const sq_config *cfg) {
   if (!cfg->attenuation.enabled) return SQ_SUCCESS;
-  /* the memory variables phi = theta - C_u^-1 sigma hold theta only while the stress changes by the elastic
-   * operator or by a source that moves them too (the source task does); the plastic correction would have to
-   * move phi by -C_u^-1 (its stress change), which the plasticity task does not do yet */
-  SQ_CHECK(!cfg->plasticity.enabled, SQ_ERR_INPUT,
-           "%s:%d: section 'attenuation': viscoelastic attenuation is not combined with plasticity (line %d) yet",
-           cfg->path, cfg->attenuation.line, cfg->plasticity.line);
+  /* the memory variables phi = theta - C_u^-1 sigma follow every stress change that is not the elastic
+   * operator's: the source task and the plasticity task move them (codelets/source.c, codelets/plasticity.c) */
   return SQ_SUCCESS;
 }
