@@ -95,9 +95,13 @@ static const help_option pointsource_options[] = {
     {"--cfl", "C", "CFL number (default 0.5)"},
     {"--precision", "single|double", "working precision (default double)"},
     {"--tolerance", "X", "largest relative misfit that passes (default 0.25)"},
-    {"--update-only", "", "update the stored reference figures"},
-    {"--force", "", "run even where a stored result is current"},
-    {"--dump", "FILE", "write 't receiver v1 v2 v3 v1_exact v2_exact v3_exact' rows to FILE"},
+    {"--update-only", "", "the source enters the update only, not the predictor"},
+    {"--force", "", "a single force instead of the moment tensor"},
+    {"--attenuation", "",
+     "viscoelastic medium (Qp 20, Qs 10, 3 mechanisms, 0.1-10 Hz) against the frequency-domain closed form"},
+    {"--dump", "FILE",
+     "write 't receiver v1 v2 v3 v1_exact v2_exact v3_exact' rows to FILE (with --attenuation also the elastic "
+     "closed form)"},
     {"--json", "", "print the result as JSON"},
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};

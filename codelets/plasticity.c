@@ -11,6 +11,11 @@
  * (plasticity_cuda.cu) runs the same point-wise functions (src/plasticity_impl.h, host/device inline)
  * with threads over the nodes.  The run statistic "yielding element updates" is a per-tile counter
  * handle that both bodies add to where the data lives; sq_runtime_sync_plasticity collects it.
+ *
+ * With attenuation (plasticity_ane_cl, two more buffers: the anelastic coefficients and memory variables) the
+ * correction leaves the memory variables theta_l alone while it changes the stress, so the stored
+ * phi_l = theta_l - C_u^-1 sigma move by -C_u^-1 times the change: phi is turned into theta before the
+ * correction and back after it (sq_kernel_ane_shift), on the CPU and on the GPU alike.
  */
 #include "sq_runtime_impl.h"
 #include "sq_plastic_state.h"
@@ -19,7 +24,19 @@
 #include "sq_cuda.h"
 #endif
 
-enum { PL_REF, PL_DOFS, PL_STRESS, PL_PARAMS, PL_MU, PL_STRAIN, PL_YIELDED, PL_COUNT, PL_NBUFFERS };
+enum {
+  PL_REF,
+  PL_DOFS,
+  PL_STRESS,
+  PL_PARAMS,
+  PL_MU,
+  PL_STRAIN,
+  PL_YIELDED,
+  PL_COUNT,
+  PL_NBUFFERS,
+  PL_ANE_COEF = PL_NBUFFERS,
+  PL_ANE
+};
 
 /** Arguments of one plasticity task. */
 typedef struct plasticity_args {
@@ -27,6 +44,7 @@ typedef struct plasticity_args {
   int order;
   double psi0; /**< value of the constant basis function (cell averages of the strain) */
   double dt;   /**< the tile's cluster time step (relaxation over the step, eq. 2.34) */
+  int nmech;   /**< attenuation: relaxation mechanisms (plasticity_ane_cl); 0 without */
 } plasticity_args;
 
 static void plasticity_cpu(void *buffers[], void *cl_arg) {
@@ -42,6 +60,18 @@ static void plasticity_cpu(void *buffers[], void *cl_arg) {
   *(int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]) += yielded;
 }
 
+/* With attenuation: phi -> theta, the correction, theta -> phi. */
+static void plasticity_ane_cpu(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const plasticity_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[PL_DOFS]);
+  const void *coef = (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_ANE_COEF]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]), *ane = (void *)STARPU_VECTOR_GET_PTR(buffers[PL_ANE]);
+  sq_kernel_ane_shift(a->precision, a->order, a->nmech, n, coef, dofs, 1, ane);
+  plasticity_cpu(buffers, cl_arg);
+  sq_kernel_ane_shift(a->precision, a->order, a->nmech, n, coef, dofs, -1, ane);
+}
+
 #ifdef SQ_USE_CUDA
 static void plasticity_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
@@ -53,6 +83,18 @@ static void plasticity_cuda(void *buffers[], void *cl_arg) {
       (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_PARAMS]), (const double *)STARPU_VECTOR_GET_PTR(buffers[PL_MU]),
       a->dt, (double *)STARPU_VECTOR_GET_PTR(buffers[PL_STRAIN]), (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[PL_YIELDED]),
       (int64_t *)STARPU_VECTOR_GET_PTR(buffers[PL_COUNT]), starpu_cuda_get_local_stream());
+}
+
+static void plasticity_ane_cuda(void *buffers[], void *cl_arg) {
+  if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
+  const plasticity_args *a = cl_arg;
+  const int64_t n = STARPU_VECTOR_GET_NX(buffers[PL_DOFS]);
+  const void *coef = (const void *)STARPU_VECTOR_GET_PTR(buffers[PL_ANE_COEF]);
+  void *dofs = (void *)STARPU_VECTOR_GET_PTR(buffers[PL_DOFS]), *ane = (void *)STARPU_VECTOR_GET_PTR(buffers[PL_ANE]);
+  cudaStream_t stream = starpu_cuda_get_local_stream();
+  sq_cuda_ane_shift(a->precision, a->order, a->nmech, n, coef, dofs, 1, ane, stream);
+  plasticity_cuda(buffers, cl_arg); /* the same stream: the three kernels run in order */
+  sq_cuda_ane_shift(a->precision, a->order, a->nmech, n, coef, dofs, -1, ane, stream);
 }
 #endif
 
@@ -69,6 +111,20 @@ static struct starpu_codelet plasticity_cl = {
     .modes = {STARPU_R, STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_W, STARPU_RW},
     .model = &plasticity_model,
     .name = "sq_plasticity",
+};
+
+static struct starpu_perfmodel plasticity_ane_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_plasticity_ane"};
+
+static struct starpu_codelet plasticity_ane_cl = {
+    .cpu_funcs = {plasticity_ane_cpu},
+    .cpu_funcs_name = {"plasticity_ane_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {plasticity_ane_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, /* more than STARPU_NMAXBUFS: the modes come with the task */
+    .model = &plasticity_ane_model,
+    .name = "sq_plasticity_ane",
 };
 
 static void register_rows(starpu_data_handle_t *h, void *base, int64_t begin, int64_t n, size_t row_bytes) {
@@ -158,8 +214,29 @@ int sq_insert_plasticity(sq_runtime *rt, int tile, double dt, int priority) {
   SQ_CHECK(sq_runtime_tile_has_plasticity(rt, tile), SQ_ERR_INTERNAL, "tile %d has no plasticity data", tile);
   plasticity_args *a = malloc(sizeof(*a));
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  *a = (plasticity_args){
-      .precision = rt->disc->opt.precision, .order = rt->disc->opt.order, .psi0 = ps->ref->psi0, .dt = dt};
+  const int ane = rt->ane[tile] != NULL;
+  *a = (plasticity_args){.precision = rt->disc->opt.precision,
+                         .order = rt->disc->opt.order,
+                         .psi0 = ps->ref->psi0,
+                         .dt = dt,
+                         .nmech = ane ? rt->disc->nmech : 0};
+  if (ane) {
+    struct starpu_data_descr descr[PL_ANE + 1] = {[PL_REF] = {rt->plastic_ref, STARPU_R},
+                                                  [PL_DOFS] = {rt->dofs[tile], STARPU_RW},
+                                                  [PL_STRESS] = {rt->plastic_stress[tile], STARPU_R},
+                                                  [PL_PARAMS] = {rt->plastic_params[tile], STARPU_R},
+                                                  [PL_MU] = {rt->plastic_mu[tile], STARPU_R},
+                                                  [PL_STRAIN] = {rt->plastic_strain[tile], STARPU_RW},
+                                                  [PL_YIELDED] = {rt->plastic_yielded[tile], STARPU_W},
+                                                  [PL_COUNT] = {rt->plastic_count[tile], STARPU_RW},
+                                                  [PL_ANE_COEF] = {rt->ane_coef[tile], STARPU_R},
+                                                  [PL_ANE] = {rt->ane[tile], STARPU_RW}};
+    const int ret = starpu_task_insert(&plasticity_ane_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
+                                       SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_PLASTICITY, tile),
+                                       STARPU_DATA_MODE_ARRAY, descr, PL_ANE + 1, 0);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting plasticity task for tile %d failed (%d)", tile, ret);
+    return SQ_SUCCESS;
+  }
   const int ret = starpu_task_insert(
       &plasticity_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
       SQ_PROFILE(rt, SQ_TASK_PLASTICITY, tile), STARPU_R, rt->plastic_ref, STARPU_RW, rt->dofs[tile], STARPU_R,

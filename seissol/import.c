@@ -319,6 +319,24 @@ static int do_materials(imp *im, int *plastic) {
   put(&im->y, "materials:\n  easi: ");
   put_file(im, model);
   put(&im->y, "\n");
+  /* SeisSol attenuates when it is built with relaxation mechanisms (3, NUMBER_OF_RELAXATION_MECHANISMS); a
+   * parameter file for such a build gives the band, and the material model Qp and Qs */
+  double fc = 0, ratio = 100;
+  int fc_given, ratio_given;
+  SQ_CALL(num(im, "equations", "FreqCentral", &fc, &fc_given));
+  SQ_CALL(num(im, "equations", "FreqRatio", &ratio, &ratio_given));
+  if (ratio_given && !fc_given)
+    return missing(im, "equations", "FreqCentral", "FreqRatio is given: the central frequency of the attenuation band");
+  if (fc_given) {
+    if (!(fc > 0))
+      return fail_at(im, item(im, "equations", "FreqCentral"), "equations", "must be > 0 (Hz), found %g", fc);
+    if (!(ratio >= 1))
+      return fail_at(im, item(im, "equations", "FreqRatio"), "equations", "must be >= 1, found %g", ratio);
+    put(&im->y,
+        "# viscoelastic attenuation (FreqCentral, FreqRatio; SeisSol's 3 mechanisms; Qp, Qs from the model)\n"
+        "attenuation: {central_frequency: %.15g, frequency_ratio: %.15g, mechanisms: 3}\n",
+        fc, ratio);
+  }
   for (int k = 0; k < 2; ++k) {
     const char *key = k ? "numfluxnearfault" : "numflux", *flux;
     SQ_CALL(string(im, "equations", key, &flux));

@@ -34,8 +34,11 @@ static const sq_seissol_key keys[] = {
      0},
     {"equations", "numflux", M, "`godunov`: the flux starquake uses; `rusanov`: warned, the Godunov flux is used", 0},
     {"equations", "numfluxnearfault", M, "as `numflux`", 0},
-    {"equations", "FreqCentral", R, "viscoelastic attenuation", 0},
-    {"equations", "FreqRatio", R, "viscoelastic attenuation", 0},
+    {"equations", "FreqCentral", M,
+     "`attenuation.central_frequency` (with `mechanisms: 3`, SeisSol's NUMBER_OF_RELAXATION_MECHANISMS; Qp and Qs "
+     "from the material model)",
+     0},
+    {"equations", "FreqRatio", M, "`attenuation.frequency_ratio` (default 100)", 0},
     {"equations", "GravitationalAcceleration", R, "a gravitational free surface (acoustic ocean)", 0},
     {"equations", "BoundaryFileName", R, "boundary conditions from an easi model", 0},
     /* IniCondition */

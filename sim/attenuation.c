@@ -72,16 +72,7 @@ int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw) {
 
 int sq_sim_attenuation_check(const sq_config *cfg) {
   if (!cfg->attenuation.enabled) return SQ_SUCCESS;
-  /* the memory variables phi = theta - C_u^-1 sigma hold theta only while the stress changes by the elastic
-   * operator: a stress source or the plastic correction would have to move phi by -C_u^-1 (its stress), which
-   * the source and plasticity tasks do not do yet */
-  SQ_CHECK(!cfg->plasticity.enabled, SQ_ERR_INPUT,
-           "%s:%d: section 'attenuation': viscoelastic attenuation is not combined with plasticity (line %d) yet",
-           cfg->path, cfg->attenuation.line, cfg->plasticity.line);
-  for (int i = 0; i < cfg->nsources; ++i)
-    SQ_CHECK(cfg->sources[i].type == SQ_SRCCFG_FORCE, SQ_ERR_INPUT,
-             "%s:%d: sources[%d]: with attenuation only force sources (type: force) are supported yet; a moment-tensor "
-             "source adds stress, which the memory variables do not follow",
-             cfg->path, cfg->sources[i].line, i);
+  /* the memory variables phi = theta - C_u^-1 sigma follow every stress change that is not the elastic
+   * operator's: the source task and the plasticity task move them (codelets/source.c, codelets/plasticity.c) */
   return SQ_SUCCESS;
 }

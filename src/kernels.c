@@ -69,6 +69,10 @@ void sq_kernel_ader_ane(sq_precision prec, int order, int nmech, int64_t n, cons
 void sq_kernel_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs) {
   SQ_BY_PRECISION(prec, ane_source)(order, nmech, n, ane, dofs);
 }
+void sq_kernel_ane_shift(sq_precision prec, int order, int nmech, int64_t n, const void *coef, const void *dofs,
+                         int sign, void *ane) {
+  SQ_BY_PRECISION(prec, ane_shift)(order, nmech, n, coef, dofs, sign, ane);
+}
 void sq_kernel_ane_coef(sq_precision prec, int64_t n, const double *coef, void *out) {
   SQ_BY_PRECISION(prec, ane_coef)(n, coef, out);
 }

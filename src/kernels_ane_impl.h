@@ -96,6 +96,18 @@ static void SQ_FN(ane_source)(int order, int nmech, int64_t n, const sq_real_t *
     SQ_FN(axpy)(na, -1, ane + e * (int64_t)na * (nmech + 1) + nmech * na, dofs + e * (int64_t)B * 9);
 }
 
+/* phi_l += sign C_u^-1 sigma for every mechanism (sign +1: phi -> theta, -1: theta -> phi): around a stress change
+ * that leaves theta alone (the plastic correction), phi follows it by -C_u^-1 (the change) */
+static void SQ_FN(ane_shift)(int order, int nmech, int64_t n, const sq_real_t *coef, const sq_real_t *dofs, int sign,
+                             sq_real_t *ane) {
+  const int B = sq_nbasis(order), na = B * 6;
+  for (int64_t e = 0; e < n; ++e) {
+    _Alignas(64) sq_real_t eps[SQ_MAXB9];
+    SQ_FN(ane_strain)(B, coef + e * SQ_ANE_NCOEF, dofs + e * (int64_t)B * 9, 0, eps);
+    for (int l = 0; l < nmech; ++l) SQ_FN(axpy)(na, (sq_real_t)sign, eps, ane + e * (int64_t)na * (nmech + 1) + l * na);
+  }
+}
+
 /* coefficients (double, SQ_ANE_NCOEF per element) in the working precision */
 static void SQ_FN(ane_coef)(int64_t n, const double *in, sq_real_t *out) {
   for (int64_t i = 0; i < n * SQ_ANE_NCOEF; ++i) out[i] = (sq_real_t)in[i];

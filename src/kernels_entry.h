@@ -21,6 +21,7 @@
   void sq_internal_ader_ane_entry_##P(sq_gemm_impl, int, int, int64_t, const void *, const void *, const void *,       \
                                       const void *, double, void *, void *, void *);                                   \
   void sq_internal_ane_source_entry_##P(int, int, int64_t, const void *, void *);                                      \
+  void sq_internal_ane_shift_entry_##P(int, int, int64_t, const void *, const void *, int, void *);                    \
   void sq_internal_ane_coef_entry_##P(int64_t, const double *, void *);
 
 SQ_DECLARE_KERNEL_ENTRIES(f32)

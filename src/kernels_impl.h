@@ -325,3 +325,6 @@ void SQ_FN(ane_source_entry)(int order, int nmech, int64_t n, const void *ane, v
   SQ_FN(ane_source)(order, nmech, n, ane, dofs);
 }
 void SQ_FN(ane_coef_entry)(int64_t n, const double *in, void *out) { SQ_FN(ane_coef)(n, in, out); }
+void SQ_FN(ane_shift_entry)(int order, int nmech, int64_t n, const void *coef, const void *dofs, int sign, void *ane) {
+  SQ_FN(ane_shift)(order, nmech, n, coef, dofs, sign, ane);
+}

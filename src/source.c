@@ -3,6 +3,7 @@
  * source kernel (thesis eq. 3.21, 3.29-3.35).
  */
 #include "sq_source.h"
+#include "sq_attenuation.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -357,9 +358,30 @@ static void add_real(sq_precision p, void *base, size_t i, double v) {
   else ((float *)base)[i] += (float)v;
 }
 
+/* with attenuation: e (B x 6) += C_u^-1 s (s B x 6) with the element's compliance coefficients c */
+static void ane_strain_add(int B, const double *c, const double *s, double scale, double *e) {
+  for (int k = 0; k < B; ++k) {
+    const double tr = s[k] + s[k + B] + s[k + 2 * B];
+    for (int p = 0; p < 6; ++p) e[k + p * B] += scale * (c[SQ_ANE_C1] * s[k + p * B] - (p < 3 ? c[SQ_ANE_C2] * tr : 0));
+  }
+}
+
+/* with attenuation: g (B x 6) = sum_l a_l tr(th_l) I + b_l th_l */
+static void ane_stress(int B, int nmech, const double *c, const double *th, double *g) {
+  memset(g, 0, sizeof(double) * (size_t)B * 6);
+  for (int l = 0; l < nmech; ++l) {
+    const double *t = th + (size_t)l * 6 * B;
+    for (int k = 0; k < B; ++k) {
+      const double tr = t[k] + t[k + B] + t[k + 2 * B];
+      for (int p = 0; p < 6; ++p) g[k + p * B] += c[SQ_ANE_B + l] * t[k + p * B] + (p < 3 ? c[SQ_ANE_A + l] * tr : 0);
+    }
+  }
+}
+
 void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts, const double *coef,
                              double dt, int predictor, const void *pack, const void *star, const void *flux_local,
-                             void *dofs, void *tint, void *derivs, void *buffer) {
+                             void *dofs, void *tint, void *derivs, void *buffer, int nmech, const void *ane_coef,
+                             void *ane) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
   const size_t rs = sq_real_size(prec);
   double forcing[SQ_ORDER_MAX][SQ_MAXB * 9], D[SQ_MAXB * 9], next[SQ_MAXB * 9], tmp[SQ_MAXB * 9];
@@ -368,6 +390,10 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
     double f64[SQ_MAXB * 9];
     float f32[SQ_MAXB * 9];
   } tint_w;
+  /* with attenuation: the source part's memory variables Theta_s (Theta_s^0 = 0: a stress source leaves theta
+   * continuous), their time integral, the anelastic stress source and the element's coefficients */
+  const int na = B * 6, nane = ane ? na * (nmech + 1) : 0;
+  double th[2][SQ_MECH_MAX * SQ_MAXB * 6], ith[SQ_MECH_MAX * SQ_MAXB * 6], gs[SQ_MAXB * 6], ce[SQ_ANE_NCOEF];
   for (int g = 0; g < n;) {
     const int e = pts[g].elem;
     int h = g;
@@ -386,8 +412,16 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
         }
       }
     }
+    if (ane)
+      for (int k = 0; k < SQ_ANE_NCOEF; ++k) ce[k] = get_real(prec, ane_coef, (size_t)e * SQ_ANE_NCOEF + k);
     if (!predictor) {
       for (int k = 0; k < nq; ++k) add_real(prec, dofs, (size_t)e * nq + k, update[k]);
+      if (ane) /* the stress jump moves phi_l = theta_l - C_u^-1 sigma by -C_u^-1 (the jump) */
+        for (int l = 0; l < nmech; ++l) {
+          memset(ith, 0, sizeof(double) * na);
+          ane_strain_add(B, ce, update, -1.0, ith);
+          for (int k = 0; k < na; ++k) add_real(prec, ane, (size_t)e * nane + (size_t)l * na + k, ith[k]);
+        }
       g = h;
       continue;
     }
@@ -396,6 +430,10 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
     /* predictor of the source part (eq. 3.33, 3.34): D_s^0 = 0 */
     memset(D, 0, sizeof(double) * nq);
     memset(I, 0, sizeof(double) * nq);
+    if (ane) {
+      memset(th[0], 0, sizeof(double) * (size_t)nmech * na);
+      memset(ith, 0, sizeof(double) * (size_t)nmech * na);
+    }
     double factor = dt; /* dt^{i+1} / (i+1)! */
     for (int i = 1; i < order; ++i) {
       /* D^i = -sum_e Kder_e (D^{i-1} A*_e^T) + S^(i-1) */
@@ -415,8 +453,23 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
             next[l + p * B] -= sum;
           }
       }
-      memcpy(D, next, sizeof(double) * nq);
       factor *= dt / (i + 1);
+      if (ane) {
+        /* Theta_s^i = C_u^-1 E^i_sigma - w_l Theta_s^{i-1} (E^i: the elastic part, without the forcing) and
+         * D^i -= G(Theta_s^{i-1}), as in the anelastic predictor */
+        const double *cth = th[(i - 1) & 1];
+        double *nxt = th[i & 1];
+        for (int k = 0; k < na; ++k) tmp[k] = next[k] - forcing[i - 1][k];
+        for (int l = 0; l < nmech; ++l) {
+          double *t = nxt + (size_t)l * na;
+          for (int k = 0; k < na; ++k) t[k] = -ce[SQ_ANE_W + l] * cth[(size_t)l * na + k];
+          ane_strain_add(B, ce, tmp, 1.0, t);
+        }
+        ane_stress(B, nmech, ce, cth, gs);
+        for (int k = 0; k < na; ++k) next[k] -= gs[k];
+        for (int k = 0; k < nmech * na; ++k) ith[k] += factor * nxt[k];
+      }
+      memcpy(D, next, sizeof(double) * nq);
       for (int k = 0; k < nq; ++k) I[k] += factor * D[k];
       if (derivs)
         for (int k = 0; k < nq; ++k) add_real(prec, derivs, ((size_t)e * order + i) * nq + k, D[k]);
@@ -431,6 +484,19 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
     sq_kernel_local(prec, order, 1, pack, &tint_w, (const char *)star + (size_t)e * 243 * rs,
                     (const char *)flux_local + (size_t)e * 324 * rs, (char *)dofs + (size_t)e * nq * rs);
     for (int k = 0; k < nq; ++k) add_real(prec, dofs, (size_t)e * nq + k, update[k]);
+    if (ane) {
+      /* the corrector of the source part's anelastic terms: sigma -= G(I_Theta_s);
+       * phi_l += C_u^-1 G(I_Theta_s) - w_l I_Theta_s,l - C_u^-1 (the stress jump phi q int s) */
+      ane_stress(B, nmech, ce, ith, gs);
+      for (int k = 0; k < na; ++k) add_real(prec, dofs, (size_t)e * nq + k, -gs[k]);
+      for (int l = 0; l < nmech; ++l) {
+        double *dphi = th[0];
+        for (int k = 0; k < na; ++k) dphi[k] = -ce[SQ_ANE_W + l] * ith[(size_t)l * na + k];
+        ane_strain_add(B, ce, gs, 1.0, dphi);
+        ane_strain_add(B, ce, update, -1.0, dphi);
+        for (int k = 0; k < na; ++k) add_real(prec, ane, (size_t)e * nane + (size_t)l * na + k, dphi[k]);
+      }
+    }
     g = h;
   }
 }

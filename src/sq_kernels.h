@@ -133,6 +133,13 @@ void sq_kernel_ader_ane_impl(sq_gemm_impl impl, sq_precision prec, int order, in
                              void *ane);
 /** @brief The anelastic part of the local update: the stresses of @p dofs -= the source kept in @p ane. */
 void sq_kernel_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs);
+/**
+ * @brief phi_l += @p sign C_u^-1 sigma(@p dofs) for every mechanism of @p n elements: +1 turns the stored phi_l into
+ * theta_l, -1 back.  Around a stress change that leaves theta alone (the plastic correction), phi then moves by
+ * -C_u^-1 times the change.
+ */
+void sq_kernel_ane_shift(sq_precision prec, int order, int nmech, int64_t n, const void *coef, const void *dofs,
+                         int sign, void *ane);
 /** @brief Convert @p n elements' SQ_ANE_NCOEF double coefficients to precision @p prec. */
 void sq_kernel_ane_coef(sq_precision prec, int64_t n, const double *coef, void *out);
 

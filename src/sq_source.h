@@ -166,7 +166,8 @@ void sq_source_set_coefficients(const sq_source_set *set, int tile, double t0, d
  */
 void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_source_point *pts, const double *coef,
                              double dt, int predictor, const void *pack, const void *star, const void *flux_local,
-                             void *dofs, void *tint, void *derivs, void *buffer);
+                             void *dofs, void *tint, void *derivs, void *buffer, int nmech, const void *ane_coef,
+                             void *ane);
 
 /**
  * @brief Closed-form particle velocity of a point source in a homogeneous full space (Aki & Richards
@@ -178,6 +179,18 @@ void sq_kernel_point_sources(sq_precision prec, int order, int n, const sq_sourc
  */
 void sq_fullspace_velocity(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
                            double v[3]);
+
+struct sq_atten_band;
+struct sq_visco;
+/**
+ * @brief Velocity seismogram of a point source (moment tensor or force) in a homogeneous viscoelastic full
+ * space: sq_fullspace_velocity's solution in the frequency domain with the complex velocities of the relaxed
+ * moduli lambda(iw), mu(iw) of @p v (sq_visco_moduli), transformed to the time domain with FFTW.
+ * @param vel  nt x 3: the velocity at times j dt, j = 0 .. nt - 1 (the time function is sampled over a period of
+ *             at least 16 nt dt centred on t = 0, and must vanish outside it)
+ */
+int sq_fullspace_velocity_visco(const sq_point_source *src, double rho, const struct sq_atten_band *band,
+                                const struct sq_visco *v, const double x[3], double dt, int nt, double *vel);
 /** @brief The matching displacement (for the wave-equation self-test). */
 void sq_fullspace_displacement(const sq_point_source *src, const sq_material *mat, const double x[3], double t,
                                double u[3]);

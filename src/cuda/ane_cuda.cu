@@ -30,6 +30,18 @@ extern "C" void sq_cuda_ader_ane(sq_precision prec, int order, int nmech, int64_
                 (cudaStream_t)stream);
 }
 
+extern "C" void sq_cuda_ane_shift(sq_precision prec, int order, int nmech, int64_t n, const void *coef,
+                                  const void *dofs, int sign, void *ane, void *stream) {
+  if (n <= 0) return;
+  if (prec == SQ_F64)
+    sq_cuda::ane_shift_kernel<double><<<(unsigned)n, sq_cuda::ANE_THREADS, 0, (cudaStream_t)stream>>>(
+        order, nmech, n, (const double *)coef, (const double *)dofs, sign, (double *)ane);
+  else
+    sq_cuda::ane_shift_kernel<float><<<(unsigned)n, sq_cuda::ANE_THREADS, 0, (cudaStream_t)stream>>>(
+        order, nmech, n, (const float *)coef, (const float *)dofs, sign, (float *)ane);
+  sq_cuda::check_launch("plasticity (anelastic shift)", order, prec, n);
+}
+
 extern "C" void sq_cuda_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs,
                                    void *stream) {
   if (n <= 0) return;

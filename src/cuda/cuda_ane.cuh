@@ -140,6 +140,23 @@ __global__ void __launch_bounds__(ANE_THREADS)
     dofs[e * B * 9 + k + p * B] -= ane[e * (int64_t)na * (nmech + 1) + nmech * na + k + p * B];
 }
 
+/* phi_l += sign C_u^-1 sigma (sq_kernel_ane_shift): one block per element, one thread per basis function */
+template <typename Real>
+__global__ void __launch_bounds__(ANE_THREADS)
+    ane_shift_kernel(int order, int nmech, int64_t n, const Real *__restrict__ coef, const Real *__restrict__ dofs,
+                     int sign, Real *__restrict__ ane) {
+  const int B = (order * (order + 1) * (order + 2)) / 6, na = B * 6;
+  const int64_t e = blockIdx.x;
+  const int k = threadIdx.x;
+  if (k >= B || e >= n) return;
+  const Real *c = coef + e * SQ_ANE_NCOEF, *s = dofs + e * B * 9;
+  const Real tr = s[k] + s[k + B] + s[k + 2 * B];
+  for (int p = 0; p < 6; ++p) {
+    const Real eps = c[SQ_ANE_C1] * s[k + p * B] - (p < 3 ? c[SQ_ANE_C2] * tr : Real(0));
+    for (int l = 0; l < nmech; ++l) ane[e * (int64_t)na * (nmech + 1) + l * na + k + p * B] += Real(sign) * eps;
+  }
+}
+
 } // namespace sq_cuda
 
 #endif

@@ -91,6 +91,9 @@ void sq_cuda_ader(sq_precision prec, int order, int64_t n, const void *pack, con
 void sq_cuda_ader_ane(sq_precision prec, int order, int nmech, int64_t n, const void *pack, const void *dofs,
                       const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane,
                       void *lts_buffer, int buffer_reset, void *stream);
+/** @brief phi_l += sign C_u^-1 sigma on the GPU (sq_kernel_ane_shift). */
+void sq_cuda_ane_shift(sq_precision prec, int order, int nmech, int64_t n, const void *coef, const void *dofs, int sign,
+                       void *ane, void *stream);
 /** @brief The anelastic part of the local update on the GPU (sq_kernel_ane_source). */
 void sq_cuda_ane_source(sq_precision prec, int order, int nmech, int64_t n, const void *ane, void *dofs, void *stream);
 

@@ -1,8 +1,8 @@
 /**
  * @file emu_ane.cc  Runs the anelastic kernels of src/cuda/cuda_ane.cuh on the CPU (sq_cuda_emu.h) against the
- * CPU kernels (sq_kernel_ader_ane with sq_kernel_accumulate, sq_kernel_ane_source), orders 2..7 in both
- * precisions, 3 mechanisms, with derivatives and an LTS buffer.  No GPU needed; see tests/cuda_emu/ane.sh.
- * Exit 0 when every relative L2 difference is within tolerance.
+ * CPU kernels (sq_kernel_ader_ane with sq_kernel_accumulate, sq_kernel_ane_source, sq_kernel_ane_shift), orders 2..7 in
+ * both precisions, 3 mechanisms, with derivatives and an LTS buffer.  No GPU needed; see tests/cuda_emu/ane.sh. Exit 0
+ * when every relative L2 difference is within tolerance.
  */
 #define SQ_CUDA_EMULATE 1
 #include "sq_cuda_emu.h"
@@ -80,6 +80,15 @@ template <typename Real> void check(int order) {
   compare("buffer", order, buf_g, buf_c);
   compare("memory", order, ane_g, ane_c);
   compare("dofs", order, dofs_g, dofs_c);
+  /* the plastic correction's shift phi -> theta (+1) and back (-1) */
+  for (int sign = -1; sign <= 1; sign += 2) {
+    std::vector<Real> sh_c = ane, sh_g = ane;
+    sq_kernel_ane_shift(prec, order, nmech, n, coef.data(), dofs.data(), sign, sh_c.data());
+    sq_emu_launch((unsigned)n, sq_cuda::ANE_THREADS, 0, [&] {
+      sq_cuda::ane_shift_kernel<Real>(order, nmech, n, coef.data(), dofs.data(), sign, sh_g.data());
+    });
+    compare(sign > 0 ? "shift +1" : "shift -1", order, sh_g, sh_c);
+  }
   free(packv);
   sq_ref_destroy(ref);
 }

@@ -12,11 +12,11 @@ EX=$SRC/tests/seissol_examples
 
 # every set-up, and what must happen: "import", or a pattern of the feature named by the refusal
 declare -A expect=(
-  [Northridge/parameters.par]="viscoelastic attenuation"
+  [Northridge/parameters.par]=import
   [Northridge_FL33/parameters.par]=import
   [WP2_LOH1/parameters.par]=import
   [WP2_LOH1/parameters_source_type_50.par]=import
-  [WP2_LOH3/parameters.par]="viscoelastic attenuation"
+  [WP2_LOH3/parameters.par]=import
   [convergence_acoustic_elastic/convergence_ocean/parameters.par]="boundary conditions from an easi model"
   [convergence_acoustic_elastic/convergence_scholte/parameters.par]="acoustic layers"
   [convergence_acoustic_elastic/convergence_snell/parameters.par]="acoustic layers"
@@ -117,9 +117,17 @@ cp "$T/tpv5/parameters.par" "$T/tpv5/looks_like.yaml"
 grep -q "looks_like.yaml (imported)" "$T/direct.out" && ok "starquake FILE reads a namelist by its content" \
   || bad "starquake FILE with a namelist: $(grep -m1 error "$T/direct.out")"
 # a refused set-up run directly names the feature too
-"$SQ" "$EX/WP2_LOH3/parameters.par" --dry-run > "$T/va.out" 2>&1
-grep -q "viscoelastic attenuation" "$T/va.out" && ok "starquake WP2_LOH3/parameters.par: refused" \
-  || bad "starquake WP2_LOH3/parameters.par: $(cat "$T/va.out")"
+"$SQ" "$EX/tpv6_7/parameters.par" --dry-run > "$T/va.out" 2>&1
+grep -q "bimaterial fault" "$T/va.out" && ok "starquake tpv6_7/parameters.par: refused" \
+  || bad "starquake tpv6_7/parameters.par: $(cat "$T/va.out")"
+# an attenuating set-up: the attenuation section with SeisSol's 3 mechanisms
+grep -qx "attenuation: {central_frequency: 2.5, frequency_ratio: 100, mechanisms: 3}" "$T/WP2_LOH3_parameters_par.yaml" \
+  && ok "WP2_LOH3: attenuation 2.5 Hz, ratio 100, 3 mechanisms" || bad "WP2_LOH3: $(grep attenuation "$T/WP2_LOH3_parameters_par.yaml")"
+echo "!ConstantMap {map: {rho: 1}}" > "$T/m.yaml"
+printf '&equations\nMaterialFileName = "m.yaml"\nFreqRatio = 50\n/\n&MeshNml\nMeshFile = "x.puml.h5"\n/\n' > "$T/fr.par"
+"$SQ" seissol-import "$T/fr.par" -o "$T/fr.yaml" > /dev/null 2> "$T/fr.err"
+grep -q "fr.par:1: key 'FreqCentral' of '&equations' is missing" "$T/fr.err" && ok "FreqRatio without FreqCentral: $(grep error "$T/fr.err")" \
+  || bad "FreqRatio without FreqCentral: $(cat "$T/fr.err")"
 # seissol-import of a YAML file is an error
 "$SQ" seissol-import "$CONFIGS/cli_box.yaml" > "$T/y.out" 2>&1
 grep -q "not a SeisSol parameter file" "$T/y.out" && ok "seissol-import of a YAML file: an error" || bad "seissol-import YAML: $(cat "$T/y.out")"

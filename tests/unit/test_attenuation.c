@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sq_attenuation.h"
+#include "sq_kernels.h"
 #include "sq_solver.h"
 
 static const sq_material central = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
@@ -164,6 +165,74 @@ START_TEST(kernel_coefficients) {
 }
 END_TEST
 
+/* sq_kernel_ane_shift around a stress change (the plastic correction's use): theta_l = phi_l + C_u^-1 sigma is the
+ * same before and after, i.e. phi moved by -C_u^-1 times the change; both precisions, order 3, 3 mechanisms, 2
+ * elements with their own coefficients. */
+START_TEST(shift_keeps_theta) {
+  sq_atten_band band;
+  ck_assert_int_eq(sq_atten_band_init(3, 2.5, 100, &band), SQ_SUCCESS);
+  double coef[2 * SQ_ANE_NCOEF];
+  for (int e = 0; e < 2; ++e) {
+    const sq_material c = {.rho = 1, .lambda = 2.0 + e, .mu = 1.0 + 0.5 * e};
+    sq_visco v;
+    sq_material u;
+    ck_assert_int_eq(sq_visco_init(&band, &c, 20, 10, &v, &u), SQ_SUCCESS);
+    sq_visco_coefficients(&band, &v, coef + e * SQ_ANE_NCOEF);
+  }
+  enum { O = 3, B = 10, NM = 3, NA = B * 6 * (NM + 1) };
+  for (int prec = 0; prec < 2; ++prec) {
+    const sq_precision p = prec ? SQ_F32 : SQ_F64;
+    const size_t rs = sq_real_size(p);
+    double dofs[2 * B * 9], ane[2 * NA], theta[2 * NM * B * 6];
+    unsigned seed = 7;
+    for (int i = 0; i < 2 * B * 9; ++i) dofs[i] = (double)(seed = seed * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+    for (int i = 0; i < 2 * NA; ++i) ane[i] = (double)(seed = seed * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+    /* theta = phi + C_u^-1 sigma, in double */
+    for (int e = 0; e < 2; ++e)
+      for (int l = 0; l < NM; ++l)
+        for (int k = 0; k < B; ++k) {
+          const double *c = coef + e * SQ_ANE_NCOEF, *sg = dofs + e * B * 9;
+          const double tr = sg[k] + sg[k + B] + sg[k + 2 * B];
+          for (int q = 0; q < 6; ++q)
+            theta[((e * NM + l) * 6 + q) * B + k] =
+                ane[e * NA + l * B * 6 + q * B + k] + c[SQ_ANE_C1] * sg[k + q * B] - (q < 3 ? c[SQ_ANE_C2] * tr : 0);
+        }
+    char wd[sizeof dofs], wa[sizeof ane], wc[sizeof coef];
+    sq_kernel_ane_coef(p, 2, coef, wc);
+    for (int i = 0; i < 2 * B * 9; ++i)
+      p == SQ_F64 ? (((double *)wd)[i] = dofs[i]) : (((float *)wd)[i] = (float)dofs[i]);
+    for (int i = 0; i < 2 * NA; ++i) p == SQ_F64 ? (((double *)wa)[i] = ane[i]) : (((float *)wa)[i] = (float)ane[i]);
+    sq_kernel_ane_shift(p, O, NM, 2, wc, wd, 1, wa);
+    for (int e = 0; e < 2; ++e) /* a stress change: the first six quantities, every basis function */
+      for (int i = 0; i < B * 6; ++i) {
+        const double d = 0.3 * sin(1.0 + i + 7 * e);
+        if (p == SQ_F64) ((double *)wd)[e * B * 9 + i] += d;
+        else ((float *)wd)[e * B * 9 + i] += (float)d;
+      }
+    sq_kernel_ane_shift(p, O, NM, 2, wc, wd, -1, wa);
+    double worst = 0;
+    for (int e = 0; e < 2; ++e)
+      for (int l = 0; l < NM; ++l)
+        for (int k = 0; k < B; ++k) {
+          const double *c = coef + e * SQ_ANE_NCOEF;
+          double sg[B * 6], ph[6];
+          for (int q = 0; q < 6; ++q) {
+            const size_t id = (size_t)e * B * 9 + q * B + k, ia = (size_t)e * NA + l * B * 6 + q * B + k;
+            sg[q] = p == SQ_F64 ? ((double *)wd)[id] : ((float *)wd)[id];
+            ph[q] = p == SQ_F64 ? ((double *)wa)[ia] : ((float *)wa)[ia];
+          }
+          const double tr = sg[0] + sg[1] + sg[2];
+          for (int q = 0; q < 6; ++q) {
+            const double th = ph[q] + c[SQ_ANE_C1] * sg[q] - (q < 3 ? c[SQ_ANE_C2] * tr : 0);
+            worst = fmax(worst, fabs(th - theta[((e * NM + l) * 6 + q) * B + k]));
+          }
+        }
+    EXPECT_MSG(worst < (p == SQ_F64 ? 1e-14 : 1e-6), "%s: theta moved by %g", p == SQ_F64 ? "double" : "single", worst);
+    (void)rs;
+  }
+}
+END_TEST
+
 /* The closed form: Q = infinity is the elastic plane wave; a mode's temporal decay has the fitted Q. */
 START_TEST(planewave_closed_form) {
   sq_atten_band band;
@@ -247,8 +316,8 @@ START_TEST(planewave_convergence) {
 END_TEST
 
 int main(void) {
-  const TTest *tests[] = {
-      fit_constant_q_over_band, band_frequencies,      central_frequency_convention, kernel_coefficients,
-      planewave_closed_form,    infinite_q_is_elastic, planewave_convergence,        NULL};
+  const TTest *tests[] = {fit_constant_q_over_band, band_frequencies,      central_frequency_convention,
+                          kernel_coefficients,      planewave_closed_form, infinite_q_is_elastic,
+                          planewave_convergence,    shift_keeps_theta,     NULL};
   return sq_test_run(sq_test_suite("attenuation", 300, tests), 1);
 }

@@ -4,8 +4,8 @@
  * predictors, and with the fused predictor and whole-step tasks) against the CPU-only run; (3) a
  * mixed CPU + GPU run whose tasks land on both kinds of worker; (4) the runs of (2) and (3) again
  * with point sources and receivers, whose tasks then run on the GPU too; (5) the anelastic kernels of
- * attenuation against their CPU kernels.  Tolerances: relative L2 <= 1e-12 in double,
- * 1e-5 in single precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
+ * attenuation against their CPU kernels; (6) the runs of (4) in a viscoelastic medium.  Tolerances: relative L2 <=
+ * 1e-12 in double, 1e-5 in single precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
 #include <math.h>
@@ -371,12 +371,27 @@ static void points_destroy(run_points *pt) {
 /* >= 0: the runs split the tiles statically between CPU and GPU workers (sq_runtime_split_tiles) */
 static double split_share = -1.0;
 
+/* 1: the runs are viscoelastic (Qp 20, Qs 10, 3 mechanisms): with points, the source task then moves the memory
+ * variables on the GPU as on the CPU */
+static int attenuate = 0;
+
 /* pt: NULL, or the run also has point sources and receivers, and returns the samples in pt. */
 static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *ncpu_tasks, int64_t *ngpu_tasks,
                      size_t *len, int *nclusters, run_points *pt) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(4, 4, p, 1, tile, &mesh);
   ck_assert_int_ge(d->ncluster, 3);
+  if (attenuate) {
+    sq_atten_band band;
+    sq_visco v;
+    sq_material u;
+    ck_assert_int_eq(sq_atten_band_init(3, 2.5, 100, &band), SQ_SUCCESS);
+    ck_assert_int_eq(sq_visco_init(&band, &base, 20, 10, &v, &u), SQ_SUCCESS);
+    double *coef = malloc(sizeof(double) * SQ_ANE_NCOEF * mesh->ncell);
+    for (int64_t c = 0; c < mesh->ncell; ++c) sq_visco_coefficients(&band, &v, coef + c * SQ_ANE_NCOEF);
+    ck_assert_int_eq(sq_disc_set_attenuation(d, 3, coef), SQ_SUCCESS);
+    free(coef);
+  }
   project_p_wave(d, &base);
   const int64_t fine_per_sync = (int64_t)1 << (d->ncluster - 1);
   const int64_t nsync = (50 + fine_per_sync - 1) / fine_per_sync;
@@ -544,6 +559,14 @@ END_TEST
 START_TEST(points_f32) { runs_one(SQ_F32, 1); }
 END_TEST
 
+/* (6) viscoelastic runs with a moment tensor, a force and a slipping patch: the source task's anelastic part */
+START_TEST(points_ane_f64) {
+  attenuate = 1;
+  runs_one(SQ_F64, 1);
+  attenuate = 0;
+}
+END_TEST
+
 /* A failed check leaves its test early (no fork): shut StarPU down for the next test. */
 static void teardown(void) {
   if (starpu_is_initialized()) starpu_shutdown();
@@ -561,6 +584,7 @@ int main(void) {
   tcase_add_test(tc, runs_f32);
   tcase_add_test(tc, points_f64);
   tcase_add_test(tc, points_f32);
+  tcase_add_test(tc, points_ane_f64);
   suite_add_tcase(s, tc);
   return sq_test_run(s, 0);
 }

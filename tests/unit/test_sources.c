@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sq_attenuation.h"
 #include "sq_locate.h"
 #include "sq_source.h"
 #include "sq_source_io.h"
@@ -207,6 +208,50 @@ START_TEST(fullspace_far_field_sign) {
   ck_assert(v[0] > 0.0);
   ck_assert_double_eq_tol(v[1], 0.0, 1e-12);
   ck_assert_double_eq_tol(v[2], 0.0, 1e-12);
+}
+END_TEST
+
+START_TEST(fullspace_visco_elastic_limit) {
+  /* Q = infinity (zero anelastic coefficients): the frequency-domain solution transformed with FFTW equals the
+   * time-domain closed form; a finite Q delays and weakens the pulse, and stays causal */
+  const sq_material m = {.rho = 1.3, .lambda = 1.1, .mu = 0.9};
+  sq_atten_band band;
+  ck_assert_int_eq(sq_atten_band_init(3, 1.0, 100.0, &band), 0);
+  sq_point_source src;
+  memset(&src, 0, sizeof(src));
+  src.x[0] = 0.1, src.x[1] = -0.2, src.x[2] = 0.05;
+  src.stf = (sq_stf){.kind = SQ_STF_GAUSSIAN, .delay = 0.5, .width = 0.15};
+  const double x[3] = {0.7, 0.3, -0.4}, dt = 0.005;
+  enum { NT = 400 };
+  static double vel[NT * 3], velq[NT * 3];
+  for (int kind = 0; kind < 2; ++kind) {
+    src.kind = kind;
+    const double M[6] = {0.4, -0.3, 0.2, 1.0, -0.5, 0.7}, F[3] = {0.3, -0.5, 1.0};
+    memcpy(src.moment, kind == 0 ? M : (const double[6]){0}, sizeof(M));
+    memcpy(src.force, kind == 1 ? F : (const double[3]){0}, sizeof(F));
+    sq_visco v;
+    sq_material u;
+    ck_assert_int_eq(sq_visco_init(&band, &m, INFINITY, INFINITY, &v, &u), 0);
+    ck_assert_int_eq(sq_fullspace_velocity_visco(&src, m.rho, &band, &v, x, dt, NT, vel), 0);
+    double err = 0, peak = 0;
+    for (int j = 0; j < NT; ++j) {
+      double ve[3];
+      sq_fullspace_velocity(&src, &m, x, j * dt, ve);
+      for (int d = 0; d < 3; ++d) err = fmax(err, fabs(vel[3 * j + d] - ve[d])), peak = fmax(peak, fabs(ve[d]));
+    }
+    ck_assert_msg(err < 1e-9 * peak, "kind %d: Q = inf differs from the elastic closed form by %g of %g", kind, err,
+                  peak);
+    ck_assert_int_eq(sq_visco_init(&band, &m, 20, 10, &v, &u), 0);
+    ck_assert_int_eq(sq_fullspace_velocity_visco(&src, m.rho, &band, &v, x, dt, NT, velq), 0);
+    double peakq = 0, early = 0;
+    for (int j = 0; j < NT; ++j)
+      for (int d = 0; d < 3; ++d) {
+        peakq = fmax(peakq, fabs(velq[3 * j + d]));
+        if (j * dt < 0.5 - 6 * 0.15) early = fmax(early, fabs(velq[3 * j + d]));
+      }
+    ck_assert_msg(peakq < 0.97 * peak && peakq > 0.5 * peak, "kind %d: peak %g with Q, %g without", kind, peakq, peak);
+    ck_assert_msg(early < 1e-6 * peak, "kind %d: %g before the source acts", kind, early);
+  }
 }
 END_TEST
 
@@ -463,6 +508,7 @@ int main(void) {
   tcase_set_timeout(tf, 60);
   tcase_add_test(tf, fullspace_solves_the_wave_equation);
   tcase_add_test(tf, fullspace_far_field_sign);
+  tcase_add_test(tf, fullspace_visco_elastic_limit);
   suite_add_tcase(s, tf);
   TCase *td = tcase_create("discretisation");
   tcase_add_test(td, source_projection);
