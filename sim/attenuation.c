@@ -70,9 +70,10 @@ int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw) {
   return sq_planewave_attenuate(pw, &band, &v, m->rho);
 }
 
-int sq_sim_attenuation_check(const sq_config *cfg) {
-  if (!cfg->attenuation.enabled) return SQ_SUCCESS;
-  /* the memory variables phi = theta - C_u^-1 sigma follow every stress change that is not the elastic
-   * operator's: the source task and the plasticity task move them (codelets/source.c, codelets/plasticity.c) */
-  return SQ_SUCCESS;
+double sq_sim_attenuation_relax_rate(const sq_config *cfg) {
+  sq_atten_band band;
+  if (!cfg->attenuation.enabled || sq_sim_attenuation_band(cfg, &band)) return 0.0;
+  double w = 0.0;
+  for (int l = 0; l < band.n; ++l) w = fmax(w, band.omega[l]);
+  return w;
 }

@@ -237,7 +237,6 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   s->rank = serial ? 0 : sq_sim_mpi_rank();
   s->nranks = serial ? 1 : sq_sim_mpi_nranks();
   SQ_CHECK(!serial || sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
-  SQ_CALL(sq_sim_attenuation_check(cfg));
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
@@ -248,7 +247,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .nranks = s->nranks,
                          .rupture = cfg->fault.enabled,
                          .small_share = cfg->cpu_share,
-                         .small_tile_size = cfg->cpu_share >= 0 ? cfg->cpu_tile_size : 0};
+                         .small_tile_size = cfg->cpu_share >= 0 ? cfg->cpu_tile_size : 0,
+                         .relax_rate = sq_sim_attenuation_relax_rate(cfg)};
   double *target = NULL;
   int distributed = 0;
   sq_material_eval *ev = NULL; /* the config's materials, compiled */

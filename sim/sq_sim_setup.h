@@ -42,8 +42,9 @@ int sq_sim_attenuation_unrelax(const sq_config *cfg, const sq_atten_band *band, 
 /** @brief Per mesh cell the anelastic kernel coefficients (SQ_ANE_NCOEF each) of the unrelaxed materials. */
 int sq_sim_attenuation_coefficients(const sq_config *cfg, const sq_mesh *mesh, const sq_material *unrelaxed,
                                     double **coef);
-/** @brief The parts of a run that attenuation does not combine with yet: an error naming them. */
-int sq_sim_attenuation_check(const sq_config *cfg);
+/** @brief The fastest relaxation frequency (rad/s) of the run's mechanisms, which bounds every element's step
+ *         (sq_disc_options.relax_rate); 0 without attenuation or with a bad band (reported later). */
+double sq_sim_attenuation_relax_rate(const sq_config *cfg);
 /** @brief Turn the plane-wave initial condition @p pw into the viscoelastic one of the default material. */
 int sq_sim_attenuation_wave(const sq_config *cfg, sq_planewave *pw);
 

@@ -12,7 +12,8 @@ size_t sq_disc_elem_bytes(const sq_disc *disc) {
 
 double sq_disc_dt_stable(const sq_disc_options *opt, double insphere, const sq_material *mat) {
   const int N = opt->order - 1;
-  return opt->cfl * insphere / ((2.0 * N + 1.0) * sq_material_vp(mat));
+  const double dt = opt->cfl * insphere / ((2.0 * N + 1.0) * sq_material_vp(mat));
+  return opt->relax_rate > 0 ? fmin(dt, 2.0 / opt->relax_rate) : dt;
 }
 
 int sq_disc_cluster_level(const sq_disc_options *opt, double dt_min, double dt_stable) {
@@ -713,6 +714,10 @@ void sq_disc_print_clusters(const sq_disc *d, FILE *out) {
   double lts, gts;
   sq_disc_lts_work(d, &lts, &gts);
   fprintf(out, "  clusters   %d (rate %d)\n", d->ncluster, d->opt.lts_rate);
+  if (d->opt.relax_rate > 0)
+    fprintf(out,
+            "    steps at most 2 / omega_max = %.4e s (attenuation: the fastest mechanism relaxes at %.4e rad/s)\n",
+            2.0 / d->opt.relax_rate, d->opt.relax_rate);
   fprintf(out, "    cluster   elements          dt   steps/sync   updates/sync\n");
   for (int l = 0; l < d->ncluster; ++l) {
     int64_t n = 0;

@@ -62,6 +62,11 @@ typedef struct sq_disc_options {
    *  small_tile_size <= 0: no small tiles. */
   double small_share;
   int small_tile_size;
+  /** Viscoelastic attenuation: the fastest relaxation frequency omega_max (rad/s) of the memory variables,
+   *  whose decay the predictor integrates explicitly; every element's step is then at most 2 / omega_max,
+   *  where the order-2 scheme's truncated exponential 1 - z + z^2 / 2 stops damping (higher orders are stable
+   *  a little further) (0: no such limit). */
+  double relax_rate;
 } sq_disc_options;
 
 /** The discretisation (owns everything but the mesh). */
