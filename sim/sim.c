@@ -394,8 +394,6 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task};
-  if (s->disc->ane) /* the fused and merged task forms do not carry the memory variables: separate ader, local */
-    gopt.merge_neighbor_clusters = gopt.fuse_predictor = gopt.fuse_steps = 0, gopt.steps_per_task = 1;
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
