@@ -91,6 +91,24 @@ static int flush_receivers(sq_outputs *o) {
   return SQ_SUCCESS;
 }
 
+/* The checkpoint's fields beside the dofs: the plastic strain, and the memory variables of a viscoelastic run as
+ * doubles in *ane (the caller frees it; copied from the run, so that the ghost rows keep their values when a
+ * read fills the owned ones). */
+static int checkpoint_fields(const sq_sim *s, sq_checkpoint_field fields[2], int *nfield, double **ane) {
+  *nfield = 0;
+  *ane = NULL;
+  if (s->plastic)
+    fields[(*nfield)++] =
+        (sq_checkpoint_field){.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic->strain};
+  if (s->disc->ane) {
+    const int ncol = sq_disc_ane_ncol(s->disc);
+    SQ_CALL(SQ_CALLOC(*ane, (size_t)(s->disc->nelem > 0 ? s->disc->nelem : 1) * ncol));
+    sq_disc_ane_copy(s->disc, *ane, 0);
+    fields[(*nfield)++] = (sq_checkpoint_field){.name = "memory_variables", .ncol = ncol, .data = *ane};
+  }
+  return SQ_SUCCESS;
+}
+
 static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
   const sq_sim *s = o->s;
   int64_t samples = sq_receiver_writer_count(o->rec);
@@ -109,17 +127,9 @@ static int checkpoint_to(sq_outputs *o, int64_t done, const char *path) {
                                    .wavefield_steps = sq_snapshot_wavefield_steps(o->snap),
                                    .surface_steps = sq_snapshot_surface_steps(o->snap)};
   sq_checkpoint_field fields[2];
-  int nfield = 0;
-  if (s->plastic)
-    fields[nfield++] =
-        (sq_checkpoint_field){.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic->strain};
-  double *ane = NULL; /* viscoelastic runs: the memory variables, as doubles */
-  if (s->disc->ane) {
-    const int ncol = sq_disc_ane_ncol(s->disc);
-    SQ_CALL(SQ_CALLOC(ane, (size_t)(s->disc->nelem > 0 ? s->disc->nelem : 1) * ncol));
-    sq_disc_ane_copy(s->disc, ane, 0);
-    fields[nfield++] = (sq_checkpoint_field){.name = "memory_variables", .ncol = ncol, .data = ane};
-  }
+  int nfield;
+  double *ane;
+  SQ_CALL(checkpoint_fields(s, fields, &nfield, &ane));
   if (o->fault) { /* the friction state goes next to the checkpoint, first: a restart checks the pair's step */
     char fault_ckpt[SQ_PATH_MAX + 320];
     sq_fault_checkpoint_path(path, fault_ckpt, sizeof(fault_ckpt));
@@ -343,17 +353,9 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
            "from a checkpoint (the checkpoint does not hold the integral); set it to false to continue",
            s->cfg.path);
   sq_checkpoint_field fields[2];
-  int nfield = 0;
-  if (s->plastic)
-    fields[nfield++] =
-        (sq_checkpoint_field){.name = "plastic_strain", .ncol = SQ_PLASTIC_STRAIN_COLS, .data = s->plastic->strain};
-  double *ane = NULL; /* viscoelastic runs: the memory variables, as doubles */
-  if (s->disc->ane) {
-    const int ncol = sq_disc_ane_ncol(s->disc);
-    SQ_CALL(SQ_CALLOC(ane, (size_t)(s->disc->nelem > 0 ? s->disc->nelem : 1) * ncol));
-    sq_disc_ane_copy(s->disc, ane, 0); /* ghost rows keep their values; the read fills the owned ones */
-    fields[nfield++] = (sq_checkpoint_field){.name = "memory_variables", .ncol = ncol, .data = ane};
-  }
+  int nfield;
+  double *ane;
+  SQ_CALL(checkpoint_fields(s, fields, &nfield, &ane));
   const int ierr = sq_checkpoint_read_fields(path, s->disc, info, nfield, fields);
   if (!ierr && ane) sq_disc_ane_copy(s->disc, ane, 1);
   SQ_FREE(ane);

@@ -42,6 +42,22 @@ static double near_integral(const sq_point_source *src, int L, double t, double 
   return sum;
 }
 
+/* The radiation patterns of a moment tensor M for component n in direction g (Aki & Richards eq. 4.29): near
+ * field AN, intermediate P and S AIP, AIS, far P and S AFP, AFS. */
+static void radiation(const double g[3], const double M[3][3], int n, double *AN, double *AIP, double *AIS, double *AFP,
+                      double *AFS) {
+  *AN = *AIP = *AIS = *AFP = *AFS = 0;
+  for (int p = 0; p < 3; ++p)
+    for (int q = 0; q < 3; ++q) {
+      const double dpq = p == q, dnq = n == q, dnp = n == p, ggg = g[n] * g[p] * g[q];
+      *AN += (15.0 * ggg - 3.0 * g[n] * dpq - 3.0 * g[p] * dnq - 3.0 * g[q] * dnp) * M[p][q];
+      *AIP += (6.0 * ggg - g[n] * dpq - g[p] * dnq - g[q] * dnp) * M[p][q];
+      *AIS -= (6.0 * ggg - g[n] * dpq - g[p] * dnq - 2.0 * g[q] * dnp) * M[p][q];
+      *AFP += ggg * M[p][q];
+      *AFS -= (g[n] * g[p] - dnp) * g[q] * M[p][q];
+    }
+}
+
 static void fullspace(const sq_point_source *src, const sq_material *mat, const double x[3], double t, int L,
                       double out[3]) {
   const double alpha = sq_material_vp(mat), beta = sq_material_vs(mat), rho = mat->rho;
@@ -74,16 +90,8 @@ static void fullspace(const sq_point_source *src, const sq_material *mat, const 
   const double fa = level(src, L, ta), fb = level(src, L, tb);
   const double da = level(src, L + 1, ta), db = level(src, L + 1, tb);
   for (int n = 0; n < 3; ++n) {
-    double AN = 0, AIP = 0, AIS = 0, AFP = 0, AFS = 0;
-    for (int p = 0; p < 3; ++p)
-      for (int q = 0; q < 3; ++q) {
-        const double dpq = p == q, dnq = n == q, dnp = n == p, ggg = g[n] * g[p] * g[q];
-        AN += (15.0 * ggg - 3.0 * g[n] * dpq - 3.0 * g[p] * dnq - 3.0 * g[q] * dnp) * M[p][q];
-        AIP += (6.0 * ggg - g[n] * dpq - g[p] * dnq - g[q] * dnp) * M[p][q];
-        AIS -= (6.0 * ggg - g[n] * dpq - g[p] * dnq - 2.0 * g[q] * dnp) * M[p][q];
-        AFP += ggg * M[p][q];
-        AFS -= (g[n] * g[p] - dnp) * g[q] * M[p][q];
-      }
+    double AN, AIP, AIS, AFP, AFS;
+    radiation(g, M, n, &AN, &AIP, &AIS, &AFP, &AFS);
     out[n] = c * (AN / (r * r * r * r) * near + AIP / (alpha * alpha * r * r) * fa + AIS / (beta * beta * r * r) * fb +
                   AFP / (alpha * alpha * alpha * r) * da + AFS / (beta * beta * beta * r) * db);
   }
@@ -141,16 +149,8 @@ static void visco_response(const sq_point_source *src, double rho, const sq_atte
   const double *mv = src->moment;
   const double M[3][3] = {{mv[0], mv[3], mv[5]}, {mv[3], mv[1], mv[4]}, {mv[5], mv[4], mv[2]}};
   for (int n = 0; n < 3; ++n) {
-    double AN = 0, AIP = 0, AIS = 0, AFP = 0, AFS = 0;
-    for (int p = 0; p < 3; ++p)
-      for (int q = 0; q < 3; ++q) {
-        const double dpq = p == q, dnq = n == q, dnp = n == p, ggg = g[n] * g[p] * g[q];
-        AN += (15.0 * ggg - 3.0 * g[n] * dpq - 3.0 * g[p] * dnq - 3.0 * g[q] * dnp) * M[p][q];
-        AIP += (6.0 * ggg - g[n] * dpq - g[p] * dnq - g[q] * dnp) * M[p][q];
-        AIS -= (6.0 * ggg - g[n] * dpq - g[p] * dnq - 2.0 * g[q] * dnp) * M[p][q];
-        AFP += ggg * M[p][q];
-        AFS -= (g[n] * g[p] - dnp) * g[q] * M[p][q];
-      }
+    double AN, AIP, AIS, AFP, AFS;
+    radiation(g, M, n, &AN, &AIP, &AIS, &AFP, &AFS);
     /* the moment rate s is the velocity's time function; the far field carries its derivative (iw) */
     out[n] = c * (AN / (r * r * r * r) * near + AIP / (alpha * alpha * r * r) * ea + AIS / (beta * beta * r * r) * eb +
                   AFP / (alpha * alpha * alpha * r) * (I * w) * ea + AFS / (beta * beta * beta * r) * (I * w) * eb);
