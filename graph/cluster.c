@@ -16,7 +16,7 @@ int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_cluster
   SQ_CALL(SQ_CALLOC(c, 1));
   c->rt = rt;
   if (opt) c->opt = *opt;
-  if (sq_runtime_disc(rt)->ane) /* the fused and merged task forms do not carry attenuation's memory variables: */
+  if (sq_runtime_attenuates(rt)) /* the fused and merged task forms do not carry attenuation's memory variables: */
     c->opt.merge_neighbor_clusters = c->opt.fuse_predictor = c->opt.fuse_steps = 0, /* separate ader, local */
         c->opt.steps_per_task = 1;
   c->ncluster = ncluster;

@@ -211,6 +211,7 @@ int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *)) {
 
 sq_disc *sq_runtime_disc(const sq_runtime *rt) { return rt->disc; }
 int sq_runtime_ntile(const sq_runtime *rt) { return rt->disc->ntile; }
+int sq_runtime_attenuates(const sq_runtime *rt) { return rt->disc->ane != NULL; }
 int sq_runtime_ncluster(const sq_runtime *rt) { return rt->disc->ncluster; }
 int sq_runtime_lts_rate(const sq_runtime *rt) { return rt->disc->opt.lts_rate; }
 int sq_runtime_tile_cluster(const sq_runtime *rt, int tile) { return rt->disc->tile[tile].cluster; }

@@ -116,6 +116,8 @@ int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int tile);
 /** Does tile @p tile get plasticity tasks (plasticity on, tile owned)? */
 int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int tile);
+/** Does the run attenuate (memory variables beside the dofs, which only separate ader and local tasks carry)? */
+int sq_runtime_attenuates(const sq_runtime *rt);
 /** @brief Fault tiles [*first, *end) of cluster @p cluster; returns whether there are any. */
 int sq_runtime_fault_tiles(const sq_runtime *rt, int cluster, int *first, int *end);
 

@@ -53,6 +53,7 @@ int sq_runtime_cancelled(void) { return cancel_after > 0 && recorded >= cancel_a
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int t) { return rt->sources[t]; }
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int t) { return rt->receivers[t]; }
 int sq_runtime_tile_has_plasticity(const sq_runtime *rt, int t) { return rt->plastic[t]; }
+int sq_runtime_attenuates(const sq_runtime *rt) { return (void)rt, 0; }
 int sq_runtime_fault_tiles(const sq_runtime *rt, int l, int *first, int *end) {
   *first = rt->fault_first[l];
   *end = rt->fault_end[l];
