@@ -117,9 +117,10 @@ cp "$T/tpv5/parameters.par" "$T/tpv5/looks_like.yaml"
 grep -q "looks_like.yaml (imported)" "$T/direct.out" && ok "starquake FILE reads a namelist by its content" \
   || bad "starquake FILE with a namelist: $(grep -m1 error "$T/direct.out")"
 # a refused set-up run directly names the feature too
-"$SQ" "$EX/tpv6_7/parameters.par" --dry-run > "$T/va.out" 2>&1
-grep -q "bimaterial fault" "$T/va.out" && ok "starquake tpv6_7/parameters.par: refused" \
-  || bad "starquake tpv6_7/parameters.par: $(cat "$T/va.out")"
+"$SQ" "$EX/convergence_acoustic_elastic/convergence_scholte/parameters.par" --dry-run > "$T/va.out" 2>&1
+grep -q "acoustic layers (the model gives 'mu: 0') are not supported" "$T/va.out" &&
+  ok "starquake convergence_scholte/parameters.par: refused" \
+  || bad "starquake convergence_scholte/parameters.par: $(cat "$T/va.out")"
 # an attenuating set-up: the attenuation section with SeisSol's 3 mechanisms
 grep -qx "attenuation: {central_frequency: 2.5, frequency_ratio: 100, mechanisms: 3}" "$T/WP2_LOH3_parameters_par.yaml" \
   && ok "WP2_LOH3: attenuation 2.5 Hz, ratio 100, 3 mechanisms" || bad "WP2_LOH3: $(grep attenuation "$T/WP2_LOH3_parameters_par.yaml")"
