@@ -223,11 +223,8 @@ START_TEST(kernels_vs_cpu) {
 }
 END_TEST
 
-/* The anelastic kernels (viscoelastic attenuation, Qp 20, Qs 10, 3 mechanisms): the predictor with derivatives
- * and an accumulated LTS buffer, the memory variables' update and the anelastic part of the local update. */
-static void ane_one(int order, sq_precision p) {
-  sq_mesh *mesh;
-  sq_disc *d = make_disc(3, order, p, 0, 1 << 20, &mesh);
+/* Viscoelastic attenuation on every cell of @p d (Qp 20, Qs 10, 3 mechanisms over 2.5 Hz, ratio 100). */
+static void attenuate_disc(sq_disc *d, const sq_mesh *mesh) {
   sq_atten_band band;
   sq_visco v;
   sq_material u;
@@ -237,6 +234,14 @@ static void ane_one(int order, sq_precision p) {
   for (int64_t c = 0; c < mesh->ncell; ++c) sq_visco_coefficients(&band, &v, coef + c * SQ_ANE_NCOEF);
   ck_assert_int_eq(sq_disc_set_attenuation(d, 3, coef), SQ_SUCCESS);
   free(coef);
+}
+
+/* The anelastic kernels (viscoelastic attenuation, Qp 20, Qs 10, 3 mechanisms): the predictor with derivatives
+ * and an accumulated LTS buffer, the memory variables' update and the anelastic part of the local update. */
+static void ane_one(int order, sq_precision p) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(3, order, p, 0, 1 << 20, &mesh);
+  attenuate_disc(d, mesh);
   const int64_t n = d->nelem;
   const size_t rs = sq_real_size(p), len = n * (size_t)d->nbasis * 9, blk = len * rs;
   const size_t alen = n * sq_disc_ane_bytes(d) / rs, ablk = alen * rs;
@@ -381,17 +386,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   sq_mesh *mesh;
   sq_disc *d = make_disc(4, 4, p, 1, tile, &mesh);
   ck_assert_int_ge(d->ncluster, 3);
-  if (attenuate) {
-    sq_atten_band band;
-    sq_visco v;
-    sq_material u;
-    ck_assert_int_eq(sq_atten_band_init(3, 2.5, 100, &band), SQ_SUCCESS);
-    ck_assert_int_eq(sq_visco_init(&band, &base, 20, 10, &v, &u), SQ_SUCCESS);
-    double *coef = malloc(sizeof(double) * SQ_ANE_NCOEF * mesh->ncell);
-    for (int64_t c = 0; c < mesh->ncell; ++c) sq_visco_coefficients(&band, &v, coef + c * SQ_ANE_NCOEF);
-    ck_assert_int_eq(sq_disc_set_attenuation(d, 3, coef), SQ_SUCCESS);
-    free(coef);
-  }
+  if (attenuate) attenuate_disc(d, mesh);
   project_p_wave(d, &base);
   const int64_t fine_per_sync = (int64_t)1 << (d->ncluster - 1);
   const int64_t nsync = (50 + fine_per_sync - 1) / fine_per_sync;

@@ -14,8 +14,9 @@
 
 #include "sq_common.h"
 #include "sq_config.h"
+#include "sq_test_util.h"
 
-static char dir[256], msg[8192];
+static char dir[256];
 
 static void threads(int n) {
 #ifdef _OPENMP
@@ -25,7 +26,7 @@ static void threads(int n) {
 #endif
 }
 
-/* a config from @p yaml, its files relative to the test's folder; stderr read back into msg */
+/* a config from @p yaml, its files relative to the test's folder */
 static void config(const char *yaml, sq_config *cfg) {
   char d[300];
   snprintf(d, sizeof(d), "%s/", dir);
@@ -41,21 +42,12 @@ static void put(const char *name, const char *text) {
   fclose(f);
 }
 
-/* sq_material_eval_cells with its stderr in msg */
+/* sq_material_eval_cells with its stderr in sq_test_msg */
 static int cells(const sq_material_eval *ev, int64_t n, const double *xyz, const int32_t *group, const int64_t *id,
                  sq_material *mat, sq_material_stats *st) {
-  fflush(stderr);
-  int saved = dup(2);
-  FILE *f = tmpfile();
-  dup2(fileno(f), 2);
+  const int saved = sq_test_capture_begin();
   const int rc = sq_material_eval_cells(ev, n, xyz, group, id, NULL, 0, mat, st);
-  fflush(stderr);
-  lseek(fileno(f), 0, SEEK_SET);
-  ssize_t k = read(fileno(f), msg, sizeof(msg) - 1);
-  msg[k > 0 ? k : 0] = 0;
-  dup2(saved, 2);
-  close(saved);
-  fclose(f);
+  sq_test_capture_end(saved);
   return rc;
 }
 
@@ -119,8 +111,9 @@ static void first_error(const sq_config *cfg, const int bad[3], const char *frag
     char first[32], second[32];
     snprintf(first, sizeof(first), "cell %d", 1000000 + bad[0]);
     snprintf(second, sizeof(second), "cell %d", 1000000 + bad[1]);
-    EXPECT_MSG(strstr(msg, first) && strstr(msg, "(1e+06, ") && strstr(msg, frag) && !strstr(msg, second),
-               "%d threads: message '%s'", nt, msg);
+    EXPECT_MSG(strstr(sq_test_msg, first) && strstr(sq_test_msg, "(1e+06, ") && strstr(sq_test_msg, frag) &&
+                   !strstr(sq_test_msg, second),
+               "%d threads: message '%s'", nt, sq_test_msg);
   }
   free(xyz);
   free(group);

@@ -18,6 +18,7 @@
 
 #include "sq_common.h"
 #include "sq_easi.h"
+#include "sq_test_util.h"
 
 static char dir[256];
 
@@ -144,23 +145,13 @@ START_TEST(same_bits_any_threads) {
 END_TEST
 
 /* the message of the error that sq_error prints, read back from stderr */
-static char errbuf[4096];
 static const char *failing_eval(const sq_easi *m, int64_t n, const double *xyz, const int *group, double *out,
                                 int64_t *bad, int *rc) {
-  fflush(stderr);
-  int saved = dup(2);
-  FILE *f = tmpfile();
-  dup2(fileno(f), 2);
+  const int saved = sq_test_capture_begin();
   const char *names[1] = {"a"};
   *rc = sq_easi_eval_first_bad(m, n, xyz, group, 1, names, out, bad);
-  fflush(stderr);
-  lseek(fileno(f), 0, SEEK_SET);
-  ssize_t k = read(fileno(f), errbuf, sizeof(errbuf) - 1);
-  errbuf[k > 0 ? k : 0] = 0;
-  dup2(saved, 2);
-  close(saved);
-  fclose(f);
-  return errbuf;
+  sq_test_capture_end(saved);
+  return sq_test_msg;
 }
 
 START_TEST(first_error_any_threads) {
