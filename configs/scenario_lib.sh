@@ -10,8 +10,18 @@
 #                                prints the run's memory estimate and its estimated run time (the lines of
 #                                `starquake CONFIG OPTIONS --dry-run`; SQ_NO_ESTIMATE=1 skips them), then
 #                                runs it with scenario_child
+#   scenario_loh_mesh NAME       LOH.1's geometry NAME.geo beside the script ($here) meshed for the size:
+#                                short: NAME-short.msh (2 km near the source and receivers, 3 km in the layer,
+#                                10 km far) and SCENARIO_OPTS the options that run it (that mesh, order 3);
+#                                production: NAME.msh as NAME.yaml names it, SCENARIO_OPTS empty
+#   scenario_plot TOOL ARGS...   tools/TOOL ARGS... with the system python, when it has matplotlib
+# Sourcing this file sets sq, the starquake binary, unless the script set it: SQ_BIN, else the one at the top
+# of the repository.
 # The child runs in a session of its own (setsid), so that a Ctrl-C at the terminal reaches it once,
 # through the script, and not twice (once from the terminal, once forwarded).
+
+SCENARIO_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sq=${sq:-${SQ_BIN:-$SCENARIO_TOP/starquake}}
 
 scenario_size() {
   SIZE=short SHIFT=0
@@ -62,4 +72,23 @@ scenario_run() {
     rm -f "$log"
   fi
   scenario_child "$sq" "$@"
+}
+
+# shellcheck disable=SC2154 # here: the calling script's folder
+scenario_loh_mesh() {
+  SCENARIO_OPTS=()
+  if [ "$SIZE" = short ]; then
+    scenario_mesh "$here/$1.geo" msh41 "$here/$1-short.msh" -setnumber lc_fine 2000 -setnumber lc_layer 3000 -setnumber lc_far 10000
+    SCENARIO_OPTS=(--set "mesh.file=$1-short.msh" --set equations.order=3)
+  else
+    scenario_mesh "$here/$1.geo" msh41 "$here/$1.msh"
+  fi
+}
+
+scenario_plot() {
+  local tool=$1
+  shift
+  if /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
+    /usr/bin/python3 "$SCENARIO_TOP/tools/$tool" "$@"
+  fi
 }

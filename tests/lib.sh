@@ -54,3 +54,42 @@ run() {
   shift 2
   "$SQ" "$cfg" --quiet --output "$dir" "$@" > "$dir.log" 2>&1 || { bad "run $(basename "$dir") failed: $(tail -2 "$dir.log")"; return 1; }
 }
+
+# same_outputs A B [SKIP]: every output file of run A equals B's: text byte for byte, HDF5 dataset by
+# dataset (h5compare.py), the same dofs hash; the fault checkpoint (*.fault) and the other names matching
+# the glob SKIP (but HDF5 files and summaries) are not compared; prints what differs
+same_outputs() {
+  local f n rc=0 skip=${3:-}
+  for f in "$1"/*; do
+    n=$(basename "$f")
+    # shellcheck disable=SC2254 # SKIP is a glob
+    case $n in
+      *.h5) $PY "$H5CMP" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
+      *summary.txt) [ "$(summary_value "$f" dofs_hash)" = "$(summary_value "$2/$n" dofs_hash)" ] || { rc=1; echo "  dofs hash differs"; } ;;
+      *.fault | $skip) ;;
+      *) cmp -s "$f" "$2/$n" || { rc=1; echo "  differs: $n"; } ;;
+    esac
+  done
+  return $rc
+}
+
+# need_gmsh: leave (exit 1) with a message when gmsh is not installed
+need_gmsh() { command -v gmsh > /dev/null || { echo "gmsh not found: install gmsh (./quickstart does)"; exit 1; }; }
+
+# fault_mesh GEO MSH [H_FAULT]: the real gmsh meshes one of the fault set-ups' GEO (configs/tpv*/*.geo) in a
+# 60 x 60 x 30 km box, fault elements of H_FAULT m (default 3000: CI size), far ones of 15 km, into MSH
+# (format 2.2); its log goes beside MSH and is shown, and the script left, when gmsh fails
+fault_mesh() {
+  local log=${2%.msh}-gmsh.log
+  gmsh -3 -setnumber h_fault "${3:-3000}" -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000 \
+    -format msh22 -o "$2" "$1" > "$log" 2>&1 || { cat "$log"; exit 1; }
+}
+
+# bench_setup [OUTDIR]: for a benchmark tests/bench/NAME.sh [OUTDIR] run by hand: sets here (the top of the
+# source tree), sq (SQ_BIN, else here/starquake) and out (OUTDIR, else a new temporary folder), made
+bench_setup() {
+  here=$(cd "$(dirname "$0")/../.." && pwd)
+  sq=${SQ_BIN:-$here/starquake}
+  out=${1:-$(mktemp -d)}
+  mkdir -p "$out"
+}

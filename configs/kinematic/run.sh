@@ -10,7 +10,6 @@
 # writes a checkpoint and stops.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-sq=${SQ_BIN:-$here/../../starquake}
 . "$here/../scenario_lib.sh"
 scenario_size "$@"
 shift $SHIFT
@@ -18,6 +17,4 @@ if [ "$SIZE" = short ]; then
   set -- --set equations.order=3 --set equations.end_time=5 "$@"
 fi
 scenario_run "$sq" "$here/kinematic.yaml" "$@"
-if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  /usr/bin/python3 "$here/../../tools/plot_fault.py" stations output/kinematic/kinematic -o output/kinematic/stations.png
-fi
+scenario_plot plot_fault.py stations output/kinematic/kinematic -o output/kinematic/stations.png

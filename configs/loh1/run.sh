@@ -11,18 +11,10 @@
 # Writes output/loh1/ (receivers, energies, snapshots, checkpoints) and output/loh1/seismograms.png.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-sq=${SQ_BIN:-$here/../../starquake}
 . "$here/../scenario_lib.sh"
 scenario_size "$@"
 shift $SHIFT
-if [ "$SIZE" = short ]; then
-  scenario_mesh "$here/loh1.geo" msh41 "$here/loh1-short.msh" -setnumber lc_fine 2000 -setnumber lc_layer 3000 -setnumber lc_far 10000
-  set -- --set mesh.file=loh1-short.msh --set equations.order=3 "$@"
-else
-  scenario_mesh "$here/loh1.geo" msh41 "$here/loh1.msh"
-fi
-scenario_run "$sq" "$here/loh1.yaml" "$@"
-if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  /usr/bin/python3 "$here/../../tools/plot_receivers.py" output/loh1/loh1 -o output/loh1/seismograms.png \
-    --receivers 1 2 3 7 10 13 --title "LOH.1, starquake ($SIZE size)"
-fi
+scenario_loh_mesh loh1
+scenario_run "$sq" "$here/loh1.yaml" "${SCENARIO_OPTS[@]}" "$@"
+scenario_plot plot_receivers.py output/loh1/loh1 -o output/loh1/seismograms.png \
+  --receivers 1 2 3 7 10 13 --title "LOH.1, starquake ($SIZE size)"

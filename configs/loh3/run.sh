@@ -11,7 +11,6 @@
 # and stops.  Everything it needs is in this repository; it downloads nothing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-sq=${SQ_BIN:-$here/../../starquake}
 . "$here/../scenario_lib.sh"
 scenario_size "$@"
 shift $SHIFT
@@ -19,14 +18,7 @@ if [ ! -s output/loh1/loh1-receiver-00001.dat ]; then
   echo "${0##*/}: running LOH.1 ($SIZE size) first, for the comparison"
   "$here/../loh1/run.sh" "$SIZE" "$@"
 fi
-if [ "$SIZE" = short ]; then
-  scenario_mesh "$here/loh3.geo" msh41 "$here/loh3-short.msh" -setnumber lc_fine 2000 -setnumber lc_layer 3000 -setnumber lc_far 10000
-  set -- --set mesh.file=loh3-short.msh --set equations.order=3 "$@"
-else
-  scenario_mesh "$here/loh3.geo" msh41 "$here/loh3.msh"
-fi
-scenario_run "$sq" "$here/loh3.yaml" "$@"
-if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  /usr/bin/python3 "$here/../../tools/plot_receivers.py" output/loh3/loh3 -o output/loh3/seismograms.png \
-    --receivers 1 2 3 7 10 13 --compare output/loh1/loh1 --title "LOH.3 (solid) and LOH.1 (dashed), starquake ($SIZE size)"
-fi
+scenario_loh_mesh loh3
+scenario_run "$sq" "$here/loh3.yaml" "${SCENARIO_OPTS[@]}" "$@"
+scenario_plot plot_receivers.py output/loh3/loh3 -o output/loh3/seismograms.png \
+  --receivers 1 2 3 7 10 13 --compare output/loh1/loh1 --title "LOH.3 (solid) and LOH.1 (dashed), starquake ($SIZE size)"

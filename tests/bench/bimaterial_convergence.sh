@@ -7,10 +7,8 @@
 # compared between consecutive runs, and with / without the regularisation once both ran in OUTDIR.
 #   tests/bench/bimaterial_convergence.sh [OUTDIR]      (REGULARISE=1 by default; about 5 min on 2 cores; a table)
 set -eu
-here=$(cd "$(dirname "$0")/../.." && pwd)
-sq=${SQ_BIN:-$here/starquake}
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
+. "$(dirname "$0")/../lib.sh"
+bench_setup "$@"
 reg=${REGULARISE:-1}
 tag=$([ "$reg" = 1 ] && echo pc || echo plain)
 base=$here/tests/configs/rupture_box.yaml
@@ -23,24 +21,12 @@ run_at() { # name cells_x
   [ -s "$out/$n/$n-fault.h5" ] || "$sq" "$out/$n.yaml" --quiet --output "$out/$n" > "$out/$n.log" 2>&1
 }
 run_at ${tag}8 8; run_at ${tag}16 16; run_at ${tag}32 32
-/usr/bin/python3 - "$out" "$tag" <<'PY'
-import sys, h5py, numpy as np
+PYTHONPATH=$here/tests/bench /usr/bin/python3 - "$out" "$tag" <<'PY'
+import sys, numpy as np
+from fault_squares import squares
 out, tag = sys.argv[1], sys.argv[2]
 def binned(name, h=3000.0):
-    with h5py.File(f"{out}/{name}/{name}-fault.h5", "r") as f:
-        g = f["mesh/geometry"][:]
-        last = sorted(k for k in f.keys() if k.startswith("step_"))[-1]
-        rt = f[last + "/rupture_time"][:]
-    tri = g.reshape(len(rt), 3, 3)
-    c = tri.mean(axis=1)
-    e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
-    area = 0.5 * np.linalg.norm(np.cross(e1, e2), axis=1)
-    key = np.stack([np.floor((c[:, 0] + 9000) / h), np.floor(-c[:, 2] / h)], axis=1).astype(int)
-    bins = {}
-    for k, a, t in zip(map(tuple, key), area, rt):
-        s = bins.setdefault(k, [0.0, 0.0, True])
-        s[0] += a * t; s[1] += a; s[2] &= t >= 0
-    return {k: v[0] / v[1] for k, v in bins.items() if v[2]}
+    return squares(f"{out}/{name}/{name}-fault.h5", h, 9000.0)
 import os
 names = [t + str(n) for t in ("pc", "plain") for n in (8, 16, 32) if os.path.exists(f"{out}/{t}{n}/{t}{n}-fault.h5")]
 R = {n: binned(n) for n in names}

@@ -6,10 +6,8 @@
 # runs: the RMS and largest differences must shrink as the resolution grows.
 #   tests/bench/rupture_convergence.sh [OUTDIR]        (about 15 min on 2 cores; prints a table)
 set -eu
-here=$(cd "$(dirname "$0")/../.." && pwd)
-sq=${SQ_BIN:-$here/starquake}
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
+. "$(dirname "$0")/../lib.sh"
+bench_setup "$@"
 base=$here/tests/configs/rupture_box.yaml
 run_at() { # name cells_x order
   local n=$1 cx=$2 o=$3
@@ -19,24 +17,12 @@ run_at() { # name cells_x order
 }
 run_at o2 16 2; run_at o3 16 3; run_at o4 16 4; run_at o5 16 5
 run_at h8 8 3; run_at h16 16 3; run_at h32 32 3
-/usr/bin/python3 - "$out" <<'PY'
-import sys, h5py, numpy as np
+PYTHONPATH=$here/tests/bench /usr/bin/python3 - "$out" <<'PY'
+import sys, numpy as np
+from fault_squares import squares
 out = sys.argv[1]
 def binned(name, h=3000.0):
-    with h5py.File(f"{out}/{name}/{name}-fault.h5", "r") as f:
-        g = f["mesh/geometry"][:]
-        last = sorted(k for k in f.keys() if k.startswith("step_"))[-1]
-        rt = f[last + "/rupture_time"][:]
-    tri = g.reshape(len(rt), 3, 3)
-    c = tri.mean(axis=1)
-    e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
-    area = 0.5 * np.linalg.norm(np.cross(e1, e2), axis=1)
-    key = np.stack([np.floor((c[:, 0] + 9000) / h), np.floor(-c[:, 2] / h)], axis=1).astype(int)
-    bins = {}
-    for k, a, t in zip(map(tuple, key), area, rt):
-        s = bins.setdefault(k, [0.0, 0.0, True])
-        s[0] += a * t; s[1] += a; s[2] &= t >= 0
-    return {k: v[0] / v[1] for k, v in bins.items() if v[2]}
+    return squares(f"{out}/{name}/{name}-fault.h5", h, 9000.0)
 def compare(a, b):
     A, B = binned(a), binned(b)
     common = sorted(set(A) & set(B))

@@ -7,10 +7,8 @@
 #   tests/bench/tpv6_convergence.sh [OUTDIR]          (about 30 min on 2 cores; prints a table)
 #   ONLY=pc500 tests/bench/tpv6_convergence.sh OUTDIR  runs only that one (the table uses the runs in OUTDIR)
 set -eu
-here=$(cd "$(dirname "$0")/../.." && pwd)
-sq=${SQ_BIN:-$here/starquake}
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
+. "$(dirname "$0")/../lib.sh"
+bench_setup "$@"
 for h in 750 500; do
   [ -s "$out/tpv6-$h.msh" ] || gmsh -3 -setnumber h_fault $h -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000 \
     -format msh22 -o "$out/tpv6-$h.msh" "$here/configs/tpv6/tpv6.geo" > "$out/gmsh-$h.log" 2>&1

@@ -13,26 +13,9 @@ set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir OUT
 allow_mpirun
-command -v gmsh > /dev/null || { echo "gmsh not found: install gmsh (./quickstart does)"; exit 1; }
-# same_outputs A B: every output file of run A equals B's: text byte for byte, HDF5 dataset by
-# dataset (h5compare.py), the same dofs hash; the fault checkpoint is not an output
-same_outputs() {
-  local f n rc=0
-  for f in "$1"/*; do
-    n=$(basename "$f")
-    case $n in
-      *.h5) $PY "$H5CMP" "$f" "$2/$n" > /dev/null 2>&1 || { rc=1; echo "  differs: $n"; } ;;
-      *summary.txt) [ "$(summary_value "$f" dofs_hash)" = "$(summary_value "$2/$n" dofs_hash)" ] || { rc=1; echo "  dofs hash differs"; } ;;
-      *.fault) ;;
-      *) cmp -s "$f" "$2/$n" || { rc=1; echo "  differs: $n"; } ;;
-    esac
-  done
-  return $rc
-}
-mesh() { gmsh -3 -setnumber h_fault 3000 -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000 \
-  -format msh22 -o "$2" "$1" > "$OUT/gmsh.log" 2>&1 || { cat "$OUT/gmsh.log"; exit 1; }; }
-mesh "$SRC/configs/tpv5/tpv5.geo" "$OUT/tpv5.msh"
-mesh "$SRC/configs/tpv101/tpv101.geo" "$OUT/tpv101.msh"
+need_gmsh
+fault_mesh "$SRC/configs/tpv5/tpv5.geo" "$OUT/tpv5.msh"
+fault_mesh "$SRC/configs/tpv101/tpv101.geo" "$OUT/tpv101.msh"
 for sc in tpv5 tpv101 tpv104; do
   m=$sc; [ $sc = tpv104 ] && m=tpv101
   sed -e "s/file: $sc.msh/file: $m.msh/" -e 's/end_time: [0-9.]*/end_time: 1.0/' -e 's/order: 4/order: 3/' \

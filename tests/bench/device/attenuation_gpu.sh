@@ -5,11 +5,9 @@
 # time stepping, their ratio against the target of 1.6. Run on the GPU host after tests/bench/device/prepare.sh
 # (carry .deps/starpu and .deps/carry); STARQUAKE=path overrides the binary.
 set -u
-ROOT=$(pwd)
-SQ=${STARQUAKE:-$ROOT/.deps/carry/bin/starquake}
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$ROOT/.deps/carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home} STARPU_SILENT=1 STARPU_NCPU=0
-mkdir -p "$STARPU_HOME"
+. tests/bench/device/env.sh
+SQ=${STARQUAKE:-$CARRY/bin/starquake}
+export STARPU_NCPU=0
 T=$(mktemp -d)
 cat > "$T/elastic.yaml" << 'YAML'
 mesh:

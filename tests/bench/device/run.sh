@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/device/run.sh: the one command for the GPU host, run from the repository root after
-# tests/bench/device/prepare.sh was run here and .deps/starpu and .deps/carry were carried along:
+# tests/bench/device/prepare.sh was run here and .deps/starpu and .deps/carry were carried along (or after
+# tests/bench/device/build.sh built the tree there):
 # measures the GPU's ceilings, runs tests/unit/test_cuda, the proxy benchmarks (GTS order 6, a sweep
 # over sizes, orders and precisions, the CPU codelets, CPU+GPU schedulers), writes full logs to
 # $OUT (or /tmp/sq-device) and prints a summary table last.
@@ -20,15 +21,10 @@
 # SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
 # SQ_DEVICE_DEADLINE (default 540 s) bounds the whole script.
 set -u
-ROOT=$(pwd)
-CARRY=$ROOT/.deps/carry
+. tests/bench/device/env.sh
 BIN=$CARRY/bin
 LOG=${OUT:-/tmp/sq-device}
 mkdir -p "$LOG"
-export LD_LIBRARY_PATH=$ROOT/.deps/starpu/lib:$CARRY/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export STARPU_HOME=${STARPU_HOME:-/tmp/sq-starpu-home}
-export STARPU_SILENT=1
-mkdir -p "$STARPU_HOME"
 T0=$(date +%s)
 DEADLINE=${SQ_DEVICE_DEADLINE:-540} # seconds for the whole script: the device tool stops a command at 600
 stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
@@ -43,13 +39,9 @@ limit() {
   uname -a
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1
   nproc
+  echo "carried libraries the host lacks (linked from $CARRY/uselib): ${SQ_HOST_MISSING_LIBS:-none}"
   for b in "$BIN"/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |"; done
 } > "$LOG/env.txt" 2>&1
-if grep -q "not found" "$LOG/env.txt"; then
-  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CARRY/lib-fallback
-  echo "missing host libraries, adding lib-fallback:" >> "$LOG/env.txt"
-  for b in "$BIN"/*; do ldd "$b" | grep "not found"; done >> "$LOG/env.txt" 2>&1
-fi
 cat "$LOG/env.txt"
 
 MODE=${SQ_DEVICE_MODE:-full}

@@ -14,10 +14,6 @@
 # configs/tpv5/tpv5.msh; SQ_CARRY and SQ_TPV5_MESH name other places for them.  Writes $OUT/tpv5-stations/.
 set -u
 . tests/bench/device/env.sh
-if [ -n "${SQ_CARRY:-}" ]; then
-  CARRY=$(cd "$SQ_CARRY" && pwd)
-  export LD_LIBRARY_PATH=$CARRY/lib:$LD_LIBRARY_PATH:$CARRY/lib-fallback
-fi
 END=${SQ_END:-4.0} CPU_END=${SQ_CPU_END:-0.6} REPEAT=${SQ_REPEAT:-2} TILE=${SQ_TILE:-4096}
 DIR=${OUT:-/tmp}/tpv5-stations
 mkdir -p "$DIR"
