@@ -5,7 +5,7 @@
 # StarPU (.deps/starpu, or SQ_STARPU):
 #   1. unpacks both into SQ_KIT_WORK (default /tmp/sq-kit); links into its uselib/ the sysroot's shared
 #      libraries that the host's `ldconfig -p` lacks (tests/bench/device/libs.sh);
-#   2. pkg-config reads only the sysroot's and StarPU's .pc files, rewritten to where they lie now (the
+#   2. the sysroot's include folders (with the multiarch one) come first; pkg-config reads only the sysroot's and StarPU's .pc files, rewritten to where they lie now (the
 #      host's pkg-config, else the sysroot's pkgconf); CC is the host's mpicc, else gcc with the sysroot's
 #      Open MPI flags; the linker finds the sysroot's libraries (-L, -rpath-link);
 #   3. ./configure --enable-cuda, then make -jN (N = nproc) starquake, starquake-proxy, test_cuda,
@@ -61,7 +61,7 @@ LINK="-L$LIBDIR -L$S/usr/lib -Wl,-rpath-link,$LIBDIR -Wl,-rpath-link,$STARPU/lib
 
 cd "$W/src"
 T1=$(date +%s)
-if ! ./configure --enable-cuda CC="$CC" CPPFLAGS="-I$S/usr/include" LDFLAGS="$LINK" \
+if ! ./configure --enable-cuda CC="$CC" CPPFLAGS="-I$S/usr/include -I$S/usr/include/x86_64-linux-gnu" LDFLAGS="$LINK" \
   > "$W/configure.log" 2>&1; then
   tail -n 30 "$W/configure.log"
   grep -B 2 -A 20 "error:" config.log | tail -n 40
