@@ -5,9 +5,10 @@
 # StarPU (.deps/starpu, or SQ_STARPU):
 #   1. unpacks both into SQ_KIT_WORK (default /tmp/sq-kit); links into its uselib/ the sysroot's shared
 #      libraries that the host's `ldconfig -p` lacks (tests/bench/device/libs.sh);
-#   2. the sysroot's include folders (with the multiarch one) come first; pkg-config reads only the sysroot's and StarPU's .pc files, rewritten to where they lie now (the
-#      host's pkg-config, else the sysroot's pkgconf); CC is the host's mpicc, else gcc with the sysroot's
-#      Open MPI flags; the linker finds the sysroot's libraries (-L, -rpath-link);
+#   2. the sysroot's include folders (the multiarch one too) come first; pkg-config reads only the
+#      sysroot's and StarPU's .pc files, rewritten to where they lie now (the host's pkg-config, else the
+#      sysroot's pkgconf); CC is the host's mpicc, else gcc with the sysroot's Open MPI flags; the linker
+#      finds the sysroot's libraries (-L, -rpath-link);
 #   3. ./configure --enable-cuda, then make -jN (N = nproc) starquake, starquake-proxy, test_cuda,
 #      test_cuda_rupture, test_cuda_plasticity and kernel-chain; nvcc builds sq-peak;
 #   4. puts the programs into .deps/carry/bin and the non-system libraries they load into .deps/carry/lib,
