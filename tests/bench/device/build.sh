@@ -65,7 +65,7 @@ T1=$(date +%s)
 if ! ./configure --enable-cuda CC="$CC" CPPFLAGS="-I$S/usr/include -I$S/usr/include/x86_64-linux-gnu" LDFLAGS="$LINK" \
   > "$W/configure.log" 2>&1; then
   tail -n 30 "$W/configure.log"
-  grep -B 2 -A 20 "error:" config.log | tail -n 40
+  grep -B 2 -A 20 "error:" config.log | tail -n 40 || true
   echo "build.sh: configure failed ($W/configure.log, $W/src/config.log)" >&2
   exit 1
 fi
@@ -74,7 +74,7 @@ T2=$(date +%s)
 PROGS="starquake starquake-proxy tests/unit/test_cuda tests/unit/test_cuda_rupture tests/unit/test_cuda_plasticity tests/bench/kernel-chain"
 # shellcheck disable=SC2086
 if ! make -j"$JOBS" $PROGS > "$W/make.log" 2>&1; then
-  grep -E "error|Error" "$W/make.log" | head -n 30
+  grep -E -A 3 "error|Error" "$W/make.log" | head -n 30 || true
   echo "build.sh: make failed ($W/make.log)" >&2
   exit 1
 fi
