@@ -42,7 +42,8 @@ git describe --always --dirty --abbrev=12 > "$T/.commit"
 } > "$T/files"
 tar -cf "$T/src.tar" -T "$T/files"
 tar -rf "$T/src.tar" -C "$T" .commit
-xz -T"${SQ_JOBS:-2}" -6 -c "$T/src.tar" > "$DEST/src.tar.xz"
+xz -T"${SQ_JOBS:-2}" -6 -c "$T/src.tar" > "$T/src.tar.xz"
+mv "$T/src.tar.xz" "$DEST/src.tar.xz"
 
 # the sysroot: the -dev packages, pruned
 mkdir -p "$DEBS"
@@ -77,7 +78,8 @@ find "$S" -type l -name '*.so' | while IFS= read -r l; do
   fi
 done
 find "$S" -xtype l -delete
-tar -C "$T" -cf - sysroot | xz -T"${SQ_JOBS:-2}" -6 > "$DEST/sysroot.tar.xz"
+tar -C "$T" -cf - sysroot | xz -T"${SQ_JOBS:-2}" -6 > "$T/sysroot.tar.xz"
+mv "$T/sysroot.tar.xz" "$DEST/sysroot.tar.xz"
 cp tests/bench/device/build.sh "$DEST/"
 du -b "$DEST"/* | awk '{printf "kit.sh: %-40s %6.1f MiB\n", $2, $1 / 1048576}'
 du -cbL "$DEST" .deps/starpu | tail -n 1 | awk '{printf "kit.sh: with .deps/starpu %.1f MiB (limit 64 MiB with the working tree)\n", $1 / 1048576}'
