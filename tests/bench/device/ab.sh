@@ -2,8 +2,8 @@
 # tests/bench/device/ab.sh: compare kernel builds on the GPU host, interleaved so that clock and thermal
 # drift hit every build alike.  The builds are the carried proxies named in SQ_AB_BUILDS (space-separated;
 # "default" is .deps/carry/bin/starquake-proxy, any other name X is .deps/carry/bin/starquake-proxy-X;
-# default "default b": prepare them here with tests/bench/device/prepare.sh and a second build copied as
-# starquake-proxy-b).  Each point of SQ_AB_POINTS (";"-separated proxy argument
+# default "default b": prepare them here with tests/bench/device/prepare.sh, a second build copied into
+# .deps/carry-stage/bin as starquake-proxy-b, and prepare.sh --pack).  Each point of SQ_AB_POINTS (";"-separated proxy argument
 # lists, default the order-6 512k GTS point with its kernels) runs SQ_AB_REPEAT times (default 2) per
 # build (and per setting of SQ_AB_ENVS, below).  Prints every RESULT line and a table of element updates/s and % of the FP32 (or FP64) peak
 # per build, point and kernel (median over the repeats).  Extra environment (STARPU_*, SQ_*) passes
