@@ -1,10 +1,11 @@
 /**
  * @file cuda_ane.cuh  The anelastic GPU kernels (viscoelastic attenuation; the CPU source is
  * src/kernels_ane_impl.h, whose formulation they follow): the predictor with the memory variables, and the
- * anelastic part of the local update.  One block per element, one thread per basis function (row): the
- * memory variables' operations are row-local, so each thread keeps its row of them in registers, and only the
- * elastic derivative and its star products go through shared memory.  Templated over the precision only (the
- * order is a run-time argument).  Compiles as plain C++ too (SQ_CUDA_EMULATE, tests/cuda_emu/).
+ * anelastic part of the local update.  The predictor (ane_predict_kernel) is templated on the order, the
+ * precision and the mechanism count (AneShape): blocks of E elements, one owner thread per basis row that keeps
+ * the row's memory variables in registers (their operations are row-local), and the Cauchy-Kovalevski products
+ * of the elastic kernels (cuda_device.cuh) spread over the same threads.  The row-wise kernels (ane_source,
+ * ane_shift) take one block per element.  Compiles as plain C++ too (SQ_CUDA_EMULATE, tests/cuda_emu/).
  */
 #ifndef SQ_CUDA_ANE_CUH
 #define SQ_CUDA_ANE_CUH
@@ -21,13 +22,13 @@ namespace sq_cuda {
 /** Threads of a block of the row-wise anelastic kernels (ane_source, ane_shift): at least the largest basis (84). */
 constexpr int ANE_THREADS = 96;
 
-/** Threads a block of the anelastic predictor aims at (whole elements). */
+/**
+ * Threads a block of the anelastic predictor aims at (whole elements).  At order 6 in single precision 256 (4
+ * elements, 224 threads) measured as fast as 512 (3 elements: the shared memory bounds it) and faster than 128
+ * (2 elements) on an H100 (docs/ATTENUATION.md).
+ */
 #ifndef SQ_CUDA_ANE_BLOCK_TARGET
-#define SQ_CUDA_ANE_BLOCK_TARGET 128
-#endif
-/** Resident warps per SM that the anelastic predictor asks the compiler to make room for (its __launch_bounds__). */
-#ifndef SQ_CUDA_ANE_MIN_WARPS
-#define SQ_CUDA_ANE_MIN_WARPS 0
+#define SQ_CUDA_ANE_BLOCK_TARGET 256
 #endif
 /** Most bytes of the three K_d that the anelastic predictor stages whole in shared memory; larger ones (order 7,
  *  order 6 in double precision) are read through the read-only cache. */
@@ -35,38 +36,37 @@ constexpr int ANE_THREADS = 96;
 #define SQ_CUDA_ANE_WHOLE_BUDGET (32 * 1024)
 #endif
 
-/** Rows per thread of the anelastic predictor's products in single precision (one in double precision). */
-#ifndef SQ_CUDA_ANE_ROWS_SP
-#define SQ_CUDA_ANE_ROWS_SP 2
+/** Rows per thread of the anelastic predictor's products: 2 (4 measured slower at order 6, single precision). */
+#ifndef SQ_CUDA_ANE_ROWS
+#define SQ_CUDA_ANE_ROWS 2
 #endif
 
 /**
  * Shape of the anelastic predictor of one order, precision and mechanism count.  Each basis row of an element
- * has an owner thread (B threads per element, E elements per block) that keeps the row's memory variables, all
- * mechanisms, and their time integrals in registers (12 NMECH reals).  The products of a Cauchy-Kovalevski step
- * have B1 = nb(O - 1) non-zero output rows (those of K_d), computed by the block's first E GOUT threads, R rows
- * each (compacted as in ader_step: the other threads' warps issue nothing meanwhile).
+ * has an owner thread that keeps the row's memory variables, all mechanisms, and their time integrals in
+ * registers (12 NMECH reals).  The products of a Cauchy-Kovalevski step have B1 = nb(O - 1) non-zero output
+ * rows (those of K_d); the block's first E 3 GOUT threads compute them, one direction d and R rows each
+ * (compacted as in ader_step), so that the owners' registers also serve the products.  TPE threads per element.
  */
 template <int ORDER_, typename Real_, int NMECH_> struct AneShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, NMECH = NMECH_, B = nbasis(ORDER), B1 = nbasis(ORDER - 1), NQ = 9 * B;
-  static constexpr int NA = 6 * B, RS = (int)sizeof(Real), R = RS == 4 ? SQ_CUDA_ANE_ROWS_SP : 1;
-  static constexpr int GOUT = (B1 + R - 1) / R, LDK = GOUT * R;
+  static constexpr int NA = 6 * B, RS = (int)sizeof(Real), R = SQ_CUDA_ANE_ROWS;
+  static constexpr int GOUT = (B1 + R - 1) / R, LDK = GOUT * R, TPE = cmax(B, 3 * GOUT);
   static constexpr int S = RS == 4 ? 12 : 10; /**< padded row of 9 in shared memory (16-byte multiple) */
   static constexpr int QS = pad16(B * S, RS); /**< element stride of a shared B x 9 block */
   static constexpr bool WHOLE = 3 * LDK * B * RS <= SQ_CUDA_ANE_WHOLE_BUDGET;
   static constexpr int XS = WHOLE ? (3 * LDK * B * RS + 15) / 16 * 16 / RS : 0; /**< K_d staged whole */
-  static constexpr int PER_ELEMENT = 2 * QS + 3 * 9 * S;                        /**< D^{I-1}, D^I, 3 stars */
+  /** D^{I-1}, D^I, the 3 stars, the 3 directions' parts of E^I */
+  static constexpr int PER_ELEMENT = 2 * QS + 3 * 9 * S + 3 * LDK * S;
   static constexpr int E =
-      cmax(1, cmin(cmax(1, SQ_CUDA_ANE_BLOCK_TARGET / B), (SQ_CUDA_SMEM_BUDGET / RS - XS) / PER_ELEMENT));
-  static constexpr int THREADS = E * B, MS = E * 9 * S;
+      cmax(1, cmin(cmax(1, SQ_CUDA_ANE_BLOCK_TARGET / TPE), (SQ_CUDA_SMEM_BUDGET / RS - XS) / PER_ELEMENT));
+  static constexpr int THREADS = E * TPE, MS = E * 9 * S;
   static constexpr int OFF_XS = 0, OFF_CUR = XS, OFF_NXT = XS + E * QS, OFF_MS = XS + 2 * E * QS;
+  static constexpr int OFF_P = OFF_MS + 3 * MS;
   static constexpr int SMEM = XS + E * PER_ELEMENT;
-  /** blocks an SM should hold (__launch_bounds__), no more than its shared memory takes */
-  static constexpr int MIN_BLOCKS =
-      cmax(1, cmin((SQ_CUDA_ANE_MIN_WARPS + (THREADS + 31) / 32 - 1) / ((THREADS + 31) / 32),
-                   SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
-  static_assert((XS * RS) % 16 == 0 && (QS * RS) % 16 == 0 && (MS * RS) % 16 == 0, "shared regions 16-byte aligned");
+  static_assert((XS * RS) % 16 == 0 && (QS * RS) % 16 == 0 && (MS * RS) % 16 == 0 && (LDK * S * RS) % 16 == 0,
+                "shared regions 16-byte aligned");
 };
 
 /* strain of the stress s[6] into e[6] (+= with add): c1 s - c2 tr(s) I */
@@ -93,15 +93,6 @@ __device__ __forceinline__ void ane_stress(const Real *a, const Real *b, const R
   }
 }
 
-/**
- * The predictor with attenuation (sq_kernel_ader_ane) of the block's elements, with the LTS buffer of
- * sq_kernel_accumulate when @p lts_buffer is given.  Per Cauchy-Kovalevski step I: the compute threads form
- * E^I = -sum_d K_d D^{I-1} A*_d^T on the B1 non-zero rows with the elastic kernels' building blocks (fold_rows,
- * apply_star; K_d staged whole or read through the read-only cache) and leave it in shared memory; after a
- * barrier each row's owner adds the anelastic source, D^I = E^I - [G(Theta^{I-1}); 0], advances its memory
- * variables Theta_l^I = C_u^-1 E^I_sigma - w_l Theta_l^{I-1} and the time integrals, and writes D^I back for the
- * next step.  The memory variables are read and written once per predictor.
- */
 /**
  * fold_rows (cuda_device.cuh) on the stress columns 0..5 of Q only: for the rows of D^{I-1}, I >= 2, past the
  * non-zero rows of K_d, whose velocities are zero (they hold only the anelastic source -G(Theta^{I-2})).
@@ -140,13 +131,19 @@ __device__ __forceinline__ void fold_global(const Real *__restrict__ K, int ld, 
   }
 }
 
-#if SQ_CUDA_ANE_MIN_WARPS > 0
-#define SQ_CUDA_ANE_BOUNDS(T) __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
-#else /* no .minnctapersm at all: a bound of 1 block gives ptxas more registers */
-#define SQ_CUDA_ANE_BOUNDS(T) __launch_bounds__(T::THREADS)
-#endif
+/**
+ * The predictor with attenuation (sq_kernel_ader_ane) of the block's elements, with the LTS buffer of
+ * sq_kernel_accumulate when @p lts_buffer is given.  Per Cauchy-Kovalevski step I the compute threads form the
+ * three directions' parts of E^I = -sum_d K_d D^{I-1} A*_d^T on the B1 non-zero rows with the elastic kernels'
+ * building blocks (fold_rows, apply_star; K_d staged whole, or read through the read-only cache where it does not
+ * fit) and leave them in shared memory; after a barrier each row's owner sums them, adds the anelastic source,
+ * D^I = E^I - [G(Theta^{I-1}); 0], advances its memory variables Theta_l^I = C_u^-1 E^I_sigma - w_l Theta_l^{I-1}
+ * and the time integrals, and writes D^I back for the next step.  D^I (I >= 1) has full degree, as on the CPU,
+ * but its rows past B1 hold only the anelastic source (no velocities): the products read their stresses only
+ * (fold_stress).  The memory variables are read and written once per predictor.
+ */
 template <class T>
-__global__ void SQ_CUDA_ANE_BOUNDS(T)
+__global__ void __launch_bounds__(T::THREADS)
     ane_predict_kernel(int64_t n, int epb, const typename T::Real *__restrict__ pack,
                        const typename T::Real *__restrict__ dofs, const typename T::Real *__restrict__ star,
                        const typename T::Real *__restrict__ coef, double dt, typename T::Real *__restrict__ tint,
@@ -156,13 +153,15 @@ __global__ void SQ_CUDA_ANE_BOUNDS(T)
   constexpr int B = T::B, S = T::S, R = T::R, NM = T::NMECH, NA = T::NA;
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb, nb = block_end(n, e0, epb);
-  const int el = threadIdx.x / B, row = threadIdx.x - el * B; /* the owner's element and row */
+  const int el = threadIdx.x / T::TPE, row = threadIdx.x - el * T::TPE; /* the owner's element and row */
   const int64_t e = e0 + el;
-  const bool active = e < nb;
-  /* compacted mapping of the products: the block's first ne GOUT threads */
+  const bool active = e < nb && row < B;
+  /* compacted mapping of the products: the block's first 3 GOUT ne threads, direction cd, rows crow0 .. */
   const int t = threadIdx.x;
-  const bool compute = t < (int)(nb - e0) * T::GOUT;
-  const int cel = compute ? t / T::GOUT : 0, crow0 = compute ? (t - cel * T::GOUT) * R : 0;
+  const bool compute = t < (int)(nb - e0) * 3 * T::GOUT;
+  const int cel = compute ? t / (3 * T::GOUT) : 0, cr = t - cel * 3 * T::GOUT, cd = compute ? cr / T::GOUT : 0;
+  const int crow0 = compute ? (cr - cd * T::GOUT) * R : 0;
+  Real *P = smem + T::OFF_P; /* [el][d][LDK rows][S] */
   Real *cur = smem + T::OFF_CUR, *nxt = smem + T::OFF_NXT;
   stage_blocks<T>(dofs, e0, nb, cur);
   for (int d = 0; d < 3; ++d) stage_matrix<T>(star, 3, d, Real(-1), e0, nb, smem + T::OFF_MS + d * T::MS);
@@ -197,30 +196,27 @@ __global__ void SQ_CUDA_ANE_BOUNDS(T)
   }
   double factor = dt;
   for (int I = 1; I < T::ORDER; ++I) {
-    /* E^I on the non-zero rows (the star matrices staged negated) */
+    /* direction cd's part of E^I on the non-zero rows (the star matrices staged negated) */
     if (compute) {
-      Real D[R][9];
+      Real D[R][9], Y[R][9];
       zero(D);
-      for (int d = 0; d < 3; ++d) {
-        Real Y[R][9];
-        zero(Y);
-        const Real *Q = cur + cel * T::QS;
-        if constexpr (T::WHOLE) {
-          const Real *Xs = smem + T::OFF_XS + d * B * T::LDK;
-          fold_rows<Real, R, S>(Xs, T::LDK, Q, 0, crow0, I == 1 ? B : T::B1, Y);
-          if (I > 1) fold_stress<Real, R, S>(Xs + T::B1 * T::LDK, T::LDK, Q, T::B1, crow0, B - T::B1, Y);
-        } else {
-          const Real *K = pack + (SQ_PACK_KDER + d) * B * B;
-          fold_global<Real, R, S, 9, T::B1>(K, B, Q, 0, crow0, I == 1 ? B : T::B1, Y);
-          if (I > 1) fold_global<Real, R, S, 6, T::B1>(K, B, Q, T::B1, crow0, B - T::B1, Y);
-        }
-        apply_star<S>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * S, D);
+      zero(Y);
+      const Real *Q = cur + cel * T::QS;
+      if constexpr (T::WHOLE) {
+        const Real *Xs = smem + T::OFF_XS + cd * B * T::LDK;
+        fold_rows<Real, R, S>(Xs, T::LDK, Q, 0, crow0, I == 1 ? B : T::B1, Y);
+        if (I > 1) fold_stress<Real, R, S>(Xs + T::B1 * T::LDK, T::LDK, Q, T::B1, crow0, B - T::B1, Y);
+      } else {
+        const Real *K = pack + (SQ_PACK_KDER + cd) * B * B;
+        fold_global<Real, R, S, 9, T::B1>(K, B, Q, 0, crow0, I == 1 ? B : T::B1, Y);
+        if (I > 1) fold_global<Real, R, S, 6, T::B1>(K, B, Q, T::B1, crow0, B - T::B1, Y);
       }
+      apply_star<S>(Y, smem + T::OFF_MS + (cd * T::E + cel) * 9 * S, D);
 #pragma unroll
       for (int i = 0; i < R; ++i)
         if (crow0 + i < T::B1)
 #pragma unroll
-          for (int q = 0; q < 9; ++q) nxt[cel * T::QS + (crow0 + i) * S + q] = D[i][q];
+          for (int q = 0; q < 9; ++q) P[((cel * 3 + cd) * T::LDK + crow0 + i) * S + q] = D[i][q];
     }
     __syncthreads(); /* E^I complete */
     factor *= dt / (I + 1);
@@ -228,8 +224,9 @@ __global__ void SQ_CUDA_ANE_BOUNDS(T)
     if (active) {
       Real D[9], g[6];
       Real *out = nxt + el * T::QS + row * S;
+      const Real *p = P + (el * 3 * T::LDK + row) * S;
 #pragma unroll
-      for (int q = 0; q < 9; ++q) D[q] = row < T::B1 ? out[q] : Real(0);
+      for (int q = 0; q < 9; ++q) D[q] = row < T::B1 ? (p[q] + p[T::LDK * S + q]) + p[2 * T::LDK * S + q] : Real(0);
       ane_stress<NM>(a, b, th, g);
 #pragma unroll
       for (int l = 0; l < NM; ++l) {
