@@ -13,10 +13,10 @@
  *   visco     a viscoelastic step (3 mechanisms, Qp 50, Qs 25): the anelastic predictor, local, the anelastic
  *             source, neighbour: the kernels of a step with attenuation (separate tasks, docs/ATTENUATION.md)
  *   ader_ane, ane_source   the anelastic kernels alone
- * (SQ_KC_CHAINS=visco,ader_ane: only those) and prints microseconds per launch sequence and element updates per second.
- * The last line per order compares the smallest size's best step with the largest size's best step (the 4k-cluster
- * ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares the viscoelastic step with the faster elastic
- * one.  Exits 77 without CUDA or a GPU.
+ * (SQ_KC_CHAINS=LIST: only the chains whose names are part of LIST) and prints microseconds per launch sequence
+ * and element updates per second.  The last line per order compares the smallest size's best step with the largest
+ * size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares the
+ * viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -166,8 +166,8 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   c.slots.nslot = 1;
   c.slots.data[0] = c.tint;
   c.slots.t0[0] = c.slots.t1[0] = 0.0;
-  /* attenuation: every element's coefficients of a Qp 50, Qs 25 material over a band around 1 Hz; small memory
-   * variables */
+  /* attenuation: every element's coefficients of a Qp 50, Qs 25 material over a band around 1 Hz; the memory
+   * variables start at zero */
   sq_atten_band band;
   double coef[SQ_ANE_NCOEF];
   if (sq_atten_band_init(KC_NMECH, 1.0, 100.0, &band)) exit(1);
