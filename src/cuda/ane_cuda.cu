@@ -5,16 +5,39 @@
 
 namespace {
 
-template <typename Real>
-void ader(int order, int nmech, int64_t n, const void *pack, const void *dofs, const void *star, const void *coef,
-          double dt, void *tint, void *derivs, void *ane, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-  const int B = sq_nbasis(order);
-  const size_t smem = sizeof(Real) * sq_cuda::ane_smem(B);
-  sq_cuda::ane_ader_kernel<Real><<<(unsigned)n, sq_cuda::ANE_THREADS, smem, stream>>>(
-      order, nmech, n, (const Real *)pack, (const Real *)dofs, (const Real *)star, (const Real *)coef, dt, (Real *)tint,
-      (Real *)derivs, (Real *)ane, (Real *)lts_buffer, buffer_reset);
-  sq_cuda::check_launch("ader (anelastic)", order, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
-}
+/* The anelastic predictor of one order and precision, for the run-time mechanism count (1 .. SQ_MECH_MAX). */
+template <int ORDER, typename Real> struct AneLaunch {
+  template <int NMECH>
+  static void launch(int64_t n, const void *pack, const void *dofs, const void *star, const void *coef, double dt,
+                     void *tint, void *derivs, void *ane, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using T = sq_cuda::AneShape<ORDER, Real, NMECH>;
+    const size_t smem = sizeof(Real) * T::SMEM;
+    const sq_cuda::Grid g = sq_cuda::grid_for<T>(sq_cuda::ane_predict_kernel<T>, n, smem, "ader (anelastic)", ORDER);
+    sq_cuda::ane_predict_kernel<T><<<g.blocks, T::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star, (const Real *)coef, dt, (Real *)tint,
+        (Real *)derivs, (Real *)ane, (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("ader (anelastic)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  static void run(int nmech, int64_t n, const void *pack, const void *dofs, const void *star, const void *coef,
+                  double dt, void *tint, void *derivs, void *ane, void *lts_buffer, int buffer_reset,
+                  cudaStream_t stream) {
+    static_assert(SQ_MECH_MAX == 5, "one case per mechanism count");
+    switch (nmech) {
+#define SQ_ANE_CASE(M)                                                                                                 \
+  case M: launch<M>(n, pack, dofs, star, coef, dt, tint, derivs, ane, lts_buffer, buffer_reset, stream); break;
+      SQ_ANE_CASE(1)
+      SQ_ANE_CASE(2)
+      SQ_ANE_CASE(3)
+      SQ_ANE_CASE(4)
+      SQ_ANE_CASE(5)
+#undef SQ_ANE_CASE
+    default:
+      fprintf(stderr, "starquake: CUDA kernel ader (anelastic): %d mechanisms, not 1..%d\n", nmech, SQ_MECH_MAX);
+      abort();
+    }
+  }
+};
 
 } // namespace
 
@@ -22,12 +45,8 @@ extern "C" void sq_cuda_ader_ane(sq_precision prec, int order, int nmech, int64_
                                  const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane,
                                  void *lts_buffer, int buffer_reset, void *stream) {
   if (n <= 0) return;
-  if (prec == SQ_F64)
-    ader<double>(order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane, lts_buffer, buffer_reset,
-                 (cudaStream_t)stream);
-  else
-    ader<float>(order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane, lts_buffer, buffer_reset,
-                (cudaStream_t)stream);
+  sq_cuda::dispatch<AneLaunch>("ader (anelastic)", prec, order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane,
+                               lts_buffer, buffer_reset, (cudaStream_t)stream);
 }
 
 extern "C" void sq_cuda_ane_shift(sq_precision prec, int order, int nmech, int64_t n, const void *coef,

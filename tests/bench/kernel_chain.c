@@ -10,15 +10,21 @@
  *   step      the fused predictor (sq_cuda_predict) then the neighbour flux: a whole-step task's kernels
  *   step3     ader, local, neighbour: the kernels of separate tasks
  *   predict, ader, local, neighbor   each kernel alone
- * and prints microseconds per launch sequence and element updates per second.  The last line per order
- * compares the smallest size's best step with the largest size's best step (the 4k-cluster ratio
- * without StarPU, docs/PERFORMANCE.md).  Exits 77 without CUDA or a GPU.
+ *   visco     a viscoelastic step (3 mechanisms, Qp 50, Qs 25): the anelastic predictor, local, the anelastic
+ *             source, neighbour: the kernels of a step with attenuation (separate tasks, docs/ATTENUATION.md)
+ *   ader_ane, ane_source   the anelastic kernels alone
+ * (SQ_KC_CHAINS=LIST: only the chains whose names are part of LIST) and prints microseconds per launch sequence
+ * and element updates per second.  The last line per order compares the smallest size's best step with the largest
+ * size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares the
+ * viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sq_attenuation.h"
+#include "sq_kernels.h"
 #include "sq_mesh.h"
 #include "sq_solver.h"
 
@@ -42,8 +48,12 @@ int main(void) {
     }                                                                                                                  \
   } while (0)
 
-enum { V_STEP, V_STEP3, V_PREDICT, V_ADER, V_LOCAL, V_NEIGHBOR, V_N };
-static const char *vnames[V_N] = {"step", "step3", "predict", "ader", "local", "neighbor"};
+enum { V_STEP, V_STEP3, V_PREDICT, V_ADER, V_LOCAL, V_NEIGHBOR, V_VISCO, V_ADER_ANE, V_ANE_SOURCE, V_N };
+static const char *vnames[V_N] = {"step",     "step3", "predict",  "ader",      "local",
+                                  "neighbor", "visco", "ader_ane", "ane_source"};
+
+/** Mechanisms of the viscoelastic variants. */
+#define KC_NMECH 3
 
 static void *dev_copy(const void *host, size_t bytes) {
   void *d;
@@ -58,7 +68,7 @@ typedef struct chain {
   int order;
   int64_t n;
   double dt;
-  void *pack, *dofs, *star, *flocal, *fnb, *tint;
+  void *pack, *dofs, *star, *flocal, *fnb, *tint, *ane_coef, *ane;
   sq_face_link *links;
   sq_cuda_slots slots;
   cudaStream_t s;
@@ -71,7 +81,12 @@ static void launch(const chain *c, int v) {
     sq_cuda_ader(c->p, c->order, c->n, c->pack, c->dofs, c->star, c->dt, c->tint, NULL, NULL, 0, c->s);
   if (v == V_STEP3 || v == V_LOCAL)
     sq_cuda_local(c->p, c->order, c->n, c->pack, c->tint, c->star, c->flocal, c->dofs, c->s);
-  if (v == V_STEP || v == V_STEP3 || v == V_NEIGHBOR)
+  if (v == V_VISCO || v == V_ADER_ANE)
+    sq_cuda_ader_ane(c->p, c->order, KC_NMECH, c->n, c->pack, c->dofs, c->star, c->ane_coef, c->dt, c->tint, NULL,
+                     c->ane, NULL, 0, c->s);
+  if (v == V_VISCO) sq_cuda_local(c->p, c->order, c->n, c->pack, c->tint, c->star, c->flocal, c->dofs, c->s);
+  if (v == V_VISCO || v == V_ANE_SOURCE) sq_cuda_ane_source(c->p, c->order, KC_NMECH, c->n, c->ane, c->dofs, c->s);
+  if (v == V_STEP || v == V_STEP3 || v == V_NEIGHBOR || v == V_VISCO)
     sq_cuda_neighbor(c->p, c->order, c->n, c->pack, c->links, c->fnb, &c->slots, c->dofs, c->s);
 }
 
@@ -151,19 +166,41 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   c.slots.nslot = 1;
   c.slots.data[0] = c.tint;
   c.slots.t0[0] = c.slots.t1[0] = 0.0;
+  /* attenuation: every element's coefficients of a Qp 50, Qs 25 material over a band around 1 Hz; the memory
+   * variables start at zero */
+  sq_atten_band band;
+  double coef[SQ_ANE_NCOEF];
+  if (sq_atten_band_init(KC_NMECH, 1.0, 100.0, &band)) exit(1);
+  sq_visco visco;
+  sq_material unrelaxed;
+  if (sq_visco_init(&band, &mat[0], 50.0, 25.0, &visco, &unrelaxed)) exit(1);
+  sq_visco_coefficients(&band, &visco, coef);
+  double *coefs = malloc(sizeof(double) * SQ_ANE_NCOEF * d->nelem);
+  for (int64_t e = 0; e < d->nelem; ++e) memcpy(coefs + e * SQ_ANE_NCOEF, coef, sizeof(coef));
+  void *coefw = malloc(rs * SQ_ANE_NCOEF * d->nelem);
+  sq_kernel_ane_coef(p, d->nelem, coefs, coefw);
+  c.ane_coef = dev_copy(coefw, rs * SQ_ANE_NCOEF * d->nelem);
+  c.ane = dev_copy(NULL, (size_t)d->nelem * d->nbasis * 6 * (KC_NMECH + 1) * rs);
+  free(coefs), free(coefw);
   CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-  double best = 1e30;
+  double best = 1e30, elastic = 1e30, vstep = 0;
+  const char *only = getenv("SQ_KC_CHAINS");
   for (int v = 0; v < V_N; ++v) {
+    if (only && !strstr(only, vnames[v])) continue;
     const double t = time_variant(&c, v, seconds);
     const double upd = (double)d->nelem / t;
     if (v == V_STEP || v == V_STEP3) best = t / d->nelem < best ? t / d->nelem : best;
+    if (v == V_STEP || v == V_STEP3) elastic = t < elastic ? t : elastic;
+    if (v == V_VISCO) vstep = t;
     printf("RESULT chain=%s order=%d prec=%s elems=%lld us=%.2f upd_per_s=%.4e\n", vnames[v], order,
            p == SQ_F64 ? "double" : "single", (long long)d->nelem, t * 1e6, upd);
     fflush(stdout);
   }
+  printf("VISCO order=%d prec=%s elems=%lld elastic_upd_per_s=%.4e visco_upd_per_s=%.4e cost=%.2f target=1.6\n", order,
+         p == SQ_F64 ? "double" : "single", (long long)d->nelem, d->nelem / elastic, d->nelem / vstep, vstep / elastic);
   CK(cudaStreamDestroy(c.s));
   cudaFree(c.pack), cudaFree(c.dofs), cudaFree(c.star), cudaFree(c.flocal), cudaFree(c.fnb), cudaFree(c.tint);
-  cudaFree(c.links);
+  cudaFree(c.links), cudaFree(c.ane_coef), cudaFree(c.ane);
   sq_disc_destroy(d);
   free(mat);
   sq_mesh_destroy(mesh);
