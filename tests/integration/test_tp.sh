@@ -34,6 +34,11 @@ cp -r "$OUT/A" "$OUT/B"
 if [ "$(hash_of "$OUT/B" tpv105)" = "$ref" ] && cmp -s "$st" "$OUT/B/tpv105-faultreceiver-00001.dat"; then
   ok "restart: dofs and the hypocentre's Tmp / P_f equal the uninterrupted run's"
 else bad "restart with thermal pressurization"; tail -3 "$OUT/B.log"; fi
+# its fault checkpoint: the 13 state values of every run, and the TP state (T, p, 60 + 60 coefficients) apart
+layout=$($PY -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(f["state"].shape[1], f["tp"].shape[1], f["state"].shape[0] == f["tp"].shape[0], "sigma_pc" in f)' \
+  "$OUT/A/tpv105-checkpoint.h5.fault" 2>&1)
+[ "$layout" = "13 122 True False" ] && ok "fault checkpoint with thermal pressurization: state 13 and tp 122 values per point" ||
+  bad "TP fault checkpoint layout: $layout"
 
 # --- SeisSol-style outputs: P_f and Tmp (OutputMask group 12, on by default with thermal pressurization)
 "$SQ" "$OUT/tp.yaml" --quiet --output "$OUT/S" --set output.style=seissol --set equations.end_time=1.0 > "$OUT/S.log" 2>&1
