@@ -2,7 +2,8 @@
 # Thermal pressurization end to end on a CI-sized TPV105 (configs/tpv105, order 2, 1.5 s):
 # - the rupture heats and pressurizes the hypocentre: its fault receiver's Tmp and P_f rise (native and
 #   SeisSol-style columns), the fault snapshots hold temperature and pore_pressure;
-# - a restart from a checkpoint at 0.75 s continues the TP state bitwise; mpirun -np 2 gives the one-rank dofs;
+# - a restart from a checkpoint at 0.75 s continues the TP state bitwise; mpirun -np 2 gives the one-rank dofs,
+#   and its checkpoint continued on one rank too; the fault checkpoint holds the TP state apart (dataset tp);
 # - bad thermal-pressurization inputs fail naming the file, line and key;
 # - SeisSol's tpv105 example imports with thermalPress = 1.
 set -u
@@ -51,6 +52,11 @@ else bad "SeisSol-style P_f / Tmp: $(sed -n 2p "${ss:-/dev/null}") $(tail -2 "$O
 # --- two processes
 timeout 300 mpirun -np 2 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1
 [ "$(hash_of "$OUT/M" tpv105)" = "$ref" ] && ok "mpirun -np 2 equals one process" || { bad "mpirun -np 2: $(hash_of "$OUT/M" tpv105) vs $ref"; tail -3 "$OUT/M.log"; }
+# its checkpoint at 0.75 s (the TP state written by two ranks) continued on one rank
+"$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/M" --restart "$OUT/M/tpv105-checkpoint.h5" > "$OUT/M1.log" 2>&1
+[ "$(hash_of "$OUT/M" tpv105)" = "$ref" ] && cmp -s "$st" "$OUT/M/tpv105-faultreceiver-00001.dat" &&
+  ok "checkpoint of 2 ranks continued on 1: dofs and the hypocentre's Tmp / P_f as uninterrupted" ||
+  { bad "MPI checkpoint with thermal pressurization continued on one rank"; tail -3 "$OUT/M1.log"; }
 
 # --- bad inputs name the file, line and key
 expect_error() { # NAME SED-EXPRESSION PATTERN
