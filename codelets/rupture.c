@@ -19,7 +19,8 @@
 #include "sq_cuda.h"
 #endif
 
-/* Fixed buffers, then nslot derivative blocks, then the dofs of the owned slots. */
+/* Fixed buffers, then nslot derivative blocks, then the dofs of the owned slots (then the stations' buffers,
+ * then the thermal-pressurization state of a run with it). */
 enum { RP_REF, RP_FACES, RP_POINTS, RP_FIRST };
 
 /** Rows a tile's sample buffer holds: the steps of its cluster between two waits before an early copy. */
@@ -44,6 +45,7 @@ typedef struct rupture_args {
   int station_buffer;
   int row;           /* the row of the sample buffer this step fills */
   int64_t face0;     /* the tile's first face (the stations' faces are fault-wide numbers) */
+  int tp_buffer;     /* buffer of the tile's thermal-pressurization states, or -1 (none) */
   int dofs_buffer[]; /* per slot: buffer index of its dofs, or -1 (ghost: read only) */
 } rupture_args;
 
@@ -60,7 +62,9 @@ static void rupture_cpu(void *buffers[], void *cl_arg) {
   const int64_t nbad = sq_fault_update(
       a->precision, a->order, a->npoint, (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]), &a->opt,
       STARPU_VECTOR_GET_NX(buffers[RP_FACES]), (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
-      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), derivs, dofs, a->t0, a->dt, &bad);
+      (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]),
+      a->tp_buffer >= 0 ? (sq_tp_state *)STARPU_VECTOR_GET_PTR(buffers[a->tp_buffer]) : NULL, derivs, dofs, a->t0,
+      a->dt, &bad);
   if (a->nstation > 0 && !nbad)
     sq_fault_record_stations(a->npoint, a->nstation,
                              (const sq_fault_station *)STARPU_VECTOR_GET_PTR(buffers[a->station_buffer]), a->face0,
@@ -103,8 +107,10 @@ static void rupture_cuda(void *buffers[], void *cl_arg) {
   sq_cuda_rupture(a->precision, a->order, a->npoint, STARPU_VECTOR_GET_NX(buffers[RP_FACES]),
                   (const double *)STARPU_VECTOR_GET_PTR(buffers[RP_REF]),
                   (const sq_fault_face *)STARPU_VECTOR_GET_PTR(buffers[RP_FACES]),
-                  (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]), &slots, &a->opt, a->t0, a->dt,
-                  a->shared_elements, a->nstation > 0 ? &st : NULL, starpu_cuda_get_local_stream());
+                  (sq_fault_point *)STARPU_VECTOR_GET_PTR(buffers[RP_POINTS]),
+                  a->tp_buffer >= 0 ? (sq_tp_state *)STARPU_VECTOR_GET_PTR(buffers[a->tp_buffer]) : NULL, &slots,
+                  &a->opt, a->t0, a->dt, a->shared_elements, a->nstation > 0 ? &st : NULL,
+                  starpu_cuda_get_local_stream());
 }
 
 static int rupture_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
@@ -184,6 +190,7 @@ static void detach_fault(sq_runtime *rt) {
   for (int t = 0; t < f->ntile; ++t) {
     starpu_data_unregister(rt->fault_faces[t]);
     starpu_data_unregister(rt->fault_points[t]);
+    if (f->tp) starpu_data_unregister(rt->fault_tp[t]);
     if (fs && fs->samples[t]) {
       starpu_data_unregister(fs->stations[t]);
       starpu_data_unregister(fs->samples[t]);
@@ -201,6 +208,7 @@ static void detach_fault(sq_runtime *rt) {
   starpu_data_unregister(rt->fault_ref);
   SQ_FREE(rt->fault_faces);
   SQ_FREE(rt->fault_points);
+  SQ_FREE(rt->fault_tp);
   SQ_FREE(rt->fault_shared);
   rt->fault = NULL;
 }
@@ -211,6 +219,7 @@ int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
   starpu_vector_data_register(&rt->fault_ref, STARPU_MAIN_RAM, (uintptr_t)f->ref, (uint32_t)f->ref_len, sizeof(double));
   SQ_CALL(SQ_CALLOC(rt->fault_faces, f->ntile + 1));
   SQ_CALL(SQ_CALLOC(rt->fault_points, f->ntile + 1));
+  if (f->tp) SQ_CALL(SQ_CALLOC(rt->fault_tp, f->ntile + 1));
   SQ_CALL(SQ_CALLOC(rt->fault_shared, f->ntile + 1));
   SQ_CALL(fault_shared_elements(f, rt->fault_shared));
   for (int t = 0; t < f->ntile; ++t) {
@@ -220,6 +229,9 @@ int sq_runtime_attach_fault(sq_runtime *rt, sq_fault *f) {
                                 sizeof(sq_fault_face));
     starpu_vector_data_register(&rt->fault_points[t], STARPU_MAIN_RAM, (uintptr_t)(f->point + tl->begin * f->npoint), n,
                                 sizeof(sq_fault_point) * f->npoint);
+    if (f->tp) /* thermal pressurization only: its spectral state */
+      starpu_vector_data_register(&rt->fault_tp[t], STARPU_MAIN_RAM, (uintptr_t)(f->tp + tl->begin * f->npoint), n,
+                                  sizeof(sq_tp_state) * f->npoint);
   }
   SQ_CALL(sq_runtime_on_destroy(rt, detach_fault));
   if (f->nlocal_station == 0) return SQ_SUCCESS;
@@ -263,7 +275,7 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
   const sq_fault_tile *tl = &f->tile[ftile];
   const size_t args_size = sizeof(rupture_args) + sizeof(int) * tl->nslot;
   rupture_args *a = malloc(args_size);
-  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (RP_FIRST + 2 * tl->nslot + 2));
+  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (RP_FIRST + 2 * tl->nslot + 3));
   SQ_CHECK(a && descr, SQ_ERR_MEMORY, "out of memory");
   *a = (rupture_args){.precision = d->opt.precision,
                       .order = d->opt.order,
@@ -275,7 +287,8 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
                       .shared_elements = rt->fault_shared[ftile],
                       .nstation = tl->station_end - tl->station_begin,
                       .station_buffer = -1,
-                      .face0 = tl->begin};
+                      .face0 = tl->begin,
+                      .tp_buffer = -1};
 #ifdef SQ_USE_CUDA
   a->cuda_ok = tl->nslot <= SQ_CUDA_MAX_SLOTS;
 #endif
@@ -308,6 +321,10 @@ int sq_insert_rupture(sq_runtime *rt, int ftile, double t0, double dt) {
     a->station_buffer = nbuf;
     descr[nbuf++] = (struct starpu_data_descr){fs->stations[ftile], STARPU_R};
     descr[nbuf++] = (struct starpu_data_descr){fs->samples[ftile], STARPU_RW};
+  }
+  if (f->tp) {
+    a->tp_buffer = nbuf;
+    descr[nbuf++] = (struct starpu_data_descr){rt->fault_tp[ftile], STARPU_RW};
   }
   int ret = starpu_task_insert(&rupture_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, tl->priority,
                                SQ_PROFILE(rt, SQ_TASK_RUPTURE, tl->slot[0]), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);

@@ -576,27 +576,69 @@ int sq_fault_output_open(sq_fault *f, const sq_disc *d, const sq_config *cfg, in
 
 void sq_fault_checkpoint_path(const char *ckpt, char *out, size_t len) { snprintf(out, len, "%s.fault", ckpt); }
 
+/*
+ * The layout of the fault checkpoint's per-point data, one row per fault point:
+ *   state     SQ_FRICTION_STATE_SAVED doubles (slip .. work of sq_friction_state), every run: the layout of
+ *             the checkpoints written before the optional datasets below existed, which therefore still load;
+ *   sigma_pc  the Prakash-Clifton normal stress sigma*, only with the regularisation on (fault.pc_length > 0);
+ *   tp        temperature, pore pressure and the SQ_TP_MAX_POINTS Theta_k and Pi_k (sq_tp_state), only with
+ *             thermal pressurization.
+ * Fields a run does not write keep the values sq_friction_init_state gives them on a restart.
+ */
+enum { TP_COLS = 2 + 2 * SQ_TP_MAX_POINTS };
+
+/* Does the run carry thermal-pressurization state (the same answer on every rank: some may hold no face)? */
+static int fault_has_tp(const sq_fault *f, int nranks) {
+  int tp = f->tp != NULL;
+  if (nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &tp, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return tp;
+}
+
+/* Point @p i's values into (@p to_file) or from one row of each per-point dataset. */
+static void point_rows(sq_fault *f, int64_t i, int to_file, double *state, double *sigma_pc, double *tp) {
+  sq_friction_state *s = &f->point[i].state;
+  if (to_file) {
+    memcpy(state, s, sizeof(double) * SQ_FRICTION_STATE_SAVED);
+    if (sigma_pc) *sigma_pc = s->sigma_pc;
+    if (tp) {
+      tp[0] = s->temperature, tp[1] = s->pressure;
+      memcpy(tp + 2, &f->tp[i], sizeof(sq_tp_state));
+    }
+    return;
+  }
+  memcpy(s, state, sizeof(double) * SQ_FRICTION_STATE_SAVED);
+  if (sigma_pc) s->sigma_pc = *sigma_pc;
+  if (tp) {
+    s->temperature = tp[0], s->pressure = tp[1];
+    memcpy(&f->tp[i], tp + 2, sizeof(sq_tp_state));
+  }
+}
+
 /* The friction state of every fault point, the station rows and the fault snapshots written so far,
  * in PATH (a file next to the main checkpoint): each rank writes the faces whose "-" side it owns. */
 int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_t step) {
   if (!o) return SQ_SUCCESS;
-  const sq_fault *f = o->f;
-  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
+  sq_fault *f = o->f;
+  const int ns = SQ_FRICTION_STATE_SAVED, np = f->npoint;
+  const int pc = f->opt.pc_length > 0, tp = fault_has_tp(f, o->nranks);
   const int64_t n = o->nown;
-  int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *point_row = malloc(sizeof(int64_t) * (size_t)(n * np + 1));
-  double *state = malloc(sizeof(double) * (size_t)(n * np + 1) * ns);
-  int ok = gid && point_row && state;
+  const size_t npt = (size_t)(n * np + 1);
+  int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *point_row = malloc(sizeof(int64_t) * npt);
+  double *state = malloc(sizeof(double) * npt * ns), *sigma_pc = pc ? malloc(sizeof(double) * npt) : NULL;
+  double *tps = tp ? malloc(sizeof(double) * npt * TP_COLS) : NULL;
+  int ok = gid && point_row && state && (!pc || sigma_pc) && (!tp || tps);
   if (o->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) {
-    free(gid), free(point_row), free(state);
+    free(gid), free(point_row), free(state), free(sigma_pc), free(tps);
     return sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory writing the fault checkpoint '%s'", path);
   }
   for (int64_t k = 0; k < n; ++k) {
     const int64_t i = o->own_face[k];
     gid[k] = f->face[i].gid;
     for (int p = 0; p < np; ++p) {
-      point_row[k * np + p] = o->own_row[k] * np + p; /* the state has one row per fault point */
-      memcpy(state + (k * np + p) * ns, &f->point[i * np + p].state, sizeof(sq_friction_state));
+      const int64_t q = k * np + p;
+      point_row[q] = o->own_row[k] * np + p; /* the state has one row per fault point */
+      point_rows(f, i * np + p, 1, state + q * ns, pc ? sigma_pc + q : NULL, tp ? tps + q * TP_COLS : NULL);
     }
   }
   int64_t rows[SQ_MAX_FAULT_STATIONS + 1] = {0};
@@ -609,11 +651,14 @@ int sq_fault_checkpoint_write(const sq_fault_output *o, const char *path, int64_
   int64_t snapshots = sq_xdmf_count(o->xdmf);
   const int64_t nst = o->nstation > 0 ? o->nstation : 1;
   const sq_rows faces = {.n = n, .id = o->own_row}, points = {.n = n * np, .id = point_row};
-  const sq_h5_set sets[] = {{"gid", 1, o->nglobal, 0, &faces, gid},  {"state", 0, o->nglobal * np, ns, &points, state},
-                            {"station_rows", 1, nst, 0, NULL, rows}, {"station_next", 0, nst, 0, NULL, next},
-                            {"step", 1, 1, 0, NULL, &step},          {"snapshots", 1, 1, 0, NULL, &snapshots}};
-  const int ierr = sq_h5_file_write(path, "the fault checkpoint", (int)(sizeof(sets) / sizeof(sets[0])), sets);
-  free(gid), free(point_row), free(state);
+  sq_h5_set sets[8] = {{"gid", 1, o->nglobal, 0, &faces, gid},  {"state", 0, o->nglobal * np, ns, &points, state},
+                       {"station_rows", 1, nst, 0, NULL, rows}, {"station_next", 0, nst, 0, NULL, next},
+                       {"step", 1, 1, 0, NULL, &step},          {"snapshots", 1, 1, 0, NULL, &snapshots}};
+  int nset = 6;
+  if (pc) sets[nset++] = (sq_h5_set){"sigma_pc", 0, o->nglobal * np, 0, &points, sigma_pc};
+  if (tp) sets[nset++] = (sq_h5_set){"tp", 0, o->nglobal * np, TP_COLS, &points, tps};
+  const int ierr = sq_h5_file_write(path, "the fault checkpoint", nset, sets);
+  free(gid), free(point_row), free(state), free(sigma_pc), free(tps);
   return ierr;
 }
 
@@ -626,7 +671,8 @@ static int read_counts(const char *path, int nstation, int64_t *snapshots, int64
 
 int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t step) {
   if (!f) return SQ_SUCCESS;
-  const int ns = (int)(sizeof(sq_friction_state) / sizeof(double)), np = f->npoint;
+  const int ns = SQ_FRICTION_STATE_SAVED, np = f->npoint;
+  const int pc = f->opt.pc_length > 0, tp = fault_has_tp(f, nranks);
   int64_t saved_step = -1;
   const sq_h5_set step_set = {"step", 1, 1, 0, NULL, &saved_step};
   SQ_CALL(sq_h5_file_read(path, "the fault checkpoint", 1, &step_set));
@@ -641,8 +687,10 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
   const size_t nf = (size_t)f->nface + 1;
   int64_t *face = malloc(sizeof(int64_t) * nf), *face_row = malloc(sizeof(int64_t) * nf);
   int64_t *gid = malloc(sizeof(int64_t) * nf), *point_row = malloc(sizeof(int64_t) * nf * np);
-  double *state = malloc(sizeof(double) * nf * np * ns);
-  int ok = face && face_row && gid && point_row && state && faces_by_row(f, row, NULL, face, face_row) == f->nface;
+  double *state = malloc(sizeof(double) * nf * np * ns), *sigma_pc = pc ? malloc(sizeof(double) * nf * np) : NULL;
+  double *tps = tp ? malloc(sizeof(double) * nf * np * TP_COLS) : NULL;
+  int ok = face && face_row && gid && point_row && state && (!pc || sigma_pc) && (!tp || tps) &&
+           faces_by_row(f, row, NULL, face, face_row) == f->nface;
   if (nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   int ierr = ok ? SQ_SUCCESS
                 : sq_error_once(SQ_ERR_MEMORY, __FILE__, __LINE__,
@@ -652,8 +700,11 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
   for (int64_t k = 0; ok && k < f->nface; ++k)
     for (int p = 0; p < np; ++p) point_row[k * np + p] = face_row[k] * np + p;
   const sq_rows faces = {.n = f->nface, .id = face_row}, points = {.n = f->nface * np, .id = point_row};
-  const sq_h5_set sets[] = {{"gid", 1, nglobal, 0, &faces, gid}, {"state", 0, nglobal * np, ns, &points, state}};
-  if (!ierr) ierr = sq_h5_file_read(path, "the fault checkpoint", 2, sets);
+  sq_h5_set sets[4] = {{"gid", 1, nglobal, 0, &faces, gid}, {"state", 0, nglobal * np, ns, &points, state}};
+  int nset = 2;
+  if (pc) sets[nset++] = (sq_h5_set){"sigma_pc", 0, nglobal * np, 0, &points, sigma_pc};
+  if (tp) sets[nset++] = (sq_h5_set){"tp", 0, nglobal * np, TP_COLS, &points, tps};
+  if (!ierr) ierr = sq_h5_file_read(path, "the fault checkpoint", nset, sets);
   int64_t wrong = -1; /* a face of this run the checkpoint holds another face in place of */
   for (int64_t k = 0; !ierr && k < f->nface && wrong < 0; ++k)
     if (gid[k] != f->face[face[k]].gid) wrong = f->face[face[k]].gid;
@@ -664,9 +715,11 @@ int sq_fault_checkpoint_read(sq_fault *f, int nranks, const char *path, int64_t 
                          "cell %lld face %lld); restart with the mesh and configuration that wrote it",
                          path, (long long)wrong, (long long)(wrong / 4), (long long)(wrong % 4));
   for (int64_t k = 0; !ierr && k < f->nface; ++k)
-    for (int p = 0; p < np; ++p)
-      memcpy(&f->point[face[k] * np + p].state, state + (k * np + p) * ns, sizeof(sq_friction_state));
-  free(face), free(face_row), free(gid), free(point_row), free(state);
+    for (int p = 0; p < np; ++p) {
+      const int64_t q = k * np + p;
+      point_rows(f, face[k] * np + p, 0, state + q * ns, pc ? sigma_pc + q : NULL, tp ? tps + q * TP_COLS : NULL);
+    }
+  free(face), free(face_row), free(gid), free(point_row), free(state), free(sigma_pc), free(tps);
   SQ_FREE(row);
   return ierr;
 }

@@ -120,6 +120,10 @@ int sq_runtime_wait(sq_runtime *rt) {
     ret = starpu_data_acquire(rt->fault_points[t], STARPU_R);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
+    if (!rt->fault_tp) continue; /* thermal pressurization: its state too (checkpoints) */
+    ret = starpu_data_acquire(rt->fault_tp[t], STARPU_R);
+    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
+    starpu_data_release(rt->fault_tp[t]);
   }
   if (rt->wait_hook) SQ_CALL(rt->wait_hook(rt)); /* the on-fault stations' rows into their logs */
   return SQ_SUCCESS;
@@ -144,6 +148,10 @@ static int host_copies(sq_runtime *rt, int write) {
     const int ret = starpu_data_acquire(rt->fault_points[t], STARPU_W);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
+    if (!rt->fault_tp) continue;
+    const int ret2 = starpu_data_acquire(rt->fault_tp[t], STARPU_W);
+    SQ_CHECK(ret2 == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret2, t);
+    starpu_data_release(rt->fault_tp[t]);
   }
   if (rt->sync_hook) SQ_CALL(rt->sync_hook(rt, write)); /* plastic strain for outputs and checkpoints */
   return SQ_SUCCESS;

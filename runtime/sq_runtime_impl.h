@@ -64,6 +64,7 @@ struct sq_runtime {
   starpu_data_handle_t fault_ref;         /**< the fault's reference matrices (read-only) */
   starpu_data_handle_t *fault_faces;      /**< per fault tile: its faces (read-only) */
   starpu_data_handle_t *fault_points;     /**< per fault tile: its friction state */
+  starpu_data_handle_t *fault_tp;         /**< per fault tile: its thermal-pressurization state (NULL: none) */
   int *fault_shared;                      /**< per fault tile: 1 if an owned element has several of its faces */
   struct sq_fault_samples *fault_samples; /**< the on-fault stations' sample buffers (rupture.c), NULL: none */
   struct sq_plastic_state *plastic;       /**< off-fault plasticity data (plasticity.c), NULL: none */

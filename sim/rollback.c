@@ -1,10 +1,11 @@
 /**
  * @file rollback.c  A stop that does not wait for the sync interval in flight.  Before a sync interval
  * (or a chunk of them) the state that a checkpoint holds is copied aside: the dofs, the friction state
- * with the station logs' lengths, the plastic strain, the memory variables of attenuation, and the time.  A stop
- * request then cancels the tasks that have not started (each running task ends normally), and the state is put back, so
- * that the checkpoint is written at the sync point where the chunk began, where every LTS cluster is at the same time.
- * The work of the cancelled chunk is done again by the restart.
+ * (and the thermal-pressurization state of a run with it) with the station logs' lengths, the plastic strain, the
+ * memory variables of attenuation, and the time.  A stop request then cancels the tasks that have not started (each
+ * running task ends normally), and the state is put back, so that the checkpoint is written at the sync point where the
+ * chunk began, where every LTS cluster is at the same time. The work of the cancelled chunk is done again by the
+ * restart.
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -20,6 +21,8 @@ struct sq_sim_backup {
   size_t dofs_bytes;
   sq_fault_point *points;
   size_t points_bytes;
+  sq_tp_state *tp; /* thermal pressurization only */
+  size_t tp_bytes;
   int64_t *log_rows;
   double *strain;
   uint8_t *yielded;
@@ -52,6 +55,11 @@ static int save_alloc(sq_sim *s, struct sq_sim_backup **out) {
     b->points = malloc(b->points_bytes + 1);
     b->log_rows = malloc(sizeof(int64_t) * (size_t)(f->nstation + 1));
     ok = ok && b->points && b->log_rows;
+    if (f->tp) {
+      b->tp_bytes = sizeof(sq_tp_state) * (size_t)(f->nface * f->npoint);
+      b->tp = malloc(b->tp_bytes + 1);
+      ok = ok && b->tp;
+    }
   }
   if (s->disc->ane) {
     b->ane_bytes = (size_t)s->disc->nelem * sq_disc_ane_bytes(s->disc);
@@ -67,7 +75,7 @@ static int save_alloc(sq_sim *s, struct sq_sim_backup **out) {
   SQ_CHECK(ok, SQ_ERR_MEMORY,
            "out of memory for the copy of the state that lets a stop skip the rest of a sync interval (%.3g GiB); "
            "set checkpoint.stop_within to a large value to go without it",
-           (double)(b->dofs_bytes + b->points_bytes) / (1 << 30));
+           (double)(b->dofs_bytes + b->points_bytes + b->tp_bytes) / (1 << 30));
   return SQ_SUCCESS;
 }
 
@@ -82,6 +90,7 @@ int sq_sim_save(sq_sim *s) {
   if (s->fault) {
     const sq_fault *f = s->fault;
     memcpy(b->points, f->point, b->points_bytes);
+    if (b->tp) memcpy(b->tp, f->tp, b->tp_bytes);
     for (int k = 0; k < f->nstation; ++k) b->log_rows[k] = f->log[k].n;
   }
   if (s->plastic) {
@@ -109,6 +118,7 @@ int sq_sim_rollback(sq_sim *s) {
   if (s->fault) {
     sq_fault *f = s->fault;
     memcpy(f->point, b->points, b->points_bytes);
+    if (b->tp) memcpy(f->tp, b->tp, b->tp_bytes);
     for (int k = 0; k < f->nstation; ++k) f->log[k].n = b->log_rows[k];
   }
   if (s->plastic) {
@@ -126,6 +136,6 @@ int sq_sim_rollback(sq_sim *s) {
 void sq_sim_save_free(sq_sim *s) {
   struct sq_sim_backup *b = s->backup;
   if (!b) return;
-  free(b->dofs), free(b->points), free(b->log_rows), free(b->strain), free(b->yielded), free(b->ane);
+  free(b->dofs), free(b->points), free(b->tp), free(b->log_rows), free(b->strain), free(b->yielded), free(b->ane);
   SQ_FREE(s->backup);
 }

@@ -74,8 +74,9 @@ void sq_fault_station_weights(int order, int np, const double *chi, const double
 }
 
 int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, const sq_fault_options *opt, int64_t nface,
-                        const sq_fault_face *faces, sq_fault_point *points, const void *const *derivs_slot,
-                        void *const *dofs_slot, double t0, double dt, int64_t *bad_face) {
+                        const sq_fault_face *faces, sq_fault_point *points, sq_tp_state *tp,
+                        const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
+                        int64_t *bad_face) {
   const int B = sq_nbasis(O);
   const size_t nq = (size_t)B * 9;
   const double *tq = ref, *tw = ref + sq_fault_off_tw(O);
@@ -84,6 +85,7 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
   for (int64_t fi = 0; fi < nface; ++fi) {
     const sq_fault_face *fc = &faces[fi];
     sq_fault_point *pts = points + fi * np;
+    sq_tp_state *tps = tp ? tp + fi * np : NULL;
     for (int side = 0; side < 2; ++side) {
       const double *V = ref + sq_fault_off_values(O, B, np, fc, side);
       const void *D = (const char *)derivs_slot[fc->slot[side]] +
@@ -99,8 +101,8 @@ int64_t sq_fault_update(sq_precision prec, int O, int np, const double *ref, con
         double qm[6], qp[6]; /* Taylor series at tau (eq. 3.45-3.46) */
         sq_fault_taylor(O, tau, &P[0][(size_t)i * 6], (size_t)np * 6, 1, qm);
         sq_fault_taylor(O, tau, &P[1][(size_t)i * 6], (size_t)np * 6, 1, qp);
-        if (sq_fault_solve_point(opt->law, fc->impedance, eta_p, eta_s, t, wk, G, qm, qp, &pts[i], &Ib[0][i * 6],
-                                 &Ib[1][i * 6])) {
+        if (sq_fault_solve_point(opt->law, fc->impedance, eta_p, eta_s, t, wk, G, qm, qp, &pts[i], tps ? &tps[i] : NULL,
+                                 &Ib[0][i * 6], &Ib[1][i * 6])) {
           if (nbad++ == 0 && bad_face) *bad_face = fi;
         }
       }
@@ -370,6 +372,10 @@ int sq_fault_create(sq_disc *d, const sq_fault_options *opt, sq_fault_init_fn in
   SQ_FREE(pframe);
   SQ_FREE(pgroup);
   SQ_CALL(ierr);
+  /* the thermal-pressurization state (zero: no heating yet) only where some point uses it */
+  int tp = 0;
+  for (int64_t q = 0; q < npt && !tp; ++q) tp = f->point[q].param.tp_points > 0;
+  if (tp) SQ_CALL(SQ_CALLOC(f->tp, npt));
   /* on-fault stations, interpolated from their face's points (sq_fault_station_row) */
   for (int k = 0; k < opt->nstation; ++k) {
     int64_t face;
@@ -461,6 +467,7 @@ void sq_fault_destroy(sq_fault *f) {
   SQ_FREE(f->tile);
   SQ_FREE(f->face);
   SQ_FREE(f->point);
+  SQ_FREE(f->tp);
   SQ_FREE(f->ref);
   SQ_FREE(f->chi);
   SQ_FREE(f->chi_weight);
@@ -482,9 +489,9 @@ int sq_fault_step_serial(sq_fault *f, sq_disc *d, double t0, double dt) {
       dptr[s] = (char *)d->dofs + (size_t)et->begin * eb;
     }
     int64_t bad = -1;
-    const int64_t nbad =
-        sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
-                        f->face + tl->begin, f->point + tl->begin * f->npoint, derivs, dptr, t0, dt, &bad);
+    const int64_t nbad = sq_fault_update(d->opt.precision, f->order, f->npoint, f->ref, &f->opt, tl->end - tl->begin,
+                                         f->face + tl->begin, f->point + tl->begin * f->npoint,
+                                         f->tp ? f->tp + tl->begin * f->npoint : NULL, derivs, dptr, t0, dt, &bad);
     if (derivs != dv) free((void *)derivs);
     if (dptr != dofs) free(dptr);
     for (int k = tl->station_begin; k < tl->station_end && !nbad; ++k) {

@@ -134,12 +134,15 @@ static inline SQ_FAULT_HD double sq_fault_sigma_pc(const double z[4], double wk,
  * @param G      nucleation ramp at @p t
  * @param qm     fault-frame state of the "-" side (sigma_nn, sigma_ns, sigma_nd, v_n, v_s, v_d)
  * @param qp     same for the "+" side
+ * @param pt     the point's friction data (its state is updated)
+ * @param tp     its thermal-pressurization state (updated), NULL without thermal pressurization
  * @return 0, or SQ_FRICTION_NO_CONVERGENCE from the friction solve (the state is then unchanged, and
  *         the imposed states use the traction of the previous point)
  */
 static inline SQ_FAULT_HD int sq_fault_solve_point(sq_friction_law law, const double z[4], double eta_p, double eta_s,
                                                    double t, double wk, double G, const double qm[6],
-                                                   const double qp[6], sq_fault_point *pt, double im[6], double ip[6]) {
+                                                   const double qp[6], sq_fault_point *pt, sq_tp_state *tp,
+                                                   double im[6], double ip[6]) {
   const double zpm = z[0], zpp = z[1], zsm = z[2], zsp = z[3];
   /* Godunov state without opening (eq. 3.57): continuous normal stress and velocity */
   const double sn = eta_p * (qm[0] / zpm + qp[0] / zpp + qp[3] - qm[3]);
@@ -151,7 +154,7 @@ static inline SQ_FAULT_HD int sq_fault_solve_point(sq_friction_law law, const do
   const double sigma_total = pt->traction0[0] + G * pt->nucleation[0] + sn;
   const double tau_lock[2] = {base[0] + lock[0], base[1] + lock[1]};
   const double sigma_strength = sq_fault_sigma_pc(z, wk, sigma_total, pt);
-  const int status = sq_friction_solve_point(law, &pt->param, t, wk, sigma_strength, tau_lock, eta_s, &pt->state);
+  const int status = sq_friction_solve_point(law, &pt->param, t, wk, sigma_strength, tau_lock, eta_s, &pt->state, tp);
   if (!status) pt->state.normal_stress = sigma_total, pt->state.sigma_pc = sigma_strength;
   double gm[6], gp[6]; /* imposed states (eq. 3.61-3.64) */
   gm[0] = gp[0] = sn;

@@ -159,9 +159,13 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
   }
 }
 
+/* the checkpoint's "state" rows are the leading doubles of sq_friction_state, slip .. work */
+_Static_assert(offsetof(sq_friction_state, sigma_pc) == SQ_FRICTION_STATE_SAVED * sizeof(double),
+               "SQ_FRICTION_STATE_SAVED must count the fields before sigma_pc");
+
 int sq_friction_solve(sq_friction_law law, const sq_friction_params *p, double t, double dt, double sigma_n,
-                      const double tau_lock[2], double eta, sq_friction_state *s) {
-  SQ_CHECK(sq_friction_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s) == 0, SQ_ERR_NUMERIC,
+                      const double tau_lock[2], double eta, sq_friction_state *s, sq_tp_state *tp) {
+  SQ_CHECK(sq_friction_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s, tp) == 0, SQ_ERR_NUMERIC,
            "friction law %s failed at t = %g (dt = %g): sigma_n = %g, tau_lock = (%g, %g), eta = %g, state = %g, "
            "previous slip rate = (%g, %g); an input is not finite or the slip-rate solve did not converge",
            sq_friction_law_name(law), t, dt, sigma_n, tau_lock[0], tau_lock[1], eta, s->state, s->slip_rate[0],

@@ -177,12 +177,14 @@ static inline SQ_FRICTION_HD double sq_friction_prakash_clifton(double sigma_pc,
  * @param tau_lock  total locked shear traction (strike, dip) (Pa)
  * @param eta       shear impedance factor Zs- Zs+ / (Zs- + Zs+) (Pa s / m, > 0)
  * @param s         history of the point, updated on success and left unchanged on failure
+ * @param tps       the point's thermal-pressurization state when p->tp_points > 0 (updated with @p s), else
+ *                  unused (NULL)
  * @return 0, or SQ_FRICTION_NO_CONVERGENCE when an input or the state is not finite, eta <= 0, dt < 0, the
- *         law is unknown, or the slip-rate solve fails.
+ *         law is unknown, thermal pressurization has no state @p tps, or the slip-rate solve fails.
  */
 static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, const sq_friction_params *p, double t,
                                                          double dt, double sigma_n, const double tau_lock[2],
-                                                         double eta, sq_friction_state *s) {
+                                                         double eta, sq_friction_state *s, sq_tp_state *tps) {
   if (sq_kinematic_law(law)) return sq_kinematic_solve_point(law, p, t, dt, sigma_n, tau_lock, eta, s);
   const double T = hypot(tau_lock[0], tau_lock[1]);
   if (!(isfinite(T) && isfinite(sigma_n) && isfinite(eta) && eta > 0 && isfinite(dt) && dt >= 0 && !isnan(t)))
@@ -201,8 +203,9 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     /* thermal pressurization (tp_impl.h): each pass heats at tau V_mid with the traction of the latest
        iterate and solves with the pore pressure at the end of the step; the last pass's pair is stored */
     const int tp = p->tp_points > 0;
+    if (tp && !tps) return SQ_FRICTION_NO_CONVERGENCE;
     double sn_eff = sn, tau_heat = hypot(s->traction[0], s->traction[1]), tp_resp[4] = {0, 0, 0, 0};
-    if (tp) sq_tp_response(p, s, dt, tp_resp); /* pore pressure = p0 + resp[2] + tau V resp[3] */
+    if (tp) sq_tp_response(p, tps, dt, tp_resp); /* pore pressure = p0 + resp[2] + tau V resp[3] */
     for (int pass = 0; pass < SQ_FRICTION_STATE_PASSES; ++pass) {
       state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
       if (tp) {
@@ -217,7 +220,7 @@ static inline SQ_FRICTION_HD int sq_friction_solve_point(sq_friction_law law, co
     }
     state = sq_friction_evolve_state(law, p, s->state, V_mid, dt);
     if (!isfinite(state)) return SQ_FRICTION_NO_CONVERGENCE;
-    if (tp && !isfinite(sq_tp_step(p, s, tau_heat * V_mid, dt))) return SQ_FRICTION_NO_CONVERGENCE;
+    if (tp && !isfinite(sq_tp_step(p, s, tps, tau_heat * V_mid, dt))) return SQ_FRICTION_NO_CONVERGENCE;
   } else if (law != SQ_FRICTION_NONE) {
     return SQ_FRICTION_NO_CONVERGENCE;
   }

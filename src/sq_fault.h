@@ -132,6 +132,7 @@ typedef struct sq_fault {
   int64_t nface;
   sq_fault_face *face;
   sq_fault_point *point; /**< nface x npoint */
+  sq_tp_state *tp;       /**< nface x npoint thermal-pressurization states; NULL when no point uses it */
   int ntile;
   sq_fault_tile *tile;
   int nstation;
@@ -158,12 +159,13 @@ double sq_fault_ramp(double t, double T);
 /**
  * @brief One step [t0, t0 + dt] of faces [0, nface) of @p faces (thesis eq. 3.44-3.64): reads each
  * side's derivatives from @p derivs_slot[slot] (element `index`, O blocks of B x 9 in precision
- * @p prec), updates the friction state in @p points (nface x npoint), and adds the imposed flux to
- * the dofs of owned sides (@p dofs_slot[slot]).  Returns the number of points whose friction
- * solve did not converge (the first one's face is put in @p bad_face).
+ * @p prec), updates the friction state in @p points (nface x npoint) and @p tp (nface x npoint, NULL
+ * without thermal pressurization), and adds the imposed flux to the dofs of owned sides
+ * (@p dofs_slot[slot]).  Returns the number of points whose friction solve did not converge (the first one's
+ * face is put in @p bad_face).
  */
 int64_t sq_fault_update(sq_precision prec, int order, int npoint, const double *ref, const sq_fault_options *opt,
-                        int64_t nface, const sq_fault_face *faces, sq_fault_point *points,
+                        int64_t nface, const sq_fault_face *faces, sq_fault_point *points, sq_tp_state *tp,
                         const void *const *derivs_slot, void *const *dofs_slot, double t0, double dt,
                         int64_t *bad_face);
 

@@ -107,7 +107,9 @@ typedef struct sq_friction_params {
   double pc_length;     /**< Prakash-Clifton: slip distance L (m, > 0); 0: no regularisation (all laws) */
 } sq_friction_params;
 
-/** History of one fault point, updated by every call of sq_friction_solve_point(). */
+/** History of one fault point, updated by every call of sq_friction_solve_point().  The first
+ *  SQ_FRICTION_STATE_SAVED fields are those of every fault checkpoint (io/fault_output.c); the rest are written
+ *  only by the runs that use them. */
 typedef struct sq_friction_state {
   double slip[2];        /**< accumulated slip vector (m) */
   double slip_path;      /**< accumulated slip path length S = int |V| dt (m) */
@@ -120,13 +122,21 @@ typedef struct sq_friction_state {
   double rupture_time;   /**< first t with |V| > SQ_FRICTION_RUPTURE_SLIP_RATE, -1 before */
   double peak_slip_rate; /**< max |V| so far (m/s) */
   double work;           /**< frictional work density int tau . V dt (J/m^2) */
+  double sigma_pc;       /**< normal stress the strength uses (Pa): the Prakash-Clifton regularised sigma* on a
+                              bimaterial face with pc_length > 0, else the normal stress itself */
   double temperature;    /**< TP: temperature at the fault centre (K); T0 without thermal pressurization */
   double pressure;       /**< TP: pore pressure at the fault centre (Pa); p0 without thermal pressurization */
-  double tp_theta[SQ_TP_MAX_POINTS]; /**< TP: cosine-transform coefficients of T - T0 (tp_impl.h) */
-  double tp_pi[SQ_TP_MAX_POINTS];    /**< TP: cosine-transform coefficients of p - p0 */
-  double sigma_pc; /**< normal stress the strength uses (Pa): the Prakash-Clifton regularised sigma* on a
-                        bimaterial face with pc_length > 0, else the normal stress itself */
 } sq_friction_state;
+
+/** Leading doubles of sq_friction_state that every fault checkpoint holds (slip .. work). */
+#define SQ_FRICTION_STATE_SAVED 13
+
+/** Thermal pressurization: the spectral state of one fault point (tp_impl.h).  It lives in its own per-point
+ *  array (sq_fault.tp), which only runs with thermal pressurization allocate, copy to a GPU and checkpoint. */
+typedef struct sq_tp_state {
+  double theta[SQ_TP_MAX_POINTS]; /**< cosine-transform coefficients of T - T0 */
+  double pi[SQ_TP_MAX_POINTS];    /**< cosine-transform coefficients of p - p0 */
+} sq_tp_state;
 
 /**
  * @brief Validate the parameters @p law reads: LSW mu_s >= mu_d >= 0, d_c > 0, forced_time not NaN;
@@ -172,11 +182,11 @@ void sq_friction_init_state(sq_friction_law law, const sq_friction_params *p, do
 
 /**
  * @brief Host wrapper of sq_friction_solve_point() (friction_impl.h) that reports a failure with its
- *        inputs through sq_error().
+ *        inputs through sq_error().  @p tp: the point's thermal-pressurization state (NULL when p->tp_points is 0).
  * @return SQ_SUCCESS or SQ_ERR_NUMERIC (the history @p s is then unchanged).
  */
 int sq_friction_solve(sq_friction_law law, const sq_friction_params *p, double t, double dt, double sigma_n,
-                      const double tau_lock[2], double eta, sq_friction_state *s);
+                      const double tau_lock[2], double eta, sq_friction_state *s, sq_tp_state *tp);
 
 /**
  * @brief Validate the thermal-pressurization parameters of @p p when p->tp_points != 0: the law is a

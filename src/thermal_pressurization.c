@@ -87,13 +87,15 @@ void sq_tp_quadrature(double a_th, double a_hy, double rho_c, double lambda, dou
 int sq_tp_constant_heating(const sq_friction_params *p, double tau_v, double dt, int nsample, const double *times,
                            double *T, double *P) {
   sq_friction_state s;
+  sq_tp_state tp;
   memset(&s, 0, sizeof(s));
+  memset(&tp, 0, sizeof(tp));
   double t = 0.0;
   for (int k = 0; k < nsample; ++k) {
     SQ_CHECK(times[k] >= t, SQ_ERR_INPUT, "sq_tp_constant_heating: the sample times must increase");
     while (t < times[k]) {
       const int last = times[k] - t <= dt;
-      sq_tp_step(p, &s, tau_v, last ? times[k] - t : dt);
+      sq_tp_step(p, &s, &tp, tau_v, last ? times[k] - t : dt);
       t = last ? times[k] : t + dt;
     }
     T[k] = s.temperature, P[k] = s.pressure;

@@ -16,7 +16,7 @@
  * (phi has no singularity at a_th = a_hy: it is computed without cancellation for every A, B).  Both are affine
  * in the heating rate, so one pass over the grid (sq_tp_response) gives the pore pressure for every iterate
  * of the friction solve, and a second (sq_tp_step) advances the coefficients.
- * The state holds Theta_k and Pi_k on n wavenumbers k_i = k_max e^{-delta (n - 1 - i)} / w, log-spaced
+ * The state (sq_tp_state) holds Theta_k and Pi_k on n wavenumbers k_i = k_max e^{-delta (n - 1 - i)} / w, log-spaced
  * from k_min w = SQ_TP_K_MAX e^-SQ_TP_LOG_SPAN to k_max w = SQ_TP_K_MAX, delta = SQ_TP_LOG_SPAN / (n - 1)
  * (n = 60 gives SeisSol's spacing 0.3); the fault-centre values T(0) - T0 and p(0) - p0 are the
  * trapezoidal rule in ln k of (1/pi) int Theta_k k d(ln k), plus (1/pi) k_min Theta_{k_min} for [0, k_min].
@@ -62,17 +62,17 @@ static inline SQ_TP_HD double sq_tp_grid(const sq_friction_params *p, double *kw
  * rule in ln k, plus k_min for [0, k_min], where Theta is flat), the new coefficients as affine functions of
  * the heating rate tau V: Theta(dt) = m[1] + tau V m[2], Pi(dt) = m[3] + tau V m[4].
  */
-static inline SQ_TP_HD void sq_tp_mode(const sq_friction_params *p, const sq_friction_state *s, int i, double kw,
+static inline SQ_TP_HD void sq_tp_mode(const sq_friction_params *p, const sq_tp_state *s, int i, double kw,
                                        double delta, double dt, double m[5]) {
   const int n = p->tp_points;
   const double k2 = kw * kw / (p->tp_half_width * p->tp_half_width), A = p->tp_alpha_th * k2, B = p->tp_alpha_hy * k2;
   const double a = A * dt, ea = exp(-a), eb = exp(-B * dt); /* (1 - ea) / a cancels only for small a */
-  const double g = exp(-0.5 * kw * kw) / p->tp_rho_c, th0 = s->tp_theta[i];
+  const double g = exp(-0.5 * kw * kw) / p->tp_rho_c, th0 = s->theta[i];
   const double phi = p->tp_lambda * sq_tp_phi_e(A, B, dt, ea, eb);
   m[0] = kw * delta * (i == 0 || i == n - 1 ? 0.5 : 1.0) + (i == 0 ? kw : 0.0);
   m[1] = th0 * ea;
   m[2] = g * dt * (a > 0.5 ? (1.0 - ea) / a : sq_tp_relax(a));
-  m[3] = s->tp_pi[i] * eb - A * th0 * phi;
+  m[3] = s->pi[i] * eb - A * th0 * phi;
   m[4] = g * phi;
 }
 
@@ -81,7 +81,7 @@ static inline SQ_TP_HD void sq_tp_mode(const sq_friction_params *p, const sq_fri
  * heating rate tau V: T = T0 + out[0] + tau V out[1], p = p0 + out[2] + tau V out[3] (the coefficients' ODEs
  * are linear in the source).  One pass over the grid serves every pass of the friction solve.
  */
-static inline SQ_TP_HD void sq_tp_response(const sq_friction_params *p, const sq_friction_state *s, double dt,
+static inline SQ_TP_HD void sq_tp_response(const sq_friction_params *p, const sq_tp_state *s, double dt,
                                            double out[4]) {
   double sum[4] = {0.0, 0.0, 0.0, 0.0}, kw, m[5];
   const double delta = sq_tp_grid(p, &kw), grow = exp(delta);
@@ -94,19 +94,20 @@ static inline SQ_TP_HD void sq_tp_response(const sq_friction_params *p, const sq
 }
 
 /**
- * One step of length @p dt of the spectral coefficients of point @p s at the constant heating rate
- * @p tau_v = tau V (W/m^2): the new coefficients, the temperature T0 + dT and the pore pressure p0 + dp at the
- * fault centre are stored in @p s.  Returns the pore pressure.
+ * One step of length @p dt of the spectral coefficients @p tp of a point at the constant heating rate
+ * @p tau_v = tau V (W/m^2): the new coefficients are stored in @p tp, the temperature T0 + dT and the pore
+ * pressure p0 + dp at the fault centre in @p s.  Returns the pore pressure.
  */
-static inline SQ_TP_HD double sq_tp_step(const sq_friction_params *p, sq_friction_state *s, double tau_v, double dt) {
+static inline SQ_TP_HD double sq_tp_step(const sq_friction_params *p, sq_friction_state *s, sq_tp_state *tp,
+                                         double tau_v, double dt) {
   double dT = 0.0, dp = 0.0, kw, m[5];
   const double delta = sq_tp_grid(p, &kw), grow = exp(delta);
   for (int i = 0; i < p->tp_points; ++i, kw *= grow) {
-    sq_tp_mode(p, s, i, kw, delta, dt, m);
+    sq_tp_mode(p, tp, i, kw, delta, dt, m);
     const double th1 = m[1] + tau_v * m[2], pi1 = m[3] + tau_v * m[4];
     dT += m[0] * th1;
     dp += m[0] * pi1;
-    s->tp_theta[i] = th1, s->tp_pi[i] = pi1;
+    tp->theta[i] = th1, tp->pi[i] = pi1;
   }
   const double scale = 1.0 / (SQ_TP_PI * p->tp_half_width);
   s->temperature = p->tp_T0 + scale * dT;

@@ -68,6 +68,7 @@ struct RuptureArgs {
   const double *ref;          /**< the fault's flat reference data (fault_impl.h) */
   const sq_fault_face *faces; /**< the tile's faces */
   sq_fault_point *points;     /**< nface x NP */
+  sq_tp_state *tp;            /**< nface x NP thermal-pressurization states, or NULL (none) */
   int64_t nface;
   sq_friction_law law;
   double nucleation_time, t0, dt;
@@ -138,6 +139,7 @@ __device__ void rupture_face(const RuptureArgs &a, const sq_cuda_rupture_slots &
   double im[6] = {0, 0, 0, 0, 0, 0}, ip[6] = {0, 0, 0, 0, 0, 0};
   if (tid < NP) {
     sq_fault_point *pt = a.points + fi * NP + tid;
+    sq_tp_state *tp = a.tp ? a.tp + fi * NP + tid : NULL;
     const double eta_p = sq_fault_eta(fc->impedance[0], fc->impedance[1]);
     const double eta_s = sq_fault_eta(fc->impedance[2], fc->impedance[3]);
     const double *tq = a.ref, *tw = a.ref + sq_fault_off_tw(O);
@@ -152,7 +154,7 @@ __device__ void rupture_face(const RuptureArgs &a, const sq_cuda_rupture_slots &
       double qm[6], qp[6];
       sq_fault_taylor(O, tau, Pt, 6 * NP, NP, qm);
       sq_fault_taylor(O, tau, Pt + (size_t)O * 6 * NP, 6 * NP, NP, qp);
-      bad |= sq_fault_solve_point(a.law, fc->impedance, eta_p, eta_s, t, wk, G, qm, qp, pt, im, ip);
+      bad |= sq_fault_solve_point(a.law, fc->impedance, eta_p, eta_s, t, wk, G, qm, qp, pt, tp, im, ip);
     }
     if (bad) {
       printf("starquake: error: CUDA rupture: the friction solve did not converge at t=%g on fault face %lld of the "
@@ -253,16 +255,16 @@ template <int ORDER, typename Real> struct RuptureLaunch {
 } // namespace
 
 extern "C" void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
-                                const sq_fault_face *faces, sq_fault_point *points, const sq_cuda_rupture_slots *slots,
-                                const sq_fault_options *opt, double t0, double dt, int shared_elements,
-                                const sq_cuda_rupture_stations *stations, void *stream) {
+                                const sq_fault_face *faces, sq_fault_point *points, sq_tp_state *tp,
+                                const sq_cuda_rupture_slots *slots, const sq_fault_options *opt, double t0, double dt,
+                                int shared_elements, const sq_cuda_rupture_stations *stations, void *stream) {
   if (nface <= 0) return;
   if (slots->nslot < 0 || slots->nslot > SQ_CUDA_MAX_SLOTS || nface > 0x7fffffff) {
     fprintf(stderr, "starquake: CUDA kernel rupture: %d element tiles (at most %d) and %lld faces per task\n",
             slots->nslot, SQ_CUDA_MAX_SLOTS, (long long)nface);
     abort();
   }
-  sq_cuda::RuptureArgs args = {ref, faces, points, nface, opt->law, opt->nucleation_time, t0, dt};
+  sq_cuda::RuptureArgs args = {ref, faces, points, tp, nface, opt->law, opt->nucleation_time, t0, dt};
   if (stations && stations->nstation > 0)
     args.stations = stations->stations, args.nstation = stations->nstation, args.face0 = stations->face0,
     args.rows = stations->rows;

@@ -46,6 +46,7 @@ typedef struct sq_cuda_rupture_slots {
 
 struct sq_fault_face;
 struct sq_fault_point;
+struct sq_tp_state;
 struct sq_fault_options;
 struct sq_fault_station;
 
@@ -65,6 +66,7 @@ typedef struct sq_cuda_rupture_stations {
  * @param nface            faces of the tile
  * @param ref, faces, points  device copies of the fault's reference data, the tile's faces and their
  *                         friction state (updated)
+ * @param tp               device copy of their thermal-pressurization states (updated), NULL without it
  * @param slots            host struct, copied into the kernel's parameters (nslot <= SQ_CUDA_MAX_SLOTS)
  * @param opt              host pointer: friction law and nucleation time
  * @param shared_elements  nonzero when some owned element has several faces in the tile: those faces
@@ -73,7 +75,7 @@ typedef struct sq_cuda_rupture_stations {
  *                         writes the rows of its stations (sq_fault_record_stations on the GPU)
  */
 void sq_cuda_rupture(sq_precision prec, int order, int npoint, int64_t nface, const double *ref,
-                     const struct sq_fault_face *faces, struct sq_fault_point *points,
+                     const struct sq_fault_face *faces, struct sq_fault_point *points, struct sq_tp_state *tp,
                      const sq_cuda_rupture_slots *slots, const struct sq_fault_options *opt, double t0, double dt,
                      int shared_elements, const sq_cuda_rupture_stations *stations, void *stream);
 

@@ -64,14 +64,14 @@ int init_point(void *ctx, int64_t n, const double *x, const double *frame, const
 
 /* One rupture step of faces [0, nface) on the emulated GPU. */
 template <int ORDER, typename Real>
-void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_fault_point *points,
+void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_fault_point *points, sq_tp_state *tp,
               const void *const *derivs, void *const *dofs, int nslot, double t0, double dt, int serial,
               const sq_cuda_rupture_stations *st = nullptr) {
   using T = sq_cuda::RuptureShape<ORDER, Real>;
   sq_cuda_rupture_slots slots;
   slots.nslot = nslot;
   for (int s = 0; s < nslot; ++s) slots.derivs[s] = derivs[s], slots.dofs[s] = dofs[s];
-  sq_cuda::RuptureArgs args = {f->ref, faces, points, nface, f->opt.law, f->opt.nucleation_time, t0, dt};
+  sq_cuda::RuptureArgs args = {f->ref, faces, points, tp, nface, f->opt.law, f->opt.nucleation_time, t0, dt};
   if (st) args.stations = st->stations, args.nstation = st->nstation, args.face0 = st->face0, args.rows = st->rows;
   sq_emu_launch((unsigned)nface, T::THREADS, sizeof(double) * T::SMEM,
                 [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, serial, 0); });
@@ -79,6 +79,12 @@ void emu_step(const sq_fault *f, const sq_fault_face *faces, int64_t nface, sq_f
     sq_emu_launch(1, T::THREADS, sizeof(double) * T::SMEM,
                   [&] { sq_cuda::rupture_kernel<ORDER, Real>(args, slots, 1, 1); });
 }
+
+/* The fault's thermal-pressurization states (empty without them), and a pointer to point @p i's in @p v. */
+std::vector<sq_tp_state> tp_copy(const sq_fault *f) {
+  return f->tp ? std::vector<sq_tp_state>(f->tp, f->tp + f->nface * f->npoint) : std::vector<sq_tp_state>();
+}
+sq_tp_state *tp_at(std::vector<sq_tp_state> &v, int64_t i) { return v.empty() ? nullptr : v.data() + i; }
 
 /* Tile tl's element slots: the derivatives (dv) and the dofs in the CPU's copy (qc) and the kernel's (qg). */
 void tile_slots(const sq_disc *d, const sq_fault_tile *tl, int order, char *cpu, char *gpu, const void **dv, void **qc,
@@ -151,6 +157,8 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
   const size_t pts_bytes = sizeof(sq_fault_point) * f->nface * f->npoint;
   std::vector<char> dofs_cpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), dofs_gpu = dofs_cpu;
   std::vector<sq_fault_point> pts_cpu(f->point, f->point + f->nface * f->npoint), pts_gpu = pts_cpu;
+  std::vector<sq_tp_state> tp_cpu = tp_copy(f), tp_gpu = tp_cpu;
+  if (tp != !tp_cpu.empty()) ++failures; /* the spectral state exists exactly with thermal pressurization */
   int64_t ruptured = 0;
   for (const auto &p : pts_cpu) ruptured += p.state.rupture_time >= 0;
   if (tp) {
@@ -169,13 +177,17 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
     tile_slots(d, tl, ORDER, dofs_cpu.data(), dofs_gpu.data(), dv.data(), qc.data(), qg.data());
     int64_t bad = -1;
     if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                        pts_cpu.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
+                        pts_cpu.data() + tl->begin * f->npoint, tp_at(tp_cpu, tl->begin * f->npoint), dv.data(),
+                        qc.data(), t0, dt, &bad))
       abort();
     emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pts_gpu.data() + tl->begin * f->npoint,
-                          dv.data(), qg.data(), tl->nslot, t0, dt, 0);
+                          tp_at(tp_gpu, tl->begin * f->npoint), dv.data(), qg.data(), tl->nslot, t0, dt, 0);
   }
   compare("dofs", ORDER, prec, dofs_gpu.data(), dofs_cpu.data(), dofs_bytes);
   compare("friction state", ORDER, SQ_F64, pts_gpu.data(), pts_cpu.data(), pts_bytes);
+  if (tp)
+    compare("thermal-pressurization state", ORDER, SQ_F64, tp_gpu.data(), tp_cpu.data(),
+            sizeof(sq_tp_state) * tp_cpu.size());
 
   /* on-fault stations on one face (one on a quadrature point, two between points) and one on another: the
    * rows the kernel writes in the step against sq_fault_record_stations after sq_fault_update */
@@ -186,6 +198,7 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
       if (sq_fault_add_station(f, k < 3 ? fa : fb, at[k], k)) abort();
     std::vector<char> qcpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), qgpu = qcpu;
     std::vector<sq_fault_point> pc(f->point, f->point + f->nface * f->npoint), pg = pc;
+    std::vector<sq_tp_state> tc = tp_copy(f), tg = tc;
     std::vector<double> rc((size_t)f->nlocal_station * SQ_FAULT_LOG_COLS), rg(rc.size(), -7.0);
     for (int t = 0; t < f->ntile; ++t) {
       const sq_fault_tile *tl = &f->tile[t];
@@ -195,16 +208,19 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
       const int sb = tl->station_begin, ns = tl->station_end - sb;
       int64_t bad = -1;
       if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                          pc.data() + tl->begin * f->npoint, dv.data(), qc.data(), t0, dt, &bad))
+                          pc.data() + tl->begin * f->npoint, tp_at(tc, tl->begin * f->npoint), dv.data(), qc.data(), t0,
+                          dt, &bad))
         abort();
       sq_fault_record_stations(f->npoint, ns, f->station + sb, tl->begin, pc.data() + tl->begin * f->npoint, t0 + dt,
                                rc.data() + (size_t)sb * SQ_FAULT_LOG_COLS);
       const sq_cuda_rupture_stations st = {f->station + sb, ns, tl->begin, rg.data() + (size_t)sb * SQ_FAULT_LOG_COLS};
-      emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pg.data() + tl->begin * f->npoint, dv.data(),
-                            qg.data(), tl->nslot, t0, dt, 0, ns > 0 ? &st : nullptr);
+      emu_step<ORDER, Real>(f, f->face + tl->begin, tl->end - tl->begin, pg.data() + tl->begin * f->npoint,
+                            tp_at(tg, tl->begin * f->npoint), dv.data(), qg.data(), tl->nslot, t0, dt, 0,
+                            ns > 0 ? &st : nullptr);
     }
     compare("station rows", ORDER, SQ_F64, rg.data(), rc.data(), sizeof(double) * rc.size());
     compare("state, stations", ORDER, SQ_F64, pg.data(), pc.data(), pts_bytes);
+    if (tp) compare("TP state, stations", ORDER, SQ_F64, tg.data(), tc.data(), sizeof(sq_tp_state) * tc.size());
   }
 
   /* every other face of tile 0 twice: those elements have two faces and go through the serial pass */
@@ -213,13 +229,15 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
     const int64_t np = f->npoint;
     std::vector<sq_fault_face> twice;
     std::vector<sq_fault_point> pc, pg;
+    std::vector<sq_tp_state> tc, tg;
     for (int64_t i = tl->begin; i < tl->end; ++i)
       for (int r = 0; r < 1 + (i % 2 == 0); ++r) {
         twice.push_back(f->face[i]);
         pc.insert(pc.end(), f->point + i * np, f->point + (i + 1) * np);
+        if (f->tp) tc.insert(tc.end(), f->tp + i * np, f->tp + (i + 1) * np);
       }
     const int64_t n2 = (int64_t)twice.size();
-    pg = pc;
+    pg = pc, tg = tc;
     std::vector<char> qcpu((char *)d->dofs, (char *)d->dofs + dofs_bytes), qgpu = qcpu;
     std::vector<const void *> dv(tl->nslot);
     std::vector<void *> qc(tl->nslot), qg(tl->nslot);
@@ -230,12 +248,13 @@ template <int ORDER, typename Real> void check(const char *mesh_path, bool tp, b
       qg[s] = qgpu.data() + (size_t)et->begin * eb;
     }
     int64_t bad = -1;
-    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), dv.data(), qc.data(), t0,
-                        dt, &bad))
+    if (sq_fault_update(prec, ORDER, f->npoint, f->ref, &f->opt, n2, twice.data(), pc.data(), tp_at(tc, 0), dv.data(),
+                        qc.data(), t0, dt, &bad))
       abort();
-    emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
+    emu_step<ORDER, Real>(f, twice.data(), n2, pg.data(), tp_at(tg, 0), dv.data(), qg.data(), tl->nslot, t0, dt, 1);
     compare("dofs, shared elements", ORDER, prec, qgpu.data(), qcpu.data(), dofs_bytes);
     compare("state, shared elements", ORDER, SQ_F64, pg.data(), pc.data(), sizeof(sq_fault_point) * pc.size());
+    if (tp) compare("TP state, shared elements", ORDER, SQ_F64, tg.data(), tc.data(), sizeof(sq_tp_state) * tc.size());
   }
   sq_fault_destroy(f);
   sq_disc_destroy(d);

@@ -46,6 +46,10 @@ printf 'checkpoint:\n  interval: 1.0\n' | cat "$cfg" - > "$OUT/ck.yaml"
   "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/B" --restart "$OUT/B/tpv6-checkpoint.h5" > "$OUT/B.log" 2>&1
 same_outputs "$OUT/A" "$OUT/B" '*-checkpoint*' && [ "$(hash_of "$OUT/A" tpv6)" = "$(hash_of "$OUT/bi" tpv6)" ] &&
   ok "restart of a bimaterial fault: every file equals the uninterrupted run's" || { bad "bimaterial restart"; tail -3 "$OUT/B.log"; }
+layout=$($PY -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(f["state"].shape[1], f["sigma_pc"].shape == f["state"].shape[:1], "tp" in f)' \
+  "$OUT/A/tpv6-checkpoint.h5.fault" 2>&1)
+[ "$layout" = "13 True False" ] && ok "fault checkpoint with the regularisation: state 13 values and sigma_pc per point" ||
+  bad "regularised fault checkpoint layout: $layout"
 
 # --- MPI: 3 ranks (faces across ranks) equal one rank
 timeout 300 mpirun -np 3 --oversubscribe "$SQ" "$cfg" --quiet --partition bwm --output "$OUT/np3" > "$OUT/np.log" 2>&1

@@ -75,6 +75,12 @@ printf 'checkpoint:\n  interval: 0.5\n' | cat "$cfg" - > "$OUT/ck.yaml"
   "$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/B" --restart "$OUT/B/tpv5-checkpoint.h5" > "$OUT/B.log" 2>&1
 same_outputs "$OUT/A" "$OUT/B" && [ "$(hash_of "$OUT/A" tpv5)" = "$ref" ] && ok "restart with a fault: every file equals the uninterrupted run's" ||
   { bad "restart with a fault"; tail -3 "$OUT/B.log"; }
+# the fault checkpoint of a run without thermal pressurization and regularisation: 13 state values per point, no more
+# datasets (the layout from before those existed; io/fault_output.c)
+layout=$($PY -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(" ".join(f"{k}{list(f[k].shape)}" for k in sorted(f)))' \
+  "$OUT/A/tpv5-checkpoint.h5.fault" 2>&1)
+[[ "$layout" =~ ^gid\[[0-9]+\]\ snapshots\[1\]\ state\[[0-9]+,\ 13\]\ station_next\[[0-9]+\]\ station_rows\[[0-9]+\]\ step\[1\]$ ]] &&
+  ok "fault checkpoint without thermal pressurization: $layout" || bad "fault checkpoint layout: $layout"
 
 # --- MPI restart: a checkpoint of 3 ranks (faces across ranks) restarted on 4 equals the one-rank run
 timeout 300 mpirun -np 3 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1 &&

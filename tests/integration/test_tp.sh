@@ -2,7 +2,8 @@
 # Thermal pressurization end to end on a CI-sized TPV105 (configs/tpv105, order 2, 1.5 s):
 # - the rupture heats and pressurizes the hypocentre: its fault receiver's Tmp and P_f rise (native and
 #   SeisSol-style columns), the fault snapshots hold temperature and pore_pressure;
-# - a restart from a checkpoint at 0.75 s continues the TP state bitwise; mpirun -np 2 gives the one-rank dofs;
+# - a restart from a checkpoint at 0.75 s continues the TP state bitwise; mpirun -np 2 gives the one-rank dofs,
+#   and its checkpoint continued on one rank too; the fault checkpoint holds the TP state apart (dataset tp);
 # - bad thermal-pressurization inputs fail naming the file, line and key;
 # - SeisSol's tpv105 example imports with thermalPress = 1.
 set -u
@@ -34,6 +35,11 @@ cp -r "$OUT/A" "$OUT/B"
 if [ "$(hash_of "$OUT/B" tpv105)" = "$ref" ] && cmp -s "$st" "$OUT/B/tpv105-faultreceiver-00001.dat"; then
   ok "restart: dofs and the hypocentre's Tmp / P_f equal the uninterrupted run's"
 else bad "restart with thermal pressurization"; tail -3 "$OUT/B.log"; fi
+# its fault checkpoint: the 13 state values of every run, and the TP state (T, p, 60 + 60 coefficients) apart
+layout=$($PY -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(f["state"].shape[1], f["tp"].shape[1], f["state"].shape[0] == f["tp"].shape[0], "sigma_pc" in f)' \
+  "$OUT/A/tpv105-checkpoint.h5.fault" 2>&1)
+[ "$layout" = "13 122 True False" ] && ok "fault checkpoint with thermal pressurization: state 13 and tp 122 values per point" ||
+  bad "TP fault checkpoint layout: $layout"
 
 # --- SeisSol-style outputs: P_f and Tmp (OutputMask group 12, on by default with thermal pressurization)
 "$SQ" "$OUT/tp.yaml" --quiet --output "$OUT/S" --set output.style=seissol --set equations.end_time=1.0 > "$OUT/S.log" 2>&1
@@ -46,6 +52,11 @@ else bad "SeisSol-style P_f / Tmp: $(sed -n 2p "${ss:-/dev/null}") $(tail -2 "$O
 # --- two processes
 timeout 300 mpirun -np 2 --oversubscribe "$SQ" "$OUT/ck.yaml" --quiet --partition bwm --output "$OUT/M" > "$OUT/M.log" 2>&1
 [ "$(hash_of "$OUT/M" tpv105)" = "$ref" ] && ok "mpirun -np 2 equals one process" || { bad "mpirun -np 2: $(hash_of "$OUT/M" tpv105) vs $ref"; tail -3 "$OUT/M.log"; }
+# its checkpoint at 0.75 s (the TP state written by two ranks) continued on one rank
+"$SQ" "$OUT/ck.yaml" --quiet --output "$OUT/M" --restart "$OUT/M/tpv105-checkpoint.h5" > "$OUT/M1.log" 2>&1
+[ "$(hash_of "$OUT/M" tpv105)" = "$ref" ] && cmp -s "$st" "$OUT/M/tpv105-faultreceiver-00001.dat" &&
+  ok "checkpoint of 2 ranks continued on 1: dofs and the hypocentre's Tmp / P_f as uninterrupted" ||
+  { bad "MPI checkpoint with thermal pressurization continued on one rank"; tail -3 "$OUT/M1.log"; }
 
 # --- bad inputs name the file, line and key
 expect_error() { # NAME SED-EXPRESSION PATTERN

@@ -244,6 +244,7 @@ static void kernel_one(int order, sq_precision p) {
   advance(&r, &t0, &dt);
   const sq_disc *d = r.disc;
   const sq_fault *f = r.fault;
+  ck_assert(f->tp == NULL); /* linear slip weakening: no thermal-pressurization state to pass */
   const size_t eb = sq_disc_elem_bytes(d), dofs_bytes = (size_t)d->nelem * eb;
   const size_t derivs_bytes = dofs_bytes * order, pts_bytes = sizeof(sq_fault_point) * f->nface * f->npoint;
   void *g_derivs = dev_copy(d->derivs, derivs_bytes), *g_dofs = dev_copy(d->dofs, dofs_bytes);
@@ -265,10 +266,10 @@ static void kernel_one(int order, sq_precision p) {
     tile_slots(d, tl, order, dofs, g_derivs, g_dofs, dv, dq, &slots);
     int64_t bad = -1;
     ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                                     pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
+                                     pts + tl->begin * f->npoint, NULL, dv, dq, t0, dt, &bad),
                      0);
     sq_cuda_rupture(p, order, f->npoint, tl->end - tl->begin, g_ref, (const sq_fault_face *)g_faces + tl->begin,
-                    (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0, NULL, NULL);
+                    (sq_fault_point *)g_points + tl->begin * f->npoint, NULL, &slots, &f->opt, t0, dt, 0, NULL, NULL);
   }
   host_copy(pts_gpu, g_points, pts_bytes);
   host_copy(dofs_gpu, g_dofs, dofs_bytes);
@@ -306,7 +307,7 @@ static void kernel_one(int order, sq_precision p) {
       const int sb = tl->station_begin, nst = tl->station_end - sb;
       int64_t bad = -1;
       ck_assert_int_eq(sq_fault_update(p, order, f->npoint, f->ref, &f->opt, tl->end - tl->begin, f->face + tl->begin,
-                                       pts + tl->begin * f->npoint, dv, dq, t0, dt, &bad),
+                                       pts + tl->begin * f->npoint, NULL, dv, dq, t0, dt, &bad),
                        0);
       sq_fault_record_stations(f->npoint, nst, fw->station + sb, tl->begin, pts + tl->begin * f->npoint, t0 + dt,
                                rc + (size_t)sb * SQ_FAULT_LOG_COLS);
@@ -315,7 +316,7 @@ static void kernel_one(int order, sq_precision p) {
                                            .face0 = tl->begin,
                                            .rows = (double *)g_rows + (size_t)sb * SQ_FAULT_LOG_COLS};
       sq_cuda_rupture(p, order, f->npoint, tl->end - tl->begin, g_ref, (const sq_fault_face *)g_faces + tl->begin,
-                      (sq_fault_point *)g_points + tl->begin * f->npoint, &slots, &f->opt, t0, dt, 0,
+                      (sq_fault_point *)g_points + tl->begin * f->npoint, NULL, &slots, &f->opt, t0, dt, 0,
                       nst > 0 ? &st : NULL, NULL);
     }
     host_copy(rg, g_rows, rb);
@@ -363,8 +364,8 @@ static void kernel_one(int order, sq_precision p) {
     slots.dofs[s] = (char *)g_dofs + e0 * eb;
   }
   int64_t bad = -1;
-  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, dv, dq, t0, dt, &bad), 0);
-  sq_cuda_rupture(p, order, (int)np, n2, g_ref, g_twice, g_tp, &slots, &f->opt, t0, dt, 1, NULL, NULL);
+  ck_assert_int_eq(sq_fault_update(p, order, (int)np, f->ref, &f->opt, n2, twice, tp, NULL, dv, dq, t0, dt, &bad), 0);
+  sq_cuda_rupture(p, order, (int)np, n2, g_ref, g_twice, g_tp, NULL, &slots, &f->opt, t0, dt, 1, NULL, NULL);
   host_copy(tp_gpu, g_tp, sizeof(*tp) * n2 * np);
   host_copy(dofs_gpu, g_dofs, dofs_bytes);
   state_errors(tp_gpu, tp, n2 * np, err, &mismatch);
@@ -439,11 +440,13 @@ static void bench_one(int order, sq_precision p, int64_t target_faces) {
   cudaEvent_t e0, e1;
   CUDA_OK(cudaEventCreate(&e0));
   CUDA_OK(cudaEventCreate(&e1));
-  sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0, dt, 0, NULL, NULL); /* warm-up */
+  sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, NULL, &slots, &f->opt, t0, dt, 0, NULL,
+                  NULL); /* warm-up */
   const int reps = 10;
   CUDA_OK(cudaEventRecord(e0, NULL));
   for (int k = 0; k < reps; ++k)
-    sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, &slots, &f->opt, t0 + (k + 1) * dt, dt, 0, NULL, NULL);
+    sq_cuda_rupture(p, order, (int)np, n, g_ref, g_faces, g_pts, NULL, &slots, &f->opt, t0 + (k + 1) * dt, dt, 0, NULL,
+                    NULL);
   CUDA_OK(cudaEventRecord(e1, NULL));
   CUDA_OK(cudaEventSynchronize(e1));
   float ms = 0;
@@ -459,7 +462,7 @@ static void bench_one(int order, sq_precision p, int64_t target_faces) {
   double c1 = c0;
   while (c1 - c0 < 0.2) {
     int64_t bad = -1;
-    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, dv, dq, t0 + cpu_reps * dt, dt, &bad);
+    sq_fault_update(p, order, (int)np, f->ref, &f->opt, nf, faces, pts, NULL, dv, dq, t0 + cpu_reps * dt, dt, &bad);
     ++cpu_reps;
     c1 = now();
   }

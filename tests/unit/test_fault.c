@@ -690,7 +690,8 @@ START_TEST(bimaterial_point_rate_state) {
     for (int k = 0; k < 20; ++k) {
       double im[6] = {0}, ip[6] = {0};
       ck_assert_int_eq(
-          sq_fault_solve_point(SQ_FRICTION_RS_AGING, z, eta_p, eta_s, 1e-3 * k, 1e-3, 1.0, qm, qp, &pt, im, ip), 0);
+          sq_fault_solve_point(SQ_FRICTION_RS_AGING, z, eta_p, eta_s, 1e-3 * k, 1e-3, 1.0, qm, qp, &pt, NULL, im, ip),
+          0);
       const sq_friction_state *st = &pt.state;
       ck_assert_double_eq_tol(st->normal_stress, -130e6, 1e-6);
       if (same) ck_assert_double_eq(st->sigma_pc, st->normal_stress);

@@ -60,7 +60,7 @@ START_TEST(locked_below_strength) {
   s.slip[0] = 0.01, s.slip_path = 0.01, s.state = 123, s.work = 7; /* some history that must stay put */
   before = s;
   for (int k = 0; k < 10; ++k)
-    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, k * 1e-3, 1e-3, sigma_n, tau, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, k * 1e-3, 1e-3, sigma_n, tau, eta, &s, NULL), 0);
   ck_assert(s.slip_rate[0] == 0 && s.slip_rate[1] == 0);
   ck_assert(s.traction[0] == tau[0] && s.traction[1] == tau[1]);
   ck_assert(s.slip[0] == before.slip[0] && s.slip[1] == before.slip[1]);
@@ -72,22 +72,22 @@ START_TEST(locked_below_strength) {
   const double tau2[2] = {0, 0.677 * 120e6 + 0.5e6};
   p.cohesion = 1e6;
   sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, 0, sigma_n, &s);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-3, sigma_n, tau2, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-3, sigma_n, tau2, eta, &s, NULL), 0);
   ck_assert(s.slip_rate[1] == 0 && s.traction[1] == tau2[1]);
   p.cohesion = 0;
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-3, sigma_n, tau2, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-3, sigma_n, tau2, eta, &s, NULL), 0);
   ck_assert(s.slip_rate[1] > 0);
   /* tension (sigma_n > 0) leaves no frictional strength, for every law */
   for (int law = SQ_FRICTION_LSW; law <= SQ_FRICTION_RS_FVW; ++law) {
     const sq_friction_params q = law == SQ_FRICTION_LSW ? tpv5() : law == SQ_FRICTION_RS_FVW ? tpv104() : tpv101();
     sq_friction_init_state(law, &q, 1e-12, 0, 10e6, &s);
-    ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, 10e6, tau, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, 10e6, tau, eta, &s, NULL), 0);
     ck_assert_double_eq_tol(norm2(s.slip_rate), norm2(tau) / eta, 1e-14 * norm2(tau) / eta);
     ck_assert(norm2(s.traction) <= 1e-14 * norm2(tau));
   }
   /* a welded interface never slips */
   const double huge[2] = {1e12, -1e12};
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_NONE, &p, 0, 1e-3, 0, huge, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_NONE, &p, 0, 1e-3, 0, huge, eta, &s, NULL), 0);
   ck_assert(s.slip_rate[0] == 0 && s.slip_rate[1] == 0 && s.traction[0] == huge[0]);
 }
 END_TEST
@@ -104,7 +104,7 @@ START_TEST(lsw_weakening) {
   int weakened_steps = 0;
   for (int k = 0; k < 1500; ++k) {
     const double t = k * dt, S_prev = s.slip_path, work_prev = s.work;
-    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, t, dt, sigma_n, tau, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, t, dt, sigma_n, tau, eta, &s, NULL), 0);
     /* eq. 2.23: mu is linear in the slip path of the previous points, exactly mu_d after d_c */
     if (S_prev >= p.d_c) {
       ck_assert(s.mu == p.mu_d);
@@ -137,19 +137,19 @@ START_TEST(lsw_forced_rupture) {
   p.forced_time = 1.0, p.t0 = 0.5;
   sq_friction_state s;
   sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, 70e6, sigma_n, &s);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0.999, 1e-3, sigma_n, tau, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0.999, 1e-3, sigma_n, tau, eta, &s, NULL), 0);
   ck_assert(s.mu == p.mu_s && s.slip_rate[1] == 0);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.25, 1e-3, sigma_n, tau, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.25, 1e-3, sigma_n, tau, eta, &s, NULL), 0);
   ck_assert_double_eq_tol(s.mu, p.mu_s - 0.5 * (p.mu_s - p.mu_d), 1e-15); /* half weakened, no slip yet */
   ck_assert(s.slip_rate[1] == 0 && s.slip_path == 0);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.6, 1e-3, sigma_n, tau, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.6, 1e-3, sigma_n, tau, eta, &s, NULL), 0);
   ck_assert(s.mu == p.mu_d);
   ck_assert_double_eq_tol(s.slip_rate[1], (70e6 - p.mu_d * 120e6) / eta, 1e-12);
   ck_assert(s.rupture_time == 1.6);
   /* t0 <= 0 weakens at once */
   p.t0 = 0;
   sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, 70e6, sigma_n, &s);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.0, 1e-3, sigma_n, tau, eta, &s), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 1.0, 1e-3, sigma_n, tau, eta, &s, NULL), 0);
   ck_assert(s.mu == p.mu_d && s.slip_rate[1] > 0);
 }
 END_TEST
@@ -166,7 +166,8 @@ static void run_to_steady_state(sq_friction_law law, const sq_friction_params *p
   sq_friction_state s;
   sq_friction_init_state(law, p, 0.5 * V_ss, T, -sn, &s);
   s.state = state_start;
-  for (int k = 0; k < nsteps; ++k) ck_assert_int_eq(sq_friction_solve_point(law, p, k * dt, dt, -sn, tau, eta, &s), 0);
+  for (int k = 0; k < nsteps; ++k)
+    ck_assert_int_eq(sq_friction_solve_point(law, p, k * dt, dt, -sn, tau, eta, &s, NULL), 0);
   const double V = norm2(s.slip_rate);
   ck_assert_msg(fabs(V - V_ss) <= 1e-9 * V_ss, "%s: V = %.15g, V_ss = %.15g", sq_friction_law_name(law), V, V_ss);
   ck_assert_msg(fabs(s.state - state_ss) <= 1e-9 * fabs(state_ss), "%s: state = %.15g, steady %.15g",
@@ -216,7 +217,7 @@ START_TEST(rs_state_evolution) {
     sq_friction_init_state(law, &p, V, 0, 0, &s);
     s.state = state0;
     for (int k = 1; k <= 400; ++k) {
-      ck_assert_int_eq(sq_friction_solve_point(law, &p, k * dt, dt, 0, tau, eta, &s), 0);
+      ck_assert_int_eq(sq_friction_solve_point(law, &p, k * dt, dt, 0, tau, eta, &s, NULL), 0);
       const double x = V * k * dt / p.L, decay = exp(-x);
       double expect;
       if (law == SQ_FRICTION_RS_AGING) expect = p.L / V + (state0 - p.L / V) * decay;
@@ -235,7 +236,7 @@ START_TEST(rs_state_evolution) {
     sq_friction_state s;
     sq_friction_init_state(law, &p, 0, 0, 0, &s);
     s.state = law == SQ_FRICTION_RS_FVW ? 0.7 : theta0;
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 0.01, 0, tau, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 0.01, 0, tau, eta, &s, NULL), 0);
     const double expect = law == SQ_FRICTION_RS_AGING ? 2 * p.L / V + (theta0 - 2 * p.L / V) * decay
                           : law == SQ_FRICTION_RS_SLIP
                               ? 2 * p.L / V * pow(0.5 * V * theta0 / p.L, decay)
@@ -249,7 +250,7 @@ START_TEST(rs_state_evolution) {
     sq_friction_state s;
     sq_friction_init_state(law, &p, 0, 0, -1e8, &s);
     s.state = theta0;
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 0.25, -1e8, zero, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 0.25, -1e8, zero, eta, &s, NULL), 0);
     ck_assert(s.slip_rate[0] == 0 && s.slip_rate[1] == 0);
     ck_assert_double_eq_tol(s.state, law == SQ_FRICTION_RS_AGING ? theta0 + 0.25 : theta0, 1e-15);
   }
@@ -273,7 +274,7 @@ START_TEST(rs_init_equilibrium) {
     ck_assert_double_eq_tol(ref_rs_f(&cases[c].p, cases[c].V_init, psi), cases[c].tau / cases[c].sn, 1e-13);
     ck_assert(s.rupture_time == -1 && s.slip_path == 0 && s.work == 0);
     const double tau[2] = {cases[c].tau + eta * cases[c].V_init, 0};
-    ck_assert_int_eq(sq_friction_solve_point(cases[c].law, &cases[c].p, 0, 0, -cases[c].sn, tau, eta, &s), 0);
+    ck_assert_int_eq(sq_friction_solve_point(cases[c].law, &cases[c].p, 0, 0, -cases[c].sn, tau, eta, &s, NULL), 0);
     ck_assert_double_eq_tol(s.slip_rate[0], cases[c].V_init, 1e-6 * cases[c].V_init);
     ck_assert_double_eq_tol(s.mu, cases[c].tau / cases[c].sn, 1e-12);
   }
@@ -287,7 +288,7 @@ static void check_solve(sq_friction_law law, const sq_friction_params *p, double
   sq_friction_state s;
   sq_friction_init_state(law, p, guess, T, sigma_n, &s);
   s.state = state;
-  const int status = sq_friction_solve_point(law, p, 0, 0, sigma_n, tau, eta, &s);
+  const int status = sq_friction_solve_point(law, p, 0, 0, sigma_n, tau, eta, &s, NULL);
   ck_assert_msg(status == 0, "%s: no convergence: state %g, sigma_n %g, T %g, guess %g", sq_friction_law_name(law),
                 state, sigma_n, T, guess);
   const double V = norm2(s.slip_rate), sn = fmax(0, -sigma_n);
@@ -337,35 +338,39 @@ START_TEST(failure_status) {
     sq_friction_state s, before;
     sq_friction_init_state(law, &p, 1e-12, 70e6, -120e6, &s);
     before = s;
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, bad, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, inf, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, NAN, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, NAN, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, 0, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, NAN, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
-    ck_assert_int_eq(sq_friction_solve_point(law, &p, NAN, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, bad, eta, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, inf, eta, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, NAN, ok, eta, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, NAN, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, 0, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, NAN, -120e6, ok, eta, &s, NULL), SQ_FRICTION_NO_CONVERGENCE);
+    ck_assert_int_eq(sq_friction_solve_point(law, &p, NAN, 1e-3, -120e6, ok, eta, &s, NULL),
+                     SQ_FRICTION_NO_CONVERGENCE);
     ck_assert(memcmp(&s, &before, sizeof(s)) == 0); /* history untouched on failure */
     if (law == SQ_FRICTION_LSW) {
       sq_friction_params q = p;
       q.mu_s = NAN;
-      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s, NULL),
+                       SQ_FRICTION_NO_CONVERGENCE);
     } else {
       s.state = NAN;
-      ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &p, 0, 1e-3, -120e6, ok, eta, &s, NULL),
+                       SQ_FRICTION_NO_CONVERGENCE);
       sq_friction_params q = p;
       q.a = NAN; /* unvalidated parameters still give a status, not garbage */
       s = before;
-      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s), SQ_FRICTION_NO_CONVERGENCE);
+      ck_assert_int_eq(sq_friction_solve_point(law, &q, 0, 1e-3, -120e6, ok, eta, &s, NULL),
+                       SQ_FRICTION_NO_CONVERGENCE);
     }
   }
   sq_friction_state s;
   const sq_friction_params p = tpv5();
   sq_friction_init_state(SQ_FRICTION_LSW, &p, 0, 0, -1, &s);
-  ck_assert_int_eq(sq_friction_solve_point((sq_friction_law)42, &p, 0, 1e-3, -1, ok, eta, &s),
+  ck_assert_int_eq(sq_friction_solve_point((sq_friction_law)42, &p, 0, 1e-3, -1, ok, eta, &s, NULL),
                    SQ_FRICTION_NO_CONVERGENCE);
   /* prints the expected message "friction law linear_slip_weakening failed at t = 0 ..." */
-  ck_assert_int_eq(sq_friction_solve(SQ_FRICTION_LSW, &p, 0, 1e-3, NAN, ok, eta, &s), SQ_ERR_NUMERIC);
-  ck_assert_int_eq(sq_friction_solve(SQ_FRICTION_LSW, &p, 0, 1e-3, -1, ok, eta, &s), SQ_SUCCESS);
+  ck_assert_int_eq(sq_friction_solve(SQ_FRICTION_LSW, &p, 0, 1e-3, NAN, ok, eta, &s, NULL), SQ_ERR_NUMERIC);
+  ck_assert_int_eq(sq_friction_solve(SQ_FRICTION_LSW, &p, 0, 1e-3, -1, ok, eta, &s, NULL), SQ_SUCCESS);
 }
 END_TEST
 
@@ -452,8 +457,8 @@ START_TEST(prakash_clifton) {
   ck_assert_double_eq(a.sigma_pc, -120e6);
   b = a;
   const double tau[2] = {70e6, 0}, sig = sq_friction_prakash_clifton(a.sigma_pc, -60e6, 0, vs, L, 1e-6);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, sig, tau, eta_tpv5(), &a), 0);
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, -60e6, tau, eta_tpv5(), &b), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, sig, tau, eta_tpv5(), &a, NULL), 0);
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_LSW, &p, 0, 1e-6, -60e6, tau, eta_tpv5(), &b, NULL), 0);
   ck_assert_double_eq(hypot(a.slip_rate[0], a.slip_rate[1]), 0.0);
   ck_assert(b.slip_rate[0] > 1.0);
 }
@@ -492,7 +497,7 @@ START_TEST(rs_nucleation_energy) {
       for (int q = 0; q < 3; ++q) {
         const double t = (k + nodes[q]) * dt, T = tau0 + dtau * fmin(1.0, t / ramp);
         const double tau[2] = {T * 0.8, T * 0.6};
-        ck_assert_int_eq(sq_friction_solve_point(law, &p, t, weights[q] * dt, -sn, tau, eta, &s), 0);
+        ck_assert_int_eq(sq_friction_solve_point(law, &p, t, weights[q] * dt, -sn, tau, eta, &s, NULL), 0);
         const double V = norm2(s.slip_rate);
         ck_assert(s.work >= work_prev);
         if (V > 1e-6) ck_assert(s.work > work_prev);

@@ -158,7 +158,8 @@ START_TEST(solve_point_slip) {
       const double dt = 0.002 + 0.001 * (step % 3); /* steps of 2, 3 and 4 ms */
       for (int k = 0; k < 3; ++k) {
         const double wk = 0.5 * w[k] * dt;
-        ck_assert_int_eq(sq_friction_solve_point(law, &p, t0 + 0.5 * (x[k] + 1) * dt, wk, sn, tau_lock, eta, &s), 0);
+        ck_assert_int_eq(sq_friction_solve_point(law, &p, t0 + 0.5 * (x[k] + 1) * dt, wk, sn, tau_lock, eta, &s, NULL),
+                         0);
         for (int a = 0; a < 2; ++a) {
           integral[a] += s.slip_rate[a] * wk;
           EXPECT_NEAR(s.traction[a], tau_lock[a] - eta * s.slip_rate[a], 1e-9);
@@ -222,7 +223,7 @@ START_TEST(check_params) {
   sq_friction_init_state(SQ_FRICTION_KINEMATIC_DELTA, &p, 0, 0, -1, &s);
   before = s;
   const double bad[2] = {NAN, 0};
-  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_KINEMATIC_DELTA, &p, 0.1, 0.01, -1, bad, 1.0, &s),
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_KINEMATIC_DELTA, &p, 0.1, 0.01, -1, bad, 1.0, &s, NULL),
                    SQ_FRICTION_NO_CONVERGENCE);
   ck_assert(!memcmp(&s, &before, sizeof(s)));
 }

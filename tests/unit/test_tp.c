@@ -88,17 +88,28 @@ START_TEST(coupled_solve) {
   off.tp_points = 0;
   dry.tp_lambda = 0.0; /* heats, but does not pressurize */
   sq_friction_state s_off, s_dry, s_wet;
+  sq_tp_state tp_dry, tp_wet; /* the spectral states, apart from the friction state; none without TP */
+  memset(&tp_dry, 0, sizeof(tp_dry));
+  memset(&tp_wet, 0, sizeof(tp_wet));
   sq_friction_init_state(SQ_FRICTION_RS_FVW, &off, V_init, tau0, sigma_n, &s_off);
   sq_friction_init_state(SQ_FRICTION_RS_FVW, &dry, V_init, tau0, sigma_n, &s_dry);
   sq_friction_init_state(SQ_FRICTION_RS_FVW, &wet, V_init, tau0, sigma_n, &s_wet);
   ck_assert_double_eq(s_wet.temperature, 483.15);
   ck_assert_double_eq(s_wet.pressure, 0.0);
   const double tau_lock[2] = {tau0 + eta * V_init, 0.0};
+  /* thermal pressurization without its state is refused, and leaves the history as it was */
+  sq_friction_state before = s_wet;
+  ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_RS_FVW, &wet, 0, 1e-3, sigma_n, tau_lock, eta, &s_wet, NULL),
+                   SQ_FRICTION_NO_CONVERGENCE);
+  ck_assert(memcmp(&before, &s_wet, sizeof(before)) == 0);
   for (int k = 0; k < 2000; ++k) {
     const double t = 1e-3 * k;
-    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_RS_FVW, &off, t, 1e-3, sigma_n, tau_lock, eta, &s_off), 0);
-    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_RS_FVW, &dry, t, 1e-3, sigma_n, tau_lock, eta, &s_dry), 0);
-    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_RS_FVW, &wet, t, 1e-3, sigma_n, tau_lock, eta, &s_wet), 0);
+    ck_assert_int_eq(sq_friction_solve_point(SQ_FRICTION_RS_FVW, &off, t, 1e-3, sigma_n, tau_lock, eta, &s_off, NULL),
+                     0);
+    ck_assert_int_eq(
+        sq_friction_solve_point(SQ_FRICTION_RS_FVW, &dry, t, 1e-3, sigma_n, tau_lock, eta, &s_dry, &tp_dry), 0);
+    ck_assert_int_eq(
+        sq_friction_solve_point(SQ_FRICTION_RS_FVW, &wet, t, 1e-3, sigma_n, tau_lock, eta, &s_wet, &tp_wet), 0);
   }
   /* no pressure change: the same slip as without thermal pressurization, but the fault heated */
   ck_assert_double_eq(s_dry.slip[0], s_off.slip[0]);
