@@ -10,7 +10,9 @@
  *   step      the fused predictor (sq_cuda_predict) then the neighbour flux: a whole-step task's kernels
  *   step3     ader, local, neighbour: the kernels of separate tasks
  *   predict, ader, local, neighbor   each kernel alone
- * and prints microseconds per launch sequence and element updates per second.  The last line per order
+ * and prints microseconds per launch sequence, element updates per second, and the FLOP rate counted on
+ * non-zeros (sq_ref_flops_nonzero) with its fraction of the peak SQ_PEAK_SP_GFLOPS / SQ_PEAK_DP_GFLOPS
+ * (defaults as starquake-proxy's): the fraction of the non-zero ceiling.  The last line per order
  * compares the smallest size's best step with the largest size's best step (the 4k-cluster ratio
  * without StarPU, docs/PERFORMANCE.md).  Exits 77 without CUDA or a GPU.
  */
@@ -152,13 +154,21 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   c.slots.data[0] = c.tint;
   c.slots.t0[0] = c.slots.t1[0] = 0.0;
   CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-  double best = 1e30;
+  double best = 1e30, nz[3];
+  sq_ref_flops_nonzero(d->ref, nz);
+  const char *peak_env = getenv(p == SQ_F64 ? "SQ_PEAK_DP_GFLOPS" : "SQ_PEAK_SP_GFLOPS");
+  const double peak = peak_env ? atof(peak_env) : p == SQ_F64 ? 62100 : 51400;
   for (int v = 0; v < V_N; ++v) {
     const double t = time_variant(&c, v, seconds);
     const double upd = (double)d->nelem / t;
+    const double flops_nz = v == V_STEP || v == V_STEP3 ? nz[0] + nz[1] + nz[2]
+                            : v == V_PREDICT            ? nz[0] + nz[1]
+                                                        : nz[v - V_ADER];
     if (v == V_STEP || v == V_STEP3) best = t / d->nelem < best ? t / d->nelem : best;
-    printf("RESULT chain=%s order=%d prec=%s elems=%lld us=%.2f upd_per_s=%.4e\n", vnames[v], order,
-           p == SQ_F64 ? "double" : "single", (long long)d->nelem, t * 1e6, upd);
+    printf("RESULT chain=%s order=%d prec=%s elems=%lld us=%.2f upd_per_s=%.4e mflop_nz=%.4f gflops_nz=%.1f "
+           "pct_peak_nz=%.1f\n",
+           vnames[v], order, p == SQ_F64 ? "double" : "single", (long long)d->nelem, t * 1e6, upd, flops_nz * 1e-6,
+           upd * flops_nz * 1e-9, 100.0 * upd * flops_nz * 1e-9 / peak);
     fflush(stdout);
   }
   CK(cudaStreamDestroy(c.s));
