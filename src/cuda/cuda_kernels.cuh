@@ -21,6 +21,8 @@
  * - The hierarchical truncation of the Cauchy-Kovalevski recursion (D^i has nb(O - i) non-zero
  *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
  *   skip the arithmetic.
+ * - The star matrices are applied as their 24 non-zeros (apply_star_sparse), the volume term on the
+ *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers and flux matrices are dense.
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/) so that the index
  * arithmetic, the barriers and the alignment of vector accesses can be checked without a GPU.
