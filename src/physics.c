@@ -35,6 +35,13 @@ void sq_jacobian(const sq_material *m, const double n[3], double jac[81]) {
 #undef J
 }
 
+int sq_star_pattern_ok(const double a[81]) {
+  for (int p = 0; p < 9; ++p)
+    for (int q = 0; q < 9; ++q)
+      if (!SQ_STAR_NONZERO(p, q) && a[p * 9 + q] != 0.0) return 0;
+  return 1;
+}
+
 void sq_star_matrices(const sq_material *m, const double jac_inv[9], double star[3][81]) {
   for (int e = 0; e < 3; ++e) {
     const double dir[3] = {jac_inv[e * 3 + 0], jac_inv[e * 3 + 1], jac_inv[e * 3 + 2]};

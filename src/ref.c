@@ -3,6 +3,7 @@
  * computed at start-up in double precision with collapsed Gauss-Jacobi quadrature.
  */
 #include "sq_ref.h"
+#include "sq_physics.h"
 
 #include <math.h>
 #include <string.h>
@@ -205,4 +206,66 @@ int sq_ref_create(int order, sq_ref **ref) {
   }
   *ref = data;
   return SQ_SUCCESS;
+}
+
+/* Non-zeros of the rows < nr, columns < nc of the matrix a with entry (l, k) at a[l rs + k cs], relative to its
+ * largest entry; the rows and columns that hold any in @p rows / @p cols (either may be NULL). */
+static double count_nonzero(const double *a, int rs, int cs, int nr, int nc, int *rows, int *cols) {
+#define A(l, k) fabs(a[(size_t)(l)*rs + (size_t)(k)*cs])
+  double amax = 0.0;
+  for (int k = 0; k < nc; ++k)
+    for (int l = 0; l < nr; ++l) amax = fmax(amax, A(l, k));
+  int nnz = 0, nrow = 0, ncol = 0;
+  for (int l = 0; l < nr; ++l) {
+    int any = 0;
+    for (int k = 0; k < nc; ++k) any |= A(l, k) > 1e-12 * amax;
+    nrow += any;
+  }
+  for (int k = 0; k < nc; ++k) {
+    int any = 0;
+    for (int l = 0; l < nr; ++l) {
+      const int nz = A(l, k) > 1e-12 * amax;
+      nnz += nz;
+      any |= nz;
+    }
+    ncol += any;
+  }
+#undef A
+  if (rows) *rows = nrow;
+  if (cols) *cols = ncol;
+  return nnz;
+}
+
+void sq_ref_flops_nonzero(const sq_ref *ref, double f[3]) {
+  const int O = ref->order, B = ref->nbasis, Bf = ref->nface_basis;
+  const double star = 2.0 * SQ_STAR_NNZ, solver = 2.0 * 81;
+  /* predictor: D^i = -sum_d Kder_d D^{i-1} A*_d^T on the nb(O-i) x nb(O-i+1) block, Kder_d(l,k) = stiff_d(k,l),
+   * then the Taylor term */
+  double ader = 9.0 * B;
+  for (int i = 1; i < O; ++i) {
+    const int nin = sq_nbasis(O - i + 1), nout = sq_nbasis(O - i);
+    for (int d = 0; d < 3; ++d) {
+      int rows, cols;
+      ader += 18.0 * count_nonzero(ref->stiff[d], B, 1, nout, nin, &rows, &cols) + star * (rows < cols ? rows : cols);
+    }
+    ader += 18.0 * nout;
+  }
+  double local = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    int rows, cols;
+    local += 18.0 * count_nonzero(ref->stiff[d], 1, B, B, B, &rows, &cols) + star * (rows < cols ? rows : cols);
+  }
+  double proj[4];
+  for (int j = 0; j < 4; ++j) {
+    proj[j] = count_nonzero(ref->face_project[j], 1, B, B, Bf, NULL, NULL);
+    local += 18.0 * 2.0 * proj[j] + solver * Bf;
+  }
+  double nb = 0.0;
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 4; ++i)
+      for (int h = 0; h < 3; ++h)
+        nb += 18.0 * (proj[j] + proj[i] + count_nonzero(ref->face_rotate[h], 1, Bf, Bf, Bf, NULL, NULL)) + solver * Bf;
+  f[0] = ader;
+  f[1] = local;
+  f[2] = nb / 12.0; /* four faces, each averaged over its 12 (i, h) */
 }

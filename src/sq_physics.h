@@ -30,6 +30,29 @@ double sq_material_vs(const sq_material *m);
 void sq_jacobian(const sq_material *m, const double n[3], double jac[81]);
 
 /**
+ * Non-zero pattern of every Jacobian and star matrix (sq_jacobian, sq_star_matrices): 24 of the 81
+ * entries, bit q of SQ_STAR_ROW_MASK(p) for entry (p, q).  Stress rows take the velocities their
+ * strain rate contains (s_xx, s_yy, s_zz: u, v, w; s_xy: u, v; s_yz: v, w; s_xz: u, w), velocity rows
+ * the stresses of their divergence (u: s_xx, s_xy, s_xz; v: s_yy, s_xy, s_yz; w: s_zz, s_yz, s_xz).
+ * It holds for every isotropic material, acoustic ones (mu = 0) included.  The GPU kernels apply
+ * the star matrices as this sparse pattern (src/cuda/cuda_device.cuh); sq_star_pattern_ok checks it.
+ */
+#define SQ_STAR_ROW_MASK(p)                                                                                            \
+  ((p) < 3    ? 0x1C0                                                                                                  \
+   : (p) == 3 ? 0x0C0                                                                                                  \
+   : (p) == 4 ? 0x180                                                                                                  \
+   : (p) == 5 ? 0x140                                                                                                  \
+   : (p) == 6 ? 0x029                                                                                                  \
+   : (p) == 7 ? 0x01A                                                                                                  \
+              : 0x034)
+#define SQ_STAR_NONZERO(p, q) ((SQ_STAR_ROW_MASK(p) >> (q)) & 1)
+/** Number of entries of the pattern. */
+#define SQ_STAR_NNZ 24
+
+/** @brief Whether the row-major 9x9 matrix @p a is zero outside the star pattern (SQ_STAR_NONZERO). */
+int sq_star_pattern_ok(const double a[81]);
+
+/**
  * @brief Star matrices A*_e = sum_d A_d d(xi_e)/d(x_d) (eq. 3.16), e = 0,1,2.
  * @param jac_inv d(xi_e)/d(x_d) at [e*3+d] (sq_mesh.jac_inv)
  */

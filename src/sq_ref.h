@@ -82,6 +82,17 @@ int sq_ref_create(int order, sq_ref **ref);
 /** Free everything from sq_ref_create (NULL is fine). */
 void sq_ref_destroy(sq_ref *ref);
 
+/**
+ * @brief FLOPs per element update counted on non-zeros only: 2 per multiply-add whose reference-matrix entry
+ * is non-zero (at most 1e-12 of the matrix's largest entry counts as zero: quadrature round-off), with the
+ * star matrices' SQ_STAR_NNZ entries applied on the smaller side of each stiffness product, and the flux
+ * matrices in their factored form through the face basis (F^-_j = E_j E_j^T, F^+_{j,i,h} = E_j R_h^T E_i^T,
+ * the 9 x 9 flux solver applied to Bf face coefficients).  The least work of an element update: the ceiling
+ * against which a kernel's rate is judged (docs/PERFORMANCE.md).
+ * @param f f[0] ADER predictor, f[1] volume + local flux, f[2] neighbour flux (F^+ averaged over its 48 variants)
+ */
+void sq_ref_flops_nonzero(const sq_ref *ref, double f[3]);
+
 /** @brief Evaluate all B basis functions of @p order at reference point @p xi into @p out[B]. */
 void sq_basis_eval(int order, const double xi[3], double *out);
 /**

@@ -250,7 +250,9 @@ __device__ __forceinline__ void cell_local(const CellIndex<C> &c, int64_t e, boo
 #pragma unroll
   for (int m = 0; m < 7; ++m) {
     Real y[P];
-    cell_column_products<C, B>(pack + (m < 3 ? SQ_PACK_KVOL + m : SQ_PACK_FLOCAL + m - 3) * B * B, sl.Is, c, y);
+    if (m < 3) /* Kvol_d's columns from nb(O - 1) on are zero (local_update) */
+      cell_column_products<C, nbasis(C::ORDER - 1)>(pack + (SQ_PACK_KVOL + m) * B * B, sl.Is, c, y);
+    else cell_column_products<C, B>(pack + (SQ_PACK_FLOCAL + m - 3) * B * B, sl.Is, c, y);
 #pragma unroll
     for (int i = 0; i < P; ++i) sl.Ys[(m * B + c.l) * S + c.p0 + i] = y[i];
   }

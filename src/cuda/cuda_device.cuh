@@ -286,6 +286,24 @@ __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M
   }
 }
 
+/**
+ * apply_star for a star matrix: only the 24 terms of its non-zero pattern (SQ_STAR_NONZERO, sq_physics.h;
+ * test_physics checks that every star matrix keeps it).  The terms it skips are products with exact zeros,
+ * and an accumulator that starts at +0 never becomes -0, so the sums are bitwise those of apply_star.
+ */
+template <int S, typename Real, int RR>
+__device__ __forceinline__ void apply_star_sparse(const Real (&Y)[RR][9], const Real *M, Real (&acc)[RR][9]) {
+#pragma unroll
+  for (int p = 0; p < 9; ++p) {
+    const Row<Real, S> m = load_row<Real, S>(M + p * S);
+#pragma unroll
+    for (int i = 0; i < RR; ++i)
+#pragma unroll
+      for (int q = 0; q < 9; ++q)
+        if (SQ_STAR_NONZERO(p, q)) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
+  }
+}
+
 /** Dynamic shared memory of the block, 16-byte aligned. */
 #ifdef SQ_CUDA_EMULATE
 #define SQ_CUDA_SHARED(type, name) type *name = reinterpret_cast<type *>(sq_emu_shared())

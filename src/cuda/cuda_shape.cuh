@@ -22,6 +22,7 @@
 
 extern "C" {
 #include "sq_cuda.h"
+#include "sq_physics.h"
 }
 
 namespace sq_cuda {

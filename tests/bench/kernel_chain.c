@@ -14,9 +14,11 @@
  *             source, neighbour: the kernels of a step with attenuation (separate tasks, docs/ATTENUATION.md)
  *   ader_ane, ane_source   the anelastic kernels alone
  * (SQ_KC_CHAINS=LIST: only the chains whose names are part of LIST) and prints microseconds per launch sequence
- * and element updates per second.  The last line per order compares the smallest size's best step with the largest
- * size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares the
- * viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
+ * element updates per second, and the FLOP rate counted on non-zeros (sq_ref_flops_nonzero; the elastic chains
+ * only) with its fraction of the peak SQ_PEAK_SP_GFLOPS / SQ_PEAK_DP_GFLOPS (defaults as starquake-proxy's): the
+ * fraction of the non-zero ceiling.  The last line per order compares the smallest size's best step with the
+ * largest size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares
+ * the viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -183,17 +185,26 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   c.ane = dev_copy(NULL, (size_t)d->nelem * d->nbasis * 6 * (KC_NMECH + 1) * rs);
   free(coefs), free(coefw);
   CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-  double best = 1e30, elastic = 1e30, vstep = 0;
+  double best = 1e30, elastic = 1e30, vstep = 0, nz[3];
   const char *only = getenv("SQ_KC_CHAINS");
+  sq_ref_flops_nonzero(d->ref, nz);
+  const char *peak_env = getenv(p == SQ_F64 ? "SQ_PEAK_DP_GFLOPS" : "SQ_PEAK_SP_GFLOPS");
+  const double peak = peak_env ? atof(peak_env) : p == SQ_F64 ? 62100 : 51400;
   for (int v = 0; v < V_N; ++v) {
     if (only && !strstr(only, vnames[v])) continue;
     const double t = time_variant(&c, v, seconds);
     const double upd = (double)d->nelem / t;
+    const double flops_nz = v == V_STEP || v == V_STEP3 ? nz[0] + nz[1] + nz[2]
+                            : v == V_PREDICT            ? nz[0] + nz[1]
+                            : v <= V_NEIGHBOR           ? nz[v - V_ADER]
+                                                        : 0.0; /* viscoelastic chains: not counted */
     if (v == V_STEP || v == V_STEP3) best = t / d->nelem < best ? t / d->nelem : best;
     if (v == V_STEP || v == V_STEP3) elastic = t < elastic ? t : elastic;
     if (v == V_VISCO) vstep = t;
-    printf("RESULT chain=%s order=%d prec=%s elems=%lld us=%.2f upd_per_s=%.4e\n", vnames[v], order,
-           p == SQ_F64 ? "double" : "single", (long long)d->nelem, t * 1e6, upd);
+    printf("RESULT chain=%s order=%d prec=%s elems=%lld us=%.2f upd_per_s=%.4e mflop_nz=%.4f gflops_nz=%.1f "
+           "pct_peak_nz=%.1f\n",
+           vnames[v], order, p == SQ_F64 ? "double" : "single", (long long)d->nelem, t * 1e6, upd, flops_nz * 1e-6,
+           upd * flops_nz * 1e-9, 100.0 * upd * flops_nz * 1e-9 / peak);
     fflush(stdout);
   }
   printf("VISCO order=%d prec=%s elems=%lld elastic_upd_per_s=%.4e visco_upd_per_s=%.4e cost=%.2f target=1.6\n", order,

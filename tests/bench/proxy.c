@@ -7,7 +7,8 @@
  * ELEMENTS, KERNEL, ORDER and PRECISION take comma lists (ORDER also a range such as 2-7); every
  * combination runs in one StarPU session.  STEPS 0 picks the number of timed steps so that each
  * point takes about SQ_PROXY_SECONDS (default 0.5 s).  Prints, per point, element updates per
- * second, GFLOP/s from the FLOP model of docs/PERFORMANCE.md, estimated GB/s from its byte model,
+ * second, GFLOP/s from the FLOP model of docs/PERFORMANCE.md (dense, and on non-zeros only: gflops_nz,
+ * sq_ref_flops_nonzero), estimated GB/s from its byte model,
  * both against the peaks in SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS and SQ_PEAK_GBS (defaults: the
  * H100 figures of shared/device/README.md), the bytes StarPU moved between memory nodes per timed
  * step, and how many tasks ran on CPU and GPU workers (counted by StarPU's task profiling, which costs
@@ -62,6 +63,18 @@ static double flops_kernel(int k, int order, int gpu_order) {
   case K_NEIGHBOR: return flops_neighbor(order);
   case K_PREDICT: return flops_ader(order, gpu_order) + 7.0 * flops_product(order);
   default: return flops_ader(order, gpu_order) + 7.0 * flops_product(order) + flops_neighbor(order);
+  }
+}
+/** FLOPs per element of a kernel counted on non-zeros only (sq_ref_flops_nonzero: the least work of an update). */
+static double flops_kernel_nonzero(int k, const sq_ref *ref) {
+  double f[3];
+  sq_ref_flops_nonzero(ref, f);
+  switch (k) {
+  case K_ADER: return f[0];
+  case K_LOCAL: return f[1];
+  case K_NEIGHBOR: return f[2];
+  case K_PREDICT: return f[0] + f[1];
+  default: return f[0] + f[1] + f[2];
   }
 }
 /**
@@ -317,16 +330,18 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
     task_counts(&c, &g);
     const double upd = (double)d->nelem * steps / secs;
     const double gflops = upd * flops_kernel(k, order, gpu_model) * 1e-9;
+    const double gflops_nz = upd * flops_kernel_nonzero(k, d->ref) * 1e-9;
     const double gbs = upd * bytes_kernel(k, order, sq_real_size(prec)) * 1e-9;
     const double peak = prec == SQ_F64 ? o->peak_dp : o->peak_sp;
     const char *wname = o->workers == W_CPU ? "cpu" : o->workers == W_GPU ? "gpu" : "both";
     printf("RESULT kernel=%s order=%d prec=%s elems=%lld workers=%s ncpu=%u ngpu=%u sched=%s tile=%d steps=%lld "
-           "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gbs=%.1f pct_peak_bw=%.1f "
+           "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gflops_nz=%.1f pct_peak_nz=%.1f gbs=%.1f "
+           "pct_peak_bw=%.1f "
            "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d "
            "cpu_task_threads=%d\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
            getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default", o->tile, (long long)steps, secs, upd, gflops,
-           100.0 * gflops / peak, gbs, 100.0 * gbs / o->peak_bw,
+           100.0 * gflops / peak, gflops_nz, 100.0 * gflops_nz / peak, gbs, 100.0 * gbs / o->peak_bw,
            ncpu && !ngpu ? gflops / (ncpu * sq_kernel_threads()) : 0.0, (double)moved / steps, c, g, placed,
            dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile, sq_kernel_threads());
     fflush(stdout);

@@ -54,6 +54,32 @@ START_TEST(star_matrices_identity_map) {
 }
 END_TEST
 
+/* The star pattern the GPU kernels apply sparsely (SQ_STAR_NONZERO): 24 entries, every one of them non-zero for a
+ * general map and material, none outside them, also for an acoustic material (mu = 0). */
+START_TEST(star_matrices_sparsity_pattern) {
+  int nnz = 0;
+  for (int p = 0; p < 9; ++p)
+    for (int q = 0; q < 9; ++q) nnz += SQ_STAR_NONZERO(p, q);
+  ck_assert_int_eq(nnz, SQ_STAR_NNZ);
+  const double jinv[9] = {0.7, -0.2, 0.4, 0.1, 1.3, -0.6, -0.5, 0.3, 0.9};
+  const sq_material acoustic = {.rho = 1.0, .lambda = 2.25, .mu = 0.0};
+  const sq_material *mats[3] = {&mat1, &mat2, &acoustic};
+  for (int m = 0; m < 3; ++m) {
+    double star[3][81];
+    sq_star_matrices(mats[m], jinv, star);
+    for (int e = 0; e < 3; ++e) {
+      ck_assert(sq_star_pattern_ok(star[e]));
+      for (int p = 0; p < 9; ++p)
+        for (int q = 0; q < 9; ++q) /* the pattern is not larger than it must be */
+          if (SQ_STAR_NONZERO(p, q) && mats[m]->mu > 0) ck_assert(star[e][p * 9 + q] != 0.0);
+    }
+  }
+  double a[81] = {0};
+  a[0 * 9 + 3] = 1.0; /* s_xx from s_xy: outside the pattern */
+  ck_assert(!sq_star_pattern_ok(a));
+}
+END_TEST
+
 START_TEST(flux_consistency_homogeneous) {
   /* For q- = q+ the numerical flux is the physical flux A_n q. */
   double n[3], loc[81], nb[81], An[81];
@@ -299,6 +325,7 @@ END_TEST
 int main(void) {
   const TTest *tests[] = {rotation_inverse_and_jacobian,
                           star_matrices_identity_map,
+                          star_matrices_sparsity_pattern,
                           flux_consistency_homogeneous,
                           flux_upwind_outgoing_waves,
                           flux_interface_continuity,

@@ -725,6 +725,43 @@ START_TEST(test_ref_face_factorisation) {
 }
 END_TEST
 
+/*
+ * The zeros the GPU kernels skip: K_vol,d(l,k) = int dpsi_l/dxi_d psi_k vanishes for k >= nb(O-1) (degree O-1 is
+ * orthogonal to every derivative), up to quadrature round-off; and the non-zero FLOP count of an update lies
+ * between zero and the dense count of the same products.
+ */
+START_TEST(test_ref_sparsity) {
+  const int order = _i;
+  sq_ref *ref = NULL;
+  ck_assert_int_eq(sq_ref_create(order, &ref), SQ_SUCCESS);
+  const int B = ref->nbasis, B1 = sq_nbasis(order - 1);
+  for (int d = 0; d < 3; ++d) {
+    double amax = 0.0, tail = 0.0;
+    for (int k = 0; k < B; ++k)
+      for (int l = 0; l < B; ++l) {
+        const double v = fabs(ref->stiff[d][l + k * B]);
+        amax = fmax(amax, v);
+        if (k >= B1) tail = fmax(tail, v);
+      }
+    ck_assert_msg(tail <= 1e-12 * amax, "order %d: K_vol,%d has %g in its columns >= %d (largest %g)", order, d, tail,
+                  B1, amax);
+  }
+  double f[3];
+  sq_ref_flops_nonzero(ref, f);
+  /* dense counts of the same products (docs/PERFORMANCE.md, GPU model) */
+  double ader = 9.0 * B;
+  for (int i = 1; i < order; ++i) {
+    const double nin = sq_nbasis(order - i + 1), nout = sq_nbasis(order - i);
+    ader += 3.0 * (2.0 * nout * nin * 9.0 + 2.0 * nout * 81.0) + 2.0 * nout * 9.0;
+  }
+  const double product = 2.0 * B * 81.0 + 2.0 * B * B * 9.0;
+  ck_assert(f[0] > 9.0 * B && f[0] < ader);
+  ck_assert(f[1] > 0 && f[1] < 7.0 * product);
+  ck_assert(f[2] > 0 && f[2] < 4.0 * product);
+  sq_ref_destroy(ref);
+}
+END_TEST
+
 START_TEST(test_ref_create_errors) {
   const int bad_order[] = {-1, 0, 1, SQ_ORDER_MAX + 1, SQ_ORDER_MAX + 2};
   sq_ref placeholder;
@@ -791,6 +828,7 @@ static Suite *ref_suite(void) {
       {"ref_neighbor_geometry", test_ref_neighbor_geometry, 0, 0},
       {"ref_neighbor_flux", test_ref_neighbor_flux, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
       {"ref_face_factorisation", test_ref_face_factorisation, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
+      {"ref_sparsity", test_ref_sparsity, SQ_ORDER_MIN, SQ_ORDER_MAX + 1},
       {"ref_create_errors", test_ref_create_errors, 0, 0},
       {"ref_create_all_orders", test_ref_create_all_orders, 0, 0},
   };
