@@ -64,6 +64,6 @@ for c in el ve; do
   echo "$c: updates per CPU second $(tr '\n' ' ' < "$T/$c.cpu"), wall rates $(tr '\n' ' ' < "$T/$c.wall")"
 done
 n=$(summary_value "$T/o-el-$long/el-summary.txt" cells)
-printf '%-44s %14s %14s %8s\n' case "elastic upd/s" "visco upd/s" cost
-awk -v e="${cpu[el]}" -v v="${cpu[ve]}" -v n="$n" 'BEGIN { printf "%-44s %14.3e %14.3e %7.2fx\n", "order 6 single, " n " elements, 1 CPU core, CPU s", e, v, e / v }'
-awk -v e="${wall[el]}" -v v="${wall[ve]}" -v n="$n" 'BEGIN { printf "%-44s %14.3e %14.3e %7.2fx\n", "the same, wall clock of the time stepping", e, v, e / v }'
+printf '%-52s %14s %14s %8s\n' case "elastic upd/s" "visco upd/s" cost
+awk -v e="${cpu[el]}" -v v="${cpu[ve]}" -v n="$n" 'BEGIN { printf "%-52s %14.3e %14.3e %7.2fx\n", "order 6 single, " n " elements, 1 CPU core, CPU s", e, v, e / v }'
+awk -v e="${wall[el]}" -v v="${wall[ve]}" -v n="$n" 'BEGIN { printf "%-52s %14.3e %14.3e %7.2fx\n", "the same, wall clock of the time stepping", e, v, e / v }'
