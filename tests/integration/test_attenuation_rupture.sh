@@ -79,15 +79,15 @@ case_checks() {
   else bad "$name: peak slip '$slip', area '$area', M0 '$m0', $files of 10 output files"; fi
   # several MPI ranks against one
   if command -v "${MPIRUN:-mpirun}" > /dev/null; then
-    timeout 300 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe "$SQ" "$cfg" --partition bwm --output "$d/np2" > "$d/np2.log" 2>&1
-    h=$(hash_of "$d/np2" $P)
+    timeout 300 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe "$SQ" "$cfg" --partition bwm --output "$d/mpi" > "$d/mpi.log" 2>&1
+    h=$(hash_of "$d/mpi" $P)
     local across
-    across=$(grep -o '([0-9]* across ranks)' "$d/np2.log" | tr -dc '0-9')
-    if [ -n "$h" ] && [ "$h" = "$ref" ] && cmp -s "$d/lts/$P-cplot" "$d/np2/$P-cplot" &&
-      cmp -s "$d/lts/$P-faultst000dp040" "$d/np2/$P-faultst000dp040" && cmp -s "$d/lts/$P-faultst060dp040" "$d/np2/$P-faultst060dp040" &&
-      cmp -s "$d/lts/$P-receiver-00001.dat" "$d/np2/$P-receiver-00001.dat" && cmp -s "$d/lts/$P-receiver-00002.dat" "$d/np2/$P-receiver-00002.dat"
+    across=$(grep -o '([0-9]* across ranks)' "$d/mpi.log" | tr -dc '0-9')
+    if [ -n "$h" ] && [ "$h" = "$ref" ] && cmp -s "$d/lts/$P-cplot" "$d/mpi/$P-cplot" &&
+      cmp -s "$d/lts/$P-faultst000dp040" "$d/mpi/$P-faultst000dp040" && cmp -s "$d/lts/$P-faultst060dp040" "$d/mpi/$P-faultst060dp040" &&
+      cmp -s "$d/lts/$P-receiver-00001.dat" "$d/mpi/$P-receiver-00001.dat" && cmp -s "$d/lts/$P-receiver-00002.dat" "$d/mpi/$P-receiver-00002.dat"
     then ok "$name: $np MPI ranks (${across:-?} fault faces across ranks) = one rank: dofs $h, cplot, stations, receivers"
-    else bad "$name: $np MPI ranks: ${h:-failed} != $ref"; tail -3 "$d/np2.log"; fi
+    else bad "$name: $np MPI ranks: ${h:-failed} != $ref"; tail -3 "$d/mpi.log"; fi
   else
     echo "skip MPI (mpirun not found)"
   fi
