@@ -5,9 +5,9 @@
 #  - each runs and ruptures: peak slip, ruptured area and seismic moment > 0, the fault outputs (cplot,
 #    fault HDF5, SeisSol fault receivers, SCEC stations) and the off-fault receivers written; plasticity yields;
 #  - LTS against GTS (rate 1): at each receiver the difference is at most 2.5 times the elastic run's LTS-GTS
-#    difference there, or 2% of the peak (the memory variables follow each cluster's step: were they wrong, the
-#    receiver in the fine cluster would move by the attenuation's own effect there, 4%), the seismic moment
-#    within 1%; GTS through the tasks equals the serial reference bit for bit;
+#    difference there, or 2% of the peak (an error of the size of the attenuation's own effect at the receiver
+#    in the fine cluster, 4%, fails), the seismic moment within 1%; GTS through the tasks equals the serial
+#    reference bit for bit;
 #  - three MPI ranks (METIS bwm: 7 fault faces across ranks; plasticity: two ranks, the fault split between
 #    them) give the bits of one process (dofs hash, cplot, stations, receivers);
 #  - a restart from the checkpoint at t = 0.4 of 0.8 gives every output of the uninterrupted run bit for bit
