@@ -1,5 +1,6 @@
 /** @file plastic_state.c  Per-element plasticity data of a discretisation and the serial correction step. */
 #include "sq_plastic_state.h"
+#include "sq_kernels.h"
 #include "sq_locate.h"
 #include "sq_ref.h"
 
@@ -105,11 +106,18 @@ int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double
   for (int t = 0; t < disc->ntile; ++t) {
     const sq_tile *tl = &disc->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue;
-    const int64_t b = tl->begin;
-    count += sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, tl->end - b,
-                                    sq_disc_elem_ptr(disc, disc->dofs, b), sq_plastic_state_stress(ps, b),
-                                    ps->params + 3 * b, ps->mu + b, dt, ps->strain + SQ_PLASTIC_STRAIN_COLS * b,
-                                    ps->yielded + b);
+    const int64_t b = tl->begin, n = tl->end - b;
+    void *dofs = sq_disc_elem_ptr(disc, disc->dofs, b);
+    /* with attenuation, as the plasticity_ane codelet: the correction leaves theta_l = phi_l + C_u^-1 sigma alone */
+    if (disc->ane)
+      sq_kernel_ane_shift(ps->precision, disc->opt.order, disc->nmech, n, sq_disc_ane_coef_ptr(disc, b), dofs, 1,
+                          sq_disc_ane_ptr(disc, b));
+    count += sq_plastic_state_block(ps->precision, disc->opt.order, ps->ref->psi0, ps->ref_pack, n, dofs,
+                                    sq_plastic_state_stress(ps, b), ps->params + 3 * b, ps->mu + b, dt,
+                                    ps->strain + SQ_PLASTIC_STRAIN_COLS * b, ps->yielded + b);
+    if (disc->ane)
+      sq_kernel_ane_shift(ps->precision, disc->opt.order, disc->nmech, n, sq_disc_ane_coef_ptr(disc, b), dofs, -1,
+                          sq_disc_ane_ptr(disc, b));
   }
   ps->yield_updates += count;
   return count;

@@ -68,7 +68,8 @@ size_t sq_plastic_state_bytes(const sq_plastic_state *ps);
 
 /**
  * @brief Correct the owned elements of every tile after a global step of size @p dt (serial reference,
- * GTS): the same calls, in the same per-element order, as the plasticity tasks of the graph.
+ * GTS): the same calls, in the same per-element order, as the plasticity tasks of the graph (with attenuation,
+ * the memory variables shifted around the correction by sq_kernel_ane_shift, as the plasticity_ane codelet).
  * @return the number of elements that yielded in this step.
  */
 int64_t sq_plastic_state_step_serial(sq_plastic_state *ps, sq_disc *disc, double dt);

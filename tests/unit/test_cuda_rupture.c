@@ -8,7 +8,8 @@
  *     a tile where every other face appears twice (elements with two faces: the in-order pass);
  *     and the rows of on-fault stations the kernel writes in a step against sq_fault_record_stations;
  * (2) runs: the StarPU graph on the GPU alone (every task on the CUDA worker) against a CPU-only run,
- *     order 3, both precisions, 40 steps.
+ *     order 3, both precisions, 40 steps; also in a viscoelastic medium (runs_attenuation: the sq_ader_ane and
+ *     sq_local_ane tasks beside the rupture tasks, the memory variables compared too).
  * Double precision must agree to 1e-10 (relative to each quantity's largest value); single precision
  * is printed (and its fault state, double precision from the same inputs, checked in (1)).
  * SQ_RUPTURE_BENCH=1 also measures the kernel's throughput in faces per second (RUPTURE_THROUGHPUT
@@ -35,6 +36,7 @@ int main(void) {
 }
 #else
 
+#include "sq_attenuation.h"
 #include "sq_cuda.h"
 #include "sq_cuda_test_util.h"
 
@@ -104,6 +106,24 @@ typedef struct run {
  * this length (V* = 1); runs_bimaterial sets it */
 static double bimaterial_pc_length;
 static const sq_material soft = {.rho = 0.8, .lambda = 1.0, .mu = 0.5};
+/* 1: the runs made next are viscoelastic (Qp 20, Qs 10, 3 mechanisms over 1 Hz, ratio 100: the fastest
+ * mechanism relaxes at 62.8 /s, omega dt < 1); runs_attenuation sets it */
+static int attenuation_on;
+
+/* Viscoelastic attenuation on every cell of r, whose materials are already the unrelaxed moduli (run_create_law,
+ * as a run does: sim/attenuation.c): the disc takes the coefficients of the fit. */
+static void attenuate(run *r) {
+  sq_atten_band band;
+  ck_assert_int_eq(sq_atten_band_init(3, 1.0, 100, &band), SQ_SUCCESS);
+  double *coef = malloc(sizeof(double) * SQ_ANE_NCOEF * r->mesh->ncell);
+  for (int64_t c = 0; c < r->mesh->ncell; ++c) {
+    sq_visco v;
+    ck_assert_int_eq(sq_visco_init_unrelaxed(&band, &r->mat[c], 20, 10, &v), SQ_SUCCESS);
+    sq_visco_coefficients(&band, &v, coef + c * SQ_ANE_NCOEF);
+  }
+  ck_assert_int_eq(sq_disc_set_attenuation(r->disc, 3, coef), SQ_SUCCESS);
+  free(coef);
+}
 
 static void run_create_law(run *r, int order, sq_precision prec, int tile, double forced_time, sq_friction_law law) {
   char path[4096]; /* SQ_SRCDIR in the environment: the source tree moved (the GPU host) */
@@ -114,10 +134,17 @@ static void run_create_law(run *r, int order, sq_precision prec, int tile, doubl
     double x = 0;
     for (int v = 0; v < 4; ++v) x += 0.25 * r->mesh->vert[r->mesh->cell_vert[c * 4 + v] * 3];
     r->mat[c] = bimaterial_pc_length > 0 && x > 0 ? soft : unit;
+    if (attenuation_on) { /* the unrelaxed moduli of the fit at 1 Hz */
+      sq_atten_band band;
+      sq_visco v;
+      ck_assert_int_eq(sq_atten_band_init(3, 1.0, 100, &band), SQ_SUCCESS);
+      ck_assert_int_eq(sq_visco_init(&band, &r->mat[c], 20, 10, &v, &r->mat[c]), SQ_SUCCESS);
+    }
   }
   const sq_disc_options opt = {
       .order = order, .precision = prec, .cfl = 0.5, .tile_size = tile, .lts_rate = 1, .max_clusters = 4, .rupture = 1};
   ck_assert_int_eq(sq_disc_create(r->mesh, r->mat, &opt, &r->disc), 0);
+  if (attenuation_on) attenuate(r);
   const sq_fault_options fo = {.law = law,
                                .reference = {1.0, 0.0, -0.5},
                                .nucleation_time = 0.02,
@@ -540,6 +567,17 @@ static void runs_law(sq_precision p, sq_friction_law law) {
   /* single precision: the element kernels round differently on the GPU; printed, not bounded */
   report("run", order, p, err, mismatch, p == SQ_F64 ? 1e-10 : INFINITY, p == SQ_F64 ? 1e-10 : INFINITY);
   for (int q = 0; q < NQUANT; ++q) ck_assert(isfinite(err[q]));
+  if (attenuation_on) { /* the memory variables (and the kept anelastic source) of every element */
+    const size_t alen = (size_t)cpu.disc->nelem * sq_disc_ane_bytes(cpu.disc) / sq_real_size(p);
+    const double ae = dofs_error(p, gpu.disc->ane, cpu.disc->ane, alen);
+    double amax = 0.0; /* the memory variables moved: the anelastic tasks ran */
+    for (size_t i = 0; i < alen; ++i)
+      amax = fmax(amax, fabs(p == SQ_F64 ? ((const double *)cpu.disc->ane)[i] : ((const float *)cpu.disc->ane)[i]));
+    ck_assert_double_gt(amax, 0.0);
+    printf("  run O%d %s %s with attenuation: memory variables GPU vs CPU, max relative difference %.3e\n", order,
+           prec_name(p), sq_friction_law_name(law), ae);
+    ck_assert_msg(ae <= 1e-10, "memory variables: GPU differs from CPU by %g", ae);
+  }
   double st_err = 0.0;
   for (int k = 0; k < 3; ++k) {
     const sq_fault_station_log *lc = &cpu.fault->log[k], *lg = &gpu.fault->log[k];
@@ -615,11 +653,20 @@ START_TEST(runs_bimaterial) {
 }
 END_TEST
 
+/* linear slip weakening and the aging law in a viscoelastic medium on the GPU against the CPU, f64 */
+START_TEST(runs_attenuation) {
+  attenuation_on = 1;
+  runs_law(SQ_F64, SQ_FRICTION_LSW);
+  runs_law(SQ_F64, SQ_FRICTION_RS_AGING);
+  attenuation_on = 0;
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_rupture")) return 77;
   const TTest *tests[] = {
-      kernel_vs_cpu,   runs_f64,   runs_f32, runs_rate_state, runs_thermal_pressurization, runs_kinematic,
-      runs_bimaterial, throughput, NULL};
+      kernel_vs_cpu,  runs_f64,        runs_f32,         runs_rate_state, runs_thermal_pressurization,
+      runs_kinematic, runs_bimaterial, runs_attenuation, throughput,      NULL};
   Suite *s = sq_test_suite("cuda_rupture", 600, tests);
   return sq_test_run(s, 0);
 }
