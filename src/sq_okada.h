@@ -8,9 +8,8 @@
  *  - strike clockwise from north (y), dip in [0, 90] degrees down to the right of the strike direction
  *    (Aki & Richards), rake counter-clockwise from the strike direction in the fault plane;
  *  - slip is the motion of the hanging wall (the side above the fault, into which sq_okada_normal
- *    points) relative to the foot wall: rake 0 left-lateral, rake 90 reverse (thrust); opening > 0
- *    separates the two walls.
- * No StarPU here.
+ *    points; for a vertical fault the side to the right of the strike) relative to the foot wall: rake 0 left-lateral,
+ * rake 90 reverse (thrust); opening > 0 separates the two walls. No StarPU here.
  */
 #ifndef SQ_OKADA_H
 #define SQ_OKADA_H
@@ -29,8 +28,8 @@ typedef struct {
 int sq_okada_displacement(const sq_okada_fault *f, double lambda, double mu, const double x[3], double u[3]);
 
 /** The same with the displacement gradient: grad[i][j] = d u_i / d x_j (global frame). */
-int sq_okada_displacement_gradient(const sq_okada_fault *f, double lambda, double mu, const double x[3],
-                                   double u[3], double grad[3][3]);
+int sq_okada_displacement_gradient(const sq_okada_fault *f, double lambda, double mu, const double x[3], double u[3],
+                                   double grad[3][3]);
 
 /** Okada's DC3D in his own frame: x along strike, y horizontal to the left of the strike (the fault dips
  *  towards -y), z up (z <= 0); the reference point (0, 0, -depth) is the origin of the strike and up-dip
