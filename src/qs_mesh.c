@@ -270,7 +270,7 @@ int sq_qs_set_fault(sq_qs_mesh *qm, const double nref[3], sq_qs_field_fn slip, v
     for (int64_t c = 0; c < m->ncell; ++c)
       for (int a = 0; a < 10; ++a) {
         const int64_t p = qm->cell_node[10 * c + a];
-        if (flag[p] != 1) continue;
+        if (!flag[p]) continue;
         if (pass) {
           const double *x = qm->xyz + 3 * p, *n = nrm + 3 * p, *g = m->centroid + 3 * c;
           const double side = (g[0] - x[0]) * n[0] + (g[1] - x[1]) * n[1] + (g[2] - x[2]) * n[2];
@@ -278,7 +278,8 @@ int sq_qs_set_fault(sq_qs_mesh *qm, const double nref[3], sq_qs_field_fn slip, v
           slip(ctx, x, s);
           qm->off_cell[k] = c;
           qm->off_loc[k] = (int8_t)a;
-          for (int d = 0; d < 3; ++d) qm->off_u[3 * k + d] = (side > 0 ? 0.5 : -0.5) * s[d];
+          const double h = (side > 0 ? 0.5 : -0.5) * (flag[p] == 2 ? 0.5 : 1);
+          for (int d = 0; d < 3; ++d) qm->off_u[3 * k + d] = h * s[d];
         }
         ++k;
       }

@@ -80,8 +80,10 @@ int sq_qs_set_bc(sq_qs_mesh *qm, const sq_qs_bc_kind kind[256], sq_qs_field_fn d
 
 /**
  * @brief The dislocation on the faces tagged SQ_BC_RUPTURE: the jump u(+) - u(-) = slip(x) at each fault node,
- * where + is the side of the fault faces' normals oriented along @p nref.  Nodes on the fault's edges inside
- * the domain (tips) get no slip; edges on the outer boundary keep it.
+ * where + is the side of the fault faces' normals oriented along @p nref; a cell is on the side of its centroid
+ * seen from the node along the node's fault normal.  Nodes on the fault's edges inside the domain (tips) take half
+ * the slip, the mean of the step there: the jump spreads over the cells around the tip, on both sides of the edge,
+ * so that the fault's moment stays right to second order.  Edges on the outer boundary keep the full slip.
  */
 int sq_qs_set_fault(sq_qs_mesh *qm, const double nref[3], sq_qs_field_fn slip, void *ctx);
 
