@@ -59,14 +59,14 @@ static double seg_dist(const double x[3], const double a[3], const double b[3]) 
 
 typedef struct okada_result {
   double rel_l2, h, seconds;
-  int64_t ncell, ndof, nsurf;
+  int64_t ncell, ndof, nsurf, ntask;
   sq_qs_solver_opts so;
 } okada_result;
 
 /* Geometry: fault in the plane x = 0, y in [-1, 1], depth [0.5, 1.5]; box [-2.5, 2.5]^2 x [-3, 0]. */
 static const double FAULT_L = 2, FAULT_W = 1, FAULT_TOP = 0.5, BOX_R = 2.5, BOX_D = 3;
 
-static int run_case(int k, double rake, double exclude, int tile_size, int verbose, okada_result *res) {
+static int run_case(int k, double rake, double exclude, int tile_size, int verbose, int serial, okada_result *res) {
   sq_box_params bp;
   sq_box_params_default(&bp);
   const double h = 1.0 / k;
@@ -120,9 +120,22 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
   if (!ierr) ierr = SQ_CALLOC(u, 3 * qm->nnode);
   sq_qs_solver_opts_default(&res->so);
   res->so.verbose = verbose;
+  sq_qs_runtime *qr = NULL;
+  sq_qs_ops ops;
+  if (!ierr && !serial) {
+    ierr = sq_qs_runtime_create(qm, &qr);
+    if (!ierr) sq_qs_runtime_ops(qr, &ops);
+  }
   const double t0 = wall_now();
-  if (!ierr) ierr = sq_qs_solve(qm, NULL, NULL, u, &res->so);
+  if (!ierr) ierr = sq_qs_solve(qm, serial ? NULL : &ops, NULL, u, &res->so);
   res->seconds = wall_now() - t0;
+  res->ntask = 0;
+  if (qr) {
+    int64_t ne, nr;
+    sq_qs_runtime_counts(qr, &ne, &nr);
+    res->ntask = ne + nr;
+  }
+  sq_qs_runtime_destroy(qr);
   if (!ierr) {
     /* the fault's edges */
     const double c[4][3] = {{0, -FAULT_L / 2, -FAULT_TOP},
@@ -159,13 +172,14 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
 }
 
 int sq_cmd_verify_okada(int argc, char **argv) {
-  int json = 0, verbose = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 256;
+  int json = 0, verbose = 0, serial = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 256;
   double tol = 0.01, exclude = 0.25;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
     const int more = i + 1 < argc;
     if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--verbose")) verbose = 1;
+    else if (!strcmp(a, "--serial")) serial = 1;
     else if (!strcmp(a, "--tolerance") && more) tol = atof(argv[++i]);
     else if (!strcmp(a, "--exclude") && more) exclude = atof(argv[++i]);
     else if (!strcmp(a, "--tile-size") && more) tile_size = atoi(argv[++i]);
@@ -196,12 +210,16 @@ int sq_cmd_verify_okada(int argc, char **argv) {
   okada_result r[NCASE][MAX_MESH];
   int pass = 1;
   double worst = 0;
-  for (int c = 0; c < NCASE; ++c)
-    for (int k = 0; k < nmesh; ++k) {
+  if (!serial) SQ_CALL(sq_sim_starpu_start(NULL, 1));
+  int ierr = SQ_SUCCESS;
+  for (int c = 0; c < NCASE && !ierr; ++c)
+    for (int k = 0; k < nmesh && !ierr; ++k) {
       if (!json) fprintf(stderr, "verify okada: %s, spacing 1/%d ...\n", names[c], mesh[k]);
-      SQ_CALL(run_case(mesh[k], rakes[c], exclude, tile_size, verbose, &r[c][k]));
-      if (k > 0 && !(r[c][k].rel_l2 < r[c][k - 1].rel_l2)) pass = 0;
+      ierr = run_case(mesh[k], rakes[c], exclude, tile_size, verbose, serial, &r[c][k]);
+      if (!ierr && k > 0 && !(r[c][k].rel_l2 < r[c][k - 1].rel_l2)) pass = 0;
     }
+  if (!serial) sq_sim_starpu_stop();
+  if (ierr) return ierr;
   for (int c = 0; c < NCASE; ++c) {
     worst = fmax(worst, r[c][nmesh - 1].rel_l2);
     if (!(r[c][nmesh - 1].rel_l2 <= tol)) pass = 0;
@@ -214,10 +232,10 @@ int sq_cmd_verify_okada(int argc, char **argv) {
         const okada_result *q = &r[c][k];
         printf("%s\n  {\"case\": \"%s\", \"h\": %g, \"cells\": %lld, \"dofs\": %lld, \"surface_nodes\": %lld, "
                "\"rel_l2\": %.6e, \"outer_iterations\": %d, \"inner_iterations\": %lld, "
-               "\"coarse_iterations\": %lld, \"rel_residual\": %.3e, \"seconds\": %.3f}",
+               "\"coarse_iterations\": %lld, \"rel_residual\": %.3e, \"tasks\": %lld, \"seconds\": %.3f}",
                c || k ? "," : "", names[c], q->h, (long long)q->ncell, (long long)q->ndof, (long long)q->nsurf,
                q->rel_l2, q->so.outer_iters, (long long)q->so.inner_iters, (long long)q->so.coarse_iters,
-               q->so.rel_residual, q->seconds);
+               q->so.rel_residual, (long long)q->ntask, q->seconds);
       }
     printf("]}\n");
   } else {

@@ -196,4 +196,27 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
  *  ones, about to be overwritten (the plasticity's sync hook). */
 int sq_runtime_sync_plasticity(sq_runtime *rt, int write);
 
+/* ---- quasi-static solver (runtime/qs.c, codelets/qs_ebe.c) ---- */
+struct sq_qs_runtime {
+  const struct sq_qs_mesh *qm;
+  int ntile;
+  starpu_data_handle_t *geo, *geo32; /**< per tile: its cells' geometry rows, double and single */
+  starpu_data_handle_t *in;          /**< per tile: its cells' global nodes (cell_node rows) */
+  starpu_data_handle_t *out;         /**< per tile: its cells' tile-local nodes */
+  starpu_data_handle_t *node;        /**< per tile: the global node of each tile-local node */
+  starpu_data_handle_t *rows;        /**< per tile: the product's tile-local rows (3 nnode reals, double size) */
+  void **rows_mem;
+  int64_t nebe, nreduce;
+};
+/** Arguments of the quasi-static tasks. */
+typedef struct sq_qs_task_args {
+  sq_precision precision;
+  int p1;        /**< the P1 operator on the vertices (else P2) */
+  int64_t nrows; /**< tile-local nodes the product writes (all, or the vertices for P1) */
+} sq_qs_task_args;
+/** @brief Insert the EBE product of tile @p t: rows = K_tile x. */
+int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t x);
+/** @brief Insert the reduction of tile @p t: y += its rows (commuting with the other tiles' reductions). */
+int sq_insert_qs_reduce(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t y);
+
 #endif

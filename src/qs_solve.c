@@ -27,22 +27,26 @@ typedef struct qs_work {
   float *dinv, *dinv_c;                         /* inverse diagonals, 0 at prescribed components */
   uint8_t *fixed_c;                             /* prescribed components of the coarse mesh (the vertices') */
   float *rf, *zf, *rc, *zc, *cr, *cz, *cp, *cq; /* inner vectors (sized for the P2 mesh) */
+  int ierr;                                     /* the first failed product */
 } qs_work;
 
-static void apply_f64(const qs_work *w, const double *x, double *y) {
+static void apply_f64(qs_work *w, const double *x, double *y) {
   const sq_qs_mesh *qm = w->qm;
-  if (w->ops && w->ops->apply_f64) w->ops->apply_f64(w->ops->ctx, x, y);
-  else {
+  if (w->ops && w->ops->apply_f64) {
+    const int ierr = w->ops->apply_f64(w->ops->ctx, x, y);
+    if (ierr && !w->ierr) w->ierr = ierr;
+  } else {
     memset(y, 0, sizeof(double) * 3 * (size_t)qm->nnode);
     sq_qs_ebe_p2_f64(qm->ncell, qm->cell_node, qm->cell_node, qm->geo, x, y);
   }
 }
 
-static void apply_f32(const qs_work *w, int p1, const float *x, float *y) {
+static void apply_f32(qs_work *w, int p1, const float *x, float *y) {
   const sq_qs_mesh *qm = w->qm;
-  if (w->ops && (p1 ? w->ops->apply_coarse_f32 != NULL : w->ops->apply_f32 != NULL))
-    (p1 ? w->ops->apply_coarse_f32 : w->ops->apply_f32)(w->ops->ctx, x, y);
-  else {
+  if (w->ops && (p1 ? w->ops->apply_coarse_f32 != NULL : w->ops->apply_f32 != NULL)) {
+    const int ierr = (p1 ? w->ops->apply_coarse_f32 : w->ops->apply_f32)(w->ops->ctx, x, y);
+    if (ierr && !w->ierr) w->ierr = ierr;
+  } else {
     memset(y, 0, sizeof(float) * 3 * (size_t)(p1 ? qm->nvert : qm->nnode));
     if (p1) sq_qs_ebe_p1_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
     else sq_qs_ebe_p2_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
@@ -63,7 +67,7 @@ static double dot64(int64_t n, const double *a, const double *b) {
 
 /* Jacobi-preconditioned CG in single precision on the P2 (p1 0) or P1 (p1 1) operator: x (start value in, result
  * out) for the right-hand side b, to the relative residual tol or maxit iterations.  Returns the iterations. */
-static int inner_cg(const qs_work *w, int p1, const float *b, float *x, double tol, int maxit) {
+static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, int maxit) {
   const int64_t n = 3 * (p1 ? w->qm->nvert : w->qm->nnode);
   const float *dinv = p1 ? w->dinv_c : w->dinv;
   float *r = w->cr, *z = w->cz, *p = w->cp, *q = w->cq;
@@ -96,7 +100,7 @@ static int inner_cg(const qs_work *w, int p1, const float *b, float *x, double t
 }
 
 /* z = M(r): the single-precision preconditioner. */
-static void precondition(const qs_work *w, const double *r, double *z, sq_qs_solver_opts *o) {
+static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_opts *o) {
   const sq_qs_mesh *qm = w->qm;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
@@ -174,6 +178,10 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   memcpy(p, z, sizeof(double) * (size_t)n);
   double rz = dot64(n, r, z), rn = bn;
   while (rn > o->tol * bn) {
+    if (w.ierr) {
+      ierr = w.ierr;
+      goto done;
+    }
     if (o->outer_iters >= o->max_outer) {
       ierr = sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
                       "quasi-static solve: relative residual %.3e after %d outer iterations (tolerance %.1e)", rn / bn,
@@ -185,10 +193,13 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
       if (qm->fixed[i]) q[i] = 0;
     const double pq = dot64(n, p, q);
     if (!(pq > 0)) {
-      ierr = sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
-                      "quasi-static solve: the operator is not positive definite on the free components (p.Kp = %g "
-                      "at outer iteration %d): are enough displacements prescribed?",
-                      pq, o->outer_iters);
+      ierr =
+          w.ierr
+              ? w.ierr
+              : sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                         "quasi-static solve: the operator is not positive definite on the free components (p.Kp = %g "
+                         "at outer iteration %d): are enough displacements prescribed?",
+                         pq, o->outer_iters);
       goto done;
     }
     const double alpha = rz / pq;
@@ -221,6 +232,7 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   for (int64_t i = 0; i < n; ++i)
     if (!qm->fixed[i]) res += (dg[i] - q[i]) * (dg[i] - q[i]);
   o->rel_residual = sqrt(res) / bn;
+  if (w.ierr) ierr = w.ierr;
 done:
   SQ_FREE(b);
   SQ_FREE(r);

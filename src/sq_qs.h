@@ -118,12 +118,12 @@ void sq_qs_tile_reduce_f32(const sq_qs_mesh *qm, int t, int p1, const float *yt,
 void sq_qs_restrict_f32(const sq_qs_mesh *qm, const float *r, float *rc);
 void sq_qs_prolong_f32(const sq_qs_mesh *qm, const float *zc, float *z);
 
-/** The operator products the solver uses; NULL members fall back to the serial loops of qs_solve.c. */
+/** The operator products the solver uses, each returning an error code; NULL members: the serial loops. */
 typedef struct sq_qs_ops {
   void *ctx;
-  void (*apply_f64)(void *ctx, const double *x, double *y);      /**< y = K x, P2, double */
-  void (*apply_f32)(void *ctx, const float *x, float *y);        /**< y = K x, P2, single */
-  void (*apply_coarse_f32)(void *ctx, const float *x, float *y); /**< y = K_c x, P1, single */
+  int (*apply_f64)(void *ctx, const double *x, double *y);      /**< y = K x, P2, double */
+  int (*apply_f32)(void *ctx, const float *x, float *y);        /**< y = K x, P2, single */
+  int (*apply_coarse_f32)(void *ctx, const float *x, float *y); /**< y = K_c x, P1, single */
 } sq_qs_ops;
 
 /** Solver settings and results. */
