@@ -302,7 +302,16 @@ START_TEST(test_solve_quadratic) {
     quadratic(NULL, q->xyz + 3 * p, ue);
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(u[3 * p + i], ue[i], 1e-8);
   }
-  /* single precision alone cannot: with a tolerance of 1e-12 the outer loop still converges (double) */
+  /* the coarse level pays: without it (no coarse iterations) the outer loop needs more iterations */
+  const int with_coarse = o.outer_iters;
+  o.max_coarse = 0;
+  ck_assert_int_eq(sq_qs_solve(q, NULL, f, u, &o), 0);
+  EXPECT(o.rel_residual < 1e-10);
+  EXPECT_EQ(o.coarse_iters, 0);
+  EXPECT_MSG(o.outer_iters > with_coarse, "outer iterations %d without the coarse level, %d with it", o.outer_iters,
+             with_coarse);
+  o.max_coarse = 200;
+  /* the inner solves are single precision; the outer loop still reaches 1e-12 (double) */
   o.tol = 1e-12;
   ck_assert_int_eq(sq_qs_solve(q, NULL, f, u, &o), 0);
   EXPECT(o.rel_residual < 1e-11);
