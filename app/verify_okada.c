@@ -131,9 +131,9 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
   res->seconds = wall_now() - t0;
   res->ntask = 0;
   if (qr) {
-    int64_t ne, nr;
-    sq_qs_runtime_counts(qr, &ne, &nr);
-    res->ntask = ne + nr;
+    int64_t ne, nr, ntr;
+    sq_qs_runtime_counts(qr, &ne, &nr, &ntr);
+    res->ntask = ne + nr + ntr;
   }
   sq_qs_runtime_destroy(qr);
   if (!ierr) {

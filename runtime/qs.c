@@ -38,6 +38,12 @@ int sq_qs_runtime_create(const sq_qs_mesh *qm, sq_qs_runtime **out) {
     reg(&qr->node[t], tl->node, tl->nnode, sizeof(int64_t));
     reg(&qr->rows[t], qr->rows_mem[t], 3 * tl->nnode, sizeof(double));
   }
+  if (!ierr) {
+    reg(&qr->edge_vert, qm->edge_vert, 2 * qm->nedge, sizeof(int64_t));
+    reg(&qr->vert_edge_ptr, qm->vert_edge_ptr, qm->nvert + 1, sizeof(int64_t));
+    reg(&qr->vert_edge, qm->vert_edge, 2 * qm->nedge, sizeof(int64_t));
+  }
+  qr->nchunk = nt;
   if (ierr) {
     sq_qs_runtime_destroy(qr);
     return ierr;
@@ -53,6 +59,9 @@ void sq_qs_runtime_destroy(sq_qs_runtime *qr) {
     for (int t = 0; all[k] && t < qr->ntile; ++t)
       if (all[k][t]) starpu_data_unregister(all[k][t]);
   }
+  if (qr->edge_vert) starpu_data_unregister(qr->edge_vert);
+  if (qr->vert_edge_ptr) starpu_data_unregister(qr->vert_edge_ptr);
+  if (qr->vert_edge) starpu_data_unregister(qr->vert_edge);
   for (int t = 0; qr->rows_mem && t < qr->ntile; ++t) free(qr->rows_mem[t]);
   SQ_FREE(qr->geo);
   SQ_FREE(qr->geo32);
@@ -81,15 +90,53 @@ static int product(sq_qs_runtime *qr, sq_precision prec, int p1, const void *x, 
   return ierr;
 }
 
+/* A transfer: the output (nout rows of 3 floats) cut into blocks of rows, one task per block. */
+static int transfer(sq_qs_runtime *qr, int restriction, const float *in, float *out) {
+  const sq_qs_mesh *qm = qr->qm;
+  const int64_t nin = restriction ? qm->nnode : qm->nvert, nout = restriction ? qm->nvert : qm->nnode;
+  const int nb = (int)(nout < qr->nchunk ? nout : qr->nchunk);
+  uint32_t *len = malloc(sizeof(uint32_t) * (size_t)nb);
+  SQ_CHECK(len, SQ_ERR_MEMORY, "out of memory");
+  for (int b = 0; b < nb; ++b) len[b] = (uint32_t)(nout * (b + 1) / nb - nout * b / nb);
+  starpu_data_handle_t hin, hout;
+  reg(&hin, in, nin, 3 * sizeof(float));
+  reg(&hout, out, nout, 3 * sizeof(float));
+  struct starpu_data_filter f = {
+      .filter_func = starpu_vector_filter_list, .nchildren = (unsigned)nb, .filter_arg_ptr = len};
+  starpu_data_partition(hout, &f);
+  int ierr = SQ_SUCCESS;
+  for (int b = 0; !ierr && b < nb; ++b) {
+    const int64_t first = nout * b / nb, end = nout * (b + 1) / nb;
+    starpu_data_handle_t part = starpu_data_get_sub_data(hout, 1, b);
+    ierr = restriction ? sq_insert_qs_restrict(qr, first, end, hin, part)
+                       : sq_insert_qs_prolong(qr, first, end, hin, part);
+  }
+  starpu_task_wait_for_all();
+  starpu_data_unpartition(hout, STARPU_MAIN_RAM);
+  starpu_data_unregister(hin);
+  starpu_data_unregister(hout);
+  free(len);
+  return ierr;
+}
+
+static int restrict_f32(void *ctx, const float *r, float *rc) { return transfer(ctx, 1, r, rc); }
+static int prolong_f32(void *ctx, const float *zc, float *z) { return transfer(ctx, 0, zc, z); }
+
 static int apply_f64(void *ctx, const double *x, double *y) { return product(ctx, SQ_F64, 0, x, y); }
 static int apply_f32(void *ctx, const float *x, float *y) { return product(ctx, SQ_F32, 0, x, y); }
 static int apply_coarse_f32(void *ctx, const float *x, float *y) { return product(ctx, SQ_F32, 1, x, y); }
 
 void sq_qs_runtime_ops(sq_qs_runtime *qr, sq_qs_ops *ops) {
-  *ops = (sq_qs_ops){.ctx = qr, .apply_f64 = apply_f64, .apply_f32 = apply_f32, .apply_coarse_f32 = apply_coarse_f32};
+  *ops = (sq_qs_ops){.ctx = qr,
+                     .apply_f64 = apply_f64,
+                     .apply_f32 = apply_f32,
+                     .apply_coarse_f32 = apply_coarse_f32,
+                     .restrict_f32 = restrict_f32,
+                     .prolong_f32 = prolong_f32};
 }
 
-void sq_qs_runtime_counts(const sq_qs_runtime *qr, int64_t *ebe, int64_t *reduce) {
+void sq_qs_runtime_counts(const sq_qs_runtime *qr, int64_t *ebe, int64_t *reduce, int64_t *transfer) {
   *ebe = qr->nebe;
   *reduce = qr->nreduce;
+  *transfer = qr->ntransfer;
 }

@@ -236,10 +236,11 @@ typedef struct sq_qs_runtime sq_qs_runtime;
 int sq_qs_runtime_create(const struct sq_qs_mesh *qm, sq_qs_runtime **qr);
 /** @brief Unregister everything and free @p qr (NULL is fine). */
 void sq_qs_runtime_destroy(sq_qs_runtime *qr);
-/** @brief Operator products as tasks, for sq_qs_solve: per tile an EBE product into the tile's rows, then per
- *  tile its reduction into the global vector; each product waits for its tasks. */
+/** @brief Operator products and transfers as tasks, for sq_qs_solve: per tile an EBE product into the tile's
+ *  rows, then per tile its reduction into the global vector; restriction and prolongation per block of output
+ *  rows; each waits for its tasks. */
 void sq_qs_runtime_ops(sq_qs_runtime *qr, struct sq_qs_ops *ops);
-/** @brief Tasks submitted so far: EBE products and reductions. */
-void sq_qs_runtime_counts(const sq_qs_runtime *qr, int64_t *ebe, int64_t *reduce);
+/** @brief Tasks submitted so far: EBE products, reductions, transfers (restrictions and prolongations). */
+void sq_qs_runtime_counts(const sq_qs_runtime *qr, int64_t *ebe, int64_t *reduce, int64_t *transfer);
 
 #endif

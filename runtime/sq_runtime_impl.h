@@ -206,7 +206,9 @@ struct sq_qs_runtime {
   starpu_data_handle_t *node;        /**< per tile: the global node of each tile-local node */
   starpu_data_handle_t *rows;        /**< per tile: the product's tile-local rows (3 nnode reals, double size) */
   void **rows_mem;
-  int64_t nebe, nreduce;
+  starpu_data_handle_t edge_vert, vert_edge_ptr, vert_edge; /**< the mesh's transfer tables */
+  int nchunk;                                               /**< chunks of the transfers' outputs */
+  int64_t nebe, nreduce, ntransfer;
 };
 /** Arguments of the quasi-static tasks. */
 typedef struct sq_qs_task_args {
@@ -214,6 +216,16 @@ typedef struct sq_qs_task_args {
   int p1;        /**< the P1 operator on the vertices (else P2) */
   int64_t nrows; /**< tile-local nodes the product writes (all, or the vertices for P1) */
 } sq_qs_task_args;
+/** Arguments of the transfer tasks: the rows [first, end) of the output (vertices or P2 nodes). */
+typedef struct sq_qs_transfer_args {
+  int64_t nvert, first, end;
+} sq_qs_transfer_args;
+/** @brief Insert the restriction of the vertices [v0, v1) into @p rc_part (that block of rc) from @p r. */
+int sq_insert_qs_restrict(sq_qs_runtime *qr, int64_t v0, int64_t v1, starpu_data_handle_t r,
+                          starpu_data_handle_t rc_part);
+/** @brief Insert the prolongation of the P2 nodes [n0, n1) into @p z_part (that block of z) from @p zc. */
+int sq_insert_qs_prolong(sq_qs_runtime *qr, int64_t n0, int64_t n1, starpu_data_handle_t zc,
+                         starpu_data_handle_t z_part);
 /** @brief Insert the EBE product of tile @p t: rows = K_tile x. */
 int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t x);
 /** @brief Insert the reduction of tile @p t: y += its rows (commuting with the other tiles' reductions). */

@@ -61,6 +61,16 @@ static int build_edges(sq_qs_mesh *qm) {
   free(k);
   for (int64_t c = 0; c < nc; ++c)
     for (int a = 0; a < 4; ++a) qm->cell_node[10 * c + a] = m->cell_vert[4 * c + a];
+  /* the edges of each vertex */
+  SQ_CALL(SQ_CALLOC(qm->vert_edge_ptr, qm->nvert + 1));
+  SQ_CALL(SQ_CALLOC(qm->vert_edge, 2 * ne + 1));
+  for (int64_t i = 0; i < 2 * ne; ++i) ++qm->vert_edge_ptr[qm->edge_vert[i] + 1];
+  for (int64_t v = 0; v < qm->nvert; ++v) qm->vert_edge_ptr[v + 1] += qm->vert_edge_ptr[v];
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(qm->nvert + 1));
+  SQ_CHECK(fill, SQ_ERR_MEMORY, "quasi-static mesh: no memory for the vertices' edges");
+  memcpy(fill, qm->vert_edge_ptr, sizeof(int64_t) * (size_t)(qm->nvert + 1));
+  for (int64_t i = 0; i < 2 * ne; ++i) qm->vert_edge[fill[qm->edge_vert[i]]++] = i / 2;
+  free(fill);
   memcpy(qm->xyz, m->vert, sizeof(double) * 3 * (size_t)qm->nvert);
   for (int64_t i = 0; i < ne; ++i)
     for (int d = 0; d < 3; ++d)
@@ -150,6 +160,8 @@ void sq_qs_mesh_destroy(sq_qs_mesh *qm) {
   SQ_FREE(qm->tile);
   SQ_FREE(qm->cell_node);
   SQ_FREE(qm->edge_vert);
+  SQ_FREE(qm->vert_edge_ptr);
+  SQ_FREE(qm->vert_edge);
   SQ_FREE(qm->xyz);
   SQ_FREE(qm->geo);
   SQ_FREE(qm->geo32);
@@ -338,16 +350,29 @@ void sq_qs_diag_p1(const sq_qs_mesh *qm, double *d) {
   }
 }
 
+void sq_qs_restrict_range_f32(int64_t nvert, const int64_t *vert_edge_ptr, const int64_t *vert_edge, int64_t v0,
+                              int64_t v1, const float *r, float *rc) {
+  for (int64_t v = v0; v < v1; ++v)
+    for (int i = 0; i < 3; ++i) {
+      float s = r[3 * v + i];
+      for (int64_t k = vert_edge_ptr[v]; k < vert_edge_ptr[v + 1]; ++k) s += 0.5f * r[3 * (nvert + vert_edge[k]) + i];
+      rc[3 * (v - v0) + i] = s;
+    }
+}
+
+void sq_qs_prolong_range_f32(int64_t nvert, const int64_t *edge_vert, int64_t n0, int64_t n1, const float *zc,
+                             float *z) {
+  for (int64_t p = n0; p < n1; ++p)
+    for (int i = 0; i < 3; ++i)
+      z[3 * (p - n0) + i] =
+          p < nvert ? zc[3 * p + i]
+                    : 0.5f * (zc[3 * edge_vert[2 * (p - nvert)] + i] + zc[3 * edge_vert[2 * (p - nvert) + 1] + i]);
+}
+
 void sq_qs_restrict_f32(const sq_qs_mesh *qm, const float *r, float *rc) {
-  memcpy(rc, r, sizeof(float) * 3 * (size_t)qm->nvert);
-  for (int64_t e = 0; e < qm->nedge; ++e)
-    for (int k = 0; k < 2; ++k)
-      for (int i = 0; i < 3; ++i) rc[3 * qm->edge_vert[2 * e + k] + i] += 0.5f * r[3 * (qm->nvert + e) + i];
+  sq_qs_restrict_range_f32(qm->nvert, qm->vert_edge_ptr, qm->vert_edge, 0, qm->nvert, r, rc);
 }
 
 void sq_qs_prolong_f32(const sq_qs_mesh *qm, const float *zc, float *z) {
-  memcpy(z, zc, sizeof(float) * 3 * (size_t)qm->nvert);
-  for (int64_t e = 0; e < qm->nedge; ++e)
-    for (int i = 0; i < 3; ++i)
-      z[3 * (qm->nvert + e) + i] = 0.5f * (zc[3 * qm->edge_vert[2 * e] + i] + zc[3 * qm->edge_vert[2 * e + 1] + i]);
+  sq_qs_prolong_range_f32(qm->nvert, qm->edge_vert, 0, qm->nnode, zc, z);
 }

@@ -30,6 +30,10 @@ typedef struct qs_work {
   int ierr;                                     /* the first failed product */
 } qs_work;
 
+static void keep_error(qs_work *w, int ierr) {
+  if (ierr && !w->ierr) w->ierr = ierr;
+}
+
 static void apply_f64(qs_work *w, const double *x, double *y) {
   const sq_qs_mesh *qm = w->qm;
   if (w->ops && w->ops->apply_f64) {
@@ -104,13 +108,15 @@ static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_op
   const sq_qs_mesh *qm = w->qm;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
-  sq_qs_restrict_f32(qm, w->rf, w->rc);
+  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, w->rf, w->rc));
+  else sq_qs_restrict_f32(qm, w->rf, w->rc);
   for (int64_t i = 0; i < nc; ++i) {
     if (w->fixed_c[i]) w->rc[i] = 0;
     w->zc[i] = 0;
   }
   o->coarse_iters += inner_cg(w, 1, w->rc, w->zc, o->coarse_tol, o->max_coarse);
-  sq_qs_prolong_f32(qm, w->zc, w->zf);
+  if (w->ops && w->ops->prolong_f32) keep_error(w, w->ops->prolong_f32(w->ops->ctx, w->zc, w->zf));
+  else sq_qs_prolong_f32(qm, w->zc, w->zf);
   for (int64_t i = 0; i < n; ++i)
     if (qm->fixed[i]) w->zf[i] = 0;
   o->inner_iters += inner_cg(w, 0, w->rf, w->zf, o->inner_tol, o->max_inner);

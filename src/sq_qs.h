@@ -48,11 +48,12 @@ typedef void (*sq_qs_field_fn)(void *ctx, const double x[3], double u[3]);
 typedef struct sq_qs_mesh {
   const sq_mesh *lin; /**< the linear mesh (not owned) */
   int64_t nvert, nedge, nnode, ncell;
-  int64_t *cell_node; /**< ncell x 10 */
-  int64_t *edge_vert; /**< nedge x 2 */
-  double *xyz;        /**< nnode x 3 */
-  double *geo;        /**< ncell x SQ_QS_NGEO */
-  float *geo32;       /**< the same in single precision */
+  int64_t *cell_node;                 /**< ncell x 10 */
+  int64_t *edge_vert;                 /**< nedge x 2 */
+  int64_t *vert_edge_ptr, *vert_edge; /**< the edges of each vertex (CSR: nvert + 1 offsets, 2 nedge entries) */
+  double *xyz;                        /**< nnode x 3 */
+  double *geo;                        /**< ncell x SQ_QS_NGEO */
+  float *geo32;                       /**< the same in single precision */
   int ntile;
   sq_qs_tile *tile;
   uint8_t *fixed; /**< 3 nnode: 1 where the displacement component is prescribed */
@@ -113,8 +114,15 @@ void sq_qs_tile_apply_f32(const sq_qs_mesh *qm, int t, int p1, const float *x, f
 /** The reduction: y += the tile's local rows. */
 void sq_qs_tile_reduce_f64(const sq_qs_mesh *qm, int t, int p1, const double *yt, double *y);
 void sq_qs_tile_reduce_f32(const sq_qs_mesh *qm, int t, int p1, const float *yt, float *y);
-/** Restriction r_c = P^T r (vertices: themselves plus half of each edge's value) and prolongation
- *  z = P z_c (vertices: themselves; edges: the mean of their vertices). */
+/** Restriction r_c = P^T r over the vertices [v0, v1): each vertex's value plus half of each of its edges' (a gather
+ *  through vert_edge); @p rc points at vertex v0's row.  @p vert_edge_ptr, @p vert_edge: sq_qs_mesh's. */
+void sq_qs_restrict_range_f32(int64_t nvert, const int64_t *vert_edge_ptr, const int64_t *vert_edge, int64_t v0,
+                              int64_t v1, const float *r, float *rc);
+/** Prolongation z = P z_c over the P2 nodes [n0, n1): a vertex takes its value, an edge the mean of its vertices';
+ *  @p z points at node n0's row.  @p edge_vert: sq_qs_mesh's. */
+void sq_qs_prolong_range_f32(int64_t nvert, const int64_t *edge_vert, int64_t n0, int64_t n1, const float *zc,
+                             float *z);
+/** Both over the whole mesh. */
 void sq_qs_restrict_f32(const sq_qs_mesh *qm, const float *r, float *rc);
 void sq_qs_prolong_f32(const sq_qs_mesh *qm, const float *zc, float *z);
 
@@ -124,6 +132,8 @@ typedef struct sq_qs_ops {
   int (*apply_f64)(void *ctx, const double *x, double *y);      /**< y = K x, P2, double */
   int (*apply_f32)(void *ctx, const float *x, float *y);        /**< y = K x, P2, single */
   int (*apply_coarse_f32)(void *ctx, const float *x, float *y); /**< y = K_c x, P1, single */
+  int (*restrict_f32)(void *ctx, const float *r, float *rc);    /**< rc = P^T r */
+  int (*prolong_f32)(void *ctx, const float *zc, float *z);     /**< z = P zc */
 } sq_qs_ops;
 
 /** Solver settings and results. */
