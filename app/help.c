@@ -153,6 +153,7 @@ static const help_option okada_options[] = {
     {"--tile-size", "N", "cells per tile, the unit of an element-by-element task (default 256)"},
     {"--verbose", "", "print the outer solver's residual per iteration"},
     {"--serial", "", "run the operator products as plain loops instead of StarPU tasks"},
+    {"--dump", "FILE", "write 'case h x y ux uy uz ux_okada uy_okada uz_okada' rows of the surface nodes to FILE"},
     {"--json", "", "print one JSON object (rel_l2: the finest mesh's largest misfit; per case and mesh)"},
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};

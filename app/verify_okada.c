@@ -66,7 +66,8 @@ typedef struct okada_result {
 /* Geometry: fault in the plane x = 0, y in [-1, 1], depth [0.5, 1.5]; box [-2.5, 2.5]^2 x [-3, 0]. */
 static const double FAULT_L = 2, FAULT_W = 1, FAULT_TOP = 0.5, BOX_R = 2.5, BOX_D = 3;
 
-static int run_case(int k, double rake, double exclude, int tile_size, int verbose, int serial, okada_result *res) {
+static int run_case(int k, double rake, double exclude, int tile_size, int verbose, int serial, FILE *dump,
+                    const char *name, okada_result *res) {
   sq_box_params bp;
   sq_box_params_default(&bp);
   const double h = 1.0 / k;
@@ -156,6 +157,9 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
         num += (u[3 * p + d] - ue[d]) * (u[3 * p + d] - ue[d]);
         den += ue[d] * ue[d];
       }
+      if (dump)
+        fprintf(dump, "%s %g %.6g %.6g %.9e %.9e %.9e %.9e %.9e %.9e\n", name, h, x[0], x[1], u[3 * p], u[3 * p + 1],
+                u[3 * p + 2], ue[0], ue[1], ue[2]);
       ++res->nsurf;
     }
     res->rel_l2 = den > 0 ? sqrt(num / den) : INFINITY;
@@ -172,6 +176,7 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
 }
 
 int sq_cmd_verify_okada(int argc, char **argv) {
+  const char *dump_path = NULL;
   int json = 0, verbose = 0, serial = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 256;
   double tol = 0.01, exclude = 0.25;
   for (int i = 0; i < argc; ++i) {
@@ -180,6 +185,7 @@ int sq_cmd_verify_okada(int argc, char **argv) {
     if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--verbose")) verbose = 1;
     else if (!strcmp(a, "--serial")) serial = 1;
+    else if (!strcmp(a, "--dump") && more) dump_path = argv[++i];
     else if (!strcmp(a, "--tolerance") && more) tol = atof(argv[++i]);
     else if (!strcmp(a, "--exclude") && more) exclude = atof(argv[++i]);
     else if (!strcmp(a, "--tile-size") && more) tile_size = atoi(argv[++i]);
@@ -210,15 +216,28 @@ int sq_cmd_verify_okada(int argc, char **argv) {
   okada_result r[NCASE][MAX_MESH];
   int pass = 1;
   double worst = 0;
-  if (!serial) SQ_CALL(sq_sim_starpu_start(NULL, 1));
+  FILE *dump = NULL;
+  if (dump_path) {
+    dump = fopen(dump_path, "w");
+    SQ_CHECK(dump, SQ_ERR_IO, "verify okada: cannot write --dump file '%s'", dump_path);
+    fprintf(dump, "# case h x y ux uy uz ux_okada uy_okada uz_okada (surface nodes)\n");
+  }
+  if (!serial) {
+    const int e = sq_sim_starpu_start(NULL, 1);
+    if (e) {
+      if (dump) fclose(dump);
+      return e;
+    }
+  }
   int ierr = SQ_SUCCESS;
   for (int c = 0; c < NCASE && !ierr; ++c)
     for (int k = 0; k < nmesh && !ierr; ++k) {
       if (!json) fprintf(stderr, "verify okada: %s, spacing 1/%d ...\n", names[c], mesh[k]);
-      ierr = run_case(mesh[k], rakes[c], exclude, tile_size, verbose, serial, &r[c][k]);
+      ierr = run_case(mesh[k], rakes[c], exclude, tile_size, verbose, serial, dump, names[c], &r[c][k]);
       if (!ierr && k > 0 && !(r[c][k].rel_l2 < r[c][k - 1].rel_l2)) pass = 0;
     }
   if (!serial) sq_sim_starpu_stop();
+  if (dump) fclose(dump);
   if (ierr) return ierr;
   for (int c = 0; c < NCASE; ++c) {
     worst = fmax(worst, r[c][nmesh - 1].rel_l2);
