@@ -15,10 +15,10 @@ void sq_qs_solver_opts_default(sq_qs_solver_opts *o) {
   memset(o, 0, sizeof(*o));
   o->tol = 1e-10;
   o->max_outer = 1000;
-  o->inner_tol = 0.1;
+  o->inner_tol = 0.447; /* the papers' 0.2 on the squared ratio */
   o->max_inner = 30;
-  o->coarse_tol = 0.1;
-  o->max_coarse = 200;
+  o->coarse_tol = 0.316; /* the papers' 0.1 on the squared ratio */
+  o->max_coarse = 300;
 }
 
 typedef struct qs_work {
@@ -110,9 +110,10 @@ static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_op
   for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
   if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, w->rf, w->rc));
   else sq_qs_restrict_f32(qm, w->rf, w->rc);
+  /* the coarse solve starts from the Jacobi estimate at the vertices */
   for (int64_t i = 0; i < nc; ++i) {
     if (w->fixed_c[i]) w->rc[i] = 0;
-    w->zc[i] = 0;
+    w->zc[i] = w->dinv[i] * w->rf[i];
   }
   o->coarse_iters += inner_cg(w, 1, w->rc, w->zc, o->coarse_tol, o->max_coarse);
   if (w->ops && w->ops->prolong_f32) keep_error(w, w->ops->prolong_f32(w->ops->ctx, w->zc, w->zf));

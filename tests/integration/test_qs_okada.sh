@@ -26,7 +26,7 @@ for name, rows in cases.items():
     if not (e[1] < 0.4 * e[0]): fails.append("%s: rel_l2 does not fall: %s" % (name, e))
     if not (e[1] <= 0.01): fails.append("%s: rel_l2 %.3g above 1%% at h = 1/4" % (name, e[1]))
     if any(r["rel_residual"] > 1e-10 for r in rows): fails.append("%s: residual above 1e-10" % name)
-    if any(r["outer_iterations"] > 20 for r in rows): fails.append("%s: more than 20 outer iterations" % name)
+    if any(r["outer_iterations"] > 40 for r in rows): fails.append("%s: more than 40 outer iterations" % name)
     if any(r["tasks"] != 0 for r in rows): fails.append("%s: --serial submitted tasks" % name)
 if not (s["rel_l2"] <= 0.01 and s["pass"]): fails.append("top-level rel_l2 %g" % s["rel_l2"])
 for tc in t["cases"]:
