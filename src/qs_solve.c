@@ -15,9 +15,9 @@ void sq_qs_solver_opts_default(sq_qs_solver_opts *o) {
   memset(o, 0, sizeof(*o));
   o->tol = 1e-10;
   o->max_outer = 1000;
-  o->inner_tol = 0.447; /* the papers' 0.2 on the squared ratio */
+  o->inner_tol = 0.1;
   o->max_inner = 30;
-  o->coarse_tol = 0.316; /* the papers' 0.1 on the squared ratio */
+  o->coarse_tol = 0.1;
   o->max_coarse = 300;
 }
 

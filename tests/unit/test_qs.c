@@ -309,7 +309,7 @@ START_TEST(test_solve_quadratic) {
   ck_assert_int_eq(sq_qs_solve(q, NULL, f, u, &o), 0);
   EXPECT(o.rel_residual < 1e-10);
   EXPECT_EQ(o.coarse_iters, 0);
-  EXPECT_MSG(o.inner_iters > 2 * with_coarse, "inner iterations %lld without the coarse level, %lld with it",
+  EXPECT_MSG(o.inner_iters > 1.3 * with_coarse, "inner iterations %lld without the coarse level, %lld with it",
              (long long)o.inner_iters, (long long)with_coarse);
   o.max_coarse = 200;
   /* the inner solves are single precision; the outer loop still reaches 1e-12 (double) */
