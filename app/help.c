@@ -154,6 +154,10 @@ static const help_option okada_options[] = {
     {"--verbose", "", "print the outer solver's residual per iteration"},
     {"--serial", "", "run the operator products as plain loops instead of StarPU tasks"},
     {"--dump", "FILE", "write 'case h x y ux uy uz ux_okada uy_okada uz_okada' rows of the surface nodes to FILE"},
+    {"--mesh", "F1,F2,...",
+     "Gmsh meshes of the same box and fault instead of the box generator's (tests/meshes/okada_dip.geo: physical "
+     "surfaces 101 free, 103 fault, 105 Dirichlet), coarse to fine"},
+    {"--dip", "D", "the fault's dip in degrees, (0, 90] (default 90; other dips need --mesh)"},
     {"--json", "", "print one JSON object (rel_l2: the finest mesh's largest misfit; per case and mesh)"},
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};

@@ -368,7 +368,8 @@ int sq_cmd_verify(int argc, char **argv) {
            "[--tau-r T]\n"
            "                                  [--radius R] [--tolerance X] [--json]\n"
            "       starquake verify okada [--meshes k1,k2,...] [--tolerance X] [--exclude D] [--tile-size N] "
-           "[--serial] [--verbose] [--dump FILE] [--json]\n");
+           "[--serial] [--verbose] [--dump FILE]\n"
+           "                              [--mesh F1,F2,... --dip D] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "sq_app.h"
+#include "sq_mesh_io.h"
 #include "sq_okada.h"
 #include "sq_qs.h"
 
@@ -66,11 +67,26 @@ typedef struct okada_result {
 /* Geometry: fault in the plane x = 0, y in [-1, 1], depth [0.5, 1.5]; box [-2.5, 2.5]^2 x [-3, 0]. */
 static const double FAULT_L = 2, FAULT_W = 1, FAULT_TOP = 0.5, BOX_R = 2.5, BOX_D = 3;
 
-static int run_case(int k, double rake, double exclude, int tile_size, int verbose, int serial, FILE *dump,
-                    const char *name, okada_result *res) {
+/* The mesh of one run: the box generator's at spacing 1/k (vertical fault), or the file @p path (the same box and
+ * fault with the dip of the run: physical surfaces 101 free, 103 fault, 105 Dirichlet). */
+static int okada_mesh(int k, const char *path, sq_mesh **m) {
+  if (path) {
+    SQ_CALL(sq_mesh_read(path, m));
+    const double lo[3] = {-BOX_R, -BOX_R, -BOX_D}, hi[3] = {BOX_R, BOX_R, 0};
+    for (int d = 0; d < 3; ++d)
+      if (fabs((*m)->bbox_lo[d] - lo[d]) > 1e-6 || fabs((*m)->bbox_hi[d] - hi[d]) > 1e-6) {
+        const int ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                                  "verify okada: mesh %s spans [%g, %g] along axis %d; the set-up needs the box "
+                                  "[-2.5, 2.5] x [-2.5, 2.5] x [-3, 0]",
+                                  path, (*m)->bbox_lo[d], (*m)->bbox_hi[d], d);
+        sq_mesh_destroy(*m);
+        *m = NULL;
+        return ierr;
+      }
+    return SQ_SUCCESS;
+  }
   sq_box_params bp;
   sq_box_params_default(&bp);
-  const double h = 1.0 / k;
   bp.n[0] = bp.n[1] = (int)lround(2 * BOX_R * k);
   bp.n[2] = (int)lround(BOX_D * k);
   for (int d = 0; d < 2; ++d) {
@@ -87,13 +103,21 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
   bp.fault_hi[1] = FAULT_L / 2;
   bp.fault_lo[2] = -(FAULT_TOP + FAULT_W);
   bp.fault_hi[2] = -FAULT_TOP;
+  return sq_mesh_box(&bp, m);
+}
+
+static int run_case(int k, const char *path, double dip, double rake, double exclude, int tile_size, int verbose,
+                    int serial, FILE *dump, const char *name, okada_result *res) {
   sq_mesh *m = NULL;
-  SQ_CALL(sq_mesh_box(&bp, &m));
+  SQ_CALL(okada_mesh(k, path, &m));
+  double vol = 0;
+  for (int64_t c = 0; c < m->ncell; ++c) vol += m->volume[c];
+  const double h = path ? cbrt(6 * vol / m->ncell) : 1.0 / k; /* the cube side of 6 tetrahedra of mean volume */
   okada_ctx oc = {.f = {.x = 0,
                         .y = 0,
                         .depth = FAULT_TOP,
                         .strike_deg = 0,
-                        .dip_deg = 90,
+                        .dip_deg = dip,
                         .rake_deg = rake,
                         .length = FAULT_L,
                         .width = FAULT_W,
@@ -118,6 +142,9 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
   kind[SQ_BC_FREE] = SQ_QS_FREE;
   if (!ierr) ierr = sq_qs_set_bc(qm, kind, okada_u, &oc);
   if (!ierr) ierr = sq_qs_set_fault(qm, nref, okada_slip, &oc);
+  if (!ierr && qm->nfault_face == 0)
+    ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "verify okada: mesh %s has no fault faces (Gmsh physical 103)",
+                    m->source);
   if (!ierr) ierr = SQ_CALLOC(u, 3 * qm->nnode);
   sq_qs_solver_opts_default(&res->so);
   res->so.verbose = verbose;
@@ -139,10 +166,11 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
   sq_qs_runtime_destroy(qr);
   if (!ierr) {
     /* the fault's edges */
+    const double cd = cos(dip * M_PI / 180), sd = sin(dip * M_PI / 180);
     const double c[4][3] = {{0, -FAULT_L / 2, -FAULT_TOP},
                             {0, FAULT_L / 2, -FAULT_TOP},
-                            {0, FAULT_L / 2, -FAULT_TOP - FAULT_W},
-                            {0, -FAULT_L / 2, -FAULT_TOP - FAULT_W}};
+                            {FAULT_W * cd, FAULT_L / 2, -FAULT_TOP - FAULT_W * sd},
+                            {FAULT_W * cd, -FAULT_L / 2, -FAULT_TOP - FAULT_W * sd}};
     double num = 0, den = 0;
     res->nsurf = 0;
     for (int64_t p = 0; p < qm->nnode; ++p) {
@@ -176,7 +204,10 @@ static int run_case(int k, double rake, double exclude, int tile_size, int verbo
 }
 
 int sq_cmd_verify_okada(int argc, char **argv) {
-  const char *dump_path = NULL;
+  const char *dump_path = NULL, *files[MAX_MESH];
+  char *mesh_list = NULL;
+  int nfile = 0;
+  double dip = 90;
   int json = 0, verbose = 0, serial = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 256;
   double tol = 0.01, exclude = 0.25;
   for (int i = 0; i < argc; ++i) {
@@ -186,6 +217,8 @@ int sq_cmd_verify_okada(int argc, char **argv) {
     else if (!strcmp(a, "--verbose")) verbose = 1;
     else if (!strcmp(a, "--serial")) serial = 1;
     else if (!strcmp(a, "--dump") && more) dump_path = argv[++i];
+    else if (!strcmp(a, "--dip") && more) dip = atof(argv[++i]);
+    else if (!strcmp(a, "--mesh") && more) mesh_list = argv[++i];
     else if (!strcmp(a, "--tolerance") && more) tol = atof(argv[++i]);
     else if (!strcmp(a, "--exclude") && more) exclude = atof(argv[++i]);
     else if (!strcmp(a, "--tile-size") && more) tile_size = atoi(argv[++i]);
@@ -203,6 +236,22 @@ int sq_cmd_verify_okada(int argc, char **argv) {
         SQ_CHECK(*end == ',' || *end == 0, SQ_ERR_INPUT, "verify okada: bad --meshes '%s'", argv[i]);
       }
     } else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "verify okada: unknown or incomplete option '%s'", a);
+  }
+  SQ_CHECK(dip > 0 && dip <= 90, SQ_ERR_INPUT, "verify okada: --dip must be in (0, 90] degrees (got %g)", dip);
+  SQ_CHECK(mesh_list || dip == 90, SQ_ERR_INPUT,
+           "verify okada: the box generator's fault is vertical: --dip %g needs --mesh files (Gmsh, "
+           "tests/meshes/okada_dip.geo)",
+           dip);
+  SQ_CHECK(!(mesh_list && nmesh), SQ_ERR_INPUT,
+           "verify okada: give --meshes (box generator) or --mesh (files), not both");
+  if (mesh_list) {
+    for (char *t = strtok(mesh_list, ","); t; t = strtok(NULL, ",")) {
+      SQ_CHECK(nfile < MAX_MESH, SQ_ERR_INPUT, "verify okada: at most %d files in --mesh", MAX_MESH);
+      files[nfile++] = t;
+    }
+    SQ_CHECK(nfile > 0, SQ_ERR_INPUT, "verify okada: --mesh needs at least one file");
+    nmesh = nfile;
+    for (int k = 0; k < nmesh; ++k) mesh[k] = 0;
   }
   SQ_CHECK(tol > 0, SQ_ERR_INPUT, "verify okada: --tolerance must be > 0 (got %g)", tol);
   SQ_CHECK(tile_size >= 1, SQ_ERR_INPUT, "verify okada: --tile-size must be >= 1 (got %d)", tile_size);
@@ -232,8 +281,10 @@ int sq_cmd_verify_okada(int argc, char **argv) {
   int ierr = SQ_SUCCESS;
   for (int c = 0; c < NCASE && !ierr; ++c)
     for (int k = 0; k < nmesh && !ierr; ++k) {
-      if (!json) fprintf(stderr, "verify okada: %s, spacing 1/%d ...\n", names[c], mesh[k]);
-      ierr = run_case(mesh[k], rakes[c], exclude, tile_size, verbose, serial, dump, names[c], &r[c][k]);
+      if (!json && nfile) fprintf(stderr, "verify okada: %s, mesh %s ...\n", names[c], files[k]);
+      else if (!json) fprintf(stderr, "verify okada: %s, spacing 1/%d ...\n", names[c], mesh[k]);
+      ierr = run_case(mesh[k], nfile ? files[k] : NULL, dip, rakes[c], exclude, tile_size, verbose, serial, dump,
+                      names[c], &r[c][k]);
       if (!ierr && k > 0 && !(r[c][k].rel_l2 < r[c][k - 1].rel_l2)) pass = 0;
     }
   if (!serial) sq_sim_starpu_stop();
@@ -244,8 +295,9 @@ int sq_cmd_verify_okada(int argc, char **argv) {
     if (!(r[c][nmesh - 1].rel_l2 <= tol)) pass = 0;
   }
   if (json) {
-    printf("{\"test\": \"okada\", \"rel_l2\": %.6e, \"tolerance\": %g, \"exclude\": %g, \"pass\": %s, \"cases\": [",
-           worst, tol, exclude, pass ? "true" : "false");
+    printf("{\"test\": \"okada\", \"rel_l2\": %.6e, \"tolerance\": %g, \"exclude\": %g, \"dip\": %g, \"pass\": %s, "
+           "\"cases\": [",
+           worst, tol, exclude, dip, pass ? "true" : "false");
     for (int c = 0; c < NCASE; ++c)
       for (int k = 0; k < nmesh; ++k) {
         const okada_result *q = &r[c][k];

@@ -44,8 +44,11 @@ def main():
     for case in cases:
         cs = [c for c in res["cases"] if c["case"] == case]
         ax[-1].loglog([c["h"] for c in cs], [c["rel_l2"] for c in cs], "o-", label=case.replace("_", " "))
-    hh = np.array([c["h"] for c in res["cases"]])
-    ax[-1].loglog(hh, 0.25 * hh**3, "k:", label="h^3")
+    c0 = [c for c in res["cases"] if c["case"] == cases[0]]
+    hh = np.array(sorted(c["h"] for c in c0))
+    e0 = max(c["rel_l2"] for c in c0)
+    for p, ls in ((2, "--"), (3, ":")):
+        ax[-1].loglog(hh, e0 * (hh / hh[-1]) ** p, "k" + ls, lw=0.8, label="h^%d" % p)
     ax[-1].axhline(0.01, color="r", lw=0.8, ls="--", label="1% acceptance")
     ax[-1].set_xlabel("mesh spacing h")
     ax[-1].set_ylabel("relative L2 misfit at the surface")
