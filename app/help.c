@@ -150,7 +150,7 @@ static const help_option okada_options[] = {
     {"--meshes", "k1,k2,...", "mesh spacings 1/k, k even, 2..16 (default 2,4)"},
     {"--tolerance", "X", "largest relative L2 misfit at the finest mesh that passes (default 0.01)"},
     {"--exclude", "D", "leave out surface nodes closer than D to the fault's edges (default 0.25)"},
-    {"--tile-size", "N", "cells per tile, the unit of an element-by-element task (default 256)"},
+    {"--tile-size", "N", "cells per tile, the unit of an element-by-element task (default 1024)"},
     {"--verbose", "", "print the outer solver's residual per iteration"},
     {"--serial", "", "run the operator products as plain loops instead of StarPU tasks"},
     {"--dump", "FILE", "write 'case h x y ux uy uz ux_okada uy_okada uz_okada' rows of the surface nodes to FILE"},

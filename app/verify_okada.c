@@ -208,7 +208,7 @@ int sq_cmd_verify_okada(int argc, char **argv) {
   char *mesh_list = NULL;
   int nfile = 0;
   double dip = 90;
-  int json = 0, verbose = 0, serial = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 256;
+  int json = 0, verbose = 0, serial = 0, nmesh = 0, mesh[MAX_MESH], tile_size = 1024;
   double tol = 0.01, exclude = 0.25;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
