@@ -228,6 +228,20 @@ int sq_okada_displacement(const sq_okada_fault *f, double lambda, double mu, con
   return 0;
 }
 
+int sq_okada_displacement_sum(const sq_okada_fault *f, int n, double lambda, double mu, const double x[3],
+                              double u[3]) {
+  u[0] = u[1] = u[2] = 0;
+  for (int k = 0; k < n; ++k) {
+    double v[3];
+    if (sq_okada_displacement(&f[k], lambda, mu, x, v)) {
+      u[0] = u[1] = u[2] = 0;
+      return -1;
+    }
+    for (int i = 0; i < 3; ++i) u[i] += v[i];
+  }
+  return 0;
+}
+
 /* Distance from x to the fault rectangle. */
 static double distance_to_fault(const sq_okada_fault *f, const double x[3]) {
   double s[2], t[2], sd, cd;

@@ -210,8 +210,32 @@ START_TEST(conventions) {
 }
 END_TEST
 
+/* Additivity: a fault cut into four patches (two along strike, two down dip) gives the whole fault's field. */
+START_TEST(superposition) {
+  const sq_okada_fault *f = &oblique;
+  const double a = f->strike_deg * PI / 180, dr = f->dip_deg * PI / 180;
+  const double s[3] = {sin(a), cos(a), 0}, dd[3] = {cos(a) * cos(dr), -sin(a) * cos(dr), -sin(dr)};
+  sq_okada_fault part[4];
+  for (int k = 0; k < 4; ++k) {
+    part[k] = *f;
+    part[k].length = f->length / 2, part[k].width = f->width / 2;
+    const double fs = k % 2 ? 0.25 : -0.25, fd = k / 2 ? 0.5 : 0; /* the part's top-edge centre */
+    part[k].x = f->x + fs * f->length * s[0] + fd * f->width * dd[0];
+    part[k].y = f->y + fs * f->length * s[1] + fd * f->width * dd[1];
+    part[k].depth = f->depth - fd * f->width * dd[2];
+  }
+  for (int p = 0; p < 8; ++p) {
+    const double x[3] = {-3000 + 900 * p, 2000 - 500 * p, p % 3 ? -150.0 * p : 0};
+    double uw[3], us[3];
+    ck_assert_int_eq(sq_okada_displacement(f, lam, mu, x, uw), 0);
+    ck_assert_int_eq(sq_okada_displacement_sum(part, 4, lam, mu, x, us), 0);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(us[i], uw[i], 1e-12 * (fabs(uw[0]) + fabs(uw[1]) + fabs(uw[2])));
+  }
+}
+END_TEST
+
 int main(void) {
-  const TTest *const tests[] = {
-      published_finite, point_source_limit, free_surface, equilibrium, jump, conventions, NULL};
+  const TTest *const tests[] = {published_finite, point_source_limit, free_surface, equilibrium, jump,
+                                superposition,    conventions,        NULL};
   return sq_test_run(sq_test_suite("okada", 60, tests), 1);
 }
