@@ -6,6 +6,7 @@
 
 #include "output_impl.h"
 #include "sq_common.h"
+#include "sq_ref.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -529,6 +530,48 @@ int sq_ps_station_read(const char *path, int64_t max, double *time, double *u, i
 }
 
 /* ---- surface snapshots ------------------------------------------------------------------------- */
+
+int sq_ps_surface_triangles(const sq_mesh *m, int64_t *nnode_out, double **xyz_out, int64_t **vert_out,
+                            int64_t *ntri_out, int64_t **tri_out) {
+  *nnode_out = *ntri_out = 0;
+  *xyz_out = NULL, *vert_out = NULL, *tri_out = NULL;
+  SQ_CHECK(!m->global_id, SQ_ERR_INPUT, "%s: the free-surface triangles need the whole mesh, not one rank's part",
+           m->source);
+  int64_t ntri = 0;
+  for (int64_t k = 0; k < 4 * m->ncell; ++k) ntri += m->face_bc[k] == SQ_BC_FREE;
+  SQ_CHECK(ntri > 0, SQ_ERR_INPUT, "%s: the mesh has no free-surface face", m->source);
+  int64_t *node_of = malloc(sizeof(int64_t) * (size_t)m->nvert), *tri = malloc(sizeof(int64_t) * 3 * (size_t)ntri);
+  if (!node_of || !tri) {
+    free(node_of), free(tri);
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory collecting the free surface");
+  }
+  for (int64_t v = 0; v < m->nvert; ++v) node_of[v] = -1;
+  int64_t nnode = 0, t = 0;
+  for (int64_t c = 0; c < m->ncell; ++c)
+    for (int f = 0; f < 4; ++f) {
+      if (m->face_bc[4 * c + f] != SQ_BC_FREE) continue;
+      for (int i = 0; i < 3; ++i) {
+        const int64_t v = m->cell_vert[4 * c + sq_ref_face_vertices[f][i]];
+        if (node_of[v] < 0) node_of[v] = nnode++;
+        tri[3 * t + i] = node_of[v];
+      }
+      ++t;
+    }
+  double *xyz = malloc(sizeof(double) * 3 * (size_t)nnode);
+  int64_t *vert = malloc(sizeof(int64_t) * (size_t)nnode);
+  if (!xyz || !vert) {
+    free(node_of), free(tri), free(xyz), free(vert);
+    return sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory collecting the free surface");
+  }
+  for (int64_t v = 0; v < m->nvert; ++v)
+    if (node_of[v] >= 0) {
+      vert[node_of[v]] = v;
+      for (int i = 0; i < 3; ++i) xyz[3 * node_of[v] + i] = m->vert[3 * v + i];
+    }
+  free(node_of);
+  *nnode_out = nnode, *xyz_out = xyz, *vert_out = vert, *ntri_out = ntri, *tri_out = tri;
+  return SQ_SUCCESS;
+}
 
 static const char *const surface_fields[3] = {"u_east", "u_north", "u_up"};
 

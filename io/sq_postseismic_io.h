@@ -107,6 +107,16 @@ int sq_ps_station_read(const char *path, int64_t max, double *time, double *u, i
 
 /* ---- surface snapshots ------------------------------------------------------------------------- */
 
+/**
+ * @brief The free surface of a whole (not distributed) mesh as triangles: every face with SQ_BC_FREE, its
+ * vertices in the order of sq_ref_face_vertices (normal (b - a) x (c - a) outward), renumbered to the
+ * @p *nnode nodes that occur.  Allocates @p *xyz (nnode x 3), @p *vert (nnode: the mesh vertex of each node,
+ * to gather nodal values) and @p *tri (ntri x 3); the caller frees them.  A mesh without a free surface is an
+ * error.
+ */
+int sq_ps_surface_triangles(const sq_mesh *mesh, int64_t *nnode, double **xyz, int64_t **vert, int64_t *ntri,
+                            int64_t **tri);
+
 /** A surface displacement series (opaque). */
 typedef struct sq_ps_surface sq_ps_surface;
 

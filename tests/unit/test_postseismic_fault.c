@@ -1,7 +1,7 @@
 /** @file test_postseismic_fault.c  The final slip of a real fault output (io/fault_output.c on the Gmsh test mesh
  * with an embedded fault, tests/meshes/fault.geo) read back per mesh face by io/postseismic_io.c: the face's
  * "+" normal and slip vector in the global frame agree with the fault's own frame (src/fault.c), for the native
- * layout and for SeisSol's layout under both reference conventions. */
+ * layout and for SeisSol's layout under both reference conventions; the mesh's free-surface triangles. */
 #include "sq_check.h"
 #include "sq_test_util.h"
 
@@ -106,6 +106,27 @@ START_TEST(real_fault_output) {
     }
     sq_fault_destroy(f);
   }
+  /* the free surface z = 0 of the box [-1, 1]^2 x [-1, 0]: area 4, outward normals +z, every node used */
+  int64_t nnode, ntri, *vert, *tri;
+  double *xyz;
+  ck_assert_int_eq(sq_ps_surface_triangles(mesh, &nnode, &xyz, &vert, &ntri, &tri), 0);
+  ck_assert_int_gt(ntri, 8);
+  double area = 0;
+  int *used = calloc((size_t)nnode, sizeof(int));
+  for (int64_t k = 0; k < nnode; ++k) {
+    EXPECT_NEAR(xyz[3 * k + 2], 0, 1e-12);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(xyz[3 * k + i], mesh->vert[3 * vert[k] + i], 0);
+  }
+  for (int64_t t = 0; t < ntri; ++t) {
+    const double *a = &xyz[3 * tri[3 * t]], *b = &xyz[3 * tri[3 * t + 1]], *c = &xyz[3 * tri[3 * t + 2]];
+    const double nz = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    ck_assert(nz > 0);
+    area += nz / 2;
+    for (int i = 0; i < 3; ++i) used[tri[3 * t + i]] = 1;
+  }
+  EXPECT_NEAR(area, 4, 1e-12);
+  for (int64_t k = 0; k < nnode; ++k) ck_assert(used[k]);
+  free(used), free(xyz), free(vert), free(tri);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
   free(mat);
