@@ -7,6 +7,7 @@
 #include "output_impl.h"
 #include "sq_common.h"
 #include "sq_ref.h"
+#include "sq_source_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -398,9 +399,40 @@ static int valid_name(const char *s) {
   return 1;
 }
 
+/* A SPECFEM3D STATIONS file (6 columns on its first line) read by sq_read_stations. */
+static int read_specfem_stations(const char *path, int *n_out, sq_ps_station **out) {
+  int n = 0, *line = NULL;
+  double *x = NULL;
+  char(*name)[SQ_STATION_NAME] = NULL;
+  SQ_CALL(sq_read_stations(path, &n, &x, &name, &line));
+  sq_ps_station *st = calloc((size_t)(n > 0 ? n : 1), sizeof(*st));
+  int ierr = st ? SQ_SUCCESS : sq_error(SQ_ERR_MEMORY, __FILE__, __LINE__, "out of memory reading '%s'", path);
+  for (int k = 0; !ierr && k < n; ++k) {
+    snprintf(st[k].name, sizeof(st[k].name), "%s", name[k]);
+    memcpy(st[k].x, &x[3 * k], sizeof(st[k].x));
+    st[k].line = line[k];
+    if (!valid_name(st[k].name))
+      ierr = sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
+                      "%s:%d: station name '%s': use letters, digits, '.', '_' or '-'", path, line[k], st[k].name);
+  }
+  free(x), free(name), free(line);
+  if (ierr) {
+    free(st);
+    return ierr;
+  }
+  *n_out = n, *out = st;
+  return SQ_SUCCESS;
+}
+
 int sq_ps_read_stations(const char *path, int *n_out, sq_ps_station **out) {
   text_reader r;
   SQ_CALL(text_open(&r, path, "station file"));
+  if (text_next(&r) && r.ntok == 6) {
+    text_close(&r);
+    return read_specfem_stations(path, n_out, out);
+  }
+  rewind(r.f);
+  r.line = 0;
   sq_ps_station *st = NULL;
   int n = 0, cap = 0, ierr = SQ_SUCCESS;
   while (!ierr && text_next(&r)) {

@@ -78,7 +78,9 @@ typedef struct {
 
 /**
  * @brief Read a station file: per line `NAME x y [z]` (metres; z defaults to 0, the free surface; z <= 0).
- * Names: letters, digits, '.', '_', '-', unique in the file.  '#' comments and blank lines are skipped.
+ * Names: letters, digits, '.', '_', '-', unique in the file.  '#' comments and blank lines are skipped.  A
+ * SPECFEM3D STATIONS file (6 columns, as the receivers read it: sq_read_stations) is accepted too: station
+ * NET.STA at x = longorUTM, y = latorUTM, z = -burial.
  */
 int sq_ps_read_stations(const char *path, int *n, sq_ps_station **stations);
 

@@ -238,6 +238,15 @@ START_TEST(stations) {
     ck_assert_str_eq(head[2], "time_s,time_yr,u_east_m,u_north_m,u_up_m\n");
   }
   free(st);
+  /* a SPECFEM3D STATIONS file, as the receivers read it */
+  path = write_text("STATIONS", "S01 XX 2000.0 1000.0 0.0 0.0\nS02 YY -500 300 12.0 25.0\n");
+  ck_assert_int_eq(sq_ps_read_stations(path, &n, &st), 0);
+  ck_assert_int_eq(n, 2);
+  ck_assert_str_eq(st[1].name, "YY.S02");
+  EXPECT_NEAR(st[0].x[0], 1000, 0);
+  EXPECT_NEAR(st[0].x[1], 2000, 0);
+  EXPECT_NEAR(st[1].x[2], -25, 0);
+  free(st);
   station_error("A 1\n", "bad.gps:1: a station is 'NAME x y [z]', found 2 columns");
   station_error("A 1 2\n#\nA 3 4\n", "bad.gps:3: station A is also on line 1");
   station_error("A/B 1 2\n", "bad.gps:1: station name 'A/B'");
