@@ -158,6 +158,41 @@ int sq_ps_read_patches(const char *path, int *n_out, sq_okada_fault **out, int *
   return SQ_SUCCESS;
 }
 
+int sq_ps_patches_faces(const sq_okada_fault *patches, int npatch, int64_t nface, const double *xyz, double tol,
+                        double *slip, double *normal, int64_t *nhit) {
+  int64_t hits = 0;
+  for (int64_t f = 0; f < nface; ++f) {
+    const double *v = &xyz[9 * f];
+    const double c[3] = {(v[0] + v[3] + v[6]) / 3, (v[1] + v[4] + v[7]) / 3, (v[2] + v[5] + v[8]) / 3};
+    memset(&slip[3 * f], 0, 3 * sizeof(double));
+    if (normal) memset(&normal[3 * f], 0, 3 * sizeof(double));
+    for (int k = 0; k < npatch; ++k) {
+      const sq_okada_fault *p = &patches[k];
+      const double a = p->strike_deg * PI / 180, d = p->dip_deg * PI / 180;
+      const double s[3] = {sin(a), cos(a), 0}, dd[3] = {cos(a) * cos(d), -sin(a) * cos(d), -sin(d)};
+      double n[3];
+      sq_okada_normal(p, n);
+      const double r[3] = {c[0] - p->x, c[1] - p->y, c[2] + p->depth};
+      const double along = r[0] * s[0] + r[1] * s[1], down = r[0] * dd[0] + r[1] * dd[1] + r[2] * dd[2];
+      const double off = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+      if (fabs(off) > tol || fabs(along) > p->length / 2 + tol || down < -tol || down > p->width + tol) continue;
+      for (int i = 0; i < 3; ++i) {
+        const double h = (v[3 * i] - p->x) * n[0] + (v[3 * i + 1] - p->y) * n[1] + (v[3 * i + 2] + p->depth) * n[2];
+        SQ_CHECK(fabs(h) <= tol, SQ_ERR_INPUT,
+                 "fault face %lld (centroid (%g, %g, %g)) is not in the plane of slip patch %d: its vertex %d is %g m "
+                 "off it (tolerance %g m)",
+                 (long long)f, c[0], c[1], c[2], k + 1, i, h, tol);
+      }
+      sq_okada_slip_vector(p, &slip[3 * f]);
+      if (normal) memcpy(&normal[3 * f], n, sizeof(n));
+      ++hits;
+      break;
+    }
+  }
+  if (nhit) *nhit = hits;
+  return SQ_SUCCESS;
+}
+
 /* ---- final slip of a rupture ------------------------------------------------------------------- */
 
 struct sq_ps_fault_slip {

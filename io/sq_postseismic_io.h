@@ -28,6 +28,17 @@
  */
 int sq_ps_read_patches(const char *path, int *n, sq_okada_fault **patches, int **line);
 
+/**
+ * @brief The slip of @p npatch patches handed to the faces of a mesh (@p xyz: three vertices a face, 9 values):
+ * a face whose vertices lie in a patch's plane (within @p tol, a length) and whose centroid lies in the patch
+ * gets the patch's slip vector (sq_okada_slip_vector) in @p slip and the patch's normal (into the hanging wall,
+ * the "+" side) in @p normal (may be NULL); the first such patch wins.  Other faces get zeros.  *@p nhit (may
+ * be NULL) counts the faces that got a patch.  A face whose centroid lies in a patch's plane and rectangle but
+ * whose vertices leave the plane is an error naming the face and the patch.
+ */
+int sq_ps_patches_faces(const sq_okada_fault *patches, int npatch, int64_t nface, const double *xyz, double tol,
+                        double *slip, double *normal, int64_t *nhit);
+
 /* ---- final slip of a rupture ------------------------------------------------------------------- */
 
 /** The final slip of a rupture, per fault face of its fault output (opaque). */

@@ -84,6 +84,50 @@ START_TEST(slip_patches) {
   double sv[3];
   sq_okada_slip_vector(&p[0], sv);
   EXPECT_NEAR(sv[2], sin(PI / 3), 1e-12); /* dip slip 1 up a 60 degree dip */
+  /* patch 0 handed to mesh faces: its rectangle cut into 2 x 2 x 2 triangles, plus a face beside it in its plane
+     and a face across its plane */
+  {
+    const double a = p[0].strike_deg * PI / 180, dr = p[0].dip_deg * PI / 180;
+    const double s[3] = {sin(a), cos(a), 0}, dd[3] = {cos(a) * cos(dr), -sin(a) * cos(dr), -sin(dr)};
+    double xyz[10 * 9], slip[30], normal[30], n0[3];
+    sq_okada_normal(&p[0], n0);
+    int nf = 0;
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 2; ++i)
+        for (int t = 0; t < 2; ++t) {
+          const double c[4][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}};
+          const int idx[2][3] = {{0, 1, 2}, {0, 2, 3}};
+          for (int v = 0; v < 3; ++v) {
+            const double fs = -0.5 + 0.5 * c[idx[t][v]][0], fd = 0.5 * c[idx[t][v]][1];
+            for (int k = 0; k < 3; ++k)
+              xyz[9 * nf + 3 * v + k] = (k == 0   ? p[0].x
+                                         : k == 1 ? p[0].y
+                                                  : -p[0].depth) +
+                                        fs * p[0].length * s[k] + fd * p[0].width * dd[k];
+          }
+          ++nf;
+        }
+    for (int k = 0; k < 9; ++k) xyz[9 * 8 + k] = xyz[k] + 1.5 * p[0].length * s[k % 3];
+    for (int k = 0; k < 9; ++k) xyz[9 * 9 + k] = xyz[k] + (k / 3 == 0 ? 0 : 100 * n0[k % 3]);
+    int64_t hits = -1;
+    /* the face across the plane: its centroid is off the plane by 200/3 > tol: not a patch face */
+    ck_assert_int_eq(sq_ps_patches_faces(p, 2, 10, xyz, 1e-6, slip, normal, &hits), 0);
+    ck_assert_int_eq(hits, 8);
+    double sv0[3];
+    sq_okada_slip_vector(&p[0], sv0);
+    for (int f = 0; f < 10; ++f)
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_NEAR(slip[3 * f + k], f < 8 ? sv0[k] : 0, 1e-15);
+        EXPECT_NEAR(normal[3 * f + k], f < 8 ? n0[k] : 0, 1e-15);
+      }
+    /* a face whose centroid is in the patch but whose vertices leave its plane */
+    double tilted[9];
+    for (int k = 0; k < 9; ++k) tilted[k] = xyz[k] + (k / 3 == 1 ? 10 * n0[k % 3] : k / 3 == 2 ? -10 * n0[k % 3] : 0);
+    const int saved = sq_test_capture_begin();
+    ck_assert_int_ne(sq_ps_patches_faces(p, 2, 1, tilted, 1e-6, slip, NULL, NULL), 0);
+    sq_test_capture_end(saved);
+    EXPECT_MSG(strstr(sq_test_msg, "fault face 0") && strstr(sq_test_msg, "slip patch 1"), "message '%s'", sq_test_msg);
+  }
   free(p), free(line);
   patch_error("1 2 3 4 5 6 7 8\n", "bad.slip:1: a patch has 9 or 10 columns");
   patch_error("# c\n1 2 3 4 5 6 x 8 9\n", "bad.slip:2: width: 'x' is not a finite number");
