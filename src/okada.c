@@ -33,9 +33,9 @@ static double inv_r_r_plus(double r, double a, double b2) {
   return (r - a) / (r * b2);
 }
 
-/* The three components (in Okada's frame, before the dip rotation) of the terms for one corner.
-   which: 0 = only u^A (the real source's full-space term, evaluated at -z), 1 = u^A + u^B + z u^C
-   (split as a[3], bc_plus[3] = u^B + z u^C and bc_minus[3] = u^B - z u^C). */
+/* The three components (in Okada's frame, before the dip rotation) of the terms for one corner: a = u^A, and
+   with @p image also bp = u^B + z u^C and bm = u^B - z u^C (the y and z components take z u^C with opposite
+   signs).  Without @p image (the real source's full-space term, evaluated at -z) only a is filled. */
 typedef struct {
   double a[3], bp[3], bm[3];
 } corner_terms;
