@@ -33,9 +33,9 @@ static double inv_r_r_plus(double r, double a, double b2) {
   return (r - a) / (r * b2);
 }
 
-/* The three components (in Okada's frame, before the dip rotation) of the terms for one corner.
-   which: 0 = only u^A (the real source's full-space term, evaluated at -z), 1 = u^A + u^B + z u^C
-   (split as a[3], bc_plus[3] = u^B + z u^C and bc_minus[3] = u^B - z u^C). */
+/* The three components (in Okada's frame, before the dip rotation) of the terms for one corner: a = u^A, and
+   with @p image also bp = u^B + z u^C and bm = u^B - z u^C (the y and z components take z u^C with opposite
+   signs).  Without @p image (the real source's full-space term, evaluated at -z) only a is filled. */
 typedef struct {
   double a[3], bp[3], bm[3];
 } corner_terms;
@@ -224,6 +224,20 @@ int sq_okada_displacement(const sq_okada_fault *f, double lambda, double mu, con
   if (x[2] > 0 || fault_displacement(f, alpha, x, u)) {
     u[0] = u[1] = u[2] = 0;
     return -1;
+  }
+  return 0;
+}
+
+int sq_okada_displacement_sum(const sq_okada_fault *f, int n, double lambda, double mu, const double x[3],
+                              double u[3]) {
+  u[0] = u[1] = u[2] = 0;
+  for (int k = 0; k < n; ++k) {
+    double v[3];
+    if (sq_okada_displacement(&f[k], lambda, mu, x, v)) {
+      u[0] = u[1] = u[2] = 0;
+      return -1;
+    }
+    for (int i = 0; i < 3; ++i) u[i] += v[i];
   }
   return 0;
 }

@@ -27,7 +27,12 @@ typedef struct {
  *  clockwise from north (y).  lambda, mu: Lame parameters (only their ratio matters). */
 int sq_okada_displacement(const sq_okada_fault *f, double lambda, double mu, const double x[3], double u[3]);
 
-/** The same with the displacement gradient: grad[i][j] = d u_i / d x_j (global frame). */
+/** The sum over @p n faults (slip patches) of sq_okada_displacement; -1 when any of them is singular at x. */
+int sq_okada_displacement_sum(const sq_okada_fault *f, int n, double lambda, double mu, const double x[3], double u[3]);
+
+/** sq_okada_displacement with the displacement gradient grad[i][j] = d u_i / d x_j (global frame), by
+ *  fourth-order central differences of the closed form with a step of 1e-3 of the distance to the fault
+ *  (relative accuracy ~1e-10); -1 on the fault. */
 int sq_okada_displacement_gradient(const sq_okada_fault *f, double lambda, double mu, const double x[3], double u[3],
                                    double grad[3][3]);
 

@@ -180,6 +180,58 @@ START_TEST(jump) {
 }
 END_TEST
 
+/* On the lines that extend the edges (beyond the corners, in the fault plane) the closed form has removable
+   singularities (R + xi -> 0, R + eta -> 0, theta and I4 switching branches): the value there is finite and
+   continuous with its neighbourhood. */
+START_TEST(edge_extensions) {
+  sq_okada_fault faults[3] = {oblique, oblique, oblique};
+  faults[1].dip_deg = 90, faults[2].depth = 0;
+  for (int k = 0; k < 3; ++k) {
+    const sq_okada_fault *f = &faults[k];
+    const double a = f->strike_deg * PI / 180, dr = f->dip_deg * PI / 180;
+    const double s[3] = {sin(a), cos(a), 0}, dd[3] = {cos(a) * cos(dr), -sin(a) * cos(dr), -sin(dr)};
+    /* (along strike, down dip) fractions: beyond the ends along the top and bottom edges' lines, and below the
+       bottom along the side edges' lines */
+    const double at[6][2] = {{0.8, 0}, {-0.9, 0}, {0.7, 1}, {-1.2, 1}, {0.5, 1.3}, {-0.5, 1.6}};
+    for (int p = 0; p < 6; ++p) {
+      if (k == 2 && at[p][1] == 0) continue; /* a top edge at the surface has no extension below it */
+      double c[3], u0[3];
+      for (int i = 0; i < 3; ++i)
+        c[i] = (i == 0 ? f->x : i == 1 ? f->y : -f->depth) + at[p][0] * f->length * s[i] + at[p][1] * f->width * dd[i];
+      ck_assert_int_eq(sq_okada_displacement(f, lam, mu, c, u0), 0);
+      const double scale = fabs(u0[0]) + fabs(u0[1]) + fabs(u0[2]);
+      ck_assert(scale > 0 && isfinite(scale));
+      for (int m = 0; m < 6; ++m) {
+        const double dir[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+        double y[3], u[3];
+        for (int i = 0; i < 3; ++i) y[i] = c[i] + 1e-4 * dir[m][i];
+        if (y[2] > 0) continue;
+        ck_assert_int_eq(sq_okada_displacement(f, lam, mu, y, u), 0);
+        for (int i = 0; i < 3; ++i)
+          EXPECT_MSG(fabs(u[i] - u0[i]) < 1e-6 * scale,
+                     "fault %d line point %d, offset %d: u_%d %.12g on the line, %.12g "
+                     "beside it",
+                     k, p, m, i, u0[i], u[i]);
+      }
+    }
+  }
+  /* exactly on the lines (q = 0 and eta = 0 or xi = 0 in exact arithmetic): a vertical fault, Okada's frame */
+  const double pts[3][3] = {{-1, 0, -4}, {4.5, 0, -2}, {1.5 - 1.5, 0, -5}};
+  for (int p = 0; p < 3; ++p) {
+    double u0[3];
+    ck_assert_int_eq(sq_okada_dc3d(2.0 / 3, pts[p][0], pts[p][1], pts[p][2], 4, 90, 0, 3, 0, 2, 1, 1, 1, u0), 0);
+    for (int m = 0; m < 6; ++m) {
+      double y[3] = {pts[p][0], pts[p][1], pts[p][2]}, u[3];
+      y[m / 2] += m % 2 ? 1e-7 : -1e-7;
+      ck_assert_int_eq(sq_okada_dc3d(2.0 / 3, y[0], y[1], y[2], 4, 90, 0, 3, 0, 2, 1, 1, 1, u), 0);
+      for (int i = 0; i < 3; ++i)
+        EXPECT_MSG(fabs(u[i] - u0[i]) < 1e-6, "line point %d offset %d: u_%d %.12g on the line, %.12g beside it", p, m,
+                   i, u0[i], u[i]);
+    }
+  }
+}
+END_TEST
+
 /* The slip vector follows strike, dip and rake; points on an edge or above the surface are refused; the strike
    rotates the field. */
 START_TEST(conventions) {
@@ -210,8 +262,32 @@ START_TEST(conventions) {
 }
 END_TEST
 
+/* Additivity: a fault cut into four patches (two along strike, two down dip) gives the whole fault's field. */
+START_TEST(superposition) {
+  const sq_okada_fault *f = &oblique;
+  const double a = f->strike_deg * PI / 180, dr = f->dip_deg * PI / 180;
+  const double s[3] = {sin(a), cos(a), 0}, dd[3] = {cos(a) * cos(dr), -sin(a) * cos(dr), -sin(dr)};
+  sq_okada_fault part[4];
+  for (int k = 0; k < 4; ++k) {
+    part[k] = *f;
+    part[k].length = f->length / 2, part[k].width = f->width / 2;
+    const double fs = k % 2 ? 0.25 : -0.25, fd = k / 2 ? 0.5 : 0; /* the part's top-edge centre */
+    part[k].x = f->x + fs * f->length * s[0] + fd * f->width * dd[0];
+    part[k].y = f->y + fs * f->length * s[1] + fd * f->width * dd[1];
+    part[k].depth = f->depth - fd * f->width * dd[2];
+  }
+  for (int p = 0; p < 8; ++p) {
+    const double x[3] = {-3000 + 900 * p, 2000 - 500 * p, p % 3 ? -150.0 * p : 0};
+    double uw[3], us[3];
+    ck_assert_int_eq(sq_okada_displacement(f, lam, mu, x, uw), 0);
+    ck_assert_int_eq(sq_okada_displacement_sum(part, 4, lam, mu, x, us), 0);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(us[i], uw[i], 1e-12 * (fabs(uw[0]) + fabs(uw[1]) + fabs(uw[2])));
+  }
+}
+END_TEST
+
 int main(void) {
-  const TTest *const tests[] = {
-      published_finite, point_source_limit, free_surface, equilibrium, jump, conventions, NULL};
+  const TTest *const tests[] = {published_finite, point_source_limit, free_surface, equilibrium, jump,
+                                superposition,    edge_extensions,    conventions,  NULL};
   return sq_test_run(sq_test_suite("okada", 60, tests), 1);
 }
