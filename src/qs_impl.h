@@ -115,3 +115,39 @@ void SQ_FN(sq_qs_elem_diag)(int p1, const SQ_REAL *geo, SQ_REAL *de) {
     }
   }
 }
+
+void SQ_FN(sq_qs_ebe_p2_multi)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
+                               const SQ_REAL *x, SQ_REAL *y) {
+  for (int64_t c = 0; c < nc; ++c) {
+    const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
+    SQ_REAL g[4][3], G[10][3], xe[SQ_QS_MAXVEC][30], ye[SQ_QS_MAXVEC][30] = {{0}};
+    SQ_FN(qs_bary_grad)(gc, g);
+    for (int a = 0; a < 10; ++a)
+      for (int i = 0; i < 3; ++i)
+        for (int v = 0; v < nvec; ++v) xe[v][3 * a + i] = x[(3 * in[10 * c + a] + i) * nvec + v];
+    for (int q = 0; q < 4; ++q) {
+      SQ_FN(qs_p2_grad)(g, q, G);
+      for (int v = 0; v < nvec; ++v)
+        SQ_FN(qs_point)(10, (const SQ_REAL(*)[3])G, gc[9] / 4, gc[10], gc[11], xe[v], ye[v]);
+    }
+    for (int a = 0; a < 10; ++a)
+      for (int i = 0; i < 3; ++i)
+        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[v][3 * a + i];
+  }
+}
+
+void SQ_FN(sq_qs_ebe_p1_multi)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
+                               const SQ_REAL *x, SQ_REAL *y) {
+  for (int64_t c = 0; c < nc; ++c) {
+    const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
+    SQ_REAL g[4][3], xe[SQ_QS_MAXVEC][12], ye[SQ_QS_MAXVEC][12] = {{0}};
+    SQ_FN(qs_bary_grad)(gc, g);
+    for (int a = 0; a < 4; ++a)
+      for (int i = 0; i < 3; ++i)
+        for (int v = 0; v < nvec; ++v) xe[v][3 * a + i] = x[(3 * in[10 * c + a] + i) * nvec + v];
+    for (int v = 0; v < nvec; ++v) SQ_FN(qs_point)(4, (const SQ_REAL(*)[3])g, gc[9], gc[10], gc[11], xe[v], ye[v]);
+    for (int a = 0; a < 4; ++a)
+      for (int i = 0; i < 3; ++i)
+        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[v][3 * a + i];
+  }
+}

@@ -173,17 +173,28 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   memset(dg, 0, sizeof(double) * (size_t)n);
   if (f) memcpy(dg, f, sizeof(double) * (size_t)n);
   fault_forces(qm, dg);
+  if (o->use_start) memcpy(zold, u, sizeof(double) * (size_t)n);
   for (int64_t i = 0; i < n; ++i) u[i] = qm->ubc[i];
   apply_f64(&w, u, q);
   for (int64_t i = 0; i < n; ++i) b[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
-  const double bn = sqrt(dot64(n, b, b));
+  /* the reference of the relative tolerance: the right-hand side's norm (with a zero start) */
+  const double bn = fmax(sqrt(dot64(n, b, b)), o->ref_norm > 0 ? o->ref_norm : 0);
   o->rel_residual = 0;
   if (bn == 0) goto done;
-  /* flexible PCG on the free components, from zero */
+  /* flexible PCG on the free components, from zero or from the given start */
   memcpy(r, b, sizeof(double) * (size_t)n);
-  precondition(&w, r, z, o);
-  memcpy(p, z, sizeof(double) * (size_t)n);
-  double rz = dot64(n, r, z), rn = bn;
+  if (o->use_start) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!qm->fixed[i]) u[i] = zold[i];
+    apply_f64(&w, u, q);
+    for (int64_t i = 0; i < n; ++i) r[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
+  }
+  double rn = sqrt(dot64(n, r, r)), rz = 0;
+  if (rn > o->tol * bn) {
+    precondition(&w, r, z, o);
+    memcpy(p, z, sizeof(double) * (size_t)n);
+    rz = dot64(n, r, z);
+  }
   while (rn > o->tol * bn) {
     if (w.ierr) {
       ierr = w.ierr;

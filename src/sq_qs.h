@@ -101,6 +101,23 @@ void sq_qs_ebe_p2_f64(int64_t nc, const int64_t *in, const int64_t *out, const d
 void sq_qs_ebe_p2_f32(int64_t nc, const int64_t *in, const int64_t *out, const float *geo, const float *x, float *y);
 void sq_qs_ebe_p1_f64(int64_t nc, const int64_t *in, const int64_t *out, const double *geo, const double *x, double *y);
 void sq_qs_ebe_p1_f32(int64_t nc, const int64_t *in, const int64_t *out, const float *geo, const float *x, float *y);
+/** Multi-vector EBE (the matrix read once for @p nvec vectors, 1 <= nvec <= SQ_QS_MAXVEC): as above for nvec
+ *  vectors interleaved per component, x[(3 node + i) nvec + v] (the 4 time steps' values of one component
+ *  consecutive).  y is not cleared. */
+#define SQ_QS_MAXVEC 4
+void sq_qs_ebe_p2_f64_multi(int64_t nc, const int64_t *in, const int64_t *out, const double *geo, int nvec,
+                            const double *x, double *y);
+void sq_qs_ebe_p2_f32_multi(int64_t nc, const int64_t *in, const int64_t *out, const float *geo, int nvec,
+                            const float *x, float *y);
+void sq_qs_ebe_p1_f64_multi(int64_t nc, const int64_t *in, const int64_t *out, const double *geo, int nvec,
+                            const double *x, double *y);
+void sq_qs_ebe_p1_f32_multi(int64_t nc, const int64_t *in, const int64_t *out, const float *geo, int nvec,
+                            const float *x, float *y);
+/** Viscoelasticity (sq_qs_visco.h): the strain of one P2 cell's nodal values @p xe (30) at its 4 quadrature
+ *  points, eps[6 q + k] with k = (11, 22, 33, 12, 23, 13) (tensor components), and the nodal forces
+ *  ye (30) = sum_q w_q B_q^T sigma_q of stresses sig[6 q + k] (same order); ye is overwritten. */
+void sq_qs_elem_p2_strain_f64(const double *geo, const double *xe, double *eps);
+void sq_qs_elem_p2_stress_forces_f64(const double *geo, const double *sig, double *ye);
 /** The diagonal of one cell's P2 (@p p1 0: 30 values) or P1 (@p p1 1: 12 values) stiffness. */
 void sq_qs_elem_diag_f64(int p1, const double *geo, double *de);
 void sq_qs_elem_diag_f32(int p1, const float *geo, float *de);
@@ -145,6 +162,8 @@ typedef struct sq_qs_solver_opts {
   double coarse_tol; /**< relative residual of the inner P1 solve */
   int max_coarse;    /**< inner P1 iterations per preconditioner application */
   int verbose;       /**< print the outer residual per iteration to stderr */
+  int use_start;     /**< 1: u holds the start value of the free components on entry (else: zero) */
+  double ref_norm;   /**< > 0: the tolerance is relative to max(|b|, ref_norm), |b| the right-hand side's norm */
   /* results */
   int outer_iters;
   int64_t inner_iters, coarse_iters;
