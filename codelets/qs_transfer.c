@@ -1,13 +1,17 @@
 /**
  * @file qs_transfer.c  Codelets of the quasi-static solver's transfers between the P2 mesh and its P1 coarse mesh
  * (src/qs_mesh.c): "qs_restrict" (r_c = P^T r over a block of vertices, a gather through each vertex's edges) and
- * "qs_prolong" (z = P z_c over a block of P2 nodes).  Each task writes its own block of the output.  CPU bodies;
- * a CUDA body takes the same buffers.
+ * "qs_prolong" (z = P z_c over a block of P2 nodes).  Each task writes its own block of the output.  CPU bodies
+ * and CUDA bodies (src/cuda/qs_cuda.cu) on the same buffers.
  */
 #include <stdlib.h>
 
 #include "sq_qs.h"
 #include "sq_runtime_impl.h"
+
+#ifdef SQ_USE_CUDA
+#include "sq_cuda_qs.h"
+#endif
 
 enum { QS_RES_PTR, QS_RES_EDGE, QS_RES_R, QS_RES_RC, QS_RES_NBUF };
 enum { QS_PRO_EDGE_VERT, QS_PRO_ZC, QS_PRO_Z, QS_PRO_NBUF };
@@ -27,10 +31,31 @@ static void qs_prolong_cpu(void *buffers[], void *cl_arg) {
                           (float *)STARPU_VECTOR_GET_PTR(buffers[QS_PRO_Z]));
 }
 
+#ifdef SQ_USE_CUDA
+static void qs_restrict_cuda(void *buffers[], void *cl_arg) {
+  const sq_qs_transfer_args *a = cl_arg;
+  sq_cuda_qs_restrict(SQ_F32, 1, a->nvert, (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RES_PTR]),
+                      (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RES_EDGE]), a->first, a->end,
+                      (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_RES_R]),
+                      (void *)STARPU_VECTOR_GET_PTR(buffers[QS_RES_RC]), starpu_cuda_get_local_stream());
+}
+
+static void qs_prolong_cuda(void *buffers[], void *cl_arg) {
+  const sq_qs_transfer_args *a = cl_arg;
+  sq_cuda_qs_prolong(SQ_F32, 1, a->nvert, (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_PRO_EDGE_VERT]), a->first,
+                     a->end, (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_PRO_ZC]),
+                     (void *)STARPU_VECTOR_GET_PTR(buffers[QS_PRO_Z]), starpu_cuda_get_local_stream());
+}
+#endif
+
 static struct starpu_perfmodel qs_restrict_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_qs_restrict"};
 static struct starpu_codelet qs_restrict_cl = {
     .cpu_funcs = {qs_restrict_cpu},
     .cpu_funcs_name = {"qs_restrict_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {qs_restrict_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = QS_RES_NBUF,
     .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
     .model = &qs_restrict_model,
@@ -41,6 +66,10 @@ static struct starpu_perfmodel qs_prolong_model = {.type = STARPU_HISTORY_BASED,
 static struct starpu_codelet qs_prolong_cl = {
     .cpu_funcs = {qs_prolong_cpu},
     .cpu_funcs_name = {"qs_prolong_cpu"},
+#ifdef SQ_USE_CUDA
+    .cuda_funcs = {qs_prolong_cuda},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
     .nbuffers = QS_PRO_NBUF,
     .modes = {STARPU_R, STARPU_R, STARPU_W},
     .model = &qs_prolong_model,

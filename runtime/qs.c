@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sq_qs.h"
+#include "sq_qs_blocks.h"
 #include "sq_runtime_impl.h"
 
 static void reg(starpu_data_handle_t *h, const void *p, int64_t n, size_t elem) {
@@ -26,6 +27,12 @@ int sq_qs_runtime_create(const sq_qs_mesh *qm, sq_qs_runtime **out) {
   if (!ierr) ierr = SQ_CALLOC(qr->node, nt);
   if (!ierr) ierr = SQ_CALLOC(qr->rows, nt);
   if (!ierr) ierr = SQ_CALLOC(qr->rows_mem, nt);
+  for (int p1 = 0; p1 < 2; ++p1) {
+    if (!ierr) ierr = SQ_CALLOC(qr->blk[p1], nt);
+    if (!ierr) ierr = SQ_CALLOC(qr->blk_ptr[p1], nt);
+    if (!ierr) ierr = SQ_CALLOC(qr->blk_row[p1], nt);
+    if (!ierr) ierr = SQ_CALLOC(qr->blk_local[p1], nt);
+  }
   for (int t = 0; !ierr && t < nt; ++t) {
     const sq_qs_tile *tl = qm->tile + t;
     const int64_t nc = tl->c1 - tl->c0;
@@ -37,6 +44,14 @@ int sq_qs_runtime_create(const sq_qs_mesh *qm, sq_qs_runtime **out) {
     reg(&qr->out[t], tl->local, 10 * nc, sizeof(int64_t));
     reg(&qr->node[t], tl->node, tl->nnode, sizeof(int64_t));
     reg(&qr->rows[t], qr->rows_mem[t], 3 * tl->nnode, sizeof(double));
+    for (int p1 = 0; !ierr && p1 < 2; ++p1) {
+      ierr = sq_qs_blocks_create(nc, tl->local, p1 ? 4 : 10, SQ_QS_CUDA_BLOCK_CELLS, &qr->blk[p1][t]);
+      if (ierr) break;
+      const sq_qs_blocks *b = qr->blk[p1][t];
+      reg(&qr->blk_ptr[p1][t], b->ptr, b->nblk + 1, sizeof(int64_t));
+      reg(&qr->blk_row[p1][t], b->row, b->ptr[b->nblk] ? b->ptr[b->nblk] : 1, sizeof(int64_t));
+      reg(&qr->blk_local[p1][t], b->local, nc ? 10 * nc : 1, sizeof(uint16_t));
+    }
   }
   if (!ierr) {
     reg(&qr->edge_vert, qm->edge_vert, 2 * qm->nedge, sizeof(int64_t));
@@ -62,6 +77,17 @@ void sq_qs_runtime_destroy(sq_qs_runtime *qr) {
   if (qr->edge_vert) starpu_data_unregister(qr->edge_vert);
   if (qr->vert_edge_ptr) starpu_data_unregister(qr->vert_edge_ptr);
   if (qr->vert_edge) starpu_data_unregister(qr->vert_edge);
+  for (int p1 = 0; p1 < 2; ++p1) {
+    starpu_data_handle_t *blk[3] = {qr->blk_ptr[p1], qr->blk_row[p1], qr->blk_local[p1]};
+    for (int k = 0; k < 3; ++k)
+      for (int t = 0; blk[k] && t < qr->ntile; ++t)
+        if (blk[k][t]) starpu_data_unregister(blk[k][t]);
+    for (int t = 0; qr->blk[p1] && t < qr->ntile; ++t) sq_qs_blocks_destroy(qr->blk[p1][t]);
+    SQ_FREE(qr->blk[p1]);
+    SQ_FREE(qr->blk_ptr[p1]);
+    SQ_FREE(qr->blk_row[p1]);
+    SQ_FREE(qr->blk_local[p1]);
+  }
   for (int t = 0; qr->rows_mem && t < qr->ntile; ++t) free(qr->rows_mem[t]);
   SQ_FREE(qr->geo);
   SQ_FREE(qr->geo32);

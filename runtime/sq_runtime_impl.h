@@ -208,6 +208,10 @@ struct sq_qs_runtime {
   void **rows_mem;
   starpu_data_handle_t edge_vert, vert_edge_ptr, vert_edge; /**< the mesh's transfer tables */
   int nchunk;                                               /**< chunks of the transfers' outputs */
+  /* per tile, [0] P2 and [1] P1: blocks of cells over the tile-local rows (sq_qs_blocks.h), for the CUDA body's
+   * shared-memory reduction; their row offsets, rows and block-local rows as handles */
+  struct sq_qs_blocks **blk[2];
+  starpu_data_handle_t *blk_ptr[2], *blk_row[2], *blk_local[2];
   int64_t nebe, nreduce, ntransfer;
 };
 /** Arguments of the quasi-static tasks. */
@@ -215,7 +219,12 @@ typedef struct sq_qs_task_args {
   sq_precision precision;
   int p1;        /**< the P1 operator on the vertices (else P2) */
   int64_t nrows; /**< tile-local nodes the product writes (all, or the vertices for P1) */
+  /* the tile's blocks of cells (CUDA body): cells per block, blocks, rows of the largest block */
+  int blk_cells;
+  int64_t nblk, blk_max_rows;
 } sq_qs_task_args;
+/** Cells per block of the CUDA EBE body (threads per GPU block). */
+#define SQ_QS_CUDA_BLOCK_CELLS 64
 /** Arguments of the transfer tasks: the rows [first, end) of the output (vertices or P2 nodes). */
 typedef struct sq_qs_transfer_args {
   int64_t nvert, first, end;

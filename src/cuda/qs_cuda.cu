@@ -86,7 +86,27 @@ void transfer_any(sq_precision prec, int nv, bool restr, int64_t nvert, const in
   else (nv == 4 ? transfer<float, 4> : transfer<float, 1>)(restr, nvert, a, b, i0, i1, in, out, s);
 }
 
+template <typename R, int NV>
+void scatter_add(int64_t n, const int64_t *node, const void *rows, void *y, cudaStream_t s) {
+  if (n <= 0) return;
+  const unsigned grid = (unsigned)((n + kTransferThreads - 1) / kTransferThreads);
+  sq_qs_cuda::scatter_add_kernel<R, NV>
+      <<<grid, kTransferThreads, 0, s>>>(n, node, static_cast<const R *>(rows), static_cast<R *>(y));
+}
+
 } // namespace
+
+extern "C" void sq_cuda_qs_scatter_add(sq_precision prec, int nv, int64_t n, const int64_t *node, const void *rows,
+                                       void *y, void *stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (nv != 1 && nv != 4) {
+    fprintf(stderr, "starquake: the quasi-static reduction kernel runs 1 or 4 vectors, not %d\n", nv);
+    abort();
+  }
+  if (prec == SQ_F64) (nv == 4 ? scatter_add<double, 4> : scatter_add<double, 1>)(n, node, rows, y, s);
+  else (nv == 4 ? scatter_add<float, 4> : scatter_add<float, 1>)(n, node, rows, y, s);
+  check("qs_scatter_add", prec, nv, n);
+}
 
 extern "C" void sq_cuda_qs_ebe(sq_precision prec, int p1, int nv, int64_t nc, const void *geo, const int64_t *in,
                                const int64_t *out, const sq_cuda_qs_blocks *blk, const void *x, void *y, void *stream) {

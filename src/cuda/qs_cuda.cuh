@@ -216,6 +216,16 @@ __global__ void prolong_kernel(int64_t nvert, const int64_t *__restrict__ edge_v
             : R(0.5) * (zc[3 * NV * edge_vert[2 * (p - nvert)] + k] + zc[3 * NV * edge_vert[2 * (p - nvert) + 1] + k]);
 }
 
+/** y[node[k] rows] += rows[k] for k in [0, n), NV interleaved vectors (a tile's reduction; the tiles' reductions
+ *  run one after the other, so no atomics). */
+template <typename R, int NV>
+__global__ void scatter_add_kernel(int64_t n, const int64_t *__restrict__ node, const R *__restrict__ rows,
+                                   R *__restrict__ y) {
+  const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  for (int c = 0; c < 3 * NV; ++c) y[3 * NV * node[k] + c] += rows[3 * NV * k + c];
+}
+
 } // namespace sq_qs_cuda
 
 #endif

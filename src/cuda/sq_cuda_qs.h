@@ -44,6 +44,10 @@ void sq_cuda_qs_restrict(sq_precision prec, int nv, int64_t nvert, const int64_t
 void sq_cuda_qs_prolong(sq_precision prec, int nv, int64_t nvert, const int64_t *edge_vert, int64_t n0, int64_t n1,
                         const void *zc, void *z, void *stream);
 
+/** @brief y[3 nv node[k] ..] += rows[3 nv k ..] for k in [0, n) (sq_qs_tile_reduce_*; not atomic). */
+void sq_cuda_qs_scatter_add(sq_precision prec, int nv, int64_t n, const int64_t *node, const void *rows, void *y,
+                            void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,8 @@
  * @file emu_qs.cc  Runs the quasi-static kernels of src/cuda/qs_cuda.cuh on the CPU (sq_cuda_emu.h) against the
  * CPU kernels of sq_qs.h: the P2 and P1 element-by-element products in both precisions, 1 and 4 interleaved
  * vectors, with the shared-memory reduction (blocks of sq_qs_blocks_create, several block sizes, a last block
- * that is not full) and with direct atomics; the restriction and the prolongation.  The cells are random
- * (random gradients, volumes and Lame parameters: the product is a bilinear form of any geometry) on few nodes,
+ * that is not full) and with direct atomics; the restriction, the prolongation and a tile's reduction.  The cells are
+ * random (random gradients, volumes and Lame parameters: the product is a bilinear form of any geometry) on few nodes,
  * so that many cells of a block share nodes.  No GPU needed; see tests/cuda_emu/qs.sh.  Exit 0 when the largest
  * difference to the CPU, relative to the largest entry, is below 1e-12 (double) or 2e-5 (single).
  */
@@ -155,7 +155,23 @@ template <int NV> void check_transfers(const Problem &p) {
     for (int64_t k = 0; k < 3 * (v1 - v0); ++k) er = std::max(er, (double)std::fabs(rcs[k] - rc[k * NV + v]));
     for (int64_t k = 0; k < 3 * (n1 - n0); ++k) ep = std::max(ep, (double)std::fabs(zs[k] - z[k * NV + v]));
   }
+  /* a tile's reduction: y[node[k]] += rows[k] against sq_qs_tile_reduce's loop */
+  std::vector<int64_t> node;
+  for (int64_t k = 0; k < p.nnode; k += 3) node.push_back(k);
+  std::vector<double> rows(3 * NV * node.size()), y(3 * NV * p.nnode), yref;
+  for (auto &v : rows) v = 2 * unit(seed) - 1;
+  for (auto &v : y) v = unit(seed);
+  yref = y;
+  for (size_t k = 0; k < node.size(); ++k)
+    for (int c = 0; c < 3 * NV; ++c) yref[3 * NV * node[k] + c] += rows[3 * NV * k + c];
+  sq_emu_launch((unsigned)((node.size() + 31) / 32), 32, 0, [&] {
+    sq_qs_cuda::scatter_add_kernel<double, NV>((int64_t)node.size(), node.data(), rows.data(), y.data());
+  });
+  double es = 0;
+  for (size_t k = 0; k < y.size(); ++k) es = std::max(es, std::fabs(y[k] - yref[k]));
   char name[96];
+  snprintf(name, sizeof(name), "tile reduction f64, %d vectors (bitwise)", NV);
+  report(name, es, 0);
   snprintf(name, sizeof(name), "restriction f32, %d vectors (bitwise)", NV);
   report(name, er, 0);
   snprintf(name, sizeof(name), "prolongation f32, %d vectors (bitwise)", NV);
