@@ -1,6 +1,7 @@
 /**
  * @file qs_impl.h  The quasi-static element kernels, written once for both precisions: included by
- * qs_kernels.c with SQ_REAL (float or double) and SQ_FN(name) (the precision suffix) defined.
+ * qs_kernels.c with SQ_REAL (float or double), SQ_FN(name) (the precision suffix) and SQ_FNM(name) (the suffix of
+ * the multi-vector products) defined.
  *
  * The 10-node tetrahedron's shape functions in barycentric coordinates L: vertex a: L_a (2 L_a - 1); edge (i, j):
  * 4 L_i L_j.  The stiffness integrand is quadratic on a straight-sided cell, so the 4-point rule of degree 2 is
@@ -116,8 +117,8 @@ void SQ_FN(sq_qs_elem_diag)(int p1, const SQ_REAL *geo, SQ_REAL *de) {
   }
 }
 
-void SQ_FN(sq_qs_ebe_p2_multi)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
-                               const SQ_REAL *x, SQ_REAL *y) {
+void SQ_FNM(sq_qs_ebe_p2)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
+                          const SQ_REAL *x, SQ_REAL *y) {
   for (int64_t c = 0; c < nc; ++c) {
     const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
     SQ_REAL g[4][3], G[10][3], xe[SQ_QS_MAXVEC][30], ye[SQ_QS_MAXVEC][30] = {{0}};
@@ -136,8 +137,8 @@ void SQ_FN(sq_qs_ebe_p2_multi)(int64_t nc, const int64_t *in, const int64_t *out
   }
 }
 
-void SQ_FN(sq_qs_ebe_p1_multi)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
-                               const SQ_REAL *x, SQ_REAL *y) {
+void SQ_FNM(sq_qs_ebe_p1)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
+                          const SQ_REAL *x, SQ_REAL *y) {
   for (int64_t c = 0; c < nc; ++c) {
     const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
     SQ_REAL g[4][3], xe[SQ_QS_MAXVEC][12], ye[SQ_QS_MAXVEC][12] = {{0}};
