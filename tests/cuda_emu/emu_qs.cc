@@ -1,11 +1,12 @@
 /**
  * @file emu_qs.cc  Runs the quasi-static kernels of src/cuda/qs_cuda.cuh on the CPU (sq_cuda_emu.h) against the
- * CPU kernels of sq_qs.h: the P2 and P1 element-by-element products in both precisions, 1 and 4 interleaved
- * vectors, with the shared-memory reduction (blocks of sq_qs_blocks_create, several block sizes, a last block
- * that is not full) and with direct atomics; the restriction, the prolongation and a tile's reduction.  The cells are
- * random (random gradients, volumes and Lame parameters: the product is a bilinear form of any geometry) on few nodes,
- * so that many cells of a block share nodes.  No GPU needed; see tests/cuda_emu/qs.sh.  Exit 0 when the largest
- * difference to the CPU, relative to the largest entry, is below 1e-12 (double) or 2e-5 (single).
+ * CPU kernels of sq_qs.h (one vector at a time; the CPU's multi-vector products checked against the same): the P2 and
+ * P1 element-by-element products in both precisions, 1 and 4 interleaved vectors, with the shared-memory reduction
+ * (blocks of sq_qs_blocks_create, several block sizes, a last block that is not full) and with direct atomics; the
+ * restriction, the prolongation and a tile's reduction.  The cells are random (random gradients, volumes and Lame
+ * parameters: the product is a bilinear form of any geometry) on few nodes, so that many cells of a block share nodes.
+ * No GPU needed; see tests/cuda_emu/qs.sh.  Exit 0 when the largest difference to the CPU, relative to the largest
+ * entry, is below 1e-12 (double) or 2e-5 (single).
  */
 #define SQ_CUDA_EMULATE 1
 #include "sq_cuda_emu.h"
@@ -78,6 +79,14 @@ void cpu_ebe(const Problem &p, bool p1, const float *geo, const float *x, float 
   (p1 ? sq_qs_ebe_p1_f32 : sq_qs_ebe_p2_f32)(p.nc, p.cell.data(), p.cell.data(), geo, x, y);
 }
 
+/* The CPU's multi-vector products (sq_qs_ebe_*_multi), the same interleaved layout. */
+void cpu_multi(const Problem &p, bool p1, int nv, const double *geo, const double *x, double *y) {
+  (p1 ? sq_qs_ebe_p1_f64_multi : sq_qs_ebe_p2_f64_multi)(p.nc, p.cell.data(), p.cell.data(), geo, nv, x, y);
+}
+void cpu_multi(const Problem &p, bool p1, int nv, const float *geo, const float *x, float *y) {
+  (p1 ? sq_qs_ebe_p1_f32_multi : sq_qs_ebe_p2_f32_multi)(p.nc, p.cell.data(), p.cell.data(), geo, nv, x, y);
+}
+
 int failures = 0;
 
 void report(const char *what, double err, double tol) {
@@ -130,6 +139,12 @@ template <typename R, int NV, bool P1> void check_ebe(const Problem &p, int cell
   });
   snprintf(name, sizeof(name), "EBE %s %s, %d vectors, shared memory, blocks of %d", P1 ? "P1" : "P2", prec, NV, cells);
   report(name, diff(y), tol);
+  if (cells == 32) { /* the CPU's multi-vector product against the same reference */
+    std::vector<R> ym(3 * NV * p.nnode, 0);
+    cpu_multi(p, P1, NV, geo.data(), x.data(), ym.data());
+    snprintf(name, sizeof(name), "CPU multi-vector EBE %s %s, %d vectors", P1 ? "P1" : "P2", prec, NV);
+    report(name, diff(ym), tol);
+  }
   sq_qs_blocks_destroy(b);
 }
 
