@@ -9,7 +9,7 @@
 # (2) With QS_BIN=DIR (binaries of a CUDA build: test_cuda_qs, qs-step-bench; QS_LIB=DIR: shared libraries this
 #     host lacks; StarPU's under .deps/starpu/lib of the current folder): the GPU-against-CPU unit test, then the
 #     elastic solve and viscoelastic steps of a faulted box (QS_STEP_N cubes per side, default 40) with the GPU
-#     alone and with the CPU cores alone.
+#     alone and with the CPU cores alone (QS_STEPS steps, default 2; QS_STEP_TIMEOUT seconds each, default 200).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -32,7 +32,8 @@ timeout 300 "$B/qs_bench" "${1:-76}" "${2:-20}"
 # shared libraries: StarPU's, then the carried ones this host lacks (linked one by one, so that the host's own
 # versions win)
 mkdir -p "$B/lib"
-for l in "${QS_LIB:-/nonexistent}"/*; do
+QS_BIN=$(realpath "$QS_BIN")
+for l in "$(realpath "${QS_LIB:-/nonexistent}" 2> /dev/null)"/*; do
   [ -e "$l" ] || continue
   n=$(basename "$l")
   ldconfig -p | grep -q " $n " || ln -sf "$l" "$B/lib/$n"
@@ -43,8 +44,8 @@ mkdir -p "$STARPU_HOME"
 for b in "$QS_BIN"/*; do ldd "$b" | grep "not found" | sed "s|^|$(basename "$b"): |" || true; done
 echo "--- test_cuda_qs"
 timeout 200 "$QS_BIN/test_cuda_qs" || echo "test_cuda_qs: exit $?"
-n=${QS_STEP_N:-40}
+n=${QS_STEP_N:-40} steps=${QS_STEPS:-2} limit=${QS_STEP_TIMEOUT:-200}
 echo "--- elastic solve and viscoelastic steps, GPU alone"
-STARPU_NCPU=0 STARPU_NCUDA=1 timeout 200 "$QS_BIN/qs-step-bench" "$n" 2 8192 || echo "qs-step-bench (GPU): exit $?"
+STARPU_NCPU=0 STARPU_NCUDA=1 timeout "$limit" "$QS_BIN/qs-step-bench" "$n" "$steps" 8192 || echo "qs-step-bench (GPU): exit $?"
 echo "--- the same, CPU cores alone"
-STARPU_NCUDA=0 timeout 200 "$QS_BIN/qs-step-bench" "$n" 2 8192 || echo "qs-step-bench (CPU): exit $?"
+STARPU_NCUDA=0 timeout "$limit" "$QS_BIN/qs-step-bench" "$n" "$steps" 8192 || echo "qs-step-bench (CPU): exit $?"
