@@ -27,7 +27,7 @@ pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 "$NVCC" -arch=sm_90 "$B"/*.o -Xcompiler -fopenmp -o "$B/qs_bench"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
-timeout 300 "$B/qs_bench" "${1:-76}" "${2:-20}"
+timeout 300 "$B/qs_bench" "${1:-76}" "${2:-20}" || echo "qs_bench: exit $?"
 [ -n "${QS_BIN:-}" ] || exit 0
 # shared libraries: StarPU's, then the carried ones this host lacks (linked one by one, so that the host's own
 # versions win)
