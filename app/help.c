@@ -146,6 +146,22 @@ static const help_option tp_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option okada_options[] = {
+    {"--meshes", "k1,k2,...", "mesh spacings 1/k, k even, 2..16 (default 2,4)"},
+    {"--tolerance", "X", "largest relative L2 misfit at the finest mesh that passes (default 0.01)"},
+    {"--exclude", "D", "leave out surface nodes closer than D to the fault's edges (default 0.25)"},
+    {"--tile-size", "N", "cells per tile, the unit of an element-by-element task (default 1024)"},
+    {"--verbose", "", "print the outer solver's residual per iteration"},
+    {"--serial", "", "run the operator products as plain loops instead of StarPU tasks"},
+    {"--dump", "FILE", "write 'case h x y ux uy uz ux_okada uy_okada uz_okada' rows of the surface nodes to FILE"},
+    {"--mesh", "F1,F2,...",
+     "Gmsh meshes of the same box and fault instead of the box generator's (tests/meshes/okada_dip.geo: physical "
+     "surfaces 101 free, 103 fault, 105 Dirichlet), coarse to fine"},
+    {"--dip", "D", "the fault's dip in degrees, (0, 90] (default 90; other dips need --mesh)"},
+    {"--json", "", "print one JSON object (rel_l2: the finest mesh's largest misfit; per case and mesh)"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_command commands[] = {
     {"run", "[run] CONFIG.yaml|parameters.par [OPTIONS]",
      "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
@@ -171,6 +187,11 @@ static const help_command commands[] = {
      "A small patch of imposed slip (regularised Yoffe slip rate) in a homogeneous medium against the point source "
      "of the same moment, simulated and in closed form; and the slip of every fault point against the final slip.",
      kinematic_options},
+    {"verify okada", "verify okada [OPTIONS]",
+     "The quasi-static elastic solver (second-order tetrahedra, mixed-precision multigrid-preconditioned CG) "
+     "against Okada's (1992) closed form: the surface displacement of a buried vertical rectangular fault, strike "
+     "slip and dip slip, with Okada's displacement on the sides and bottom (docs/POSTSEISMIC.md).",
+     okada_options},
     {"mesh info", "mesh info FILE",
      "Sizes, bounding box, material groups and boundary codes of a mesh (.msh Gmsh 2.2 or 4.1, .puml.h5 PUML).",
      help_only},

@@ -366,7 +366,10 @@ int sq_cmd_verify(int argc, char **argv) {
            "       starquake verify thermal-pressurization [--dt DT] [--json]\n"
            "       starquake verify kinematic [--size quick|long] [--order O] [--cells N] [--refine F] [--tau-s T] "
            "[--tau-r T]\n"
-           "                                  [--radius R] [--tolerance X] [--json]\n");
+           "                                  [--radius R] [--tolerance X] [--json]\n"
+           "       starquake verify okada [--meshes k1,k2,...] [--tolerance X] [--exclude D] [--tile-size N] "
+           "[--serial] [--verbose] [--dump FILE]\n"
+           "                              [--mesh F1,F2,... --dip D] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);
@@ -376,8 +379,9 @@ int sq_cmd_verify(int argc, char **argv) {
   if (!strcmp(argv[0], "pointsource")) return sq_cmd_verify_pointsource(argc - 1, argv + 1);
   if (!strcmp(argv[0], "thermal-pressurization")) return sq_cmd_verify_tp(argc - 1, argv + 1);
   if (!strcmp(argv[0], "kinematic")) return sq_cmd_verify_kinematic(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "okada")) return sq_cmd_verify_okada(argc - 1, argv + 1);
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing, pointsource, "
-                  "thermal-pressurization or kinematic)",
+                  "thermal-pressurization, kinematic or okada)",
                   argv[0]);
 }

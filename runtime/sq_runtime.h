@@ -225,4 +225,22 @@ int sq_runtime_trace_start(sq_runtime *rt, int64_t capacity);
  *  end in µs from the first submission); the events lost to the capacity are counted in a comment. */
 int sq_runtime_trace_write(const sq_runtime *rt, const char *path);
 
+/* ---- the quasi-static solver's tasks (src/sq_qs.h) ------------------------------------------------- */
+
+struct sq_qs_mesh;
+struct sq_qs_ops;
+/** The registered tiles of a quasi-static mesh (opaque). */
+typedef struct sq_qs_runtime sq_qs_runtime;
+/** @brief Register the tiles of @p qm (geometry in both precisions, node lists, product rows) with the runtime
+ *  (StarPU must be started); @p qm must outlive it. */
+int sq_qs_runtime_create(const struct sq_qs_mesh *qm, sq_qs_runtime **qr);
+/** @brief Unregister everything and free @p qr (NULL is fine). */
+void sq_qs_runtime_destroy(sq_qs_runtime *qr);
+/** @brief Operator products and transfers as tasks, for sq_qs_solve: per tile an EBE product into the tile's
+ *  rows, then per tile its reduction into the global vector; restriction and prolongation per block of output
+ *  rows; each waits for its tasks. */
+void sq_qs_runtime_ops(sq_qs_runtime *qr, struct sq_qs_ops *ops);
+/** @brief Tasks submitted so far: EBE products, reductions, transfers (restrictions and prolongations). */
+void sq_qs_runtime_counts(const sq_qs_runtime *qr, int64_t *ebe, int64_t *reduce, int64_t *transfer);
+
 #endif

@@ -197,4 +197,48 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
  *  ones, about to be overwritten (the plasticity's sync hook). */
 int sq_runtime_sync_plasticity(sq_runtime *rt, int write);
 
+/* ---- quasi-static solver (runtime/qs.c, codelets/qs_ebe.c) ---- */
+struct sq_qs_runtime {
+  const struct sq_qs_mesh *qm;
+  int ntile;
+  starpu_data_handle_t *geo, *geo32; /**< per tile: its cells' geometry rows, double and single */
+  starpu_data_handle_t *in;          /**< per tile: its cells' global nodes (cell_node rows) */
+  starpu_data_handle_t *out;         /**< per tile: its cells' tile-local nodes */
+  starpu_data_handle_t *node;        /**< per tile: the global node of each tile-local node */
+  starpu_data_handle_t *rows;        /**< per tile: the product's tile-local rows (3 nnode reals, double size) */
+  void **rows_mem;
+  starpu_data_handle_t edge_vert, vert_edge_ptr, vert_edge; /**< the mesh's transfer tables */
+  int nchunk;                                               /**< chunks of the transfers' outputs */
+  /* per tile, [0] P2 and [1] P1: blocks of cells over the tile-local rows (sq_qs_blocks.h), for the CUDA body's
+   * shared-memory reduction; their row offsets, rows and block-local rows as handles */
+  struct sq_qs_blocks **blk[2];
+  starpu_data_handle_t *blk_ptr[2], *blk_row[2], *blk_local[2];
+  int64_t nebe, nreduce, ntransfer;
+};
+/** Arguments of the quasi-static tasks. */
+typedef struct sq_qs_task_args {
+  sq_precision precision;
+  int p1;        /**< the P1 operator on the vertices (else P2) */
+  int64_t nrows; /**< tile-local nodes the product writes (all, or the vertices for P1) */
+  /* the tile's blocks of cells (CUDA body): cells per block, blocks, rows of the largest block */
+  int blk_cells;
+  int64_t nblk, blk_max_rows;
+} sq_qs_task_args;
+/** Cells per block of the CUDA EBE body (threads per GPU block). */
+#define SQ_QS_CUDA_BLOCK_CELLS 64
+/** Arguments of the transfer tasks: the rows [first, end) of the output (vertices or P2 nodes). */
+typedef struct sq_qs_transfer_args {
+  int64_t nvert, first, end;
+} sq_qs_transfer_args;
+/** @brief Insert the restriction of the vertices [v0, v1) into @p rc_part (that block of rc) from @p r. */
+int sq_insert_qs_restrict(sq_qs_runtime *qr, int64_t v0, int64_t v1, starpu_data_handle_t r,
+                          starpu_data_handle_t rc_part);
+/** @brief Insert the prolongation of the P2 nodes [n0, n1) into @p z_part (that block of z) from @p zc. */
+int sq_insert_qs_prolong(sq_qs_runtime *qr, int64_t n0, int64_t n1, starpu_data_handle_t zc,
+                         starpu_data_handle_t z_part);
+/** @brief Insert the EBE product of tile @p t: rows = K_tile x. */
+int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t x);
+/** @brief Insert the reduction of tile @p t: y += its rows (commuting with the other tiles' reductions). */
+int sq_insert_qs_reduce(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t y);
+
 #endif

@@ -28,7 +28,7 @@ using std::fma;
 struct sq_emu_dim3 {
   unsigned x = 0, y = 0, z = 0;
 };
-inline thread_local sq_emu_dim3 threadIdx, blockIdx;
+inline thread_local sq_emu_dim3 threadIdx, blockIdx, blockDim;
 inline thread_local unsigned char *sq_emu_smem_ptr;
 inline thread_local std::barrier<> *sq_emu_bar;
 
@@ -44,6 +44,7 @@ template <class F> void sq_emu_launch(unsigned grid, unsigned threads, size_t sm
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       threadIdx.x = t;
+      blockDim.x = threads;
       sq_emu_bar = &bar;
       sq_emu_smem_ptr = shared;
       for (unsigned b = 0; b < grid; ++b) {

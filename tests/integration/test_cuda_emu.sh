@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU kernels of src/cuda/cuda_kernels.cuh, plasticity_cuda.cu and rupture_cuda.cu run on the CPU
+# The GPU kernels of src/cuda/cuda_kernels.cuh, plasticity_cuda.cu, rupture_cuda.cu and qs_cuda.cuh run on the CPU
 # (tests/cuda_emu/sq_cuda_emu.h, with ASan and UBSan) against the CPU reference kernels: every order and
 # precision, and the small-cluster grids (fewer elements per block) bitwise against blocks of E.
 # Catches index, barrier and alignment errors of the CUDA code on a machine with no GPU.
@@ -10,7 +10,7 @@ export SQ_BUILDDIR=${SQ_BUILDDIR:-$PWD}
 command -v g++ > /dev/null || { echo "test_cuda_emu: no g++: skipped"; exit 77; }
 tempdir T
 export TMPDIR=$T
-for s in run.sh rupture.sh plasticity.sh ane.sh; do
+for s in run.sh rupture.sh plasticity.sh ane.sh qs.sh; do
   if bash "$SRC/tests/cuda_emu/$s" > "$T/$s.log" 2>&1; then
     ok "tests/cuda_emu/$s: $(tail -n 1 "$T/$s.log")"
   else

@@ -1,0 +1,274 @@
+/**
+ * @file qs_solve.c  The quasi-static elastic solve (sq_qs.h): a flexible conjugate gradient in double precision
+ * whose preconditioner is an inner solve in single precision: a Jacobi-preconditioned CG on the P1 coarse mesh
+ * (the restricted residual, to a loose tolerance), prolonged as the start of a Jacobi-preconditioned CG on the
+ * P2 mesh (to a loose tolerance).  The preconditioner changes from one application to the next, hence the
+ * flexible (Polak-Ribiere) update of the search direction.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_qs.h"
+
+void sq_qs_solver_opts_default(sq_qs_solver_opts *o) {
+  memset(o, 0, sizeof(*o));
+  o->tol = 1e-10;
+  o->max_outer = 1000;
+  o->inner_tol = 0.1;
+  o->max_inner = 30;
+  o->coarse_tol = 0.1;
+  o->max_coarse = 300;
+}
+
+typedef struct qs_work {
+  const sq_qs_mesh *qm;
+  const sq_qs_ops *ops;
+  float *dinv, *dinv_c;                         /* inverse diagonals, 0 at prescribed components */
+  uint8_t *fixed_c;                             /* prescribed components of the coarse mesh (the vertices') */
+  float *rf, *zf, *rc, *zc, *cr, *cz, *cp, *cq; /* inner vectors (sized for the P2 mesh) */
+  int ierr;                                     /* the first failed product */
+} qs_work;
+
+static void keep_error(qs_work *w, int ierr) {
+  if (ierr && !w->ierr) w->ierr = ierr;
+}
+
+static void apply_f64(qs_work *w, const double *x, double *y) {
+  const sq_qs_mesh *qm = w->qm;
+  if (w->ops && w->ops->apply_f64) {
+    const int ierr = w->ops->apply_f64(w->ops->ctx, x, y);
+    if (ierr && !w->ierr) w->ierr = ierr;
+  } else {
+    memset(y, 0, sizeof(double) * 3 * (size_t)qm->nnode);
+    sq_qs_ebe_p2_f64(qm->ncell, qm->cell_node, qm->cell_node, qm->geo, x, y);
+  }
+}
+
+static void apply_f32(qs_work *w, int p1, const float *x, float *y) {
+  const sq_qs_mesh *qm = w->qm;
+  if (w->ops && (p1 ? w->ops->apply_coarse_f32 != NULL : w->ops->apply_f32 != NULL)) {
+    const int ierr = (p1 ? w->ops->apply_coarse_f32 : w->ops->apply_f32)(w->ops->ctx, x, y);
+    if (ierr && !w->ierr) w->ierr = ierr;
+  } else {
+    memset(y, 0, sizeof(float) * 3 * (size_t)(p1 ? qm->nvert : qm->nnode));
+    if (p1) sq_qs_ebe_p1_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
+    else sq_qs_ebe_p2_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
+  }
+}
+
+static double dot32(int64_t n, const float *a, const float *b) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += (double)a[i] * b[i];
+  return s;
+}
+
+static double dot64(int64_t n, const double *a, const double *b) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/* Jacobi-preconditioned CG in single precision on the P2 (p1 0) or P1 (p1 1) operator: x (start value in, result
+ * out) for the right-hand side b, to the relative residual tol or maxit iterations.  Returns the iterations. */
+static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, int maxit) {
+  const int64_t n = 3 * (p1 ? w->qm->nvert : w->qm->nnode);
+  const float *dinv = p1 ? w->dinv_c : w->dinv;
+  float *r = w->cr, *z = w->cz, *p = w->cp, *q = w->cq;
+  apply_f32(w, p1, x, q);
+  for (int64_t i = 0; i < n; ++i) r[i] = dinv[i] != 0 ? b[i] - q[i] : 0;
+  const double bn = sqrt(dot32(n, b, b));
+  if (bn == 0) return 0;
+  for (int64_t i = 0; i < n; ++i) p[i] = z[i] = dinv[i] * r[i];
+  double rz = dot32(n, r, z);
+  int it = 0;
+  while (it < maxit && sqrt(dot32(n, r, r)) > tol * bn) {
+    apply_f32(w, p1, p, q);
+    for (int64_t i = 0; i < n; ++i)
+      if (dinv[i] == 0) q[i] = 0;
+    const double pq = dot32(n, p, q);
+    if (!(pq > 0)) break;
+    const float alpha = (float)(rz / pq);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+      z[i] = dinv[i] * r[i];
+    }
+    const double rz1 = dot32(n, r, z);
+    const float beta = (float)(rz1 / rz);
+    rz = rz1;
+    for (int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    ++it;
+  }
+  return it;
+}
+
+/* z = M(r): the single-precision preconditioner. */
+static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_opts *o) {
+  const sq_qs_mesh *qm = w->qm;
+  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
+  for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
+  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, w->rf, w->rc));
+  else sq_qs_restrict_f32(qm, w->rf, w->rc);
+  /* the coarse solve starts from the Jacobi estimate at the vertices */
+  for (int64_t i = 0; i < nc; ++i) {
+    if (w->fixed_c[i]) w->rc[i] = 0;
+    w->zc[i] = w->dinv[i] * w->rf[i];
+  }
+  o->coarse_iters += inner_cg(w, 1, w->rc, w->zc, o->coarse_tol, o->max_coarse);
+  if (w->ops && w->ops->prolong_f32) keep_error(w, w->ops->prolong_f32(w->ops->ctx, w->zc, w->zf));
+  else sq_qs_prolong_f32(qm, w->zc, w->zf);
+  for (int64_t i = 0; i < n; ++i)
+    if (qm->fixed[i]) w->zf[i] = 0;
+  o->inner_iters += inner_cg(w, 0, w->rf, w->zf, o->inner_tol, o->max_inner);
+  for (int64_t i = 0; i < n; ++i) z[i] = qm->fixed[i] ? 0 : w->zf[i];
+}
+
+/* b += -sum_e K_e d_e: the equivalent nodal forces of the fault offsets (sorted by cell). */
+static void fault_forces(const sq_qs_mesh *qm, double *b) {
+  for (int64_t k = 0; k < qm->noff;) {
+    const int64_t c = qm->off_cell[k];
+    double de[30] = {0}, ye[30];
+    for (; k < qm->noff && qm->off_cell[k] == c; ++k)
+      for (int d = 0; d < 3; ++d) de[3 * qm->off_loc[k] + d] += qm->off_u[3 * k + d];
+    sq_qs_elem_p2_f64(qm->geo + SQ_QS_NGEO * c, de, ye);
+    for (int a = 0; a < 10; ++a)
+      for (int d = 0; d < 3; ++d) b[3 * qm->cell_node[10 * c + a] + d] -= ye[3 * a + d];
+  }
+}
+
+int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, double *u, sq_qs_solver_opts *o) {
+  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
+  o->outer_iters = 0;
+  o->inner_iters = o->coarse_iters = 0;
+  qs_work w = {.qm = qm, .ops = ops};
+  double *b = NULL, *r = NULL, *z = NULL, *zold = NULL, *p = NULL, *q = NULL, *dg = NULL;
+  int ierr = SQ_CALLOC(b, n);
+  if (!ierr) ierr = SQ_CALLOC(r, n);
+  if (!ierr) ierr = SQ_CALLOC(z, n);
+  if (!ierr) ierr = SQ_CALLOC(zold, n);
+  if (!ierr) ierr = SQ_CALLOC(p, n);
+  if (!ierr) ierr = SQ_CALLOC(q, n);
+  if (!ierr) ierr = SQ_CALLOC(dg, n);
+  if (!ierr) ierr = SQ_CALLOC(w.dinv, n);
+  if (!ierr) ierr = SQ_CALLOC(w.dinv_c, nc);
+  if (!ierr) ierr = SQ_CALLOC(w.fixed_c, nc);
+  if (!ierr) ierr = SQ_CALLOC(w.rf, n);
+  if (!ierr) ierr = SQ_CALLOC(w.zf, n);
+  if (!ierr) ierr = SQ_CALLOC(w.rc, nc);
+  if (!ierr) ierr = SQ_CALLOC(w.zc, nc);
+  if (!ierr) ierr = SQ_CALLOC(w.cr, n);
+  if (!ierr) ierr = SQ_CALLOC(w.cz, n);
+  if (!ierr) ierr = SQ_CALLOC(w.cp, n);
+  if (!ierr) ierr = SQ_CALLOC(w.cq, n);
+  if (ierr) goto done;
+  sq_qs_diag_p2(qm, dg);
+  for (int64_t i = 0; i < n; ++i) w.dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
+  sq_qs_diag_p1(qm, dg);
+  for (int64_t i = 0; i < nc; ++i) {
+    w.fixed_c[i] = qm->fixed[i];
+    w.dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
+  }
+  /* right-hand side: f + fault forces (kept in dg) - K (prescribed values), on the free components */
+  memset(dg, 0, sizeof(double) * (size_t)n);
+  if (f) memcpy(dg, f, sizeof(double) * (size_t)n);
+  fault_forces(qm, dg);
+  if (o->use_start) memcpy(zold, u, sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i) u[i] = qm->ubc[i];
+  apply_f64(&w, u, q);
+  for (int64_t i = 0; i < n; ++i) b[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
+  /* the reference of the relative tolerance: the right-hand side's norm (with a zero start) */
+  const double bn = fmax(sqrt(dot64(n, b, b)), o->ref_norm > 0 ? o->ref_norm : 0);
+  o->rel_residual = 0;
+  if (bn == 0) goto done;
+  /* flexible PCG on the free components, from zero or from the given start */
+  memcpy(r, b, sizeof(double) * (size_t)n);
+  if (o->use_start) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!qm->fixed[i]) u[i] = zold[i];
+    apply_f64(&w, u, q);
+    for (int64_t i = 0; i < n; ++i) r[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
+  }
+  double rn = sqrt(dot64(n, r, r)), rz = 0;
+  if (rn > o->tol * bn) {
+    precondition(&w, r, z, o);
+    memcpy(p, z, sizeof(double) * (size_t)n);
+    rz = dot64(n, r, z);
+  }
+  while (rn > o->tol * bn) {
+    if (w.ierr) {
+      ierr = w.ierr;
+      goto done;
+    }
+    if (o->outer_iters >= o->max_outer) {
+      ierr = sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                      "quasi-static solve: relative residual %.3e after %d outer iterations (tolerance %.1e)", rn / bn,
+                      o->outer_iters, o->tol);
+      goto done;
+    }
+    apply_f64(&w, p, q);
+    for (int64_t i = 0; i < n; ++i)
+      if (qm->fixed[i]) q[i] = 0;
+    const double pq = dot64(n, p, q);
+    if (!(pq > 0)) {
+      ierr =
+          w.ierr
+              ? w.ierr
+              : sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                         "quasi-static solve: the operator is not positive definite on the free components (p.Kp = %g "
+                         "at outer iteration %d): are enough displacements prescribed?",
+                         pq, o->outer_iters);
+      goto done;
+    }
+    const double alpha = rz / pq;
+    for (int64_t i = 0; i < n; ++i) {
+      u[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    rn = sqrt(dot64(n, r, r));
+    ++o->outer_iters;
+    if (o->verbose)
+      fprintf(stderr, "quasi-static: outer %d, relative residual %.3e, inner %lld, coarse %lld\n", o->outer_iters,
+              rn / bn, (long long)o->inner_iters, (long long)o->coarse_iters);
+    if (rn <= o->tol * bn) break;
+    double *t = zold;
+    zold = z;
+    z = t;
+    precondition(&w, r, z, o);
+    double rz1 = 0, rzold = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      rz1 += r[i] * z[i];
+      rzold += r[i] * zold[i];
+    }
+    const double beta = (rz1 - rzold) / rz;
+    rz = rz1;
+    for (int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+  }
+  /* the true residual, in double */
+  apply_f64(&w, u, q);
+  double res = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (!qm->fixed[i]) res += (dg[i] - q[i]) * (dg[i] - q[i]);
+  o->rel_residual = sqrt(res) / bn;
+  if (w.ierr) ierr = w.ierr;
+done:
+  SQ_FREE(b);
+  SQ_FREE(r);
+  SQ_FREE(z);
+  SQ_FREE(zold);
+  SQ_FREE(p);
+  SQ_FREE(q);
+  SQ_FREE(dg);
+  SQ_FREE(w.dinv);
+  SQ_FREE(w.dinv_c);
+  SQ_FREE(w.fixed_c);
+  SQ_FREE(w.rf);
+  SQ_FREE(w.zf);
+  SQ_FREE(w.rc);
+  SQ_FREE(w.zc);
+  SQ_FREE(w.cr);
+  SQ_FREE(w.cz);
+  SQ_FREE(w.cp);
+  SQ_FREE(w.cq);
+  return ierr;
+}

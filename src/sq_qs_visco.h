@@ -1,0 +1,96 @@
+/**
+ * @file sq_qs_visco.h  Maxwell viscoelastic crustal deformation after a fault slip: the elastic (t = 0) solution
+ * with the slip as a split-node dislocation, then time steps of the stress relaxation (Algorithm 1 of the papers
+ * in docs/POSTSEISMIC.md).  Equations: equilibrium sigma_ij,j = 0, the Maxwell law
+ *   d sigma / dt = lambda tr(d eps/dt) I + 2 mu d eps/dt - (mu / eta) dev(sigma),
+ * eps the symmetric gradient of u; eta per cell (INFINITY: elastic).
+ *
+ * Discretisation per step (the papers' Algorithm 1 with beta = D^-1 A sigma = dev(sigma) / (2 eta), the viscous
+ * strain rate): the stress lives at each cell's 4 quadrature points, and
+ *   K^v du = -sum_e int B^T (sigma^n - dt D^v beta^n),   sigma^{n+1} = sigma^n + D^v (B du - dt beta^n),
+ * with D^v = (D^-1 + alpha dt beta')^-1.  For the isotropic Maxwell law D^v is isotropic: the bulk modulus of D
+ * and the shear modulus mu / (1 + alpha dt mu / eta), so K^v is the elastic operator of sq_qs.h with these
+ * moduli (a view of the mesh with its own geo arrays).  alpha = 1/2 (the default) is the trapezoidal rule
+ * (second order in dt), alpha = 1 backward Euler (first order).
+ *
+ * Prescribed displacements keep their t = 0 values (du = 0 there); the slip does not change after t = 0.
+ * The predictor (opts.predictor): each step's solve starts from an extrapolation of the last accurate increments:
+ * the least-squares line through the last 7 (the papers' linear predictor; with 2..6 of them, the line through
+ * the last two; with one, that one).  sq_qs_visco_predict_weights gives the weights (for 4 steps ahead they are
+ * the papers' (-17, -10, -3, 4, 11, 18, 25) / 28).  The converged solution does not depend on the start: the
+ * tolerance is relative to the norm of the step's right-hand side either way.
+ *
+ * No StarPU here: the products may run as tasks through sq_qs_ops (runtime/), built for sq_qs_visco_mesh(v).
+ */
+#ifndef SQ_QS_VISCO_H
+#define SQ_QS_VISCO_H
+
+#include "sq_qs.h"
+
+/** Quadrature points per cell, stress components per point (11, 22, 33, 12, 23, 13). */
+#define SQ_QS_NQ      4
+#define SQ_QS_NSTRESS 6
+
+/** Settings of a viscoelastic run. */
+typedef struct sq_qs_visco_opts {
+  double dt;                /**< time step (the unit of eta / mu: e.g. eta in Pa yr, mu in Pa -> years) */
+  double alpha;             /**< 0.5 (trapezoidal, default) or 1 (backward Euler); in (0, 1] */
+  int predictor;            /**< 1: start each step's solve from the predictor (default), 0: from zero */
+  sq_qs_solver_opts solver; /**< tolerances of every solve (sq_qs_solver_opts_default) */
+} sq_qs_visco_opts;
+
+void sq_qs_visco_opts_default(sq_qs_visco_opts *o);
+
+/** Iteration statistics, summed over the solves since creation (the elastic one included). */
+typedef struct sq_qs_visco_stats {
+  int nsolve;                      /**< solves (1 elastic + steps) */
+  int64_t outer_iters;             /**< double-precision outer iterations */
+  int64_t inner_iters;             /**< single-precision P2 inner iterations */
+  int64_t coarse_iters;            /**< single-precision P1 inner iterations */
+  double max_rel_residual;         /**< the largest final relative residual (recomputed in double) */
+  int last_outer;                  /**< the last solve's outer iterations */
+  int64_t last_inner, last_coarse; /**< the last solve's inner iterations */
+} sq_qs_visco_stats;
+
+typedef struct sq_qs_visco sq_qs_visco;
+
+/**
+ * @brief A viscoelastic problem on @p qm (boundary conditions and fault already set with sq_qs_set_bc and
+ * sq_qs_set_fault; not owned, must outlive the object) with the viscosity @p eta of each cell (ncell values, > 0,
+ * INFINITY for elastic cells; copied).  Errors name the first bad cell or setting.
+ */
+int sq_qs_visco_create(const sq_qs_mesh *qm, const double *eta, const sq_qs_visco_opts *o, sq_qs_visco **v);
+void sq_qs_visco_destroy(sq_qs_visco *v);
+
+/** The mesh view whose operator is K^v (for building sq_qs_ops for the steps). */
+const sq_qs_mesh *sq_qs_visco_mesh(const sq_qs_visco *v);
+
+/**
+ * @brief The elastic solution at t = 0: @p u (3 nnode) the continuous field (fault offsets per cell with
+ * sq_qs_cell_displacement), and the stress at every quadrature point.  @p ops: for qm (NULL: serial loops).
+ */
+int sq_qs_visco_elastic(sq_qs_visco *v, const sq_qs_ops *ops, double *u);
+
+/**
+ * @brief One time step t_n -> t_{n+1} = t_n + dt: @p u (3 nnode) becomes the continuous field at t_{n+1}.
+ * @p ops: for sq_qs_visco_mesh(v) (NULL: serial loops).  Call sq_qs_visco_elastic first.
+ */
+int sq_qs_visco_step(sq_qs_visco *v, const sq_qs_ops *ops, double *u);
+
+/** The time of the current state (0 after the elastic solve) and the steps taken. */
+double sq_qs_visco_time(const sq_qs_visco *v);
+int sq_qs_visco_nstep(const sq_qs_visco *v);
+
+/** The statistics so far. */
+void sq_qs_visco_get_stats(const sq_qs_visco *v, sq_qs_visco_stats *s);
+
+/** The stress of cell @p c at its quadrature points: SQ_QS_NQ x SQ_QS_NSTRESS values (read only). */
+const double *sq_qs_visco_stress(const sq_qs_visco *v, int64_t c);
+
+/**
+ * @brief Predictor weights: the least-squares line through values at steps 1..@p n (n >= 2) evaluated at step
+ * n + @p ahead: w[0..n-1].  n = 7, ahead = 4: the papers' weights.
+ */
+void sq_qs_visco_predict_weights(int n, int ahead, double *w);
+
+#endif
