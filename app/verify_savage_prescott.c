@@ -1,7 +1,7 @@
 /**
  * @file verify_savage_prescott.c  `starquake verify savage-prescott`: the Maxwell viscoelastic time stepping
  * (src/sq_qs_visco.h) against Savage & Prescott's (1978) series (src/sq_savage_prescott.h): an infinitely long
- * vertical strike-slip fault with slip b from the surface to depth D = H through an elastic layer of thickness
+ * vertical strike-slip fault with slip b from the surface to depth D = H/2 through an elastic layer of thickness
  * H = 1 over a Maxwell half-space of the same shear modulus (mu = lambda = 1, eta = 1/2: tau = 2 eta / mu = 1).
  *
  * The set-up (anti-plane, by symmetry): the half x >= 0 of a slab [0, L] x [0, h_y] x [-Z, 0], meshed with the
