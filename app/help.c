@@ -164,10 +164,10 @@ static const help_option okada_options[] = {
 
 static const help_option savage_prescott_options[] = {
     {"--size", "K", "mesh refinement 1..8: spacing 0.5/K near the fault, 4/K far away (default 1)"},
-    {"--dt", "DT", "time step in units of tau = 2 eta / mu (default 0.05)"},
+    {"--dt", "DT", "time step in units of tau = 2 eta / mu (default 0.1)"},
     {"--times", "T1,T2,...", "times of the velocity profiles in units of tau, increasing (default 1,2,5)"},
-    {"--length", "L", "the slab's length from the fault, in layer thicknesses, a multiple of 4 (default 64)"},
-    {"--depth", "Z", "the slab's depth, in layer thicknesses, a multiple of 4 (default 48)"},
+    {"--length", "L", "the slab's length from the fault, in layer thicknesses, a multiple of 4 (default 256)"},
+    {"--depth", "Z", "the slab's depth, in layer thicknesses, a multiple of 4 (default 192)"},
     {"--profile", "X", "compare the surface nodes with 0 < x <= X (default 24)"},
     {"--tolerance", "X", "largest relative velocity error that passes (default 0.02)"},
     {"--compare-predictor", "", "run twice, with and without the predictor, and report both runs' iterations"},

@@ -207,7 +207,7 @@ static int run(int k, double L, double Z, double dt, int ntime, const double *ti
 
 int sq_cmd_verify_savage_prescott(int argc, char **argv) {
   int json = 0, verbose = 0, k = 1, compare = 0, ntime = 3;
-  double dt = 0.05, tol = 0.02, L = 128, Z = 96, profile = 16, times[MAX_TIMES] = {1, 2, 5};
+  double dt = 0.1, tol = 0.02, L = 256, Z = 192, profile = 16, times[MAX_TIMES] = {1, 2, 5};
   const char *dump_path = NULL;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
