@@ -162,6 +162,21 @@ static const help_option okada_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option savage_prescott_options[] = {
+    {"--size", "K", "mesh refinement 1..8: spacing 0.5/K near the fault, 4/K far away (default 1)"},
+    {"--dt", "DT", "time step in units of tau = 2 eta / mu (default 0.1)"},
+    {"--times", "T1,T2,...", "times of the velocity profiles in units of tau, increasing (default 1,2,5)"},
+    {"--length", "L", "the slab's length from the fault, in layer thicknesses, a multiple of 4 (default 256)"},
+    {"--depth", "Z", "the slab's depth, in layer thicknesses, a multiple of 4 (default 192)"},
+    {"--profile", "X", "compare the surface nodes with 0 < x <= X (default 24)"},
+    {"--tolerance", "X", "largest relative velocity error that passes (default 0.02)"},
+    {"--compare-predictor", "", "run twice, with and without the predictor, and report both runs' iterations"},
+    {"--verbose", "", "print progress every 10 steps"},
+    {"--dump", "FILE", "write 'size x t v v_savage_prescott' rows of the surface profiles to FILE"},
+    {"--json", "", "print one JSON object (max_rel_error: the largest over the times; per time; per run)"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_command commands[] = {
     {"run", "[run] CONFIG.yaml|parameters.par [OPTIONS]",
      "Run the simulation that CONFIG.yaml describes (docs/CONFIG.md lists every key).  `starquake run CONFIG.yaml` "
@@ -192,6 +207,11 @@ static const help_command commands[] = {
      "against Okada's (1992) closed form: the surface displacement of a buried vertical rectangular fault, strike "
      "slip and dip slip, with Okada's displacement on the sides and bottom (docs/POSTSEISMIC.md).",
      okada_options},
+    {"verify savage-prescott", "verify savage-prescott [OPTIONS]",
+     "The Maxwell viscoelastic time stepping against Savage & Prescott's (1978) series: the surface velocity after "
+     "an earthquake on an infinitely long strike-slip fault through an elastic layer over a Maxwell half-space, at "
+     "several times (docs/POSTSEISMIC.md).",
+     savage_prescott_options},
     {"mesh info", "mesh info FILE",
      "Sizes, bounding box, material groups and boundary codes of a mesh (.msh Gmsh 2.2 or 4.1, .puml.h5 PUML).",
      help_only},

@@ -369,7 +369,10 @@ int sq_cmd_verify(int argc, char **argv) {
            "                                  [--radius R] [--tolerance X] [--json]\n"
            "       starquake verify okada [--meshes k1,k2,...] [--tolerance X] [--exclude D] [--tile-size N] "
            "[--serial] [--verbose] [--dump FILE]\n"
-           "                              [--mesh F1,F2,... --dip D] [--json]\n");
+           "                              [--mesh F1,F2,... --dip D] [--json]\n"
+           "       starquake verify savage-prescott [--size K] [--dt DT] [--times T1,T2,...] [--length L] [--depth Z]\n"
+           "                                        [--profile X] [--tolerance X] [--compare-predictor] [--verbose]\n"
+           "                                        [--dump FILE] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);
@@ -380,8 +383,9 @@ int sq_cmd_verify(int argc, char **argv) {
   if (!strcmp(argv[0], "thermal-pressurization")) return sq_cmd_verify_tp(argc - 1, argv + 1);
   if (!strcmp(argv[0], "kinematic")) return sq_cmd_verify_kinematic(argc - 1, argv + 1);
   if (!strcmp(argv[0], "okada")) return sq_cmd_verify_okada(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "savage-prescott")) return sq_cmd_verify_savage_prescott(argc - 1, argv + 1);
   return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
                   "verify: unknown test '%s' (choose planewave, interface, freesurface, absorbing, pointsource, "
-                  "thermal-pressurization, kinematic or okada)",
+                  "thermal-pressurization, kinematic, okada or savage-prescott)",
                   argv[0]);
 }

@@ -18,7 +18,9 @@
  * the least-squares line through the last 7 (the papers' linear predictor; with 2..6 of them, the line through
  * the last two; with one, that one).  sq_qs_visco_predict_weights gives the weights (for 4 steps ahead they are
  * the papers' (-17, -10, -3, 4, 11, 18, 25) / 28).  The converged solution does not depend on the start: the
- * tolerance is relative to the norm of the step's right-hand side either way.
+ * tolerance is relative to the norm of the step's right-hand side either way (at least 1e-3 of the norm of the
+ * elastic stress's nodal forces |B^T sigma| summed per node: steps whose right-hand side is round-off, as with
+ * eta = INFINITY, are not solved to round-off of round-off).
  *
  * No StarPU here: the products may run as tasks through sq_qs_ops (runtime/), built for sq_qs_visco_mesh(v).
  */
