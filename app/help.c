@@ -162,6 +162,14 @@ static const help_option okada_options[] = {
     {"--help", "", "print this help"},
     {NULL, NULL, NULL}};
 
+static const help_option postseismic_options[] = {
+    {"--set", "KEY=VALUE", "override one configuration key, e.g. --set postseismic.dt='10 days'; may be repeated"},
+    {"--output", "DIR", "write the outputs into DIR (output.directory; default: output)"},
+    {"--serial", "", "run the operator products as plain loops instead of StarPU tasks (postseismic.serial)"},
+    {"--quiet", "", "no progress lines"},
+    {"--help", "", "print this help"},
+    {NULL, NULL, NULL}};
+
 static const help_option savage_prescott_options[] = {
     {"--size", "K", "mesh refinement 1..8: spacing 0.5/K near the fault, 4/K far away (default 1)"},
     {"--dt", "DT", "time step in units of tau = 2 eta / mu (default 0.1)"},
@@ -207,6 +215,13 @@ static const help_command commands[] = {
      "against Okada's (1992) closed form: the surface displacement of a buried vertical rectangular fault, strike "
      "slip and dip slip, with Okada's displacement on the sides and bottom (docs/POSTSEISMIC.md).",
      okada_options},
+    {"postseismic", "postseismic CONFIG.yaml [OPTIONS]",
+     "The crust's response to a fault slip and its Maxwell viscoelastic relaxation over years (docs/POSTSEISMIC.md): "
+     "the mesh and elastic materials of CONFIG.yaml, the slip of a patch file or of a starquake rupture's fault "
+     "output, the viscosity per layer or mesh group, all in its postseismic: section (docs/CONFIG.md).  Writes "
+     "GPS-like station series (PREFIX-gps-NAME.csv) after every step and surface displacement snapshots "
+     "(PREFIX-surface.xdmf); Ctrl-C ends the run after the step in flight with these outputs complete.",
+     postseismic_options},
     {"verify savage-prescott", "verify savage-prescott [OPTIONS]",
      "The Maxwell viscoelastic time stepping against Savage & Prescott's (1978) series: the surface velocity after "
      "an earthquake on an infinitely long strike-slip fault through an elastic layer over a Maxwell half-space, at "

@@ -187,6 +187,9 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
   if (sq_namelist_file_detect(path)) SQ_CALL(sq_seissol_load(path, sets, nsets, cfg));
   else SQ_CALL(sq_config_load_with_sets(path, sets, nsets, cfg));
   cfg->strict = strict;
+  SQ_CHECK(cfg->end_time > 0, SQ_ERR_INPUT,
+           "%s has no equations.end_time: it describes a post-seismic run only; run it with starquake postseismic %s",
+           path, path);
   if (tile > 0) cfg->tile_size = tile;
   if (sched) snprintf(cfg->scheduler, sizeof(cfg->scheduler), "%s", sched);
   if (outdir) snprintf(cfg->output_dir, sizeof(cfg->output_dir), "%s", outdir);

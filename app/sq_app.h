@@ -16,6 +16,8 @@ int sq_cmd_verify_tp(int argc, char **argv);
 int sq_cmd_verify_kinematic(int argc, char **argv);
 /** @brief `starquake verify okada ...` (app/verify_okada.c) */
 int sq_cmd_verify_okada(int argc, char **argv);
+/** `starquake postseismic CONFIG.yaml`: quasi-static relaxation after a fault slip (app/postseismic.c). */
+int sq_cmd_postseismic(int argc, char **argv);
 /** @brief `starquake verify savage-prescott ...` (app/verify_savage_prescott.c) */
 int sq_cmd_verify_savage_prescott(int argc, char **argv);
 /** @brief `starquake mesh info FILE | convert IN OUT` (app/mesh_cmd.c) */

@@ -46,6 +46,7 @@ static const char *help_topic(int argc, char **argv, char *buf, size_t size) {
   if (!strcmp(argv[1], "config-reference")) return "config-reference";
   if (!strcmp(argv[1], "seissol-import")) return "seissol-import";
   if (!strcmp(argv[1], "probe")) return "probe";
+  if (!strcmp(argv[1], "postseismic")) return "postseismic";
   return "run";
 }
 
@@ -83,6 +84,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "verify")) ierr = sq_cmd_verify(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "mesh")) ierr = sq_cmd_mesh(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "probe")) ierr = sq_cmd_probe(argc - 2, argv + 2);
+  else if (!strcmp(argv[1], "postseismic")) ierr = sq_cmd_postseismic(argc - 2, argv + 2);
   else if (!strcmp(argv[1], "run")) ierr = sq_cmd_run(argc - 2, argv + 2); /* starquake run CONFIG */
   else ierr = sq_cmd_run(argc - 1, argv + 1);
   /* never leave other ranks waiting; a stop is agreed on by every rank, which all end here */

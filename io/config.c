@@ -47,6 +47,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;
   cfg->partition = SQ_PART_BW;
+  sq_ps_config_default(&cfg->postseismic);
 }
 
 /** Parse @p len bytes of YAML into @p cfg; mesh.file is resolved against @p dir. */

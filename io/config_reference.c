@@ -36,6 +36,8 @@ static const sq_cfg_ref_item sq_cfg_ref_items[] = {
     {sq_cfg_box_fault, &sq_cfg_box_fault_schema, NULL, NULL, NULL},
     {sq_cfg_patch_item, &sq_cfg_patch_schema, NULL, NULL, NULL},
     {sq_cfg_station_item, NULL, NULL, "float3", NULL},
+    {sq_cfg_eta_layer_item, &sq_cfg_eta_layer_schema, NULL, NULL, NULL},
+    {sq_cfg_eta_group_item, &sq_cfg_eta_group_schema, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 /* What a value check demands, in words. */
@@ -44,6 +46,9 @@ static const char *sq_cfg_ref_validate(sq_cfg_value_fn validate) {
   if (validate == sq_cfg_prefix) return "non-empty; letters, digits, `_`, `.` and `-` only";
   if (validate == sq_cfg_direction) return "`1` or `-1`";
   if (validate == sq_cfg_nonzero3) return "not the zero vector";
+  if (validate == sq_cfg_ps_duration)
+    return "a duration >= 0: a number and a unit (`s`, `min`, `h`, `days`, `weeks`, `months`, `years`)";
+  if (validate == sq_cfg_ps_eta) return "Pa s: a number > 0, an expression in x, y, z and group, or `elastic`";
   return validate ? "checked (see docs/CONFIG.md)" : "";
 }
 
@@ -228,7 +233,7 @@ int sq_config_write_reference(FILE *out) {
                                           "apply when it is present)"
                                         : "";
     if (key->type == SQ_KEY_MAP && key->sub) {
-      ierr = sq_cfg_ref_map(out, key->name, title, key->sub, defaults);
+      ierr = sq_cfg_ref_map(out, key->name, title, key->sub, (const char *)defaults + key->offset);
     } else {
       const sq_cfg_ref_item *item = sq_cfg_ref_item_of(key->item);
       if (!item || !item->schema) {

@@ -230,7 +230,7 @@ static const sq_cfg_key sq_cfg_equations_keys[] = {
      .offset = offsetof(sq_config, precision)},
     {.name = "cfl", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, cfl)},
-    {.name = "end_time", .type = SQ_KEY_FLOAT, .required = 1, .range = SQ_MIN_GT, .min = 0,
+    {.name = "end_time", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT, .min = 0,
      .offset = offsetof(sq_config, end_time)},
     {.name = "lts", .type = SQ_KEY_MAP, .sub = &sq_cfg_lts_schema, .offset = 0},
     {.name = NULL}};
@@ -426,6 +426,13 @@ static const sq_cfg_schema sq_cfg_checkpoint_schema = {sq_cfg_checkpoint_keys, N
 static int sq_cfg_check_root(sq_cfg_parse *p, const sq_node *map, int line, const char *path, void *base) {
   const sq_config *cfg = base;
   (void)path;
+  /* equations.end_time: required, except in a configuration of a post-seismic run alone */
+  if (!(cfg->end_time > 0) && !cfg->postseismic.enabled) {
+    const long i = sq_node_find(map, "equations");
+    const sq_node *eq = i >= 0 ? map->items[i] : NULL;
+    return SQ_CFG_MISSING(p, eq != NULL, sq_node_key_line(map, "equations", line), "equations", "end_time",
+                          " (or a 'postseismic:' section alone)");
+  }
   const int plastic = ((1 << SQ_NFIELDS) - 1) & ~((1 << SQ_FIELD_EP_XX) - 1);
   if ((cfg->output_fields & plastic) && !cfg->plasticity.enabled) {
     const long i = sq_node_find(map, "output");
@@ -474,6 +481,8 @@ const sq_cfg_key sq_cfg_root_keys[] = {
      .offset = offsetof(sq_config, plasticity)},
     {.name = "attenuation", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_attenuation_schema,
      .offset = offsetof(sq_config, attenuation)},
+    {.name = "postseismic", .type = SQ_KEY_MAP, .optional = 1, .sub = &sq_cfg_postseismic_schema,
+     .offset = offsetof(sq_config, postseismic)},
     {.name = NULL}};
 /* clang-format on */
 const sq_cfg_schema sq_cfg_root_schema = {sq_cfg_root_keys, sq_cfg_check_root};

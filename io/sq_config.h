@@ -223,6 +223,48 @@ enum {
   SQ_NFIELDS /**< 16 */
 };
 
+/** A duration of the postseismic section: the text as written ("30 days", "10 years", "3600", "2.5 yr") and
+ *  its value in seconds (units: s, min, h, days, weeks, months (1/12 year), years (Julian), no unit: seconds). */
+typedef struct sq_ps_duration {
+  char text[64];
+  double seconds;
+} sq_ps_duration;
+
+#define SQ_PS_MAX_ETA_RULES 32
+/** One viscosity entry of postseismic.viscosity: the default, a layer or a mesh group. */
+typedef struct sq_ps_eta_rule {
+  enum { SQ_PS_ETA_DEFAULT, SQ_PS_ETA_LAYER, SQ_PS_ETA_GROUP } kind;
+  double z_top, z_bottom; /**< LAYER: cells whose centroid z lies in [z_bottom, z_top) */
+  int group;              /**< GROUP: cells of this mesh group */
+  char eta[400];          /**< Pa s: a number, an expression in x, y, z and group, or `elastic` / `.inf` */
+  int line;               /**< line of the entry */
+  char key[64];           /**< "postseismic.viscosity.layers[0]", ... */
+} sq_ps_eta_rule;
+
+/** The postseismic section: quasi-static relaxation after a fault slip (`starquake postseismic`, sim/postseismic.c). */
+typedef struct sq_ps_config {
+  int enabled; /**< the section is present */
+  int line;
+  sq_ps_duration dt;                 /**< time step */
+  sq_ps_duration end_time;           /**< simulated time span after the slip */
+  sq_ps_duration snapshot_interval;  /**< simulated time between surface snapshots (0: every step) */
+  char slip_file[SQ_PATH_MAX];       /**< rectangular slip patches (io/sq_postseismic_io.h), "" none (resolved) */
+  int slip_line;                     /**< line of slip_file or rupture (negative: a --set) */
+  char fault_output[SQ_PATH_MAX];    /**< rupture.fault_output: PREFIX-fault.h5 of a starquake rupture (resolved) */
+  int seissol_convention;            /**< rupture.convention: 0 native, 1 seissol */
+  char stations[SQ_PATH_MAX];        /**< GPS-like station file, "" none (resolved) */
+  int bc_free_surface, bc_absorbing; /**< boundary condition of each boundary kind: 0 free, 1 fixed, 2 roller */
+  double tolerance;                  /**< relative residual of each solve */
+  int max_iterations;                /**< outer iterations per solve */
+  double alpha;                      /**< time integration: 0.5 trapezoidal, 1 backward Euler */
+  int predictor;                     /**< bool: the multi-step predictor */
+  int serial;                        /**< bool: products as plain loops instead of StarPU tasks */
+  int tile_size;                     /**< cells per element-by-element task */
+  sq_ps_eta_rule eta_default;        /**< viscosity.default (eta[0] == 0: elastic) */
+  int neta;
+  sq_ps_eta_rule eta[SQ_PS_MAX_ETA_RULES]; /**< viscosity.layers, then viscosity.groups: later entries win */
+} sq_ps_config;
+
 typedef struct sq_config {
   char path[SQ_PATH_MAX]; /**< the file it was read from */
 
@@ -315,6 +357,8 @@ typedef struct sq_config {
   char checkpoint_dir[SQ_PATH_MAX]; /**< "" = the output directory */
   /* from the command line: */
   int strict; /**< --strict: the material warnings (a rule matching no cell, implausible values) are errors */
+  /* postseismic: */
+  sq_ps_config postseismic;
 } sq_config;
 
 /** @brief Fill @p cfg with defaults (order 4, double, CFL 0.5, GTS, box default, ...). */
@@ -411,6 +455,13 @@ void sq_material_stats_print(const sq_config *cfg, const sq_material_stats *stat
  * `starquake config-reference` calls it.
  */
 int sq_config_write_reference(FILE *out);
+
+/**
+ * @brief The viscosity (Pa s) of cells 0 .. n - 1 (centroids @p xyz, n x 3; mesh groups @p group, may be NULL)
+ * under postseismic.viscosity: INFINITY where elastic.  A bad value (NaN, <= 0) is reported naming the file,
+ * line, key and the cell.
+ */
+int sq_ps_config_eta(const sq_config *cfg, int64_t n, const double *xyz, const int32_t *group, double *eta);
 
 /** @brief Levenshtein distance (exposed for tests). */
 int sq_edit_distance(const char *a, const char *b);
