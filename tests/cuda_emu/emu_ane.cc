@@ -54,7 +54,8 @@ template <typename Real, int ORDER, int NMECH> void check(bool small_blocks) {
   const Real *pack = (const Real *)packv;
   std::vector<Real> dofs(n * nq), star(n * 243), coef(n * SQ_ANE_NCOEF), ane(n * na);
   for (auto &v : dofs) v = (Real)unit(s);
-  for (auto &v : star) v = (Real)(2 * unit(s));
+  /* star matrices with the pattern of every star matrix (SQ_STAR_NONZERO), which the kernels apply sparsely */
+  for (size_t i = 0; i < star.size(); ++i) star[i] = SQ_STAR_NONZERO(i % 81 / 9, i % 9) ? (Real)(2 * unit(s)) : Real(0);
   for (auto &v : ane) v = (Real)(0.1 * unit(s));
   for (int64_t e = 0; e < n; ++e) { /* plausible coefficients: w_l ~ 1..100, a_l, b_l ~ w_l / Q */
     Real *c = &coef[e * SQ_ANE_NCOEF];
