@@ -135,12 +135,12 @@ __device__ __forceinline__ void fold_global(const Real *__restrict__ K, int ld, 
  * The predictor with attenuation (sq_kernel_ader_ane) of the block's elements, with the LTS buffer of
  * sq_kernel_accumulate when @p lts_buffer is given.  Per Cauchy-Kovalevski step I the compute threads form the
  * three directions' parts of E^I = -sum_d K_d D^{I-1} A*_d^T on the B1 non-zero rows with the elastic kernels'
- * building blocks (fold_rows, apply_star_sparse; K_d staged whole, or read through the read-only cache where it does
- * not fit) and leave them in shared memory; after a barrier each row's owner sums them, adds the anelastic source, D^I
- * = E^I - [G(Theta^{I-1}); 0], advances its memory variables Theta_l^I = C_u^-1 E^I_sigma - w_l Theta_l^{I-1} and the
- * time integrals, and writes D^I back for the next step.  D^I (I >= 1) has full degree, as on the CPU, but its rows
- * past B1 hold only the anelastic source (no velocities): the products read their stresses only (fold_stress).  The
- * memory variables are read and written once per predictor.
+ * building blocks (fold_rows, apply_star with the star pattern; K_d staged whole, or read through the read-only cache
+ * where it does not fit) and leave them in shared memory; after a barrier each row's owner sums them, adds the
+ * anelastic source, D^I = E^I - [G(Theta^{I-1}); 0], advances its memory variables Theta_l^I = C_u^-1 E^I_sigma - w_l
+ * Theta_l^{I-1} and the time integrals, and writes D^I back for the next step.  D^I (I >= 1) has full degree, as on the
+ * CPU, but its rows past B1 hold only the anelastic source (no velocities): the products read their stresses only
+ * (fold_stress).  The memory variables are read and written once per predictor.
  */
 template <class T>
 __global__ void __launch_bounds__(T::THREADS)
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(T::THREADS)
         fold_global<Real, R, S, 9, T::B1>(K, B, Q, 0, crow0, I == 1 ? B : T::B1, Y);
         if (I > 1) fold_global<Real, R, S, 6, T::B1>(K, B, Q, T::B1, crow0, B - T::B1, Y);
       }
-      apply_star_sparse<S>(Y, smem + T::OFF_MS + (cd * T::E + cel) * 9 * S, D);
+      apply_star<S, true>(Y, smem + T::OFF_MS + (cd * T::E + cel) * 9 * S, D);
 #pragma unroll
       for (int i = 0; i < R; ++i)
         if (crow0 + i < T::B1)

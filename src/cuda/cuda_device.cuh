@@ -273,8 +273,13 @@ __device__ __forceinline__ void stage_kder(const typename T::Real *__restrict__ 
       [&](int idx, Real v) { Xs[idx] = v; });
 }
 
-/** acc(i, p) += sum_q Y(i, q) M(p, q) over RR rows: M a 9 x 9 matrix in shared rows of S (already signed). */
-template <int S, typename Real, int RR>
+/**
+ * acc(i, p) += sum_q Y(i, q) M(p, q) over RR rows: M a 9 x 9 matrix in shared rows of S (already signed).
+ * PATTERN: M is a star matrix, and only the 24 terms of its non-zero pattern are formed (SQ_STAR_NONZERO,
+ * sq_physics.h; test_physics checks that every star matrix keeps it).  The terms it skips are products with
+ * exact zeros, and an accumulator that starts at +0 never becomes -0, so the sums are bitwise the dense ones.
+ */
+template <int S, bool PATTERN = false, typename Real, int RR>
 __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M, Real (&acc)[RR][9]) {
 #pragma unroll
   for (int p = 0; p < 9; ++p) {
@@ -282,25 +287,8 @@ __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M
 #pragma unroll
     for (int i = 0; i < RR; ++i)
 #pragma unroll
-      for (int q = 0; q < 9; ++q) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
-  }
-}
-
-/**
- * apply_star for a star matrix: only the 24 terms of its non-zero pattern (SQ_STAR_NONZERO, sq_physics.h;
- * test_physics checks that every star matrix keeps it).  The terms it skips are products with exact zeros,
- * and an accumulator that starts at +0 never becomes -0, so the sums are bitwise those of apply_star.
- */
-template <int S, typename Real, int RR>
-__device__ __forceinline__ void apply_star_sparse(const Real (&Y)[RR][9], const Real *M, Real (&acc)[RR][9]) {
-#pragma unroll
-  for (int p = 0; p < 9; ++p) {
-    const Row<Real, S> m = load_row<Real, S>(M + p * S);
-#pragma unroll
-    for (int i = 0; i < RR; ++i)
-#pragma unroll
       for (int q = 0; q < 9; ++q)
-        if (SQ_STAR_NONZERO(p, q)) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
+        if (!PATTERN || SQ_STAR_NONZERO(p, q)) acc[i][p] = fma(Y[i][q], m.v[q], acc[i][p]);
   }
 }
 

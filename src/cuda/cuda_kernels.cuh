@@ -21,7 +21,7 @@
  * - The hierarchical truncation of the Cauchy-Kovalevski recursion (D^i has nb(O - i) non-zero
  *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
  *   skip the arithmetic.
- * - The star matrices are applied as their 24 non-zeros (apply_star_sparse), the volume term on the
+ * - The star matrices are applied as their 24 non-zeros (apply_star with PATTERN), the volume term on the
  *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers and flux matrices are dense.
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/) so that the index
@@ -72,7 +72,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
           zero(Y);
           fold_rows<Real, T::R, T::S>(smem + T::OFF_XS + d * T::B * T::LDK, T::LDK, smem + CUR + cel * CUR_STRIDE, 0,
                                       crow0, NIN, Y);
-          apply_star_sparse<T::S>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * T::S, D); /* star staged negated */
+          apply_star<T::S, true>(Y, smem + T::OFF_MS + (d * T::E + cel) * 9 * T::S, D); /* star staged negated */
         }
         /* staged rows NOUT .. LDK - 1 of K_d are not zero: D^I's rows past NOUT are */
 #pragma unroll
@@ -86,7 +86,7 @@ __device__ __forceinline__ void ader_step(const typename T::Real *__restrict__ p
         Real Y[T::R][9];
         product<T, NOUT, NIN>(pack + (SQ_PACK_KDER + d) * T::B * T::B, smem + CUR + cel * CUR_STRIDE, crow0, compute, Y,
                               smem + T::OFF_XS, star, 3, d, Real(-1), e0, n, smem + T::OFF_MS);
-        if (compute) apply_star_sparse<T::S>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
+        if (compute) apply_star<T::S, true>(Y, smem + T::OFF_MS + cel * 9 * T::S, D); /* star staged negated */
       }
     }
     factor *= dt / (I + 1);
@@ -186,7 +186,7 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
     if (m < 3) { /* Kvol_d's columns from B1 on are zero: those of degree O - 1 */
       product<T, T::B, T::B1>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS, star, 3,
                               m, Real(1), e0, n, smem + T::OFF_MS);
-      if (active) apply_star_sparse<T::S>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
+      if (active) apply_star<T::S, true>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
     } else {
       product<T, T::B, T::B>(pack + (SQ_PACK_FLOCAL + m - 3) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS,
                              flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
