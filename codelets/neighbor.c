@@ -98,8 +98,17 @@ static uint32_t neighbor_footprint(struct starpu_task *task) {
   return f;
 }
 
+/* The size as for ader (sq_perf_size_key): the elements of the task's tiles */
+static size_t neighbor_size(struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  const neighbor_args *a = task->cl_arg;
+  int64_t n = 0;
+  for (int i = 0; i < a->ntile; ++i) n += (int64_t)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, NB_DOFS(i)));
+  return sq_perf_size_key(n, a->step.order, a->step.precision);
+}
+
 static struct starpu_perfmodel neighbor_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor", .footprint = neighbor_footprint};
+    .type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor", .footprint = neighbor_footprint, .size_base = neighbor_size};
 
 static struct starpu_codelet neighbor_cl = {
     .cpu_funcs = {neighbor_cpu},
