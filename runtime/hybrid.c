@@ -59,6 +59,24 @@ void sq_hybrid_split(const sq_hybrid_input *in, sq_hybrid_plan *out) {
   out->reason = "CPUs and GPUs, in proportion to their rates";
 }
 
+int sq_hybrid_gpu_tile(int64_t nelem, int ngpu) {
+  const int64_t n = ngpu > 1 ? ngpu : 1, per_gpu = (nelem + n - 1) / n, tile = (per_gpu + 1) / 2;
+  return (int)(tile < SQ_GPU_TILE_MIN ? SQ_GPU_TILE_MIN : tile > SQ_GPU_TILE_MAX ? SQ_GPU_TILE_MAX : tile);
+}
+
+/* The CUDA devices of the started runtime (workers of one GPU share it). */
+static int cuda_devices(void) {
+  int ndev = 0, devs[STARPU_NMAXWORKERS];
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
+    const int dev = starpu_worker_get_devid((int)w);
+    int g = 0;
+    while (g < ndev && devs[g] != dev) ++g;
+    if (g == ndev) devs[ndev++] = dev;
+  }
+  return ndev;
+}
+
 /* ---- rates from the performance models ------------------------------------------------------------- */
 
 /* The least time per element (µs) among the entries of @p m on @p arch sampled at least
@@ -79,19 +97,13 @@ static double best_us_per_element(struct starpu_perfmodel *m, struct starpu_perf
 
 int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu) {
   *rate_cpu = *rate_gpu = 0.0;
-  int cpu_worker = -1, cuda_worker = -1, ncpu = 0, ndev = 0, devs[STARPU_NMAXWORKERS];
+  int cpu_worker = -1, cuda_worker = -1, ncpu = 0;
+  const int ndev = cuda_devices();
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     const enum starpu_worker_archtype type = starpu_worker_get_type((int)w);
-    if (type == STARPU_CPU_WORKER) {
-      if (cpu_worker < 0) cpu_worker = (int)w;
-      ++ncpu;
-    } else if (type == STARPU_CUDA_WORKER) { /* count devices: workers of one GPU share it */
-      if (cuda_worker < 0) cuda_worker = (int)w;
-      const int dev = starpu_worker_get_devid((int)w);
-      int g = 0;
-      while (g < ndev && devs[g] != dev) ++g;
-      if (g == ndev) devs[ndev++] = dev;
-    }
+    if (type == STARPU_CPU_WORKER && cpu_worker < 0) cpu_worker = (int)w;
+    if (type == STARPU_CPU_WORKER) ++ncpu;
+    if (type == STARPU_CUDA_WORKER && cuda_worker < 0) cuda_worker = (int)w;
   }
   if (cpu_worker < 0 || cuda_worker < 0) return 0;
   const size_t code = sq_perf_size_key(0, order, precision);
@@ -131,7 +143,9 @@ int sq_runtime_hybrid_defaults(const sq_hybrid_request *req, sq_hybrid_defaults 
   memset(out, 0, sizeof(*out));
   out->cpu_share = -1.0;
   const int gpus = starpu_cuda_worker_get_count() > 0, cpus = starpu_cpu_worker_get_count() > 0;
-  out->tile_size = req->tile_size > 0 ? req->tile_size : gpus ? SQ_GPU_TILE_DEFAULT : SQ_CPU_TILE_DEFAULT;
+  out->tile_size = req->tile_size > 0 ? req->tile_size
+                   : gpus             ? sq_hybrid_gpu_tile(req->nelem, cuda_devices())
+                                      : SQ_CPU_TILE_DEFAULT;
   out->cpu_tile_size = req->cpu_tile_size > 0 ? req->cpu_tile_size : SQ_CPU_SHARE_TILE_DEFAULT;
   if (req->cpu_share >= 0) { /* given: used as it is (sq_runtime_split_tiles) */
     out->cpu_share = req->cpu_share;

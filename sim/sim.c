@@ -30,7 +30,7 @@ int sq_measure_node_speed(const sq_config *cfg, double *speed) {
                                  .precision = cfg->precision,
                                  .cfl = cfg->cfl,
                                  .tile_size = cfg->tile_size > 0             ? cfg->tile_size
-                                              : sq_runtime_gpu_workers() > 0 ? SQ_GPU_TILE_DEFAULT
+                                              : sq_runtime_gpu_workers() > 0 ? SQ_GPU_TILE_MIN
                                                                              : SQ_CPU_TILE_DEFAULT,
                                  .lts_rate = 1,
                                  .max_clusters = 1,

@@ -141,6 +141,17 @@ START_TEST(defaults_on_cpu_workers) {
 }
 END_TEST
 
+/* The GPU tile: two per GPU, within the bounds. */
+START_TEST(gpu_tile_rule) {
+  ck_assert_int_eq(sq_hybrid_gpu_tile(63888, 1), 31944);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(63889, 1), 31945);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(4000, 1), SQ_GPU_TILE_MIN);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(4000000, 1), SQ_GPU_TILE_MAX);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 2), 50000);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 0), 100000); /* no GPU count: as one */
+}
+END_TEST
+
 /* ---- results with the split's tiling ------------------------------------------------------------------ */
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
@@ -196,9 +207,9 @@ START_TEST(split_tiling_bitwise) {
     const uint64_t plain = run_tiled(rate, SQ_CPU_TILE_DEFAULT, 0.0, 0, &L);
     ck_assert_int_eq(L > 1, rate > 1); /* LTS: several clusters */
     /* large GPU tiles with the first fifth (or third) of every cluster in small CPU tiles */
-    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_DEFAULT, 0.2, 7, &L), plain);
-    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_DEFAULT, 1.0 / 3.0, 16, &L), plain);
-    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_DEFAULT, 0.0, 0, &L), plain);
+    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_MAX, 0.2, 7, &L), plain);
+    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_MAX, 1.0 / 3.0, 16, &L), plain);
+    ck_assert_uint_eq(run_tiled(rate, SQ_GPU_TILE_MAX, 0.0, 0, &L), plain);
   }
 }
 END_TEST
@@ -216,6 +227,7 @@ int main(void) {
                           transfers_can_veto_the_split,
                           perf_size_key_unique,
                           defaults_on_cpu_workers,
+                          gpu_tile_rule,
                           split_tiling_bitwise,
                           NULL};
   Suite *s = sq_test_suite("hybrid", 300, tests);
