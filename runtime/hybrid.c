@@ -59,8 +59,8 @@ void sq_hybrid_split(const sq_hybrid_input *in, sq_hybrid_plan *out) {
   out->reason = "CPUs and GPUs, in proportion to their rates";
 }
 
-int sq_hybrid_gpu_tile(int64_t nelem, int ngpu) {
-  const int64_t n = ngpu > 1 ? ngpu : 1, per_gpu = (nelem + n - 1) / n, tile = (per_gpu + 1) / 2;
+int sq_hybrid_gpu_tile(int64_t nelem, int ngpu, int lts) {
+  const int64_t n = ngpu > 1 ? ngpu : 1, per_gpu = (nelem + n - 1) / n, tile = lts ? (per_gpu + 1) / 2 : per_gpu;
   return (int)(tile < SQ_GPU_TILE_MIN ? SQ_GPU_TILE_MIN : tile > SQ_GPU_TILE_MAX ? SQ_GPU_TILE_MAX : tile);
 }
 
@@ -144,7 +144,7 @@ int sq_runtime_hybrid_defaults(const sq_hybrid_request *req, sq_hybrid_defaults 
   out->cpu_share = -1.0;
   const int gpus = starpu_cuda_worker_get_count() > 0, cpus = starpu_cpu_worker_get_count() > 0;
   out->tile_size = req->tile_size > 0 ? req->tile_size
-                   : gpus             ? sq_hybrid_gpu_tile(req->nelem, cuda_devices())
+                   : gpus             ? sq_hybrid_gpu_tile(req->nelem, cuda_devices(), req->lts)
                                       : SQ_CPU_TILE_DEFAULT;
   out->cpu_tile_size = req->cpu_tile_size > 0 ? req->cpu_tile_size : SQ_CPU_SHARE_TILE_DEFAULT;
   if (req->cpu_share >= 0) { /* given: used as it is (sq_runtime_split_tiles) */

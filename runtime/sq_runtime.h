@@ -93,7 +93,7 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
  *  SQ_CPU_SHARE_TILE_DEFAULT. */
 #define SQ_CPU_TILE_DEFAULT       256
 #define SQ_GPU_TILE_MIN           16384
-#define SQ_GPU_TILE_MAX           131072
+#define SQ_GPU_TILE_MAX           262144
 #define SQ_CPU_SHARE_TILE_DEFAULT 1024
 /** The CPUs get element tiles only where the split is modelled at least this much faster than the GPUs alone. */
 #define SQ_HYBRID_MIN_GAIN 0.05
@@ -129,12 +129,13 @@ typedef struct sq_hybrid_plan {
 void sq_hybrid_split(const sq_hybrid_input *in, sq_hybrid_plan *out);
 
 /**
- * @brief The default tile with CUDA workers: each GPU's part of @p nelem elements in two tiles, within
- * [SQ_GPU_TILE_MIN, SQ_GPU_TILE_MAX].  On a GPU larger tiles run faster (fewer tasks, fuller kernels: order 6
- * on an H100 at 64k elements, tile 32768 against 16384: 1.17x), while two tiles per GPU still let a GPU's
- * tasks overlap their neighbours' and keep several GPUs' parts apart (runtime.gpu_affinity).
+ * @brief The default tile with CUDA workers: each GPU's part of @p nelem elements in one tile (GTS) or two
+ * (@p lts: the clusters are smaller than the mesh, and every GPU should get a part of each,
+ * runtime.gpu_affinity), within [SQ_GPU_TILE_MIN, SQ_GPU_TILE_MAX].  On a GPU larger tiles run faster (fewer
+ * tasks, fuller kernels: order 6 single on an H100, 64k elements: tile 16384 2.16e7, 32768 2.52e7, one tile
+ * 2.57e7 updates/s; 512k: 131072 2.71e7, 262144 2.74e7; docs/PERFORMANCE.md).
  */
-int sq_hybrid_gpu_tile(int64_t nelem, int ngpu);
+int sq_hybrid_gpu_tile(int64_t nelem, int ngpu, int lts);
 
 /**
  * @brief Each kind's element update rate for this order and precision, from the performance models of the
@@ -149,6 +150,7 @@ typedef struct sq_hybrid_request {
   int order;
   sq_precision precision;
   int64_t nelem;     /**< owned elements */
+  int lts;           /**< local time stepping (runtime.lts_rate > 1) */
   int tile_size;     /**< runtime.tile_size, 0: default */
   int cpu_tile_size; /**< runtime.cpu_tile_size, 0: default */
   double cpu_share;  /**< runtime.cpu_share, < 0: default */

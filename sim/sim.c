@@ -239,6 +239,7 @@ static int sim_hybrid_defaults(sq_sim *s, sq_disc_options *opt) {
   const sq_hybrid_request req = {.order = s->cfg.order,
                                  .precision = s->cfg.precision,
                                  .nelem = s->mesh->ncell,
+                                 .lts = s->cfg.lts_rate > 1,
                                  .tile_size = s->cfg.tile_size,
                                  .cpu_tile_size = s->cfg.cpu_tile_size,
                                  .cpu_share = s->cfg.cpu_share};

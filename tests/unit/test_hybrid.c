@@ -141,14 +141,17 @@ START_TEST(defaults_on_cpu_workers) {
 }
 END_TEST
 
-/* The GPU tile: two per GPU, within the bounds. */
+/* The GPU tile: one per GPU (GTS), two per GPU (LTS), within the bounds. */
 START_TEST(gpu_tile_rule) {
-  ck_assert_int_eq(sq_hybrid_gpu_tile(63888, 1), 31944);
-  ck_assert_int_eq(sq_hybrid_gpu_tile(63889, 1), 31945);
-  ck_assert_int_eq(sq_hybrid_gpu_tile(4000, 1), SQ_GPU_TILE_MIN);
-  ck_assert_int_eq(sq_hybrid_gpu_tile(4000000, 1), SQ_GPU_TILE_MAX);
-  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 2), 50000);
-  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 0), 100000); /* no GPU count: as one */
+  ck_assert_int_eq(sq_hybrid_gpu_tile(63888, 1, 0), 63888);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(63888, 1, 1), 31944);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(63889, 1, 1), 31945);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(4000, 1, 0), SQ_GPU_TILE_MIN);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(4000000, 1, 0), SQ_GPU_TILE_MAX);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(511104, 1, 0), SQ_GPU_TILE_MAX); /* 512k: two tiles */
+  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 2, 0), 100000);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 2, 1), 50000);
+  ck_assert_int_eq(sq_hybrid_gpu_tile(200000, 0, 0), 200000); /* no GPU count: as one */
 }
 END_TEST
 
