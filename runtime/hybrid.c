@@ -95,32 +95,37 @@ static double best_us_per_element(struct starpu_perfmodel *m, struct starpu_perf
   return best;
 }
 
-int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu) {
-  *rate_cpu = *rate_gpu = 0.0;
-  int cpu_worker = -1, cuda_worker = -1, ncpu = 0;
-  const int ndev = cuda_devices();
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    const enum starpu_worker_archtype type = starpu_worker_get_type((int)w);
-    if (type == STARPU_CPU_WORKER && cpu_worker < 0) cpu_worker = (int)w;
-    if (type == STARPU_CPU_WORKER) ++ncpu;
-    if (type == STARPU_CUDA_WORKER && cuda_worker < 0) cuda_worker = (int)w;
-  }
-  if (cpu_worker < 0 || cuda_worker < 0) return 0;
+double sq_runtime_kind_us_per_element(int cuda, int order, sq_precision precision) {
+  const enum starpu_worker_archtype want = cuda ? STARPU_CUDA_WORKER : STARPU_CPU_WORKER;
+  int worker = -1;
+  for (unsigned w = 0; w < starpu_worker_get_count() && worker < 0; ++w)
+    if (starpu_worker_get_type((int)w) == want) worker = (int)w;
+  if (worker < 0) return -1.0;
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, STARPU_NMAX_SCHED_CTXS);
   const size_t code = sq_perf_size_key(0, order, precision);
-  struct starpu_perfmodel_arch *arch_cpu = starpu_worker_get_perf_archtype(cpu_worker, STARPU_NMAX_SCHED_CTXS);
-  struct starpu_perfmodel_arch *arch_gpu = starpu_worker_get_perf_archtype(cuda_worker, STARPU_NMAX_SCHED_CTXS);
   static const char *const symbols[] = {"sq_ader", "sq_local", "sq_neighbor"};
-  double us_cpu = 0.0, us_gpu = 0.0;
+  double us = 0.0;
   for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); ++i) {
     struct starpu_perfmodel m;
     memset(&m, 0, sizeof(m));
-    if (starpu_perfmodel_load_symbol(symbols[i], &m)) return 0; /* never calibrated */
-    const double c = best_us_per_element(&m, arch_cpu, code), g = best_us_per_element(&m, arch_gpu, code);
+    if (starpu_perfmodel_load_symbol(symbols[i], &m)) return -1.0; /* never calibrated */
+    const double t = best_us_per_element(&m, arch, code);
     starpu_perfmodel_unload_model(&m);
-    if (c <= 0 || g <= 0) return 0;
-    us_cpu += c;
-    us_gpu += g;
+    if (t <= 0) return -1.0;
+    us += t;
   }
+  return us;
+}
+
+int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu) {
+  *rate_cpu = *rate_gpu = 0.0;
+  int ncpu = 0;
+  const int ndev = cuda_devices();
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) ncpu += starpu_worker_get_type((int)w) == STARPU_CPU_WORKER;
+  if (ncpu == 0 || ndev == 0) return 0;
+  const double us_cpu = sq_runtime_kind_us_per_element(0, order, precision);
+  const double us_gpu = sq_runtime_kind_us_per_element(1, order, precision);
+  if (us_cpu <= 0 || us_gpu <= 0) return 0;
   *rate_cpu = 1e6 * ncpu / us_cpu;
   *rate_gpu = 1e6 * ndev / us_gpu;
   return 1;

@@ -144,6 +144,12 @@ int sq_hybrid_gpu_tile(int64_t nelem, int ngpu, int lts);
  * @return 1 if both kinds have calibrated entries of all three tasks, else 0 (rates 0)
  */
 int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu);
+/**
+ * @brief One worker's time per element update (µs) of the CPU (@p cuda 0) or CUDA kind, for this order and
+ * precision: the sum over ader, local and neighbour of the least time per element among their calibrated
+ * entries (at least SQ_HYBRID_MIN_SAMPLES samples).  -1: no worker of the kind, or some task never calibrated.
+ */
+double sq_runtime_kind_us_per_element(int cuda, int order, sq_precision precision);
 
 /** A run's tile and split settings as given (0 or < 0: not given, the default applies). */
 typedef struct sq_hybrid_request {

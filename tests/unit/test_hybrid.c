@@ -217,9 +217,30 @@ START_TEST(split_tiling_bitwise) {
 }
 END_TEST
 
+static struct starpu_conf conf;
+
+/* The rates read back from the perf models that the runs of split_tiling_bitwise (order 3, double, CPU
+ * workers) calibrated: StarPU writes them at its shutdown, the next start reads them. */
+START_TEST(models_give_rates) {
+  ck_assert_double_eq(sq_runtime_kind_us_per_element(0, 3, SQ_F64), -1.0); /* nothing on disk yet */
+  starpu_shutdown();
+  ck_assert_int_eq(starpu_init(&conf), 0);
+  const double us = sq_runtime_kind_us_per_element(0, 3, SQ_F64);
+  ck_assert(us > 0 && us < 1e4);                                           /* a time per element was read */
+  ck_assert_double_eq(sq_runtime_kind_us_per_element(0, 3, SQ_F32), -1.0); /* another precision: none */
+  ck_assert_double_eq(sq_runtime_kind_us_per_element(0, 4, SQ_F64), -1.0); /* another order: none */
+  ck_assert_double_eq(sq_runtime_kind_us_per_element(1, 3, SQ_F64), -1.0); /* no CUDA worker */
+}
+END_TEST
+
 int main(void) {
   setenv("STARPU_SILENT", "1", 0);
-  struct starpu_conf conf;
+  /* perf models of this run only: a fresh StarPU home, every task sampled and the models saved */
+  char home[] = "/tmp/sq-test-hybrid-XXXXXX";
+  if (!mkdtemp(home)) return 1;
+  setenv("STARPU_HOME", home, 1);
+  setenv("STARPU_CALIBRATE", "1", 1);
+  unsetenv("STARPU_PERF_MODEL_DIR");
   starpu_conf_init(&conf);
   conf.sched_policy_name = "lws";
   conf.ncuda = 0;
@@ -232,9 +253,13 @@ int main(void) {
                           defaults_on_cpu_workers,
                           gpu_tile_rule,
                           split_tiling_bitwise,
+                          models_give_rates,
                           NULL};
   Suite *s = sq_test_suite("hybrid", 300, tests);
   const int status = sq_test_run(s, 0);
   starpu_shutdown();
+  char cmd[64];
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", home);
+  if (system(cmd) != 0) fprintf(stderr, "test_hybrid: could not remove %s\n", home);
   return status;
 }
