@@ -50,8 +50,10 @@ void sq_hybrid_split(const sq_hybrid_input *in, sq_hybrid_plan *out) {
   const double t0 = (double)in->nelem / in->rate_gpu, t = fmax(tc, tg);
   const double gain = t0 / t;
   if (gain < 1.0 + SQ_HYBRID_MIN_GAIN) {
-    out->reason = out->ideal_share < SQ_HYBRID_MIN_GAIN ? "the CPUs' share of the sum is too small: GPUs only"
-                                                        : "the transfers would eat the CPUs' share: GPUs only";
+    /* even without transfers the split would gain 1 / (1 - ideal share) */
+    out->reason = 1.0 / (1.0 - out->ideal_share) < 1.0 + SQ_HYBRID_MIN_GAIN
+                      ? "the CPUs' share of the sum is too small: GPUs only"
+                      : "the transfers would eat the CPUs' share: GPUs only";
     return;
   }
   out->cpu_share = s;

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sq_check.h"
 #include "sq_test_data.h"
@@ -30,6 +31,7 @@ START_TEST(tiny_cpu_share_gives_gpu_alone) {
   ck_assert_double_eq_tol(p.ideal_share, 8.5e5 / (8.5e5 + 2.37e7), 1e-15);
   ck_assert_double_eq_tol(p.sum_ratio, 2.37e7 / (8.5e5 + 2.37e7), 1e-15);
   ck_assert(p.sum_ratio >= 0.9); /* the GPU alone already reaches 0.9 of the sum */
+  ck_assert_ptr_nonnull(strstr(p.reason, "too small"));
   /* even with a free link the share stays below the gain worth having */
   sq_hybrid_input free_link = in;
   free_link.link_bytes_per_s = 1e30;
@@ -103,6 +105,7 @@ START_TEST(transfers_can_veto_the_split) {
   sq_hybrid_split(&in, &p);
   ck_assert_double_eq_tol(p.ideal_share, 0.2, 1e-15);
   ck_assert_double_eq(p.cpu_share, 0.0);
+  ck_assert_ptr_nonnull(strstr(p.reason, "transfers"));
   ck_assert_double_eq(p.speedup, 1.0);
 }
 END_TEST
