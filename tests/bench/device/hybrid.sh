@@ -16,6 +16,7 @@
 # SQ_PROXY_SECONDS (default 1) is the timed length of each point; its own STARPU_HOME, fresh.
 set -u
 ROOT=$(pwd)
+# shellcheck source=tests/bench/device/env.sh
 . "$ROOT/tests/bench/device/env.sh"
 B=${SQ_BIN:-$CARRY/bin}
 E=${1:-64k}
