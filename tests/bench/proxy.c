@@ -13,7 +13,9 @@
  * H100 figures of shared/device/README.md), the bytes StarPU moved between memory nodes per timed
  * step, and how many tasks ran on CPU and GPU workers (counted by StarPU's task profiling, which costs
  * a few microseconds per task: on for WORKERS=both, else only with SQ_PROXY_PROFILING=1; -1 without).
- * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.
+ * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.  WORKERS=both takes the run's
+ * defaults (runtime/hybrid.c): without TILE each GPU's part in one tile, and a CPU share only where the
+ * calibrated perf models of both kinds make it pay; SQ_CPU_SHARE and SQ_CPU_TILE override.
  */
 #include <math.h>
 #include <stdlib.h>
