@@ -31,7 +31,7 @@ static const help_option run_options[] = {
     {"--dry-run", "",
      "set the run up, print its memory estimate, time its first sync intervals and print the estimated run time "
      "(ETA); write nothing"},
-    {"--tile-size", "N", "elements per task (runtime.tile_size; default 256)"},
+    {"--tile-size", "N", "elements per task (runtime.tile_size; default 256, with GPUs one or two per GPU)"},
     {"--scheduler", "NAME", "StarPU scheduler (runtime.scheduler; default: STARPU_SCHED, else lws)"},
     {"--partition", "bw|bwm|encoded",
      "METIS weights with several MPI ranks (runtime.partition): work (bw), work and memory (bwm), or both "

@@ -144,6 +144,19 @@ static inline uint32_t sq_footprint_of_buffer(struct starpu_task *task, int i) {
   return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(h) * starpu_vector_get_elemsize(h)), 0);
 }
 
+/** The perf models' size of an element task (size_base of ader, local, neighbour): its tile's element count
+ *  times SQ_PERF_KEY_BASE plus a code of order and precision, so that sq_runtime_kind_rates can read a
+ *  time per element back for one order and precision. */
+#define SQ_PERF_KEY_BASE 256
+static inline size_t sq_perf_size_key(int64_t nelem, int order, sq_precision precision) {
+  return (size_t)nelem * SQ_PERF_KEY_BASE + (size_t)(2 * order + (precision == SQ_F64));
+}
+/** A footprint @p base extended by the size key: StarPU's default footprint hashes the element counts of the
+ *  buffers only, so that the same tile at another order or precision would share its history. */
+static inline uint32_t sq_perf_footprint(uint32_t base, size_t key) {
+  return starpu_hash_crc32c_be_n(&key, sizeof(key), base);
+}
+
 /** The predictor's part of a task for one tile: its time step, what it stores, its buffers in the task. */
 typedef struct sq_segment {
   double dt;
