@@ -65,7 +65,7 @@ int sq_cmd_postseismic(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sq_ps_summary sum;
   if (!ierr) ierr = sq_postseismic_run(cfg, &sq_ps_stop, &sum);
-  if ((!ierr || ierr == SQ_STOPPED) && sq_verbosity >= 1)
+  if ((!ierr || ierr == SQ_STOPPED) && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
     printf("postseismic: %s at t = %.6g years after %d steps: %lld outer, %lld inner, %lld coarse iterations; %d "
            "surface snapshots, %d station series in %s (%.1f s)\n",
            ierr == SQ_STOPPED ? "stopped" : "done", sum.time / 31557600.0, sum.nstep, (long long)sum.outer_iters,
