@@ -296,10 +296,6 @@ static const sq_qs_bc_kind ps_bc_kind[3] = {SQ_QS_FREE, SQ_QS_DIRICHLET, SQ_QS_R
 /* MPI: the cells' ranks (METIS, as the DG solver partitions), this rank's part of the P2 mesh and its viscosity. */
 static int ps_partition(const sq_config *cfg, ps_run *r) {
   const sq_mesh *m = r->m;
-  SQ_CHECK(m->ncell >= r->nranks, SQ_ERR_INPUT,
-           "%s: %d MPI ranks for a mesh of %lld cells; starquake postseismic needs at least one cell per rank (run "
-           "with at most %lld ranks)",
-           cfg->path, r->nranks, (long long)m->ncell, (long long)m->ncell);
   int *cluster = NULL;
   SQ_CALL(SQ_CALLOC(cluster, m->ncell)); /* one cluster: every cell weighs the same */
   SQ_CALL(SQ_CALLOC(r->cell_rank, m->ncell));
@@ -324,6 +320,10 @@ static int ps_setup(const sq_config *cfg, ps_run *r) {
     SQ_CALL(sq_mesh_read(cfg->mesh_file, &r->m));
   }
   const sq_mesh *m = r->m;
+  SQ_CHECK(m->ncell >= r->nranks, SQ_ERR_INPUT,
+           "%s: %d MPI ranks for the mesh %s of %lld cells; starquake postseismic needs at least one cell per rank "
+           "(run with at most %lld ranks)",
+           cfg->path, r->nranks, m->source, (long long)m->ncell, (long long)m->ncell);
   /* elastic moduli and viscosity per cell */
   SQ_CALL(SQ_CALLOC(r->lam, m->ncell));
   SQ_CALL(SQ_CALLOC(r->mu, m->ncell));
