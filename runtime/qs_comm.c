@@ -1,20 +1,25 @@
 /**
  * @file qs_comm.c  The quasi-static solver's MPI exchange (sq_qs_comm.h): the shared nodes' sums, assembled in
- * rank order, and the global sums of its dot products, on a duplicate of MPI_COMM_WORLD (apart from StarPU-MPI's
- * messages).
+ * rank order, and the global sums of its dot products.  In a run with tasks the exchange is the halo machinery of
+ * runtime/halo.c: a pack task per peer (codelets/qs_halo.c), starpu_mpi_isend_detached / starpu_mpi_irecv_detached,
+ * and a task that sums the received handles into the vector; without StarPU (plain loops) the same pack and sum
+ * (src/qs_part.c) around MPI_Isend / MPI_Irecv.  The global sums are MPI_Allgather on a duplicate of
+ * MPI_COMM_WORLD (apart from StarPU-MPI's messages), added in rank order.
  */
-#include <mpi.h>
+#include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sq_qs_comm.h"
 #include "sq_qs_part.h"
+#include "sq_runtime_impl.h"
 
 struct sq_qs_comm {
   const sq_qs_mesh *qm;
   const sq_qs_part *p;
   MPI_Comm comm;
   int nranks;
+  int tasks;         /* 1: pack and sum tasks, StarPU-MPI transfers */
   size_t cap;        /* bytes of each buffer below */
   char *send, *recv; /* ptr[npeer] entries x nval values */
   char *acc;         /* nshared x nval values */
@@ -31,12 +36,13 @@ static int mpi_check(int rc, const char *what) {
   return sq_error(SQ_ERR_IO, __FILE__, __LINE__, "quasi-static exchange: %s failed: %s", what, msg);
 }
 
-int sq_qs_comm_create(const sq_qs_mesh *qm, const sq_qs_part *p, sq_qs_comm **out) {
+int sq_qs_comm_create(const sq_qs_mesh *qm, const sq_qs_part *p, int tasks, sq_qs_comm **out) {
   *out = NULL;
   sq_qs_comm *qc = calloc(1, sizeof(*qc));
   SQ_CHECK(qc, SQ_ERR_MEMORY, "quasi-static exchange: no memory");
   qc->qm = qm;
   qc->p = p;
+  qc->tasks = tasks;
   int ierr = mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &qc->comm), "MPI_Comm_dup");
   if (!ierr) MPI_Comm_size(qc->comm, &qc->nranks);
   if (!ierr && qc->nranks != p->nranks)
@@ -73,12 +79,42 @@ void sq_qs_comm_destroy(sq_qs_comm *qc) {
   free(qc);
 }
 
-/* acc[ia .. ia + nval) += src[is .. is + nval) in the vector's precision */
-static void add_values(int f32, int nval, char *acc, int64_t ia, const char *src, int64_t is) {
-  if (f32)
-    for (int j = 0; j < nval; ++j) ((float *)acc)[ia * nval + j] += ((const float *)src)[is * nval + j];
-  else
-    for (int j = 0; j < nval; ++j) ((double *)acc)[ia * nval + j] += ((const double *)src)[is * nval + j];
+/* The tag of the exchange messages, apart from the DG halo's (runtime/halo.c: below 2^40). */
+static const starpu_mpi_tag_t qs_tag = (starpu_mpi_tag_t)1 << 44;
+
+static void vec_register(starpu_data_handle_t *h, void *p, int64_t n, size_t elem) {
+  starpu_vector_data_register(h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)(n > 0 ? n : 1), elem);
+}
+
+/* As tasks: pack per peer, StarPU-MPI send and receive, the sum reading the received handles. */
+static int exchange_tasks(sq_qs_comm *qc, int p1, int nval, int f32, void *y) {
+  const sq_qs_part *p = qc->p;
+  const size_t elem = f32 ? sizeof(float) : sizeof(double), es = elem * (size_t)nval;
+  const int np = p->npeer;
+  starpu_data_handle_t hy, hs[np > 0 ? np : 1], hr[np > 0 ? np : 1];
+  vec_register(&hy, y, (p1 ? qc->qm->nvert : qc->qm->nnode) * nval, elem);
+  int ierr = SQ_SUCCESS;
+  for (int k = 0; k < np; ++k) {
+    const int64_t b = p->ptr[k], cnt = sq_qs_part_count(p, k, p1);
+    vec_register(&hs[k], qc->send + es * (size_t)b, cnt * nval, elem);
+    vec_register(&hr[k], qc->recv + es * (size_t)b, cnt * nval, elem);
+    const sq_qs_halo_args a = {.part = p, .peer = k, .p1 = p1, .nval = nval, .f32 = f32};
+    if (!ierr) ierr = sq_insert_qs_pack(&a, hy, hs[k]);
+    if (!ierr && starpu_mpi_irecv_detached(hr[k], p->peer[k], qs_tag, MPI_COMM_WORLD, NULL, NULL))
+      ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__, "quasi-static exchange: receive from rank %d failed",
+                      p->peer[k]);
+    if (!ierr && starpu_mpi_isend_detached(hs[k], p->peer[k], qs_tag, MPI_COMM_WORLD, NULL, NULL))
+      ierr = sq_error(SQ_ERR_RUNTIME, __FILE__, __LINE__, "quasi-static exchange: send to rank %d failed", p->peer[k]);
+  }
+  const sq_qs_halo_args a = {.part = p, .p1 = p1, .nval = nval, .f32 = f32, .acc = qc->acc};
+  if (!ierr) ierr = sq_insert_qs_sum(&a, hy, hr);
+  /* unregistering waits for the tasks and transfers on each handle and leaves y's result in host memory */
+  starpu_data_unregister(hy);
+  for (int k = 0; k < np; ++k) {
+    starpu_data_unregister(hs[k]);
+    starpu_data_unregister(hr[k]);
+  }
+  return ierr;
 }
 
 /* The shared nodes' values of y (the vertices' alone for p1) summed over the ranks holding them, in rank order. */
@@ -86,13 +122,15 @@ static int exchange(sq_qs_comm *qc, int p1, int nval, int f32, void *vy) {
   const sq_qs_part *p = qc->p;
   SQ_CHECK(nval >= 1 && nval <= 3 * SQ_QS_MAXVEC, SQ_ERR_INTERNAL,
            "quasi-static exchange: %d values per node (at most %d)", nval, 3 * SQ_QS_MAXVEC);
-  char *y = vy;
+  if (qc->tasks) return exchange_tasks(qc, p1, nval, f32, vy);
   const size_t es = (f32 ? sizeof(float) : sizeof(double)) * (size_t)nval; /* bytes per node */
   const MPI_Datatype type = f32 ? MPI_FLOAT : MPI_DOUBLE;
+  const void *recv[p->npeer > 0 ? p->npeer : 1];
   int nreq = 0;
   for (int k = 0; k < p->npeer; ++k) {
-    const int64_t b = p->ptr[k], cnt = p1 ? p->nvert[k] : p->ptr[k + 1] - b;
-    for (int64_t i = 0; i < cnt; ++i) memcpy(qc->send + es * (size_t)(b + i), y + es * (size_t)p->node[b + i], es);
+    const int64_t b = p->ptr[k], cnt = sq_qs_part_count(p, k, p1);
+    sq_qs_part_pack(p, k, p1, nval, f32, vy, qc->send + es * (size_t)b);
+    recv[k] = qc->recv + es * (size_t)b;
     SQ_CALL(mpi_check(
         MPI_Irecv(qc->recv + es * (size_t)b, (int)(cnt * nval), type, p->peer[k], 7, qc->comm, &qc->req[nreq++]),
         "MPI_Irecv"));
@@ -101,19 +139,7 @@ static int exchange(sq_qs_comm *qc, int p1, int nval, int f32, void *vy) {
         "MPI_Isend"));
   }
   SQ_CALL(mpi_check(MPI_Waitall(nreq, qc->req, MPI_STATUSES_IGNORE), "MPI_Waitall"));
-  const int64_t ns = p1 ? p->nshared_vert : p->nshared;
-  memset(qc->acc, 0, es * (size_t)ns);
-  int self = 0;
-  for (int k = 0; k <= p->npeer; ++k) {
-    if (!self && (k == p->npeer || p->peer[k] > p->rank)) {
-      for (int64_t s = 0; s < ns; ++s) add_values(f32, nval, qc->acc, s, y, p->snode[s]);
-      self = 1;
-    }
-    if (k == p->npeer) break;
-    const int64_t b = p->ptr[k], cnt = p1 ? p->nvert[k] : p->ptr[k + 1] - b;
-    for (int64_t i = b; i < b + cnt; ++i) add_values(f32, nval, qc->acc, p->slot[i], qc->recv, i);
-  }
-  for (int64_t s = 0; s < ns; ++s) memcpy(y + es * (size_t)p->snode[s], qc->acc + es * (size_t)s, es);
+  sq_qs_part_sum(p, p1, nval, f32, vy, recv, qc->acc);
   return SQ_SUCCESS;
 }
 

@@ -15,8 +15,9 @@ struct sq_qs_part;
 typedef struct sq_qs_comm sq_qs_comm;
 
 /** @brief The exchange state of the part @p p of mesh @p qm (both must outlive it); collective (it duplicates
- *  MPI_COMM_WORLD). */
-int sq_qs_comm_create(const struct sq_qs_mesh *qm, const struct sq_qs_part *p, sq_qs_comm **qc);
+ *  MPI_COMM_WORLD).  @p tasks 1: the exchange as StarPU tasks with StarPU-MPI transfers (StarPU-MPI running, as
+ *  for the DG halo); 0: MPI calls (no StarPU). */
+int sq_qs_comm_create(const struct sq_qs_mesh *qm, const struct sq_qs_part *p, int tasks, sq_qs_comm **qc);
 /** @brief Free @p qc (NULL is fine); collective. */
 void sq_qs_comm_destroy(sq_qs_comm *qc);
 /**

@@ -466,7 +466,7 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
     sq_qs_runtime_ops(r.qr_el, &ops_el);
     sq_qs_runtime_ops(r.qr_v, &ops_v);
   }
-  if (!ierr && r.nranks > 1) ierr = sq_qs_comm_create(r.qp, r.part, &r.comm);
+  if (!ierr && r.nranks > 1) ierr = sq_qs_comm_create(r.qp, r.part, !ps->serial, &r.comm);
   if (!ierr && r.comm) {
     sq_qs_comm_ops(r.comm, &ops_el);
     sq_qs_comm_ops(r.comm, &ops_v);

@@ -256,3 +256,35 @@ int sq_qs_mesh_part(const sq_qs_mesh *whole, const int *cell_rank, int nranks, i
   *info = p;
   return SQ_SUCCESS;
 }
+
+void sq_qs_part_pack(const sq_qs_part *p, int k, int p1, int nval, int f32, const void *y, void *buf) {
+  const size_t es = (f32 ? sizeof(float) : sizeof(double)) * (size_t)nval;
+  const int64_t b = p->ptr[k], cnt = sq_qs_part_count(p, k, p1);
+  for (int64_t i = 0; i < cnt; ++i)
+    memcpy((char *)buf + es * (size_t)i, (const char *)y + es * (size_t)p->node[b + i], es);
+}
+
+/* acc[ia .. ia + nval) += src[is .. is + nval) in the vector's precision */
+static void add_values(int f32, int nval, void *acc, int64_t ia, const void *src, int64_t is) {
+  if (f32)
+    for (int j = 0; j < nval; ++j) ((float *)acc)[ia * nval + j] += ((const float *)src)[is * nval + j];
+  else
+    for (int j = 0; j < nval; ++j) ((double *)acc)[ia * nval + j] += ((const double *)src)[is * nval + j];
+}
+
+void sq_qs_part_sum(const sq_qs_part *p, int p1, int nval, int f32, void *y, const void *const *recv, void *acc) {
+  const size_t es = (f32 ? sizeof(float) : sizeof(double)) * (size_t)nval;
+  const int64_t ns = p1 ? p->nshared_vert : p->nshared;
+  memset(acc, 0, es * (size_t)ns);
+  int self = 0;
+  for (int k = 0; k <= p->npeer; ++k) {
+    if (!self && (k == p->npeer || p->peer[k] > p->rank)) { /* this rank's turn */
+      for (int64_t s = 0; s < ns; ++s) add_values(f32, nval, acc, s, y, p->snode[s]);
+      self = 1;
+    }
+    if (k == p->npeer) break;
+    const int64_t b = p->ptr[k], cnt = sq_qs_part_count(p, k, p1);
+    for (int64_t i = 0; i < cnt; ++i) add_values(f32, nval, acc, p->slot[b + i], recv[k], i);
+  }
+  for (int64_t s = 0; s < ns; ++s) memcpy((char *)y + es * (size_t)p->snode[s], (const char *)acc + es * (size_t)s, es);
+}

@@ -38,6 +38,20 @@ int sq_qs_mesh_part(const sq_qs_mesh *whole, const int *cell_rank, int nranks, i
                     sq_qs_mesh **part, sq_qs_part **info);
 void sq_qs_part_destroy(sq_qs_part *p);
 
+/** Nodes exchanged with peer @p k: the shared nodes, or their vertices alone for the P1 mesh (@p p1 1). */
+static inline int64_t sq_qs_part_count(const sq_qs_part *p, int k, int p1) {
+  return p1 ? p->nvert[k] : p->ptr[k + 1] - p->ptr[k];
+}
+/** @brief Gather the values of the nodes exchanged with peer @p k from @p y (@p nval values a node, float for
+ *  @p f32 1, else double) into @p buf, in the list's order. */
+void sq_qs_part_pack(const sq_qs_part *p, int k, int p1, int nval, int f32, const void *y, void *buf);
+/**
+ * @brief The assembled values at the shared nodes: each gets the sum of the contributions of the ranks holding it,
+ * in ascending rank order (this rank's from @p y, peer k's from @p recv[k] as sq_qs_part_pack laid them out), written
+ * into @p y; @p acc: workspace of nshared x nval values.  Every rank holding a node computes the same sum.
+ */
+void sq_qs_part_sum(const sq_qs_part *p, int p1, int nval, int f32, void *y, const void *const *recv, void *acc);
+
 /** @brief Cut @p qm's cells into tiles of at most @p tile_size cells (sq_qs_mesh_create does it for a whole mesh). */
 int sq_qs_mesh_build_tiles(sq_qs_mesh *qm, int tile_size);
 
