@@ -54,7 +54,9 @@ int sq_cmd_postseismic(int argc, char **argv) {
   }
   sq_config *cfg = malloc(sizeof(*cfg));
   SQ_CHECK(cfg, SQ_ERR_MEMORY, "postseismic: no memory");
+  sq_sim_hold_errors(); /* every rank reads the same configuration: rank 0 alone reports its errors */
   int ierr = sq_config_load_with_sets(path, sets, nsets, cfg);
+  ierr = sq_sim_release_errors(ierr);
   if (!ierr && outdir) snprintf(cfg->output_dir, sizeof(cfg->output_dir), "%s", outdir);
   if (!ierr && serial) cfg->postseismic.serial = 1;
   struct sigaction sa;
