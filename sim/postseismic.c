@@ -406,24 +406,15 @@ static int ps_outputs_open(const sq_config *cfg, ps_run *r) {
 }
 
 /* The fewest and most cells of a rank. */
-static int64_t ps_count_min(const ps_run *r) {
-  int64_t mn = r->m->ncell;
+static void ps_rank_cells(const ps_run *r, int64_t *fewest, int64_t *most) {
+  *fewest = r->m->ncell;
+  *most = 0;
   for (int k = 0; k < r->nranks; ++k) {
     int64_t n = 0;
     for (int64_t c = 0; c < r->m->ncell; ++c) n += r->cell_rank[c] == k;
-    if (n < mn) mn = n;
+    if (n < *fewest) *fewest = n;
+    if (n > *most) *most = n;
   }
-  return mn;
-}
-
-static int64_t ps_count_max(const ps_run *r) {
-  int64_t mx = 0;
-  for (int k = 0; k < r->nranks; ++k) {
-    int64_t n = 0;
-    for (int64_t c = 0; c < r->m->ncell; ++c) n += r->cell_rank[c] == k;
-    if (n > mx) mx = n;
-  }
-  return mx;
 }
 
 /* Under MPI: the whole field on every rank, from the parts' owned nodes. */
@@ -482,12 +473,14 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
     sum->nstation = r.st.n;
     int64_t nvisc = 0;
     for (int64_t c = 0; c < r.m->ncell; ++c) nvisc += isfinite(r.eta[c]);
-    if (talk && r.nranks > 1)
+    if (talk && r.nranks > 1) {
+      int64_t fewest, most;
+      ps_rank_cells(&r, &fewest, &most);
       fprintf(stderr,
               "postseismic: %d MPI ranks, %lld to %lld cells each (METIS); rank 0 shares %lld nodes with %d "
               "ranks\n",
-              r.nranks, (long long)ps_count_min(&r), (long long)ps_count_max(&r), (long long)r.part->nshared,
-              r.part->npeer);
+              r.nranks, (long long)fewest, (long long)most, (long long)r.part->nshared, r.part->npeer);
+    }
     if (talk)
       fprintf(stderr,
               "postseismic: %lld cells (%lld viscoelastic), %lld degrees of freedom, %lld fault faces, %d stations; "
