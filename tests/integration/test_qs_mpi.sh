@@ -60,6 +60,27 @@ if timeout 300 "$MPIRUN" -np 2 "$SQ" postseismic ps.yaml --set postseismic.end_t
 else
   bad "np=2 tasks failed: $(tail -3 tasks.err)"
 fi
+# SIGINT to one rank only: the ranks agree after each step, both stop after the same one with the series complete
+"$MPIRUN" -np 2 "$SQ" postseismic ps.yaml --serial --set postseismic.dt='0.01 s' --set postseismic.end_time='20 s' \
+  --output stop > stop.out 2> stop.err &
+mp=$!
+for _ in $(seq 600); do
+  [ -f stop/ps-gps-A.csv ] && [ "$(grep -c '^[0-9]' stop/ps-gps-A.csv)" -ge 3 ] && break
+  sleep 0.1
+done
+kids=$(for st in /proc/[0-9]*/stat; do # the ranks: mpirun's children (no procps needed)
+  read -r pid _ _ ppid _ < "$st" 2> /dev/null && [ "$ppid" = "$mp" ] && echo "$pid"
+done | sort -n | tail -1)
+[ -n "$kids" ] && kill -INT "$kids"
+wait $mp
+rc=$?
+steps=$(sed -n 's/.*stopped at .* after \([0-9]*\) steps.*/\1/p' stop.out)
+rows=$(grep -c '^[0-9]' stop/ps-gps-A.csv)
+if [ "$rc" -ne 0 ] && [ -n "$steps" ] && [ "$steps" -lt 2000 ] && [ "$rows" = $((steps + 1)) ]; then
+  ok "np=2, SIGINT to one rank: both stopped after step $steps, $rows rows"
+else
+  bad "np=2 SIGINT to one rank: rc $rc, steps ${steps:-none}, rows $rows: $(tail -2 stop.err)"
+fi
 # more ranks than cells: one message, naming the mesh and the largest rank count
 cat > two.msh << 'MSH'
 $MeshFormat
