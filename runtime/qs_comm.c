@@ -20,7 +20,7 @@ struct sq_qs_comm {
   MPI_Comm comm;
   int nranks;
   int tasks;         /* 1: pack and sum tasks, StarPU-MPI transfers */
-  size_t cap;        /* bytes of each buffer below */
+  size_t cap;        /* bytes a node at most (3 SQ_QS_MAXVEC doubles) */
   char *send, *recv; /* ptr[npeer] entries x nval values */
   char *acc;         /* nshared x nval values */
   MPI_Request *req;  /* 2 npeer */
