@@ -254,4 +254,17 @@ int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu
 /** @brief Insert the reduction of tile @p t: y += its rows (commuting with the other tiles' reductions). */
 int sq_insert_qs_reduce(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t y);
 
+/* ---- the quasi-static solver's exchange between ranks (runtime/qs_comm.c, codelets/qs_halo.c) ---- */
+struct sq_qs_part;
+typedef struct sq_qs_halo_args {
+  const struct sq_qs_part *part;
+  int peer;          /**< qs_pack: the peer's index in part->peer */
+  int p1, nval, f32; /**< the P1 mesh's vertices alone; values a node; single precision */
+  void *acc;         /**< qs_sum: workspace of nshared x nval values */
+} sq_qs_halo_args;
+/** @brief Insert the gather of the values @p y holds at the nodes shared with peer args->peer into @p buf. */
+int sq_insert_qs_pack(const sq_qs_halo_args *args, starpu_data_handle_t y, starpu_data_handle_t buf);
+/** @brief Insert the sums at the shared nodes of @p y with the peers' values @p recv (part->npeer handles). */
+int sq_insert_qs_sum(const sq_qs_halo_args *args, starpu_data_handle_t y, const starpu_data_handle_t *recv);
+
 #endif
