@@ -34,13 +34,16 @@ static void slip(void *ctx, const double x[3], double s[3]) {
   s[0] = 0, s[1] = 1, s[2] = 0;
 }
 
-static void worker_tasks(int64_t *cpu, int64_t *gpu) {
-  *cpu = *gpu = 0;
+/* Tasks per kind of worker since the last call (the counters restart), and the CUDA workers' executing time. */
+static void worker_tasks(int64_t *cpu, int64_t *gpu, double *gpu_sec) {
+  *cpu = *gpu = 0, *gpu_sec = 0;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     struct starpu_profiling_worker_info info;
     if (starpu_profiling_worker_get_info((int)w, &info)) continue;
-    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER) *gpu += info.executed_tasks;
-    else *cpu += info.executed_tasks;
+    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER) {
+      *gpu += info.executed_tasks;
+      *gpu_sec += info.executing_time.tv_sec + 1e-9 * info.executing_time.tv_nsec;
+    } else *cpu += info.executed_tasks;
   }
 }
 
@@ -89,7 +92,7 @@ static double bus_bytes(void) {
 
 typedef struct split_row {
   char what[32];
-  double sec, bytes, op_sec[NOP];
+  double sec, bytes, gpu_sec, op_sec[NOP];
   int64_t op_calls[NOP];
 } split_row;
 static split_row rows[64];
@@ -97,14 +100,15 @@ static int nrows;
 
 static void report(const char *what, double sec, const sq_qs_visco_stats *s, timed_ops *t) {
   int64_t cpu, gpu;
-  worker_tasks(&cpu, &gpu);
+  double gpu_sec;
+  worker_tasks(&cpu, &gpu, &gpu_sec);
   printf("| %-16s | %8.2f | %5d | %7lld | %8lld | %.1e | %lld / %lld |\n", what, sec, s->last_outer,
          (long long)s->last_inner, (long long)s->last_coarse, s->max_rel_residual, (long long)cpu, (long long)gpu);
   fflush(stdout);
   if (nrows < 64) {
     split_row *r = rows + nrows++;
     snprintf(r->what, sizeof(r->what), "%s", what);
-    r->sec = sec, r->bytes = bus_bytes();
+    r->sec = sec, r->bytes = bus_bytes(), r->gpu_sec = gpu_sec;
     for (int k = 0; k < NOP; ++k)
       r->op_sec[k] = t->sec[k], r->op_calls[k] = t->calls[k], t->sec[k] = 0, t->calls[k] = 0;
   }
@@ -112,18 +116,19 @@ static void report(const char *what, double sec, const sq_qs_visco_stats *s, tim
 
 static void print_split(void) {
   printf("\nWhere the time went (wall seconds, calls in brackets; each call a task graph over the tiles with the "
-         "solver's host vectors registered for its duration; host: the solver's vector algebra and the predictor):"
-         "\n\n| solve | total | P2 f64 | P2 f32 | P1 f32 | restrict + prolong | host | host-GPU traffic |\n"
-         "|---|---|---|---|---|---|---|---|\n");
+         "solver's host vectors registered for its duration; host: the solver's vector algebra and the predictor; "
+         "GPU tasks: the CUDA workers' executing time as StarPU counts it):"
+         "\n\n| solve | total | P2 f64 | P2 f32 | P1 f32 | restrict + prolong | host | GPU tasks | host-GPU traffic |\n"
+         "|---|---|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < nrows; ++i) {
     const split_row *r = rows + i;
     double ops = 0;
     for (int k = 0; k < NOP; ++k) ops += r->op_sec[k];
-    printf("| %s | %.2f | %.2f (%lld) | %.2f (%lld) | %.2f (%lld) | %.2f (%lld) | %.2f | %.1f GB |\n", r->what, r->sec,
-           r->op_sec[OP_P2_F64], (long long)r->op_calls[OP_P2_F64], r->op_sec[OP_P2_F32],
+    printf("| %s | %.2f | %.2f (%lld) | %.2f (%lld) | %.2f (%lld) | %.2f (%lld) | %.2f | %.2f | %.1f GB |\n", r->what,
+           r->sec, r->op_sec[OP_P2_F64], (long long)r->op_calls[OP_P2_F64], r->op_sec[OP_P2_F32],
            (long long)r->op_calls[OP_P2_F32], r->op_sec[OP_P1_F32], (long long)r->op_calls[OP_P1_F32],
            r->op_sec[OP_RESTRICT] + r->op_sec[OP_PROLONG],
-           (long long)(r->op_calls[OP_RESTRICT] + r->op_calls[OP_PROLONG]), r->sec - ops, 1e-9 * r->bytes);
+           (long long)(r->op_calls[OP_RESTRICT] + r->op_calls[OP_PROLONG]), r->sec - ops, r->gpu_sec, 1e-9 * r->bytes);
   }
 }
 
