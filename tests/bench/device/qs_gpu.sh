@@ -7,7 +7,8 @@
 #     difference to the CPU kernels, the transfers, and the two comparisons: four vectors per kernel against one
 #     (time per vector), the shared-memory reduction against direct atomics (tests/bench/qs_bench.cu prints them).
 #     StarPU-free: builds the driver with nvcc here from the sources beside this script, so it runs from a
-#     checkout or from a copy of the files it needs (tests/bench/device/qs_prepare.sh makes one).
+#     checkout or from a copy of the files it needs (tests/bench/device/qs_prepare.sh makes one).  QS_KERNELS=0
+#     skips it.
 # (2) With QS_BIN=DIR (binaries of a CUDA build: test_cuda_qs, qs-step-bench; QS_LIB=DIR: shared libraries this
 #     host lacks; StarPU's under .deps/starpu/lib of the current folder): the GPU-against-CPU unit test, then the
 #     elastic solve and QS_STEPS (default 2) viscoelastic steps of a faulted box of QS_STEP_N cubes per side
@@ -31,7 +32,7 @@ pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 "$NVCC" -arch=sm_90 "$B"/*.o -Xcompiler -fopenmp -o "$B/qs_bench"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
-timeout 300 "$B/qs_bench" "${1:-76}" "${2:-20}" || echo "qs_bench: exit $?"
+if [ "${QS_KERNELS:-1}" = 1 ]; then timeout 300 "$B/qs_bench" "${1:-76}" "${2:-20}" || echo "qs_bench: exit $?"; fi
 [ -n "${QS_BIN:-}" ] || exit 0
 # shared libraries: StarPU's, then the carried ones this host lacks (linked one by one, so that the host's own
 # versions win)
