@@ -2,10 +2,9 @@
  * @file qs_ebe.c  Codelets of the quasi-static solver: "qs_ebe", the element-by-element product of one tile into
  * its tile-local rows (src/qs_impl.h), and "qs_reduce", the addition of a tile's rows into the global vector.
  * The products of all tiles run concurrently (each writes its own rows); the reductions commute.  CPU bodies and
- * CUDA bodies (src/cuda/qs_cuda.cu): the GPU product runs blocks of SQ_QS_CUDA_BLOCK_CELLS cells (one thread per cell
- * and vector), each reducing its cells' rows in shared memory before adding them into the tile's rows (the tile's
- * sq_qs_blocks, three more buffers that the CPU body does not read).  Both take sq_qs_task_args.nvec interleaved
- * vectors (x[(3 node + i) nvec + v], the rows likewise; 0 or 1: one vector).
+ * CUDA bodies (src/cuda/qs_cuda.cu): the GPU product runs blocks of SQ_QS_CUDA_BLOCK_CELLS cells, each reducing
+ * its cells' rows in shared memory before adding them into the tile's rows (the tile's sq_qs_blocks, three more
+ * buffers that the CPU body does not read).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +28,8 @@ static void qs_ebe_cpu(void *buffers[], void *cl_arg) {
   const void *geo = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_GEO]);
   const void *x = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_X]);
   void *rows = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_ROWS]);
-  const int nv = a->nvec > 1 ? a->nvec : 1;
-  memset(rows, 0, (size_t)(3 * nv * a->nrows) * sq_real_size(a->precision));
-  if (nv > 1 && a->precision == SQ_F64)
-    (a->p1 ? sq_qs_ebe_p1_f64_multi : sq_qs_ebe_p2_f64_multi)(nc, in, out, geo, nv, x, rows);
-  else if (nv > 1) (a->p1 ? sq_qs_ebe_p1_f32_multi : sq_qs_ebe_p2_f32_multi)(nc, in, out, geo, nv, x, rows);
-  else if (a->precision == SQ_F64) (a->p1 ? sq_qs_ebe_p1_f64 : sq_qs_ebe_p2_f64)(nc, in, out, geo, x, rows);
+  memset(rows, 0, (size_t)(3 * a->nrows) * sq_real_size(a->precision));
+  if (a->precision == SQ_F64) (a->p1 ? sq_qs_ebe_p1_f64 : sq_qs_ebe_p2_f64)(nc, in, out, geo, x, rows);
   else (a->p1 ? sq_qs_ebe_p1_f32 : sq_qs_ebe_p2_f32)(nc, in, out, geo, x, rows);
 }
 
@@ -43,11 +38,10 @@ static void qs_reduce_cpu(void *buffers[], void *cl_arg) {
   const int64_t *node = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]);
   const void *rows = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_ROWS]);
   void *y = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_Y]);
-  const int m = 3 * (a->nvec > 1 ? a->nvec : 1); /* values per row */
   for (int64_t k = 0; k < a->nrows; ++k)
-    for (int i = 0; i < m; ++i) {
-      if (a->precision == SQ_F64) ((double *)y)[m * node[k] + i] += ((const double *)rows)[m * k + i];
-      else ((float *)y)[m * node[k] + i] += ((const float *)rows)[m * k + i];
+    for (int i = 0; i < 3; ++i) {
+      if (a->precision == SQ_F64) ((double *)y)[3 * node[k] + i] += ((const double *)rows)[3 * k + i];
+      else ((float *)y)[3 * node[k] + i] += ((const float *)rows)[3 * k + i];
     }
 }
 
@@ -56,15 +50,14 @@ static void qs_ebe_cuda(void *buffers[], void *cl_arg) {
   const sq_qs_task_args *a = cl_arg;
   cudaStream_t stream = starpu_cuda_get_local_stream();
   void *rows = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_ROWS]);
-  const int nv = a->nvec > 1 ? a->nvec : 1;
-  cudaMemsetAsync(rows, 0, (size_t)(3 * nv * a->nrows) * sq_real_size(a->precision), stream);
+  cudaMemsetAsync(rows, 0, (size_t)(3 * a->nrows) * sq_real_size(a->precision), stream);
   const sq_cuda_qs_blocks blk = {.cells = a->blk_cells,
                                  .nblk = a->nblk,
                                  .max_rows = a->blk_max_rows,
                                  .ptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BPTR]),
                                  .row = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BROW]),
                                  .local = (const uint16_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BLOCAL])};
-  sq_cuda_qs_ebe(a->precision, a->p1, nv, STARPU_VECTOR_GET_NX(buffers[QS_EBE_IN]) / 10,
+  sq_cuda_qs_ebe(a->precision, a->p1, 1, STARPU_VECTOR_GET_NX(buffers[QS_EBE_IN]) / 10,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_GEO]),
                  (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_IN]), &blk,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_X]), rows, stream);
@@ -72,8 +65,7 @@ static void qs_ebe_cuda(void *buffers[], void *cl_arg) {
 
 static void qs_reduce_cuda(void *buffers[], void *cl_arg) {
   const sq_qs_task_args *a = cl_arg;
-  sq_cuda_qs_scatter_add(a->precision, a->nvec > 1 ? a->nvec : 1, a->nrows,
-                         (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]),
+  sq_cuda_qs_scatter_add(a->precision, 1, a->nrows, (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]),
                          (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_ROWS]),
                          (void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_Y]), starpu_cuda_get_local_stream());
 }

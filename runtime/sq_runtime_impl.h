@@ -223,7 +223,6 @@ typedef struct sq_qs_task_args {
   /* the tile's blocks of cells (CUDA body): cells per block, blocks, rows of the largest block */
   int blk_cells;
   int64_t nblk, blk_max_rows;
-  int nvec; /**< interleaved vectors of x and of the rows (1 .. 4; 0: one) */
 } sq_qs_task_args;
 /** Cells per block of the CUDA EBE body (threads per GPU block). */
 #define SQ_QS_CUDA_BLOCK_CELLS 64
