@@ -18,6 +18,9 @@
  *   Reduction::Shared (the papers'): a block of cells owns a list of the distinct rows it touches (sq_qs_blocks,
  *     built on the host by sq_qs_blocks_create); its threads add their cells' rows into shared memory, then the
  *     block adds the block's rows into y with one atomic addition per row entry;
+ *   Reduction::Gather: the same blocks, without atomics in shared memory: each thread stores its cell's rows into
+ *     its own slots, then each block row sums its slots (sq_qs_blocks.gather, in a fixed order) and adds the sum into
+ *     y with one atomic addition per entry;
  *   Reduction::Atomic: every cell adds its 30 NV values straight into y with atomics: the absence of the shared-memory
  *     reduction, instantiated only by the benchmark (tests/bench/qs_bench.cu) and the emulator test, never by the
  *     launchers of qs_cuda.cu.
@@ -37,7 +40,7 @@
 
 namespace sq_qs_cuda {
 
-enum class Reduction { Shared, Atomic };
+enum class Reduction { Shared, Gather, Atomic };
 
 /** Local edges of the 10-node tetrahedron (sq_qs_edge_vertices). */
 __device__ __forceinline__ int edge_v(int e, int end) {
@@ -172,7 +175,8 @@ template <typename R, int NV, bool P1, Reduction RED>
 __global__ void ebe_kernel(int64_t nc, const R *__restrict__ geo, const int64_t *__restrict__ in,
                            const int64_t *__restrict__ out, const int64_t *__restrict__ blk_ptr,
                            const int64_t *__restrict__ blk_row, const uint16_t *__restrict__ local,
-                           const R *__restrict__ x, R *__restrict__ y) {
+                           const R *__restrict__ x, R *__restrict__ y, const uint16_t *__restrict__ gather = nullptr,
+                           const uint16_t *__restrict__ gend = nullptr) {
   static_assert(NV >= 1 && NV <= 4, "1 to 4 vectors per kernel");
   const int v = (int)(threadIdx.x % NV);
   const int64_t c = (int64_t)blockIdx.x * (blockDim.x / NV) + threadIdx.x / NV;
@@ -180,6 +184,22 @@ __global__ void ebe_kernel(int64_t nc, const R *__restrict__ geo, const int64_t 
     if (c >= nc) return;
     cell_product<R, NV, P1>(geo + 12 * c, in + 10 * c, x + v,
                             [&](int a, int i, R val) { atomicAdd(y + out[10 * c + a] * 3 * NV + i * NV + v, val); });
+  } else if constexpr (RED == Reduction::Gather) {
+    constexpr int NL = P1 ? 4 : 10;
+    SQ_QS_SHARED(R, ys); /* 3 NV reals per slot: cells x NL slots */
+    const int64_t cl = threadIdx.x / NV;
+    if (c < nc)
+      cell_product<R, NV, P1>(geo + 12 * c, in + 10 * c, x + v,
+                              [&](int a, int i, R val) { ys[(cl * NL + a) * 3 * NV + i * NV + v] = val; });
+    __syncthreads();
+    const int64_t r0 = blk_ptr[blockIdx.x], nrow = blk_ptr[blockIdx.x + 1] - r0;
+    const uint16_t *slot = gather + (int64_t)blockIdx.x * (blockDim.x / NV) * NL;
+    for (int64_t k = threadIdx.x; k < 3 * NV * nrow; k += blockDim.x) {
+      const int64_t r = k / (3 * NV), cv = k % (3 * NV);
+      R sum = 0;
+      for (int j = r ? gend[r0 + r - 1] : 0; j < gend[r0 + r]; ++j) sum += ys[slot[j] * 3 * NV + cv];
+      atomicAdd(y + blk_row[r0 + r] * 3 * NV + cv, sum);
+    }
   } else {
     SQ_QS_SHARED(R, ys);
     const int64_t r0 = blk_ptr[blockIdx.x], nrow = blk_ptr[blockIdx.x + 1] - r0;

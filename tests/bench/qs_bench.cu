@@ -198,10 +198,12 @@ struct Dev {
     int cells;
     sq_qs_blocks *host;
     sq_cuda_qs_blocks dev;
+    uint16_t *gather, *gend;
   } blk[2][3]; /* [p1][cells 32, 64, 128] */
 };
-constexpr int kBlockSizes = 3, kAtomic = kBlockSizes; /* which: a block size, or kAtomic */
-constexpr int kAtomicThreads = 128;                   /* threads per block of the direct-atomics product */
+/* which: a block size with atomics into shared rows (the launcher's), or with gathered slots, or kAtomic */
+constexpr int kBlockSizes = 3, kGather = kBlockSizes, kAtomic = 2 * kBlockSizes;
+constexpr int kAtomicThreads = 128; /* threads per block of the direct-atomics product */
 
 /* ms per vector of each configuration: [p1, f64, nv, which] */
 std::map<std::tuple<int, int, int, int>, double> ms_per_vector;
@@ -220,6 +222,18 @@ void ebe_atomic(bool p1, int64_t nc, const R *geo, const int64_t *cell, const R 
         <<<grid, kAtomicThreads>>>(nc, geo, cell, cell, nullptr, nullptr, nullptr, x, y);
 }
 
+/* Shared-memory slots per cell gathered per row (Reduction::Gather). */
+template <typename R, int NV>
+void ebe_gather(bool p1, int64_t nc, const R *geo, const int64_t *cell, const Dev::Blk &b, const R *x, R *y) {
+  using sq_qs_cuda::Reduction;
+  const size_t smem = (size_t)b.cells * (p1 ? 4 : 10) * 3 * NV * sizeof(R);
+  auto k = p1 ? sq_qs_cuda::ebe_kernel<R, NV, true, Reduction::Gather>
+              : sq_qs_cuda::ebe_kernel<R, NV, false, Reduction::Gather>;
+  if (smem > 48 * 1024) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  k<<<(unsigned)b.dev.nblk, (unsigned)(b.cells * NV), smem>>>(nc, geo, cell, nullptr, b.dev.ptr, b.dev.row, nullptr, x,
+                                                              y, b.gather, b.gend);
+}
+
 /* The product of one configuration: the production launcher (shared memory) or the atomics. */
 template <typename R>
 void product(const Mesh &m, const Dev &d, bool p1, int nv, int which, const void *geo, const R *x, R *y) {
@@ -229,7 +243,11 @@ void product(const Mesh &m, const Dev &d, bool p1, int nv, int which, const void
     return;
   }
   const R *g = static_cast<const R *>(geo);
-  if (nv == 1) ebe_atomic<R, 1>(p1, m.ncell, g, d.cell, x, y);
+  if (which < kAtomic) {
+    const Dev::Blk &b = d.blk[p1][which - kGather];
+    if (nv == 1) ebe_gather<R, 1>(p1, m.ncell, g, d.cell, b, x, y);
+    else if (nv == 4) ebe_gather<R, 4>(p1, m.ncell, g, d.cell, b, x, y);
+  } else if (nv == 1) ebe_atomic<R, 1>(p1, m.ncell, g, d.cell, x, y);
   else if (nv == 4) ebe_atomic<R, 4>(p1, m.ncell, g, d.cell, x, y);
   else {
     fprintf(stderr, "qs_bench: the atomics product is built for 1 and 4 vectors\n");
@@ -265,7 +283,8 @@ void run(const Mesh &m, Dev &d, bool p1, int nv, int which, int reps, double cop
   for (auto &v : x) v = (R)((s = s * 1664525u + 1013904223u) >> 8) / (R)16777216 - R(0.5);
   R *dx = upload(x), *dy;
   CK(cudaMalloc(&dy, n * sizeof(R)));
-  const bool blk = which < kBlockSizes;
+  const bool blk = which < kAtomic;
+  const Dev::Blk *bk = blk ? &d.blk[p1][which % kBlockSizes] : nullptr;
   const void *geo = sizeof(R) == 8 ? (const void *)d.geo64 : (const void *)d.geo32;
   CK(cudaMemset(dy, 0, n * sizeof(R)));
   product<R>(m, d, p1, nv, which, geo, dx, dy);
@@ -285,10 +304,10 @@ void run(const Mesh &m, Dev &d, bool p1, int nv, int which, int reps, double cop
   /* bytes at least: geometry and the cells' nodes; x and y (read + write) once per row; the reduction's own
    * index data: the cells' output rows (atomics) or the block-local rows and each block's row list (shared) */
   double bytes = (double)m.ncell * (12 * sizeof(R) + nloc * 8) + 3.0 * nv * sizeof(R) * nrow * 3;
-  if (blk) bytes += (double)m.ncell * nloc * 2 + (double)d.blk[p1][which].host->ptr[d.blk[p1][which].host->nblk] * 8;
+  if (blk) bytes += (double)m.ncell * nloc * 2 + (double)bk->host->ptr[bk->host->nblk] * (which < kGather ? 8 : 10);
   else bytes += (double)m.ncell * nloc * 8;
   char red[32];
-  if (blk) snprintf(red, sizeof(red), "shared, %d cells/blk", d.blk[p1][which].cells);
+  if (blk) snprintf(red, sizeof(red), "%s, %d cells/blk", which < kGather ? "shared" : "gather", bk->cells);
   else snprintf(red, sizeof(red), "direct atomics");
   printf("| EBE %s | %s | %d | %-21s | %9.3f | %9.3f | %7.1f | %5.1f%% | %9.2f | %.1e |\n", p1 ? "P1" : "P2",
          sizeof(R) == 8 ? "f64" : "f32", nv, red, sec * 1e3, sec * 1e3 / nv, bytes / sec * 1e-9,
@@ -387,6 +406,8 @@ int main(int argc, char **argv) {
       std::vector<int64_t> row(b.host->row, b.host->row + ptr.back());
       std::vector<uint16_t> loc(b.host->local, b.host->local + 10 * m.ncell);
       b.dev = {b.cells, b.host->nblk, b.host->max_rows, upload(ptr), upload(row), upload(loc)};
+      b.gather = upload(std::vector<uint16_t>(b.host->gather, b.host->gather + (p1 ? 4 : 10) * m.ncell));
+      b.gend = upload(std::vector<uint16_t>(b.host->gend, b.host->gend + ptr.back()));
     }
   const double bw = copy_bandwidth(reps);
   const double rot = rotation_check(m, d);
@@ -427,21 +448,24 @@ int main(int argc, char **argv) {
         printf("| EBE %s | %s | %d | %.3f | %.3f | %.2fx |\n", p1 ? "P1" : "P2", f64 ? "f64" : "f32", 32 << k, one,
                four, one / four);
       }
-  printf("\nThe shared-memory reduction against its absence (direct atomics, %d threads per block), ms per vector:"
-         "\n\n| kernel | prec | vectors | shared, 32 cells | shared, 64 cells | shared, 128 cells | direct atomics | "
-         "gain (best shared) |\n|---|---|---|---|---|---|---|---|\n",
+  printf("\nThe shared-memory reduction against its absence (direct atomics, %d threads per block), ms per vector; "
+         "shared: atomics into the block's rows, gather: each cell's values in its own slots, summed per row:"
+         "\n\n| kernel | prec | vectors | shared, 32 / 64 / 128 cells | gather, 32 / 64 / 128 cells | direct atomics | "
+         "gain (best shared) | gain (best gather) |\n|---|---|---|---|---|---|---|---|\n",
          kAtomicThreads);
   for (int p1 = 0; p1 < 2; ++p1)
     for (int f64 = 0; f64 < 2; ++f64)
       for (int nv : {1, 4}) {
-        double best = 1e30;
+        double best[2] = {1e30, 1e30};
         printf("| EBE %s | %s | %d |", p1 ? "P1" : "P2", f64 ? "f64" : "f32", nv);
-        for (int k = 0; k < kBlockSizes; ++k) {
-          best = std::min(best, ms_per_vector[{p1, f64, nv, k}]);
-          printf(" %.3f |", ms_per_vector[{p1, f64, nv, k}]);
-        }
-        printf(" %.3f | %.2fx |\n", ms_per_vector[{p1, f64, nv, kAtomic}],
-               ms_per_vector[{p1, f64, nv, kAtomic}] / best);
+        for (int g = 0; g < 2; ++g)
+          for (int k = 0; k < kBlockSizes; ++k) {
+            const double t = ms_per_vector[{p1, f64, nv, g * kGather + k}];
+            best[g] = std::min(best[g], t);
+            printf("%s%.3f%s", k ? " / " : " ", t, k == kBlockSizes - 1 ? " |" : "");
+          }
+        const double at = ms_per_vector[{p1, f64, nv, kAtomic}];
+        printf(" %.3f | %.2fx | %.2fx |\n", at, at / best[0], at / best[1]);
       }
   printf("\nGB/s (model): bytes that must move at least per call (geometry, the cells' node indices, x read once, y "
          "read and written once, the reduction's index data) over the time.\n");
