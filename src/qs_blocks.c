@@ -25,7 +25,6 @@ void sq_qs_blocks_destroy(sq_qs_blocks *b) {
   SQ_FREE(b->row);
   SQ_FREE(b->local);
   SQ_FREE(b->gather);
-  SQ_FREE(b->gend);
   free(b);
 }
 
@@ -39,14 +38,14 @@ int sq_qs_blocks_create(int64_t nc, const int64_t *out, int nloc, int cells, sq_
   int64_t *scratch = NULL;
   int ierr = SQ_CALLOC(b->ptr, b->nblk + 1);
   if (!ierr) ierr = SQ_CALLOC(b->local, 10 * nc + 1);
-  if (!ierr) ierr = SQ_CALLOC(b->row, (size_t)nloc * nc + 1); /* at most */
-  if (!ierr) ierr = SQ_CALLOC(b->gend, (size_t)nloc * nc + 1);
-  if (!ierr) ierr = SQ_CALLOC(b->gather, (size_t)nloc * nc + 1);
+  if (!ierr) ierr = SQ_CALLOC(b->row, (size_t)nloc * nc + 1);        /* at most */
+  if (!ierr) ierr = SQ_CALLOC(b->gather, 2 * (size_t)nloc * nc + 1); /* gather, then gend (rows: at most nloc nc) */
   if (!ierr) ierr = SQ_CALLOC(scratch, (size_t)nloc * cells);
   if (ierr) {
     sq_qs_blocks_destroy(b);
     return ierr;
   }
+  b->gend = b->gather + (size_t)nloc * nc;
   int64_t nrow = 0;
   for (int64_t k = 0; k < b->nblk; ++k) {
     const int64_t c0 = k * cells, c1 = c0 + cells < nc ? c0 + cells : nc;
@@ -77,6 +76,7 @@ int sq_qs_blocks_create(int64_t nc, const int64_t *out, int nloc, int cells, sq_
     if (u > b->max_rows) b->max_rows = u;
   }
   b->ptr[b->nblk] = nrow;
+  b->ngather = nloc * nc + nrow;
   SQ_FREE(scratch);
   *blocks = b;
   return SQ_SUCCESS;

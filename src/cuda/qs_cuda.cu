@@ -1,7 +1,8 @@
 /**
  * @file qs_cuda.cu  Launchers of the quasi-static solver's kernels (sq_cuda_qs.h): the dispatch over precision,
  * P1/P2 and vectors per kernel (1 .. 4) onto the templates of qs_cuda.cuh.  The EBE product always reduces in
- * shared memory (the direct-atomics instantiation is the benchmark's, tests/bench/qs_bench.cu).
+ * shared memory by gathering each row's slots (Reduction::Gather; the other reductions are the benchmark's,
+ * tests/bench/qs_bench.cu).
  */
 #include <cstdio>
 #include <cstdlib>
@@ -42,16 +43,17 @@ template <class F> void dispatch(const char *kernel, sq_precision prec, int nv, 
 template <typename R, int NV, bool P1>
 void ebe(int64_t nc, const void *geo, const int64_t *in, const sq_cuda_qs_blocks *blk, const void *x, void *y,
          cudaStream_t s) {
-  const size_t smem = (size_t)blk->max_rows * 3 * NV * sizeof(R);
-  auto kernel = sq_qs_cuda::ebe_kernel<R, NV, P1, sq_qs_cuda::Reduction::Shared>;
+  constexpr int NL = P1 ? 4 : 10;
+  const size_t smem = (size_t)blk->cells * NL * 3 * NV * sizeof(R);
+  auto kernel = sq_qs_cuda::ebe_kernel<R, NV, P1, sq_qs_cuda::Reduction::Gather>;
   if (smem > 48 * 1024 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) {
-    fprintf(stderr, "starquake: the quasi-static EBE kernel needs %zu bytes of shared memory (%lld rows per block)\n",
-            smem, (long long)blk->max_rows);
+    fprintf(stderr, "starquake: the quasi-static EBE kernel needs %zu bytes of shared memory (%d cells per block)\n",
+            smem, blk->cells);
     abort();
   }
-  kernel<<<(unsigned)blk->nblk, (unsigned)(blk->cells * NV), smem, s>>>(nc, static_cast<const R *>(geo), in, nullptr,
-                                                                        blk->ptr, blk->row, blk->local,
-                                                                        static_cast<const R *>(x), static_cast<R *>(y));
+  kernel<<<(unsigned)blk->nblk, (unsigned)(blk->cells * NV), smem, s>>>(
+      nc, static_cast<const R *>(geo), in, nullptr, blk->ptr, blk->row, nullptr, static_cast<const R *>(x),
+      static_cast<R *>(y), blk->gather, blk->gather + NL * nc);
 }
 
 } // namespace

@@ -17,18 +17,19 @@ extern "C" {
 
 /** Device copy of sq_qs_blocks (sq_qs_blocks.h): the blocks of cells of the shared-memory reduction. */
 typedef struct sq_cuda_qs_blocks {
-  int cells;             /**< cells per block = threads per GPU block */
-  int64_t nblk;          /**< blocks */
-  int64_t max_rows;      /**< rows of the largest block (shared memory: 3 nv reals each) */
-  const int64_t *ptr;    /**< nblk + 1 */
-  const int64_t *row;    /**< ptr[nblk] */
-  const uint16_t *local; /**< 10 per cell */
+  int cells;              /**< cells per block */
+  int64_t nblk;           /**< blocks */
+  int64_t max_rows;       /**< rows of the largest block */
+  const int64_t *ptr;     /**< nblk + 1 */
+  const int64_t *row;     /**< ptr[nblk] */
+  const uint16_t *gather; /**< sq_qs_blocks.gather: ngather entries (each block's slots by row, then gend) */
 } sq_cuda_qs_blocks;
 
 /**
  * @brief y += K x on cells [0, nc) (P2, or P1 when @p p1), @p nv vectors: blocks of blk->cells cells, blk->cells x nv
- * threads (at most 1024), one per (cell, vector); each block reduces its cells' rows in shared memory, then adds
- * them into y with one atomic addition per entry.
+ * threads (at most 1024), one per (cell, vector); each block reduces its cells' rows in shared memory (each cell's
+ * values in its own slots, 30 nv reals per P2 cell, 12 nv per P1 cell, summed per block row in a fixed order), then
+ * adds them into y with one atomic addition per entry.
  * @param geo   SQ_QS_NGEO reals per cell in precision @p prec
  * @param in    10 rows of x per cell
  * @param blk   host struct of device pointers: the blocks of cells (sq_qs_blocks_create) built for y's rows

@@ -3,9 +3,11 @@
  * a box of n^3 cubes cut into 6 tetrahedra each (cubes in Morton order), its P2 nodes (vertices, then edges), and
  * per product
  *   - the time of the P2 (and P1) element-by-element product, in both precisions, on 1 and 4 interleaved vectors
- *     (one thread per cell and vector), with the shared-memory reduction (blocks of 32, 64 and 128 cells: 128 threads
- *     are the papers' 32 cells x 4 vectors) and with direct atomics (its absence: ebe_kernel's Reduction::Atomic,
- *     instantiated here only, never by the production launchers);
+ *     (one thread per cell and vector), with the shared-memory reduction of the launcher (each cell's values in its
+ *     own slots, summed per block row: Reduction::Gather; blocks of 32, 64 and 128 cells: 128 threads are the
+ *     papers' 32 cells x 4 vectors), with shared-memory atomics into the block's rows (Reduction::Shared) and with
+ *     direct atomics (the absence of the reduction: Reduction::Atomic); these two are instantiated here only, never by
+ *     the production launchers;
  *   - the bytes it must move at least (geometry, indices, x read once, y read and written once: the model below)
  *     divided by the time, and that as a fraction of the measured device-to-device copy bandwidth;
  *   - its largest difference to the CPU kernel of sq_qs.h (one vector at a time), relative to the largest entry;
@@ -198,11 +200,11 @@ struct Dev {
     int cells;
     sq_qs_blocks *host;
     sq_cuda_qs_blocks dev;
-    uint16_t *gather, *gend;
-  } blk[2][3]; /* [p1][cells 32, 64, 128] */
+    uint16_t *local; /* for the atomics into shared rows */
+  } blk[2][3];       /* [p1][cells 32, 64, 128] */
 };
-/* which: a block size with atomics into shared rows (the launcher's), or with gathered slots, or kAtomic */
-constexpr int kBlockSizes = 3, kGather = kBlockSizes, kAtomic = 2 * kBlockSizes;
+/* which: a block size with gathered slots (the launcher's), or with atomics into shared rows, or kAtomic */
+constexpr int kBlockSizes = 3, kSharedAtomic = kBlockSizes, kAtomic = 2 * kBlockSizes;
 constexpr int kAtomicThreads = 128; /* threads per block of the direct-atomics product */
 
 /* ms per vector of each configuration: [p1, f64, nv, which] */
@@ -222,16 +224,16 @@ void ebe_atomic(bool p1, int64_t nc, const R *geo, const int64_t *cell, const R 
         <<<grid, kAtomicThreads>>>(nc, geo, cell, cell, nullptr, nullptr, nullptr, x, y);
 }
 
-/* Shared-memory slots per cell gathered per row (Reduction::Gather). */
+/* The block's rows in shared memory, each cell adding into them with shared-memory atomics (Reduction::Shared). */
 template <typename R, int NV>
-void ebe_gather(bool p1, int64_t nc, const R *geo, const int64_t *cell, const Dev::Blk &b, const R *x, R *y) {
+void ebe_shared_atomic(bool p1, int64_t nc, const R *geo, const int64_t *cell, const Dev::Blk &b, const R *x, R *y) {
   using sq_qs_cuda::Reduction;
-  const size_t smem = (size_t)b.cells * (p1 ? 4 : 10) * 3 * NV * sizeof(R);
-  auto k = p1 ? sq_qs_cuda::ebe_kernel<R, NV, true, Reduction::Gather>
-              : sq_qs_cuda::ebe_kernel<R, NV, false, Reduction::Gather>;
+  const size_t smem = (size_t)b.dev.max_rows * 3 * NV * sizeof(R);
+  auto k = p1 ? sq_qs_cuda::ebe_kernel<R, NV, true, Reduction::Shared>
+              : sq_qs_cuda::ebe_kernel<R, NV, false, Reduction::Shared>;
   if (smem > 48 * 1024) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  k<<<(unsigned)b.dev.nblk, (unsigned)(b.cells * NV), smem>>>(nc, geo, cell, nullptr, b.dev.ptr, b.dev.row, nullptr, x,
-                                                              y, b.gather, b.gend);
+  k<<<(unsigned)b.dev.nblk, (unsigned)(b.cells * NV), smem>>>(nc, geo, cell, nullptr, b.dev.ptr, b.dev.row, b.local, x,
+                                                              y, nullptr, nullptr);
 }
 
 /* The product of one configuration: the production launcher (shared memory) or the atomics. */
@@ -244,9 +246,9 @@ void product(const Mesh &m, const Dev &d, bool p1, int nv, int which, const void
   }
   const R *g = static_cast<const R *>(geo);
   if (which < kAtomic) {
-    const Dev::Blk &b = d.blk[p1][which - kGather];
-    if (nv == 1) ebe_gather<R, 1>(p1, m.ncell, g, d.cell, b, x, y);
-    else if (nv == 4) ebe_gather<R, 4>(p1, m.ncell, g, d.cell, b, x, y);
+    const Dev::Blk &b = d.blk[p1][which - kSharedAtomic];
+    if (nv == 1) ebe_shared_atomic<R, 1>(p1, m.ncell, g, d.cell, b, x, y);
+    else if (nv == 4) ebe_shared_atomic<R, 4>(p1, m.ncell, g, d.cell, b, x, y);
   } else if (nv == 1) ebe_atomic<R, 1>(p1, m.ncell, g, d.cell, x, y);
   else if (nv == 4) ebe_atomic<R, 4>(p1, m.ncell, g, d.cell, x, y);
   else {
@@ -304,10 +306,12 @@ void run(const Mesh &m, Dev &d, bool p1, int nv, int which, int reps, double cop
   /* bytes at least: geometry and the cells' nodes; x and y (read + write) once per row; the reduction's own
    * index data: the cells' output rows (atomics) or the block-local rows and each block's row list (shared) */
   double bytes = (double)m.ncell * (12 * sizeof(R) + nloc * 8) + 3.0 * nv * sizeof(R) * nrow * 3;
-  if (blk) bytes += (double)m.ncell * nloc * 2 + (double)bk->host->ptr[bk->host->nblk] * (which < kGather ? 8 : 10);
+  if (blk)
+    bytes += (double)m.ncell * nloc * 2 + (double)bk->host->ptr[bk->host->nblk] * (which < kSharedAtomic ? 10 : 8);
   else bytes += (double)m.ncell * nloc * 8;
   char red[32];
-  if (blk) snprintf(red, sizeof(red), "%s, %d cells/blk", which < kGather ? "shared" : "gather", bk->cells);
+  if (blk)
+    snprintf(red, sizeof(red), "%s, %d cells/blk", which < kSharedAtomic ? "gather" : "shared atomics", bk->cells);
   else snprintf(red, sizeof(red), "direct atomics");
   printf("| EBE %s | %s | %d | %-21s | %9.3f | %9.3f | %7.1f | %5.1f%% | %9.2f | %.1e |\n", p1 ? "P1" : "P2",
          sizeof(R) == 8 ? "f64" : "f32", nv, red, sec * 1e3, sec * 1e3 / nv, bytes / sec * 1e-9,
@@ -405,9 +409,10 @@ int main(int argc, char **argv) {
       std::vector<int64_t> ptr(b.host->ptr, b.host->ptr + b.host->nblk + 1);
       std::vector<int64_t> row(b.host->row, b.host->row + ptr.back());
       std::vector<uint16_t> loc(b.host->local, b.host->local + 10 * m.ncell);
-      b.dev = {b.cells, b.host->nblk, b.host->max_rows, upload(ptr), upload(row), upload(loc)};
-      b.gather = upload(std::vector<uint16_t>(b.host->gather, b.host->gather + (p1 ? 4 : 10) * m.ncell));
-      b.gend = upload(std::vector<uint16_t>(b.host->gend, b.host->gend + ptr.back()));
+      b.dev = {b.cells,          b.host->nblk,
+               b.host->max_rows, upload(ptr),
+               upload(row),      upload(std::vector<uint16_t>(b.host->gather, b.host->gather + b.host->ngather))};
+      b.local = upload(loc);
     }
   const double bw = copy_bandwidth(reps);
   const double rot = rotation_check(m, d);
@@ -439,7 +444,8 @@ int main(int argc, char **argv) {
     run_transfers<double>(m, d, nv, reps, bw);
   }
   printf(
-      "\nFour vectors per kernel against one (the papers' Fig. 3: time per call / vectors per call), shared memory:"
+      "\nFour vectors per kernel against one (the papers' Fig. 3: time per call / vectors per call), the launcher's "
+      "shared-memory reduction:"
       "\n\n| kernel | prec | cells/block | 1 vector: ms | 4 vectors: ms/vector | gain |\n|---|---|---|---|---|---|\n");
   for (int p1 = 0; p1 < 2; ++p1)
     for (int f64 = 0; f64 < 2; ++f64)
@@ -449,9 +455,11 @@ int main(int argc, char **argv) {
                four, one / four);
       }
   printf("\nThe shared-memory reduction against its absence (direct atomics, %d threads per block), ms per vector; "
-         "shared: atomics into the block's rows, gather: each cell's values in its own slots, summed per row:"
-         "\n\n| kernel | prec | vectors | shared, 32 / 64 / 128 cells | gather, 32 / 64 / 128 cells | direct atomics | "
-         "gain (best shared) | gain (best gather) |\n|---|---|---|---|---|---|---|---|\n",
+         "gather: each cell's values in its own slots, summed per block row (the launcher's); shared atomics: the "
+         "cells add into the block's rows with shared-memory atomics:"
+         "\n\n| kernel | prec | vectors | gather, 32 / 64 / 128 cells | shared atomics, 32 / 64 / 128 cells | direct "
+         "atomics | "
+         "gain (best gather) | gain (best shared atomics) |\n|---|---|---|---|---|---|---|---|\n",
          kAtomicThreads);
   for (int p1 = 0; p1 < 2; ++p1)
     for (int f64 = 0; f64 < 2; ++f64)
@@ -460,7 +468,7 @@ int main(int argc, char **argv) {
         printf("| EBE %s | %s | %d |", p1 ? "P1" : "P2", f64 ? "f64" : "f32", nv);
         for (int g = 0; g < 2; ++g)
           for (int k = 0; k < kBlockSizes; ++k) {
-            const double t = ms_per_vector[{p1, f64, nv, g * kGather + k}];
+            const double t = ms_per_vector[{p1, f64, nv, g * kSharedAtomic + k}];
             best[g] = std::min(best[g], t);
             printf("%s%.3f%s", k ? " / " : " ", t, k == kBlockSizes - 1 ? " |" : "");
           }

@@ -88,7 +88,7 @@ START_TEST(kernels_vs_cpu) {
                                     .max_rows = b->max_rows,
                                     .ptr = dev_copy(b->ptr, sizeof(int64_t) * (b->nblk + 1)),
                                     .row = dev_copy(b->row, sizeof(int64_t) * b->ptr[b->nblk]),
-                                    .local = dev_copy(b->local, sizeof(uint16_t) * 10 * q->ncell)};
+                                    .gather = dev_copy(b->gather, sizeof(uint16_t) * b->ngather)};
       for (int pi = 0; pi < 2; ++pi)
         for (int nv = 1; nv <= 4; ++nv) {
           const sq_precision prec = pi ? SQ_F32 : SQ_F64;
@@ -119,7 +119,7 @@ START_TEST(kernels_vs_cpu) {
         }
       CUDA_OK(cudaFree((void *)db.ptr));
       CUDA_OK(cudaFree((void *)db.row));
-      CUDA_OK(cudaFree((void *)db.local));
+      CUDA_OK(cudaFree((void *)db.gather));
       sq_qs_blocks_destroy(b);
     }
   /* the transfers, bitwise */
