@@ -57,10 +57,16 @@ void sq_kernel_set_threads(int nthreads);
 /** @brief The count set by sq_kernel_set_threads. */
 int sq_kernel_threads(void);
 
-/** Implementation of the small dense products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor. */
+/**
+ * Implementation of the small products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor.  The sparse
+ * ones apply the star matrices as their SQ_STAR_NNZ non-zeros and the stiffness matrices K_vol, K_der by their
+ * non-zero blocks (kernels_impl.h); the dense one multiplies whole matrices.
+ */
 typedef enum sq_gemm_impl {
-  SQ_GEMM_BEST = 0, /**< libxsmm JIT kernels where configured and the host CPU has them, else plain C */
-  SQ_GEMM_PLAIN = 1 /**< plain C loops (also the reference that tests compare libxsmm against) */
+  SQ_GEMM_BEST = 0,  /**< sparse, libxsmm JIT kernels where configured and the host CPU has them, else plain C */
+  SQ_GEMM_PLAIN = 1, /**< sparse, plain C loops (the reference that tests compare libxsmm against) */
+  SQ_GEMM_DENSE = 2  /**< dense, as SQ_GEMM_BEST otherwise (the reference that the sparse kernels are tested and
+                          measured against) */
 } sq_gemm_impl;
 
 /**
