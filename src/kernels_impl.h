@@ -53,6 +53,9 @@ typedef struct SQ_FN(block) {
   int a_off, b_off, c_off;
 } SQ_FN(block);
 
+/** Largest face-basis block Bf x 9. */
+#define SQ_MAXBF9 (SQ_ORDER_MAX * (SQ_ORDER_MAX + 1) / 2 * 9)
+
 /** Most blocks of one stiffness stage: 3 matrices of at most SQ_ORDER_MAX column groups, and the flux term. */
 #define SQ_NBLOCK_MAX (3 * SQ_ORDER_MAX + 1)
 
@@ -68,7 +71,13 @@ typedef struct SQ_FN(plan) {
   SQ_FN(gemm) ader_star[SQ_ORDER_MAX];     /* dense plan: nin x 27 x 9: [T_1 T_2 T_3] = D^{i-1} . [-A_d^T] */
   SQ_FN(gemm) ader_sv[SQ_ORDER_MAX][2];    /* sparse plan: the two non-zero blocks of one star matrix (star_blocks) */
   SQ_FN(gemm) local_sv[2];                 /* sparse plan: the same for the volume term, nvol rows */
-  int nader[SQ_ORDER_MAX];                 /* blocks of step i */
+  /* sparse plan, flux terms through the face basis (Bf coefficients): local, P = [E_j^T] I (4Bf x 9 x B),
+   * S_j = P_j (-Aloc_j)^T (Bf x 9 x 9), update = [M^-1 E_j] S (B x 9 x 4Bf); neighbour, per face
+   * P = (R_h^T E_i^T) I_nb (Bf x 9 x B), S_j += P (-Anb_j)^T, then the same lift of all four S_j */
+  int flux_factored; /* sparse plan: the flux terms through the face basis (else dense, as the dense plan) */
+  SQ_FN(gemm) flux_proj, flux_solver, flux_lift;
+  SQ_FN(gemm) nb_proj, nb_solver;
+  int nader[SQ_ORDER_MAX];                              /* blocks of step i */
   SQ_FN(block) ader_stiff[SQ_ORDER_MAX][SQ_NBLOCK_MAX]; /* D^i (+)= Kder_d . T_d on nout x nin, as blocks */
 } SQ_FN(plan);
 
@@ -175,8 +184,9 @@ static void SQ_FN(group_rows)(int kind, int B, int ha, int hb, int *r0, int *r1)
 }
 
 /* Cost model of one block product m x 9 x k, in multiply-adds per column: the multiply-adds, the loads and stores
- * of the output rows (worth about 4 multiply-adds each), and a call (about 32) */
-static double SQ_FN(group_cost)(int m, int k) { return (double)m * (k + 4) + 32; }
+ * of the output rows (worth about 8 multiply-adds each), and a call (about 64); chosen by cpu-sparsity over a few
+ * variants (one group per matrix, m k alone: slower at order 4 double) */
+static double SQ_FN(group_cost)(int m, int k) { return (double)m * (k + 8) + 64; }
 
 /* Cut the column degrees lo..hi into consecutive groups of least total group_cost (dynamic programming over the
  * prefixes); first[g] is the lowest degree of group g, in increasing order.  Returns the number of groups. */
@@ -225,21 +235,35 @@ static pthread_once_t SQ_FN(plans_once) = PTHREAD_ONCE_INIT;
 static int SQ_FN(plan_init)(SQ_FN(plan) * p, int order, int sparse, int jit, int *want) {
   const int B = sq_nbasis(order), BB = B * B, nq = B * 9;
   int got = 0, n = 4, first[SQ_ORDER_MAX];
-  p->sparse = sparse;
+  p->sparse = sparse, p->flux_factored = 0;
   p->nvol = sparse ? sq_nbasis(order - 1) : B;
   got += SQ_FN(gemm_init)(&p->local_star, B, 9, 9, B, 9, 7 * B, 0, jit);
   got += SQ_FN(gemm_init)(&p->face_star, B, 9, 9, B, 9, B, 0, jit);
   for (int add = 0; add < 2; ++add) got += SQ_FN(gemm_init)(&p->face_stiff[add], B, 9, B, B, B, B, add, jit);
-  /* local: dense, [Kvol Flocal] (B x 7B) . stack in one product; sparse, Flocal (B x 4B) . the flux part of the
-   * stack, then each K_vol,d by its column groups of degrees 0..O-2 */
+  /* local: dense, [Kvol Flocal] (B x 7B) . stack in one product; sparse, the flux terms through the face basis
+   * (flux_*), then each K_vol,d by its column groups of degrees 0..O-2, added */
   if (!sparse) {
     p->nlocal = 1;
     got += SQ_FN(block_init)(&p->local_stiff[0], B, 7 * B, 7 * B, 0, jit, SQ_PACK_KVOL * BB, 0);
   } else {
+    const int Bf = sq_nface_basis(order);
     got += SQ_FN(star_blocks_init)(p->local_sv, p->nvol, B, 7 * B, jit);
     n += 2;
-    p->nlocal = 1;
-    got += SQ_FN(block_init)(&p->local_stiff[0], B, 4 * B, 7 * B, 0, jit, SQ_PACK_FLOCAL * BB, 3 * B);
+    /* the factored flux products: 2 Bf B 9 + 2 Bf 81 + 2 B Bf 9 FLOPs a face against 2 B 81 + 2 B^2 9, worth
+     * their smaller and more numerous GEMMs where they save a quarter (order 6 on) */
+    p->flux_factored = 4.0 * Bf * B * 9 + 2.0 * Bf * 81 <= 0.75 * (2.0 * B * 81 + 2.0 * B * B * 9);
+    p->nlocal = 0;
+    if (p->flux_factored) {
+      got += SQ_FN(gemm_init)(&p->flux_proj, 4 * Bf, 9, B, 4 * Bf, B, 4 * Bf, 0, jit);
+      got += SQ_FN(gemm_init)(&p->flux_solver, Bf, 9, 9, 4 * Bf, 9, 4 * Bf, 0, jit);
+      got += SQ_FN(gemm_init)(&p->flux_lift, B, 9, 4 * Bf, B, 4 * Bf, B, 0, jit);
+      got += SQ_FN(gemm_init)(&p->nb_proj, Bf, 9, B, Bf, B, Bf, 0, jit);
+      got += SQ_FN(gemm_init)(&p->nb_solver, Bf, 9, 9, Bf, 9, 4 * Bf, 1, jit);
+      n += 5;
+    } else {
+      p->nlocal = 1;
+      got += SQ_FN(block_init)(&p->local_stiff[0], B, 4 * B, 7 * B, 0, jit, SQ_PACK_FLOCAL * BB, 3 * B);
+    }
     const int ng = SQ_FN(plan_groups)(SQ_TRI_KVOL, B, 0, order - 2, first);
     for (int d = 0; d < 3; ++d)
       for (int g = 0; g < ng; ++g)
@@ -355,23 +379,30 @@ static void SQ_FN(ader)(const SQ_FN(plan) * plan, int order, int64_t n, const sq
   }
 }
 
-/* Volume and local flux: dofs += [Kvol_1..3 Flocal_1..4] . [T_1; ..; T_7], T = I . [A*_d, -Aloc_j]^T. */
+/* Volume and local flux: dofs += [Kvol_1..3 Flocal_1..4] . [T_1; ..; T_7], T = I . [A*_d, -Aloc_j]^T; sparse
+ * plans run Flocal_j = E_j E_j^T through the face basis and K_vol by its blocks. */
 static void SQ_FN(local)(const SQ_FN(plan) * plan, int order, int64_t n, const sq_real_t *pack, const sq_real_t *tint,
                          const sq_real_t *star, const sq_real_t *flux_local, sq_real_t *dofs) {
-  const int B = sq_nbasis(order), nq = B * 9, nth = sq_kernel_threads();
+  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, Bf = sq_nface_basis(order), nth = sq_kernel_threads();
 #pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
   for (int64_t e = 0; e < n; ++e) {
-    _Alignas(64) sq_real_t stack[7 * SQ_MAXB9], update[SQ_MAXB9], nflux[324];
+    _Alignas(64) sq_real_t stack[7 * SQ_MAXB9], update[SQ_MAXB9], nflux[324], proj[4 * SQ_MAXBF9], face[4 * SQ_MAXBF9];
     const sq_real_t *ti = tint + e * nq, *st = star + e * 243;
     sq_real_t *q = dofs + e * nq;
     SQ_FN(scale)(324, -1, flux_local + e * 324, nflux);
+    /* sum the update first and round it onto the dofs once: the increment is much smaller than the
+     * state, so this keeps single-precision round-off well below the discretisation error */
+    if (plan->flux_factored) {
+      SQ_FN(gemm_run)(&plan->flux_proj, pack + SQ_PACK_PROJ * BB, ti, proj);
+      for (int j = 0; j < 4; ++j) SQ_FN(gemm_run)(&plan->flux_solver, proj + j * Bf, nflux + j * 81, face + j * Bf);
+      SQ_FN(gemm_run)(&plan->flux_lift, pack + SQ_PACK_LIFT * BB, face, update);
+    } else {
+      for (int j = 0; j < 4; ++j) SQ_FN(gemm_run)(&plan->local_star, ti, nflux + j * 81, stack + (3 + j) * B);
+    }
     for (int d = 0; d < 3; ++d) {
       if (plan->sparse) SQ_FN(star_blocks_run)(plan->local_sv, B, 7 * B, ti, st + d * 81, stack + d * B);
       else SQ_FN(gemm_run)(&plan->local_star, ti, st + d * 81, stack + d * B);
     }
-    for (int j = 0; j < 4; ++j) SQ_FN(gemm_run)(&plan->local_star, ti, nflux + j * 81, stack + (3 + j) * B);
-    /* sum the update first and round it onto the dofs once: the increment is much smaller than the
-     * state, so this keeps single-precision round-off well below the discretisation error */
     SQ_FN(blocks_run)(plan->nlocal, plan->local_stiff, pack, stack, update);
     SQ_FN(axpy)(nq, 1, update, q);
   }
@@ -388,14 +419,15 @@ static void SQ_FN(taylor_one)(int order, int B, const sq_real_t *d, double t0, d
   }
 }
 
-/* Neighbour flux: dofs -= sum_j Fnb_{j,i,h} . (I_nb Anb_j^T), faces without neighbour skipped. */
+/* Neighbour flux: dofs -= sum_j Fnb_{j,i,h} . (I_nb Anb_j^T), faces without neighbour skipped; sparse plans run
+ * F+ through the face basis. */
 static void SQ_FN(neighbor)(const SQ_FN(plan) * plan, int order, int64_t n, const sq_real_t *pack,
                             const sq_face_link *links, const sq_real_t *flux_nb, const void *const *nb_data,
                             const double *nb_t0, const double *nb_t1, sq_real_t *dofs) {
-  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, nth = sq_kernel_threads();
+  const int B = sq_nbasis(order), BB = B * B, nq = B * 9, Bf = sq_nface_basis(order), nth = sq_kernel_threads();
 #pragma omp parallel for num_threads(nth) if (nth > 1) schedule(static)
   for (int64_t e = 0; e < n; ++e) {
-    _Alignas(64) sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9], nflux[81];
+    _Alignas(64) sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9], nflux[81], face[4 * SQ_MAXBF9];
     sq_real_t *q = dofs + e * nq;
     int nface = 0;
     for (int j = 0; j < 4; ++j) {
@@ -410,11 +442,19 @@ static void SQ_FN(neighbor)(const SQ_FN(plan) * plan, int order, int64_t n, cons
         src = integ;
       }
       SQ_FN(scale)(81, -1, flux_nb + e * 324 + j * 81, nflux);
-      SQ_FN(gemm_run)(&plan->face_star, src, nflux, tmp);
       /* one rounding onto the dofs, as in local */
-      SQ_FN(gemm_run)(&plan->face_stiff[nface > 0], pack + (SQ_PACK_FNB + ln->flux) * BB, tmp, update);
+      if (plan->flux_factored) { /* F+_{j,i,h} = E_j R_h^T E_i^T, flux = sq_ref_flux_index(j, i, h): S_j += P (-Anb)^T
+                                  */
+        if (!nface) memset(face, 0, 4 * Bf * 9 * sizeof(sq_real_t));
+        SQ_FN(gemm_run)(&plan->nb_proj, pack + (SQ_PACK_RPROJ + ln->flux % 12) * BB, src, tmp);
+        SQ_FN(gemm_run)(&plan->nb_solver, tmp, nflux, face + ln->flux / 12 * Bf);
+      } else {
+        SQ_FN(gemm_run)(&plan->face_star, src, nflux, tmp);
+        SQ_FN(gemm_run)(&plan->face_stiff[nface > 0], pack + (SQ_PACK_FNB + ln->flux) * BB, tmp, update);
+      }
       ++nface;
     }
+    if (nface && plan->flux_factored) SQ_FN(gemm_run)(&plan->flux_lift, pack + SQ_PACK_LIFT * BB, face, update);
     if (nface) SQ_FN(axpy)(nq, 1, update, q);
   }
 }
@@ -440,6 +480,22 @@ static void SQ_FN(pack)(const sq_ref *ref, sq_real_t *out) {
     for (int l = 0; l < B; ++l)
       for (int k = 0; k < B; ++k)
         out[(SQ_PACK_FNB + f) * BB + l + k * B] = (sq_real_t)(ref->flux_neighbor[f][l + k * B] / ref->mass[l]);
+  const int Bf = ref->nface_basis;
+  for (int j = 0; j < 4; ++j)
+    for (int m = 0; m < Bf; ++m)
+      for (int l = 0; l < B; ++l) {
+        const double e = ref->face_project[j][l + m * B]; /* E_j(l, m) */
+        out[SQ_PACK_LIFT * BB + l + (j * Bf + m) * B] = (sq_real_t)(e / ref->mass[l]);
+        out[SQ_PACK_PROJ * BB + j * Bf + m + l * 4 * Bf] = (sq_real_t)e;
+      }
+  for (int i = 0; i < 4; ++i)
+    for (int h = 0; h < 3; ++h)
+      for (int m = 0; m < Bf; ++m)
+        for (int k = 0; k < B; ++k) {
+          double v = 0; /* (R_h^T E_i^T)(m, k) = sum_m' R_h(m', m) E_i(k, m') */
+          for (int mp = 0; mp < Bf; ++mp) v += ref->face_rotate[h][mp + m * Bf] * ref->face_project[i][k + mp * B];
+          out[(SQ_PACK_RPROJ + 3 * i + h) * BB + m + k * Bf] = (sq_real_t)v;
+        }
 }
 
 static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int reset, sq_real_t *buffer) {

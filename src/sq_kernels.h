@@ -29,7 +29,12 @@ enum {
   SQ_PACK_KVOL = 3,   /**< 3: M^-1 (int dpsi_l/dxi_e psi_k): volume term */
   SQ_PACK_FLOCAL = 6, /**< 4: M^-1 F^-_j */
   SQ_PACK_FNB = 10,   /**< 48: M^-1 F^+_{j,i,h}, index sq_ref_flux_index(j,i,h) */
-  SQ_PACK_NMAT = 58
+  /* the flux matrices factored through the face basis (sq_ref: F^-_j = E_j E_j^T, F^+_{j,i,h} = E_j R_h^T E_i^T),
+   * for the CPU's sparse kernels; each region holds its matrices back to back from its first slot */
+  SQ_PACK_LIFT = 58,  /**< 4: [M^-1 E_1 .. M^-1 E_4], one B x 4Bf matrix */
+  SQ_PACK_PROJ = 62,  /**< 4: [E_1^T; ..; E_4^T], one 4Bf x B matrix */
+  SQ_PACK_RPROJ = 66, /**< 12: R_h^T E_i^T (Bf x B), one per slot, slot 3i + h */
+  SQ_PACK_NMAT = 78
 };
 
 /** How a face reads its neighbour's data (LTS, thesis §3.5). */
