@@ -505,6 +505,34 @@ static void SQ_FN(accumulate)(int order, int64_t n, const sq_real_t *tint, int r
     for (int64_t i = 0; i < len; ++i) buffer[i] += tint[i];
 }
 
+/* FLOPs that plan executes per element update (2 m n k per product, plus the Taylor terms of ader): f[0] ader,
+ * f[1] local, f[2] neighbor with four faces and no Taylor integral (GTS). */
+static double SQ_FN(gemm_flops)(const SQ_FN(gemm) * g) { return 2.0 * g->m * g->n * g->k; }
+static double SQ_FN(blocks_flops)(int nblock, const SQ_FN(block) * blk) {
+  double f = 0;
+  for (int b = 0; b < nblock; ++b) f += SQ_FN(gemm_flops)(&blk[b].g);
+  return f;
+}
+static void SQ_FN(flops)(sq_gemm_impl impl, int order, double f[3]) {
+  const SQ_FN(plan) *p = SQ_FN(plan_get)(impl, order);
+  const double sv = p->sparse ? SQ_FN(gemm_flops)(&p->local_sv[0]) + SQ_FN(gemm_flops)(&p->local_sv[1]) : 0;
+  f[0] = 9.0 * sq_nbasis(order);
+  for (int i = 1; i < order; ++i) {
+    f[0] += p->sparse ? 3 * (SQ_FN(gemm_flops)(&p->ader_sv[i][0]) + SQ_FN(gemm_flops)(&p->ader_sv[i][1]))
+                      : SQ_FN(gemm_flops)(&p->ader_star[i]);
+    f[0] += SQ_FN(blocks_flops)(p->nader[i], p->ader_stiff[i]) + 18.0 * sq_nbasis(order - i);
+  }
+  f[1] = 3 * (p->sparse ? sv : SQ_FN(gemm_flops)(&p->local_star)) + SQ_FN(blocks_flops)(p->nlocal, p->local_stiff);
+  if (p->flux_factored) {
+    f[1] +=
+        SQ_FN(gemm_flops)(&p->flux_proj) + 4 * SQ_FN(gemm_flops)(&p->flux_solver) + SQ_FN(gemm_flops)(&p->flux_lift);
+    f[2] = 4 * (SQ_FN(gemm_flops)(&p->nb_proj) + SQ_FN(gemm_flops)(&p->nb_solver)) + SQ_FN(gemm_flops)(&p->flux_lift);
+  } else {
+    f[1] += 4 * SQ_FN(gemm_flops)(&p->local_star);
+    f[2] = 4 * (SQ_FN(gemm_flops)(&p->face_star) + SQ_FN(gemm_flops)(&p->face_stiff[0]));
+  }
+}
+
 #include "kernels_ane_impl.h"
 
 /* The entry points of this precision, called by the dispatchers of kernels.c (declared in kernels_entry.h). */
@@ -529,6 +557,7 @@ void SQ_FN(accumulate_entry)(int order, int64_t n, const void *tint, int reset, 
   SQ_FN(accumulate)(order, n, tint, reset, buffer);
 }
 const char *SQ_FN(gemm_name_entry)(void) { return SQ_FN(gemm_name)(); }
+void SQ_FN(flops_entry)(sq_gemm_impl impl, int order, double f[3]) { SQ_FN(flops)(impl, order, f); }
 void SQ_FN(ader_ane_entry)(sq_gemm_impl impl, int order, int nmech, int64_t n, const void *pack, const void *dofs,
                            const void *star, const void *coef, double dt, void *tint, void *derivs, void *ane) {
   SQ_FN(ader_ane)(SQ_FN(plan_get)(impl, order), order, nmech, n, pack, dofs, star, coef, dt, tint, derivs, ane);

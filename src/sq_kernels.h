@@ -82,6 +82,13 @@ typedef enum sq_gemm_impl {
 const char *sq_kernel_gemm_name(sq_precision prec);
 
 /**
+ * @brief FLOPs per element update that @p impl executes at @p order (2 m n k per product as the kernels run them,
+ * the Taylor terms of the predictor included): @p f[0] sq_kernel_ader, f[1] sq_kernel_local, f[2] sq_kernel_neighbor
+ * with four faces and no Taylor integral.  With SQ_GEMM_DENSE this is the CPU model of docs/PERFORMANCE.md.
+ */
+void sq_kernel_flops(sq_gemm_impl impl, sq_precision prec, int order, double f[3]);
+
+/**
  * @brief Pack the reference matrices of @p ref into a new buffer in precision @p prec, and make sure
  * the JIT kernels of @p prec are dispatched (once per process, at start-up rather than in a task).
  */

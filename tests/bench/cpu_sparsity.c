@@ -11,7 +11,8 @@
  * SQ_CPU_SPARSITY_SECONDS (default 0.3 s) per repeat, SQ_CPU_SPARSITY_REPEATS (default 5) repeats alternating
  * dense and sparse; the table gives the median rate of each kernel and of the whole step ("all"): element
  * updates per second, GFLOP/s counted with the dense CPU model of docs/PERFORMANCE.md (the model of
- * starquake-proxy's gflops) and on non-zeros (sq_ref_flops_nonzero), and the ratio sparse / dense.
+ * starquake-proxy's gflops, sq_kernel_flops of SQ_GEMM_DENSE) and on non-zeros (sq_ref_flops_nonzero), and the
+ * ratio sparse / dense; a comment line per point gives the FLOPs per update that each form executes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,20 +31,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* FLOPs per element update, the dense CPU model of docs/PERFORMANCE.md: 2mnk per product, ader truncated to
- * nb(O-i) x nb(O-i+1) and staged on its nb(O-i+1) input rows, one product X (Q M^T) = 2 B 81 + 2 B^2 9. */
-static void flops_dense(int order, double f[K_N]) {
-  const double B = sq_nbasis(order), prod = 2.0 * B * 81.0 + 2.0 * B * B * 9.0;
-  f[K_ADER] = 9.0 * B;
-  for (int i = 1; i < order; ++i) {
-    const double nin = sq_nbasis(order - i + 1), nout = sq_nbasis(order - i);
-    f[K_ADER] += 3.0 * (2.0 * nout * nin * 9.0 + 2.0 * nin * 81.0) + 2.0 * nout * 9.0;
-  }
-  f[K_LOCAL] = 7.0 * prod;
-  f[K_NEIGHBOR] = 4.0 * prod;
-  f[K_ALL] = f[K_ADER] + f[K_LOCAL] + f[K_NEIGHBOR];
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -93,10 +80,18 @@ static int run_point(const sq_mesh *mesh, const sq_material *mat, int order, sq_
     else ((float *)d->dofs)[i] = (float)v;
   }
   const void *nb_data[1] = {d->tint};
-  double fd[K_N], nz[3], fnz[K_N];
-  flops_dense(order, fd);
-  sq_ref_flops_nonzero(d->ref, nz);
-  fnz[K_ADER] = nz[0], fnz[K_LOCAL] = nz[1], fnz[K_NEIGHBOR] = nz[2], fnz[K_ALL] = nz[0] + nz[1] + nz[2];
+  /* FLOPs per update: the dense CPU model (what SQ_GEMM_DENSE executes), what the sparse kernels execute, the
+   * non-zero count */
+  double fd[K_N], fs[K_N], fnz[K_N];
+  sq_kernel_flops(SQ_GEMM_DENSE, prec, order, fd);
+  sq_kernel_flops(SQ_GEMM_BEST, prec, order, fs);
+  sq_ref_flops_nonzero(d->ref, fnz);
+  fd[K_ALL] = fd[0] + fd[1] + fd[2], fs[K_ALL] = fs[0] + fs[1] + fs[2], fnz[K_ALL] = fnz[0] + fnz[1] + fnz[2];
+  printf("# O%d %s: kFLOP per update (ader, local, neighbor, all): dense %.1f %.1f %.1f %.1f; sparse executes %.1f "
+         "%.1f %.1f %.1f (%.2f of dense); non-zero %.1f %.1f %.1f %.1f\n",
+         order, prec == SQ_F64 ? "double" : "single", fd[0] * 1e-3, fd[1] * 1e-3, fd[2] * 1e-3, fd[3] * 1e-3,
+         fs[0] * 1e-3, fs[1] * 1e-3, fs[2] * 1e-3, fs[3] * 1e-3, fs[3] / fd[3], fnz[0] * 1e-3, fnz[1] * 1e-3,
+         fnz[2] * 1e-3, fnz[3] * 1e-3);
   double *rate[2][K_N];
   for (int m = 0; m < 2; ++m)
     for (int k = 0; k < K_N; ++k) rate[m][k] = malloc(sizeof(double) * repeats);

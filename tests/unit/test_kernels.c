@@ -358,6 +358,24 @@ static void sparse_vs_dense_one(int order, sq_precision p) {
   kernel_data_destroy(&k, mesh);
 }
 
+/* The dense plan executes the CPU FLOP model of docs/PERFORMANCE.md (order 6: 219 330, 458 640, 262 080), the
+ * sparse plans less */
+START_TEST(flops_model) {
+  double f[3], g[3];
+  sq_kernel_flops(SQ_GEMM_DENSE, SQ_F64, 6, f);
+  ck_assert_double_eq(f[0], 219330);
+  ck_assert_double_eq(f[1], 458640);
+  ck_assert_double_eq(f[2], 262080);
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+    sq_kernel_flops(SQ_GEMM_DENSE, SQ_F32, order, f);
+    sq_kernel_flops(SQ_GEMM_BEST, SQ_F32, order, g);
+    printf("  O%d kFLOP per update: dense %.1f, sparse %.1f\n", order, (f[0] + f[1] + f[2]) * 1e-3,
+           (g[0] + g[1] + g[2]) * 1e-3);
+    ck_assert(g[0] < f[0] && g[1] < f[1] && g[2] <= f[2]);
+  }
+}
+END_TEST
+
 START_TEST(sparse_vs_dense) {
   for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
     sparse_vs_dense_one(order, SQ_F64);
@@ -477,8 +495,13 @@ START_TEST(team_matches_serial) {
 END_TEST
 
 static Suite *kernels_suite(void) {
-  const TTest *tests[] = {gemm_name_matches_build, concurrent_use,  team_matches_serial,
-                          best_vs_plain_vs_naive,  sparse_vs_dense, NULL};
+  const TTest *tests[] = {gemm_name_matches_build,
+                          concurrent_use,
+                          team_matches_serial,
+                          best_vs_plain_vs_naive,
+                          sparse_vs_dense,
+                          flops_model,
+                          NULL};
   Suite *s = sq_test_suite("kernels", 600, tests);
   return s;
 }
