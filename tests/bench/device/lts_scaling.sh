@@ -9,7 +9,8 @@
 # The time is the summary's wall_time_stepping (no outputs, no final copy back).  Every GPU count of a type
 # must give the same LTS dofs hash (the script fails otherwise).
 # Settings: SQ_LS_TILE (tile size, default 16384), STARPU_SCHED (default dmda), STARPU_NWORKER_PER_CUDA,
-# and lts_types.sh's SQ_LTS_FUSE, SQ_LTS_FUSE_STEPS, SQ_LTS_STEPS_PER_TASK.  Needs the CUDA tree built here
+# and lts_types.sh's SQ_LTS_FUSE, SQ_LTS_FUSE_STEPS, SQ_LTS_STEPS_PER_TASK; SQ_LS_LOGS=DIR keeps each GPU
+# count's lts_types.sh output (task time split, idle fractions) as DIR/lts_types-<N>gpu.log.  Needs the CUDA tree built here
 # (tests/bench/device/build.sh, or prepare.sh) and .deps/{starpu,carry}.
 set -u
 . tests/bench/device/env.sh
@@ -26,6 +27,7 @@ for ng in ${SQ_LS_GPUS:-1 $NGPU}; do
   STARPU_NCUDA=$ng SQ_LTS_RESULTS=$RES.$ng bash tests/bench/lts_types.sh "$ORDER" "$NXY" "$NSYNC" > "$RES.$ng.log" 2>&1 ||
     { echo "lts_scaling.sh: lts_types.sh on $ng GPUs failed:" >&2; tail -n 20 "$RES.$ng.log" >&2; exit 1; }
   sed "s/^/$ng /" "$RES.$ng" >> "$RES"
+  [ -z "${SQ_LS_LOGS:-}" ] || cp "$RES.$ng.log" "$SQ_LS_LOGS/lts_types-${ng}gpu.log"
 done
 echo "order $ORDER single, $((NXY * NXY * 32 * 6)) elements, $NSYNC sync intervals, tile $SQ_LTS_TILE," \
   "$STARPU_SCHED, STARPU_NWORKER_PER_CUDA=${STARPU_NWORKER_PER_CUDA:-1}, fuse_predictor=${SQ_LTS_FUSE:-false}" \
