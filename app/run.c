@@ -481,6 +481,9 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
       r->t_fetch += wall_now() - f0;
       if (!ierr) ierr = check_finite(s, outs, done);
       last_check = wall_now();
+    } else if (!ierr && sq_outputs_need_fault(outs, done)) { /* a fault snapshot: the friction state only */
+      ierr = sq_sim_fetch_fault(s);
+      r->t_fetch += wall_now() - f0;
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);

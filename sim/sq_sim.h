@@ -107,6 +107,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **sim);
 int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
 /** @brief Make the host copies of the dofs and plastic state valid (after sq_sim_advance without fetch). */
 int sq_sim_fetch(sq_sim *sim);
+/** @brief Make the host copy of the friction state valid (fault snapshots, without the dofs). */
+int sq_sim_fetch_fault(sq_sim *sim);
 /** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
 int64_t sq_sim_find_nonfinite(const sq_sim *sim);
 /**
