@@ -88,7 +88,7 @@ static int mesh_info(const char *path) {
     if (m->insphere[c] > dmax) dmax = m->insphere[c];
   }
   printf("volume:       %.9g (cells %.3g .. %.3g)\n", vol, vmin, vmax);
-  printf("insphere diameter: %.3g .. %.3g\n", dmin, dmax);
+  printf("insphere diameter: %.6g .. %.6g\n", dmin, dmax);
   int ierr = print_groups(m);
   if (!ierr) {
     static const int codes[5] = {SQ_BC_REGULAR, SQ_BC_FREE, SQ_BC_RUPTURE, SQ_BC_ABSORB, SQ_BC_PERIODIC};

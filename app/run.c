@@ -289,6 +289,10 @@ static void print_setup(const run *r, size_t bytes) {
     for (int k = 0; k < s->nranks && k < 8; ++k) printf(" %.3f", s->part_target[k]);
     printf("%s\n", s->nranks > 8 ? " ..." : "");
   }
+  printf("  set-up    ");
+  for (int k = 0; k < SQ_SIM_SETUP_PHASES; ++k)
+    printf("%s %s %.1f s", k ? "," : "", sq_sim_setup_phase(k), s->setup_seconds[k]);
+  printf("\n");
   sq_sim_print_materials(s, stdout);
   sq_disc_print_clusters(d, stdout);
   fflush(stdout);
@@ -481,6 +485,9 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
       r->t_fetch += wall_now() - f0;
       if (!ierr) ierr = check_finite(s, outs, done);
       last_check = wall_now();
+    } else if (!ierr && sq_outputs_need_fault(outs, done)) { /* a fault snapshot: the friction state only */
+      ierr = sq_sim_fetch_fault(s);
+      r->t_fetch += wall_now() - f0;
     }
     const char *ckpt = NULL;
     if (!ierr) ierr = sq_outputs_after(outs, done, stop && done < nsteps, &ckpt);

@@ -116,17 +116,28 @@ int sq_runtime_create(sq_disc *d, sq_runtime **out) {
 int sq_runtime_wait(sq_runtime *rt) {
   int ret = rt->disc->opt.nranks > 1 ? starpu_mpi_wait_for_all(MPI_COMM_WORLD) : starpu_task_wait_for_all();
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_task_wait_for_all failed (%d)", ret);
-  for (int t = 0; rt->fault && t < rt->fault->ntile; ++t) { /* fault state (small) for the station rows */
-    ret = starpu_data_acquire(rt->fault_points[t], STARPU_R);
+  if (rt->wait_hook) SQ_CALL(rt->wait_hook(rt)); /* the on-fault stations' rows into their logs */
+  return SQ_SUCCESS;
+}
+
+/* Make the host copies of the friction state (and the thermal-pressurization state) valid: @p mode STARPU_R
+ * fetches them, STARPU_W makes the host arrays the only valid copies without fetching. */
+static int fault_host_copies(sq_runtime *rt, enum starpu_data_access_mode mode) {
+  for (int t = 0; rt->fault && t < rt->fault->ntile; ++t) {
+    const int ret = starpu_data_acquire(rt->fault_points[t], mode);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
     starpu_data_release(rt->fault_points[t]);
     if (!rt->fault_tp) continue; /* thermal pressurization: its state too (checkpoints) */
-    ret = starpu_data_acquire(rt->fault_tp[t], STARPU_R);
-    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
+    const int ret2 = starpu_data_acquire(rt->fault_tp[t], mode);
+    SQ_CHECK(ret2 == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret2, t);
     starpu_data_release(rt->fault_tp[t]);
   }
-  if (rt->wait_hook) SQ_CALL(rt->wait_hook(rt)); /* the on-fault stations' rows into their logs */
   return SQ_SUCCESS;
+}
+
+int sq_runtime_sync_fault(sq_runtime *rt) {
+  SQ_CALL(sq_runtime_wait(rt));
+  return fault_host_copies(rt, STARPU_R);
 }
 
 /* Make the host copies of the dofs, the fault state and the plastic state valid: read (@p write 0), or the
@@ -144,15 +155,7 @@ static int host_copies(sq_runtime *rt, int write) {
     SQ_CHECK(ret2 == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on the memory variables of tile %d", ret2, t);
     starpu_data_release(rt->ane[t]);
   }
-  for (int t = 0; write && rt->fault && t < rt->fault->ntile; ++t) {
-    const int ret = starpu_data_acquire(rt->fault_points[t], STARPU_W);
-    SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret, t);
-    starpu_data_release(rt->fault_points[t]);
-    if (!rt->fault_tp) continue;
-    const int ret2 = starpu_data_acquire(rt->fault_tp[t], STARPU_W);
-    SQ_CHECK(ret2 == 0, SQ_ERR_RUNTIME, "starpu_data_acquire failed (%d) on fault tile %d", ret2, t);
-    starpu_data_release(rt->fault_tp[t]);
-  }
+  SQ_CALL(fault_host_copies(rt, mode));
   if (rt->sync_hook) SQ_CALL(rt->sync_hook(rt, write)); /* plastic strain for outputs and checkpoints */
   return SQ_SUCCESS;
 }

@@ -33,11 +33,17 @@ int sq_runtime_create(sq_disc *disc, sq_runtime **rt);
 /** @brief Unregister everything (data returns to the host arrays) and free @p rt. */
 void sq_runtime_destroy(sq_runtime *rt);
 /**
- * @brief Wait for all submitted tasks and halo messages; only the (small) fault state is brought to the
- * host.  The dofs stay where the tasks left them: a GPU-only run moves no element data here.
+ * @brief Wait for all submitted tasks and halo messages; only the on-fault stations' rows come to the host
+ * (their logs).  The dofs and the friction state stay where the tasks left them: a GPU-only run moves no
+ * element or fault data here (the friction state of a million-element fault is over a gigabyte).
  */
 int sq_runtime_wait(sq_runtime *rt);
-/** @brief sq_runtime_wait, then make the host copies of the dofs and plastic state valid (for outputs). */
+/** @brief sq_runtime_wait, then make the host copies of the friction state valid (fault outputs). */
+int sq_runtime_sync_fault(sq_runtime *rt);
+/**
+ * @brief sq_runtime_wait, then make the host copies of the dofs, the friction state and the plastic state
+ * valid (for outputs).
+ */
 int sq_runtime_sync(sq_runtime *rt);
 /**
  * @brief sq_runtime_wait, then make the host arrays of the dofs, the fault state and the plastic state the

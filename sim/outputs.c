@@ -163,6 +163,10 @@ int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop) {
          o->cfg->output_surface_displacement; /* integrated after every sync interval */
 }
 
+int sq_outputs_need_fault(const sq_outputs *o, int64_t done) {
+  return o->fault && (done == o->nsteps || sq_plan_due(&o->faults, done));
+}
+
 /* The next sync point after @p k at which @p e is due (INT64_MAX: none). */
 static int64_t next_due(const sq_plan_schedule *e, int64_t k) {
   const int64_t n = sq_plan_steps_to(e, k);

@@ -12,6 +12,12 @@
 #include "sq_mesh_io.h"
 #include "sq_sim_setup.h"
 
+const char *sq_sim_setup_phase(int k) {
+  static const char *name[SQ_SIM_SETUP_PHASES] = {"mesh and materials", "runtime start", "discretisation",
+                                                  "points and fault", "runtime data"};
+  return k >= 0 && k < SQ_SIM_SETUP_PHASES ? name[k] : "?";
+}
+
 int sq_measure_node_speed(const sq_config *cfg, double *speed) {
   /* Node-speed weights (thesis eq. 4.10): a short proxy run of the real task graph on this rank's
    * own workers (CPUs and GPUs alike) on a small periodic box, in element updates per second. */
@@ -128,9 +134,12 @@ static int sim_setup_numerics(sq_sim *s, const sq_config *cfg, const sq_disc_opt
     /* a plane wave is exact only in a homogeneous elastic medium */
     s->has_analytic = cfg->nrules == 0 && !cfg->plasticity.enabled;
   }
+  const double t0 = sq_wall_seconds();
   sq_sim_hold_errors(); /* points are located by all ranks together: they fail alike */
   SQ_CALL(sq_sim_release_errors(sq_sim_points_create(s)));
   SQ_CALL(sq_sim_fault_create(s));
+  s->setup_seconds[3] += sq_wall_seconds() - t0;
+  s->setup_seconds[2] -= sq_wall_seconds() - t0;
   SQ_CALL(sq_sim_plasticity_create(s));
   return SQ_SUCCESS;
 }
@@ -295,6 +304,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   s->rank = serial ? 0 : sq_sim_mpi_rank();
   s->nranks = serial ? 1 : sq_sim_mpi_nranks();
   SQ_CHECK(!serial || sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT, "--serial runs on one MPI rank only");
+  const double tstart = sq_wall_seconds();
+  double t0 = tstart;
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
@@ -365,7 +376,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     if (!ierr) ierr = sim_unrelax(s, cfg);
     if (!ierr) ierr = sq_sim_fault_check_mesh(cfg, s->mesh);
     ierr = sq_sim_release_errors(ierr);
+    t0 = sq_wall_seconds();
     if (!ierr && !serial && s->nranks == 1) ierr = sq_sim_starpu_start(cfg->scheduler, cfg->cpu_task_threads);
+    s->setup_seconds[1] += sq_wall_seconds() - t0;
     if (ierr) {
       SQ_FREE(target);
       sq_material_eval_destroy(ev);
@@ -393,9 +406,13 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   if (!serial && s->nranks == 1 && cfg->gpu_affinity) SQ_CALL(gpu_regions(s, &opt));
   /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
   sq_sim_workers_pause();
+  t0 = sq_wall_seconds();
+  s->setup_seconds[0] = t0 - tstart - s->setup_seconds[1]; /* (with several ranks: the partitioning too) */
   const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
+  s->setup_seconds[2] += sq_wall_seconds() - t0;
   sq_sim_workers_resume();
   SQ_CALL(ierr);
+  t0 = sq_wall_seconds();
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
     const double placed = sq_runtime_split_tiles(s->rt, s->cfg.cpu_share);
@@ -413,6 +430,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
   }
+  s->setup_seconds[4] += sq_wall_seconds() - t0;
   return SQ_SUCCESS;
 }
 
@@ -442,6 +460,8 @@ double sq_sim_stable_step(const sq_sim *s) { return s->disc->cluster_dt[s->disc-
 double sq_sim_time_at(const sq_sim *s, int64_t k) { return sq_plan_time(s->plan_t0, s->plan_step0, s->plan_dt, k); }
 
 int sq_sim_fetch(sq_sim *s) { return s->serial ? SQ_SUCCESS : sq_runtime_sync(s->rt); }
+
+int sq_sim_fetch_fault(sq_sim *s) { return s->serial || !s->fault ? SQ_SUCCESS : sq_runtime_sync_fault(s->rt); }
 
 int64_t sq_sim_find_nonfinite(const sq_sim *s) {
   sq_sim_workers_pause(); /* the scan is threaded: the cores go to OpenMP meanwhile */

@@ -12,6 +12,12 @@
 #include "sq_source.h"
 
 /** One simulation: configuration, mesh, discretisation and (unless serial) its StarPU handles. */
+/** The phases of sq_sim_create that it times: mesh and materials, runtime start, discretisation (operators
+ * and initial condition), points and fault, runtime data (registration, pinning). */
+#define SQ_SIM_SETUP_PHASES 5
+/** @brief The name of set-up phase @p k (sq_sim.setup_seconds). */
+const char *sq_sim_setup_phase(int k);
+
 typedef struct sq_sim {
   sq_config cfg;
   sq_mesh *mesh; /**< with several ranks: this rank's part (owned + ghost cells, sq_mesh_extract) */
@@ -33,9 +39,10 @@ typedef struct sq_sim {
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in
    * every run, so that a restarted run evaluates sources and samples receivers at identical times */
   double plan_t0, plan_dt;
-  double submit_seconds; /**< wall time spent inserting tasks (sq_graph_sync_interval) */
-  int64_t grouped_tasks; /**< groups of consecutive whole steps submitted as one task per tile
-                              (runtime.steps_per_task) */
+  double submit_seconds;                     /**< wall time spent inserting tasks (sq_graph_sync_interval) */
+  double setup_seconds[SQ_SIM_SETUP_PHASES]; /**< wall time of sq_sim_create's phases (sq_sim_setup_phase names them) */
+  int64_t grouped_tasks;                     /**< groups of consecutive whole steps submitted as one task per tile
+                                                  (runtime.steps_per_task) */
   int64_t plan_step0;
   sq_source_list sources;         /**< point sources of the configuration (sim/points.c) */
   sq_source_set *source_set;      /**< the sources located in this rank's elements */
@@ -108,6 +115,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **sim);
 int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
 /** @brief Make the host copies of the dofs and plastic state valid (after sq_sim_advance without fetch). */
 int sq_sim_fetch(sq_sim *sim);
+/** @brief Make the host copy of the friction state valid (fault snapshots, without the dofs). */
+int sq_sim_fetch_fault(sq_sim *sim);
 /** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
 int64_t sq_sim_find_nonfinite(const sq_sim *sim);
 /**

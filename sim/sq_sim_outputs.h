@@ -50,6 +50,11 @@ int sq_outputs_stopped(sq_outputs *o, int64_t done, const char **ckpt_path);
  */
 int sq_outputs_need_fields(const sq_outputs *o, int64_t done, int stop);
 /**
+ * @brief Whether sq_outputs_after(@p o, @p done, ...) reads the friction state (a fault snapshot), so that it
+ * must be fetched first (sq_sim_fetch_fault, or sq_sim_fetch, which fetches it too).
+ */
+int sq_outputs_need_fault(const sq_outputs *o, int64_t done);
+/**
  * @brief After a blow-up at sync interval @p done: a checkpoint of the broken state for diagnosis, in
  * PREFIX-blowup.h5 next to the checkpoints (the last good checkpoint is kept); *@p path names it.
  * Collective over MPI ranks.

@@ -121,7 +121,7 @@ void sq_rotation_frame(const double n[3], const double s[3], const double t[3], 
   tensor_rotation(Rt, Tinv);
 }
 
-int sq_solve_dense(int n, double *A, double *b) {
+int sq_solve_dense_multi(int n, int nrhs, double *A, double *B) {
   for (int col = 0; col < n; ++col) {
     int piv = col;
     for (int r = col + 1; r < n; ++r)
@@ -135,24 +135,29 @@ int sq_solve_dense(int n, double *A, double *b) {
         A[col * n + c] = A[piv * n + c];
         A[piv * n + c] = tmp;
       }
-      double tmp = b[col];
-      b[col] = b[piv];
-      b[piv] = tmp;
+      for (int k = 0; k < nrhs; ++k) {
+        double tmp = B[col * nrhs + k];
+        B[col * nrhs + k] = B[piv * nrhs + k];
+        B[piv * nrhs + k] = tmp;
+      }
     }
     for (int r = col + 1; r < n; ++r) {
       const double f = A[r * n + col] / A[col * n + col];
       if (f == 0.0) continue;
       for (int c = col; c < n; ++c) A[r * n + c] -= f * A[col * n + c];
-      b[r] -= f * b[col];
+      for (int k = 0; k < nrhs; ++k) B[r * nrhs + k] -= f * B[col * nrhs + k];
     }
   }
-  for (int r = n - 1; r >= 0; --r) {
-    double s = b[r];
-    for (int c = r + 1; c < n; ++c) s -= A[r * n + c] * b[c];
-    b[r] = s / A[r * n + r];
-  }
+  for (int k = 0; k < nrhs; ++k)
+    for (int r = n - 1; r >= 0; --r) {
+      double s = B[r * nrhs + k];
+      for (int c = r + 1; c < n; ++c) s -= A[r * n + c] * B[c * nrhs + k];
+      B[r * nrhs + k] = s / A[r * n + r];
+    }
   return SQ_SUCCESS;
 }
+
+int sq_solve_dense(int n, double *A, double *b) { return sq_solve_dense_multi(n, 1, A, b); }
 
 /*
  * Face-aligned right eigenvectors (eq. 3.6): columns for speeds -cp,-cs,-cs (minus material, waves
@@ -198,15 +203,10 @@ int sq_flux_solvers(const sq_material *minus, const sq_material *plus, const dou
   sq_jacobian(minus, ex, A);
   /* W = R X R^{-1}, X selecting the three waves that enter our element (eq. 3.8-3.9). Row-wise:
    * W^T = R^{-T} X R^T, so solve R^T y = e_i per column. */
-  double Rinv[81];
-  for (int c = 0; c < 9; ++c) {
-    double M[81], b[9];
-    for (int i = 0; i < 9; ++i)
-      for (int j = 0; j < 9; ++j) M[i * 9 + j] = R[i * 9 + j];
-    for (int i = 0; i < 9; ++i) b[i] = (i == c) ? 1.0 : 0.0;
-    SQ_CALL(sq_solve_dense(9, M, b));
-    for (int i = 0; i < 9; ++i) Rinv[i * 9 + c] = b[i];
-  }
+  double Rinv[81], M[81]; /* R^{-1}: one factorisation for the nine unit right-hand sides */
+  memcpy(M, R, sizeof(M));
+  for (int i = 0; i < 81; ++i) Rinv[i] = i % 10 == 0 ? 1.0 : 0.0;
+  SQ_CALL(sq_solve_dense_multi(9, 9, M, Rinv));
   for (int i = 0; i < 9; ++i)
     for (int j = 0; j < 9; ++j) {
       double s = 0.0;

@@ -96,5 +96,8 @@ double sq_energy_density(const sq_material *m, const double q[9]);
 
 /** @brief Solve the dense n x n system A x = b (row-major, partial pivoting); A and b are overwritten. */
 int sq_solve_dense(int n, double *A, double *b);
+/** @brief sq_solve_dense for @p nrhs right-hand sides at once: @p B (n x nrhs, row-major) becomes A^{-1} B; each
+ * column gets the same operations as sq_solve_dense would apply to it alone (the same bits). */
+int sq_solve_dense_multi(int n, int nrhs, double *A, double *B);
 
 #endif

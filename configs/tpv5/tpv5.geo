@@ -14,6 +14,9 @@
 //   gmsh -3 -format msh22 -o tpv5.msh tpv5.geo                                  (production defaults)
 //   gmsh -3 -setnumber h_fault 3000 -setnumber h_far 15000 -setnumber Lh 30000 -setnumber Lz 30000 \
 //        -format msh22 -o tpv5-ci.msh tpv5.geo                                   (small CI mesh)
+//   gmsh -3 -setnumber h_fault 145 -setnumber growth 0.11 -algo hxt -nt 1 -format msh22 -bin -o tpv5-1m.msh tpv5.geo
+//        (1 024 692 tetrahedra, 49 720 fault faces: the size of the SeisSol GPU thesis's TPV5 mesh,
+//        tests/bench/device/tpv5_1m.sh)
 //   The default 3D mesher (Delaunay) is used unless the command line asks for another: "-algo hxt"
 //   is much faster on fine meshes, but with gmsh 4.8.4 "-algo hxt -nt 2" once gave duplicate nodes
 //   (a non-conforming mesh); check any mesh with `starquake mesh info FILE.msh`.

@@ -516,7 +516,9 @@ END_TEST
 
 /* ---- (2) whole runs: GPU alone against CPU alone ------------------------------------------------------- */
 
-static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu) {
+/* @p fetched (or NULL): the host's friction state right after sq_runtime_sync_fault, while the runtime still holds
+ * the data (a fault snapshot reads it so, between chunks). */
+static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu, sq_fault_point *fetched) {
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(r->disc, &rt), 0);
   ck_assert_int_eq(sq_runtime_attach_fault(rt, r->fault), 0);
@@ -526,6 +528,11 @@ static void graph_run(run *r, int nsteps, int64_t *ncpu, int64_t *ngpu) {
   for (int i = 0; i < nsteps; ++i) {
     const sq_graph_options opt = {.t_begin = i * dt, .t_end = (i + 1) * dt};
     ck_assert_int_eq(sq_graph_sync_interval(rt, dt, &opt, NULL), 0);
+  }
+  ck_assert_int_eq(sq_runtime_wait(rt), 0);
+  if (fetched) {
+    ck_assert_int_eq(sq_runtime_sync_fault(rt), 0);
+    memcpy(fetched, r->fault->point, sizeof(sq_fault_point) * (size_t)(r->fault->nface * r->fault->npoint));
   }
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   task_counts(ncpu, ngpu);
@@ -544,16 +551,21 @@ static void runs_law(sq_precision p, sq_friction_law law) {
       ck_assert_int_eq(sq_fault_add_station(x->fault, k < 2 ? x->fault->nface / 2 : 0, at[k], k), 0);
   }
   start_starpu(0);
-  graph_run(&cpu, nsteps, &nc, &ng);
+  graph_run(&cpu, nsteps, &nc, &ng, NULL);
   ck_assert_int_eq(ng, 0);
   starpu_shutdown();
   ck_assert_int_ge(start_starpu(1), 1);
-  graph_run(&gpu, nsteps, &nc, &ng);
+  sq_fault_point *fetched = malloc(sizeof(sq_fault_point) * (size_t)(gpu.fault->nface * gpu.fault->npoint));
+  ck_assert_ptr_nonnull(fetched);
+  graph_run(&gpu, nsteps, &nc, &ng, fetched);
   starpu_shutdown();
   ck_assert_int_eq(nc, 0); /* every task, the rupture tasks included, ran on the GPU */
   ck_assert_int_gt(ng, 0);
   const sq_fault *f = cpu.fault;
   const int64_t npt = f->nface * f->npoint;
+  /* the friction state fetched between chunks is the GPU's, as the runtime's release at the end gives it */
+  ck_assert(memcmp(fetched, gpu.fault->point, sizeof(sq_fault_point) * (size_t)npt) == 0);
+  free(fetched);
   int64_t ruptured = 0;
   for (int64_t i = 0; i < npt; ++i) ruptured += f->point[i].state.rupture_time >= 0;
   printf("  run O%d %s %s: %d fault tiles, %d steps to t = %.3f, %lld of %lld points ruptured, tasks gpu %lld\n", order,

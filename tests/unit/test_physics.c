@@ -186,6 +186,33 @@ START_TEST(dense_solver) {
 }
 END_TEST
 
+/* Several right-hand sides at once: the same bits as one solve per column, and A X = I for X = A^{-1}. */
+START_TEST(dense_solver_multi) {
+  double A[81], X[81], M[81];
+  unsigned seed = 7;
+  for (int i = 0; i < 81; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    A[i] = (double)((seed >> 8) % 2001) / 1000.0 - 1.0; /* in [-1, 1]: rows get swapped by the pivoting */
+  }
+  A[0] = 0.0; /* a zero first pivot candidate */
+  memcpy(M, A, sizeof(M));
+  for (int i = 0; i < 81; ++i) X[i] = i % 10 == 0 ? 1.0 : 0.0;
+  ck_assert_int_eq(sq_solve_dense_multi(9, 9, M, X), 0);
+  for (int c = 0; c < 9; ++c) {
+    double A1[81], b[9];
+    memcpy(A1, A, sizeof(A1));
+    for (int i = 0; i < 9; ++i) b[i] = i == c ? 1.0 : 0.0;
+    ck_assert_int_eq(sq_solve_dense(9, A1, b), 0);
+    for (int i = 0; i < 9; ++i) ck_assert(memcmp(&b[i], &X[i * 9 + c], sizeof(double)) == 0);
+  }
+  double P[81];
+  mat_mul(A, X, P);
+  for (int i = 0; i < 81; ++i) ck_assert_double_eq_tol(P[i], i % 10 == 0 ? 1.0 : 0.0, 1e-11);
+  double S[4] = {1, 2, 2, 4}, B[4] = {1, 0, 0, 1};
+  ck_assert_int_ne(sq_solve_dense_multi(2, 2, S, B), 0);
+}
+END_TEST
+
 /* A small periodic box with a plane wave, stepped by the serial reference solver. */
 static sq_disc *make_disc(int order, sq_precision prec, int n, int tile, sq_mesh **mesh, sq_planewave *pw) {
   sq_box_params bp;
@@ -333,6 +360,7 @@ int main(void) {
                           flux_rejects_bad_material,
                           plane_wave_eigenvectors,
                           dense_solver,
+                          dense_solver_multi,
                           NULL};
   Suite *s = sq_test_suite("physics", 0, tests);
   TCase *tk = tcase_create("kernels");
