@@ -10,7 +10,7 @@
 #      sysroot's pkgconf); CC is the host's mpicc, else gcc with the sysroot's Open MPI flags; the linker
 #      finds the sysroot's libraries (-L, -rpath-link);
 #   3. ./configure --enable-cuda, then make -jN (N = nproc) starquake, starquake-proxy, test_cuda,
-#      test_cuda_rupture, test_cuda_plasticity, test_cuda_qs, kernel-chain and qs-step-bench; nvcc builds sq-peak;
+#      test_cuda_rupture, test_cuda_plasticity, test_cuda_qs, kernel-chain, qs-step-bench and cpu-sparsity; nvcc builds sq-peak;
 #   4. puts the programs into .deps/carry/bin and the non-system libraries they load into .deps/carry/lib,
 #      where tests/bench/device/env.sh and run.sh find them (the source tree stays in SQ_KIT_WORK/src:
 #      SQ_SRCDIR for the tests that read tests/meshes).
@@ -72,7 +72,7 @@ fi
 sed -n '/configured$/,/sanitizers/p' "$W/configure.log"
 T2=$(date +%s)
 PROGS="starquake starquake-proxy tests/unit/test_cuda tests/unit/test_cuda_rupture tests/unit/test_cuda_plasticity tests/unit/test_cuda_qs
-  tests/bench/kernel-chain tests/bench/qs-step-bench"
+  tests/bench/kernel-chain tests/bench/qs-step-bench tests/bench/cpu-sparsity"
 # shellcheck disable=SC2086
 if ! make -j"$JOBS" $PROGS > "$W/make.log" 2>&1; then
   grep -E -A 3 "error|Error" "$W/make.log" | head -n 30 || true
