@@ -38,6 +38,9 @@ typedef struct sq_qs_visco_opts {
   double dt;                /**< time step (the unit of eta / mu: e.g. eta in Pa yr, mu in Pa -> years) */
   double alpha;             /**< 0.5 (trapezoidal, default) or 1 (backward Euler); in (0, 1] */
   int predictor;            /**< 1: start each step's solve from the predictor (default), 0: from zero */
+  int multistep;            /**< steps solved together (1 .. SQ_QS_MAXVEC; 1: one at a time) */
+  int pass_iters;           /**< multistep > 1: outer iterations per pass of the window's solve (default 2; 0: a
+                                 pass ends only when the window's first step has converged) */
   sq_qs_solver_opts solver; /**< tolerances of every solve (sq_qs_solver_opts_default) */
 } sq_qs_visco_opts;
 
