@@ -34,38 +34,72 @@ static void keep_error(qs_work *w, int ierr) {
   if (ierr && !w->ierr) w->ierr = ierr;
 }
 
+int sq_qs_exchange_f64(const sq_qs_ops *ops, int p1, int nval, double *y) {
+  return ops && ops->exchange_f64 ? ops->exchange_f64(ops->comm, p1, nval, y) : SQ_SUCCESS;
+}
+
+int sq_qs_exchange_f32(const sq_qs_ops *ops, int p1, int nval, float *y) {
+  return ops && ops->exchange_f32 ? ops->exchange_f32(ops->comm, p1, nval, y) : SQ_SUCCESS;
+}
+
+int sq_qs_allreduce(const sq_qs_ops *ops, double *v, int n) {
+  return ops && ops->allreduce ? ops->allreduce(ops->comm, v, n) : SQ_SUCCESS;
+}
+
+double sq_qs_dot_local_f64(const sq_qs_mesh *qm, int nval, int64_t n, const double *a, const double *b) {
+  double s = 0;
+  if (!qm->own)
+    for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  else
+    for (int64_t i = 0; i < n; ++i)
+      if (qm->own[i / nval]) s += a[i] * b[i];
+  return s;
+}
+
+double sq_qs_dot_local_f32(const sq_qs_mesh *qm, int nval, int64_t n, const float *a, const float *b) {
+  double s = 0;
+  if (!qm->own)
+    for (int64_t i = 0; i < n; ++i) s += (double)a[i] * b[i];
+  else
+    for (int64_t i = 0; i < n; ++i)
+      if (qm->own[i / nval]) s += (double)a[i] * b[i];
+  return s;
+}
+
+/* y = K x, assembled over the ranks. */
 static void apply_f64(qs_work *w, const double *x, double *y) {
   const sq_qs_mesh *qm = w->qm;
   if (w->ops && w->ops->apply_f64) {
-    const int ierr = w->ops->apply_f64(w->ops->ctx, x, y);
-    if (ierr && !w->ierr) w->ierr = ierr;
+    keep_error(w, w->ops->apply_f64(w->ops->ctx, x, y));
   } else {
     memset(y, 0, sizeof(double) * 3 * (size_t)qm->nnode);
     sq_qs_ebe_p2_f64(qm->ncell, qm->cell_node, qm->cell_node, qm->geo, x, y);
   }
+  keep_error(w, sq_qs_exchange_f64(w->ops, 0, 3, y));
 }
 
 static void apply_f32(qs_work *w, int p1, const float *x, float *y) {
   const sq_qs_mesh *qm = w->qm;
   if (w->ops && (p1 ? w->ops->apply_coarse_f32 != NULL : w->ops->apply_f32 != NULL)) {
-    const int ierr = (p1 ? w->ops->apply_coarse_f32 : w->ops->apply_f32)(w->ops->ctx, x, y);
-    if (ierr && !w->ierr) w->ierr = ierr;
+    keep_error(w, (p1 ? w->ops->apply_coarse_f32 : w->ops->apply_f32)(w->ops->ctx, x, y));
   } else {
     memset(y, 0, sizeof(float) * 3 * (size_t)(p1 ? qm->nvert : qm->nnode));
     if (p1) sq_qs_ebe_p1_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
     else sq_qs_ebe_p2_f32(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, x, y);
   }
+  keep_error(w, sq_qs_exchange_f32(w->ops, p1, 3, y));
 }
 
-static double dot32(int64_t n, const float *a, const float *b) {
-  double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += (double)a[i] * b[i];
+/* Global dot products: the owned entries of each rank, summed over the ranks (k pairs at once). */
+static double dot32(qs_work *w, int64_t n, const float *a, const float *b) {
+  double s = sq_qs_dot_local_f32(w->qm, 3, n, a, b);
+  keep_error(w, sq_qs_allreduce(w->ops, &s, 1));
   return s;
 }
 
-static double dot64(int64_t n, const double *a, const double *b) {
-  double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+static double dot64(qs_work *w, int64_t n, const double *a, const double *b) {
+  double s = sq_qs_dot_local_f64(w->qm, 3, n, a, b);
+  keep_error(w, sq_qs_allreduce(w->ops, &s, 1));
   return s;
 }
 
@@ -77,16 +111,16 @@ static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, in
   float *r = w->cr, *z = w->cz, *p = w->cp, *q = w->cq;
   apply_f32(w, p1, x, q);
   for (int64_t i = 0; i < n; ++i) r[i] = dinv[i] != 0 ? b[i] - q[i] : 0;
-  const double bn = sqrt(dot32(n, b, b));
+  const double bn = sqrt(dot32(w, n, b, b));
   if (bn == 0) return 0;
   for (int64_t i = 0; i < n; ++i) p[i] = z[i] = dinv[i] * r[i];
-  double rz = dot32(n, r, z);
+  double rz = dot32(w, n, r, z);
   int it = 0;
-  while (it < maxit && sqrt(dot32(n, r, r)) > tol * bn) {
+  while (it < maxit && sqrt(dot32(w, n, r, r)) > tol * bn) {
     apply_f32(w, p1, p, q);
     for (int64_t i = 0; i < n; ++i)
       if (dinv[i] == 0) q[i] = 0;
-    const double pq = dot32(n, p, q);
+    const double pq = dot32(w, n, p, q);
     if (!(pq > 0)) break;
     const float alpha = (float)(rz / pq);
     for (int64_t i = 0; i < n; ++i) {
@@ -94,7 +128,7 @@ static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, in
       r[i] -= alpha * q[i];
       z[i] = dinv[i] * r[i];
     }
-    const double rz1 = dot32(n, r, z);
+    const double rz1 = dot32(w, n, r, z);
     const float beta = (float)(rz1 / rz);
     rz = rz1;
     for (int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
@@ -108,8 +142,16 @@ static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_op
   const sq_qs_mesh *qm = w->qm;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
-  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, w->rf, w->rc));
-  else sq_qs_restrict_f32(qm, w->rf, w->rc);
+  /* under MPI, P^T sums over every edge at a vertex, some of them on other ranks only: each rank restricts the
+   * entries of the nodes it owns, and the exchange sums the ranks' shares */
+  const float *rr = w->rf;
+  if (qm->own) {
+    for (int64_t i = 0; i < n; ++i) w->cq[i] = qm->own[i / 3] ? w->rf[i] : 0.0f;
+    rr = w->cq;
+  }
+  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, rr, w->rc));
+  else sq_qs_restrict_f32(qm, rr, w->rc);
+  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3, w->rc));
   /* the coarse solve starts from the Jacobi estimate at the vertices */
   for (int64_t i = 0; i < nc; ++i) {
     if (w->fixed_c[i]) w->rc[i] = 0;
@@ -163,8 +205,12 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   if (!ierr) ierr = SQ_CALLOC(w.cq, n);
   if (ierr) goto done;
   sq_qs_diag_p2(qm, dg);
+  if (!ierr) ierr = sq_qs_exchange_f64(ops, 0, 3, dg);
+  if (ierr) goto done;
   for (int64_t i = 0; i < n; ++i) w.dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
   sq_qs_diag_p1(qm, dg);
+  ierr = sq_qs_exchange_f64(ops, 1, 3, dg);
+  if (ierr) goto done;
   for (int64_t i = 0; i < nc; ++i) {
     w.fixed_c[i] = qm->fixed[i];
     w.dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
@@ -173,12 +219,14 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   memset(dg, 0, sizeof(double) * (size_t)n);
   if (f) memcpy(dg, f, sizeof(double) * (size_t)n);
   fault_forces(qm, dg);
+  ierr = sq_qs_exchange_f64(ops, 0, 3, dg);
+  if (ierr) goto done;
   if (o->use_start) memcpy(zold, u, sizeof(double) * (size_t)n);
   for (int64_t i = 0; i < n; ++i) u[i] = qm->ubc[i];
   apply_f64(&w, u, q);
   for (int64_t i = 0; i < n; ++i) b[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
   /* the reference of the relative tolerance: the right-hand side's norm (with a zero start) */
-  const double bn = fmax(sqrt(dot64(n, b, b)), o->ref_norm > 0 ? o->ref_norm : 0);
+  const double bn = fmax(sqrt(dot64(&w, n, b, b)), o->ref_norm > 0 ? o->ref_norm : 0);
   o->rel_residual = 0;
   if (bn == 0) goto done;
   /* flexible PCG on the free components, from zero or from the given start */
@@ -189,11 +237,11 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
     apply_f64(&w, u, q);
     for (int64_t i = 0; i < n; ++i) r[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
   }
-  double rn = sqrt(dot64(n, r, r)), rz = 0;
+  double rn = sqrt(dot64(&w, n, r, r)), rz = 0;
   if (rn > o->tol * bn) {
     precondition(&w, r, z, o);
     memcpy(p, z, sizeof(double) * (size_t)n);
-    rz = dot64(n, r, z);
+    rz = dot64(&w, n, r, z);
   }
   while (rn > o->tol * bn) {
     if (w.ierr) {
@@ -209,7 +257,7 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
     apply_f64(&w, p, q);
     for (int64_t i = 0; i < n; ++i)
       if (qm->fixed[i]) q[i] = 0;
-    const double pq = dot64(n, p, q);
+    const double pq = dot64(&w, n, p, q);
     if (!(pq > 0)) {
       ierr =
           w.ierr
@@ -225,7 +273,7 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
       u[i] += alpha * p[i];
       r[i] -= alpha * q[i];
     }
-    rn = sqrt(dot64(n, r, r));
+    rn = sqrt(dot64(&w, n, r, r));
     ++o->outer_iters;
     if (o->verbose)
       fprintf(stderr, "quasi-static: outer %d, relative residual %.3e, inner %lld, coarse %lld\n", o->outer_iters,
@@ -235,20 +283,18 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
     zold = z;
     z = t;
     precondition(&w, r, z, o);
-    double rz1 = 0, rzold = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      rz1 += r[i] * z[i];
-      rzold += r[i] * zold[i];
-    }
+    double rzz[2] = {sq_qs_dot_local_f64(qm, 3, n, r, z), sq_qs_dot_local_f64(qm, 3, n, r, zold)};
+    keep_error(&w, sq_qs_allreduce(ops, rzz, 2));
+    const double rz1 = rzz[0], rzold = rzz[1];
     const double beta = (rz1 - rzold) / rz;
     rz = rz1;
     for (int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
   }
   /* the true residual, in double */
   apply_f64(&w, u, q);
-  double res = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (!qm->fixed[i]) res += (dg[i] - q[i]) * (dg[i] - q[i]);
+  for (int64_t i = 0; i < n; ++i) q[i] = qm->fixed[i] ? 0 : dg[i] - q[i];
+  double res = sq_qs_dot_local_f64(qm, 3, n, q, q);
+  keep_error(&w, sq_qs_allreduce(ops, &res, 1));
   o->rel_residual = sqrt(res) / bn;
   if (w.ierr) ierr = w.ierr;
 done:

@@ -65,6 +65,10 @@ typedef struct sq_qs_mesh {
   int8_t *off_loc;
   double *off_u;
   int64_t nfault_face, nfault_node, ntip_node;
+  /* one MPI rank's part of a partitioned mesh (sq_qs_mesh_part); NULL for a whole mesh */
+  uint8_t *own;   /**< nnode: 1 where this rank owns the node (the lowest rank holding it): its entries count in
+                       dot products */
+  int64_t *gnode; /**< nnode: the node's number in the whole P2 mesh */
 } sq_qs_mesh;
 
 /** @brief Build the P2 mesh of a finalized linear mesh with the Lame parameters of each cell
@@ -156,6 +160,15 @@ typedef struct sq_qs_ops {
   int (*apply_coarse_f32)(void *ctx, const float *x, float *y); /**< y = K_c x, P1, single */
   int (*restrict_f32)(void *ctx, const float *r, float *rc);    /**< rc = P^T r */
   int (*prolong_f32)(void *ctx, const float *zc, float *z);     /**< z = P zc */
+  /* MPI, with their own context @p comm; NULL members: one rank.  Products and the right-hand side's forces are
+   * rank-local sums over the rank's cells; exchange_* then sums the entries of the nodes shared with other ranks,
+   * so that every rank holds the assembled value (the same bits on every rank).  @p y holds @p nval values per
+   * node (3 for one vector, 3 nvec for nvec interleaved vectors) over the P2 nodes (@p p1 0) or the vertices
+   * (@p p1 1). */
+  void *comm;
+  int (*exchange_f64)(void *comm, int p1, int nval, double *y);
+  int (*exchange_f32)(void *comm, int p1, int nval, float *y);
+  int (*allreduce)(void *comm, double *v, int n); /**< v[0..n) = its sum over the ranks, the same on every rank */
   /* the same for nvec (1 .. SQ_QS_MAXVEC) vectors interleaved per component, x[(3 node + i) nvec + v], the matrix
    * read once for the nvec vectors (sq_qs_solve_multi) */
   int (*apply_f64_multi)(void *ctx, int nvec, const double *x, double *y);
@@ -164,6 +177,15 @@ typedef struct sq_qs_ops {
   int (*restrict_f32_multi)(void *ctx, int nvec, const float *r, float *rc);
   int (*prolong_f32_multi)(void *ctx, int nvec, const float *zc, float *z);
 } sq_qs_ops;
+
+/** The hooks above, doing nothing for @p ops NULL or a NULL member. */
+int sq_qs_exchange_f64(const sq_qs_ops *ops, int p1, int nval, double *y);
+int sq_qs_exchange_f32(const sq_qs_ops *ops, int p1, int nval, float *y);
+int sq_qs_allreduce(const sq_qs_ops *ops, double *v, int n);
+/** This rank's share of the dot product of @p a and @p b (@p n entries, @p nval per node): the entries of the
+ *  nodes it owns (sq_qs_mesh.own; all for a whole mesh), summed in double; sq_qs_allreduce gives the whole. */
+double sq_qs_dot_local_f64(const sq_qs_mesh *qm, int nval, int64_t n, const double *a, const double *b);
+double sq_qs_dot_local_f32(const sq_qs_mesh *qm, int nval, int64_t n, const float *a, const float *b);
 
 /** Solver settings and results. */
 typedef struct sq_qs_solver_opts {
