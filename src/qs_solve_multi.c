@@ -52,7 +52,7 @@ static void per_vector32(qsm_work *w, qsm_op32 op, int64_t nin, int64_t nout, co
 }
 
 /* The products and transfers: the ops' multi-vector members, else their one-vector members per vector, else the
- * serial multi-vector loops. */
+ * serial multi-vector loops; products assembled over the ranks (sq_qs_exchange_*, 3 nv values per node). */
 static void apply_f64(qsm_work *w, const double *x, double *y) {
   const sq_qs_mesh *qm = w->qm;
   const int64_t n = 3 * qm->nnode;
@@ -62,6 +62,7 @@ static void apply_f64(qsm_work *w, const double *x, double *y) {
     memset(y, 0, sizeof(double) * (size_t)(n * w->nv));
     sq_qs_ebe_p2_f64_multi(qm->ncell, qm->cell_node, qm->cell_node, qm->geo, w->nv, x, y);
   }
+  keep_error(w, sq_qs_exchange_f64(w->ops, 0, 3 * w->nv, y));
 }
 
 static void apply_f32(qsm_work *w, int p1, const float *x, float *y) {
@@ -80,6 +81,7 @@ static void apply_f32(qsm_work *w, int p1, const float *x, float *y) {
     (p1 ? sq_qs_ebe_p1_f32_multi : sq_qs_ebe_p2_f32_multi)(qm->ncell, qm->cell_node, qm->cell_node, qm->geo32, w->nv, x,
                                                            y);
   }
+  keep_error(w, sq_qs_exchange_f32(w->ops, p1, 3 * w->nv, y));
 }
 
 static void transfer(qsm_work *w, int restriction, const float *in, float *out) {
@@ -98,20 +100,27 @@ static void transfer(qsm_work *w, int restriction, const float *in, float *out) 
   else sq_qs_prolong_range_f32_multi(qm->nvert, qm->edge_vert, w->nv, 0, qm->nnode, in, out);
 }
 
-/* The dot products of the nv interleaved vectors a and b (n values each): s[v] = (a_v, b_v), summed in double.
- * Every dot product of the solve is one of these two. */
-static void dots32(const qsm_work *w, int64_t n, const float *a, const float *b, double *s) {
+/* The dot products of the nv interleaved vectors a and b (n values each): s[v] = (a_v, b_v), summed in double over
+ * the entries of the nodes this rank owns (sq_qs_mesh.own; all for a whole mesh), then over the ranks.  Every dot
+ * product of the solve is one of these two. */
+static void dots32(qsm_work *w, int64_t n, const float *a, const float *b, double *s) {
   const int nv = w->nv;
+  const uint8_t *own = w->qm->own;
   for (int v = 0; v < nv; ++v) s[v] = 0;
   for (int64_t i = 0; i < n; ++i)
-    for (int v = 0; v < nv; ++v) s[v] += (double)a[i * nv + v] * b[i * nv + v];
+    if (!own || own[i / 3])
+      for (int v = 0; v < nv; ++v) s[v] += (double)a[i * nv + v] * b[i * nv + v];
+  keep_error(w, sq_qs_allreduce(w->ops, s, nv));
 }
 
-static void dots64(const qsm_work *w, int64_t n, const double *a, const double *b, double *s) {
+static void dots64(qsm_work *w, int64_t n, const double *a, const double *b, double *s) {
   const int nv = w->nv;
+  const uint8_t *own = w->qm->own;
   for (int v = 0; v < nv; ++v) s[v] = 0;
   for (int64_t i = 0; i < n; ++i)
-    for (int v = 0; v < nv; ++v) s[v] += a[i * nv + v] * b[i * nv + v];
+    if (!own || own[i / 3])
+      for (int v = 0; v < nv; ++v) s[v] += a[i * nv + v] * b[i * nv + v];
+  keep_error(w, sq_qs_allreduce(w->ops, s, nv));
 }
 
 /* Jacobi-preconditioned CG in single precision on the P2 (p1 0) or P1 (p1 1) operator for the nv right-hand sides
@@ -177,7 +186,14 @@ static void precondition(qsm_work *w, const double *r, double *z, sq_qs_solver_o
   const int nv = w->nv;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   for (int64_t j = 0; j < n * nv; ++j) w->rf[j] = (float)r[j];
-  transfer(w, 1, w->rf, w->rc);
+  /* under MPI each rank restricts the entries of the nodes it owns, and the exchange sums the ranks' shares */
+  const float *rr = w->rf;
+  if (qm->own) {
+    for (int64_t j = 0; j < n * nv; ++j) w->cq[j] = qm->own[j / (3 * nv)] ? w->rf[j] : 0.0f;
+    rr = w->cq;
+  }
+  transfer(w, 1, rr, w->rc);
+  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3 * nv, w->rc));
   /* the coarse solve starts from the Jacobi estimate at the vertices */
   for (int64_t i = 0; i < nc; ++i)
     for (int v = 0; v < nv; ++v) {
@@ -234,14 +250,20 @@ int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, cons
   }
   if (ierr) goto done;
   sq_qs_diag_p2(qm, dg);
+  ierr = sq_qs_exchange_f64(ops, 0, 3, dg);
+  if (ierr) goto done;
   for (int64_t i = 0; i < n; ++i) w.dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
   sq_qs_diag_p1(qm, dg);
+  ierr = sq_qs_exchange_f64(ops, 1, 3, dg);
+  if (ierr) goto done;
   for (int64_t i = 0; i < nc; ++i) {
     w.fixed_c[i] = qm->fixed[i];
     w.dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
   }
   /* the residual is F - K u on the free components, u holding the prescribed values */
   if (f) memcpy(F, f, sizeof(double) * (size_t)N);
+  ierr = sq_qs_exchange_f64(ops, 0, 3 * nv, F); /* f: this rank's share, summed at shared nodes */
+  if (ierr) goto done;
   if (o->use_start) memcpy(zold, u, sizeof(double) * (size_t)N);
   int lift = 0; /* prescribed values other than zero */
   for (int64_t i = 0; i < n; ++i) {
