@@ -170,6 +170,22 @@ START_TEST(maxwell_relaxation) {
       }
     }
   }
+  /* four steps solved together (postseismic.multistep: 4): the same series to the solver's tolerance */
+  load_with(cfg, "visco4", "elastic", "    layers:\n      - {z_top: -1.75, z_bottom: -10, eta: 1}\n", "0.5 s", "4 s",
+            "2 s", "", "  multistep: 4\n");
+  EXPECT_EQ(cfg->postseismic.multistep, 4);
+  ck_assert_int_eq(sq_postseismic_run(cfg, NULL, &sum), 0);
+  EXPECT_EQ(sum.nstep, 8);
+  for (int s = 0; s < 3; ++s) {
+    double t[16], u[48], t4[16], u4[48];
+    const int64_t n = read_station("visco", names[s], t, u, 16), n4 = read_station("visco4", names[s], t4, u4, 16);
+    EXPECT_EQ(n4, n);
+    double umax = 0;
+    for (int64_t k = 0; k < 3 * n; ++k) umax = fmax(umax, fabs(u[k]));
+    for (int64_t k = 0; k < 3 * n; ++k)
+      EXPECT_MSG(fabs(u4[k] - u[k]) <= 1e-7 * umax, "station %s: multistep 4 gives %.9g, one step at a time %.9g",
+                 names[s], u4[k], u[k]);
+  }
   free(cfg);
 }
 END_TEST
@@ -263,6 +279,8 @@ START_TEST(bad_sections) {
                        "test.yaml:7: key 'postseismic.rupture'", "not both");
   SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  boundary: {absorbing: sliding}\n",
                        "test.yaml:7: key 'postseismic.boundary.absorbing'", "roller");
+  SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  multistep: 3\n",
+                       "test.yaml:7: key 'postseismic.multistep'", "must be 1 (one step at a time) or 4");
   SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  predictr: false\n",
                        "test.yaml:7: key 'postseismic.predictr'", "predictor");
   /* without the section, a dynamic run still needs equations.end_time */
