@@ -209,9 +209,53 @@ START_TEST(solve_on_gpu) {
 }
 END_TEST
 
+/* Four right-hand sides solved together (sq_qs_solve_multi) with every task on the GPU (the 4-vector products and
+ * transfers) against the serial CPU solve of the same four. */
+START_TEST(multi_solve_on_gpu) {
+  sq_mesh *m = NULL;
+  sq_qs_mesh *q = make(6, 200, &m);
+  sq_qs_bc_kind kind[256] = {0};
+  kind[5] = SQ_QS_DIRICHLET;
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  const int nv = 4;
+  const int64_t n = 3 * q->nnode * nv;
+  double *f = calloc(n, sizeof(double)), *u = calloc(n, sizeof(double)), *us = calloc(n, sizeof(double));
+  for (int64_t i = 0; i < n; ++i) f[i] = 1e-3 * sin(0.01 * i) * (1 + i % nv);
+  sq_qs_solver_opts o, os;
+  sq_qs_solver_opts_default(&o);
+  sq_qs_solver_opts_default(&os);
+  ck_assert_int_eq(sq_qs_solve_multi(q, NULL, nv, f, us, &os, 0), 0);
+  ck_assert_int_ge(start_starpu(1), 1);
+  sq_qs_runtime *qr = NULL;
+  ck_assert_int_eq(sq_qs_runtime_create(q, &qr), 0);
+  sq_qs_ops ops;
+  sq_qs_runtime_ops(qr, &ops);
+  ck_assert_int_eq(sq_qs_solve_multi(q, &ops, nv, f, u, &o, 0), 0);
+  int64_t cpu, gpu;
+  task_counts(&cpu, &gpu);
+  printf("4-vector solve on the GPU: %d outer iterations (CPU: %d), relative residual %.2e, %lld GPU tasks\n",
+         o.outer_iters, os.outer_iters, o.rel_residual, (long long)gpu);
+  EXPECT(o.rel_residual < 1e-10);
+  EXPECT(abs(o.outer_iters - os.outer_iters) <= 1);
+  EXPECT_EQ(cpu, 0);
+  EXPECT(gpu > 0);
+  double umax = 0, err = 0;
+  for (int64_t i = 0; i < n; i += nv) umax = fmax(umax, fabs(us[i])), err = fmax(err, fabs(u[i] - us[i]));
+  printf("4-vector solve on the GPU against the CPU: vector 0's max difference %.2e (max |u| %.2e)\n", err, umax);
+  EXPECT(err < 1e-9 * fmax(1, umax));
+  sq_qs_runtime_destroy(qr);
+  starpu_shutdown();
+  free(f);
+  free(u);
+  free(us);
+  sq_qs_mesh_destroy(q);
+  sq_mesh_destroy(m);
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_qs")) return 77;
-  const TTest *tests[] = {kernels_vs_cpu, solve_on_gpu, NULL};
+  const TTest *tests[] = {kernels_vs_cpu, solve_on_gpu, multi_solve_on_gpu, NULL};
   return sq_test_run(sq_test_suite("cuda_qs", 300, tests), 0);
 }
 
