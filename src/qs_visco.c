@@ -356,7 +356,8 @@ static int step_window(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
     for (int j = 1; j < W; ++j) step_stress(v, v->wsig[j - 1], v->wdu, W, j - 1, v->wsig[j]);
     v->have_window = 1;
   }
-  const int MAX_PASS = v->o.solver.max_outer; /* passes of at least one outer iteration each */
+  const int max_pass = v->o.solver.max_outer; /* passes of at least one outer iteration each */
+  const sq_qs_visco_stats before = v->st;
   for (int pass = 0;; ++pass) {
     /* lines 14-16: the right-hand sides from the stresses, the solve, the later steps' stresses */
     for (int j = 0; j < W; ++j) step_rhs(v, v->wsig[j], W, j, v->wf);
@@ -369,12 +370,16 @@ static int step_window(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
       if (so.rel_residual > v->st.max_rel_residual) v->st.max_rel_residual = so.rel_residual;
       break;
     }
-    if (pass + 1 >= MAX_PASS)
+    if (pass + 1 >= max_pass)
       return sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
                       "viscoelastic step %d: relative residual %.3e after %d passes of the %d-step window (tolerance "
                       "%.1e)",
-                      v->nstep + 1, so.rel_residual, MAX_PASS, W, so.tol);
+                      v->nstep + 1, so.rel_residual, max_pass, W, so.tol);
   }
+  /* the step's iterations: all its passes */
+  v->st.last_outer = (int)(v->st.outer_iters - before.outer_iters);
+  v->st.last_inner = v->st.inner_iters - before.inner_iters;
+  v->st.last_coarse = v->st.coarse_iters - before.coarse_iters;
   /* lines 18-19: accept slot 0; the stress after the last slot's estimate; the window moves by one */
   for (int64_t i = 0; i < n; ++i) u[i] += v->wdu[i * W];
   keep_increment(v, v->wdu, W, 0);

@@ -68,8 +68,8 @@ typedef struct sq_qs_visco_stats {
   int64_t inner_iters;             /**< single-precision P2 inner iterations */
   int64_t coarse_iters;            /**< single-precision P1 inner iterations */
   double max_rel_residual;         /**< the largest final relative residual (recomputed in double) */
-  int last_outer;                  /**< the last solve's outer iterations */
-  int64_t last_inner, last_coarse; /**< the last solve's inner iterations */
+  int last_outer;                  /**< the last solve's outer iterations (multistep > 1: the last step's passes) */
+  int64_t last_inner, last_coarse; /**< the last solve's inner iterations (likewise) */
 } sq_qs_visco_stats;
 
 typedef struct sq_qs_visco sq_qs_visco;
