@@ -31,7 +31,7 @@ static const help_option run_options[] = {
     {"--dry-run", "",
      "set the run up, print its memory estimate, time its first sync intervals and print the estimated run time "
      "(ETA); write nothing"},
-    {"--tile-size", "N", "elements per task (runtime.tile_size; default 256)"},
+    {"--tile-size", "N", "elements per task (runtime.tile_size; default 256, with GPUs one or two per GPU)"},
     {"--scheduler", "NAME", "StarPU scheduler (runtime.scheduler; default: STARPU_SCHED, else lws)"},
     {"--partition", "bw|bwm|encoded",
      "METIS weights with several MPI ranks (runtime.partition): work (bw), work and memory (bwm), or both "
@@ -221,7 +221,8 @@ static const help_command commands[] = {
      "the mesh and elastic materials of CONFIG.yaml, the slip of a patch file or of a starquake rupture's fault "
      "output, the viscosity per layer or mesh group, all in its postseismic: section (docs/CONFIG.md).  Writes "
      "GPS-like station series (PREFIX-gps-NAME.csv) after every step and surface displacement snapshots "
-     "(PREFIX-surface.xdmf); Ctrl-C ends the run after the step in flight with these outputs complete.",
+     "(PREFIX-surface.xdmf); Ctrl-C ends the run after the step in flight with these outputs complete.  Under "
+     "mpirun each rank solves on its METIS part of the mesh.",
      postseismic_options},
     {"verify savage-prescott", "verify savage-prescott [OPTIONS]",
      "The Maxwell viscoelastic time stepping against Savage & Prescott's (1978) series: the surface velocity after "

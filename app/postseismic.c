@@ -54,7 +54,9 @@ int sq_cmd_postseismic(int argc, char **argv) {
   }
   sq_config *cfg = malloc(sizeof(*cfg));
   SQ_CHECK(cfg, SQ_ERR_MEMORY, "postseismic: no memory");
+  sq_sim_hold_errors(); /* every rank reads the same configuration: rank 0 alone reports its errors */
   int ierr = sq_config_load_with_sets(path, sets, nsets, cfg);
+  ierr = sq_sim_release_errors(ierr);
   if (!ierr && outdir) snprintf(cfg->output_dir, sizeof(cfg->output_dir), "%s", outdir);
   if (!ierr && serial) cfg->postseismic.serial = 1;
   struct sigaction sa;
@@ -65,7 +67,7 @@ int sq_cmd_postseismic(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sq_ps_summary sum;
   if (!ierr) ierr = sq_postseismic_run(cfg, &sq_ps_stop, &sum);
-  if ((!ierr || ierr == SQ_STOPPED) && sq_verbosity >= 1)
+  if ((!ierr || ierr == SQ_STOPPED) && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
     printf("postseismic: %s at t = %.6g years after %d steps: %lld outer, %lld inner, %lld coarse iterations; %d "
            "surface snapshots, %d station series in %s (%.1f s)\n",
            ierr == SQ_STOPPED ? "stopped" : "done", sum.time / 31557600.0, sum.nstep, (long long)sum.outer_iters,

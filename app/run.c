@@ -272,7 +272,7 @@ static void print_setup(const run *r, size_t bytes) {
          (long long)sq_mesh_nvert_global(s->mesh));
   printf("  order      %d (%d basis functions), %s precision\n", cfg->order, d->nbasis,
          cfg->precision == SQ_F64 ? "double" : "single");
-  printf("  tiles      %d of <= %d elements\n", d->ntile, cfg->tile_size);
+  printf("  tiles      %d of <= %d elements\n", d->ntile, s->cfg.tile_size);
   printf("  dt         %.6g smallest (CFL %.3g), end time %.6g\n", d->dt_min, cfg->cfl, cfg->end_time);
   printf("  memory     about %.1f MiB on the host for the solution, operators and point data\n", bytes / 1048576.0);
   if (!r->serial && sq_runtime_gpu_workers() > 0)
@@ -720,7 +720,7 @@ static int run_setup(run *r) {
   r->verbose_ranks = sq_verbosity >= 2 && s->nranks > 1;
   if (!r->root) sq_verbosity = 0; /* rank 0 speaks for everyone */
   if (sq_verbosity >= 1) print_setup(r, bytes);
-  if (!r->serial) SQ_CALL(check_gpu_memory(s, bytes, r->cfg.cpu_share));
+  if (!r->serial) SQ_CALL(check_gpu_memory(s, bytes, s->cfg.cpu_share));
   return SQ_SUCCESS;
 }
 

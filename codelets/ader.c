@@ -76,7 +76,20 @@ static void ader_cuda(void *buffers[], void *cl_arg) {
 }
 #endif
 
-static struct starpu_perfmodel ader_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_ader"};
+/* The history's size is the tile's element count with the order and precision (sq_perf_size_key), from which
+ * sq_runtime_kind_rates reads the CPU's and GPU's rates; the footprint is StarPU's default (the buffers' element
+ * counts: with or without derivatives and LTS buffer) with that size. */
+static size_t ader_size(struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  const sq_step_args *a = task->cl_arg;
+  return sq_perf_size_key((int64_t)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, ADER_DOFS)), a->order,
+                          a->precision);
+}
+static uint32_t ader_footprint(struct starpu_task *task) {
+  return sq_perf_footprint(starpu_task_data_footprint(task), ader_size(task, 0));
+}
+static struct starpu_perfmodel ader_model = {
+    .type = STARPU_HISTORY_BASED, .symbol = "sq_ader", .footprint = ader_footprint, .size_base = ader_size};
 static struct starpu_perfmodel ader_ane_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_ader_ane"};
 
 static struct starpu_codelet ader_ane_cl = {

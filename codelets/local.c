@@ -52,7 +52,17 @@ static void local_cuda(void *buffers[], void *cl_arg) {
 }
 #endif
 
-static struct starpu_perfmodel local_model = {.type = STARPU_HISTORY_BASED, .symbol = "sq_local"};
+/* The size and footprint as for ader (sq_perf_size_key): the dofs are buffer 4 */
+static size_t local_size(struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  const sq_step_args *a = task->cl_arg;
+  return sq_perf_size_key((int64_t)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 4)), a->order, a->precision);
+}
+static uint32_t local_footprint(struct starpu_task *task) {
+  return sq_perf_footprint(starpu_task_data_footprint(task), local_size(task, 0));
+}
+static struct starpu_perfmodel local_model = {
+    .type = STARPU_HISTORY_BASED, .symbol = "sq_local", .footprint = local_footprint, .size_base = local_size};
 
 static struct starpu_codelet local_cl = {
     .cpu_funcs = {local_cpu},

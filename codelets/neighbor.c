@@ -85,6 +85,15 @@ static int neighbor_can_execute(unsigned workerid, struct starpu_task *task, uns
 }
 #endif
 
+/* The size as for ader (sq_perf_size_key): the elements of the task's tiles */
+static size_t neighbor_size(struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  const neighbor_args *a = task->cl_arg;
+  int64_t n = 0;
+  for (int i = 0; i < a->ntile; ++i) n += (int64_t)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, NB_DOFS(i)));
+  return sq_perf_size_key(n, a->step.order, a->step.precision);
+}
+
 /*
  * The cost of a neighbour task follows the size of its own tiles, not the sizes of the tiles it reads.
  * StarPU's default footprint hashes every buffer's size, so each distinct neighbour set would need its
@@ -95,11 +104,11 @@ static uint32_t neighbor_footprint(struct starpu_task *task) {
   const neighbor_args *a = task->cl_arg;
   uint32_t f = sq_footprint_of_buffer(task, NB_DOFS(0));
   for (int i = 1; i < a->ntile; ++i) f = starpu_hash_crc32c_be(sq_footprint_of_buffer(task, NB_DOFS(i)), f);
-  return f;
+  return sq_perf_footprint(f, neighbor_size(task, 0)); /* the order and precision too */
 }
 
 static struct starpu_perfmodel neighbor_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor", .footprint = neighbor_footprint};
+    .type = STARPU_HISTORY_BASED, .symbol = "sq_neighbor", .footprint = neighbor_footprint, .size_base = neighbor_size};
 
 static struct starpu_codelet neighbor_cl = {
     .cpu_funcs = {neighbor_cpu},

@@ -33,11 +33,11 @@ void sq_config_default(sq_config *cfg) {
   snprintf(cfg->output_dir, sizeof(cfg->output_dir), "output");
   snprintf(cfg->output_prefix, sizeof(cfg->output_prefix), "starquake");
   cfg->output_interval = 0.0;
-  cfg->tile_size = 256;
+  cfg->tile_size = 0; /* by the workers: runtime/hybrid.c */
   cfg->scheduler[0] = '\0';
   cfg->merge_neighbor_clusters = 0;
   cfg->merge_corrections = 0;
-  cfg->cpu_share = -1.0; /* StarPU places every task */
+  cfg->cpu_share = -1.0; /* from the workers' calibrated rates: runtime/hybrid.c */
   cfg->stop_within = 2.0;
   cfg->cpu_task_threads = 1;
   cfg->steps_per_task = 1;

@@ -306,16 +306,16 @@ typedef struct sq_config {
   double output_interval; /**< simulated time between energy/field outputs; 0 = end only */
 
   /* runtime: */
-  int tile_size;               /**< elements per task tile */
+  int tile_size;               /**< elements per task tile; 0: by the workers (runtime/hybrid.c) */
   char scheduler[32];          /**< StarPU scheduler name, "" = STARPU_SCHED or default dmdas */
   int merge_neighbor_clusters; /**< bool */
   int merge_corrections;       /**< bool: with merge_neighbor_clusters, the corrections too */
   int fuse_predictor;          /**< bool: ader + local of a tile as one task */
   int fuse_steps;              /**< bool: the whole step of a tile as one task where it allows it */
   int steps_per_task;          /**< with fuse_steps: consecutive (sub-)steps per whole-step task (1..1024) */
-  double cpu_share;            /**< < 0: StarPU places every element task; 0..1: fraction of each cluster's tiles
-                                    kept on CPU workers, the rest on GPUs (with both kinds present) */
-  int cpu_tile_size;           /**< with cpu_share: tile size of the CPU part (0: tile_size) */
+  double cpu_share;            /**< < 0: from the workers' calibrated rates (runtime/hybrid.c); 0..1: fraction of
+                                    each cluster's tiles kept on CPU workers, the rest on GPUs (both kinds present) */
+  int cpu_tile_size;           /**< tile size of the CPU part of a split (0: SQ_CPU_SHARE_TILE_DEFAULT) */
   int cpu_task_threads;        /**< OpenMP threads that share each CPU task's elements (default 1) */
   int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of
                                     every cluster's tiles (default true) */

@@ -86,6 +86,98 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
 
+/* ---- default CPU/GPU split (hybrid.c) --------------------------------------------------------------- */
+
+/** Elements per tile by default: CPU workers only; with CUDA workers a few large tiles (sq_hybrid_gpu_tile,
+ *  between SQ_GPU_TILE_MIN and SQ_GPU_TILE_MAX); the CPU part of a split gets tiles of
+ *  SQ_CPU_SHARE_TILE_DEFAULT. */
+#define SQ_CPU_TILE_DEFAULT       256
+#define SQ_GPU_TILE_MIN           16384
+#define SQ_GPU_TILE_MAX           262144
+#define SQ_CPU_SHARE_TILE_DEFAULT 1024
+/** The CPUs get element tiles only where the split is modelled at least this much faster than the GPUs alone. */
+#define SQ_HYBRID_MIN_GAIN 0.05
+/** Perf-model entries with fewer samples do not count as a measured rate. */
+#define SQ_HYBRID_MIN_SAMPLES 3
+
+/** What the split rule (sq_hybrid_split) is given. */
+typedef struct sq_hybrid_input {
+  double rate_cpu;         /**< element updates/s of all CPU workers together (<= 0: unknown) */
+  double rate_gpu;         /**< element updates/s of all GPUs together at their tile (<= 0: unknown) */
+  int64_t nelem;           /**< owned elements */
+  double elem_bytes;       /**< bytes of one element's time-integrated DOFs (9 B x real size) */
+  double link_bytes_per_s; /**< host-GPU bandwidth */
+  int gpu_tile;            /**< elements per GPU tile */
+} sq_hybrid_input;
+
+/** What the split rule decides. */
+typedef struct sq_hybrid_plan {
+  double cpu_share;   /**< fraction of each cluster's owned elements on the CPU workers (0: none) */
+  double ideal_share; /**< rate_cpu / (rate_cpu + rate_gpu): the share without transfers */
+  double sum_ratio;   /**< rate_gpu / (rate_cpu + rate_gpu): the GPUs alone against the sum of the rates */
+  double speedup;     /**< modelled step time of the GPUs alone over that of the split (1: GPUs alone) */
+  const char *reason; /**< why, in words */
+} sq_hybrid_plan;
+
+/**
+ * @brief The CPU's share of the element work from each kind's rate.  With share s the CPUs take s N / r_cpu
+ * per step and the GPUs (1 - s) N / r_gpu plus the transfers between the two regions (the CPU tiles' DOFs
+ * and two GPU tiles' worth, at the host-GPU bandwidth), counted on the GPUs' critical path.  s balances the
+ * two; if the step is then not at least SQ_HYBRID_MIN_GAIN faster than the GPUs alone, or a rate is
+ * unknown, the share is 0: the GPUs do all element work.
+ */
+void sq_hybrid_split(const sq_hybrid_input *in, sq_hybrid_plan *out);
+
+/**
+ * @brief The default tile with CUDA workers: each GPU's part of @p nelem elements in one tile (GTS) or two
+ * (@p lts: the clusters are smaller than the mesh, and every GPU should get a part of each,
+ * runtime.gpu_affinity), within [SQ_GPU_TILE_MIN, SQ_GPU_TILE_MAX].  On a GPU larger tiles run faster (fewer
+ * tasks, fuller kernels: order 6 single on an H100, 64k elements: tile 16384 2.16e7, 32768 2.52e7, one tile
+ * 2.57e7 updates/s; 512k: 131072 2.71e7, 262144 2.74e7; docs/PERFORMANCE.md).
+ */
+int sq_hybrid_gpu_tile(int64_t nelem, int ngpu, int lts);
+
+/**
+ * @brief Each kind's element update rate for this order and precision, from the performance models of the
+ * ader, local and neighbour tasks that earlier runs calibrated (STARPU_HOME): per kind the least time per
+ * element of each task over the tile sizes measured, times the workers of the kind (CUDA: devices).
+ * @return 1 if both kinds have calibrated entries of all three tasks, else 0 (rates 0)
+ */
+int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu);
+/**
+ * @brief One worker's time per element update (µs) of the CPU (@p cuda 0) or CUDA kind, for this order and
+ * precision: the sum over ader, local and neighbour of the least time per element among their calibrated
+ * entries (at least SQ_HYBRID_MIN_SAMPLES samples).  -1: no worker of the kind, or some task never calibrated.
+ */
+double sq_runtime_kind_us_per_element(int cuda, int order, sq_precision precision);
+
+/** A run's tile and split settings as given (0 or < 0: not given, the default applies). */
+typedef struct sq_hybrid_request {
+  int order;
+  sq_precision precision;
+  int64_t nelem;     /**< owned elements */
+  int lts;           /**< local time stepping (runtime.lts_rate > 1) */
+  int tile_size;     /**< runtime.tile_size, 0: default */
+  int cpu_tile_size; /**< runtime.cpu_tile_size, 0: default */
+  double cpu_share;  /**< runtime.cpu_share, < 0: default */
+} sq_hybrid_request;
+
+/** The settings a run uses. */
+typedef struct sq_hybrid_defaults {
+  int tile_size;             /**< SQ_CPU_TILE_DEFAULT on CPUs only, sq_hybrid_gpu_tile with CUDA workers */
+  int cpu_tile_size;         /**< tiles of the CPU part */
+  double cpu_share;          /**< for sq_runtime_split_tiles: < 0 no split (one kind of worker), else the CPU's share */
+  double rate_cpu, rate_gpu; /**< the rates used (0: not calibrated) */
+  sq_hybrid_plan plan;
+} sq_hybrid_defaults;
+
+/**
+ * @brief The defaults of the started runtime's workers: given settings stay; with CUDA workers the tiles are
+ * large (sq_hybrid_gpu_tile) and the CPUs' share comes from sq_hybrid_split on the calibrated rates (none
+ * before the models of both kinds are calibrated: the GPUs alone then).
+ */
+int sq_runtime_hybrid_defaults(const sq_hybrid_request *req, sq_hybrid_defaults *out);
+
 /* ---- queries ------------------------------------------------------------------------------------------ */
 
 /** The discretisation @p rt was created over. */

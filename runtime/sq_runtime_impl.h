@@ -144,6 +144,19 @@ static inline uint32_t sq_footprint_of_buffer(struct starpu_task *task, int i) {
   return starpu_hash_crc32c_be((uint32_t)(starpu_vector_get_nx(h) * starpu_vector_get_elemsize(h)), 0);
 }
 
+/** The perf models' size of an element task (size_base of ader, local, neighbour): its tile's element count
+ *  times SQ_PERF_KEY_BASE plus a code of order and precision, so that sq_runtime_kind_rates can read a
+ *  time per element back for one order and precision. */
+#define SQ_PERF_KEY_BASE 256
+static inline size_t sq_perf_size_key(int64_t nelem, int order, sq_precision precision) {
+  return (size_t)nelem * SQ_PERF_KEY_BASE + (size_t)(2 * order + (precision == SQ_F64));
+}
+/** A footprint @p base extended by the size key: StarPU's default footprint hashes the element counts of the
+ *  buffers only, so that the same tile at another order or precision would share its history. */
+static inline uint32_t sq_perf_footprint(uint32_t base, size_t key) {
+  return starpu_hash_crc32c_be_n(&key, sizeof(key), base);
+}
+
 /** The predictor's part of a task for one tile: its time step, what it stores, its buffers in the task. */
 typedef struct sq_segment {
   double dt;
@@ -255,5 +268,18 @@ int sq_insert_qs_restrict_multi(sq_qs_runtime *qr, int nvec, int64_t v0, int64_t
                                 starpu_data_handle_t rc_part);
 int sq_insert_qs_prolong_multi(sq_qs_runtime *qr, int nvec, int64_t n0, int64_t n1, starpu_data_handle_t zc,
                                starpu_data_handle_t z_part);
+
+/* ---- the quasi-static solver's exchange between ranks (runtime/qs_comm.c, codelets/qs_halo.c) ---- */
+struct sq_qs_part;
+typedef struct sq_qs_halo_args {
+  const struct sq_qs_part *part;
+  int peer;          /**< qs_pack: the peer's index in part->peer */
+  int p1, nval, f32; /**< the P1 mesh's vertices alone; values a node; single precision */
+  void *acc;         /**< qs_sum: workspace of nshared x nval values */
+} sq_qs_halo_args;
+/** @brief Insert the gather of the values @p y holds at the nodes shared with peer args->peer into @p buf. */
+int sq_insert_qs_pack(const sq_qs_halo_args *args, starpu_data_handle_t y, starpu_data_handle_t buf);
+/** @brief Insert the sums at the shared nodes of @p y with the peers' values @p recv (part->npeer handles). */
+int sq_insert_qs_sum(const sq_qs_halo_args *args, starpu_data_handle_t y, const starpu_data_handle_t *recv);
 
 #endif

@@ -8,6 +8,13 @@
  * normal (the first slipping face's "+" normal; a face whose normal points the other way has its slip negated,
  * since the jump of its other side is the opposite); the slip at a fault node (a vertex or an edge midpoint of the
  * faces) is the mean of the faces at that node.
+ *
+ * Under MPI every rank builds the whole mesh, its P2 mesh, boundary conditions and fault offsets (as the DG
+ * solver's start-up reads the whole mesh on every rank), partitions the cells with METIS (the same call, the
+ * same parts on every rank) and solves on its part (sq_qs_mesh_part): the products are rank-local task graphs
+ * whose shared nodes are then summed over the ranks, the dot products global sums (runtime/sq_qs_comm.h).
+ * After each step the whole field is gathered on every rank; rank 0 writes the station series, and the surface
+ * snapshots are written collectively by rank 0's rows.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +26,10 @@
 #include "sq_mesh_io.h"
 #include "sq_postseismic.h"
 #include "sq_postseismic_io.h"
+#include "sq_partition.h"
 #include "sq_qs.h"
+#include "sq_qs_comm.h"
+#include "sq_qs_part.h"
 #include "sq_qs_visco.h"
 #include "sq_ref.h"
 #include "sq_run_files.h"
@@ -128,7 +138,7 @@ static int ps_face_slip(const sq_config *cfg, int64_t nface, const double *xyz, 
            cfg->path, ps->slip_line, ps->fault_output);
   SQ_CALL(sq_ps_fault_slip_read(ps->fault_output, ps->seissol_convention, &fs));
   const int ierr = sq_ps_fault_slip_faces(fs, nface, xyz, 1e-6 * hmin, slip, normal);
-  if (!ierr && sq_verbosity >= 1)
+  if (!ierr && sq_verbosity >= 1 && sq_sim_mpi_rank() == 0)
     fprintf(stderr, "postseismic: final slip of %s at t = %g s (%lld faces)\n", ps->fault_output,
             sq_ps_fault_slip_time(fs), (long long)sq_ps_fault_slip_nface(fs));
   sq_ps_fault_slip_free(fs);
@@ -210,7 +220,8 @@ static int ps_stations_open(const sq_config *cfg, const sq_mesh *m, ps_stations 
                       ps->stations, s->st[k].line, s->st[k].name, s->st[k].x[0], s->st[k].x[1], s->st[k].x[2]);
   }
   sq_locator_destroy(loc);
-  if (!ierr) ierr = sq_ps_station_writer_open(cfg->output_dir, cfg->output_prefix, s->n, s->st, &s->w);
+  if (!ierr && sq_sim_mpi_rank() == 0)
+    ierr = sq_ps_station_writer_open(cfg->output_dir, cfg->output_prefix, s->n, s->st, &s->w);
   return ierr;
 }
 
@@ -230,7 +241,14 @@ typedef struct ps_run {
   double *lam, *mu, *eta;
   double *fxyz, *fslip, *fnormal;
   ps_slip_ctx slip;
-  sq_qs_mesh *qm;
+  sq_qs_mesh *qm; /**< the whole P2 mesh (outputs) */
+  sq_qs_mesh *qp; /**< the mesh solved on: qm on one rank, this rank's part under MPI */
+  sq_qs_part *part;
+  sq_qs_comm *comm;
+  int *cell_rank;
+  double *eta_p; /**< viscosity of qp's cells */
+  double *u_p;   /**< qp's field (u itself on one rank) */
+  int rank, nranks;
   sq_qs_visco *v;
   sq_qs_runtime *qr_el, *qr_v;
   double *u;
@@ -253,6 +271,14 @@ static void ps_free(ps_run *r) {
   sq_qs_runtime_destroy(r->qr_el);
   if (r->starpu) sq_sim_starpu_stop();
   sq_qs_visco_destroy(r->v);
+  sq_qs_comm_destroy(r->comm);
+  if (r->qp != r->qm) {
+    sq_qs_mesh_destroy(r->qp);
+    SQ_FREE(r->u_p);
+    SQ_FREE(r->eta_p);
+  }
+  sq_qs_part_destroy(r->part);
+  SQ_FREE(r->cell_rank);
   sq_qs_mesh_destroy(r->qm);
   SQ_FREE(r->u);
   SQ_FREE(r->slip.pt);
@@ -267,6 +293,23 @@ static void ps_free(ps_run *r) {
 
 static const sq_qs_bc_kind ps_bc_kind[3] = {SQ_QS_FREE, SQ_QS_DIRICHLET, SQ_QS_ROLLER};
 
+/* MPI: the cells' ranks (METIS, as the DG solver partitions), this rank's part of the P2 mesh and its viscosity. */
+static int ps_partition(const sq_config *cfg, ps_run *r) {
+  const sq_mesh *m = r->m;
+  int *cluster = NULL;
+  SQ_CALL(SQ_CALLOC(cluster, m->ncell)); /* one cluster: every cell weighs the same */
+  SQ_CALL(SQ_CALLOC(r->cell_rank, m->ncell));
+  int ierr = sq_partition(m, cluster, 1, 1, r->nranks, SQ_PART_BW, NULL, r->cell_rank, NULL);
+  SQ_FREE(cluster);
+  SQ_CALL(ierr);
+  SQ_CALL(sq_qs_mesh_part(r->qm, r->cell_rank, r->nranks, r->rank, cfg->postseismic.tile_size, &r->qp, &r->part));
+  SQ_CALL(SQ_CALLOC(r->eta_p, r->qp->ncell));
+  SQ_CALL(SQ_CALLOC(r->u_p, 3 * r->qp->nnode));
+  for (int64_t c = 0, k = 0; c < m->ncell; ++c)
+    if (r->cell_rank[c] == r->rank) r->eta_p[k++] = r->eta[c];
+  return SQ_SUCCESS;
+}
+
 /* Mesh, materials, viscosity, boundary conditions and slip. */
 static int ps_setup(const sq_config *cfg, ps_run *r) {
   const sq_ps_config *ps = &cfg->postseismic;
@@ -277,6 +320,10 @@ static int ps_setup(const sq_config *cfg, ps_run *r) {
     SQ_CALL(sq_mesh_read(cfg->mesh_file, &r->m));
   }
   const sq_mesh *m = r->m;
+  SQ_CHECK(m->ncell >= r->nranks, SQ_ERR_INPUT,
+           "%s: %d MPI ranks for the mesh %s of %lld cells; starquake postseismic needs at least one cell per rank "
+           "(run with at most %lld ranks)",
+           cfg->path, r->nranks, m->source, (long long)m->ncell, (long long)m->ncell);
   /* elastic moduli and viscosity per cell */
   SQ_CALL(SQ_CALLOC(r->lam, m->ncell));
   SQ_CALL(SQ_CALLOC(r->mu, m->ncell));
@@ -342,9 +389,12 @@ static int ps_setup(const sq_config *cfg, ps_run *r) {
   vo.multistep = ps->multistep;
   vo.solver.tol = ps->tolerance;
   vo.solver.max_outer = ps->max_iterations;
-  SQ_CALL(sq_qs_visco_create(r->qm, r->eta, &vo, &r->v));
   SQ_CALL(SQ_CALLOC(r->u, 3 * r->qm->nnode));
-  return SQ_SUCCESS;
+  r->qp = r->qm;
+  r->eta_p = r->eta;
+  r->u_p = r->u;
+  if (r->nranks > 1) SQ_CALL(ps_partition(cfg, r));
+  return sq_qs_visco_create(r->qp, r->eta_p, &vo, &r->v);
 }
 
 static int ps_outputs_open(const sq_config *cfg, ps_run *r) {
@@ -355,6 +405,21 @@ static int ps_outputs_open(const sq_config *cfg, ps_run *r) {
   return sq_ps_surface_open(cfg->output_dir, cfg->output_prefix, r->nsurf, r->sxyz, NULL, r->ntri, r->stri, NULL,
                             &r->surf);
 }
+
+/* The fewest and most cells of a rank. */
+static void ps_rank_cells(const ps_run *r, int64_t *fewest, int64_t *most) {
+  *fewest = r->m->ncell;
+  *most = 0;
+  for (int k = 0; k < r->nranks; ++k) {
+    int64_t n = 0;
+    for (int64_t c = 0; c < r->m->ncell; ++c) n += r->cell_rank[c] == k;
+    if (n < *fewest) *fewest = n;
+    if (n > *most) *most = n;
+  }
+}
+
+/* Under MPI: the whole field on every rank, from the parts' owned nodes. */
+static int ps_gather(ps_run *r) { return r->comm ? sq_qs_comm_gather(r->comm, 3, r->u_p, r->u) : SQ_SUCCESS; }
 
 static int ps_write_stations(ps_run *r, double t) {
   if (!r->st.w) return SQ_SUCCESS;
@@ -372,24 +437,33 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
   memset(sum, 0, sizeof(*sum));
   SQ_CHECK(ps->enabled, SQ_ERR_INPUT, "%s: no 'postseismic:' section; starquake postseismic needs one (docs/CONFIG.md)",
            cfg->path);
-  SQ_CHECK(sq_sim_mpi_nranks() == 1, SQ_ERR_INPUT,
-           "starquake postseismic runs in one process (got %d MPI ranks); the products use every core through "
-           "StarPU tasks",
-           sq_sim_mpi_nranks());
   ps_run r = {0};
+  r.rank = sq_sim_mpi_rank();
+  r.nranks = sq_sim_mpi_nranks();
+  const int talk = r.rank == 0 && sq_verbosity >= 1;
   const double w0 = ps_wall();
+  sq_sim_hold_errors(); /* every rank sets up the same whole mesh: rank 0 alone reports its errors */
   int ierr = ps_setup(cfg, &r);
+  ierr = sq_sim_release_errors(ierr);
   if (!ierr && !ps->serial) {
     ierr = sq_sim_starpu_start(cfg->scheduler, 1);
     r.starpu = !ierr;
   }
   sq_qs_ops ops_el, ops_v;
-  if (!ierr && !ps->serial) ierr = sq_qs_runtime_create(r.qm, &r.qr_el);
+  memset(&ops_el, 0, sizeof(ops_el));
+  memset(&ops_v, 0, sizeof(ops_v));
+  if (!ierr && !ps->serial) ierr = sq_qs_runtime_create(r.qp, &r.qr_el);
   if (!ierr && !ps->serial) ierr = sq_qs_runtime_create(sq_qs_visco_mesh(r.v), &r.qr_v);
   if (!ierr && !ps->serial) {
     sq_qs_runtime_ops(r.qr_el, &ops_el);
     sq_qs_runtime_ops(r.qr_v, &ops_v);
   }
+  if (!ierr && r.nranks > 1) ierr = sq_qs_comm_create(r.qp, r.part, !ps->serial, &r.comm);
+  if (!ierr && r.comm) {
+    sq_qs_comm_ops(r.comm, &ops_el);
+    sq_qs_comm_ops(r.comm, &ops_v);
+  }
+  const int use_ops = !ps->serial || r.comm;
   if (!ierr) ierr = ps_outputs_open(cfg, &r);
   const double year = SQ_PS_YEAR, dt = ps->dt.seconds, t_end = ps->end_time.seconds;
   const int nstep = (int)ceil(t_end / dt - 1e-9);
@@ -400,7 +474,15 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
     sum->nstation = r.st.n;
     int64_t nvisc = 0;
     for (int64_t c = 0; c < r.m->ncell; ++c) nvisc += isfinite(r.eta[c]);
-    if (sq_verbosity >= 1)
+    if (talk && r.nranks > 1) {
+      int64_t fewest, most;
+      ps_rank_cells(&r, &fewest, &most);
+      fprintf(stderr,
+              "postseismic: %d MPI ranks, %lld to %lld cells each (METIS); rank 0 shares %lld nodes with %d "
+              "ranks\n",
+              r.nranks, (long long)fewest, (long long)most, (long long)r.part->nshared, r.part->npeer);
+    }
+    if (talk)
       fprintf(stderr,
               "postseismic: %lld cells (%lld viscoelastic), %lld degrees of freedom, %lld fault faces, %d stations; "
               "%d steps of %s to %s (setup %.1f s)\n",
@@ -408,22 +490,27 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
               nstep, ps->dt.text, ps->end_time.text, ps_wall() - w0);
   }
   const double w1 = ps_wall();
-  if (!ierr) ierr = sq_qs_visco_elastic(r.v, ps->serial ? NULL : &ops_el, r.u);
+  if (!ierr) ierr = sq_qs_visco_elastic(r.v, use_ops ? &ops_el : NULL, r.u_p);
+  if (!ierr) ierr = ps_gather(&r);
   if (!ierr) ierr = ps_write_stations(&r, 0);
   if (!ierr) ierr = ps_write_surface(&r, 0);
   double next_snap = ps->snapshot_interval.seconds;
   sq_qs_visco_stats vs;
-  if (!ierr && sq_verbosity >= 1) {
+  if (!ierr && talk) {
     sq_qs_visco_get_stats(r.v, &vs);
     fprintf(stderr, "postseismic: elastic solution at t = 0: %d outer, %lld inner iterations (%.1f s)\n", vs.last_outer,
             (long long)vs.last_inner, ps_wall() - w1);
   }
   for (int n = 1; n <= nstep && !ierr; ++n) {
-    if (stop && *stop) {
+    double stopping = stop && *stop;
+    if (r.comm) ierr = sq_qs_allreduce(&ops_v, &stopping, 1); /* every rank stops after the same step */
+    if (ierr) break;
+    if (stopping > 0) {
       sum->stopped = 1;
       break;
     }
-    ierr = sq_qs_visco_step(r.v, ps->serial ? NULL : &ops_v, r.u);
+    ierr = sq_qs_visco_step(r.v, use_ops ? &ops_v : NULL, r.u_p);
+    if (!ierr) ierr = ps_gather(&r);
     const double t = sq_qs_visco_time(r.v);
     if (!ierr) ierr = ps_write_stations(&r, t);
     if (!ierr && (t >= next_snap - 1e-6 * dt || n == nstep)) {
@@ -432,7 +519,7 @@ int sq_postseismic_run(const sq_config *cfg, volatile sig_atomic_t *stop, sq_ps_
         next_snap += ps->snapshot_interval.seconds > 0 ? ps->snapshot_interval.seconds : dt;
     }
     sum->nstep = n;
-    if (!ierr && sq_verbosity >= 1) {
+    if (!ierr && talk) {
       sq_qs_visco_get_stats(r.v, &vs);
       const double el = ps_wall() - w1;
       fprintf(stderr,

@@ -29,7 +29,9 @@ int sq_measure_node_speed(const sq_config *cfg, double *speed) {
     const sq_disc_options opt = {.order = cfg->order,
                                  .precision = cfg->precision,
                                  .cfl = cfg->cfl,
-                                 .tile_size = cfg->tile_size,
+                                 .tile_size = cfg->tile_size > 0             ? cfg->tile_size
+                                              : sq_runtime_gpu_workers() > 0 ? SQ_GPU_TILE_MIN
+                                                                             : SQ_CPU_TILE_DEFAULT,
                                  .lts_rate = 1,
                                  .max_clusters = 1,
                                  .nranks = 1};
@@ -228,6 +230,32 @@ static int materials_report(sq_sim *s, const sq_material_eval *ev, int distribut
   return sq_material_stats_check(&s->cfg, st, lo, hi, s->rank == 0);
 }
 
+/*
+ * The tile sizes and the CPU/GPU split of the started workers (runtime/hybrid.c): settings given in the
+ * configuration stay; with CUDA workers the tiles are large and the CPUs get a share of the elements only
+ * where the calibrated rates make the split worth it.  s->cfg keeps what the run uses.
+ */
+static int sim_hybrid_defaults(sq_sim *s, sq_disc_options *opt) {
+  const sq_hybrid_request req = {.order = s->cfg.order,
+                                 .precision = s->cfg.precision,
+                                 .nelem = s->mesh->ncell,
+                                 .lts = s->cfg.lts_rate > 1,
+                                 .tile_size = s->cfg.tile_size,
+                                 .cpu_tile_size = s->cfg.cpu_tile_size,
+                                 .cpu_share = s->cfg.cpu_share};
+  sq_hybrid_defaults h;
+  SQ_CALL(sq_runtime_hybrid_defaults(&req, &h));
+  s->cfg.tile_size = opt->tile_size = h.tile_size;
+  s->cfg.cpu_share = h.cpu_share;
+  s->cfg.cpu_tile_size = h.cpu_tile_size;
+  opt->small_share = h.cpu_share > 0 ? h.cpu_share : 0.0;
+  opt->small_tile_size = h.cpu_share > 0 ? h.cpu_tile_size : 0;
+  if (s->rank == 0 && sq_verbosity >= 1 && h.plan.reason && req.cpu_share < 0)
+    printf("  workers    %s (rates: CPUs %.3g, GPUs %.3g element updates/s; modelled gain %.2fx)\n", h.plan.reason,
+           h.rate_cpu, h.rate_gpu, h.plan.speedup);
+  return SQ_SUCCESS;
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
@@ -240,14 +268,12 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_disc_options opt = {.order = cfg->order,
                          .precision = cfg->precision,
                          .cfl = cfg->cfl,
-                         .tile_size = cfg->tile_size,
+                         .tile_size = cfg->tile_size > 0 ? cfg->tile_size : SQ_CPU_TILE_DEFAULT,
                          .lts_rate = cfg->lts_rate,
                          .max_clusters = cfg->lts_max_clusters,
                          .rank = s->rank,
                          .nranks = s->nranks,
                          .rupture = cfg->fault.enabled,
-                         .small_share = cfg->cpu_share,
-                         .small_tile_size = cfg->cpu_share >= 0 ? cfg->cpu_tile_size : 0,
                          .relax_rate = sq_sim_attenuation_relax_rate(cfg)};
   double *target = NULL;
   int distributed = 0;
@@ -332,6 +358,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   SQ_FREE(target);
   sq_material_eval_destroy(ev);
   ev = NULL;
+  if (!serial) SQ_CALL(sim_hybrid_defaults(s, &opt));
+  else s->cfg.tile_size = opt.tile_size;
   /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
   sq_sim_workers_pause();
   const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
@@ -339,10 +367,10 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   SQ_CALL(ierr);
   if (!serial) {
     SQ_CALL(sq_runtime_create(s->disc, &s->rt));
-    const double placed = sq_runtime_split_tiles(s->rt, cfg->cpu_share);
+    const double placed = sq_runtime_split_tiles(s->rt, s->cfg.cpu_share);
     if (placed >= 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  %.1f %% of the elements on CPU workers, the rest on GPUs (runtime.cpu_share %g)\n",
-             100.0 * placed, cfg->cpu_share);
+             100.0 * placed, s->cfg.cpu_share);
     const int ngpu = cfg->gpu_affinity ? sq_runtime_place_tiles_on_gpus(s->rt) : 0;
     if (ngpu > 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  each cluster's tiles split into %d contiguous parts, one per GPU (runtime.gpu_affinity)\n",

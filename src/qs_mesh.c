@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sq_qs.h"
+#include "sq_qs_part.h"
 #include "sq_ref.h"
 
 typedef struct edge_key {
@@ -115,6 +116,11 @@ static int build_tiles(sq_qs_mesh *qm, int tile_size) {
   return SQ_SUCCESS;
 }
 
+int sq_qs_mesh_build_tiles(sq_qs_mesh *qm, int tile_size) {
+  SQ_CHECK(tile_size >= 1, SQ_ERR_INPUT, "quasi-static mesh: tile size must be >= 1 (got %d)", tile_size);
+  return build_tiles(qm, tile_size);
+}
+
 int sq_qs_mesh_create(const sq_mesh *lin, const double *lambda, const double *mu, int tile_size, sq_qs_mesh **out) {
   *out = NULL;
   SQ_CHECK(tile_size >= 1, SQ_ERR_INPUT, "quasi-static mesh: tile size must be >= 1 (got %d)", tile_size);
@@ -170,6 +176,8 @@ void sq_qs_mesh_destroy(sq_qs_mesh *qm) {
   SQ_FREE(qm->off_cell);
   SQ_FREE(qm->off_loc);
   SQ_FREE(qm->off_u);
+  SQ_FREE(qm->own);
+  SQ_FREE(qm->gnode);
   free(qm);
 }
 

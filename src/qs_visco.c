@@ -199,9 +199,12 @@ int sq_qs_visco_elastic(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
     for (int a = 0; a < 10; ++a)
       for (int i = 0; i < 3; ++i) fe[3 * qm->cell_node[10 * c + a] + i] += fabs(ye[3 * a + i]);
   }
-  double s = 0;
+  /* (under MPI: summed over the ranks at shared nodes, each node counted once) */
+  SQ_CALL(sq_qs_exchange_f64(ops, 0, 3, fe));
   for (int64_t i = 0; i < 3 * qm->nnode; ++i)
-    if (!qm->fixed[i]) s += fe[i] * fe[i];
+    if (qm->fixed[i]) fe[i] = 0;
+  double s = sq_qs_dot_local_f64(qm, 3, 3 * qm->nnode, fe, fe);
+  SQ_CALL(sq_qs_allreduce(ops, &s, 1));
   v->ref = sqrt(s);
   v->nstep = 0;
   v->nhist = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/attenuation_cpu.sh: the viscoelastic element update against the elastic one on the CPU (order 6,
-# single precision, one StarPU CPU worker): the plane-wave run of tests/bench/device/attenuation_gpu.sh without
-# and with attenuation (3 mechanisms, Qp 50, Qs 25) on a box of CELLS^3 cubes (6 tets each; default 16:
+# single precision, one StarPU CPU worker): the plane-wave cases of tests/bench/attenuation_cases.sh (without
+# and with attenuation: 3 mechanisms, Qp 50, Qs 25) on a box of CELLS^3 cubes (6 tets each; default 16:
 # 24576 elements). Each case runs to two end times, and the element updates per CPU second of the time stepping
 # are the difference of the updates over the difference of the process's CPU time (user + system), which
 # leaves out the set-up and is robust against other load on the machine; REPS repetitions (default 3), the
@@ -13,28 +13,8 @@ set -u
 CELLS=${CELLS:-16} REPS=${REPS:-3}
 export STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 tempdir T
-cat > "$T/el.yaml" << YAML
-mesh:
-  type: box
-  box: {cells: [$CELLS, $CELLS, $CELLS]}
-materials:
-  default: {rho: 1.0, lambda: 2.0, mu: 1.0}
-initial_condition:
-  type: planewave
-  wave_vector: [6.283185307179586, 0.0, 0.0]
-  modes:
-    - {type: p, amplitude: 1.0, direction: 1}
-equations:
-  order: 6
-  precision: single
-  end_time: 0.001
-output:
-  prefix: el
-runtime:
-  tile_size: 4096
-YAML
-sed -e 's/prefix: el/prefix: ve/' -e 's/mu: 1.0}/mu: 1.0, qp: 50, qs: 25}/' "$T/el.yaml" > "$T/ve.yaml"
-printf 'attenuation:\n  central_frequency: 1.0\n  frequency_ratio: 100\n' >> "$T/ve.yaml"
+. "${srcdir:-.}/tests/bench/attenuation_cases.sh"
+attenuation_cases "$T" "$CELLS" 4096 0.001
 # a step is about 0.0094 / CELLS: 2 and 14 steps
 short=$(awk -v c="$CELLS" 'BEGIN { printf "%.6g", 0.019 / c }') long=$(awk -v c="$CELLS" 'BEGIN { printf "%.6g", 0.132 / c }')
 # cpu_run CASE END: "UPDATES CPU_SECONDS WALL_RATE" of one run to END

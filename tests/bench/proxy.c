@@ -13,7 +13,9 @@
  * H100 figures of shared/device/README.md), the bytes StarPU moved between memory nodes per timed
  * step, and how many tasks ran on CPU and GPU workers (counted by StarPU's task profiling, which costs
  * a few microseconds per task: on for WORKERS=both, else only with SQ_PROXY_PROFILING=1; -1 without).
- * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.
+ * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.  WORKERS=both takes the run's
+ * defaults (runtime/hybrid.c): without TILE each GPU's part in one tile, and a CPU share only where the
+ * calibrated perf models of both kinds make it pay; SQ_CPU_SHARE and SQ_CPU_TILE override.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -217,19 +219,21 @@ static int one_kernel(const char *s, proxy_opts *o) {
 }
 
 static void usage(void) {
-  printf("usage: starquake-proxy ELEMENTS STEPS KERNEL ORDER PRECISION WORKERS [TILE]\n"
-         "  ELEMENTS   about this many tetrahedra (periodic box, 6 per cube); list: 1k,64k,1M\n"
-         "  STEPS      timed time steps; 0: enough for about SQ_PROXY_SECONDS (0.5) per point\n"
-         "  KERNEL     all|ader|local|neighbor|predict (predict: fused ader + local); list allowed\n"
-         "  ORDER      2..7; list (2,4) or range (2-7)\n"
-         "  PRECISION  single|double; list allowed\n"
-         "  WORKERS    cpu|gpu|both\n"
-         "  TILE       elements per tile (default: 1024 for cpu/both, 262144 for gpu)\n"
-         "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS,\n"
-         "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both),\n"
-         "     SQ_CPU_TASK_THREADS (OpenMP threads per CPU task, runtime.cpu_task_threads; default 1),\n"
-         "     for KERNEL=all: SQ_FUSE_PREDICTOR=1 (runtime.fuse_predictor), SQ_FUSE_STEPS=1 (runtime.fuse_steps),\n"
-         "     SQ_STEPS_PER_TASK=N (runtime.steps_per_task; with SQ_FUSE_STEPS=1 and one tile)\n");
+  printf(
+      "usage: starquake-proxy ELEMENTS STEPS KERNEL ORDER PRECISION WORKERS [TILE]\n"
+      "  ELEMENTS   about this many tetrahedra (periodic box, 6 per cube); list: 1k,64k,1M\n"
+      "  STEPS      timed time steps; 0: enough for about SQ_PROXY_SECONDS (0.5) per point\n"
+      "  KERNEL     all|ader|local|neighbor|predict (predict: fused ader + local); list allowed\n"
+      "  ORDER      2..7; list (2,4) or range (2-7)\n"
+      "  PRECISION  single|double; list allowed\n"
+      "  WORKERS    cpu|gpu|both\n"
+      "  TILE       elements per tile (default: 1024 for cpu, 262144 for gpu, the run's default for both)\n"
+      "env: STARPU_SCHED, SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS, SQ_PEAK_GBS, SQ_PEAK_SOURCE, SQ_PROXY_SECONDS,\n"
+      "     SQ_PROXY_PROFILING (1: count the tasks per worker kind; default only for WORKERS=both),\n"
+      "     SQ_CPU_SHARE, SQ_CPU_TILE (runtime.cpu_share, runtime.cpu_tile_size; SQ_CPU_SHARE=-1: StarPU places all),\n"
+      "     SQ_CPU_TASK_THREADS (OpenMP threads per CPU task, runtime.cpu_task_threads; default 1),\n"
+      "     for KERNEL=all: SQ_FUSE_PREDICTOR=1 (runtime.fuse_predictor), SQ_FUSE_STEPS=1 (runtime.fuse_steps),\n"
+      "     SQ_STEPS_PER_TASK=N (runtime.steps_per_task; with SQ_FUSE_STEPS=1 and one tile)\n");
 }
 
 static double env_double(const char *name, double fallback) {
@@ -251,8 +255,9 @@ static int parse_args(int argc, char **argv, proxy_opts *o) {
   else if (!strcmp(argv[6], "gpu")) o->workers = W_GPU;
   else if (!strcmp(argv[6], "both")) o->workers = W_BOTH;
   else return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "bad workers '%s': cpu, gpu or both", argv[6]);
-  o->tile = argc == 8 ? atoi(argv[7]) : (o->workers == W_GPU ? 262144 : 1024);
-  SQ_CHECK(o->tile >= 1, SQ_ERR_INPUT, "bad tile size '%s'", argv[7]);
+  /* no TILE: 262144 for the GPU alone, 1024 for CPUs; both: the run's default (runtime/hybrid.c) */
+  o->tile = argc == 8 ? atoi(argv[7]) : (o->workers == W_GPU ? 262144 : o->workers == W_CPU ? 1024 : 0);
+  SQ_CHECK(argc < 8 || o->tile >= 1, SQ_ERR_INPUT, "bad tile size '%s'", argv[7]);
   o->peak_sp = env_double("SQ_PEAK_SP_GFLOPS", 51400);
   o->peak_dp = env_double("SQ_PEAK_DP_GFLOPS", 62100);
   o->peak_bw = env_double("SQ_PEAK_GBS", 2960);
@@ -275,16 +280,30 @@ static void fill_dofs(sq_disc *d) {
 }
 
 static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material *mat, int order, sq_precision prec) {
-  /* SQ_CPU_TILE with SQ_CPU_SHARE: the tile size of the CPU part (runtime.cpu_tile_size) */
-  const double cpu_share = getenv("SQ_CPU_SHARE") ? atof(getenv("SQ_CPU_SHARE")) : -1.0;
+  /* the run's defaults (runtime/hybrid.c: tile sizes, the CPUs' share from the calibrated rates); SQ_CPU_SHARE
+   * (runtime.cpu_share) and SQ_CPU_TILE (runtime.cpu_tile_size) override; SQ_CPU_SHARE=-1: no split, StarPU
+   * places every task */
+  const char *share_env = getenv("SQ_CPU_SHARE"), *cpu_tile_env = getenv("SQ_CPU_TILE");
+  const sq_hybrid_request req = {.order = order,
+                                 .precision = prec,
+                                 .nelem = mesh->ncell,
+                                 .tile_size = o->tile,
+                                 .cpu_tile_size = cpu_tile_env ? atoi(cpu_tile_env) : 0,
+                                 .cpu_share = share_env ? atof(share_env) : -1.0};
+  sq_hybrid_defaults h;
+  SQ_CALL(sq_runtime_hybrid_defaults(&req, &h));
+  const double cpu_share = share_env && atof(share_env) < 0 ? -1.0 : h.cpu_share;
+  if (o->workers == W_BOTH && !share_env)
+    printf("# default split: %s (rates: CPUs %.4g, GPUs %.4g updates/s; share %.4f, modelled gain %.3fx)\n",
+           h.plan.reason, h.rate_cpu, h.rate_gpu, h.cpu_share, h.plan.speedup);
   sq_disc_options dopt = {.order = order,
                           .precision = prec,
                           .cfl = 0.5,
-                          .tile_size = o->tile,
+                          .tile_size = h.tile_size,
                           .lts_rate = 1,
                           .max_clusters = 1,
-                          .small_share = cpu_share,
-                          .small_tile_size = cpu_share >= 0 && getenv("SQ_CPU_TILE") ? atoi(getenv("SQ_CPU_TILE")) : 0};
+                          .small_share = cpu_share > 0 ? cpu_share : 0.0,
+                          .small_tile_size = cpu_share > 0 ? h.cpu_tile_size : 0};
   sq_disc *d;
   SQ_CALL(sq_disc_create(mesh, mat, &dopt, &d));
   fill_dofs(d);
@@ -340,10 +359,10 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
            "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d "
            "cpu_task_threads=%d\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
-           getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default", o->tile, (long long)steps, secs, upd, gflops,
-           100.0 * gflops / peak, gflops_nz, 100.0 * gflops_nz / peak, gbs, 100.0 * gbs / o->peak_bw,
+           getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default", dopt.tile_size, (long long)steps, secs, upd,
+           gflops, 100.0 * gflops / peak, gflops_nz, 100.0 * gflops_nz / peak, gbs, 100.0 * gbs / o->peak_bw,
            ncpu && !ngpu ? gflops / (ncpu * sq_kernel_threads()) : 0.0, (double)moved / steps, c, g, placed,
-           dopt.small_tile_size > 0 ? dopt.small_tile_size : o->tile, sq_kernel_threads());
+           dopt.small_tile_size > 0 ? dopt.small_tile_size : dopt.tile_size, sq_kernel_threads());
     fflush(stdout);
   }
   sq_runtime_destroy(rt);

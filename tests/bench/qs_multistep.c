@@ -9,8 +9,8 @@
  *   and the variants (d) multistep 4 with one pass per step (until the step converges), (e) multistep 2.
  * Per case: outer, inner (P2) and coarse (P1) iterations per step (a multi-vector iteration counted once), the EBE
  * products per step (each reads every element once) and the vectors they carried (the one-vector products'
- * count), the CPU time per step (one thread), and the field's largest difference to case (a) relative to its largest value.
- * The products run as plain loops (no StarPU) through counting sq_qs_ops.
+ * count), the CPU time per step (one thread), and the field's largest difference to case (a) relative to its largest
+ * value. The products run as plain loops (no StarPU) through counting sq_qs_ops.
  *
  * usage: qs-multistep-bench [n (cubes per side, a multiple of 4, default 12)] [steps (default 40)] [cases (abcde)]
  *                            [outer iterations per pass of (c) and (e) (default 2)]

@@ -147,11 +147,4 @@ sed 's/eta: 1}/eta: 1 - 10 * x}/' ps.yaml > negeta.yaml
 expect_error "negative viscosity in a cell" "negeta.yaml:21: key 'postseismic.viscosity.layers\[0\].eta'" negeta.yaml
 sed 's/slip_file: slip.txt/rupture: {fault_output: missing-fault.h5}/' ps.yaml > rupture.yaml
 expect_error "missing rupture output" "rupture.yaml:13: key 'postseismic.rupture.fault_output': cannot read" rupture.yaml
-# several MPI ranks are refused with a message (the solver runs in one process)
-allow_mpirun
-if command -v mpirun > /dev/null; then
-  if mpirun -np 2 "$SQ" postseismic ps.yaml --output mpi > mpi.out 2>&1; then bad "2 MPI ranks: accepted"
-  elif grep -q "runs in one process (got 2 MPI ranks)" mpi.out; then ok "2 MPI ranks: refused with a message"
-  else bad "2 MPI ranks: $(tail -3 mpi.out)"; fi
-fi
 report test_postseismic

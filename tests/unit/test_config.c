@@ -252,7 +252,7 @@ START_TEST(test_defaults) {
   ck_assert_str_eq(def.output_dir, "output");
   ck_assert_str_eq(def.output_prefix, "starquake");
   ck_assert_double_eq(def.output_interval, 0);
-  ck_assert_int_eq(def.tile_size, 256);
+  ck_assert_int_eq(def.tile_size, 0); /* by the workers */
   ck_assert_str_eq(def.scheduler, "");
   ck_assert_int_eq(def.merge_neighbor_clusters, 0);
   ck_assert_int_eq(def.merge_corrections, 0);
@@ -274,7 +274,7 @@ START_TEST(test_defaults) {
 
   /* empty sections are allowed and mean "all defaults" */
   EXPECT_OK(BASE "output:\nruntime: {}\ninitial_condition:\n", &cfg);
-  ck_assert_int_eq(cfg.tile_size, 256);
+  ck_assert_int_eq(cfg.tile_size, 0); /* by the workers */
   ck_assert_int_eq(cfg.cpu_task_threads, 1);
   EXPECT_OK(BASE "runtime: {cpu_task_threads: 14}\n", &cfg);
   ck_assert_int_eq(cfg.cpu_task_threads, 14);

@@ -15,7 +15,7 @@
 # (kernel-chain), and prints the ratios; SQ_SMALL_PREC=double for double precision;
 # SQ_DEVICE_MODE=hetero runs test_cuda, tests/bench/device/restart_gpu.sh, the CPU codelets and the heterogeneous CPU+GPU table: a
 # calibration pass of the perf models (dmdas, STARPU_CALIBRATE=1), then GPU alone, CPU alone and
-# both with dmda, dmdas, eager and lws, for one CPU worker of nproc - 2 threads (runtime.cpu_task_threads)
+# both with dmda, dmdas, eager and lws placing every task (SQ_CPU_SHARE=-1), for one CPU worker of nproc - 2 threads (runtime.cpu_task_threads)
 # and for one-thread workers, SQ_HETERO_REPEAT (2) times, and the median's ratio to CPU alone + GPU alone;
 # SQ_HETERO_ELEMS / SQ_HETERO_TILE (64k / 1024) size the heterogeneous problem, SQ_HETERO_STEPS (60) its timed steps;
 # SQ_DEVICE_SKIP_TESTS=1 leaves out the GPU tests (a repeat call);
@@ -113,6 +113,8 @@ elif [ "$MODE" = hetero ]; then
   # every point with StarPU's task profiling (the proxy has it on for "both" only), so that the
   # single-kind rates the ratio divides by are measured the same way
   export SQ_PROXY_PROFILING=1
+  # the schedulers place every task (not the default split of runtime/hybrid.c: tests/bench/device/hybrid.sh)
+  export SQ_CPU_SHARE=-1
   HN=${SQ_HETERO_ELEMS:-64k} HT=${SQ_HETERO_TILE:-1024} HS=${SQ_HETERO_STEPS:-60} HSC=$(( (${SQ_HETERO_STEPS:-60} + 7) / 8 ))
   # CPU workers beside the GPU: one worker of CPU_TEAM threads, or one single-thread worker per core
   mkdir -p "$STARPU_HOME/fat"
