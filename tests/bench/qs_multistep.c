@@ -10,7 +10,8 @@
  * Per case: outer, inner (P2) and coarse (P1) iterations per step (a multi-vector iteration counted once), the EBE
  * products per step (each reads every element once) and the vectors they carried (the one-vector products'
  * count), the CPU time per step (one thread), and the field's largest difference to case (a) relative to its largest
- * value. The products run as plain loops (no StarPU) through counting sq_qs_ops.
+ * value. The products run as plain loops (no StarPU) through counting sq_qs_ops.  First, the CPU time of the
+ * products themselves: four vectors in one multi-vector product against four one-vector products.
  *
  * usage: qs-multistep-bench [n (cubes per side, a multiple of 4, default 12)] [steps (default 40)] [cases (abcde)]
  *                            [outer iterations per pass of (c) and (e) (default 2)]
@@ -80,6 +81,37 @@ static int p2_f64_one(void *ctx, const double *x, double *y) { return p2_f64(ctx
 static int p2_f32_one(void *ctx, const float *x, float *y) { return p2_f32(ctx, 1, x, y); }
 static int p1_f32_one(void *ctx, const float *x, float *y) { return p1_f32(ctx, 1, x, y); }
 
+/* CPU seconds of one product: four one-vector products (multi 0) or one four-vector product (multi 1) of the P2
+ * operator in double (kind 0) or single (1) precision, or the P1 one in single (2); the mean of 5. */
+static double product_seconds(const sq_qs_mesh *q, int kind, int multi) {
+  const int nv = SQ_QS_MAXVEC, reps = 5;
+  const int64_t n = 3 * q->nnode * nv;
+  double *x = malloc(sizeof(double) * (size_t)n), *y = malloc(sizeof(double) * (size_t)n);
+  float *xf = malloc(sizeof(float) * (size_t)n), *yf = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i) xf[i] = (float)(x[i] = sin(0.1 * (double)i));
+  const double t0 = cpu_seconds();
+  for (int r = 0; r < reps; ++r) {
+    memset(y, 0, sizeof(double) * (size_t)n);
+    memset(yf, 0, sizeof(float) * (size_t)n);
+    if (multi && kind == 0) sq_qs_ebe_p2_f64_multi(q->ncell, q->cell_node, q->cell_node, q->geo, nv, x, y);
+    else if (multi && kind == 1) sq_qs_ebe_p2_f32_multi(q->ncell, q->cell_node, q->cell_node, q->geo32, nv, xf, yf);
+    else if (multi) sq_qs_ebe_p1_f32_multi(q->ncell, q->cell_node, q->cell_node, q->geo32, nv, xf, yf);
+    else
+      for (int v = 0; v < nv; ++v) {
+        const int64_t o = 3 * q->nnode * v;
+        if (kind == 0) sq_qs_ebe_p2_f64(q->ncell, q->cell_node, q->cell_node, q->geo, x + o, y + o);
+        else if (kind == 1) sq_qs_ebe_p2_f32(q->ncell, q->cell_node, q->cell_node, q->geo32, xf + o, yf + o);
+        else sq_qs_ebe_p1_f32(q->ncell, q->cell_node, q->cell_node, q->geo32, xf + o, yf + o);
+      }
+  }
+  const double sec = (cpu_seconds() - t0) / reps;
+  free(x);
+  free(y);
+  free(xf);
+  free(yf);
+  return sec;
+}
+
 typedef struct bench_case {
   char key;
   const char *what;
@@ -120,8 +152,16 @@ int main(int argc, char **argv) {
   if (sq_qs_set_bc(q, kind, NULL, NULL) || sq_qs_set_fault(q, nref, slip, NULL)) return 1;
   const int64_t nd = 3 * q->nnode;
   printf("qs-multistep-bench: %d^3 cubes, %lld cells, %lld degrees of freedom; elastic upper half, Maxwell lower "
-         "half (Maxwell time 1), %d steps of 0.1; per step, averaged over the steps:\n\n",
+         "half (Maxwell time 1), %d steps of 0.1; CPU time of the products, then per step, averaged over the "
+         "steps:\n\n",
          n, (long long)q->ncell, (long long)nd, steps);
+  printf("| product | four one-vector products | one four-vector product | ratio |\n|---|---|---|---|\n");
+  const char *kinds[3] = {"P2, double", "P2, single", "P1, single"};
+  for (int kind = 0; kind < 3; ++kind) {
+    const double t1 = product_seconds(q, kind, 0), t4 = product_seconds(q, kind, 1);
+    printf("| %s | %.2f ms | %.2f ms | %.2f |\n", kinds[kind], 1e3 * t1, 1e3 * t4, t1 / t4);
+  }
+  printf("\n");
   printf("| case | outer | inner P2 | coarse P1 | EBE products (element reads) | vectors carried | CPU seconds | "
          "max residual | field vs (a) |\n|---|---|---|---|---|---|---|---|---|\n");
   double *u = calloc(nd, sizeof(double)), *ua = NULL;
