@@ -329,7 +329,7 @@ void sq_ps_config_default(sq_ps_config *ps) {
   ps->alpha = 0.5;
   ps->predictor = 1;
   ps->tile_size = 1024;
-  ps->multistep = 1;
+  ps->multistep = 4;
   ps->eta_default.kind = SQ_PS_ETA_DEFAULT;
   snprintf(ps->eta_default.key, sizeof(ps->eta_default.key), "postseismic.viscosity.default");
 }
