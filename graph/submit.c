@@ -10,8 +10,14 @@ static sq_buffer_mode buffer_mode(const sq_clustering *c, int tile, int substep)
   return substep == 0 ? SQ_BUFFER_RESET : SQ_BUFFER_ACCUMULATE;
 }
 
+/* Task priority of a tile: copy-layer work first (its halo sends start early), then the faster clusters.  The
+ * LTS steps of neighbouring clusters wait on each other (a cluster's correction on the faster one's buffer, the
+ * faster one's next sub-step on the slower one's derivatives), so the chain of the fast clusters' sub-steps
+ * bounds a sync interval, and the slow clusters' tiles away from it fill the gaps (with a scheduler that
+ * orders by priority, e.g. dmdas). */
 static int priority(const sq_clustering *c, int tile) {
-  return sq_graph_layer_priority(sq_runtime_tile_layer(c->rt, tile));
+  const int layer = sq_graph_layer_priority(sq_runtime_tile_layer(c->rt, tile));
+  return c->ncluster * layer + c->ncluster - 1 - sq_runtime_tile_cluster(c->rt, tile);
 }
 
 /* Point sources and receivers of a tile in its step [t0, t1) of size dt, after its predictor. */

@@ -317,8 +317,8 @@ typedef struct sq_config {
                                     each cluster's tiles kept on CPU workers, the rest on GPUs (both kinds present) */
   int cpu_tile_size;           /**< tile size of the CPU part of a split (0: SQ_CPU_SHARE_TILE_DEFAULT) */
   int cpu_task_threads;        /**< OpenMP threads that share each CPU task's elements (default 1) */
-  int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes a contiguous part of
-                                    every cluster's tiles (default true) */
+  int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes one METIS region,
+                                    its halo cells in tiles of their own (default true) */
   sq_part_weights partition;   /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;      /**< bool: measure each rank's speed at start-up and size its part by it */
 

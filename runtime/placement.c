@@ -1,6 +1,7 @@
 /**
  * @file placement.c  Where element tasks run: the static CPU/GPU split of each cluster's tiles and the
- * contiguous parts of the mesh given to each GPU of the process.
+ * part of the mesh given to each GPU of the process (its region, where sq_disc_create cut the tiles by
+ * regions; else a contiguous part of every cluster's tiles).
  */
 #include "sq_runtime_impl.h"
 #ifdef SQ_USE_CUDA
@@ -32,7 +33,10 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
         rt->gpu_workers[(size_t)g * rt->gpu_words + w / 32] |= 1u << (w % 32);
   for (int t = 0; t < d->ntile; ++t) /* tiles kept on CPU workers (runtime.cpu_share) stay out */
     rt->tile_gpu[t] = (int16_t)(rt->tile_where && rt->tile_where[t] == STARPU_CPU ? -1 : 0);
-  if (sq_disc_split_parts(d, ngpu, rt->tile_gpu)) {
+  if (d->opt.nparts == ngpu) { /* one region per GPU, cut into tiles by sq_disc_create */
+    for (int t = 0; t < d->ntile; ++t)
+      if (rt->tile_gpu[t] == 0) rt->tile_gpu[t] = (int16_t)d->tile[t].part;
+  } else if (sq_disc_split_parts(d, ngpu, rt->tile_gpu)) {
     SQ_FREE(rt->gpu_workers);
     SQ_FREE(rt->tile_gpu);
     return 0;

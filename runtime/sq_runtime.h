@@ -78,10 +78,11 @@ double sq_runtime_gpu_memory(int *ngpu);
  */
 double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
 /**
- * @brief With several GPUs in this process, give each GPU a contiguous part (in mesh order) of every
- * cluster's tiles: the element tasks of a tile then run on that GPU's workers (or on CPU workers, where
- * any are allowed), so a tile's data stays on one GPU and only the tiles on a part's border are read
- * across GPUs.  Call after sq_runtime_split_tiles and before any task is submitted.
+ * @brief With several GPUs in this process, give each GPU its region's tiles where the discretisation's
+ * tiles were cut by one region per GPU (sq_disc_options.cell_part: then only the regions' halo tiles are
+ * read across GPUs), else a contiguous part (in mesh order) of every cluster's tiles: the element tasks of
+ * a tile then run on that GPU's workers (or on CPU workers, where any are allowed), so a tile's data stays
+ * on one GPU.  Call after sq_runtime_split_tiles and before any task is submitted.
  * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);

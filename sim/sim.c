@@ -256,6 +256,36 @@ static int sim_hybrid_defaults(sq_sim *s, sq_disc_options *opt) {
   return SQ_SUCCESS;
 }
 
+/*
+ * With several GPUs in this one-rank process (runtime.gpu_affinity): one METIS region per GPU, each with an
+ * equal share of every LTS cluster (one constraint per cluster), which sq_disc_create cuts into tiles, its
+ * halo cells apart.  Where METIS cannot split the mesh so, the tiles are placed by mesh order instead.
+ */
+static int gpu_regions(sq_sim *s, sq_disc_options *opt) {
+  int ngpu;
+  sq_runtime_gpu_memory(&ngpu);
+  if (ngpu < 2) return SQ_SUCCESS;
+  int *cluster, ncluster;
+  double dt_min;
+  SQ_CALL(SQ_CALLOC(cluster, s->mesh->ncell));
+  int ierr = SQ_CALLOC(s->cell_part, s->mesh->ncell);
+  if (!ierr) ierr = sq_disc_clusters(s->mesh, s->cell_material, opt, cluster, &ncluster, &dt_min);
+  if (!ierr) {
+    sq_error_hold(1);
+    const int rate = opt->lts_rate > 1 ? opt->lts_rate : 1;
+    if (sq_partition(s->mesh, cluster, ncluster, rate, ngpu, SQ_PART_ENCODED, NULL, s->cell_part, NULL)) {
+      sq_error_discard();
+      SQ_FREE(s->cell_part);
+      if (sq_verbosity >= 1) printf("  placement  no METIS region per GPU: tiles placed by mesh order\n");
+    }
+    sq_error_hold(0);
+  }
+  SQ_FREE(cluster);
+  SQ_CALL(ierr);
+  if (s->cell_part) opt->cell_part = s->cell_part, opt->nparts = ngpu;
+  return SQ_SUCCESS;
+}
+
 int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   sq_sim *s;
   SQ_CALL(SQ_CALLOC(s, 1));
@@ -360,6 +390,7 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
   ev = NULL;
   if (!serial) SQ_CALL(sim_hybrid_defaults(s, &opt));
   else s->cfg.tile_size = opt.tile_size;
+  if (!serial && s->nranks == 1 && cfg->gpu_affinity) SQ_CALL(gpu_regions(s, &opt));
   /* StarPU's idle workers poll for tasks: pause them while the set-up loops (OpenMP) use the cores */
   sq_sim_workers_pause();
   const int ierr = sim_setup_numerics(s, cfg, &opt, serial);
@@ -373,7 +404,10 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              100.0 * placed, s->cfg.cpu_share);
     const int ngpu = cfg->gpu_affinity ? sq_runtime_place_tiles_on_gpus(s->rt) : 0;
     if (ngpu > 0 && s->rank == 0 && sq_verbosity >= 1)
-      printf("  placement  each cluster's tiles split into %d contiguous parts, one per GPU (runtime.gpu_affinity)\n",
+      printf(s->cell_part ? "  placement  one METIS region per GPU (%d), its halo cells in tiles of their own "
+                            "(runtime.gpu_affinity)\n"
+                          : "  placement  each cluster's tiles split into %d contiguous parts, one per GPU "
+                            "(runtime.gpu_affinity)\n",
              ngpu);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
@@ -472,6 +506,7 @@ void sq_sim_destroy(sq_sim *s) {
   sq_mesh_destroy(s->mesh);
   SQ_FREE(s->cell_material);
   SQ_FREE(s->cell_rank);
+  SQ_FREE(s->cell_part);
   SQ_FREE(s->cell_cluster);
   SQ_FREE(s);
 }

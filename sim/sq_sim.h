@@ -26,6 +26,7 @@ typedef struct sq_sim {
   int has_analytic;
   int rank, nranks;  /**< MPI */
   int *cell_rank;    /**< owner of every mesh cell (NULL on one rank) */
+  int *cell_part;    /**< GPU region of every mesh cell (NULL: one GPU, several ranks, or no runtime.gpu_affinity) */
   int *cell_cluster; /**< LTS cluster of every mesh cell, from the whole mesh (NULL on one rank) */
   sq_partition_stats part_stats;
   double part_target[8]; /**< node-speed shares of the first ranks (0 when not measured) */

@@ -6,6 +6,10 @@
 
 const char *sq_kernel_gemm_name(sq_precision prec) { return SQ_BY_PRECISION(prec, gemm_name)(); }
 
+void sq_kernel_flops(sq_gemm_impl impl, sq_precision prec, int order, double f[3]) {
+  SQ_BY_PRECISION(prec, flops)(impl, order, f);
+}
+
 int sq_kernel_pack(const sq_ref *ref, sq_precision prec, void **pack, size_t *bytes) {
   const size_t nb = (size_t)SQ_PACK_NMAT * ref->nbasis * ref->nbasis;
   *bytes = nb * sq_real_size(prec);

@@ -42,7 +42,8 @@ static void SQ_FN(ane_stress)(int B, int nmech, const sq_real_t *coef, const sq_
 /* The predictor with the anelastic source terms (eq. 3.33 extended): for i >= 1
  *   E^i = -sum_d Kder_d D^{i-1} A*_d^T,  D^i = E^i - [G(Theta^{i-1}); 0],  Theta_l^i = C_u^-1 E^i_sigma - w_l
  * Theta_l^{i-1}, with Theta_l^0 = phi_l + C_u^-1 sigma.  The derivatives are full polynomials (the source keeps the
- * degree), so every product has B rows.  Then phi_l += C_u^-1 G(I_Theta) - w_l I_Theta_l and G(I_Theta) is kept. */
+ * degree), so every product has B rows (the star matrices by their non-zeros in the sparse plans, K_der,d whole).  Then
+ * phi_l += C_u^-1 G(I_Theta) - w_l I_Theta_l and G(I_Theta) is kept. */
 static void SQ_FN(ader_ane)(const SQ_FN(plan) * plan, int order, int nmech, int64_t n, const sq_real_t *pack,
                             const sq_real_t *dofs, const sq_real_t *star, const sq_real_t *coef, double dt,
                             sq_real_t *tint, sq_real_t *derivs, sq_real_t *ane) {
@@ -65,7 +66,7 @@ static void SQ_FN(ader_ane)(const SQ_FN(plan) * plan, int order, int nmech, int6
     for (int i = 1; i < order; ++i) {
       const sq_real_t *cth = th[(i - 1) & 1];
       sq_real_t *next = derivs ? derivs + (e * order + i) * nq : work[i & 1], *nxt = th[i & 1];
-      SQ_FN(gemm_run)(&plan->ader_star[1], cur, nstar, tmp);
+      SQ_FN(ader_star_stage)(plan, &plan->ader_star[1], plan->ader_sv[1], B, cur, nstar, tmp);
       for (int d = 0; d < 3; ++d)
         SQ_FN(gemm_run)(&plan->face_stiff[d > 0], pack + (SQ_PACK_KDER + d) * BB, tmp + d * nq, next);
       for (int l = 0; l < nmech; ++l) {

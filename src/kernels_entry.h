@@ -18,6 +18,7 @@
   void sq_internal_pack_entry_##P(const sq_ref *, void *);                                                             \
   void sq_internal_accumulate_entry_##P(int, int64_t, const void *, int, void *);                                      \
   const char *sq_internal_gemm_name_entry_##P(void);                                                                   \
+  void sq_internal_flops_entry_##P(sq_gemm_impl, int, double[3]);                                                      \
   void sq_internal_ader_ane_entry_##P(sq_gemm_impl, int, int, int64_t, const void *, const void *, const void *,       \
                                       const void *, double, void *, void *, void *);                                   \
   void sq_internal_ane_source_entry_##P(int, int, int64_t, const void *, void *);                                      \

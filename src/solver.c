@@ -97,6 +97,7 @@ static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int l
     t->cluster = cluster;
     t->layer = layer;
     t->peer = peer;
+    t->part = -1;
   }
 }
 
@@ -144,9 +145,25 @@ static int build_tiles(sq_disc *d) {
           ghost_mask[nb] |=
               (int8_t)(is_rupture_face(d, c, f) ? SQ_GHOST_DERIVS : sq_halo_kind(d->cluster[nb], d->cluster[c]));
       }
-  /* worst case: every (cluster, layer, peer, kinds) group adds one partial tile */
+  /* the GPU regions (opt.cell_part) and their halo cells: those with a face neighbour in another region */
+  const int *part = d->opt.cell_part;
+  const int nparts = part && d->opt.nparts > 1 ? d->opt.nparts : 1;
+  d->opt.nparts = nparts > 1 ? nparts : 0; /* what the tiles were cut by (sq_runtime_place_tiles_on_gpus) */
+  int8_t *part_border = NULL;
+  if (nparts > 1) {
+    SQ_CALL(SQ_CALLOC(part_border, m->ncell));
+    for (int64_t c = 0; c < m->ncell; ++c) {
+      SQ_CHECK(part[c] >= 0 && part[c] < nparts, SQ_ERR_INPUT, "cell %lld is in GPU region %d of %d", (long long)c,
+               part[c], nparts);
+      for (int f = 0; f < 4; ++f) {
+        const int64_t nb = m->face_neighbor[c * 4 + f];
+        if (nb >= 0 && part[nb] != part[c]) part_border[c] = 1;
+      }
+    }
+  }
+  /* worst case: every (cluster, layer, region, halo or not, peer, kinds) group adds one partial tile */
   const int small = d->opt.small_tile_size > 0 && d->opt.small_share > 0;
-  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks) + 1;
+  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks + 4 * nparts) + 1;
   if (small) maxtiles += (int64_t)(d->opt.small_share * (double)nlocal) / d->opt.small_tile_size + 2 * d->ncluster;
   SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;
@@ -157,12 +174,18 @@ static int build_tiles(sq_disc *d) {
       for (int64_t c = 0; c < m->ncell; ++c) owned += (role[c] == 1 || role[c] == 2) && d->cluster[c] == l;
       small_left = (int64_t)llround(d->opt.small_share * (double)owned);
     }
-    for (int layer = 1; layer <= 2; ++layer) {
-      const int64_t begin = pos;
-      for (int64_t c = 0; c < m->ncell; ++c)
-        if (role[c] == layer && d->cluster[c] == l) d->cell_of[pos++] = c;
-      cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1, small ? &small_left : NULL);
-    }
+    for (int layer = 1; layer <= 2; ++layer)
+      for (int p = 0; p < nparts; ++p) /* region by region, each region's halo cells last (opt.cell_part) */
+        for (int border = 0; border <= (nparts > 1); ++border) {
+          const int64_t begin = pos;
+          const int first_tile = d->ntile;
+          for (int64_t c = 0; c < m->ncell; ++c)
+            if (role[c] == layer && d->cluster[c] == l && (nparts == 1 || (part[c] == p && part_border[c] == border)))
+              d->cell_of[pos++] = c;
+          cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1, small ? &small_left : NULL);
+          for (int t = first_tile; t < d->ntile && nparts > 1; ++t)
+            d->tile[t].part = p, d->tile[t].part_border = border;
+        }
     /* one group per kinds mask, so that a message carries a kind only for the cells that need it
      * (the LTS derivatives are `order` times the size of the time-integrated dofs) */
     for (int peer = 0; peer < d->opt.nranks; ++peer)
@@ -178,6 +201,7 @@ static int build_tiles(sq_disc *d) {
   }
   SQ_FREE(role);
   SQ_FREE(ghost_mask);
+  SQ_FREE(part_border);
   for (int64_t e = 0; e < d->nelem; ++e) d->elem_of[d->cell_of[e]] = e;
   /* tile of each element, then each computed tile's neighbour-tile list and face links */
   int *tile_of;

@@ -29,7 +29,12 @@ enum {
   SQ_PACK_KVOL = 3,   /**< 3: M^-1 (int dpsi_l/dxi_e psi_k): volume term */
   SQ_PACK_FLOCAL = 6, /**< 4: M^-1 F^-_j */
   SQ_PACK_FNB = 10,   /**< 48: M^-1 F^+_{j,i,h}, index sq_ref_flux_index(j,i,h) */
-  SQ_PACK_NMAT = 58
+  /* the flux matrices factored through the face basis (sq_ref: F^-_j = E_j E_j^T, F^+_{j,i,h} = E_j R_h^T E_i^T),
+   * for the CPU's sparse kernels; each region holds its matrices back to back from its first slot */
+  SQ_PACK_LIFT = 58,  /**< 4: [M^-1 E_1 .. M^-1 E_4], one B x 4Bf matrix */
+  SQ_PACK_PROJ = 62,  /**< 4: [E_1^T; ..; E_4^T], one 4Bf x B matrix */
+  SQ_PACK_RPROJ = 66, /**< 12: R_h^T E_i^T (Bf x B), one per slot, slot 3i + h */
+  SQ_PACK_NMAT = 78
 };
 
 /** How a face reads its neighbour's data (LTS, thesis §3.5). */
@@ -57,10 +62,16 @@ void sq_kernel_set_threads(int nthreads);
 /** @brief The count set by sq_kernel_set_threads. */
 int sq_kernel_threads(void);
 
-/** Implementation of the small dense products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor. */
+/**
+ * Implementation of the small products inside sq_kernel_ader, sq_kernel_local, sq_kernel_neighbor.  The sparse
+ * ones apply the star matrices as their SQ_STAR_NNZ non-zeros and the stiffness matrices K_vol, K_der by their
+ * non-zero blocks (kernels_impl.h); the dense one multiplies whole matrices.
+ */
 typedef enum sq_gemm_impl {
-  SQ_GEMM_BEST = 0, /**< libxsmm JIT kernels where configured and the host CPU has them, else plain C */
-  SQ_GEMM_PLAIN = 1 /**< plain C loops (also the reference that tests compare libxsmm against) */
+  SQ_GEMM_BEST = 0,  /**< sparse, libxsmm JIT kernels where configured and the host CPU has them, else plain C */
+  SQ_GEMM_PLAIN = 1, /**< sparse, plain C loops (the reference that tests compare libxsmm against) */
+  SQ_GEMM_DENSE = 2  /**< dense, as SQ_GEMM_BEST otherwise (the reference that the sparse kernels are tested and
+                          measured against) */
 } sq_gemm_impl;
 
 /**
@@ -69,6 +80,13 @@ typedef enum sq_gemm_impl {
  * of every order on first use (as does sq_kernel_pack); thread-safe.
  */
 const char *sq_kernel_gemm_name(sq_precision prec);
+
+/**
+ * @brief FLOPs per element update that @p impl executes at @p order (2 m n k per product as the kernels run them,
+ * the Taylor terms of the predictor included): @p f[0] sq_kernel_ader, f[1] sq_kernel_local, f[2] sq_kernel_neighbor
+ * with four faces and no Taylor integral.  With SQ_GEMM_DENSE this is the CPU model of docs/PERFORMANCE.md.
+ */
+void sq_kernel_flops(sq_gemm_impl impl, sq_precision prec, int order, double f[3]);
 
 /**
  * @brief Pack the reference matrices of @p ref into a new buffer in precision @p prec, and make sure

@@ -36,6 +36,8 @@ typedef struct sq_tile {
   int ghost_kinds;  /**< ghost tiles: SQ_GHOST_* data our elements read from it */
   int needs_derivs; /**< some element has a neighbour in a faster cluster: keep the time derivatives */
   int needs_buffer; /**< some element has a neighbour in a slower cluster: accumulate tint (eq. 3.40) */
+  int part;         /**< its region of opt.cell_part (-1: none, or a ghost tile) */
+  int part_border;  /**< its cells have a face neighbour in another region (the region's halo cells) */
 } sq_tile;
 
 /** Options for sq_disc_create. */
@@ -67,6 +69,13 @@ typedef struct sq_disc_options {
    *  where the order-2 scheme's truncated exponential 1 - z + z^2 / 2 stops damping (higher orders are stable
    *  a little further) (0: no such limit). */
   double relax_rate;
+  /** The region (0 .. nparts - 1) of every mesh cell, one per GPU of the process (NULL: none).  Each
+   *  cluster's interior and copy cells are then cut into tiles region by region, and within a region its
+   *  cells with a face neighbour in another region (its halo cells) go into tiles of their own: a GPU
+   *  reads of another GPU's region only those small tiles (sq_runtime_place_tiles_on_gpus).  nparts: the
+   *  regions; sq_disc_create sets it to 0 where the tiles were not cut by regions. */
+  const int *cell_part;
+  int nparts;
 } sq_disc_options;
 
 /** The discretisation (owns everything but the mesh). */

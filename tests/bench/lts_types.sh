@@ -13,7 +13,10 @@
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
 # SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
-# and StarPU's transfer statistics as DIR/type<T>-<variant>.bus.  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
+# and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
+# merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
+# "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady" (the last two: element
+# updates per second after the first sync interval, which uploads the data to the GPUs and calibrates).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 . "${srcdir:-.}/tests/lib.sh"
 ORDER=${1:-4}
@@ -50,6 +53,7 @@ config() { # type rate merge
     -e "s/@FUSE_STEPS@/${SQ_LTS_FUSE_STEPS:-false}/" -e "s/@STEPS_PER_TASK@/${SQ_LTS_STEPS_PER_TASK:-1}/" \
     "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
 field() { summary_value "$1/bench-summary.txt" "$2"; } # DIR KEY
 rows=""
 for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
@@ -61,7 +65,8 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   dtsync=$(awk '$1 == "4" && NF == 5 {print $3}' "$OUT/probe.log")
   # the probe printed the cluster table: run NSYNC steps of the slowest cluster
   end=$(calc "$NSYNC * $dtsync")
-  for variant in gts lts merged; do
+  merged_wall=- merged_ups=- merged_steady=-
+  for variant in ${SQ_LTS_VARIANTS:-gts lts merged}; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/@END_TIME@/$end/" > "$OUT/$variant.yaml"
     trace=()
@@ -74,10 +79,11 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
     eval "${variant}_steady=$(field "$OUT/$variant" element_updates_per_second_steady)" # after the first sync interval
   done
   ratio=$(field "$OUT/lts" lts_work_ratio)
-  [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
+  [ "$merged_wall" = - ] || [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
   idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
   split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
-  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(awk -v a="$gts_wall" -v b="$lts_wall" 'BEGIN {printf "%.2f", a / b}') | $(awk -v a="$lts_wall" -v b="$merged_wall" 'BEGIN {printf "%.2f", a / b}') | $lts_steady | $merged_steady | $(awk -v a="$merged_steady" -v b="$lts_steady" 'BEGIN {printf "%.2f", a / b}') | $idle% | $split|
+  [ -z "${SQ_LTS_RESULTS:-}" ] || echo "$t $ratio $gts_wall $lts_wall $gts_hash $lts_hash $gts_steady $lts_steady" >> "$SQ_LTS_RESULTS"
+  rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(ratio "$gts_wall" "$lts_wall") | $(ratio "$lts_wall" "$merged_wall") | $lts_steady | $merged_steady | $(ratio "$merged_steady" "$lts_steady") | $idle% | $split|
 "
   echo "type $t done" >&2
 done

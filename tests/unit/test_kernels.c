@@ -1,7 +1,8 @@
 /**
  * @file test_kernels.c  Check suite for the CPU element kernels (kernels_impl.h): at every order and
  * precision, the products run by libxsmm (SQ_GEMM_BEST) against plain C (SQ_GEMM_PLAIN), and both
- * against a naive transcription of eq. 3.33-3.35 in double precision; bitwise-repeatable results,
+ * against a naive transcription of eq. 3.33-3.35 in double precision; the sparse plans against the dense one
+ * (SQ_GEMM_DENSE), the anelastic predictor included; bitwise-repeatable results,
  * also from concurrent threads; the implementation name matches the build (libxsmm or not).
  * Tolerances: relative L2 <= 1e-13 in double, 1e-5 in single precision.
  */
@@ -292,6 +293,97 @@ START_TEST(best_vs_plain_vs_naive) {
 }
 END_TEST
 
+/* ---- sparse against dense ------------------------------------------------------------------------ */
+
+/* |a - b| / |b - base| over len values of precision p (base NULL: 0): the difference of two results relative to
+ * the increment they share */
+static double rel_incr(sq_precision p, const void *a, const void *b, const void *base, size_t len) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const double x = get(p, a, i), y = get(p, b, i), z = base ? get(p, base, i) : 0;
+    if (!isfinite(x)) return INFINITY;
+    num += (x - y) * (x - y);
+    den += (y - z) * (y - z);
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The sparse plans (SQ_GEMM_BEST, SQ_GEMM_PLAIN: the star matrices by their non-zero blocks, K_vol and K_der by
+ * their degree blocks) against the dense formulation (SQ_GEMM_DENSE) from the same inputs: derivatives, time
+ * integral, the increments of local and neighbor, and the anelastic predictor, within round-off.  A dropped
+ * non-zero changes an output by its share of the increment, orders of magnitude above these bounds. */
+static void sparse_vs_dense_one(int order, sq_precision p) {
+  sq_mesh *mesh;
+  kernel_data k;
+  kernel_data_create(order, p, &k, &mesh);
+  void *dense[5], *sparse[2][5];
+  run_all(&k, SQ_GEMM_DENSE, dense);
+  run_all(&k, SQ_GEMM_BEST, sparse[0]);
+  run_all(&k, SQ_GEMM_PLAIN, sparse[1]);
+  const char *names[5] = {"ader tint", "ader derivs", "local increment", "neighbor increment", "ader tint, no derivs"};
+  const size_t lens[5] = {k.len, k.len * order, k.len, k.len, k.len};
+  const double tol = p == SQ_F64 ? 1e-12 : 1e-4;
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < 5; ++i) {
+      const double err = rel_incr(p, sparse[s][i], dense[i], i == 2 || i == 3 ? k.dofs : NULL, lens[i]);
+      printf("  %-22s O%d %s  %s vs dense  rel L2 %.3e\n", names[i], order, prec_name(p), s ? "plain" : "best", err);
+      ck_assert_msg(err <= tol, "%s O%d %s: %s vs dense %.3e > %.0e", names[i], order, prec_name(p),
+                    s ? "plain" : "best", err, tol);
+    }
+  /* the anelastic predictor (3 mechanisms, random coefficients): the star stage is sparse, the rest dense */
+  const int nmech = 3, B = k.disc->nbasis;
+  const size_t ncoef = (size_t)k.n * SQ_ANE_NCOEF, nane = (size_t)k.n * B * 6 * (nmech + 1), rs = sq_real_size(p);
+  void *coef = malloc(ncoef * rs), *ane0 = malloc(nane * rs), *out[3][3];
+  fill_random(p, coef, ncoef, 0.1);
+  fill_random(p, ane0, nane, 1.0);
+  const sq_gemm_impl impls[3] = {SQ_GEMM_DENSE, SQ_GEMM_BEST, SQ_GEMM_PLAIN};
+  for (int s = 0; s < 3; ++s) {
+    out[s][0] = malloc(k.blk), out[s][1] = malloc(k.blk * order), out[s][2] = dup_bytes(ane0, nane * rs);
+    sq_kernel_ader_ane_impl(impls[s], p, order, nmech, k.n, k.disc->pack, k.dofs, k.disc->star, coef, k.dt, out[s][0],
+                            out[s][1], out[s][2]);
+  }
+  const size_t alens[3] = {k.len, k.len * order, nane};
+  const char *anames[3] = {"ader_ane tint", "ader_ane derivs", "ader_ane memory"};
+  for (int s = 1; s < 3; ++s)
+    for (int i = 0; i < 3; ++i) {
+      const double err = rel_incr(p, out[s][i], out[0][i], NULL, alens[i]);
+      printf("  %-22s O%d %s  %s vs dense  rel L2 %.3e\n", anames[i], order, prec_name(p), s == 2 ? "plain" : "best",
+             err);
+      ck_assert_msg(err <= tol, "%s O%d %s: %.3e > %.0e", anames[i], order, prec_name(p), err, tol);
+    }
+  for (int s = 0; s < 3; ++s)
+    for (int i = 0; i < 3; ++i) free(out[s][i]);
+  free(coef), free(ane0);
+  free_all(dense), free_all(sparse[0]), free_all(sparse[1]);
+  kernel_data_destroy(&k, mesh);
+}
+
+/* The dense plan executes the CPU FLOP model of docs/PERFORMANCE.md (order 6: 219 330, 458 640, 262 080), the
+ * sparse plans less */
+START_TEST(flops_model) {
+  double f[3], g[3];
+  sq_kernel_flops(SQ_GEMM_DENSE, SQ_F64, 6, f);
+  ck_assert_double_eq(f[0], 219330);
+  ck_assert_double_eq(f[1], 458640);
+  ck_assert_double_eq(f[2], 262080);
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+    sq_kernel_flops(SQ_GEMM_DENSE, SQ_F32, order, f);
+    sq_kernel_flops(SQ_GEMM_BEST, SQ_F32, order, g);
+    printf("  O%d kFLOP per update: dense %.1f, sparse %.1f\n", order, (f[0] + f[1] + f[2]) * 1e-3,
+           (g[0] + g[1] + g[2]) * 1e-3);
+    ck_assert(g[0] < f[0] && g[1] < f[1] && g[2] <= f[2]);
+  }
+}
+END_TEST
+
+START_TEST(sparse_vs_dense) {
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
+    sparse_vs_dense_one(order, SQ_F64);
+    sparse_vs_dense_one(order, SQ_F32);
+  }
+}
+END_TEST
+
 /* ---- implementation name and threads --------------------------------------------------------- */
 
 START_TEST(gemm_name_matches_build) {
@@ -403,7 +495,13 @@ START_TEST(team_matches_serial) {
 END_TEST
 
 static Suite *kernels_suite(void) {
-  const TTest *tests[] = {gemm_name_matches_build, concurrent_use, team_matches_serial, best_vs_plain_vs_naive, NULL};
+  const TTest *tests[] = {gemm_name_matches_build,
+                          concurrent_use,
+                          team_matches_serial,
+                          best_vs_plain_vs_naive,
+                          sparse_vs_dense,
+                          flops_model,
+                          NULL};
   Suite *s = sq_test_suite("kernels", 600, tests);
   return s;
 }

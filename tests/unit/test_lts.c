@@ -7,13 +7,15 @@
 #include "sq_check.h"
 #include "sq_test_data.h"
 #include "sq_graph.h"
+#include "sq_partition.h"
 #include "sq_runtime_impl.h"
 
 static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 
 /* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2; the first small_share of
- * each cluster in tiles of small_tile (0: none). */
-static sq_disc *make_disc_small(int rate, int tile, double small_share, int small_tile, sq_mesh **mesh) {
+ * each cluster in tiles of small_tile (0: none); with nparts > 1, the tiles cut by nparts METIS regions with an
+ * equal share of every cluster (sq_disc_options.cell_part, as sq_sim_create makes them for several GPUs). */
+static sq_disc *make_disc_regions(int rate, int tile, double small_share, int small_tile, int nparts, sq_mesh **mesh) {
   sq_box_params bp;
   sq_box_params_default(&bp);
   bp.n[0] = bp.n[1] = bp.n[2] = 4;
@@ -35,10 +37,27 @@ static sq_disc *make_disc_small(int rate, int tile, double small_share, int smal
                          .max_clusters = 20,
                          .small_share = small_share,
                          .small_tile_size = small_tile};
+  int *part = NULL;
+  if (nparts > 1) {
+    int *cluster = malloc(sizeof(int) * (*mesh)->ncell), ncluster;
+    double dt_min;
+    part = malloc(sizeof(int) * (*mesh)->ncell);
+    ck_assert_int_eq(sq_disc_clusters(*mesh, m, &opt, cluster, &ncluster, &dt_min), 0);
+    ck_assert_int_eq(sq_partition(*mesh, cluster, ncluster, rate, nparts, SQ_PART_ENCODED, NULL, part, NULL), 0);
+    free(cluster);
+    opt.cell_part = part;
+    opt.nparts = nparts;
+  }
   sq_disc *d;
   ck_assert_int_eq(sq_disc_create(*mesh, m, &opt, &d), 0);
+  d->opt.cell_part = NULL; /* the tiles are cut: the regions are not read again */
+  free(part);
   free(m);
   return d;
+}
+
+static sq_disc *make_disc_small(int rate, int tile, double small_share, int small_tile, sq_mesh **mesh) {
+  return make_disc_regions(rate, tile, small_share, small_tile, 1, mesh);
 }
 
 static sq_disc *make_disc(int rate, int tile, sq_mesh **mesh) { return make_disc_small(rate, tile, 0.0, 0, mesh); }
@@ -147,6 +166,60 @@ START_TEST(split_parts_contiguous_balanced) {
 }
 END_TEST
 
+/* GPU regions (sq_disc_options.cell_part): every tile lies in one region, a region's halo cells (a face
+ * neighbour in another region) and only those are in its halo tiles, so every face between two regions joins
+ * two halo tiles; every region holds a share of every cluster. */
+START_TEST(gpu_regions_halo_tiles) {
+  sq_mesh *mesh;
+  const int nparts = 3, tile = 16;
+  sq_disc *d = make_disc_regions(2, tile, 0.0, 0, nparts, &mesh);
+  ck_assert_int_eq(d->opt.nparts, nparts);
+  int *region = malloc(sizeof(int) * mesh->ncell), *tile_of = malloc(sizeof(int) * mesh->ncell);
+  int64_t count[64][3];
+  memset(count, 0, sizeof(count));
+  for (int t = 0; t < d->ntile; ++t) {
+    const sq_tile *tl = &d->tile[t];
+    ck_assert_int_ge(tl->part, 0);
+    ck_assert_int_lt(tl->part, nparts);
+    ck_assert_int_le(tl->end - tl->begin, tile);
+    for (int64_t e = tl->begin; e < tl->end; ++e) {
+      region[d->cell_of[e]] = tl->part;
+      tile_of[d->cell_of[e]] = t;
+      count[tl->cluster][tl->part]++;
+    }
+  }
+  int64_t halo = 0;
+  for (int64_t c = 0; c < mesh->ncell; ++c) {
+    int border = 0;
+    for (int f = 0; f < 4; ++f) {
+      const int64_t nb = mesh->face_neighbor[c * 4 + f];
+      border |= nb >= 0 && region[nb] != region[c];
+    }
+    ck_assert_int_eq(d->tile[tile_of[c]].part_border, border);
+    halo += border;
+  }
+  ck_assert_int_gt(halo, 0);
+  ck_assert_int_lt(halo, mesh->ncell);
+  for (int t = 0; t < d->ntile; ++t) /* what a tile reads of another region is a halo tile, and it is one itself */
+    for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e)
+      for (int f = 0; f < 4; ++f) {
+        const sq_face_link *ln = &d->link[e * 4 + f];
+        if (ln->kind == SQ_LINK_NONE) continue;
+        const sq_tile *nt = &d->tile[d->tile[t].neighbor[ln->slot]];
+        if (nt->part != d->tile[t].part) ck_assert(nt->part_border && d->tile[t].part_border);
+      }
+  for (int l = 0; l < d->ncluster; ++l) {
+    int64_t total = 0;
+    for (int p = 0; p < nparts; ++p) total += count[l][p];
+    for (int p = 0; p < nparts && total >= 10 * nparts; ++p) ck_assert_int_gt(count[l][p], 0);
+  }
+  free(region);
+  free(tile_of);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+END_TEST
+
 START_TEST(taylor_additivity_and_buffer) {
   /* The integral of a Taylor series over [0, dt] is the sum over r sub-intervals (what a faster
    * neighbour's buffer relies on), and the predictor's tint is that integral. */
@@ -189,15 +262,18 @@ static void place_on_two_gpus(sq_runtime *rt) {
   ck_assert_int_eq(SQ_CALLOC(rt->tile_gpu, rt->disc->ntile), 0);
   for (unsigned w = 0; w < nw; ++w)
     for (int g = 0; g < 2; ++g) rt->gpu_workers[(size_t)g * rt->gpu_words + w / 32] |= 1u << (w % 32);
-  ck_assert_int_eq(sq_disc_split_parts(rt->disc, 2, rt->tile_gpu), 0);
+  if (rt->disc->opt.nparts == 2) /* tiles cut by two GPU regions: each on its region's GPU */
+    for (int t = 0; t < rt->disc->ntile; ++t) rt->tile_gpu[t] = (int16_t)rt->disc->tile[t].part;
+  else ck_assert_int_eq(sq_disc_split_parts(rt->disc, 2, rt->tile_gpu), 0);
 }
 
 /* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs, 16 whole
- * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped) */
+ * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped), 32
+ * tiles cut by two GPU regions (with 8: placed by region) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
-  sq_disc *d = make_disc(2, tile, &mesh);
+  sq_disc *d = make_disc_regions(2, tile, 0.0, 0, how & 32 ? 2 : 1, &mesh);
   project_p_wave(d, &base);
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
@@ -253,6 +329,16 @@ START_TEST(merge_on_two_gpus) {
   ck_assert_int_gt(merged[0], 0); /* some pairs, */
   ck_assert_int_eq(merged[1], 0); /* none across the two GPUs */
   ck_assert_int_gt(merged[2], 0); /* and merged neighbour-flux tasks */
+  /* the same with tiles cut by two GPU regions, halo cells apart: same bits, steps, and no pair across GPUs */
+  int64_t p2[64] = {0}, c2[64] = {0}, p3[64] = {0}, c3[64] = {0}, merged_regions[3] = {0, 0, 0};
+  ck_assert_uint_eq(run_lts(32 | 8 | 2, 8, p2, c2, &L), h0);
+  ck_assert_uint_eq(run_lts_counted(32 | 8 | 1, 8, p3, c3, merged_regions, &L), h0);
+  for (int l = 0; l < L; ++l) {
+    ck_assert_int_eq(p0[l], p2[l]);
+    ck_assert_int_eq(c0[l], c3[l]);
+  }
+  ck_assert_int_gt(merged_regions[0], 0);
+  ck_assert_int_eq(merged_regions[1], 0);
 }
 END_TEST
 
@@ -349,10 +435,15 @@ int main(void) {
   starpu_conf_init(&conf);
   conf.sched_policy_name = "lws";
   if (starpu_init(&conf) != 0) return 1;
-  const TTest *tests[] = {cluster_invariants,        split_parts_contiguous_balanced,
-                          small_tiles_first,         taylor_additivity_and_buffer,
-                          schedule_counts_and_merge, merge_on_two_gpus,
-                          gts_steps_per_task,        NULL};
+  const TTest *tests[] = {cluster_invariants,
+                          split_parts_contiguous_balanced,
+                          gpu_regions_halo_tiles,
+                          small_tiles_first,
+                          taylor_additivity_and_buffer,
+                          schedule_counts_and_merge,
+                          merge_on_two_gpus,
+                          gts_steps_per_task,
+                          NULL};
   Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);
   starpu_shutdown();
