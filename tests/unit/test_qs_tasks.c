@@ -124,7 +124,8 @@ END_TEST
 
 START_TEST(test_multi) {
   /* the multi-vector products and transfers through the tasks against the serial multi-vector loops (4 vectors;
-   * the transfers bit for bit), and a four-vector solve with tasks against the serial one */
+   * the transfers bit for bit), and a four-vector solve with tasks against the serial one, also through the
+   * one-vector products alone */
   const int nv = SQ_QS_MAXVEC;
   sq_mesh *m = NULL;
   sq_qs_mesh *q = make(3, 37, &m);
@@ -172,6 +173,16 @@ START_TEST(test_multi) {
   sq_qs_solver_opts_default(&os);
   ck_assert_int_eq(sq_qs_solve_multi(q, &ops, nv, x, u, &o, 0), 0);
   ck_assert_int_eq(sq_qs_solve_multi(q, NULL, nv, x, us, &os, 0), 0);
+  EXPECT(o.rel_residual < 1e-10);
+  EXPECT_EQ(o.outer_iters, os.outer_iters);
+  for (int64_t i = 0; i < n; i += nv) EXPECT_NEAR(u[i], us[i], 1e-9);
+  /* ops without the multi-vector members: their one-vector products vector by vector, the same solve */
+  sq_qs_ops one = ops;
+  one.apply_f64_multi = NULL, one.apply_f32_multi = NULL, one.apply_coarse_f32_multi = NULL;
+  one.restrict_f32_multi = NULL, one.prolong_f32_multi = NULL;
+  memset(u, 0, sizeof(double) * n);
+  sq_qs_solver_opts_default(&o);
+  ck_assert_int_eq(sq_qs_solve_multi(q, &one, nv, x, u, &o, 0), 0);
   EXPECT(o.rel_residual < 1e-10);
   EXPECT_EQ(o.outer_iters, os.outer_iters);
   for (int64_t i = 0; i < n; i += nv) EXPECT_NEAR(u[i], us[i], 1e-9);
