@@ -179,6 +179,7 @@ static const help_option savage_prescott_options[] = {
     {"--profile", "X", "compare the surface nodes with 0 < x <= X (default 24)"},
     {"--tolerance", "X", "largest relative velocity error that passes (default 0.02)"},
     {"--compare-predictor", "", "run twice, with and without the predictor, and report both runs' iterations"},
+    {"--multistep", "W", "solve W steps together (1..4; 4: the papers' multi-step predictor) in the predictor's run"},
     {"--verbose", "", "print progress every 10 steps"},
     {"--dump", "FILE", "write 'size x t v v_savage_prescott' rows of the surface profiles to FILE"},
     {"--json", "", "print one JSON object (max_rel_error: the largest over the times; per time; per run)"},

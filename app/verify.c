@@ -372,7 +372,7 @@ int sq_cmd_verify(int argc, char **argv) {
            "                              [--mesh F1,F2,... --dip D] [--json]\n"
            "       starquake verify savage-prescott [--size K] [--dt DT] [--times T1,T2,...] [--length L] [--depth Z]\n"
            "                                        [--profile X] [--tolerance X] [--compare-predictor] [--verbose]\n"
-           "                                        [--dump FILE] [--json]\n");
+           "                                        [--multistep W] [--dump FILE] [--json]\n");
     return argc < 1 ? SQ_ERR_INPUT : SQ_SUCCESS;
   }
   if (!strcmp(argv[0], "planewave")) return verify_planewave(argc - 1, argv + 1);

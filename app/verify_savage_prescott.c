@@ -92,7 +92,7 @@ static int sp_mesh(int k, double L, double Z, sq_mesh **m) {
 }
 
 static int run(int k, double L, double Z, double dt, int ntime, const double *times, double profile, int predictor,
-               int verbose, FILE *dump, sp_result *res) {
+               int multistep, int verbose, FILE *dump, sp_result *res) {
   sq_mesh *m = NULL;
   SQ_CALL(sp_mesh(k, L, Z, &m));
   sq_qs_mesh *qm = NULL;
@@ -126,6 +126,7 @@ static int run(int k, double L, double Z, double dt, int ntime, const double *ti
   sq_qs_visco_opts_default(&o);
   o.dt = dt;
   o.predictor = predictor;
+  o.multistep = predictor ? multistep : 1;
   o.solver.verbose = verbose > 1;
   if (!ierr) ierr = sq_qs_visco_create(qm, eta, &o, &v);
   if (!ierr) ierr = SQ_CALLOC(u, 3 * qm->nnode);
@@ -206,7 +207,7 @@ static int run(int k, double L, double Z, double dt, int ntime, const double *ti
 }
 
 int sq_cmd_verify_savage_prescott(int argc, char **argv) {
-  int json = 0, verbose = 0, k = 1, compare = 0, ntime = 3;
+  int json = 0, verbose = 0, k = 1, compare = 0, ntime = 3, multistep = 1;
   double dt = 0.1, tol = 0.02, L = 256, Z = 192, profile = 16, times[MAX_TIMES] = {1, 2, 5};
   const char *dump_path = NULL;
   for (int i = 0; i < argc; ++i) {
@@ -216,6 +217,7 @@ int sq_cmd_verify_savage_prescott(int argc, char **argv) {
     else if (!strcmp(a, "--verbose")) verbose = 1;
     else if (!strcmp(a, "--compare-predictor")) compare = 1;
     else if (!strcmp(a, "--size") && more) k = atoi(argv[++i]);
+    else if (!strcmp(a, "--multistep") && more) multistep = atoi(argv[++i]);
     else if (!strcmp(a, "--dt") && more) dt = atof(argv[++i]);
     else if (!strcmp(a, "--tolerance") && more) tol = atof(argv[++i]);
     else if (!strcmp(a, "--length") && more) L = atof(argv[++i]);
@@ -241,6 +243,8 @@ int sq_cmd_verify_savage_prescott(int argc, char **argv) {
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "verify savage-prescott: unknown or incomplete option '%s'", a);
   }
   SQ_CHECK(k >= 1 && k <= 8, SQ_ERR_INPUT, "verify savage-prescott: --size must be 1..8 (got %d)", k);
+  SQ_CHECK(multistep >= 1 && multistep <= SQ_QS_MAXVEC, SQ_ERR_INPUT,
+           "verify savage-prescott: --multistep must be 1..%d (got %d)", SQ_QS_MAXVEC, multistep);
   SQ_CHECK(dt > 0 && dt <= 0.5, SQ_ERR_INPUT, "verify savage-prescott: --dt must be in (0, 0.5] tau (got %g)", dt);
   SQ_CHECK(tol > 0, SQ_ERR_INPUT, "verify savage-prescott: --tolerance must be > 0 (got %g)", tol);
   SQ_CHECK(L >= 24 && fabs(L / 4 - lround(L / 4)) < 1e-9, SQ_ERR_INPUT,
@@ -267,7 +271,7 @@ int sq_cmd_verify_savage_prescott(int argc, char **argv) {
     if (!json)
       fprintf(stderr, "verify savage-prescott: size %d, dt %g tau, predictor %s ...\n", k, dt,
               predictor ? "on" : "off");
-    ierr = run(k, L, Z, dt, ntime, times, profile, predictor, verbose, pr == 0 ? dump : NULL, &r[pr]);
+    ierr = run(k, L, Z, dt, ntime, times, profile, predictor, multistep, verbose, pr == 0 ? dump : NULL, &r[pr]);
   }
   if (dump) fclose(dump);
   if (ierr) return ierr;
@@ -275,9 +279,10 @@ int sq_cmd_verify_savage_prescott(int argc, char **argv) {
   if (json) {
     printf("{\"test\": \"savage-prescott\", \"max_rel_error\": %.6e, \"tolerance\": %g, \"pass\": %s, "
            "\"elastic_rel_error\": %.6e, \"size\": %d, \"dt\": %g, \"length\": %g, \"depth\": %g, \"profile\": %g, "
-           "\"cells\": %lld, \"dofs\": %lld, \"surface_nodes\": %lld, \"steps\": %lld, \"times\": [",
+           "\"cells\": %lld, \"dofs\": %lld, \"surface_nodes\": %lld, \"steps\": %lld, \"multistep\": %d, "
+           "\"times\": [",
            r[0].max_rel_error, tol, pass ? "true" : "false", r[0].elastic_rel_error, k, dt, L, Z, profile,
-           (long long)r[0].ncell, (long long)r[0].ndof, (long long)r[0].nsurf, (long long)r[0].nstep);
+           (long long)r[0].ncell, (long long)r[0].ndof, (long long)r[0].nsurf, (long long)r[0].nstep, multistep);
     for (int it = 0; it < ntime; ++it)
       printf("%s{\"t\": %g, \"rel_error\": %.6e, \"v_max\": %.6e}", it ? ", " : "", times[it], r[0].err[it],
              r[0].vmax[it]);

@@ -28,8 +28,13 @@ static void qs_ebe_cpu(void *buffers[], void *cl_arg) {
   const void *geo = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_GEO]);
   const void *x = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_X]);
   void *rows = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_ROWS]);
-  memset(rows, 0, (size_t)(3 * a->nrows) * sq_real_size(a->precision));
-  if (a->precision == SQ_F64) (a->p1 ? sq_qs_ebe_p1_f64 : sq_qs_ebe_p2_f64)(nc, in, out, geo, x, rows);
+  const int nv = a->nvec > 1 ? a->nvec : 1;
+  memset(rows, 0, (size_t)(3 * a->nrows * nv) * sq_real_size(a->precision));
+  if (nv > 1) {
+    if (a->precision == SQ_F64)
+      (a->p1 ? sq_qs_ebe_p1_f64_multi : sq_qs_ebe_p2_f64_multi)(nc, in, out, geo, nv, x, rows);
+    else (a->p1 ? sq_qs_ebe_p1_f32_multi : sq_qs_ebe_p2_f32_multi)(nc, in, out, geo, nv, x, rows);
+  } else if (a->precision == SQ_F64) (a->p1 ? sq_qs_ebe_p1_f64 : sq_qs_ebe_p2_f64)(nc, in, out, geo, x, rows);
   else (a->p1 ? sq_qs_ebe_p1_f32 : sq_qs_ebe_p2_f32)(nc, in, out, geo, x, rows);
 }
 
@@ -38,10 +43,11 @@ static void qs_reduce_cpu(void *buffers[], void *cl_arg) {
   const int64_t *node = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]);
   const void *rows = (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_ROWS]);
   void *y = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_Y]);
+  const int m = 3 * (a->nvec > 1 ? a->nvec : 1); /* values per node */
   for (int64_t k = 0; k < a->nrows; ++k)
-    for (int i = 0; i < 3; ++i) {
-      if (a->precision == SQ_F64) ((double *)y)[3 * node[k] + i] += ((const double *)rows)[3 * k + i];
-      else ((float *)y)[3 * node[k] + i] += ((const float *)rows)[3 * k + i];
+    for (int i = 0; i < m; ++i) {
+      if (a->precision == SQ_F64) ((double *)y)[m * node[k] + i] += ((const double *)rows)[m * k + i];
+      else ((float *)y)[m * node[k] + i] += ((const float *)rows)[m * k + i];
     }
 }
 
@@ -50,22 +56,24 @@ static void qs_ebe_cuda(void *buffers[], void *cl_arg) {
   const sq_qs_task_args *a = cl_arg;
   cudaStream_t stream = starpu_cuda_get_local_stream();
   void *rows = (void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_ROWS]);
-  cudaMemsetAsync(rows, 0, (size_t)(3 * a->nrows) * sq_real_size(a->precision), stream);
+  const int nv = a->nvec > 1 ? a->nvec : 1;
+  cudaMemsetAsync(rows, 0, (size_t)(3 * a->nrows * nv) * sq_real_size(a->precision), stream);
   const sq_cuda_qs_blocks blk = {.cells = a->blk_cells,
                                  .nblk = a->nblk,
                                  .max_rows = a->blk_max_rows,
                                  .ptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BPTR]),
                                  .row = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BROW]),
-                                 .gather = (const uint16_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BLOCAL])};
-  sq_cuda_qs_ebe(a->precision, a->p1, 1, STARPU_VECTOR_GET_NX(buffers[QS_EBE_IN]) / 10,
+                                 .local = (const uint16_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BLOCAL])};
+  sq_cuda_qs_ebe(a->precision, a->p1, nv, STARPU_VECTOR_GET_NX(buffers[QS_EBE_IN]) / 10,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_GEO]),
-                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_IN]), &blk,
+                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_IN]), NULL, &blk,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_X]), rows, stream);
 }
 
 static void qs_reduce_cuda(void *buffers[], void *cl_arg) {
   const sq_qs_task_args *a = cl_arg;
-  sq_cuda_qs_scatter_add(a->precision, 1, a->nrows, (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]),
+  sq_cuda_qs_scatter_add(a->precision, a->nvec > 1 ? a->nvec : 1, a->nrows,
+                         (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_NODE]),
                          (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_ROWS]),
                          (void *)STARPU_VECTOR_GET_PTR(buffers[QS_RED_Y]), starpu_cuda_get_local_stream());
 }
@@ -104,6 +112,11 @@ static int64_t tile_rows(const sq_qs_runtime *qr, int t, int p1) {
 }
 
 int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t x) {
+  return sq_insert_qs_ebe_multi(qr, t, prec, p1, 1, x, qr->rows[t]);
+}
+
+int sq_insert_qs_ebe_multi(sq_qs_runtime *qr, int t, sq_precision prec, int p1, int nvec, starpu_data_handle_t x,
+                           starpu_data_handle_t rows) {
   sq_qs_task_args *a = malloc(sizeof(*a)); /* StarPU frees it */
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
   const struct sq_qs_blocks *b = qr->blk[p1][t];
@@ -112,21 +125,27 @@ int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu
                          .nrows = tile_rows(qr, t, p1),
                          .blk_cells = b->cells,
                          .nblk = b->nblk,
-                         .blk_max_rows = b->max_rows};
+                         .blk_max_rows = b->max_rows,
+                         .nvec = nvec};
   const int ret = starpu_task_insert(&qs_ebe_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_R,
                                      prec == SQ_F64 ? qr->geo[t] : qr->geo32[t], STARPU_R, qr->in[t], STARPU_R,
-                                     qr->out[t], STARPU_R, x, STARPU_W, qr->rows[t], STARPU_R, qr->blk_ptr[p1][t],
-                                     STARPU_R, qr->blk_row[p1][t], STARPU_R, qr->blk_local[p1][t], 0);
+                                     qr->out[t], STARPU_R, x, STARPU_W, rows, STARPU_R, qr->blk_ptr[p1][t], STARPU_R,
+                                     qr->blk_row[p1][t], STARPU_R, qr->blk_local[p1][t], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting the quasi-static EBE task of tile %d failed (%d)", t, ret);
   ++qr->nebe;
   return SQ_SUCCESS;
 }
 
 int sq_insert_qs_reduce(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t y) {
+  return sq_insert_qs_reduce_multi(qr, t, prec, p1, 1, qr->rows[t], y);
+}
+
+int sq_insert_qs_reduce_multi(sq_qs_runtime *qr, int t, sq_precision prec, int p1, int nvec, starpu_data_handle_t rows,
+                              starpu_data_handle_t y) {
   sq_qs_task_args *a = malloc(sizeof(*a)); /* StarPU frees it */
   SQ_CHECK(a, SQ_ERR_MEMORY, "out of memory");
-  *a = (sq_qs_task_args){.precision = prec, .p1 = p1, .nrows = tile_rows(qr, t, p1)};
-  const int ret = starpu_task_insert(&qs_reduce_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_R, qr->rows[t], STARPU_R,
+  *a = (sq_qs_task_args){.precision = prec, .p1 = p1, .nrows = tile_rows(qr, t, p1), .nvec = nvec};
+  const int ret = starpu_task_insert(&qs_reduce_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_R, rows, STARPU_R,
                                      qr->node[t], STARPU_RW | STARPU_COMMUTE, y, 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting the quasi-static reduction task of tile %d failed (%d)", t, ret);
   ++qr->nreduce;

@@ -240,6 +240,7 @@ void sq_ps_config_default(sq_ps_config *ps);
 /* value checks: a duration with its unit, a viscosity */
 int sq_cfg_ps_duration(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
 int sq_cfg_ps_eta(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
+int sq_cfg_ps_multistep(sq_cfg_parse *p, const sq_node *node, const char *path, void *field);
 
 extern const sq_cfg_schema sq_cfg_zone_schema, sq_cfg_box_fault_schema, sq_cfg_material_schema, sq_cfg_layer_schema,
     sq_cfg_region_schema, sq_cfg_group_schema, sq_cfg_mode_schema, sq_cfg_source_schema, sq_cfg_patch_schema;

@@ -48,6 +48,7 @@ static const char *sq_cfg_ref_validate(sq_cfg_value_fn validate) {
   if (validate == sq_cfg_nonzero3) return "not the zero vector";
   if (validate == sq_cfg_ps_duration)
     return "a duration >= 0: a number and a unit (`s`, `min`, `h`, `days`, `weeks`, `months`, `years`)";
+  if (validate == sq_cfg_ps_multistep) return "`1` or `4`";
   if (validate == sq_cfg_ps_eta) return "Pa s: a number > 0, an expression in x, y, z and group, or `elastic`";
   return validate ? "checked (see docs/CONFIG.md)" : "";
 }

@@ -277,6 +277,15 @@ static int sq_cfg_check_postseismic(sq_cfg_parse *p, const sq_node *map, int lin
   return sq_cfg_resolve(p, map, line, path, "stations", ps->stations);
 }
 
+/* Steps solved together: one at a time, or the papers' four (the GPU kernels take 1 or 4 vectors). */
+int sq_cfg_ps_multistep(sq_cfg_parse *p, const sq_node *node, const char *path, void *field) {
+  int w;
+  memcpy(&w, field, sizeof(w));
+  if (w != 1 && w != 4)
+    return SQ_CFG_FAIL(p, node->line, path, "must be 1 (one step at a time) or 4 (four steps together), found %d", w);
+  return SQ_SUCCESS;
+}
+
 /* clang-format off */
 static const sq_cfg_key sq_cfg_postseismic_keys[] = {
     SQ_CFG_PS_DURATION("dt", dt),
@@ -299,6 +308,8 @@ static const sq_cfg_key sq_cfg_postseismic_keys[] = {
     {.name = "serial", .type = SQ_KEY_BOOL, .offset = offsetof(sq_ps_config, serial)},
     {.name = "tile_size", .type = SQ_KEY_INT, .range = SQ_MIN_GE | SQ_MAX_LE, .min = 1, .max = 1 << 24,
      .offset = offsetof(sq_ps_config, tile_size)},
+    {.name = "multistep", .type = SQ_KEY_INT, .offset = offsetof(sq_ps_config, multistep),
+     .validate = sq_cfg_ps_multistep},
     {.name = NULL}};
 /* clang-format on */
 const sq_cfg_schema sq_cfg_postseismic_schema = {sq_cfg_postseismic_keys, sq_cfg_check_postseismic};
@@ -318,6 +329,7 @@ void sq_ps_config_default(sq_ps_config *ps) {
   ps->alpha = 0.5;
   ps->predictor = 1;
   ps->tile_size = 1024;
+  ps->multistep = 4;
   ps->eta_default.kind = SQ_PS_ETA_DEFAULT;
   snprintf(ps->eta_default.key, sizeof(ps->eta_default.key), "postseismic.viscosity.default");
 }

@@ -260,6 +260,7 @@ typedef struct sq_ps_config {
   int predictor;                     /**< bool: the multi-step predictor */
   int serial;                        /**< bool: products as plain loops instead of StarPU tasks */
   int tile_size;                     /**< cells per element-by-element task */
+  int multistep;                     /**< time steps solved together: 4 (default) or 1 (sq_qs_visco_opts.multistep) */
   sq_ps_eta_rule eta_default;        /**< viscosity.default (eta[0] == 0: elastic) */
   int neta;
   sq_ps_eta_rule eta[SQ_PS_MAX_ETA_RULES]; /**< viscosity.layers, then viscosity.groups: later entries win */

@@ -223,10 +223,13 @@ struct sq_qs_runtime {
   starpu_data_handle_t edge_vert, vert_edge_ptr, vert_edge; /**< the mesh's transfer tables */
   int nchunk;                                               /**< chunks of the transfers' outputs */
   /* per tile, [0] P2 and [1] P1: blocks of cells over the tile-local rows (sq_qs_blocks.h), for the CUDA body's
-   * shared-memory reduction; their row offsets, rows and gather slots (blk_local: sq_qs_blocks.gather) as handles */
+   * shared-memory reduction; their row offsets, rows and block-local rows as handles */
   struct sq_qs_blocks **blk[2];
   starpu_data_handle_t *blk_ptr[2], *blk_row[2], *blk_local[2];
   int64_t nebe, nreduce, ntransfer;
+  /* per tile: the rows of the multi-vector products (3 nnode SQ_QS_MAXVEC reals, double size), made at the first */
+  starpu_data_handle_t *rows_multi;
+  void **rows_multi_mem;
 };
 /** Arguments of the quasi-static tasks. */
 typedef struct sq_qs_task_args {
@@ -236,12 +239,14 @@ typedef struct sq_qs_task_args {
   /* the tile's blocks of cells (CUDA body): cells per block, blocks, rows of the largest block */
   int blk_cells;
   int64_t nblk, blk_max_rows;
+  int nvec; /**< vectors interleaved per component (0: 1) */
 } sq_qs_task_args;
 /** Cells per block of the CUDA EBE body (threads per GPU block). */
 #define SQ_QS_CUDA_BLOCK_CELLS 64
 /** Arguments of the transfer tasks: the rows [first, end) of the output (vertices or P2 nodes). */
 typedef struct sq_qs_transfer_args {
   int64_t nvert, first, end;
+  int nvec; /**< vectors interleaved per component (0: 1) */
 } sq_qs_transfer_args;
 /** @brief Insert the restriction of the vertices [v0, v1) into @p rc_part (that block of rc) from @p r. */
 int sq_insert_qs_restrict(sq_qs_runtime *qr, int64_t v0, int64_t v1, starpu_data_handle_t r,
@@ -253,6 +258,16 @@ int sq_insert_qs_prolong(sq_qs_runtime *qr, int64_t n0, int64_t n1, starpu_data_
 int sq_insert_qs_ebe(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t x);
 /** @brief Insert the reduction of tile @p t: y += its rows (commuting with the other tiles' reductions). */
 int sq_insert_qs_reduce(sq_qs_runtime *qr, int t, sq_precision prec, int p1, starpu_data_handle_t y);
+/** @brief The same for @p nvec vectors interleaved per component, into/from the rows handle @p rows of tile t. */
+int sq_insert_qs_ebe_multi(sq_qs_runtime *qr, int t, sq_precision prec, int p1, int nvec, starpu_data_handle_t x,
+                           starpu_data_handle_t rows);
+int sq_insert_qs_reduce_multi(sq_qs_runtime *qr, int t, sq_precision prec, int p1, int nvec, starpu_data_handle_t rows,
+                              starpu_data_handle_t y);
+/** @brief The transfers for @p nvec vectors interleaved per component. */
+int sq_insert_qs_restrict_multi(sq_qs_runtime *qr, int nvec, int64_t v0, int64_t v1, starpu_data_handle_t r,
+                                starpu_data_handle_t rc_part);
+int sq_insert_qs_prolong_multi(sq_qs_runtime *qr, int nvec, int64_t n0, int64_t n1, starpu_data_handle_t zc,
+                               starpu_data_handle_t z_part);
 
 /* ---- the quasi-static solver's exchange between ranks (runtime/qs_comm.c, codelets/qs_halo.c) ---- */
 struct sq_qs_part;

@@ -386,6 +386,7 @@ static int ps_setup(const sq_config *cfg, ps_run *r) {
   vo.dt = ps->dt.seconds;
   vo.alpha = ps->alpha;
   vo.predictor = ps->predictor;
+  vo.multistep = ps->multistep;
   vo.solver.tol = ps->tolerance;
   vo.solver.max_outer = ps->max_iterations;
   SQ_CALL(SQ_CALLOC(r->u, 3 * r->qm->nnode));

@@ -117,23 +117,43 @@ void SQ_FN(sq_qs_elem_diag)(int p1, const SQ_REAL *geo, SQ_REAL *de) {
   }
 }
 
+/* qs_point for SQ_QS_MAXVEC vectors at once, the vector innermost (xe[3 a + i][v], ye likewise), so that the
+ * vectors' arithmetic runs in SIMD lanes; each vector's operations are qs_point's, in the same order. */
+static inline void SQ_FN(qs_point_v)(int n, const SQ_REAL (*G)[3], SQ_REAL w, SQ_REAL lam, SQ_REAL mu,
+                                     const SQ_REAL (*xe)[SQ_QS_MAXVEC], SQ_REAL (*ye)[SQ_QS_MAXVEC]) {
+  enum { V = SQ_QS_MAXVEC };
+  SQ_REAL h[3][3][V] = {{{0}}};
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int v = 0; v < V; ++v) h[i][j][v] += xe[3 * a + i][v] * G[a][j];
+  SQ_REAL tr[V], s[3][3][V];
+  for (int v = 0; v < V; ++v) tr[v] = h[0][0][v] + h[1][1][v] + h[2][2][v];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int v = 0; v < V; ++v) s[i][j][v] = w * (mu * (h[i][j][v] + h[j][i][v]) + (i == j ? lam * tr[v] : 0));
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < 3; ++i)
+      for (int v = 0; v < V; ++v)
+        ye[3 * a + i][v] += s[i][0][v] * G[a][0] + s[i][1][v] * G[a][1] + s[i][2][v] * G[a][2];
+}
+
 void SQ_FNM(sq_qs_ebe_p2)(int64_t nc, const int64_t *in, const int64_t *out, const SQ_REAL *geo, int nvec,
                           const SQ_REAL *x, SQ_REAL *y) {
   for (int64_t c = 0; c < nc; ++c) {
     const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
-    SQ_REAL g[4][3], G[10][3], xe[SQ_QS_MAXVEC][30], ye[SQ_QS_MAXVEC][30] = {{0}};
+    SQ_REAL g[4][3], G[10][3], xe[30][SQ_QS_MAXVEC] = {{0}}, ye[30][SQ_QS_MAXVEC] = {{0}};
     SQ_FN(qs_bary_grad)(gc, g);
     for (int a = 0; a < 10; ++a)
       for (int i = 0; i < 3; ++i)
-        for (int v = 0; v < nvec; ++v) xe[v][3 * a + i] = x[(3 * in[10 * c + a] + i) * nvec + v];
+        for (int v = 0; v < nvec; ++v) xe[3 * a + i][v] = x[(3 * in[10 * c + a] + i) * nvec + v];
     for (int q = 0; q < 4; ++q) {
       SQ_FN(qs_p2_grad)(g, q, G);
-      for (int v = 0; v < nvec; ++v)
-        SQ_FN(qs_point)(10, (const SQ_REAL(*)[3])G, gc[9] / 4, gc[10], gc[11], xe[v], ye[v]);
+      SQ_FN(qs_point_v)(10, (const SQ_REAL(*)[3])G, gc[9] / 4, gc[10], gc[11], (const SQ_REAL(*)[SQ_QS_MAXVEC])xe, ye);
     }
     for (int a = 0; a < 10; ++a)
       for (int i = 0; i < 3; ++i)
-        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[v][3 * a + i];
+        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[3 * a + i][v];
   }
 }
 
@@ -141,14 +161,14 @@ void SQ_FNM(sq_qs_ebe_p1)(int64_t nc, const int64_t *in, const int64_t *out, con
                           const SQ_REAL *x, SQ_REAL *y) {
   for (int64_t c = 0; c < nc; ++c) {
     const SQ_REAL *gc = geo + SQ_QS_NGEO * c;
-    SQ_REAL g[4][3], xe[SQ_QS_MAXVEC][12], ye[SQ_QS_MAXVEC][12] = {{0}};
+    SQ_REAL g[4][3], xe[12][SQ_QS_MAXVEC] = {{0}}, ye[12][SQ_QS_MAXVEC] = {{0}};
     SQ_FN(qs_bary_grad)(gc, g);
     for (int a = 0; a < 4; ++a)
       for (int i = 0; i < 3; ++i)
-        for (int v = 0; v < nvec; ++v) xe[v][3 * a + i] = x[(3 * in[10 * c + a] + i) * nvec + v];
-    for (int v = 0; v < nvec; ++v) SQ_FN(qs_point)(4, (const SQ_REAL(*)[3])g, gc[9], gc[10], gc[11], xe[v], ye[v]);
+        for (int v = 0; v < nvec; ++v) xe[3 * a + i][v] = x[(3 * in[10 * c + a] + i) * nvec + v];
+    SQ_FN(qs_point_v)(4, (const SQ_REAL(*)[3])g, gc[9], gc[10], gc[11], (const SQ_REAL(*)[SQ_QS_MAXVEC])xe, ye);
     for (int a = 0; a < 4; ++a)
       for (int i = 0; i < 3; ++i)
-        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[v][3 * a + i];
+        for (int v = 0; v < nvec; ++v) y[(3 * out[10 * c + a] + i) * nvec + v] += ye[3 * a + i][v];
   }
 }

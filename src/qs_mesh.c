@@ -358,23 +358,35 @@ void sq_qs_diag_p1(const sq_qs_mesh *qm, double *d) {
   }
 }
 
+void sq_qs_restrict_range_f32_multi(int64_t nvert, const int64_t *vert_edge_ptr, const int64_t *vert_edge, int nvec,
+                                    int64_t v0, int64_t v1, const float *r, float *rc) {
+  const int m = 3 * nvec; /* values per node */
+  for (int64_t v = v0; v < v1; ++v)
+    for (int i = 0; i < m; ++i) {
+      float s = r[m * v + i];
+      for (int64_t k = vert_edge_ptr[v]; k < vert_edge_ptr[v + 1]; ++k) s += 0.5f * r[m * (nvert + vert_edge[k]) + i];
+      rc[m * (v - v0) + i] = s;
+    }
+}
+
+void sq_qs_prolong_range_f32_multi(int64_t nvert, const int64_t *edge_vert, int nvec, int64_t n0, int64_t n1,
+                                   const float *zc, float *z) {
+  const int m = 3 * nvec;
+  for (int64_t p = n0; p < n1; ++p)
+    for (int i = 0; i < m; ++i)
+      z[m * (p - n0) + i] =
+          p < nvert ? zc[m * p + i]
+                    : 0.5f * (zc[m * edge_vert[2 * (p - nvert)] + i] + zc[m * edge_vert[2 * (p - nvert) + 1] + i]);
+}
+
 void sq_qs_restrict_range_f32(int64_t nvert, const int64_t *vert_edge_ptr, const int64_t *vert_edge, int64_t v0,
                               int64_t v1, const float *r, float *rc) {
-  for (int64_t v = v0; v < v1; ++v)
-    for (int i = 0; i < 3; ++i) {
-      float s = r[3 * v + i];
-      for (int64_t k = vert_edge_ptr[v]; k < vert_edge_ptr[v + 1]; ++k) s += 0.5f * r[3 * (nvert + vert_edge[k]) + i];
-      rc[3 * (v - v0) + i] = s;
-    }
+  sq_qs_restrict_range_f32_multi(nvert, vert_edge_ptr, vert_edge, 1, v0, v1, r, rc);
 }
 
 void sq_qs_prolong_range_f32(int64_t nvert, const int64_t *edge_vert, int64_t n0, int64_t n1, const float *zc,
                              float *z) {
-  for (int64_t p = n0; p < n1; ++p)
-    for (int i = 0; i < 3; ++i)
-      z[3 * (p - n0) + i] =
-          p < nvert ? zc[3 * p + i]
-                    : 0.5f * (zc[3 * edge_vert[2 * (p - nvert)] + i] + zc[3 * edge_vert[2 * (p - nvert) + 1] + i]);
+  sq_qs_prolong_range_f32_multi(nvert, edge_vert, 1, n0, n1, zc, z);
 }
 
 void sq_qs_restrict_f32(const sq_qs_mesh *qm, const float *r, float *rc) {

@@ -18,7 +18,7 @@ struct sq_qs_visco {
   float *geo_v32;
   double *zero_bc;
   double *eta;   /* ncell */
-  double *sigma; /* ncell x SQ_QS_NQ x SQ_QS_NSTRESS */
+  double *sigma; /* ncell x SQ_QS_NQ x SQ_QS_NSTRESS: the accurate stress (one of sig_mem) */
   double *du_hist[NPRED];
   int nhist; /* accurate increments kept (the newest at du_hist[nhist - 1]) */
   double *f, *du;
@@ -26,6 +26,13 @@ struct sq_qs_visco {
   sq_qs_visco_stats st;
   double ref; /* norm of the elastic right-hand side (the scale of the steps' tolerances) */
   int nstep, have_elastic;
+  /* multi-step mode (o.multistep = W > 1): the window of steps nstep+1 .. nstep+W, their increments' estimates
+   * interleaved (wdu, 3 nnode W; slot 0 the step being solved), right-hand sides (wf) and the stresses at the start
+   * of each (wsig[0] = sigma, accurate; the others from the estimates before them); spare: the next window's */
+  double *sig_mem[SQ_QS_MAXVEC + 1];
+  double *wsig[SQ_QS_MAXVEC], *spare;
+  double *wdu, *wf;
+  int have_window;
 };
 
 void sq_qs_visco_opts_default(sq_qs_visco_opts *o) {
@@ -33,6 +40,8 @@ void sq_qs_visco_opts_default(sq_qs_visco_opts *o) {
   o->dt = 1;
   o->alpha = 0.5;
   o->predictor = 1;
+  o->multistep = 1;
+  o->pass_iters = 2;
   sq_qs_solver_opts_default(&o->solver);
 }
 
@@ -45,6 +54,11 @@ int sq_qs_visco_create(const sq_qs_mesh *qm, const double *eta, const sq_qs_visc
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: the time step must be positive (got %g)", o->dt);
   if (!(o->alpha > 0 && o->alpha <= 1))
     return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: alpha must lie in (0, 1] (got %g)", o->alpha);
+  if (o->pass_iters < 0)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: pass_iters must be >= 0 (got %d)", o->pass_iters);
+  if (o->multistep < 1 || o->multistep > SQ_QS_MAXVEC)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: multistep must lie in 1 .. %d (got %d)",
+                    SQ_QS_MAXVEC, o->multistep);
   for (int64_t c = 0; c < qm->ncell; ++c)
     if (!(eta[c] > 0))
       return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__,
@@ -60,7 +74,10 @@ int sq_qs_visco_create(const sq_qs_mesh *qm, const double *eta, const sq_qs_visc
   if (!ierr) ierr = SQ_CALLOC(v->geo_v32, SQ_QS_NGEO * nc);
   if (!ierr) ierr = SQ_CALLOC(v->zero_bc, n);
   if (!ierr) ierr = SQ_CALLOC(v->eta, nc);
-  if (!ierr) ierr = SQ_CALLOC(v->sigma, SQ_QS_NQ * SQ_QS_NSTRESS * nc);
+  const int nsig = o->multistep > 1 ? o->multistep + 1 : 1;
+  for (int k = 0; k < nsig && !ierr; ++k) ierr = SQ_CALLOC(v->sig_mem[k], SQ_QS_NQ * SQ_QS_NSTRESS * nc);
+  if (!ierr && o->multistep > 1) ierr = SQ_CALLOC(v->wdu, n * o->multistep);
+  if (!ierr && o->multistep > 1) ierr = SQ_CALLOC(v->wf, n * o->multistep);
   if (!ierr) ierr = SQ_CALLOC(v->f, n);
   if (!ierr) ierr = SQ_CALLOC(v->du, n);
   for (int k = 0; k < NPRED && !ierr; ++k) ierr = SQ_CALLOC(v->du_hist[k], n);
@@ -69,6 +86,7 @@ int sq_qs_visco_create(const sq_qs_mesh *qm, const double *eta, const sq_qs_visc
     return ierr;
   }
   memcpy(v->eta, eta, sizeof(double) * (size_t)nc);
+  v->sigma = v->sig_mem[0];
   for (int64_t c = 0; c < nc; ++c) {
     const double *g = qm->geo + SQ_QS_NGEO * c;
     double *gv = v->geo_v + SQ_QS_NGEO * c;
@@ -93,7 +111,9 @@ void sq_qs_visco_destroy(sq_qs_visco *v) {
   SQ_FREE(v->geo_v32);
   SQ_FREE(v->zero_bc);
   SQ_FREE(v->eta);
-  SQ_FREE(v->sigma);
+  for (int k = 0; k <= SQ_QS_MAXVEC; ++k) SQ_FREE(v->sig_mem[k]);
+  SQ_FREE(v->wdu);
+  SQ_FREE(v->wf);
   SQ_FREE(v->f);
   SQ_FREE(v->du);
   for (int k = 0; k < NPRED; ++k) SQ_FREE(v->du_hist[k]);
@@ -124,6 +144,13 @@ static void count(sq_qs_visco *v, const sq_qs_solver_opts *so) {
   v->st.last_inner = so->inner_iters;
   v->st.last_coarse = so->coarse_iters;
   if (so->rel_residual > v->st.max_rel_residual) v->st.max_rel_residual = so->rel_residual;
+}
+
+/* The iterations of one pass of a window's solve (the residual counts once the step is accepted). */
+static void count_pass(sq_qs_visco *v, const sq_qs_solver_opts *so) {
+  const double r = v->st.max_rel_residual;
+  count(v, so);
+  v->st.max_rel_residual = r;
 }
 
 /* The nodal values of cell c: u gathered (with the fault offsets when offsets is set). */
@@ -181,6 +208,7 @@ int sq_qs_visco_elastic(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
   v->ref = sqrt(s);
   v->nstep = 0;
   v->nhist = 0;
+  v->have_window = 0;
   v->have_elastic = 1;
   return SQ_SUCCESS;
 }
@@ -204,17 +232,15 @@ static void predict(const sq_qs_visco *v, double *du) {
   }
 }
 
-int sq_qs_visco_step(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
-  if (!v->have_elastic)
-    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: sq_qs_visco_elastic must come before a step");
+/* The right-hand side of a step from the stress at its start: f_v = -sum_e int B^T (sig - dt D^v beta(sig)), with
+ * dt D^v beta = (mu_v dt / eta) dev(sig), written into vector @p off of @p nv interleaved ones (cleared first). */
+static void step_rhs(const sq_qs_visco *v, const double *sigma, int nv, int off, double *f) {
   const sq_qs_mesh *qm = v->qm;
-  const int64_t n = 3 * qm->nnode;
   const double dt = v->o.dt, alpha = v->o.alpha;
-  /* f = -sum_e int B^T (sigma^n - dt D^v beta^n), dt D^v beta^n = (mu_v dt / eta) dev(sigma^n) */
-  memset(v->f, 0, sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < 3 * qm->nnode; ++i) f[i * nv + off] = 0;
   for (int64_t c = 0; c < qm->ncell; ++c) {
     const double *g = qm->geo + SQ_QS_NGEO * c;
-    const double *sig = v->sigma + SQ_QS_NQ * SQ_QS_NSTRESS * c;
+    const double *sig = sigma + SQ_QS_NQ * SQ_QS_NSTRESS * c;
     double t[SQ_QS_NQ * 6], ye[30];
     memcpy(t, sig, sizeof(t));
     if (!isinf(v->eta[c])) {
@@ -223,38 +249,159 @@ int sq_qs_visco_step(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
     }
     sq_qs_elem_p2_stress_forces_f64(g, t, ye);
     for (int a = 0; a < 10; ++a)
-      for (int i = 0; i < 3; ++i) v->f[3 * qm->cell_node[10 * c + a] + i] -= ye[3 * a + i];
+      for (int i = 0; i < 3; ++i) f[(3 * qm->cell_node[10 * c + a] + i) * nv + off] -= ye[3 * a + i];
   }
-  sq_qs_solver_opts so = v->o.solver;
-  so.use_start = v->o.predictor;
-  so.ref_norm = so.tol > 0 ? v->ref * 1e-3 : 0;
-  if (v->o.predictor) predict(v, v->du);
-  SQ_CALL(sq_qs_solve(&v->view, ops, v->f, v->du, &so));
-  count(v, &so);
-  /* sigma^{n+1} = sigma^n + D^v (B du - dt beta^n) */
+}
+
+/* The stress at the end of a step: out = sig + D^v (B du - dt beta(sig)), du vector @p off of @p nv interleaved
+ * ones; out may be sig. */
+static void step_stress(const sq_qs_visco *v, const double *sigma, const double *du, int nv, int off, double *out) {
+  const sq_qs_mesh *qm = v->qm;
+  const double dt = v->o.dt;
   for (int64_t c = 0; c < qm->ncell; ++c) {
     const double *gv = v->geo_v + SQ_QS_NGEO * c;
-    double *sig = v->sigma + SQ_QS_NQ * SQ_QS_NSTRESS * c;
+    const double *sig = sigma + SQ_QS_NQ * SQ_QS_NSTRESS * c;
+    double *so = out + SQ_QS_NQ * SQ_QS_NSTRESS * c;
     double xe[30], eps[SQ_QS_NQ * 6];
-    gather(qm, v->du, c, 0, xe);
+    for (int a = 0; a < 10; ++a)
+      for (int i = 0; i < 3; ++i) xe[3 * a + i] = du[(3 * qm->cell_node[10 * c + a] + i) * nv + off];
     sq_qs_elem_p2_strain_f64(gv, xe, eps);
     const double s = isinf(v->eta[c]) ? 0 : gv[11] * dt / v->eta[c];
     for (int q = 0; q < SQ_QS_NQ; ++q) {
       double old[6];
       memcpy(old, sig + 6 * q, sizeof(old));
-      add_hooke(gv[10], gv[11], eps + 6 * q, sig + 6 * q);
-      if (s != 0) sub_dev(s, old, sig + 6 * q);
+      memcpy(so + 6 * q, old, sizeof(old));
+      add_hooke(gv[10], gv[11], eps + 6 * q, so + 6 * q);
+      if (s != 0) sub_dev(s, old, so + 6 * q);
     }
   }
-  for (int64_t i = 0; i < n; ++i) u[i] += v->du[i];
-  /* keep the increment for the predictor */
+}
+
+/* Keep an accurate increment (vector @p off of @p nv interleaved ones) for the predictor. */
+static void keep_increment(sq_qs_visco *v, const double *du, int nv, int off) {
+  const int64_t n = 3 * v->qm->nnode;
   if (v->nhist == NPRED) {
     double *t = v->du_hist[0];
     memmove(v->du_hist, v->du_hist + 1, sizeof(double *) * (NPRED - 1));
     v->du_hist[NPRED - 1] = t;
     v->nhist--;
   }
-  memcpy(v->du_hist[v->nhist++], v->du, sizeof(double) * (size_t)n);
+  double *d = v->du_hist[v->nhist++];
+  for (int64_t i = 0; i < n; ++i) d[i] = du[i * nv + off];
+}
+
+/* The solver settings of a step (start value given, tolerance relative to the elastic forces at least). */
+static sq_qs_solver_opts step_solver(const sq_qs_visco *v, int use_start) {
+  sq_qs_solver_opts so = v->o.solver;
+  so.use_start = use_start;
+  so.ref_norm = so.tol > 0 ? v->ref * 1e-3 : 0;
+  return so;
+}
+
+/* One step at a time (multistep 1). */
+static int step_one(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
+  const int64_t n = 3 * v->qm->nnode;
+  step_rhs(v, v->sigma, 1, 0, v->f);
+  sq_qs_solver_opts so = step_solver(v, v->o.predictor);
+  if (v->o.predictor) predict(v, v->du);
+  SQ_CALL(sq_qs_solve(&v->view, ops, v->f, v->du, &so));
+  count(v, &so);
+  step_stress(v, v->sigma, v->du, 1, 0, v->sigma);
+  for (int64_t i = 0; i < n; ++i) u[i] += v->du[i];
+  keep_increment(v, v->du, 1, 0);
+  return SQ_SUCCESS;
+}
+
+/* The start value of the window's last step (W = o.multistep; Algorithm 1, lines 7-12), with @p a accurate steps
+ * taken: the regression line through the last 7 accurate increments, W steps ahead of the last (a >= 7);
+ * the second-order Adams-Bashforth extrapolation of the two steps before it, 2 du_{k-1} - du_{k-2} (4 <= a <= 6:
+ * the papers' u^i - 3 u^{i+1} + 2 u^{i+2} in increments); zero before. */
+static void predict_window(sq_qs_visco *v, int a) {
+  const int W = v->o.multistep;
+  const int64_t n = 3 * v->qm->nnode;
+  double *x = v->wdu;
+  for (int64_t i = 0; i < n; ++i) x[i * W + W - 1] = 0;
+  if (!v->o.predictor || a < 4) return;
+  if (a >= NPRED) {
+    double w[NPRED];
+    sq_qs_visco_predict_weights(NPRED, W, w);
+    for (int k = 0; k < NPRED; ++k) {
+      const double *d = v->du_hist[k];
+      for (int64_t i = 0; i < n; ++i) x[i * W + W - 1] += w[k] * d[i];
+    }
+    return;
+  }
+  /* the two steps before the last slot: slots W-2 and W-3, the latter the last accurate increment when W = 2 */
+  const double *h = v->du_hist[v->nhist - 1];
+  for (int64_t i = 0; i < n; ++i) {
+    const double d1 = x[i * W + W - 2], d2 = W >= 3 ? x[i * W + W - 3] : h[i];
+    x[i * W + W - 1] = 2 * d1 - d2;
+  }
+}
+
+/* W steps together (Algorithm 1, lines 13-19): the window's increments are solved as W vectors of one solve, each
+ * from the stress its predecessors' estimates give, until step nstep+1 (slot 0, whose stress is accurate) meets
+ * the tolerance; then it is accepted and the window moves by one. */
+static int step_window(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
+  const int W = v->o.multistep;
+  const int64_t n = 3 * v->qm->nnode;
+  if (!v->have_window) {
+    /* the first window: zero estimates (line 4), the stresses they give */
+    memset(v->wdu, 0, sizeof(double) * (size_t)(n * W));
+    v->wsig[0] = v->sigma;
+    int k = 1;
+    for (int m = 0; m <= SQ_QS_MAXVEC && k <= W; ++m)
+      if (v->sig_mem[m] && v->sig_mem[m] != v->sigma) {
+        if (k < W) v->wsig[k] = v->sig_mem[m];
+        else v->spare = v->sig_mem[m];
+        ++k;
+      }
+    for (int j = 1; j < W; ++j) step_stress(v, v->wsig[j - 1], v->wdu, W, j - 1, v->wsig[j]);
+    v->have_window = 1;
+  }
+  const int max_pass = v->o.solver.max_outer; /* passes of at least one outer iteration each */
+  const sq_qs_visco_stats before = v->st;
+  for (int pass = 0;; ++pass) {
+    /* lines 14-16: the right-hand sides from the stresses, the solve, the later steps' stresses */
+    for (int j = 0; j < W; ++j) step_rhs(v, v->wsig[j], W, j, v->wf);
+    sq_qs_solver_opts so = step_solver(v, 1);
+    SQ_CALL(sq_qs_solve_multi(&v->view, ops, W, v->wf, v->wdu, &so, v->o.pass_iters));
+    count_pass(v, &so);
+    for (int j = 1; j < W; ++j) step_stress(v, v->wsig[j - 1], v->wdu, W, j - 1, v->wsig[j]);
+    /* line 13: step nstep+1's residual */
+    if (so.rel_residual <= so.tol) {
+      if (so.rel_residual > v->st.max_rel_residual) v->st.max_rel_residual = so.rel_residual;
+      break;
+    }
+    if (pass + 1 >= max_pass)
+      return sq_error(SQ_ERR_NUMERIC, __FILE__, __LINE__,
+                      "viscoelastic step %d: relative residual %.3e after %d passes of the %d-step window (tolerance "
+                      "%.1e)",
+                      v->nstep + 1, so.rel_residual, max_pass, W, so.tol);
+  }
+  /* the step's iterations: all its passes */
+  v->st.last_outer = (int)(v->st.outer_iters - before.outer_iters);
+  v->st.last_inner = v->st.inner_iters - before.inner_iters;
+  v->st.last_coarse = v->st.coarse_iters - before.coarse_iters;
+  /* lines 18-19: accept slot 0; the stress after the last slot's estimate; the window moves by one */
+  for (int64_t i = 0; i < n; ++i) u[i] += v->wdu[i * W];
+  keep_increment(v, v->wdu, W, 0);
+  step_stress(v, v->wsig[W - 1], v->wdu, W, W - 1, v->spare);
+  double *old = v->wsig[0];
+  for (int j = 0; j + 1 < W; ++j) v->wsig[j] = v->wsig[j + 1];
+  v->wsig[W - 1] = v->spare;
+  v->spare = old;
+  v->sigma = v->wsig[0];
+  for (int64_t i = 0; i < n; ++i)
+    for (int j = 0; j + 1 < W; ++j) v->wdu[i * W + j] = v->wdu[i * W + j + 1];
+  predict_window(v, v->nstep + 1);
+  return SQ_SUCCESS;
+}
+
+int sq_qs_visco_step(sq_qs_visco *v, const sq_qs_ops *ops, double *u) {
+  if (!v->have_elastic)
+    return sq_error(SQ_ERR_INPUT, __FILE__, __LINE__, "viscoelastic: sq_qs_visco_elastic must come before a step");
+  SQ_CALL(v->o.multistep > 1 ? step_window(v, ops, u) : step_one(v, ops, u));
   v->nstep++;
   return SQ_SUCCESS;
 }

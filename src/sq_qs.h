@@ -146,6 +146,11 @@ void sq_qs_prolong_range_f32(int64_t nvert, const int64_t *edge_vert, int64_t n0
 /** Both over the whole mesh. */
 void sq_qs_restrict_f32(const sq_qs_mesh *qm, const float *r, float *rc);
 void sq_qs_prolong_f32(const sq_qs_mesh *qm, const float *zc, float *z);
+/** The transfers of @p nvec vectors interleaved per component (x[(3 node + i) nvec + v]); nvec 1: the above. */
+void sq_qs_restrict_range_f32_multi(int64_t nvert, const int64_t *vert_edge_ptr, const int64_t *vert_edge, int nvec,
+                                    int64_t v0, int64_t v1, const float *r, float *rc);
+void sq_qs_prolong_range_f32_multi(int64_t nvert, const int64_t *edge_vert, int nvec, int64_t n0, int64_t n1,
+                                   const float *zc, float *z);
 
 /** The operator products the solver uses, each returning an error code; NULL members: the serial loops. */
 typedef struct sq_qs_ops {
@@ -164,6 +169,13 @@ typedef struct sq_qs_ops {
   int (*exchange_f64)(void *comm, int p1, int nval, double *y);
   int (*exchange_f32)(void *comm, int p1, int nval, float *y);
   int (*allreduce)(void *comm, double *v, int n); /**< v[0..n) = its sum over the ranks, the same on every rank */
+  /* the same for nvec (1 .. SQ_QS_MAXVEC) vectors interleaved per component, x[(3 node + i) nvec + v], the matrix
+   * read once for the nvec vectors (sq_qs_solve_multi) */
+  int (*apply_f64_multi)(void *ctx, int nvec, const double *x, double *y);
+  int (*apply_f32_multi)(void *ctx, int nvec, const float *x, float *y);
+  int (*apply_coarse_f32_multi)(void *ctx, int nvec, const float *x, float *y);
+  int (*restrict_f32_multi)(void *ctx, int nvec, const float *r, float *rc);
+  int (*prolong_f32_multi)(void *ctx, int nvec, const float *zc, float *z);
 } sq_qs_ops;
 
 /** The hooks above, doing nothing for @p ops NULL or a NULL member. */
@@ -201,5 +213,20 @@ void sq_qs_solver_opts_default(sq_qs_solver_opts *o);
  * Fails with SQ_ERR_NUMERIC when the outer tolerance is not reached.
  */
 int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, double *u, sq_qs_solver_opts *o);
+
+/**
+ * @brief The same solve for @p nvec right-hand sides together (1 <= nvec <= SQ_QS_MAXVEC; src/qs_solve_multi.c):
+ * one flexible CG whose products are multi-vector products (each element read once for the nvec vectors), each
+ * vector with its own alpha and beta in the outer and in both inner loops.  Convergence is judged on vector 0 (the
+ * papers' Algorithm 2 for four time steps): every loop, outer and inner, ends when vector 0 meets its tolerance;
+ * another vector stops being updated once it meets its own (or its search direction breaks down).
+ * @p f (NULL: none) and @p u are interleaved per component, x[(3 node + i) nvec + v]; with o->use_start, u holds
+ * the start values of all vectors.  The results (iterations: each multi-vector iteration counted once;
+ * rel_residual: vector 0's, recomputed in double) are those of the vector-0 solve.  @p max_pass > 0: return
+ * (successfully) after that many outer iterations even if vector 0 has not converged, rel_residual then being its
+ * recurrence residual (a pass of the multi-step window, sq_qs_visco.h); 0: until it converges.
+ */
+int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, const double *f, double *u,
+                      sq_qs_solver_opts *o, int max_pass);
 
 #endif

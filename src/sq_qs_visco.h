@@ -22,6 +22,20 @@
  * elastic stress's nodal forces |B^T sigma| summed per node: steps whose right-hand side is round-off, as with
  * eta = INFINITY, are not solved to round-off of round-off).
  *
+ * Several steps together (opts.multistep = W > 1; the papers' Algorithm 1 with W = 4): the window of steps
+ * n+1 .. n+W is one solve of W vectors (sq_qs_solve_multi: each product reads an element once for the W), each
+ * step from the stress its predecessors' current estimates give.  A pass computes the W right-hand sides from
+ * the stresses, runs opts.pass_iters outer iterations of the W-vector solve (convergence judged on step n+1, whose
+ * stress is accurate), and updates the stresses of steps n+2 .. n+W from the new estimates; passes repeat until step
+ * n+1 meets the tolerance (lines 13-17).  Then step n+1 is accepted, the stress after the last step's estimate
+ * starts a new last step (lines 18-19), whose increment starts from the regression line through the last 7
+ * accurate increments, W steps ahead (from 7 accurate steps on), the extrapolation 2 du_{k-1} - du_{k-2} of the two
+ * estimates before it (4 to 6 accurate steps: the papers' second-order Adams-Bashforth), or zero (lines 7-12).
+ * Step n+1's solution is that of the one-step path to the tolerance (its stress is accurate, the tolerance is
+ * relative to its right-hand side); a pass ending only when step n+1 has converged (pass_iters 0) leaves the later
+ * steps solved against their predecessors' start values, which gains nothing: short passes let the estimates of
+ * the window improve together.
+ *
  * No StarPU here: the products may run as tasks through sq_qs_ops (runtime/), built for sq_qs_visco_mesh(v).
  */
 #ifndef SQ_QS_VISCO_H
@@ -38,20 +52,24 @@ typedef struct sq_qs_visco_opts {
   double dt;                /**< time step (the unit of eta / mu: e.g. eta in Pa yr, mu in Pa -> years) */
   double alpha;             /**< 0.5 (trapezoidal, default) or 1 (backward Euler); in (0, 1] */
   int predictor;            /**< 1: start each step's solve from the predictor (default), 0: from zero */
+  int multistep;            /**< steps solved together (1 .. SQ_QS_MAXVEC; 1: one at a time) */
+  int pass_iters;           /**< multistep > 1: outer iterations per pass of the window's solve (default 2; 0: a
+                                 pass ends only when the window's first step has converged) */
   sq_qs_solver_opts solver; /**< tolerances of every solve (sq_qs_solver_opts_default) */
 } sq_qs_visco_opts;
 
 void sq_qs_visco_opts_default(sq_qs_visco_opts *o);
 
-/** Iteration statistics, summed over the solves since creation (the elastic one included). */
+/** Iteration statistics, summed over the solves since creation (the elastic one included; with multistep > 1 a
+ *  solve is one pass of a window, an iteration one iteration of the W-vector solve). */
 typedef struct sq_qs_visco_stats {
   int nsolve;                      /**< solves (1 elastic + steps) */
   int64_t outer_iters;             /**< double-precision outer iterations */
   int64_t inner_iters;             /**< single-precision P2 inner iterations */
   int64_t coarse_iters;            /**< single-precision P1 inner iterations */
   double max_rel_residual;         /**< the largest final relative residual (recomputed in double) */
-  int last_outer;                  /**< the last solve's outer iterations */
-  int64_t last_inner, last_coarse; /**< the last solve's inner iterations */
+  int last_outer;                  /**< the last solve's outer iterations (multistep > 1: the last step's passes) */
+  int64_t last_inner, last_coarse; /**< the last solve's inner iterations (likewise) */
 } sq_qs_visco_stats;
 
 typedef struct sq_qs_visco sq_qs_visco;

@@ -4,7 +4,8 @@
 # viscoelastic steps): the station series and the surface snapshots equal one rank's within 1e-8 of the largest
 # displacement (the same algorithm on the same operator; only the order of the sums over ranks differs, which
 # moves the converged field by round-off, measured 5e-15); rank 0 alone prints progress and writes the series;
-# more ranks than cells is refused with one message.
+# more ranks than cells is refused with one message.  The runs solve four steps together (postseismic.multistep's
+# default); 2 ranks solving one step at a time (multistep 1) give one process's series too.
 set -u
 . "${srcdir:-.}/tests/lib.sh"
 tempdir OUT
@@ -60,6 +61,19 @@ if timeout 300 "$MPIRUN" -np 2 "$SQ" postseismic ps.yaml --set postseismic.end_t
 else
   bad "np=2 tasks failed: $(tail -3 tasks.err)"
 fi
+# one step at a time (postseismic.multistep: 1) on 2 ranks, plain loops and tasks: one process's series
+for how in serial tasks; do
+  opt=--serial rows=""
+  [ $how = tasks ] && opt="--set postseismic.end_time=1s" rows="--rows 3"
+  # shellcheck disable=SC2086
+  if timeout 300 "$MPIRUN" -np 2 "$SQ" postseismic ps.yaml $opt --set postseismic.multistep=1 --output ms1$how \
+    > ms1$how.out 2> ms1$how.err; then
+    # shellcheck disable=SC2086
+    d=$($CMP one ms1$how ps $BOUND $rows) && ok "np=2, multistep 1 ($how) = one process: $d" || bad "np=2 multistep 1 ($how): $d"
+  else
+    bad "np=2 multistep 1 ($how) failed: $(tail -3 ms1$how.err)"
+  fi
+done
 # SIGINT to one rank only: the ranks agree after each step, both stop after the same one with the series complete
 "$MPIRUN" -np 2 "$SQ" postseismic ps.yaml --serial --set postseismic.dt='0.01 s' --set postseismic.end_time='20 s' \
   --output stop > stop.out 2> stop.err &

@@ -1,8 +1,8 @@
 /**
  * @file test_cuda_qs.c  Check suite for the quasi-static solver on the GPU (src/cuda/qs_cuda.cu, the CUDA bodies of
  * codelets/qs_ebe.c and codelets/qs_transfer.c) against the CPU:
- * (1) kernels: on a jittered box's P2 mesh, the EBE products (P2 and P1, both precisions, 1 to 4 interleaved
- *     vectors, blocks of 32 and 64 cells reduced in shared memory) against sq_qs.h's CPU kernels one vector
+ * (1) kernels: on a jittered box's P2 mesh, the EBE products (P2 and P1, both precisions, 1 and 4 interleaved
+ *     vectors, with the shared-memory reduction and with direct atomics) against sq_qs.h's CPU kernels one vector
  *     at a time (relative 1e-12 in double, 1e-5 in single, to the largest entry), the restriction and the
  *     prolongation bitwise;
  * (2) a whole solve (Dirichlet data on the box, the mixed-precision solver of sq_qs_solve) with every task on the
@@ -79,18 +79,18 @@ START_TEST(kernels_vs_cpu) {
   int64_t *dcell = dev_copy(q->cell_node, sizeof(int64_t) * 10 * q->ncell);
   void *dgeo[2] = {dev_copy(q->geo, sizeof(double) * SQ_QS_NGEO * q->ncell),
                    dev_copy(q->geo32, sizeof(float) * SQ_QS_NGEO * q->ncell)};
-  for (int p1 = 0; p1 < 2; ++p1)
-    for (int cells = 32; cells <= 64; cells *= 2) {
-      sq_qs_blocks *b = NULL;
-      ck_assert_int_eq(sq_qs_blocks_create(q->ncell, q->cell_node, p1 ? 4 : 10, cells, &b), 0);
-      const sq_cuda_qs_blocks db = {.cells = b->cells,
-                                    .nblk = b->nblk,
-                                    .max_rows = b->max_rows,
-                                    .ptr = dev_copy(b->ptr, sizeof(int64_t) * (b->nblk + 1)),
-                                    .row = dev_copy(b->row, sizeof(int64_t) * b->ptr[b->nblk]),
-                                    .gather = dev_copy(b->gather, sizeof(uint16_t) * b->ngather)};
-      for (int pi = 0; pi < 2; ++pi)
-        for (int nv = 1; nv <= 4; ++nv) {
+  for (int p1 = 0; p1 < 2; ++p1) {
+    sq_qs_blocks *b = NULL;
+    ck_assert_int_eq(sq_qs_blocks_create(q->ncell, q->cell_node, p1 ? 4 : 10, 64, &b), 0);
+    const sq_cuda_qs_blocks db = {.cells = b->cells,
+                                  .nblk = b->nblk,
+                                  .max_rows = b->max_rows,
+                                  .ptr = dev_copy(b->ptr, sizeof(int64_t) * (b->nblk + 1)),
+                                  .row = dev_copy(b->row, sizeof(int64_t) * b->ptr[b->nblk]),
+                                  .local = dev_copy(b->local, sizeof(uint16_t) * 10 * q->ncell)};
+    for (int pi = 0; pi < 2; ++pi)
+      for (int nv = 1; nv <= 4; nv += 3)
+        for (int shared = 0; shared < 2; ++shared) {
           const sq_precision prec = pi ? SQ_F32 : SQ_F64;
           const size_t bytes = (size_t)(n * nv) * sq_real_size(prec);
           void *x = malloc(bytes), *y = malloc(bytes), *yref = malloc(bytes);
@@ -101,15 +101,15 @@ START_TEST(kernels_vs_cpu) {
           void *dx = dev_copy(x, bytes), *dy;
           CUDA_OK(cudaMalloc(&dy, bytes));
           CUDA_OK(cudaMemset(dy, 0, bytes));
-          sq_cuda_qs_ebe(prec, p1, nv, q->ncell, dgeo[pi], dcell, &db, dx, dy, NULL);
+          sq_cuda_qs_ebe(prec, p1, nv, q->ncell, dgeo[pi], dcell, dcell, shared ? &db : NULL, dx, dy, NULL);
           host_copy(y, dy, bytes);
           cpu_ebe(q, prec, p1, nv, x, yref);
           const int64_t rows = 3 * nv * (p1 ? q->nvert : q->nnode);
           double ymax = 0, err = 0;
           for (int64_t k = 0; k < rows; ++k) ymax = fmax(ymax, fabs(value(yref, prec, k)));
           for (int64_t k = 0; k < rows; ++k) err = fmax(err, fabs(value(y, prec, k) - value(yref, prec, k)) / ymax);
-          printf("EBE %s %s, %d vectors, blocks of %d cells: max rel. difference %.2e\n", p1 ? "P1" : "P2",
-                 prec_name(prec), nv, cells, err);
+          printf("EBE %s %s, %d vectors, %s: max rel. difference %.2e\n", p1 ? "P1" : "P2", prec_name(prec), nv,
+                 shared ? "shared memory" : "atomics", err);
           EXPECT(err < (prec == SQ_F64 ? 1e-12 : 1e-5));
           CUDA_OK(cudaFree(dx));
           CUDA_OK(cudaFree(dy));
@@ -117,11 +117,11 @@ START_TEST(kernels_vs_cpu) {
           free(y);
           free(yref);
         }
-      CUDA_OK(cudaFree((void *)db.ptr));
-      CUDA_OK(cudaFree((void *)db.row));
-      CUDA_OK(cudaFree((void *)db.gather));
-      sq_qs_blocks_destroy(b);
-    }
+    CUDA_OK(cudaFree((void *)db.ptr));
+    CUDA_OK(cudaFree((void *)db.row));
+    CUDA_OK(cudaFree((void *)db.local));
+    sq_qs_blocks_destroy(b);
+  }
   /* the transfers, bitwise */
   const int64_t nc = 3 * q->nvert;
   float *r = malloc(sizeof(float) * n), *rc = malloc(sizeof(float) * nc), *rcs = malloc(sizeof(float) * nc),
@@ -209,9 +209,53 @@ START_TEST(solve_on_gpu) {
 }
 END_TEST
 
+/* Four right-hand sides solved together (sq_qs_solve_multi) with every task on the GPU (the 4-vector products and
+ * transfers) against the serial CPU solve of the same four. */
+START_TEST(multi_solve_on_gpu) {
+  sq_mesh *m = NULL;
+  sq_qs_mesh *q = make(6, 200, &m);
+  sq_qs_bc_kind kind[256] = {0};
+  kind[5] = SQ_QS_DIRICHLET;
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  const int nv = 4;
+  const int64_t n = 3 * q->nnode * nv;
+  double *f = calloc(n, sizeof(double)), *u = calloc(n, sizeof(double)), *us = calloc(n, sizeof(double));
+  for (int64_t i = 0; i < n; ++i) f[i] = 1e-3 * sin(0.01 * i) * (1 + i % nv);
+  sq_qs_solver_opts o, os;
+  sq_qs_solver_opts_default(&o);
+  sq_qs_solver_opts_default(&os);
+  ck_assert_int_eq(sq_qs_solve_multi(q, NULL, nv, f, us, &os, 0), 0);
+  ck_assert_int_ge(start_starpu(1), 1);
+  sq_qs_runtime *qr = NULL;
+  ck_assert_int_eq(sq_qs_runtime_create(q, &qr), 0);
+  sq_qs_ops ops;
+  sq_qs_runtime_ops(qr, &ops);
+  ck_assert_int_eq(sq_qs_solve_multi(q, &ops, nv, f, u, &o, 0), 0);
+  int64_t cpu, gpu;
+  task_counts(&cpu, &gpu);
+  printf("4-vector solve on the GPU: %d outer iterations (CPU: %d), relative residual %.2e, %lld GPU tasks\n",
+         o.outer_iters, os.outer_iters, o.rel_residual, (long long)gpu);
+  EXPECT(o.rel_residual < 1e-10);
+  EXPECT(abs(o.outer_iters - os.outer_iters) <= 1);
+  EXPECT_EQ(cpu, 0);
+  EXPECT(gpu > 0);
+  double umax = 0, err = 0;
+  for (int64_t i = 0; i < n; i += nv) umax = fmax(umax, fabs(us[i])), err = fmax(err, fabs(u[i] - us[i]));
+  printf("4-vector solve on the GPU against the CPU: vector 0's max difference %.2e (max |u| %.2e)\n", err, umax);
+  EXPECT(err < 1e-9 * fmax(1, umax));
+  sq_qs_runtime_destroy(qr);
+  starpu_shutdown();
+  free(f);
+  free(u);
+  free(us);
+  sq_qs_mesh_destroy(q);
+  sq_mesh_destroy(m);
+}
+END_TEST
+
 int main(void) {
   if (sq_test_cuda_start("test_cuda_qs")) return 77;
-  const TTest *tests[] = {kernels_vs_cpu, solve_on_gpu, NULL};
+  const TTest *tests[] = {kernels_vs_cpu, solve_on_gpu, multi_solve_on_gpu, NULL};
   return sq_test_run(sq_test_suite("cuda_qs", 300, tests), 0);
 }
 

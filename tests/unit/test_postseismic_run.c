@@ -146,6 +146,7 @@ START_TEST(maxwell_relaxation) {
   sq_config *cfg = malloc(sizeof(*cfg));
   /* a Maxwell half-space below depth 1.75 (relaxation time eta / mu = 1 s), 8 steps of 0.5 s */
   load(cfg, "visco", "elastic", "    layers:\n      - {z_top: -1.75, z_bottom: -10, eta: 1}\n", "0.5 s", "4 s", "2 s");
+  EXPECT_EQ(cfg->postseismic.multistep, 4); /* the default */
   sq_ps_summary sum;
   sq_verbosity = 0;
   ck_assert_int_eq(sq_postseismic_run(cfg, NULL, &sum), 0);
@@ -169,6 +170,23 @@ START_TEST(maxwell_relaxation) {
                    dprev);
       }
     }
+  }
+  /* one step at a time (postseismic.multistep: 1; the default solves four together): the same series to the
+   * solver's tolerance */
+  load_with(cfg, "visco1", "elastic", "    layers:\n      - {z_top: -1.75, z_bottom: -10, eta: 1}\n", "0.5 s", "4 s",
+            "2 s", "", "  multistep: 1\n");
+  EXPECT_EQ(cfg->postseismic.multistep, 1);
+  ck_assert_int_eq(sq_postseismic_run(cfg, NULL, &sum), 0);
+  EXPECT_EQ(sum.nstep, 8);
+  for (int s = 0; s < 3; ++s) {
+    double t[16], u[48], t4[16], u4[48];
+    const int64_t n = read_station("visco", names[s], t, u, 16), n4 = read_station("visco1", names[s], t4, u4, 16);
+    EXPECT_EQ(n4, n);
+    double umax = 0;
+    for (int64_t k = 0; k < 3 * n; ++k) umax = fmax(umax, fabs(u[k]));
+    for (int64_t k = 0; k < 3 * n; ++k)
+      EXPECT_MSG(fabs(u4[k] - u[k]) <= 1e-7 * umax, "station %s: multistep 1 gives %.9g, four steps together %.9g",
+                 names[s], u4[k], u[k]);
   }
   free(cfg);
 }
@@ -263,6 +281,8 @@ START_TEST(bad_sections) {
                        "test.yaml:7: key 'postseismic.rupture'", "not both");
   SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  boundary: {absorbing: sliding}\n",
                        "test.yaml:7: key 'postseismic.boundary.absorbing'", "roller");
+  SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  multistep: 3\n",
+                       "test.yaml:7: key 'postseismic.multistep'", "must be 1 (one step at a time) or 4");
   SQ_TEST_CONFIG_ERROR(PS_HEAD "postseismic:\n  slip_file: s.txt\n  predictr: false\n",
                        "test.yaml:7: key 'postseismic.predictr'", "predictor");
   /* without the section, a dynamic run still needs equations.end_time */

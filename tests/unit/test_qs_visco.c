@@ -120,7 +120,8 @@ static void slip(void *ctx, const double x[3], double s[3]) {
 }
 
 /* the buried-fault box with eta per cell: eta_lo below z = 0.5, INFINITY above */
-static sq_qs_visco *fault_problem(sq_mesh **m, sq_qs_mesh **q, double eta_lo, int predictor, double dt) {
+static sq_qs_visco *fault_problem_w(sq_mesh **m, sq_qs_mesh **q, double eta_lo, int predictor, double dt,
+                                    int multistep) {
   *m = box(4, 1);
   *q = qs(*m);
   sq_qs_bc_kind kind[256] = {0};
@@ -134,10 +135,15 @@ static sq_qs_visco *fault_problem(sq_mesh **m, sq_qs_mesh **q, double eta_lo, in
   sq_qs_visco_opts_default(&o);
   o.dt = dt;
   o.predictor = predictor;
+  o.multistep = multistep;
   sq_qs_visco *v = NULL;
   ck_assert_int_eq(sq_qs_visco_create(*q, et, &o, &v), 0);
   free(et);
   return v;
+}
+
+static sq_qs_visco *fault_problem(sq_mesh **m, sq_qs_mesh **q, double eta_lo, int predictor, double dt) {
+  return fault_problem_w(m, q, eta_lo, predictor, dt, 1);
 }
 
 START_TEST(test_elastic_limit) {
@@ -276,6 +282,127 @@ START_TEST(test_multi_vector) {
 }
 END_TEST
 
+/* a body force varying in space, scaled by s */
+static void body_force(const sq_qs_mesh *q, double s, int nv, int off, double *f) {
+  for (int64_t k = 0; k < q->nnode; ++k)
+    for (int i = 0; i < 3; ++i) {
+      const double *x = q->xyz + 3 * k;
+      f[(3 * k + i) * nv + off] = s * 1e-3 * sin(3 * x[0] + i) * cos(2 * x[1] - x[2]);
+    }
+}
+
+START_TEST(test_solve_multi) {
+  /* four identical right-hand sides: each vector equals the one-vector solve (to the tolerance), bit for bit the
+   * same as the others; four different ones: vector 0 equals its own one-vector solve */
+  sq_mesh *m = box(3, 0);
+  sq_qs_mesh *q = qs(m);
+  sq_qs_bc_kind kind[256] = {0};
+  kind[5] = SQ_QS_DIRICHLET;
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, shear, NULL), 0);
+  const int64_t n = 3 * q->nnode;
+  const int nv = SQ_QS_MAXVEC;
+  double *f1 = calloc(n, sizeof(double)), *u1 = calloc(n, sizeof(double));
+  double *f4 = calloc(n * nv, sizeof(double)), *u4 = calloc(n * nv, sizeof(double));
+  for (int same = 1; same >= 0; --same) {
+    for (int v = 0; v < nv; ++v) body_force(q, same ? 1 : 1 + v, nv, v, f4);
+    body_force(q, 1, 1, 0, f1);
+    sq_qs_solver_opts o1, o4;
+    sq_qs_solver_opts_default(&o1);
+    sq_qs_solver_opts_default(&o4);
+    ck_assert_int_eq(sq_qs_solve(q, NULL, f1, u1, &o1), 0);
+    ck_assert_int_eq(sq_qs_solve_multi(q, NULL, nv, f4, u4, &o4, 0), 0);
+    EXPECT(o4.rel_residual <= 1e-10);
+    double umax = 0;
+    for (int64_t i = 0; i < n; ++i) umax = fmax(umax, fabs(u1[i]));
+    EXPECT(umax > 1e-3);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(u4[i * nv], u1[i], 1e-8 * umax);
+      for (int v = 1; same && v < nv; ++v) ck_assert(u4[i * nv + v] == u4[i * nv]);
+    }
+    fprintf(stderr,
+            "solve_multi (%s right-hand sides): outer %d/%d, inner %lld/%lld, coarse %lld/%lld (1/%d vectors)\n",
+            same ? "identical" : "different", o1.outer_iters, o4.outer_iters, (long long)o1.inner_iters,
+            (long long)o4.inner_iters, (long long)o1.coarse_iters, (long long)o4.coarse_iters, nv);
+    if (same) {
+      EXPECT(abs(o1.outer_iters - o4.outer_iters) <= 1);
+      /* one vector through the multi-vector solve: the one-vector solve */
+      sq_qs_solver_opts o;
+      sq_qs_solver_opts_default(&o);
+      double *u = calloc(n, sizeof(double));
+      ck_assert_int_eq(sq_qs_solve_multi(q, NULL, 1, f1, u, &o, 0), 0);
+      for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(u[i], u1[i], 1e-8 * umax);
+      free(u);
+    }
+  }
+  free(f1);
+  free(u1);
+  free(f4);
+  free(u4);
+  sq_qs_mesh_destroy(q);
+  sq_mesh_destroy(m);
+}
+END_TEST
+
+/* nstep steps of the buried-fault problem: the field, the stress of every cell, the iterations of the steps */
+static void run_steps(int multistep, int predictor, int nstep, double **u, double **sig, sq_qs_visco_stats *st) {
+  sq_mesh *m;
+  sq_qs_mesh *q;
+  sq_qs_visco *v = fault_problem_w(&m, &q, 1.0, predictor, 0.1, multistep);
+  const int64_t n = 3 * q->nnode, ns = SQ_QS_NQ * SQ_QS_NSTRESS;
+  *u = calloc(n, sizeof(double));
+  *sig = calloc(q->ncell * ns, sizeof(double));
+  ck_assert_int_eq(sq_qs_visco_elastic(v, NULL, *u), 0);
+  sq_qs_visco_stats s0;
+  sq_qs_visco_get_stats(v, &s0);
+  for (int k = 0; k < nstep; ++k) ck_assert_int_eq(sq_qs_visco_step(v, NULL, *u), 0);
+  EXPECT_EQ(sq_qs_visco_nstep(v), nstep);
+  sq_qs_visco_get_stats(v, st);
+  st->outer_iters -= s0.outer_iters;
+  st->inner_iters -= s0.inner_iters;
+  st->coarse_iters -= s0.coarse_iters;
+  for (int64_t c = 0; c < q->ncell; ++c) memcpy(*sig + ns * c, sq_qs_visco_stress(v, c), sizeof(double) * ns);
+  sq_qs_visco_destroy(v);
+  sq_qs_mesh_destroy(q);
+  sq_mesh_destroy(m);
+}
+
+START_TEST(test_multistep) {
+  /* four steps solved together: the one-at-a-time field and stresses (to the solver's tolerance), fewer
+   * iterations than without a predictor and fewer coarse iterations than the one-vector predictor */
+  const int nstep = 24, cases[3][2] = {{1, 0}, {1, 1}, {4, 1}};
+  double *u[3], *sig[3];
+  sq_qs_visco_stats st[3];
+  for (int k = 0; k < 3; ++k) run_steps(cases[k][0], cases[k][1], nstep, &u[k], &sig[k], &st[k]);
+  sq_mesh *m = box(4, 1);
+  sq_qs_mesh *q = qs(m);
+  const int64_t n = 3 * q->nnode, ns = SQ_QS_NQ * SQ_QS_NSTRESS * q->ncell;
+  double umax = 0, smax = 0, du = 0, ds = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    umax = fmax(umax, fabs(u[1][i]));
+    du = fmax(du, fabs(u[2][i] - u[1][i]));
+  }
+  for (int64_t i = 0; i < ns; ++i) {
+    smax = fmax(smax, fabs(sig[1][i]));
+    ds = fmax(ds, fabs(sig[2][i] - sig[1][i]));
+  }
+  EXPECT_MSG(du <= 1e-8 * umax, "multistep 4 against 1: field difference %g of %g", du, umax);
+  EXPECT_MSG(ds <= 1e-8 * smax, "multistep 4 against 1: stress difference %g of %g", ds, smax);
+  EXPECT(st[2].max_rel_residual <= 1e-10);
+  for (int k = 0; k < 3; ++k)
+    fprintf(stderr, "multistep %d, predictor %d: outer %lld, inner %lld, coarse %lld (%d solves)\n", cases[k][0],
+            cases[k][1], (long long)st[k].outer_iters, (long long)st[k].inner_iters, (long long)st[k].coarse_iters,
+            st[k].nsolve);
+  EXPECT(st[2].coarse_iters < st[0].coarse_iters && st[2].inner_iters < st[0].inner_iters);
+  EXPECT(st[2].coarse_iters < st[1].coarse_iters);
+  for (int k = 0; k < 3; ++k) {
+    free(u[k]);
+    free(sig[k]);
+  }
+  sq_qs_mesh_destroy(q);
+  sq_mesh_destroy(m);
+}
+END_TEST
+
 START_TEST(test_bad_input) {
   sq_mesh *m = box(1, 0);
   sq_qs_mesh *q = qs(m);
@@ -296,6 +423,13 @@ START_TEST(test_bad_input) {
   sq_test_capture_end(saved);
   ck_assert_int_eq(rc, SQ_ERR_INPUT);
   ck_assert_msg(strstr(sq_test_msg, "time step"), "message: %s", sq_test_msg);
+  o.dt = 1;
+  o.multistep = 5;
+  saved = sq_test_capture_begin();
+  rc = sq_qs_visco_create(q, et, &o, &v);
+  sq_test_capture_end(saved);
+  ck_assert_int_eq(rc, SQ_ERR_INPUT);
+  ck_assert_msg(strstr(sq_test_msg, "multistep must lie in 1 .. 4 (got 5)"), "message: %s", sq_test_msg);
   free(et);
   sq_qs_mesh_destroy(q);
   sq_mesh_destroy(m);
@@ -303,12 +437,8 @@ START_TEST(test_bad_input) {
 END_TEST
 
 int main(void) {
-  const TTest *tests[] = {test_relaxation_order,
-                          test_elastic_limit,
-                          test_predictor,
-                          test_predict_weights,
-                          test_multi_vector,
-                          test_bad_input,
-                          NULL};
+  const TTest *tests[] = {test_relaxation_order, test_elastic_limit, test_predictor,
+                          test_predict_weights,  test_multi_vector,  test_solve_multi,
+                          test_multistep,        test_bad_input,     NULL};
   return sq_test_run(sq_test_suite("qs_visco", 120, tests), 1);
 }
