@@ -63,10 +63,10 @@ static void qs_ebe_cuda(void *buffers[], void *cl_arg) {
                                  .max_rows = a->blk_max_rows,
                                  .ptr = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BPTR]),
                                  .row = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BROW]),
-                                 .local = (const uint16_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BLOCAL])};
+                                 .gather = (const uint16_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_BLOCAL])};
   sq_cuda_qs_ebe(a->precision, a->p1, nv, STARPU_VECTOR_GET_NX(buffers[QS_EBE_IN]) / 10,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_GEO]),
-                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_IN]), NULL, &blk,
+                 (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_IN]), &blk,
                  (const void *)STARPU_VECTOR_GET_PTR(buffers[QS_EBE_X]), rows, stream);
 }
 

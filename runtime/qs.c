@@ -50,7 +50,7 @@ int sq_qs_runtime_create(const sq_qs_mesh *qm, sq_qs_runtime **out) {
       const sq_qs_blocks *b = qr->blk[p1][t];
       reg(&qr->blk_ptr[p1][t], b->ptr, b->nblk + 1, sizeof(int64_t));
       reg(&qr->blk_row[p1][t], b->row, b->ptr[b->nblk] ? b->ptr[b->nblk] : 1, sizeof(int64_t));
-      reg(&qr->blk_local[p1][t], b->local, nc ? 10 * nc : 1, sizeof(uint16_t));
+      reg(&qr->blk_local[p1][t], b->gather, b->ngather ? b->ngather : 1, sizeof(uint16_t));
     }
   }
   if (!ierr) {

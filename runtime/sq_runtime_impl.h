@@ -223,7 +223,7 @@ struct sq_qs_runtime {
   starpu_data_handle_t edge_vert, vert_edge_ptr, vert_edge; /**< the mesh's transfer tables */
   int nchunk;                                               /**< chunks of the transfers' outputs */
   /* per tile, [0] P2 and [1] P1: blocks of cells over the tile-local rows (sq_qs_blocks.h), for the CUDA body's
-   * shared-memory reduction; their row offsets, rows and block-local rows as handles */
+   * shared-memory reduction; their row offsets, rows and gather slots (blk_local: sq_qs_blocks.gather) as handles */
   struct sq_qs_blocks **blk[2];
   starpu_data_handle_t *blk_ptr[2], *blk_row[2], *blk_local[2];
   int64_t nebe, nreduce, ntransfer;

@@ -24,6 +24,7 @@ void sq_qs_blocks_destroy(sq_qs_blocks *b) {
   SQ_FREE(b->ptr);
   SQ_FREE(b->row);
   SQ_FREE(b->local);
+  SQ_FREE(b->gather);
   free(b);
 }
 
@@ -37,12 +38,14 @@ int sq_qs_blocks_create(int64_t nc, const int64_t *out, int nloc, int cells, sq_
   int64_t *scratch = NULL;
   int ierr = SQ_CALLOC(b->ptr, b->nblk + 1);
   if (!ierr) ierr = SQ_CALLOC(b->local, 10 * nc + 1);
-  if (!ierr) ierr = SQ_CALLOC(b->row, (size_t)nloc * nc + 1); /* shrunk below */
+  if (!ierr) ierr = SQ_CALLOC(b->row, (size_t)nloc * nc + 1);        /* at most */
+  if (!ierr) ierr = SQ_CALLOC(b->gather, 2 * (size_t)nloc * nc + 1); /* gather, then gend (rows: at most nloc nc) */
   if (!ierr) ierr = SQ_CALLOC(scratch, (size_t)nloc * cells);
   if (ierr) {
     sq_qs_blocks_destroy(b);
     return ierr;
   }
+  b->gend = b->gather + (size_t)nloc * nc;
   int64_t nrow = 0;
   for (int64_t k = 0; k < b->nblk; ++k) {
     const int64_t c0 = k * cells, c1 = c0 + cells < nc ? c0 + cells : nc;
@@ -56,11 +59,24 @@ int sq_qs_blocks_create(int64_t nc, const int64_t *out, int nloc, int cells, sq_
     for (int64_t i = 0; i < u; ++i) b->row[nrow + i] = scratch[i];
     for (int64_t c = c0; c < c1; ++c)
       for (int a = 0; a < nloc; ++a) b->local[10 * c + a] = (uint16_t)find_row(scratch, u, out[10 * c + a]);
+    /* the slots grouped by row: counts, ends, then each slot at its row's next place */
+    uint16_t *gend = b->gend + nrow, *gather = b->gather + c0 * nloc;
+    for (int64_t i = 0; i < u; ++i) gend[i] = 0;
+    for (int64_t c = c0; c < c1; ++c)
+      for (int a = 0; a < nloc; ++a) ++gend[b->local[10 * c + a]];
+    for (int64_t i = 1; i < u; ++i) gend[i] = (uint16_t)(gend[i] + gend[i - 1]);
+    for (int64_t c = c1 - 1; c >= c0; --c) /* backwards, filling each row from its end */
+      for (int a = nloc - 1; a >= 0; --a) {
+        const int r = b->local[10 * c + a];
+        gather[--gend[r]] = (uint16_t)((c - c0) * nloc + a);
+      }
+    for (int64_t i = 0; i < u; ++i) gend[i] = (uint16_t)(i + 1 < u ? gend[i + 1] : (c1 - c0) * nloc);
     b->ptr[k] = nrow;
     nrow += u;
     if (u > b->max_rows) b->max_rows = u;
   }
   b->ptr[b->nblk] = nrow;
+  b->ngather = nloc * nc + nrow;
   SQ_FREE(scratch);
   *blocks = b;
   return SQ_SUCCESS;

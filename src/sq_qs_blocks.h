@@ -19,6 +19,12 @@ typedef struct sq_qs_blocks {
   int64_t *ptr;     /**< nblk + 1: block b's rows are row[ptr[b] .. ptr[b + 1]) */
   int64_t *row;     /**< ptr[nblk]: output rows (nodes), ascending within a block */
   uint16_t *local;  /**< 10 ncell: block-local row of each cell's local node (0 for nodes past nloc) */
+  /* the same map inverted, for a reduction that gathers each row's values: block b's slots (cell within the block
+   * times nloc plus local node) start at gather[b cells nloc], grouped by block row in row order; block row k's
+   * slots end at gather[b cells nloc + gend[k]] (k over all blocks' rows, as row[]) */
+  uint16_t *gather; /**< nloc ncell, then gend: one array of ngather entries */
+  uint16_t *gend;   /**< ptr[nblk] */
+  int64_t ngather;  /**< nloc ncell + ptr[nblk] */
 } sq_qs_blocks;
 
 /**

@@ -2,12 +2,18 @@
  * @file qs_bench.cu  GPU benchmark of the quasi-static solver's kernels (src/cuda/qs_cuda.cuh), StarPU-free:
  * a box of n^3 cubes cut into 6 tetrahedra each (cubes in Morton order), its P2 nodes (vertices, then edges), and
  * per product
- *   - the time of the P2 (and P1) element-by-element product, in both precisions, on 1 and 4 interleaved vectors,
- *     with the shared-memory reduction (blocks of 64 and 128 cells) and with direct atomics;
+ *   - the time of the P2 (and P1) element-by-element product, in both precisions, on 1 and 4 interleaved vectors
+ *     (one thread per cell and vector), with the shared-memory reduction of the launcher (each cell's values in its
+ *     own slots, summed per block row: Reduction::Gather; blocks of 32, 64 and 128 cells: 128 threads are the
+ *     papers' 32 cells x 4 vectors), with shared-memory atomics into the block's rows (Reduction::Shared) and with
+ *     direct atomics (the absence of the reduction: Reduction::Atomic); these two are instantiated here only, never by
+ *     the production launchers;
  *   - the bytes it must move at least (geometry, indices, x read once, y read and written once: the model below)
  *     divided by the time, and that as a fraction of the measured device-to-device copy bandwidth;
  *   - its largest difference to the CPU kernel of sq_qs.h (one vector at a time), relative to the largest entry;
- * and the restriction and the prolongation.  Prints one table; see tests/bench/device/qs_gpu.sh.
+ * and the restriction and the prolongation.  Prints the table of every configuration, then the two comparisons the
+ * papers make (their Fig. 3: time per call, divided by the vectors per call): four vectors per kernel against one,
+ * and the shared-memory reduction against direct atomics.  See tests/bench/device/qs_gpu.sh.
  *
  * usage: qs_bench [n (cubes per side, default 76: 10.7 M P2 degrees of freedom)] [repetitions (default 20)]
  */
@@ -17,8 +23,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <vector>
 
+#include "qs_cuda.cuh"
 #include "sq_cuda_qs.h"
 
 extern "C" {
@@ -166,6 +175,23 @@ double copy_bandwidth(int reps) {
   return 2.0 * bytes / s; /* read + write */
 }
 
+/* Host-to-device and device-to-host bytes/s of one array of @p bytes in pageable host memory (as the solver's
+ * vectors, which StarPU copies at every product). */
+void pcie_bandwidth(size_t bytes, int reps, double *h2d, double *d2h) {
+  std::vector<char> h(bytes, 1);
+  void *d;
+  CK(cudaMalloc(&d, bytes));
+  CK(cudaMemcpy(d, h.data(), bytes, cudaMemcpyHostToDevice));
+  Timer t;
+  t.start();
+  for (int r = 0; r < reps; ++r) CK(cudaMemcpy(d, h.data(), bytes, cudaMemcpyHostToDevice));
+  *h2d = bytes / t.stop(reps);
+  t.start();
+  for (int r = 0; r < reps; ++r) CK(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost));
+  *d2h = bytes / t.stop(reps);
+  CK(cudaFree(d));
+}
+
 struct Dev {
   int64_t *cell, *evert, *vptr, *vedge;
   double *geo64;
@@ -174,8 +200,63 @@ struct Dev {
     int cells;
     sq_qs_blocks *host;
     sq_cuda_qs_blocks dev;
-  } blk[2][2]; /* [p1][cells 64, 128] */
+    uint16_t *local; /* for the atomics into shared rows */
+  } blk[2][3];       /* [p1][cells 32, 64, 128] */
 };
+/* which: a block size with gathered slots (the launcher's), or with atomics into shared rows, or kAtomic */
+constexpr int kBlockSizes = 3, kSharedAtomic = kBlockSizes, kAtomic = 2 * kBlockSizes;
+constexpr int kAtomicThreads = 128; /* threads per block of the direct-atomics product */
+
+/* ms per vector of each configuration: [p1, f64, nv, which] */
+std::map<std::tuple<int, int, int, int>, double> ms_per_vector;
+
+/* The absence of the shared-memory reduction: every cell adds its rows into y with atomics (benchmark only). */
+template <typename R, int NV>
+void ebe_atomic(bool p1, int64_t nc, const R *geo, const int64_t *cell, const R *x, R *y) {
+  using sq_qs_cuda::Reduction;
+  constexpr int cells = kAtomicThreads / NV;
+  const unsigned grid = (unsigned)((nc + cells - 1) / cells);
+  if (p1)
+    sq_qs_cuda::ebe_kernel<R, NV, true, Reduction::Atomic>
+        <<<grid, kAtomicThreads>>>(nc, geo, cell, cell, nullptr, nullptr, nullptr, x, y);
+  else
+    sq_qs_cuda::ebe_kernel<R, NV, false, Reduction::Atomic>
+        <<<grid, kAtomicThreads>>>(nc, geo, cell, cell, nullptr, nullptr, nullptr, x, y);
+}
+
+/* The block's rows in shared memory, each cell adding into them with shared-memory atomics (Reduction::Shared). */
+template <typename R, int NV>
+void ebe_shared_atomic(bool p1, int64_t nc, const R *geo, const int64_t *cell, const Dev::Blk &b, const R *x, R *y) {
+  using sq_qs_cuda::Reduction;
+  const size_t smem = (size_t)b.dev.max_rows * 3 * NV * sizeof(R);
+  auto k = p1 ? sq_qs_cuda::ebe_kernel<R, NV, true, Reduction::Shared>
+              : sq_qs_cuda::ebe_kernel<R, NV, false, Reduction::Shared>;
+  if (smem > 48 * 1024) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  k<<<(unsigned)b.dev.nblk, (unsigned)(b.cells * NV), smem>>>(nc, geo, cell, nullptr, b.dev.ptr, b.dev.row, b.local, x,
+                                                              y, nullptr, nullptr);
+}
+
+/* The product of one configuration: the production launcher (shared memory) or the atomics. */
+template <typename R>
+void product(const Mesh &m, const Dev &d, bool p1, int nv, int which, const void *geo, const R *x, R *y) {
+  const sq_precision prec = sizeof(R) == 8 ? SQ_F64 : SQ_F32;
+  if (which < kBlockSizes) {
+    sq_cuda_qs_ebe(prec, p1, nv, m.ncell, geo, d.cell, &d.blk[p1][which].dev, x, y, nullptr);
+    return;
+  }
+  const R *g = static_cast<const R *>(geo);
+  if (which < kAtomic) {
+    const Dev::Blk &b = d.blk[p1][which - kSharedAtomic];
+    if (nv == 1) ebe_shared_atomic<R, 1>(p1, m.ncell, g, d.cell, b, x, y);
+    else if (nv == 4) ebe_shared_atomic<R, 4>(p1, m.ncell, g, d.cell, b, x, y);
+  } else if (nv == 1) ebe_atomic<R, 1>(p1, m.ncell, g, d.cell, x, y);
+  else if (nv == 4) ebe_atomic<R, 4>(p1, m.ncell, g, d.cell, x, y);
+  else {
+    fprintf(stderr, "qs_bench: the atomics product is built for 1 and 4 vectors\n");
+    exit(1);
+  }
+  CK(cudaGetLastError());
+}
 
 /* The CPU kernels of sq_qs.h, one vector at a time (the reference). */
 void cpu_ebe1(const Mesh &m, bool p1, const double *x, double *y) {
@@ -198,17 +279,17 @@ template <typename R> void cpu_ebe(const Mesh &m, bool p1, int nv, const R *x, R
 /* One product configuration: time, model bytes, error against the CPU. */
 template <typename R>
 void run(const Mesh &m, Dev &d, bool p1, int nv, int which, int reps, double copy_bw, std::vector<R> &yref) {
-  const sq_precision prec = sizeof(R) == 8 ? SQ_F64 : SQ_F32;
   const int64_t nrow = p1 ? m.nvert : m.nnode, nloc = p1 ? 4 : 10, n = 3 * nv * nrow;
   std::vector<R> x(3 * nv * m.nnode), y(n);
   unsigned s = 12345u;
   for (auto &v : x) v = (R)((s = s * 1664525u + 1013904223u) >> 8) / (R)16777216 - R(0.5);
   R *dx = upload(x), *dy;
   CK(cudaMalloc(&dy, n * sizeof(R)));
-  const sq_cuda_qs_blocks *blk = which < 2 ? &d.blk[p1][which].dev : nullptr;
+  const bool blk = which < kAtomic;
+  const Dev::Blk *bk = blk ? &d.blk[p1][which % kBlockSizes] : nullptr;
   const void *geo = sizeof(R) == 8 ? (const void *)d.geo64 : (const void *)d.geo32;
   CK(cudaMemset(dy, 0, n * sizeof(R)));
-  sq_cuda_qs_ebe(prec, p1, nv, m.ncell, geo, d.cell, d.cell, blk, dx, dy, nullptr);
+  product<R>(m, d, p1, nv, which, geo, dx, dy);
   CK(cudaMemcpy(y.data(), dy, n * sizeof(R), cudaMemcpyDeviceToHost));
   if (yref.empty()) { /* the same x for every reduction: one reference */
     yref.assign(n, 0);
@@ -219,15 +300,18 @@ void run(const Mesh &m, Dev &d, bool p1, int nv, int which, int reps, double cop
   for (int64_t k = 0; k < n; ++k) err = std::max(err, std::fabs((double)y[k] - (double)yref[k]) / ymax);
   Timer t;
   t.start();
-  for (int r = 0; r < reps; ++r) sq_cuda_qs_ebe(prec, p1, nv, m.ncell, geo, d.cell, d.cell, blk, dx, dy, nullptr);
+  for (int r = 0; r < reps; ++r) product<R>(m, d, p1, nv, which, geo, dx, dy);
   const double sec = t.stop(reps);
+  ms_per_vector[{p1, sizeof(R) == 8, nv, which}] = sec * 1e3 / nv;
   /* bytes at least: geometry and the cells' nodes; x and y (read + write) once per row; the reduction's own
    * index data: the cells' output rows (atomics) or the block-local rows and each block's row list (shared) */
   double bytes = (double)m.ncell * (12 * sizeof(R) + nloc * 8) + 3.0 * nv * sizeof(R) * nrow * 3;
-  if (blk) bytes += (double)m.ncell * nloc * 2 + (double)d.blk[p1][which].host->ptr[d.blk[p1][which].host->nblk] * 8;
+  if (blk)
+    bytes += (double)m.ncell * nloc * 2 + (double)bk->host->ptr[bk->host->nblk] * (which < kSharedAtomic ? 10 : 8);
   else bytes += (double)m.ncell * nloc * 8;
   char red[32];
-  if (blk) snprintf(red, sizeof(red), "shared, %d cells/blk", d.blk[p1][which].cells);
+  if (blk)
+    snprintf(red, sizeof(red), "%s, %d cells/blk", which < kSharedAtomic ? "gather" : "shared atomics", bk->cells);
   else snprintf(red, sizeof(red), "direct atomics");
   printf("| EBE %s | %s | %d | %-21s | %9.3f | %9.3f | %7.1f | %5.1f%% | %9.2f | %.1e |\n", p1 ? "P1" : "P2",
          sizeof(R) == 8 ? "f64" : "f32", nv, red, sec * 1e3, sec * 1e3 / nv, bytes / sec * 1e-9,
@@ -285,8 +369,8 @@ double rotation_check(const Mesh &m, Dev &d) {
   double *du = upload(u), *dx = upload(x), *dy;
   CK(cudaMalloc(&dy, 2 * u.size() * sizeof(double)));
   CK(cudaMemset(dy, 0, 2 * u.size() * sizeof(double)));
-  sq_cuda_qs_ebe(SQ_F64, 0, 1, m.ncell, d.geo64, d.cell, d.cell, &d.blk[0][0].dev, du, dy, nullptr);
-  sq_cuda_qs_ebe(SQ_F64, 0, 1, m.ncell, d.geo64, d.cell, d.cell, &d.blk[0][0].dev, dx, dy + u.size(), nullptr);
+  sq_cuda_qs_ebe(SQ_F64, 0, 1, m.ncell, d.geo64, d.cell, &d.blk[0][1].dev, du, dy, nullptr);
+  sq_cuda_qs_ebe(SQ_F64, 0, 1, m.ncell, d.geo64, d.cell, &d.blk[0][1].dev, dx, dy + u.size(), nullptr);
   CK(cudaMemcpy(yu.data(), dy, u.size() * sizeof(double), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(yx.data(), dy + u.size(), u.size() * sizeof(double), cudaMemcpyDeviceToHost));
   double a = 0, b = 0;
@@ -318,24 +402,31 @@ int main(int argc, char **argv) {
   d.geo64 = upload(m.geo);
   d.geo32 = upload(std::vector<float>(m.geo.begin(), m.geo.end()));
   for (int p1 = 0; p1 < 2; ++p1)
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kBlockSizes; ++k) {
       Dev::Blk &b = d.blk[p1][k];
-      b.cells = k ? 128 : 64;
+      b.cells = 32 << k;
       if (sq_qs_blocks_create(m.ncell, m.cell.data(), p1 ? 4 : 10, b.cells, &b.host)) return 1;
       std::vector<int64_t> ptr(b.host->ptr, b.host->ptr + b.host->nblk + 1);
       std::vector<int64_t> row(b.host->row, b.host->row + ptr.back());
       std::vector<uint16_t> loc(b.host->local, b.host->local + 10 * m.ncell);
-      b.dev = {b.cells, b.host->nblk, b.host->max_rows, upload(ptr), upload(row), upload(loc)};
+      b.dev = {b.cells,          b.host->nblk,
+               b.host->max_rows, upload(ptr),
+               upload(row),      upload(std::vector<uint16_t>(b.host->gather, b.host->gather + b.host->ngather))};
+      b.local = upload(loc);
     }
   const double bw = copy_bandwidth(reps);
   const double rot = rotation_check(m, d);
+  double h2d, d2h;
+  pcie_bandwidth(3 * sizeof(float) * m.nnode, reps, &h2d, &d2h);
   printf("qs_bench on %s: %d^3 cubes, %lld cells, %lld P2 nodes (%.2f M degrees of freedom), %lld vertices; mesh "
          "%.1f s\n",
          prop.name, n, (long long)m.ncell, (long long)m.nnode, 3e-6 * m.nnode, (long long)m.nvert, tmesh);
   printf("device-to-device copy: %.1f GB/s (read + write); blocks of 64 cells: %.1f P2 rows per cell, at most %lld "
          "rows per block\n",
-         bw * 1e-9, (double)d.blk[0][0].host->ptr[d.blk[0][0].host->nblk] / m.ncell,
-         (long long)d.blk[0][0].host->max_rows);
+         bw * 1e-9, (double)d.blk[0][1].host->ptr[d.blk[0][1].host->nblk] / m.ncell,
+         (long long)d.blk[0][1].host->max_rows);
+  printf("host (pageable) to device: %.1f GB/s, device to host: %.1f GB/s (one P2 single-precision vector, %.0f MB)\n",
+         h2d * 1e-9, d2h * 1e-9, 12e-6 * m.nnode);
   printf("geometry check: K u of a rigid rotation u over K u of a random u (max norms): %.1e\n\n", rot);
   printf("| kernel | prec | vectors | reduction | ms/call | ms/vector | GB/s (model) | of copy | Gcell-vec/s | "
          "max rel. diff. CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
@@ -343,7 +434,7 @@ int main(int argc, char **argv) {
     for (int nv : {1, 4}) {
       std::vector<double> ref64;
       std::vector<float> ref32;
-      for (int which = 0; which < 3; ++which) {
+      for (int which = 0; which <= kAtomic; ++which) {
         run<double>(m, d, p1, nv, which, reps, bw, ref64);
         run<float>(m, d, p1, nv, which, reps, bw, ref32);
       }
@@ -352,6 +443,38 @@ int main(int argc, char **argv) {
     run_transfers<float>(m, d, nv, reps, bw);
     run_transfers<double>(m, d, nv, reps, bw);
   }
+  printf(
+      "\nFour vectors per kernel against one (the papers' Fig. 3: time per call / vectors per call), the launcher's "
+      "shared-memory reduction:"
+      "\n\n| kernel | prec | cells/block | 1 vector: ms | 4 vectors: ms/vector | gain |\n|---|---|---|---|---|---|\n");
+  for (int p1 = 0; p1 < 2; ++p1)
+    for (int f64 = 0; f64 < 2; ++f64)
+      for (int k = 0; k < kBlockSizes; ++k) {
+        const double one = ms_per_vector[{p1, f64, 1, k}], four = ms_per_vector[{p1, f64, 4, k}];
+        printf("| EBE %s | %s | %d | %.3f | %.3f | %.2fx |\n", p1 ? "P1" : "P2", f64 ? "f64" : "f32", 32 << k, one,
+               four, one / four);
+      }
+  printf("\nThe shared-memory reduction against its absence (direct atomics, %d threads per block), ms per vector; "
+         "gather: each cell's values in its own slots, summed per block row (the launcher's); shared atomics: the "
+         "cells add into the block's rows with shared-memory atomics:"
+         "\n\n| kernel | prec | vectors | gather, 32 / 64 / 128 cells | shared atomics, 32 / 64 / 128 cells | direct "
+         "atomics | "
+         "gain (best gather) | gain (best shared atomics) |\n|---|---|---|---|---|---|---|---|\n",
+         kAtomicThreads);
+  for (int p1 = 0; p1 < 2; ++p1)
+    for (int f64 = 0; f64 < 2; ++f64)
+      for (int nv : {1, 4}) {
+        double best[2] = {1e30, 1e30};
+        printf("| EBE %s | %s | %d |", p1 ? "P1" : "P2", f64 ? "f64" : "f32", nv);
+        for (int g = 0; g < 2; ++g)
+          for (int k = 0; k < kBlockSizes; ++k) {
+            const double t = ms_per_vector[{p1, f64, nv, g * kSharedAtomic + k}];
+            best[g] = std::min(best[g], t);
+            printf("%s%.3f%s", k ? " / " : " ", t, k == kBlockSizes - 1 ? " |" : "");
+          }
+        const double at = ms_per_vector[{p1, f64, nv, kAtomic}];
+        printf(" %.3f | %.2fx | %.2fx |\n", at, at / best[0], at / best[1]);
+      }
   printf("\nGB/s (model): bytes that must move at least per call (geometry, the cells' node indices, x read once, y "
          "read and written once, the reduction's index data) over the time.\n");
   return 0;

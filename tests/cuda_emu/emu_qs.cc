@@ -1,8 +1,10 @@
 /**
  * @file emu_qs.cc  Runs the quasi-static kernels of src/cuda/qs_cuda.cuh on the CPU (sq_cuda_emu.h) against the
  * CPU kernels of sq_qs.h (one vector at a time; the CPU's multi-vector products checked against the same): the P2 and
- * P1 element-by-element products in both precisions, 1 and 4 interleaved vectors, with the shared-memory reduction
- * (blocks of sq_qs_blocks_create, several block sizes, a last block that is not full) and with direct atomics; the
+ * P1 element-by-element products in both precisions, 1 and 4 interleaved vectors (and 2, 3 on one block size; one
+ * thread per cell and vector), with the shared-memory reduction
+ * (blocks of sq_qs_blocks_create, several block sizes, a last block that is not full; atomics into shared rows, or
+ * each cell's values in its own slots gathered per row) and with direct atomics; the
  * restriction, the prolongation and a tile's reduction.  The cells are random (random gradients, volumes and Lame
  * parameters: the product is a bilinear form of any geometry) on few nodes, so that many cells of a block share nodes.
  * No GPU needed; see tests/cuda_emu/qs.sh.  Exit 0 when the largest difference to the CPU, relative to the largest
@@ -119,8 +121,8 @@ template <typename R, int NV, bool P1> void check_ebe(const Problem &p, int cell
   const char *prec = sizeof(R) == 8 ? "f64" : "f32";
   /* direct atomics */
   std::vector<R> y(3 * NV * p.nnode, 0);
-  const unsigned threads = 32, grid = (unsigned)((p.nc + threads - 1) / threads);
-  sq_emu_launch(grid, threads, 0, [&] {
+  const unsigned grid = (unsigned)((p.nc + 31) / 32); /* 32 cells, 32 NV threads per block */
+  sq_emu_launch(grid, 32 * NV, 0, [&] {
     sq_qs_cuda::ebe_kernel<R, NV, P1, Reduction::Atomic>(p.nc, geo.data(), p.cell.data(), p.cell.data(), nullptr,
                                                          nullptr, nullptr, x.data(), y.data());
   });
@@ -133,11 +135,20 @@ template <typename R, int NV, bool P1> void check_ebe(const Problem &p, int cell
     return;
   }
   std::fill(y.begin(), y.end(), R(0));
-  sq_emu_launch((unsigned)b->nblk, (unsigned)cells, (size_t)b->max_rows * 3 * NV * sizeof(R), [&] {
+  sq_emu_launch((unsigned)b->nblk, (unsigned)(cells * NV), (size_t)b->max_rows * 3 * NV * sizeof(R), [&] {
     sq_qs_cuda::ebe_kernel<R, NV, P1, Reduction::Shared>(p.nc, geo.data(), p.cell.data(), nullptr, b->ptr, b->row,
                                                          b->local, x.data(), y.data());
   });
   snprintf(name, sizeof(name), "EBE %s %s, %d vectors, shared memory, blocks of %d", P1 ? "P1" : "P2", prec, NV, cells);
+  report(name, diff(y), tol);
+  /* shared-memory slots gathered per row */
+  std::fill(y.begin(), y.end(), R(0));
+  sq_emu_launch((unsigned)b->nblk, (unsigned)(cells * NV), (size_t)cells * (P1 ? 4 : 10) * 3 * NV * sizeof(R), [&] {
+    sq_qs_cuda::ebe_kernel<R, NV, P1, Reduction::Gather>(p.nc, geo.data(), p.cell.data(), nullptr, b->ptr, b->row,
+                                                         nullptr, x.data(), y.data(), b->gather, b->gend);
+  });
+  snprintf(name, sizeof(name), "EBE %s %s, %d vectors, gathered slots, blocks of %d", P1 ? "P1" : "P2", prec, NV,
+           cells);
   report(name, diff(y), tol);
   if (cells == 32) { /* the CPU's multi-vector product against the same reference */
     std::vector<R> ym(3 * NV * p.nnode, 0);
@@ -200,6 +211,8 @@ template <typename R> void check_precision(const Problem &p) {
     check_ebe<R, 1, true>(p, cells);
     check_ebe<R, 4, true>(p, cells);
   }
+  check_ebe<R, 3, false>(p, 32);
+  check_ebe<R, 2, true>(p, 32);
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 /**
  * @file test_cuda_qs.c  Check suite for the quasi-static solver on the GPU (src/cuda/qs_cuda.cu, the CUDA bodies of
  * codelets/qs_ebe.c and codelets/qs_transfer.c) against the CPU:
- * (1) kernels: on a jittered box's P2 mesh, the EBE products (P2 and P1, both precisions, 1 and 4 interleaved
- *     vectors, with the shared-memory reduction and with direct atomics) against sq_qs.h's CPU kernels one vector
+ * (1) kernels: on a jittered box's P2 mesh, the EBE products (P2 and P1, both precisions, 1 to 4 interleaved
+ *     vectors, blocks of 32 and 64 cells reduced in shared memory) against sq_qs.h's CPU kernels one vector
  *     at a time (relative 1e-12 in double, 1e-5 in single, to the largest entry), the restriction and the
  *     prolongation bitwise;
  * (2) a whole solve (Dirichlet data on the box, the mixed-precision solver of sq_qs_solve) with every task on the
@@ -79,18 +79,18 @@ START_TEST(kernels_vs_cpu) {
   int64_t *dcell = dev_copy(q->cell_node, sizeof(int64_t) * 10 * q->ncell);
   void *dgeo[2] = {dev_copy(q->geo, sizeof(double) * SQ_QS_NGEO * q->ncell),
                    dev_copy(q->geo32, sizeof(float) * SQ_QS_NGEO * q->ncell)};
-  for (int p1 = 0; p1 < 2; ++p1) {
-    sq_qs_blocks *b = NULL;
-    ck_assert_int_eq(sq_qs_blocks_create(q->ncell, q->cell_node, p1 ? 4 : 10, 64, &b), 0);
-    const sq_cuda_qs_blocks db = {.cells = b->cells,
-                                  .nblk = b->nblk,
-                                  .max_rows = b->max_rows,
-                                  .ptr = dev_copy(b->ptr, sizeof(int64_t) * (b->nblk + 1)),
-                                  .row = dev_copy(b->row, sizeof(int64_t) * b->ptr[b->nblk]),
-                                  .local = dev_copy(b->local, sizeof(uint16_t) * 10 * q->ncell)};
-    for (int pi = 0; pi < 2; ++pi)
-      for (int nv = 1; nv <= 4; nv += 3)
-        for (int shared = 0; shared < 2; ++shared) {
+  for (int p1 = 0; p1 < 2; ++p1)
+    for (int cells = 32; cells <= 64; cells *= 2) {
+      sq_qs_blocks *b = NULL;
+      ck_assert_int_eq(sq_qs_blocks_create(q->ncell, q->cell_node, p1 ? 4 : 10, cells, &b), 0);
+      const sq_cuda_qs_blocks db = {.cells = b->cells,
+                                    .nblk = b->nblk,
+                                    .max_rows = b->max_rows,
+                                    .ptr = dev_copy(b->ptr, sizeof(int64_t) * (b->nblk + 1)),
+                                    .row = dev_copy(b->row, sizeof(int64_t) * b->ptr[b->nblk]),
+                                    .gather = dev_copy(b->gather, sizeof(uint16_t) * b->ngather)};
+      for (int pi = 0; pi < 2; ++pi)
+        for (int nv = 1; nv <= 4; ++nv) {
           const sq_precision prec = pi ? SQ_F32 : SQ_F64;
           const size_t bytes = (size_t)(n * nv) * sq_real_size(prec);
           void *x = malloc(bytes), *y = malloc(bytes), *yref = malloc(bytes);
@@ -101,15 +101,15 @@ START_TEST(kernels_vs_cpu) {
           void *dx = dev_copy(x, bytes), *dy;
           CUDA_OK(cudaMalloc(&dy, bytes));
           CUDA_OK(cudaMemset(dy, 0, bytes));
-          sq_cuda_qs_ebe(prec, p1, nv, q->ncell, dgeo[pi], dcell, dcell, shared ? &db : NULL, dx, dy, NULL);
+          sq_cuda_qs_ebe(prec, p1, nv, q->ncell, dgeo[pi], dcell, &db, dx, dy, NULL);
           host_copy(y, dy, bytes);
           cpu_ebe(q, prec, p1, nv, x, yref);
           const int64_t rows = 3 * nv * (p1 ? q->nvert : q->nnode);
           double ymax = 0, err = 0;
           for (int64_t k = 0; k < rows; ++k) ymax = fmax(ymax, fabs(value(yref, prec, k)));
           for (int64_t k = 0; k < rows; ++k) err = fmax(err, fabs(value(y, prec, k) - value(yref, prec, k)) / ymax);
-          printf("EBE %s %s, %d vectors, %s: max rel. difference %.2e\n", p1 ? "P1" : "P2", prec_name(prec), nv,
-                 shared ? "shared memory" : "atomics", err);
+          printf("EBE %s %s, %d vectors, blocks of %d cells: max rel. difference %.2e\n", p1 ? "P1" : "P2",
+                 prec_name(prec), nv, cells, err);
           EXPECT(err < (prec == SQ_F64 ? 1e-12 : 1e-5));
           CUDA_OK(cudaFree(dx));
           CUDA_OK(cudaFree(dy));
@@ -117,11 +117,11 @@ START_TEST(kernels_vs_cpu) {
           free(y);
           free(yref);
         }
-    CUDA_OK(cudaFree((void *)db.ptr));
-    CUDA_OK(cudaFree((void *)db.row));
-    CUDA_OK(cudaFree((void *)db.local));
-    sq_qs_blocks_destroy(b);
-  }
+      CUDA_OK(cudaFree((void *)db.ptr));
+      CUDA_OK(cudaFree((void *)db.row));
+      CUDA_OK(cudaFree((void *)db.gather));
+      sq_qs_blocks_destroy(b);
+    }
   /* the transfers, bitwise */
   const int64_t nc = 3 * q->nvert;
   float *r = malloc(sizeof(float) * n), *rc = malloc(sizeof(float) * nc), *rcs = malloc(sizeof(float) * nc),
