@@ -179,6 +179,21 @@ static void fault_forces(const sq_qs_mesh *qm, double *b) {
   }
 }
 
+int sq_qs_jacobi_inverse(const sq_qs_mesh *qm, const sq_qs_ops *ops, double *work, float *dinv, float *dinv_c,
+                         uint8_t *fixed_c) {
+  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
+  sq_qs_diag_p2(qm, work);
+  SQ_CALL(sq_qs_exchange_f64(ops, 0, 3, work));
+  for (int64_t i = 0; i < n; ++i) dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / work[i]);
+  sq_qs_diag_p1(qm, work);
+  SQ_CALL(sq_qs_exchange_f64(ops, 1, 3, work));
+  for (int64_t i = 0; i < nc; ++i) {
+    fixed_c[i] = qm->fixed[i];
+    dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / work[i]);
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, double *u, sq_qs_solver_opts *o) {
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   o->outer_iters = 0;
@@ -204,17 +219,8 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   if (!ierr) ierr = SQ_CALLOC(w.cp, n);
   if (!ierr) ierr = SQ_CALLOC(w.cq, n);
   if (ierr) goto done;
-  sq_qs_diag_p2(qm, dg);
-  if (!ierr) ierr = sq_qs_exchange_f64(ops, 0, 3, dg);
+  ierr = sq_qs_jacobi_inverse(qm, ops, dg, w.dinv, w.dinv_c, w.fixed_c);
   if (ierr) goto done;
-  for (int64_t i = 0; i < n; ++i) w.dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
-  sq_qs_diag_p1(qm, dg);
-  ierr = sq_qs_exchange_f64(ops, 1, 3, dg);
-  if (ierr) goto done;
-  for (int64_t i = 0; i < nc; ++i) {
-    w.fixed_c[i] = qm->fixed[i];
-    w.dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
-  }
   /* right-hand side: f + fault forces (kept in dg) - K (prescribed values), on the free components */
   memset(dg, 0, sizeof(double) * (size_t)n);
   if (f) memcpy(dg, f, sizeof(double) * (size_t)n);

@@ -249,17 +249,8 @@ int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, cons
     if (!ierr) ierr = SQ_CALLOC(w.t32[k], n);
   }
   if (ierr) goto done;
-  sq_qs_diag_p2(qm, dg);
-  ierr = sq_qs_exchange_f64(ops, 0, 3, dg);
+  ierr = sq_qs_jacobi_inverse(qm, ops, dg, w.dinv, w.dinv_c, w.fixed_c);
   if (ierr) goto done;
-  for (int64_t i = 0; i < n; ++i) w.dinv[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
-  sq_qs_diag_p1(qm, dg);
-  ierr = sq_qs_exchange_f64(ops, 1, 3, dg);
-  if (ierr) goto done;
-  for (int64_t i = 0; i < nc; ++i) {
-    w.fixed_c[i] = qm->fixed[i];
-    w.dinv_c[i] = qm->fixed[i] ? 0.0f : (float)(1.0 / dg[i]);
-  }
   /* the residual is F - K u on the free components, u holding the prescribed values */
   if (f) memcpy(F, f, sizeof(double) * (size_t)N);
   ierr = sq_qs_exchange_f64(ops, 0, 3 * nv, F); /* f: this rank's share, summed at shared nodes */

@@ -186,6 +186,11 @@ int sq_qs_allreduce(const sq_qs_ops *ops, double *v, int n);
  *  nodes it owns (sq_qs_mesh.own; all for a whole mesh), summed in double; sq_qs_allreduce gives the whole. */
 double sq_qs_dot_local_f64(const sq_qs_mesh *qm, int nval, int64_t n, const double *a, const double *b);
 double sq_qs_dot_local_f32(const sq_qs_mesh *qm, int nval, int64_t n, const float *a, const float *b);
+/** The inverse Jacobi diagonals of the inner solves, assembled across ranks through @p ops: @p dinv (3 nnode) of the
+ *  P2 operator and @p dinv_c (3 nvert) of the P1 one in single precision, 0 at prescribed components, and
+ *  @p fixed_c (3 nvert) the prescribed components of the coarse mesh; @p work: 3 nnode doubles. */
+int sq_qs_jacobi_inverse(const sq_qs_mesh *qm, const sq_qs_ops *ops, double *work, float *dinv, float *dinv_c,
+                         uint8_t *fixed_c);
 
 /** Solver settings and results. */
 typedef struct sq_qs_solver_opts {
