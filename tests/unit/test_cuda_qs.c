@@ -19,6 +19,7 @@
 
 #include "sq_check.h"
 #include "sq_mesh.h"
+#include "qs_test_mesh.h"
 #include "sq_qs.h"
 #include "sq_qs_blocks.h"
 #include "sq_runtime.h"
@@ -32,22 +33,6 @@ int main(void) {
 
 #include "sq_cuda_qs.h"
 #include "sq_cuda_test_util.h"
-
-static sq_qs_mesh *make(int n, int tile, sq_mesh **m) {
-  sq_box_params bp;
-  sq_box_params_default(&bp);
-  bp.n[0] = bp.n[1] = bp.n[2] = n;
-  for (int i = 0; i < 6; ++i) bp.bc[i] = 5;
-  bp.jitter = 0.2;
-  ck_assert_int_eq(sq_mesh_box(&bp, m), 0);
-  double *lam = malloc(sizeof(double) * (*m)->ncell), *mu = malloc(sizeof(double) * (*m)->ncell);
-  for (int64_t c = 0; c < (*m)->ncell; ++c) lam[c] = 2 + (c % 3), mu[c] = 1 + 0.5 * (c % 2);
-  sq_qs_mesh *q = NULL;
-  ck_assert_int_eq(sq_qs_mesh_create(*m, lam, mu, tile, &q), 0);
-  free(lam);
-  free(mu);
-  return q;
-}
 
 static double lcg(unsigned *s) { return ((*s = *s * 1664525u + 1013904223u) >> 8) / 16777216.0 - 0.5; }
 
@@ -74,7 +59,7 @@ static double value(const void *p, sq_precision prec, int64_t k) {
 
 START_TEST(kernels_vs_cpu) {
   sq_mesh *m = NULL;
-  sq_qs_mesh *q = make(5, 1000, &m);
+  sq_qs_mesh *q = qs_test_box(5, 1000, &m);
   const int64_t n = 3 * q->nnode;
   int64_t *dcell = dev_copy(q->cell_node, sizeof(int64_t) * 10 * q->ncell);
   void *dgeo[2] = {dev_copy(q->geo, sizeof(double) * SQ_QS_NGEO * q->ncell),
@@ -161,19 +146,12 @@ START_TEST(kernels_vs_cpu) {
 }
 END_TEST
 
-static void boundary_values(void *ctx, const double x[3], double u[3]) {
-  (void)ctx;
-  u[0] = 0.01 * x[0] + 0.02 * x[1];
-  u[1] = -0.03 * x[2];
-  u[2] = 0.01 * x[0] * x[1];
-}
-
 START_TEST(solve_on_gpu) {
   sq_mesh *m = NULL;
-  sq_qs_mesh *q = make(6, 200, &m);
+  sq_qs_mesh *q = qs_test_box(6, 200, &m);
   sq_qs_bc_kind kind[256] = {0};
   kind[5] = SQ_QS_DIRICHLET;
-  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, qs_test_boundary_values, NULL), 0);
   const int64_t n = 3 * q->nnode;
   double *u = calloc(n, sizeof(double)), *us = calloc(n, sizeof(double));
   sq_qs_solver_opts o, os;
@@ -213,10 +191,10 @@ END_TEST
  * transfers) against the serial CPU solve of the same four. */
 START_TEST(multi_solve_on_gpu) {
   sq_mesh *m = NULL;
-  sq_qs_mesh *q = make(6, 200, &m);
+  sq_qs_mesh *q = qs_test_box(6, 200, &m);
   sq_qs_bc_kind kind[256] = {0};
   kind[5] = SQ_QS_DIRICHLET;
-  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, qs_test_boundary_values, NULL), 0);
   const int nv = 4;
   const int64_t n = 3 * q->nnode * nv;
   double *f = calloc(n, sizeof(double)), *u = calloc(n, sizeof(double)), *us = calloc(n, sizeof(double));

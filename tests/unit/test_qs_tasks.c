@@ -7,27 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qs_test_mesh.h"
 #include "sq_qs.h"
 #include "sq_runtime.h"
-
-static sq_qs_mesh *make(int n, int tile, sq_mesh **m) {
-  sq_box_params bp;
-  sq_box_params_default(&bp);
-  bp.n[0] = bp.n[1] = bp.n[2] = n;
-  for (int i = 0; i < 6; ++i) bp.bc[i] = 5;
-  bp.jitter = 0.2;
-  ck_assert_int_eq(sq_mesh_box(&bp, m), 0);
-  double *lam = malloc(sizeof(double) * (*m)->ncell), *mu = malloc(sizeof(double) * (*m)->ncell);
-  for (int64_t c = 0; c < (*m)->ncell; ++c) {
-    lam[c] = 2 + (c % 3);
-    mu[c] = 1 + 0.5 * (c % 2);
-  }
-  sq_qs_mesh *q = NULL;
-  ck_assert_int_eq(sq_qs_mesh_create(*m, lam, mu, tile, &q), 0);
-  free(lam);
-  free(mu);
-  return q;
-}
 
 static double rnd(void) { return (double)rand() / RAND_MAX - 0.5; }
 
@@ -35,7 +17,7 @@ START_TEST(test_products) {
   const int tiles[3] = {1, 37, 100000};
   for (int k = 0; k < 3; ++k) {
     sq_mesh *m = NULL;
-    sq_qs_mesh *q = make(3, tiles[k], &m);
+    sq_qs_mesh *q = qs_test_box(3, tiles[k], &m);
     sq_qs_runtime *qr = NULL;
     ck_assert_int_eq(sq_qs_runtime_create(q, &qr), 0);
     sq_qs_ops ops;
@@ -86,20 +68,13 @@ START_TEST(test_products) {
 }
 END_TEST
 
-static void boundary_values(void *ctx, const double x[3], double u[3]) {
-  (void)ctx;
-  u[0] = 0.01 * x[0] + 0.02 * x[1];
-  u[1] = -0.03 * x[2];
-  u[2] = 0.01 * x[0] * x[1];
-}
-
 START_TEST(test_solve) {
   /* a whole solve with tasks gives the serial solve's answer and iterations */
   sq_mesh *m = NULL;
-  sq_qs_mesh *q = make(3, 40, &m);
+  sq_qs_mesh *q = qs_test_box(3, 40, &m);
   sq_qs_bc_kind kind[256] = {0};
   kind[5] = SQ_QS_DIRICHLET;
-  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, qs_test_boundary_values, NULL), 0);
   sq_qs_runtime *qr = NULL;
   ck_assert_int_eq(sq_qs_runtime_create(q, &qr), 0);
   sq_qs_ops ops;
@@ -128,7 +103,7 @@ START_TEST(test_multi) {
    * one-vector products alone */
   const int nv = SQ_QS_MAXVEC;
   sq_mesh *m = NULL;
-  sq_qs_mesh *q = make(3, 37, &m);
+  sq_qs_mesh *q = qs_test_box(3, 37, &m);
   sq_qs_runtime *qr = NULL;
   ck_assert_int_eq(sq_qs_runtime_create(q, &qr), 0);
   sq_qs_ops ops;
@@ -165,7 +140,7 @@ START_TEST(test_multi) {
   /* a solve of four right-hand sides with tasks and serially */
   sq_qs_bc_kind kind[256] = {0};
   kind[5] = SQ_QS_DIRICHLET;
-  ck_assert_int_eq(sq_qs_set_bc(q, kind, boundary_values, NULL), 0);
+  ck_assert_int_eq(sq_qs_set_bc(q, kind, qs_test_boundary_values, NULL), 0);
   for (int64_t i = 0; i < n; ++i) x[i] = 0.01 * sin(0.1 * i);
   double *u = calloc(n, sizeof(double)), *us = calloc(n, sizeof(double));
   sq_qs_solver_opts o, os;
