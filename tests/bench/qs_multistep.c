@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "qs_bench_problem.h"
 #include "sq_mesh.h"
 #include "sq_qs.h"
 #include "sq_qs_visco.h"
@@ -31,11 +32,6 @@ static double cpu_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void slip(void *ctx, const double x[3], double s[3]) {
-  (void)ctx, (void)x;
-  s[0] = 0, s[1] = 1, s[2] = 0;
 }
 
 /* The serial products, counted: calls (element reads) and vectors. */
@@ -131,25 +127,10 @@ int main(int argc, char **argv) {
                               {'c', "(c) four steps together", 4, 1, pass},
                               {'d', "(d) four steps, one pass a step", 4, 1, 0},
                               {'e', "(e) two steps together", 2, 1, pass}};
-  sq_box_params bp;
-  sq_box_params_default(&bp);
-  bp.n[0] = bp.n[1] = bp.n[2] = n;
-  for (int i = 0; i < 5; ++i) bp.bc[i] = SQ_BC_ABSORB; /* the fixed sides and bottom */
-  bp.bc[5] = SQ_BC_FREE;
-  bp.has_fault = 1;
-  const double lo[3] = {0.5, 0.25, 0.5}, hi[3] = {0.5, 0.75, 1.0};
-  for (int i = 0; i < 3; ++i) bp.fault_lo[i] = lo[i], bp.fault_hi[i] = hi[i];
   sq_mesh *m = NULL;
   sq_qs_mesh *q = NULL;
-  if (sq_mesh_box(&bp, &m)) return 1;
-  double *lam = malloc(sizeof(double) * m->ncell), *mu = malloc(sizeof(double) * m->ncell),
-         *eta = malloc(sizeof(double) * m->ncell);
-  for (int64_t c = 0; c < m->ncell; ++c) lam[c] = mu[c] = 1, eta[c] = m->centroid[3 * c + 2] < 0.5 ? 1.0 : INFINITY;
-  if (sq_qs_mesh_create(m, lam, mu, 1024, &q)) return 1;
-  sq_qs_bc_kind kind[256] = {0};
-  kind[SQ_BC_ABSORB] = SQ_QS_DIRICHLET;
-  const double nref[3] = {1, 0, 0};
-  if (sq_qs_set_bc(q, kind, NULL, NULL) || sq_qs_set_fault(q, nref, slip, NULL)) return 1;
+  double *eta = NULL;
+  if (qs_bench_problem(n, 1024, &m, &q, &eta)) return 1;
   const int64_t nd = 3 * q->nnode;
   printf("qs-multistep-bench: %d^3 cubes, %lld cells, %lld degrees of freedom; elastic upper half, Maxwell lower "
          "half (Maxwell time 1), %d steps of 0.1; CPU time of the products, then per step, averaged over the "
@@ -222,8 +203,6 @@ int main(int argc, char **argv) {
   sq_mesh_destroy(m);
   free(u);
   free(ua);
-  free(lam);
-  free(mu);
   free(eta);
   if (ierr) fprintf(stderr, "qs-multistep-bench: a solve failed (%d)\n", ierr);
   return ierr ? 1 : 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "qs_bench_problem.h"
 #include "sq_mesh.h"
 #include "sq_qs.h"
 #include "sq_qs_visco.h"
@@ -27,11 +28,6 @@ static double wall(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void slip(void *ctx, const double x[3], double s[3]) {
-  (void)ctx, (void)x;
-  s[0] = 0, s[1] = 1, s[2] = 0;
 }
 
 /* Tasks per kind of worker since the last call (the counters restart), and the CUDA workers' executing time. */
@@ -140,25 +136,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const double t_setup = wall();
-  sq_box_params bp;
-  sq_box_params_default(&bp);
-  bp.n[0] = bp.n[1] = bp.n[2] = n;
-  for (int i = 0; i < 5; ++i) bp.bc[i] = SQ_BC_ABSORB; /* the fixed sides and bottom */
-  bp.bc[5] = SQ_BC_FREE;
-  bp.has_fault = 1;
-  const double lo[3] = {0.5, 0.25, 0.5}, hi[3] = {0.5, 0.75, 1.0};
-  for (int i = 0; i < 3; ++i) bp.fault_lo[i] = lo[i], bp.fault_hi[i] = hi[i];
   sq_mesh *m = NULL;
   sq_qs_mesh *q = NULL;
-  if (sq_mesh_box(&bp, &m)) return 1;
-  double *lam = malloc(sizeof(double) * m->ncell), *mu = malloc(sizeof(double) * m->ncell),
-         *eta = malloc(sizeof(double) * m->ncell);
-  for (int64_t c = 0; c < m->ncell; ++c) lam[c] = mu[c] = 1, eta[c] = m->centroid[3 * c + 2] < 0.5 ? 1.0 : INFINITY;
-  if (sq_qs_mesh_create(m, lam, mu, tile, &q)) return 1;
-  sq_qs_bc_kind kind[256] = {0};
-  kind[SQ_BC_ABSORB] = SQ_QS_DIRICHLET;
-  const double nref[3] = {1, 0, 0};
-  if (sq_qs_set_bc(q, kind, NULL, NULL) || sq_qs_set_fault(q, nref, slip, NULL)) return 1;
+  double *eta = NULL;
+  if (qs_bench_problem(n, tile, &m, &q, &eta)) return 1;
   sq_qs_visco_opts vo;
   sq_qs_visco_opts_default(&vo);
   vo.dt = 0.1;
@@ -208,8 +189,6 @@ int main(int argc, char **argv) {
   sq_qs_mesh_destroy(q);
   sq_mesh_destroy(m);
   free(u);
-  free(lam);
-  free(mu);
   free(eta);
   if (ierr) fprintf(stderr, "qs-step-bench: a solve failed (%d)\n", ierr);
   return ierr ? 1 : 0;
