@@ -6,14 +6,14 @@
  *   cpu-sparsity ORDERS PRECISIONS [ELEMENTS [THREADS [TILES]]]
  *
  * ORDERS is a comma list or range (4,6 or 2-7), PRECISIONS a comma list of single and double, ELEMENTS about
- * this many tetrahedra of a periodic box (6 per cube; default 4374).  THREADS is a comma list of thread counts
- * (default 1), TILES a comma list of elements per kernel call (default 0: the thread's whole slice).
- * The elements are cut into as many contiguous slices as the largest thread count; a point of T threads runs
- * slices 0..T-1, one thread per slice, thread i pinned to the i-th CPU of the process's affinity mask, so the
- * thread counts compare the same work per core (weak scaling).  One time step of global time stepping is, per
- * thread and tile of its slice, ader then local, a barrier, neighbor per tile, a barrier (the order of the
- * StarPU graph's tasks; the barriers stand for its dependencies).  Steps run for about SQ_CPU_SPARSITY_SECONDS
- * (default 0.3 s) per repeat, SQ_CPU_SPARSITY_REPEATS (default 5) repeats alternating dense and sparse, median.
+ * this many tetrahedra of a periodic box (6 per cube; 64k and 1M allowed; default 4374).  THREADS is a comma list of
+ * thread counts (default 1), TILES a comma list of elements per kernel call (default 0: the thread's whole slice). The
+ * elements are cut into as many contiguous slices as the largest thread count; a point of T threads runs slices 0..T-1,
+ * one thread per slice, thread i pinned to the i-th CPU of the process's affinity mask, so the thread counts compare
+ * the same work per core (weak scaling).  One time step of global time stepping is, per thread and tile of its slice,
+ * ader then local, a barrier, neighbor per tile, a barrier (the order of the StarPU graph's tasks; the barriers stand
+ * for its dependencies).  Steps run for about SQ_CPU_SPARSITY_SECONDS (default 0.3 s) per repeat,
+ * SQ_CPU_SPARSITY_REPEATS (default 5) repeats alternating dense and sparse, median.
  *
  * Per point the table gives, per core, element updates per second of each kernel and of the three together
  * ("all"), over the threads' CPU time in the kernels (CLOCK_THREAD_CPUTIME_ID: usable on a shared machine),
@@ -21,7 +21,7 @@
  * waits included (what the slowest thread sets); GFLOP/s counted with the dense CPU model of docs/PERFORMANCE.md
  * (the model of starquake-proxy's gflops, sq_kernel_flops of SQ_GEMM_DENSE) and on non-zeros
  * (sq_ref_flops_nonzero), and the ratio sparse / dense.  Comment lines give the FLOPs per update that each form
- * executes, the core clock measured inside the steps (a dependent chain of integer adds, one a cycle, run by every
+ * executes, the core clock measured inside the steps (a dependent chain of integer multiplies, run by every
  * thread after its first tile of each step) and, for more than one thread, the memory bandwidth of the same
  * threads (a triad) against the traffic of starquake-proxy's byte model at the measured rates.
  */
@@ -62,16 +62,20 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The core clock in GHz: a chain of dependent integer adds, one per cycle on x86-64 cores, over wall-clock time
- * (0 where that does not hold). */
+/* The core clock in GHz: a chain of dependent 64-bit integer multiplies, 3 cycles each on the x86-64 cores of
+ * these machines (Intel since Sandy Bridge, AMD since Zen), over wall-clock time; 0 elsewhere.  (A chain of adds
+ * by an immediate is no clock: newer Intel cores fold some of them at rename.) */
 static double clock_ghz(void) {
 #if defined(__x86_64__)
-  const long iters = 50000; /* 4 adds each: 200 000 cycles, about 60 us */
-  long x = 0, n = iters;
+  const long iters = 20000; /* 4 multiplies each: 240 000 cycles, about 60 us */
+  long x = 1, n = iters;
+  const long m = 3;
   const double t0 = wall_now();
-  __asm__ volatile("1:\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tdec %1\n\tjnz 1b" : "+r"(x), "+r"(n));
+  __asm__ volatile("1:\n\timul %2, %0\n\timul %2, %0\n\timul %2, %0\n\timul %2, %0\n\tdec %1\n\tjnz 1b"
+                   : "+r"(x), "+r"(n)
+                   : "r"(m));
   const double t1 = wall_now();
-  return t1 > t0 ? 4.0 * iters / (t1 - t0) * 1e-9 : 0;
+  return t1 > t0 ? 12.0 * iters / (t1 - t0) * 1e-9 : 0;
 #else
   return 0;
 #endif
@@ -351,7 +355,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: cpu-sparsity ORDERS PRECISIONS [ELEMENTS [THREADS [TILES]]]\n"
                     "  ORDERS      comma list or range of orders 2-7 (4,6)\n"
                     "  PRECISIONS  comma list of single, double\n"
-                    "  ELEMENTS    about this many tetrahedra of a periodic box (default 4374)\n"
+                    "  ELEMENTS    about this many tetrahedra of a periodic box, k and M allowed (default 4374)\n"
                     "  THREADS     comma list of thread counts (default 1), one slice of the elements each\n"
                     "  TILES       comma list of elements per kernel call (default 0: the whole slice)\n");
     return 2;
@@ -367,7 +371,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cpu-sparsity: PRECISIONS '%s' names neither single nor double\n", argv[2]);
     return 2;
   }
-  const double elems = argc > 3 ? atof(argv[3]) : 4374;
+  char *end = NULL;
+  double elems = argc > 3 ? strtod(argv[3], &end) : 4374;
+  if (end && (*end == 'k' || *end == 'K')) elems *= 1e3, ++end;
+  else if (end && (*end == 'm' || *end == 'M')) elems *= 1e6, ++end;
+  if ((end && *end) || elems < 1) {
+    fprintf(stderr, "cpu-sparsity: bad ELEMENTS '%s' (a count, or with k or M: 64k)\n", argv[3]);
+    return 2;
+  }
   run_opts ro = {.nthreads = {1}, .nthread_list = 1, .tiles = {0}, .ntile_list = 1};
   if (argc > 4 && !(ro.nthread_list = parse_ints(argv[4], "thread count", 1, MAX_THREADS, ro.nthreads))) return 2;
   if (argc > 5 && !(ro.ntile_list = parse_ints(argv[5], "tile", 0, 1 << 30, ro.tiles))) return 2;
