@@ -54,6 +54,12 @@ static void SQ_FN(ader_ane)(const SQ_FN(plan) * plan, int order, int nmech, int6
     _Alignas(64) sq_real_t th[2][SQ_MECH_MAX * SQ_MAXB9 * 2 / 3], ith[SQ_MECH_MAX * SQ_MAXB9 * 2 / 3];
     const sq_real_t *cur = dofs + e * nq, *ce = coef + e * SQ_ANE_NCOEF;
     sq_real_t *ti = tint + e * nq, *phi = ane + e * (int64_t)na * (nmech + 1);
+    if (e + 1 < n) { /* the next element's blocks, as in ader */
+      SQ_FN(prefetch)(cur + nq, nq, 0);
+      SQ_FN(prefetch)(star + (e + 1) * 243, 243, 0);
+      SQ_FN(prefetch)(phi + na * (nmech + 1), na * (nmech + 1), 1);
+      SQ_FN(prefetch)(ti + nq, nq, 1);
+    }
     if (derivs) memcpy(derivs + (e * order) * nq, cur, nq * sizeof(sq_real_t));
     double factor = dt;
     SQ_FN(scale)(nq, (sq_real_t)factor, cur, ti);

@@ -106,6 +106,20 @@ static inline void SQ_FN(axpy)(int len, sq_real_t a, const sq_real_t *restrict x
   for (; i < len; ++i) y[i] += a * x[i];
 }
 
+/* Ask for len reals at p in the cache ahead of their use (write: about to be stored).  The element loops fetch the
+ * next element's blocks while this one computes: where a step's data come from main memory rather than a cache, the
+ * kernels wait on it (the sparse plans most, having less arithmetic to hide it behind), and the hardware's stream
+ * prefetchers, which stop at page boundaries, start afresh on nearly every block of a few KB (docs/PERFORMANCE.md,
+ * "CPU codelets"). */
+static inline void SQ_FN(prefetch)(const sq_real_t *p, int len, int write) {
+  const char *c = (const char *)p;
+  const size_t bytes = (size_t)len * sizeof(sq_real_t);
+  for (size_t o = 0; o < bytes; o += 64) {
+    if (write) __builtin_prefetch(c + o, 1);
+    else __builtin_prefetch(c + o, 0);
+  }
+}
+
 static void SQ_FN(gemm_loops)(const SQ_FN(gemm) * g, const sq_real_t *restrict a, const sq_real_t *restrict b,
                               sq_real_t *restrict c) {
   for (int j = 0; j < g->n; ++j) {
@@ -366,6 +380,11 @@ static void SQ_FN(ader)(const SQ_FN(plan) * plan, int order, int64_t n, const sq
     _Alignas(64) sq_real_t work[2][SQ_MAXB9], tmp[3 * SQ_MAXB9], nstar[243];
     const sq_real_t *cur = dofs + e * nq, *st = star + e * 243;
     sq_real_t *ti = tint + e * nq;
+    if (e + 1 < n) {
+      SQ_FN(prefetch)(cur + nq, nq, 0);
+      SQ_FN(prefetch)(st + 243, 243, 0);
+      SQ_FN(prefetch)(ti + nq, nq, 1);
+    }
     if (derivs) memcpy(derivs + (e * order) * nq, cur, nq * sizeof(sq_real_t));
     double factor = dt; /* dt^{i+1} / (i+1)! */
     SQ_FN(scale)(nq, (sq_real_t)factor, cur, ti);
@@ -396,6 +415,12 @@ static void SQ_FN(local)(const SQ_FN(plan) * plan, int order, int64_t n, const s
     _Alignas(64) sq_real_t stack[7 * SQ_MAXB9], update[SQ_MAXB9], nflux[324], proj[4 * SQ_MAXBF9], face[4 * SQ_MAXBF9];
     const sq_real_t *ti = tint + e * nq, *st = star + e * 243;
     sq_real_t *q = dofs + e * nq;
+    if (e + 1 < n) {
+      SQ_FN(prefetch)(ti + nq, nq, 0);
+      SQ_FN(prefetch)(st + 243, 243, 0);
+      SQ_FN(prefetch)(flux_local + (e + 1) * 324, 324, 0);
+      SQ_FN(prefetch)(q + nq, nq, 1);
+    }
     SQ_FN(scale)(324, -1, flux_local + e * 324, nflux);
     /* sum the update first and round it onto the dofs once: the increment is much smaller than the
      * state, so this keeps single-precision round-off well below the discretisation error */
@@ -437,6 +462,15 @@ static void SQ_FN(neighbor)(const SQ_FN(plan) * plan, int order, int64_t n, cons
     _Alignas(64) sq_real_t tmp[SQ_MAXB9], integ[SQ_MAXB9], update[SQ_MAXB9], nflux[81], face[4 * SQ_MAXBF9];
     sq_real_t *q = dofs + e * nq;
     int nface = 0;
+    if (e + 1 < n) { /* the next element's blocks and its neighbours' time integrals */
+      SQ_FN(prefetch)(flux_nb + (e + 1) * 324, 324, 0);
+      SQ_FN(prefetch)(q + nq, nq, 1);
+      for (int j = 0; j < 4; ++j) {
+        const sq_face_link *ln = links + (e + 1) * 4 + j;
+        if (ln->kind == SQ_LINK_TINT)
+          SQ_FN(prefetch)((const sq_real_t *)nb_data[ln->slot] + (size_t)ln->index * nq, nq, 0);
+      }
+    }
     for (int j = 0; j < 4; ++j) {
       const sq_face_link *ln = links + e * 4 + j;
       const sq_real_t *src;

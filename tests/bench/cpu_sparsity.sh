@@ -7,8 +7,9 @@
 #    the sparse kernels (SQ_GEMM_BEST) against the dense formulation (SQ_GEMM_DENSE) of the same binary, repeats
 #    alternating, median: element updates/s, GFLOP/s counted dense (the CPU model) and on non-zeros, ratio.
 # 2. starquake-proxy ELEMENTS 0 all ORDER PRECISION cpu with STARPU_NCPU=1 (StarPU tasks of 1024 elements on one CPU
-#    worker, the form of the "CPU codelets" table), this build; with SQ_DENSE_PROXY=PATH also that binary (for
-#    example a build of the commit before the sparse kernels), run alternately, median, and the ratio.
+#    worker), this build, against SQ_DENSE_PROXY (default tests/bench/starquake-proxy-dense of the build: the same
+#    program with its codelets on the dense plan; or another binary, such as a build of an older commit), run
+#    alternately, median, and the ratio.
 # Runs pinned to one core (taskset, when present) and niced.  SQ_CPU_SPARSITY_REPEATS (default 5) repeats.
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,10 +31,11 @@ run "$build/tests/bench/cpu-sparsity" "$orders" "$precs" "$elems"
 
 proxy=$build/starquake-proxy
 [ -x "$proxy" ] || { echo "# $proxy not built: proxy part skipped"; exit 0; }
-dense=${SQ_DENSE_PROXY:-}
+dense=${SQ_DENSE_PROXY-$build/tests/bench/starquake-proxy-dense}
+[ -z "$dense" ] || [ -x "$dense" ] || dense=
 echo
-echo "## StarPU tasks on one CPU worker: starquake-proxy $elems 0 all ORDER PRECISION cpu, STARPU_NCPU=1, median of $repeats"
-echo "| O | precision | k upd/s | GFLOP/s (dense model) | GFLOP/s nz | dense build k upd/s | ratio |"
+echo "## StarPU tasks on one CPU worker: starquake-proxy $elems 0 all ORDER PRECISION cpu, STARPU_NCPU=1, median of $repeats; dense: ${dense:-none}"
+echo "| O | precision | k upd/s | GFLOP/s (dense model) | GFLOP/s nz | dense k upd/s (reference) | ratio |"
 echo "|---|---|---|---|---|---|---|"
 # one proxy run: updates/s, gflops, gflops_nz of the "all" line
 proxy_point() { # binary order precision

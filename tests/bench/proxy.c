@@ -12,7 +12,8 @@
  * both against the peaks in SQ_PEAK_SP_GFLOPS, SQ_PEAK_DP_GFLOPS and SQ_PEAK_GBS (defaults: the
  * H100 figures of shared/device/README.md), the bytes StarPU moved between memory nodes per timed
  * step, and how many tasks ran on CPU and GPU workers (counted by StarPU's task profiling, which costs
- * a few microseconds per task: on for WORKERS=both, else only with SQ_PROXY_PROFILING=1; -1 without).
+ * a few microseconds per task: on for WORKERS=both, else only with SQ_PROXY_PROFILING=1; -1 without) and, counted
+ * so too, cpu_busy: the share of the CPU workers' time spent executing tasks.
  * Scheduler: STARPU_SCHED, else dmdas for WORKERS=both and lws otherwise.  WORKERS=both takes the run's
  * defaults (runtime/hybrid.c): without TILE each GPU's part in one tile, and a CPU share only where the
  * calibrated perf models of both kinds make it pay; SQ_CPU_SHARE and SQ_CPU_TILE override.
@@ -106,15 +107,18 @@ static long long bus_bytes(void) {
   return total;
 }
 
-static void task_counts(long long *cpu, long long *gpu) {
+/* Tasks per worker kind since the last call, and the seconds CPU workers spent executing them (-1: not counted). */
+static void task_counts(long long *cpu, long long *gpu, double *cpu_exec) {
   *cpu = *gpu = -1;
+  *cpu_exec = -1;
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE) return; /* not counted */
   *cpu = *gpu = 0;
+  *cpu_exec = 0;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     struct starpu_profiling_worker_info info;
     if (starpu_profiling_worker_get_info((int)w, &info)) continue;
     if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER) *gpu += info.executed_tasks;
-    else *cpu += info.executed_tasks;
+    else *cpu += info.executed_tasks, *cpu_exec += 1e-6 * starpu_timing_timespec_to_us(&info.executing_time);
   }
 }
 
@@ -339,14 +343,15 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
       steps = steps < 3 ? 3 : steps > 50000 ? 50000 : steps;
     }
     long long c, g;
-    task_counts(&c, &g);
+    double cpu_exec;
+    task_counts(&c, &g, &cpu_exec);
     bus_bytes();
     const double t0 = wall_now();
     SQ_CALL(submit_steps(rt, k, dt, steps));
     SQ_CALL(wait_all());
     const double secs = wall_now() - t0;
     const long long moved = bus_bytes();
-    task_counts(&c, &g);
+    task_counts(&c, &g, &cpu_exec);
     const double upd = (double)d->nelem * steps / secs;
     const double gflops = upd * flops_kernel(k, order, gpu_model) * 1e-9;
     const double gflops_nz = upd * flops_kernel_nonzero(k, d->ref) * 1e-9;
@@ -357,12 +362,13 @@ static int run_point(const proxy_opts *o, const sq_mesh *mesh, const sq_material
            "time=%.4f upd_per_s=%.4e gflops=%.1f pct_peak_flops=%.1f gflops_nz=%.1f pct_peak_nz=%.1f gbs=%.1f "
            "pct_peak_bw=%.1f "
            "gflops_per_cpu=%.2f bus_bytes_per_step=%.0f tasks_cpu=%lld tasks_gpu=%lld cpu_share=%.3f cpu_tile=%d "
-           "cpu_task_threads=%d\n",
+           "cpu_task_threads=%d cpu_busy=%.3f\n",
            kernel_names[k], order, prec == SQ_F64 ? "double" : "single", (long long)d->nelem, wname, ncpu, ngpu,
            getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default", dopt.tile_size, (long long)steps, secs, upd,
            gflops, 100.0 * gflops / peak, gflops_nz, 100.0 * gflops_nz / peak, gbs, 100.0 * gbs / o->peak_bw,
            ncpu && !ngpu ? gflops / (ncpu * sq_kernel_threads()) : 0.0, (double)moved / steps, c, g, placed,
-           dopt.small_tile_size > 0 ? dopt.small_tile_size : dopt.tile_size, sq_kernel_threads());
+           dopt.small_tile_size > 0 ? dopt.small_tile_size : dopt.tile_size, sq_kernel_threads(),
+           cpu_exec >= 0 && ncpu ? cpu_exec / (secs * ncpu) : -1.0);
     fflush(stdout);
   }
   sq_runtime_destroy(rt);

@@ -5,6 +5,34 @@
 #   2. the order-6 LTS/GTS plane-wave row of docs/VERIFICATION.md: `starquake verify planewave
 #      --order 6 --graded --meshes 4,8 --cfl 0.25`, LTS (rate 2) and GTS side by side, 8 workers each.
 # Logs go to $OUT (or /tmp/sq-cpu); the tables are printed last.
+#
+#   cpu_bench.sh sparsity [WORKERS]: instead, the sparse CPU kernels against the dense reference plan on every core
+#   (tests/bench/cpu_sparsity_workers.sh, docs/PERFORMANCE.md "CPU codelets") with the programs of a carry folder
+#   staged here, from a built tree (CPU-only is enough), by `cpu_bench.sh --stage DIR` (cpu-sparsity,
+#   starquake-proxy, starquake-proxy-dense and the libraries they load; carry DIR and .deps/starpu, and run it
+#   there with SQ_CARRY=DIR); its logs come back as $OUT/sparsity_logs.tar.gz.
+if [ "${1:-}" = --stage ]; then
+  set -eu
+  dest=${2:?"cpu_bench.sh --stage DIR"}
+  . tests/bench/device/libs.sh
+  rm -rf "${dest:?}/bin" "${dest:?}/lib"
+  mkdir -p "$dest/bin"
+  cp tests/bench/cpu-sparsity starquake-proxy tests/bench/starquake-proxy-dense "$dest/bin/"
+  strip "$dest"/bin/*
+  sq_libs_collect "$dest/lib" "$dest"/bin/*
+  du -sh "$dest"
+  exit 0
+fi
+if [ "${1:-}" = sparsity ]; then
+  shift
+  . tests/bench/device/env.sh
+  log=/tmp/sq-cpu-sparsity
+  rm -rf "$log"
+  SQ_BIN=$CARRY/bin SQ_LOG=$log bash tests/bench/cpu_sparsity_workers.sh "$@"
+  { lscpu; lscpu -e; } > "$log/lscpu.txt" 2>&1
+  [ -n "${OUT:-}" ] && tar -czf "$OUT/sparsity_logs.tar.gz" -C "$(dirname "$log")" "$(basename "$log")"
+  exit 0
+fi
 set -u
 . tests/bench/device/env.sh
 export STARPU_NCUDA=0
