@@ -406,19 +406,18 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS,
             return ln.kind == SQ_LINK_NONE ? -1 : ln.flux / 12; /* F+_{j,i,h}'s lift E_j: j = flux / 12 */
           },
           acc);
-    if (e < n) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
-    return;
-  }
-  for (int j = 0; j < 4; ++j) {
-    __syncthreads(); /* Is, Ms free; Ls complete */
-    stage_neighbor<T>(Ls, j, ne, slots, Is);
-    stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
-    __syncthreads();
-    const sq_face_link me = Ls[el * 4 + j];
-    if (me.kind != SQ_LINK_NONE) {
-      Real Y[T::R][9];
-      product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
-      apply_star<T::S>(Y, Ms + el * 9 * T::S, acc);
+  } else {
+    for (int j = 0; j < 4; ++j) {
+      __syncthreads(); /* Is, Ms free; Ls complete */
+      stage_neighbor<T>(Ls, j, ne, slots, Is);
+      stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
+      __syncthreads();
+      const sq_face_link me = Ls[el * 4 + j];
+      if (me.kind != SQ_LINK_NONE) {
+        Real Y[T::R][9];
+        product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
+        apply_star<T::S>(Y, Ms + el * 9 * T::S, acc);
+      }
     }
   }
   if (e < n) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
