@@ -132,11 +132,13 @@ __host__ __device__ constexpr int pad16(int reals, int rs) {
 #endif
 
 /**
- * Lowest order whose kernels apply the flux matrices through the face basis (factored_flux below).  A
- * build may set it with -D: 8 keeps every order dense.
+ * Lowest order whose kernels apply the flux matrices through the face basis (factored_flux below); 8: none.
+ * The factored kernels measured slower than the dense ones at every order measured, 3-6, in both precisions
+ * (docs/PERFORMANCE.md, "Against SeisSol"), so no order takes them by default; a build may set it with -D
+ * (tests/integration/test_cuda_emu.sh checks them at every order with 2).
  */
 #ifndef SQ_CUDA_FACTORED_MIN_ORDER
-#define SQ_CUDA_FACTORED_MIN_ORDER 5
+#define SQ_CUDA_FACTORED_MIN_ORDER 8
 #endif
 
 /**
