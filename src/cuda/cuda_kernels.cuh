@@ -22,7 +22,9 @@
  *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
  *   skip the arithmetic.
  * - The star matrices are applied as their 24 non-zeros (apply_star with PATTERN), the volume term on the
- *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers and flux matrices are dense.
+ *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers are dense, and so are the flux matrices, except
+ *   at the orders of factored_flux (cuda_shape.cuh; none by default), where local_update and
+ *   neighbor_kernel go through the face basis (project_faces, lift_faces in cuda_device.cuh).
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/) so that the index
  * arithmetic, the barriers and the alignment of vector accesses can be checked without a GPU.
