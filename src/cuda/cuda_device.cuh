@@ -306,6 +306,11 @@ __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M
  * (exactly: sq_ref's E_i(k, m) vanishes there and R_h keeps the degree), so the sum over k starts at the
  * first basis function of degree deg theta_m0.  emit(u, el, j, m0, P) receives every item's result.
  */
+/**
+ * Order of project_faces' items: 0 the row group slowest (a warp's threads share their loop bounds), 1 the
+ * row group fastest (a warp's loads of one face's factor coalesce, the loop bounds diverge); 1 measured
+ * slower at order 6 (docs/PERFORMANCE.md, "Against SeisSol").
+ */
 #ifndef SQ_CUDA_FACE_ROWS_FASTEST
 #define SQ_CUDA_FACE_ROWS_FASTEST 0
 #endif
