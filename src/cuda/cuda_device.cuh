@@ -292,6 +292,122 @@ __device__ __forceinline__ void apply_star(const Real (&Y)[RR][9], const Real *M
   }
 }
 
+/* ---- flux through the face basis (Shape::FACTORED) ---------------------------------------------- */
+
+/**
+ * The face projections of the block's element slots 0 .. ne - 1: E x 4 x NGF items (row group g of face
+ * j of slot el), item w = threadIdx.x + u THREADS for u < PROUNDS, with the row group slowest so that the
+ * threads of a warp share their loop bounds.  Item (el, j, g) forms
+ *   P = (X(m0 .. m0 + R - 1, :) Q) M^T,   m0 = g R,
+ * where src(el, j, X, ld, Q) names face j's BF x B projection matrix X (column major, leading dimension
+ * ld, read through the read-only cache) and its B x 9 data Q (shared rows of S), or returns false for a
+ * face without data (P = 0); M is face j's 9 x 9 flux solver of the slot, staged (signed) at
+ * Ms + j MS + el 9 S.  The degree structure of the face basis: X(m, k) = 0 where deg psi_k < deg theta_m
+ * (exactly: sq_ref's E_i(k, m) vanishes there and R_h keeps the degree), so the sum over k starts at the
+ * first basis function of degree deg theta_m0.  emit(u, el, j, m0, P) receives every item's result.
+ */
+/**
+ * Order of project_faces' items: 0 the row group slowest (a warp's threads share their loop bounds), 1 the
+ * row group fastest (a warp's loads of one face's factor coalesce, the loop bounds diverge); 1 measured
+ * slower at order 6 (docs/PERFORMANCE.md, "Against SeisSol").
+ */
+#ifndef SQ_CUDA_FACE_ROWS_FASTEST
+#define SQ_CUDA_FACE_ROWS_FASTEST 0
+#endif
+template <class T, class Src, class Emit>
+__device__ __forceinline__ void project_faces(int ne, Src src, const typename T::Real *Ms, Emit emit) {
+  using Real = typename T::Real;
+  constexpr int NI = T::E * 4 * T::NGF;
+#pragma unroll
+  for (int u = 0; u < T::PROUNDS; ++u) {
+    const int w = threadIdx.x + u * T::THREADS;
+    if (w >= NI) break;
+    int g, el, j;
+    if constexpr (SQ_CUDA_FACE_ROWS_FASTEST) {
+      const int f = w / T::NGF;
+      g = w - f * T::NGF, el = f / 4, j = f - el * 4;
+    } else {
+      const int r = w % (T::E * 4);
+      g = w / (T::E * 4), el = r / 4, j = r - el * 4;
+    }
+    const int m0 = g * T::R;
+    if (el >= ne) continue;
+    Real P[T::R][9];
+    zero(P);
+    const Real *X, *Q;
+    int ld;
+    if (src(el, j, X, ld, Q)) {
+      Real Y[T::R][9];
+      zero(Y);
+      int rows[T::R]; /* rows past BF read row BF - 1: their results are dropped */
+#pragma unroll
+      for (int i = 0; i < T::R; ++i) rows[i] = m0 + i < T::BF ? m0 + i : T::BF - 1;
+#pragma unroll 4
+      for (int k = nbasis(face_degree(m0)); k < T::B; ++k) {
+        Real x[T::R];
+#pragma unroll
+        for (int i = 0; i < T::R; ++i) x[i] = __ldg(X + k * ld + rows[i]);
+        const Row<Real, T::S> v = load_row<Real, T::S>(Q + k * T::S);
+#pragma unroll
+        for (int i = 0; i < T::R; ++i)
+#pragma unroll
+          for (int q = 0; q < 9; ++q) Y[i][q] = fma(x[i], v.v[q], Y[i][q]);
+      }
+      apply_star<T::S>(Y, Ms + j * T::MS + el * 9 * T::S, P);
+    }
+    emit(u, el, j, m0, P);
+  }
+}
+
+/** Store an item's face coefficients (project_faces) into the slot's BF x 9 rows of face j at Fs + el FSE. */
+template <class T>
+__device__ __forceinline__ void store_face_rows(typename T::Real *Fs, int el, int j, int m0,
+                                                const typename T::Real (&P)[T::R][9]) {
+  typename T::Real *f = Fs + el * T::FSE + (j * T::BF + m0) * T::S;
+#pragma unroll
+  for (int i = 0; i < T::R; ++i)
+    if (m0 + i < T::BF)
+#pragma unroll
+      for (int q = 0; q < 9; ++q) f[i * T::S + q] = P[i][q];
+}
+
+/**
+ * acc += sum_j LIFT_{face(j)}(rows row0 .., :) F_j: the lift M^-1 E of the face coefficients F (the
+ * element's 4 BF x 9 rows at @p F, face j's block lifted through face face(j)'s E, skipped where face(j) < 0;
+ * the pack's SQ_PACK_LIFT,
+ * B x 4 BF column major, read through the read-only cache).  LIFT(l, m) = 0 where deg theta_m > deg psi_l:
+ * a row group sums over the face functions up to the degree of its last row.
+ */
+template <class T, class Face>
+__device__ __forceinline__ void lift_faces(const typename T::Real *__restrict__ pack, const typename T::Real *F,
+                                           int row0, Face face, typename T::Real (&acc)[T::R][9]) {
+  using Real = typename T::Real;
+  const Real *__restrict__ L = pack + SQ_PACK_LIFT * T::B * T::B;
+  const int mend = nface(basis_degree(cmin(row0 + T::R - 1, T::B - 1)) + 1);
+  for (int j = 0; j < 4; ++j) {
+    const int f = face(j);
+    if (f < 0) continue;
+    const Real *Lj = L + f * T::BF * T::B, *Fj = F + j * T::BF * T::S;
+#pragma unroll 4
+    for (int m = 0; m < mend; ++m) {
+      Real x[T::R];
+      if constexpr (T::B % T::R == 0) {
+        const Row<Real, T::R> r = load_row<Real, T::R>(Lj + m * T::B + row0);
+#pragma unroll
+        for (int i = 0; i < T::R; ++i) x[i] = r.v[i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < T::R; ++i) x[i] = __ldg(Lj + m * T::B + (row0 + i < T::B ? row0 + i : T::B - 1));
+      }
+      const Row<Real, T::S> v = load_row<Real, T::S>(Fj + m * T::S);
+#pragma unroll
+      for (int i = 0; i < T::R; ++i)
+#pragma unroll
+        for (int q = 0; q < 9; ++q) acc[i][q] = fma(x[i], v.v[q], acc[i][q]);
+    }
+  }
+}
+
 /** Dynamic shared memory of the block, 16-byte aligned. */
 #ifdef SQ_CUDA_EMULATE
 #define SQ_CUDA_SHARED(type, name) type *name = reinterpret_cast<type *>(sq_emu_shared())

@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/bench/device/kernel_chain_standalone.sh OUT [SRC]: build kernel-chain (tests/bench/kernel_chain.c) with
 # nvcc and gcc alone, without configure, StarPU or the project's libraries: the numerics of src/ (but fullspace.c,
-# which needs FFTW), mesh/box.c and mesh/mesh.c, the element kernels' four .cu files, and CUDA's static runtime, so
-# that OUT runs on a GPU host with nothing else installed.  The fastest way to iterate on the element kernels.
+# which needs FFTW), mesh/box.c and mesh/mesh.c, the element kernels' five .cu files (the anelastic ones too),
+# and CUDA's static runtime, so that OUT runs on a GPU host with nothing else installed.  The fastest way to iterate on the element kernels.
 # SRC: the source tree (default: this checkout).  Environment: NVCC (default nvcc, or /usr/local/cuda/bin/nvcc),
 # NVCCFLAGS (default: configure's), JOBS (default: the cores).
 set -euo pipefail
@@ -20,7 +20,7 @@ INC="-DSQ_USE_CUDA -I$SRC/src -I$SRC/src/cuda -I$SRC/mesh -I$SRC"
     [ "$(basename "$f")" = fullspace.c ] && continue
     echo "gcc -O2 -fopenmp $INC -I$CUDA/include -c $f -o $B/$(basename "$f" .c).o"
   done
-  for k in ader local neighbor merged; do
+  for k in ader local neighbor merged ane; do
     echo "$NVCC $NVCCFLAGS $INC -c $SRC/src/cuda/${k}_cuda.cu -o $B/${k}_cuda.o"
   done
 } | xargs -P "$JOBS" -I{} sh -c '{}'
