@@ -22,9 +22,7 @@
  *   rows) is compile-time: the recursion is unrolled per order, and threads whose rows are all zero
  *   skip the arithmetic.
  * - The star matrices are applied as their 24 non-zeros (apply_star with PATTERN), the volume term on the
- *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers are dense, and so are the flux matrices, except
- *   at the orders of factored_flux (cuda_shape.cuh; none by default), where local_update and
- *   neighbor_kernel go through the face basis (project_faces, lift_faces in cuda_device.cuh).
+ *   nb(O - 1) non-zero columns of Kvol_d; the flux solvers and flux matrices are dense.
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/) so that the index
  * arithmetic, the barriers and the alignment of vector accesses can be checked without a GPU.
@@ -183,7 +181,7 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
   const Real *Is = smem + T::OFF_EVEN + el * T::QS;
   Real acc[T::R][9];
   zero(acc);
-  for (int m = 0; m < (T::FACTORED ? 3 : 7); ++m) {
+  for (int m = 0; m < 7; ++m) {
     Real Y[T::R][9];
     if (m < 3) { /* Kvol_d's columns from B1 on are zero: those of degree O - 1 */
       product<T, T::B, T::B1>(pack + (SQ_PACK_KVOL + m) * T::B * T::B, Is, row0, active, Y, smem + T::OFF_XS, star, 3,
@@ -194,26 +192,6 @@ __device__ __forceinline__ void local_update(int64_t e0, int64_t n, const typena
                              flux_local, 4, m - 3, Real(-1), e0, n, smem + T::OFF_MS);
       if (active) apply_star<T::S>(Y, smem + T::OFF_MS + el * 9 * T::S, acc);
     }
-  }
-  if constexpr (T::FACTORED) { /* F-_j = E_j E_j^T: project onto the faces, solve, lift */
-    Real *Ms = smem + T::OFF_MS, *Fs = smem + T::OFF_FS;
-    const int ne = (int)(n - e0);
-    __syncthreads(); /* every read of Ms done */
-    for (int j = 0; j < 4; ++j) stage_matrix<T>(flux_local, 4, j, Real(-1), e0, n, Ms + j * T::MS);
-    __syncthreads();
-    project_faces<T>(
-        ne,
-        [&](int el2, int j, const Real *&X, int &ld, const Real *&Q) {
-          X = pack + SQ_PACK_PROJ * T::B * T::B + j * T::BF; /* E_j^T: rows j BF .. of [E_1^T; ..; E_4^T] */
-          ld = 4 * T::BF;
-          Q = smem + T::OFF_EVEN + el2 * T::QS;
-          return true;
-        },
-        Ms, [&](int, int el2, int j, int m0, const Real(&P)[T::R][9]) { store_face_rows<T>(Fs, el2, j, m0, P); });
-    __syncthreads();
-    if (active)
-      lift_faces<T>(
-          pack, Fs + el * T::FSE, row0, [](int j) { return j; }, acc);
   }
   if (active) global_add_rows<T>(dofs + e * T::NQ, row0, acc);
 }
@@ -362,64 +340,16 @@ __global__ void __launch_bounds__(NeighborShape<ORDER, Real, NARROW>::THREADS,
   }
   Real acc[T::R][9];
   zero(acc);
-  if constexpr (T::FACTORED) {
-    /* F+_{j,i,h} = E_j R_h^T E_i^T: all four faces' data staged at once, projected onto the face basis
-     * (R_h^T E_i^T, flux % 12 = 3 i + h) and solved; the face coefficients replace the data; then one lift */
-    __syncthreads(); /* Ls complete */
-    for (int j = 0; j < 4; ++j) {
-      stage_neighbor<T>(Ls, j, ne, slots, Is + j * T::E * T::QS);
-      stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms + j * T::MS);
-    }
+  for (int j = 0; j < 4; ++j) {
+    __syncthreads(); /* Is, Ms free; Ls complete */
+    stage_neighbor<T>(Ls, j, ne, slots, Is);
+    stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
     __syncthreads();
-    Real P[T::PROUNDS][T::R][9];
-    bool have[T::PROUNDS];
-    int where[T::PROUNDS][3];
-#pragma unroll
-    for (int u = 0; u < T::PROUNDS; ++u) have[u] = false;
-    project_faces<T>(
-        ne,
-        [&](int el2, int j, const Real *&X, int &ld, const Real *&Q) {
-          const sq_face_link ln = Ls[el2 * 4 + j];
-          if (ln.kind == SQ_LINK_NONE) return false;
-          X = pack + (SQ_PACK_RPROJ + ln.flux % 12) * T::B * T::B;
-          ld = T::BF;
-          Q = Is + j * T::E * T::QS + el2 * T::QS;
-          return true;
-        },
-        Ms,
-        [&](int u, int el2, int j, int m0, const Real(&Pu)[T::R][9]) {
-          have[u] = true;
-          where[u][0] = el2, where[u][1] = j, where[u][2] = m0;
-#pragma unroll
-          for (int i = 0; i < T::R; ++i)
-#pragma unroll
-            for (int q = 0; q < 9; ++q) P[u][i][q] = Pu[i][q];
-        });
-    __syncthreads(); /* every read of the faces' data done */
-#pragma unroll
-    for (int u = 0; u < T::PROUNDS; ++u)
-      if (have[u]) store_face_rows<T>(Is, where[u][0], where[u][1], where[u][2], P[u]);
-    __syncthreads();
-    if (e < n)
-      lift_faces<T>(
-          pack, Is + el * T::FSE, row0,
-          [&](int j) {
-            const sq_face_link ln = Ls[el * 4 + j];
-            return ln.kind == SQ_LINK_NONE ? -1 : ln.flux / 12; /* F+_{j,i,h}'s lift E_j: j = flux / 12 */
-          },
-          acc);
-  } else {
-    for (int j = 0; j < 4; ++j) {
-      __syncthreads(); /* Is, Ms free; Ls complete */
-      stage_neighbor<T>(Ls, j, ne, slots, Is);
-      stage_matrix<T>(flux_nb, 4, j, Real(-1), e0, n, Ms);
-      __syncthreads();
-      const sq_face_link me = Ls[el * 4 + j];
-      if (me.kind != SQ_LINK_NONE) {
-        Real Y[T::R][9];
-        product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
-        apply_star<T::S>(Y, Ms + el * 9 * T::S, acc);
-      }
+    const sq_face_link me = Ls[el * 4 + j];
+    if (me.kind != SQ_LINK_NONE) {
+      Real Y[T::R][9];
+      product_global<T>(pack + (SQ_PACK_FNB + me.flux) * T::B * T::B, Is + el * T::QS, row0, Y);
+      apply_star<T::S>(Y, Ms + el * 9 * T::S, acc);
     }
   }
   if (e < n) global_add_rows<T>(dofs + e * T::NQ, row0, acc);

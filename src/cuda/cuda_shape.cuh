@@ -27,22 +27,8 @@ extern "C" {
 
 namespace sq_cuda {
 
-/** Basis size of order O (the basis functions of degree < O). */
+/** Basis size of order O. */
 __host__ __device__ constexpr int nbasis(int order) { return order * (order + 1) * (order + 2) / 6; }
-/** Face-basis size of order O (sq_ref.h: the face functions of degree < O). */
-__host__ __device__ constexpr int nface(int order) { return order * (order + 1) / 2; }
-/** Degree of basis function l (the basis is ordered by degree: degree d holds nbasis(d) .. nbasis(d + 1) - 1). */
-__host__ __device__ constexpr int basis_degree(int l) {
-  int d = 0;
-  while (l >= nbasis(d + 1)) ++d;
-  return d;
-}
-/** Degree of face function m (ordered by degree, as the basis). */
-__host__ __device__ constexpr int face_degree(int m) {
-  int d = 0;
-  while (m >= nface(d + 1)) ++d;
-  return d;
-}
 __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
 
@@ -130,23 +116,6 @@ __host__ __device__ constexpr int pad16(int reals, int rs) {
 #ifndef SQ_CUDA_ADER_WHOLE_BUDGET
 #define SQ_CUDA_ADER_WHOLE_BUDGET (32 * 1024)
 #endif
-
-/**
- * Lowest order whose kernels apply the flux matrices through the face basis (factored_flux below); 8: none.
- * The factored kernels measured slower than the dense ones at every order measured, 3-6, in both precisions
- * (docs/PERFORMANCE.md, "Against SeisSol"), so no order takes them by default; a build may set it with -D
- * (tests/integration/test_cuda_emu.sh checks them at every order with 2).
- */
-#ifndef SQ_CUDA_FACTORED_MIN_ORDER
-#define SQ_CUDA_FACTORED_MIN_ORDER 8
-#endif
-
-/**
- * Whether the kernels of an order apply the flux matrices factored through the face basis of sq_ref.h,
- * F-_j = E_j E_j^T and F+_{j,i,h} = E_j R_h^T E_i^T (the pack's SQ_PACK_PROJ, SQ_PACK_RPROJ, SQ_PACK_LIFT),
- * instead of as B x B matrices (docs/GPU.md, "Sparsity of the operators").
- */
-__host__ __device__ constexpr bool factored_flux(int order) { return order >= SQ_CUDA_FACTORED_MIN_ORDER; }
 
 /** Which kernel a shape is for: the elements per block follow from its shared memory. */
 enum Kind { KIND_ADER = 0, KIND_LOCAL = 1, KIND_NEIGHBOR = 2, KIND_PREDICT = 3 };
@@ -264,16 +233,6 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   static constexpr int LDK = (B1 + R - 1) / R * R;
   static constexpr bool ADER_WHOLE = ader_whole(ORDER, KIND) && 3 * LDK * B * RS <= SQ_CUDA_ADER_WHOLE_BUDGET;
   static constexpr int NSTAR = ADER_WHOLE ? 3 : 1; /**< star matrices staged per element */
-  /**
-   * Flux through the face basis (factored_flux; the kernels with flux products): BF face functions, row
-   * groups of R per face (NGF), the four faces' 9 x 9 flux solvers staged per element, and the four
-   * faces' BF x 9 face coefficients per element (FSE reals; the neighbour kernel keeps them where its four
-   * faces' neighbour data were, the local ones in a region of their own at OFF_FS).
-   */
-  static constexpr bool FACTORED = KIND != KIND_ADER && factored_flux(ORDER);
-  static constexpr int BF = nface(ORDER), NGF = (BF + R - 1) / R, FSE = 4 * BF * S;
-  static constexpr int NFACE_DATA = KIND == KIND_NEIGHBOR && FACTORED ? 4 : 1; /**< neighbour data staged per element */
-  static constexpr int NMS = cmax(NSTAR, FACTORED ? 4 : 1); /**< 9 x 9 matrices staged per element at OFF_MS */
   static constexpr int XS = KIND == KIND_NEIGHBOR ? 0
                             : ADER_WHOLE          ? cmax(3 * LDK * B, KIND == KIND_PREDICT ? LDX * KC : 0)
                                                   : LDX * KC; /**< staged reference matrices, reals */
@@ -284,10 +243,9 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
    */
   static constexpr int QS = pad16(B * S, RS), QS1 = pad16(B1 * S, RS);
   /** Shared reals per element: Q-like blocks, one 9x9 matrix, links. */
-  static constexpr int FS_LOCAL = FACTORED && KIND != KIND_NEIGHBOR ? FSE : 0; /**< reals at OFF_FS per element */
-  static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? NFACE_DATA * QS + NMS * 9 * S + 4 * 16 / RS
-                                     : KIND == KIND_LOCAL  ? QS + NMS * 9 * S + FS_LOCAL
-                                                           : QS + QS1 + NMS * 9 * S + FS_LOCAL;
+  static constexpr int PER_ELEMENT = KIND == KIND_NEIGHBOR ? QS + 9 * S + 4 * 16 / RS
+                                     : KIND == KIND_LOCAL  ? QS + 9 * S
+                                                           : QS + QS1 + NSTAR * 9 * S;
   static constexpr bool LARGE = large_blocks(ORDER, KIND);
   static constexpr int TARGET = LARGE                             ? SQ_CUDA_BLOCK_TARGET_LARGE
                                 : KIND == KIND_ADER && ADER_WHOLE ? SQ_CUDA_BLOCK_TARGET_ADER
@@ -298,18 +256,14 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
   /** elements per block */
   static constexpr int E = cmax(1, cmin(cmax(1, TARGET / G), (BUDGET / RS - XS) / PER_ELEMENT));
   static constexpr int THREADS = G * E;
-  static constexpr int IS = E * QS * NFACE_DATA; /**< one B x 9 block per element (per face: NFACE_DATA) */
-  static constexpr int IS1 = E * QS1;            /**< a D^1-sized block per element */
-  static constexpr int MS = E * 9 * S;           /**< one 9 x 9 matrix per element (NSTAR of them at OFF_MS) */
+  static constexpr int IS = E * QS;    /**< one B x 9 block per element */
+  static constexpr int IS1 = E * QS1;  /**< a D^1-sized block per element */
+  static constexpr int MS = E * 9 * S; /**< one 9 x 9 matrix per element (NSTAR of them at OFF_MS) */
   /* regions, in reals from the block's base; each a multiple of 16 bytes */
   static constexpr int OFF_XS = 0, OFF_EVEN = XS, OFF_ODD = OFF_EVEN + IS;
   static constexpr int OFF_MS = KIND == KIND_NEIGHBOR || KIND == KIND_LOCAL ? XS + IS : OFF_ODD + IS1;
-  static constexpr int OFF_FS = OFF_MS + NMS * MS;    /**< local and predict: the face coefficients, FS_LOCAL each */
-  static constexpr int OFF_LINKS = OFF_MS + NMS * MS; /**< neighbour kernel: E x 4 sq_face_link */
+  static constexpr int OFF_LINKS = OFF_MS + NSTAR * MS; /**< neighbour kernel: E x 4 sq_face_link */
   static constexpr int SMEM = E * PER_ELEMENT + XS;
-  /** rounds of the block's face projections (E elements x 4 faces x NGF row groups over THREADS threads) */
-  static constexpr int PROUNDS = (E * 4 * NGF + THREADS - 1) / THREADS;
-  static_assert(!FACTORED || KIND != KIND_NEIGHBOR || FSE <= 4 * QS, "face coefficients must fit the faces' data");
   /**
    * Blocks an SM should hold at least (__launch_bounds__; resident_warps), no more than its shared
    * memory takes.  0 where the kernel has no bound: no .minnctapersm at all, which leaves the registers
@@ -321,8 +275,7 @@ template <int ORDER_, typename Real_, int KIND_, int NARROW_ = -1> struct Shape 
                                         ? 0
                                         : cmax(1, cmin((WANT_WARPS + WARPS - 1) / WARPS,
                                                        SQ_CUDA_SM_SMEM / (SMEM * RS + SQ_CUDA_BLOCK_SMEM_RESERVED)));
-  static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0 &&
-                    (FSE * RS) % 16 == 0,
+  static_assert((XS * RS) % 16 == 0 && (IS * RS) % 16 == 0 && (IS1 * RS) % 16 == 0 && (MS * RS) % 16 == 0,
                 "shared regions must stay 16-byte aligned");
 };
 

@@ -2,8 +2,7 @@
  * @file emu_check.cc  Runs the GPU kernels of src/cuda/cuda_kernels.cuh and cuda_cell.cuh on the CPU
  * (sq_cuda_emu.h) and compares them with the CPU reference kernels of src/ for orders 2..7 in both
  * precisions.  No GPU needed; see tests/cuda_emu/run.sh.  Exit 0 when every relative L2 difference is
- * within tolerance.  Entries marked "*" compare a variant that applies the flux matrices densely (the cell
- * kernels) with the CPU where the default kernels go through the face basis (sq_cuda::factored_flux).
+ * within tolerance.
  */
 #define SQ_CUDA_EMULATE 1
 #include "cuda_cell.cuh"
@@ -17,11 +16,6 @@
 extern "C" {
 #include "sq_ref.h"
 }
-
-/** Highest order checked (-D: a variant build may check the low orders only). */
-#ifndef SQ_EMU_MAX_ORDER
-#define SQ_EMU_MAX_ORDER 7
-#endif
 
 namespace {
 
@@ -161,15 +155,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
   same_bits("pred.buf", ORDER, per_block(ps), pb_s, pb_g);
   /* a merged task's grid: the elements as two segments of one launch of @p kernel (threads, shared memory), in
    * blocks of epb, bitwise the single launch */
-  /* A variant with the flux matrices applied as B x B matrices (the cell kernels) where the default kernels go
-   * through the face basis (sq_cuda::factored_flux): the same up to round-off, against the CPU reference. */
-  auto same_or_close = [&](const char *what, bool dense_flux, const std::string &variant, const std::vector<Real> &got,
-                           const std::vector<Real> &gpu, const std::vector<Real> &cpu) {
-    if (dense_flux && sq_cuda::factored_flux(ORDER)) report((std::string(what) + "*").c_str(), ORDER, got, cpu);
-    else same_bits(what, ORDER, variant, got, gpu);
-  };
-  auto two_segments = [&](const std::string &label, int epb, unsigned threads, size_t smem, auto kernel,
-                          bool dense_flux = false) {
+  auto two_segments = [&](const std::string &label, int epb, unsigned threads, size_t smem, auto kernel) {
     std::vector<Real> p_m = dofs, pt_m(n * NQ, NAN), pd_m(n * ORDER * NQ, NAN), pb_m = buf_c;
     const int64_t n1 = n / 3, b1 = (n1 + epb - 1) / epb;
     sq_cuda_segments segs = {};
@@ -189,7 +175,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
                      (unsigned)(s ? b1 : 0)};
     }
     sq_emu_launch((unsigned)(b1 + (n - n1 + epb - 1) / epb), threads, smem, [&] { kernel(segs); });
-    same_or_close("pred.dofs", dense_flux, label, p_m, p_g, p_c);
+    same_bits("pred.dofs", ORDER, label, p_m, p_g);
     same_bits("pred.tint", ORDER, label, pt_m, pt_g);
     same_bits("pred.deriv", ORDER, label, pd_m, pd_g);
     same_bits("pred.buf", ORDER, label, pb_m, pb_g);
@@ -288,7 +274,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
                                                   de.data(), bu.data(), 0);
       });
       const std::string v = cols + per_block(epb);
-      same_or_close("pred.dofs", true, v, q, p_g, p_c);
+      same_bits("pred.dofs", ORDER, v, q, p_g);
       same_bits("pred.tint", ORDER, v, ti, pt_g);
       same_bits("pred.deriv", ORDER, v, de, pd_g);
       same_bits("pred.buf", ORDER, v, bu, pb_g);
@@ -306,7 +292,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
       same_bits("ader.tint", ORDER, v, ti, tint_g);
       same_bits("ader.deriv", ORDER, v, de, der_g);
       same_bits("ader.buf", ORDER, v, bu, buf_g);
-      same_or_close("local", true, v, q, q_g, q_c);
+      same_bits("local", ORDER, v, q, q_g);
     }
     { /* no derivatives, buffer reset: against the default kernel's */
       std::vector<Real> q1 = dofs, t1v(n * NQ, NAN), b1(n * NQ, NAN), q2 = dofs, t2v(n * NQ, NAN), b2(n * NQ, NAN);
@@ -318,18 +304,17 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
         sq_cuda::predict_cell_kernel<ORDER, Real>(n, C::E, pack, q2.data(), star.data(), flux_local.data(), dt,
                                                   t2v.data(), nullptr, b2.data(), 1);
       });
-      same_or_close("pred.dofs", true, cols + "buffer reset", q2, q1, p_c);
+      same_bits("pred.dofs", ORDER, cols + "buffer reset", q2, q1);
       same_bits("pred.buf", ORDER, cols + "buffer reset", b2, b1);
     }
-    two_segments(
-        cols + "two segments", small_epb(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
-        [&](const sq_cuda_segments &g) { sq_cuda::predict_cell_segments_kernel<ORDER, Real>(g, pack); }, true);
+    two_segments(cols + "two segments", small_epb(C::E), C::THREADS, sizeof(Real) * C::SMEM_PREDICT,
+                 [&](const sq_cuda_segments &g) { sq_cuda::predict_cell_segments_kernel<ORDER, Real>(g, pack); });
     for (const int epb : {C::E, small_epb(C::E)}) {
       std::vector<Real> q = dofs;
       sq_emu_launch(grid(epb), C::THREADS, sizeof(Real) * C::SMEM_NEIGHBOR, [&] {
         sq_cuda::neighbor_cell_kernel<ORDER, Real>(n, epb, pack, links.data(), flux_nb.data(), slots, q.data());
       });
-      same_or_close("neighbor", true, cols + per_block(epb), q, nq_g, nq_c);
+      same_bits("neighbor", ORDER, cols + per_block(epb), q, nq_g);
     }
     printf("O%d %s: cell kernels P%d: E/threads/smem: predict %d/%d/%d neighbor %d/%d/%d\n", ORDER,
            sizeof(Real) == 8 ? "f64" : "f32", P, C::E, C::THREADS, (int)sizeof(Real) * C::SMEM_PREDICT, C::E,
@@ -352,9 +337,9 @@ int main(int argc, char **argv) {
   check_both<2>(rng, n < 13 ? 13 : n); /* at least 48 links cover every flux variant */
   check_both<3>(rng, n);
   check_both<4>(rng, n);
-  if constexpr (SQ_EMU_MAX_ORDER >= 5) check_both<5>(rng, n);
-  if constexpr (SQ_EMU_MAX_ORDER >= 6) check_both<6>(rng, n);
-  if constexpr (SQ_EMU_MAX_ORDER >= 7) check_both<7>(rng, n);
+  check_both<5>(rng, n);
+  check_both<6>(rng, n);
+  check_both<7>(rng, n);
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }

@@ -31,15 +31,4 @@ for v in -DSQ_CUDA_GLOBAL_UNROLL=2; do
     tail -n 5 "$T/variant.log"
   fi
 done
-# The flux through the face basis (sq_cuda::factored_flux) at every order, where the default kernels apply the
-# flux matrices densely (SQ_CUDA_FACTORED_MIN_ORDER, cuda_shape.cuh): fine row groups and cell kernels included,
-# on fewer elements (16: still every flux variant at order 2).
-v="-DSQ_CUDA_FACTORED_MIN_ORDER=2"
-if SQ_EMU_DEFINES=$v bash "$SRC/tests/cuda_emu/run.sh" 16 > "$T/factored.log" 2>&1; then
-  ok "tests/cuda_emu/run.sh with $v: $(tail -n 1 "$T/factored.log")"
-else
-  bad "tests/cuda_emu/run.sh with $v:"
-  grep -E 'FAIL|DIFFERS|error|ERROR' "$T/factored.log" | head -20
-  tail -n 5 "$T/factored.log"
-fi
 report cuda_emu
