@@ -93,6 +93,23 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
 
+/** What sq_runtime_upload asked for. */
+typedef struct sq_upload_stats {
+  int64_t tiles;       /**< tiles whose data goes to a GPU */
+  double input_bytes;  /**< bytes copied there (solution, element matrices, face links, reference matrices) */
+  double output_bytes; /**< bytes allocated there for what the tasks write first (time integrals, derivatives,
+                            LTS buffers) */
+} sq_upload_stats;
+/**
+ * @brief Start moving each GPU tile's data to the GPU its element tasks run on (sq_runtime_split_tiles,
+ * sq_runtime_place_tiles_on_gpus; with one GPU and no CPU workers: every tile), the faster clusters first:
+ * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy).  Returns
+ * at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
+ * for its own data.  Call once the host data is final, before the time stepping.  No-op without GPU workers.
+ * @param stats  NULL, or what was asked for
+ */
+int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats);
+
 /* ---- default CPU/GPU split (hybrid.c) --------------------------------------------------------------- */
 
 /** Elements per tile by default: CPU workers only; with CUDA workers a few large tiles (sq_hybrid_gpu_tile,

@@ -127,6 +127,8 @@ static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
 }
 /** The GPU that @p tile's element tasks run on, -1: any. */
 static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
+/** The memory node of the GPU that all of @p tile's element tasks run on, -1 if not one known GPU. */
+int sq_runtime_tile_node(const sq_runtime *rt, int tile);
 /** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */
 static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
   return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
