@@ -44,6 +44,49 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   return ngpu;
 }
 
+/* A tile's element updates per sync interval: its elements times its cluster's steps. */
+static double tile_work(const sq_disc *d, int t) {
+  double steps = 1;
+  for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) steps *= d->opt.lts_rate > 1 ? d->opt.lts_rate : 1;
+  return steps * (double)(d->tile[t].end - d->tile[t].begin);
+}
+
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
+  if (d->ncluster < 2 || ngpu < 2) return -1;
+  double load[SQ_MAX_PLACED_GPUS] = {0}, fast[SQ_MAX_PLACED_GPUS] = {0}, total = 0, fastest = 0;
+  SQ_CHECK(ngpu <= SQ_MAX_PLACED_GPUS, SQ_ERR_INPUT, "at most %d GPUs per process are placed (%d asked)",
+           SQ_MAX_PLACED_GPUS, ngpu);
+  for (int t = 0; t < d->ntile; ++t) {
+    if (tile_gpu[t] < 0) continue;
+    const double w = tile_work(d, t);
+    load[tile_gpu[t]] += w, total += w;
+    if (d->tile[t].cluster == 0) fast[tile_gpu[t]] += w, fastest += w;
+  }
+  const double share = total / ngpu;
+  if (fastest <= 0 || fastest > share) return -1; /* the fastest cluster would overload one GPU by itself */
+  int g0 = 0;
+  for (int g = 1; g < ngpu; ++g) g0 = fast[g] > fast[g0] ? g : g0;
+  for (int t = 0; t < d->ntile; ++t)
+    if (tile_gpu[t] >= 0 && tile_gpu[t] != g0 && d->tile[t].cluster == 0) {
+      const double w = tile_work(d, t);
+      load[tile_gpu[t]] -= w, load[g0] += w;
+      tile_gpu[t] = (int16_t)g0;
+    }
+  /* then the other GPUs take g0's tiles of the slowest clusters (the rarest steps: the fewest reads across
+   * GPUs), each to the least loaded GPU, while that lowers the larger of the two loads */
+  for (int l = d->ncluster - 1; l > 0 && load[g0] > share; --l)
+    for (int t = 0; t < d->ntile && load[g0] > share; ++t) {
+      if (tile_gpu[t] != g0 || d->tile[t].cluster != l) continue;
+      int gmin = g0 == 0 ? 1 : 0;
+      for (int g = 0; g < ngpu; ++g) gmin = g != g0 && load[g] < load[gmin] ? g : gmin;
+      const double w = tile_work(d, t);
+      if (load[gmin] + w >= load[g0]) continue;
+      load[g0] -= w, load[gmin] += w;
+      tile_gpu[t] = (int16_t)gmin;
+    }
+  return g0;
+}
+
 double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   const sq_disc *d = rt->disc;
   SQ_FREE(rt->tile_where);
@@ -73,4 +116,11 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
     }
   }
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
+}
+
+int sq_runtime_place_fastest_cluster(sq_runtime *rt) {
+  if (!rt->tile_gpu) return -1;
+  int ngpu = 0;
+  for (int t = 0; t < rt->disc->ntile; ++t) ngpu = rt->tile_gpu[t] + 1 > ngpu ? rt->tile_gpu[t] + 1 : ngpu;
+  return sq_place_fastest_cluster(rt->disc, ngpu, rt->tile_gpu);
 }

@@ -92,6 +92,12 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
  * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
+/**
+ * @brief After sq_runtime_place_tiles_on_gpus: the fastest LTS cluster's tiles all on one GPU, the slowest
+ * clusters' tiles of that GPU moved to the others until the work is balanced again (runtime.fast_cluster_gpu).
+ * @return that GPU, or -1 (no change)
+ */
+int sq_runtime_place_fastest_cluster(sq_runtime *rt);
 
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {

@@ -127,6 +127,17 @@ static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
 }
 /** The GPU that @p tile's element tasks run on, -1: any. */
 static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
+/** Most GPUs of one process that sq_place_fastest_cluster takes. */
+#define SQ_MAX_PLACED_GPUS 64
+/**
+ * @brief Put every tile of the fastest LTS cluster on one GPU (the one holding most of its work) and move
+ * tiles of the slowest clusters off that GPU until its element updates per sync interval are back near an
+ * equal share: the fastest cluster's sub-steps, the longest chain of dependent tasks, then never wait for a
+ * copy between GPUs among themselves.  @p tile_gpu (per tile, -1: not on a GPU) is rewritten.
+ * @return that GPU, or -1 (nothing changed: one cluster, one GPU, or a fastest cluster with more than one
+ *         GPU's share of the work)
+ */
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu);
 /** The memory node of the GPU that all of @p tile's element tasks run on, -1 if not one known GPU. */
 int sq_runtime_tile_node(const sq_runtime *rt, int tile);
 /** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */

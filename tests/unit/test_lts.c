@@ -270,7 +270,8 @@ static void place_on_two_gpus(sq_runtime *rt) {
 /* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs, 16 whole
  * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped), 32
  * tiles cut by two GPU regions (with 8: placed by region), 64 the time integrals, derivatives and LTS buffers
- * filled with NaN before the runtime takes them (sq_runtime_upload gives them room on a GPU without copying) */
+ * filled with NaN before the runtime takes them (sq_runtime_upload gives them room on a GPU without copying), 128
+ * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
@@ -295,6 +296,7 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     ck_assert_int_gt(fusable, 0);
   }
   if (how & 8) place_on_two_gpus(rt);
+  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt), 0);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
@@ -363,6 +365,49 @@ START_TEST(outputs_written_before_read) {
   const int hows[][2] = {{0, 8}, {1, 8}, {2, 8}, {1 | 2, 8}, {32 | 8 | 2, 8}, {4, 100000}, {4 | 16 | 1, 100000}};
   for (size_t i = 0; i < sizeof(hows) / sizeof(hows[0]); ++i)
     ck_assert_uint_eq(run_lts(64 | hows[i][0], hows[i][1], NULL, NULL, &L), h0);
+}
+END_TEST
+
+/* The fastest cluster on one of three GPU regions: all its tiles there, the work balanced to within one tile,
+ * and the same bits as without placement on two pretend GPUs. */
+START_TEST(fastest_cluster_on_one_gpu) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc_regions(2, 8, 0.0, 0, 3, &mesh);
+  ck_assert_int_gt(d->ncluster, 2);
+  int16_t *gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  double before[3] = {0}, load[3] = {0}, total = 0, biggest = 0, fast[3] = {0};
+  for (int t = 0; t < d->ntile; ++t) {
+    gpu[t] = (int16_t)d->tile[t].part;
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    before[gpu[t]] += w, total += w, biggest = w > biggest ? w : biggest;
+    if (d->tile[t].cluster == 0) fast[gpu[t]] += w;
+  }
+  const int g0 = sq_place_fastest_cluster(d, 3, gpu);
+  ck_assert_int_ge(g0, 0);
+  for (int g = 0; g < 3; ++g) ck_assert(fast[g] <= fast[g0]); /* the GPU that held most of it */
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    load[gpu[t]] += w;
+    if (d->tile[t].cluster == 0) ck_assert_int_eq(gpu[t], g0);
+    if (gpu[t] != d->tile[t].part) ck_assert(d->tile[t].cluster == 0 || d->tile[t].part == g0); /* only off g0 */
+  }
+  double most_before = 0;
+  for (int g = 0; g < 3; ++g) most_before = before[g] > most_before ? before[g] : most_before;
+  for (int g = 0; g < 3; ++g)
+    ck_assert(load[g] <= (most_before > total / 3 + biggest ? most_before : total / 3 + biggest));
+  /* a fastest cluster with more than one GPU's share stays where it is */
+  int16_t *same = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 0 : -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), -1);
+  free(same);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  int L;
+  ck_assert_uint_eq(run_lts(128 | 8, 8, NULL, NULL, &L), run_lts(0, 8, NULL, NULL, &L));
+  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), run_lts(0, 8, NULL, NULL, &L));
 }
 END_TEST
 
@@ -468,6 +513,7 @@ int main(void) {
                           merge_on_two_gpus,
                           gts_steps_per_task,
                           outputs_written_before_read,
+                          fastest_cluster_on_one_gpu,
                           NULL};
   Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);
