@@ -44,6 +44,28 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   return ngpu;
 }
 
+int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part) {
+  int64_t count[SQ_MAX_PLACED_GPUS] = {0};
+  if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2) return -1;
+  double steps[SQ_GRAPH_MAX_CLUSTERS_PLACED], total = 0, fastest = 0; /* a cell's updates per sync interval */
+  if (ncluster > SQ_GRAPH_MAX_CLUSTERS_PLACED) return -1;
+  steps[ncluster - 1] = 1;
+  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+  for (int64_t c = 0; c < ncell; ++c) {
+    total += steps[cluster[c]];
+    if (cluster[c] != 0) continue;
+    fastest += steps[0];
+    if (part[c] >= 0 && part[c] < nparts) count[part[c]]++;
+  }
+  if (fastest > total / nparts) return -1; /* it would overload one GPU by itself */
+  int g0 = 0;
+  for (int g = 1; g < nparts; ++g) g0 = count[g] > count[g0] ? g : g0;
+  if (count[g0] == 0) return -1;
+  for (int64_t c = 0; c < ncell; ++c)
+    if (cluster[c] == 0) part[c] = g0;
+  return g0;
+}
+
 /* A tile's element updates per sync interval: its elements times its cluster's steps. */
 static double tile_work(const sq_disc *d, int t) {
   double steps = 1;

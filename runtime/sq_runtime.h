@@ -98,6 +98,14 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
  * @return that GPU, or -1 (no change)
  */
 int sq_runtime_place_fastest_cluster(sq_runtime *rt);
+/**
+ * @brief Before the tiles are cut (runtime.fast_cluster_gpu): every cell of the fastest cluster (@p cluster 0
+ * of @p ncluster, LTS rate @p rate) into the region among @p nparts that holds most of them, so that its cells
+ * next to the other regions, and theirs next to it, are halo tiles; sq_runtime_place_fastest_cluster then
+ * balances the work by tiles.  Only where that cluster's element updates are at most one region's share.
+ * @return that region, or -1 (no change)
+ */
+int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part);
 
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {

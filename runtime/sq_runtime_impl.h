@@ -129,6 +129,8 @@ static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
 static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
 /** Most GPUs of one process that sq_place_fastest_cluster takes. */
 #define SQ_MAX_PLACED_GPUS 64
+/** Most LTS clusters that sq_gather_cluster_cells takes. */
+#define SQ_GRAPH_MAX_CLUSTERS_PLACED 64
 /**
  * @brief Put every tile of the fastest LTS cluster on one GPU (the one holding most of its work) and move
  * tiles of the slowest clusters off that GPU until its element updates per sync interval are back near an

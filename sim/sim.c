@@ -286,6 +286,8 @@ static int gpu_regions(sq_sim *s, sq_disc_options *opt) {
       sq_error_discard();
       SQ_FREE(s->cell_part);
       if (sq_verbosity >= 1) printf("  placement  no METIS region per GPU: tiles placed by mesh order\n");
+    } else if (s->cfg.fast_cluster_gpu && ncluster > 1) { /* the fastest cluster in one region */
+      sq_gather_cluster_cells(s->mesh->ncell, cluster, ncluster, rate, ngpu, s->cell_part);
     }
     sq_error_hold(0);
   }

@@ -15,6 +15,9 @@ static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 /* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2; the first small_share of
  * each cluster in tiles of small_tile (0: none); with nparts > 1, the tiles cut by nparts METIS regions with an
  * equal share of every cluster (sq_disc_options.cell_part, as sq_sim_create makes them for several GPUs). */
+static int gather_fastest; /* make_disc_regions: the fastest cluster's cells in one region (sq_gather_cluster_cells) */
+static int gathered_region;
+
 static sq_disc *make_disc_regions(int rate, int tile, double small_share, int small_tile, int nparts, sq_mesh **mesh) {
   sq_box_params bp;
   sq_box_params_default(&bp);
@@ -44,6 +47,8 @@ static sq_disc *make_disc_regions(int rate, int tile, double small_share, int sm
     part = malloc(sizeof(int) * (*mesh)->ncell);
     ck_assert_int_eq(sq_disc_clusters(*mesh, m, &opt, cluster, &ncluster, &dt_min), 0);
     ck_assert_int_eq(sq_partition(*mesh, cluster, ncluster, rate, nparts, SQ_PART_ENCODED, NULL, part, NULL), 0);
+    if (gather_fastest)
+      gathered_region = sq_gather_cluster_cells((*mesh)->ncell, cluster, ncluster, rate, nparts, part);
     free(cluster);
     opt.cell_part = part;
     opt.nparts = nparts;
@@ -405,9 +410,28 @@ START_TEST(fastest_cluster_on_one_gpu) {
   free(gpu);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
+  /* the fastest cluster's cells in one region before the tiles are cut: its tiles all there, halo tiles apart */
+  gather_fastest = 1;
+  d = make_disc_regions(2, 8, 0.0, 0, 3, &mesh);
+  ck_assert_int_ge(gathered_region, 0);
+  gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  int halo = 0;
+  for (int t = 0; t < d->ntile; ++t) {
+    gpu[t] = (int16_t)d->tile[t].part;
+    if (d->tile[t].cluster == 0) ck_assert_int_eq(d->tile[t].part, gathered_region);
+    halo += d->tile[t].part_border;
+  }
+  ck_assert_int_gt(halo, 0);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, gpu), gathered_region);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
   int L;
-  ck_assert_uint_eq(run_lts(128 | 8, 8, NULL, NULL, &L), run_lts(0, 8, NULL, NULL, &L));
-  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), run_lts(0, 8, NULL, NULL, &L));
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0); /* regions gathered, on two GPUs */
+  gather_fastest = 0;
+  ck_assert_uint_eq(run_lts(128 | 8, 8, NULL, NULL, &L), h0);
+  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
 }
 END_TEST
 
