@@ -79,7 +79,7 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
     eval "${variant}_hash=$(field "$OUT/$variant" dofs_hash)"
     eval "${variant}_steady=$(field "$OUT/$variant" element_updates_per_second_steady)" # after the first sync interval
     # the set-up phases, the GPU upload started at its end, the run's closing line (stderr: in SQ_LS_LOGS)
-    grep -E '^  (set-up|upload) |^done:' "$OUT/$variant.log" | sed "s/^ */type $t $variant: /" >&2 || true
+    grep -E '^  (set-up|upload|placement) |^done:' "$OUT/$variant.log" | sed "s/^ */type $t $variant: /" >&2 || true
   done
   ratio=$(field "$OUT/lts" lts_work_ratio)
   [ "$merged_wall" = - ] || [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
