@@ -140,6 +140,11 @@ static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_
  *         GPU's share of the work)
  */
 int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu);
+/**
+ * @brief sq_runtime_upload for one tile: prefetch its inputs to memory node @p node and, with @p outputs, make
+ * room there for its outputs (a write-only access, released at once: no copy, the host copy goes stale).
+ */
+int sq_runtime_upload_tile(sq_runtime *rt, int tile, int node, int outputs, sq_upload_stats *st);
 /** The memory node of the GPU that all of @p tile's element tasks run on, -1 if not one known GPU. */
 int sq_runtime_tile_node(const sq_runtime *rt, int tile);
 /** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */

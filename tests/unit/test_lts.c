@@ -290,10 +290,13 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
   }
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
-  if (how & 64) { /* no GPU here: nothing to move */
+  if (how & 64) { /* no GPU here: nothing to move; the same accesses on the host's memory node change nothing */
     sq_upload_stats up = {.tiles = -1};
     ck_assert_int_eq(sq_runtime_upload(rt, &up), 0);
     ck_assert_int_eq(up.tiles, 0);
+    for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(sq_runtime_upload_tile(rt, t, STARPU_MAIN_RAM, 1, &up), 0);
+    ck_assert_int_eq(up.tiles, d->ntile);
+    ck_assert(up.output_bytes > 0);
   }
   if (how & 4) { /* whole steps as one task: some tile must qualify, else the comparison proves nothing */
     int fusable = 0;
