@@ -109,7 +109,7 @@ int sq_runtime_upload_tile(sq_runtime *rt, int t, int node, int outputs, sq_uplo
 int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
   const sq_disc *d = rt->disc;
   sq_upload_stats st = {0};
-  unsigned char pack_sent[STARPU_MAXNODES] = {0}, outputs[STARPU_MAXNODES] = {0};
+  unsigned char pack_sent[STARPU_MAXNODES] = {0}, fits[STARPU_MAXNODES] = {0};
   double need[STARPU_MAXNODES] = {0};
   for (int t = 0; t < d->ntile; ++t) { /* what each GPU would hold */
     const int node = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
@@ -119,22 +119,22 @@ int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
     tile_handles(rt, t, in, out, bytes);
     need[node] += bytes[0] + bytes[1];
   }
-  /* room for the outputs only where everything fits with a margin (else StarPU's own eviction decides) */
+  /* only where everything fits with a margin: else StarPU's own eviction decides what stays, as the tasks come */
   for (unsigned node = 0; node < starpu_memory_nodes_get_count() && node < STARPU_MAXNODES; ++node)
-    outputs[node] = need[node] > 0 && need[node] < 0.9 * (double)starpu_memory_get_total(node);
+    fits[node] = need[node] > 0 && need[node] < 0.9 * (double)starpu_memory_get_total(node);
   /* the faster clusters first: their tasks come first (the graph's priorities) and most often */
   for (int l = 0; l < d->ncluster; ++l)
     for (int t = 0; t < d->ntile; ++t) {
       const sq_tile *tl = &d->tile[t];
       const int node = tl->cluster == l && tl->layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
-      if (node < 0) continue;
+      if (node < 0 || !fits[node]) continue;
       if (!pack_sent[node]) {
         pack_sent[node] = 1;
         SQ_CHECK(starpu_data_prefetch_on_node(rt->pack, (unsigned)node, 1) == 0, SQ_ERR_RUNTIME,
                  "prefetch of the reference matrices to memory node %d failed", node);
         st.input_bytes += (double)d->pack_bytes;
       }
-      SQ_CALL(sq_runtime_upload_tile(rt, t, node, outputs[node], &st));
+      SQ_CALL(sq_runtime_upload_tile(rt, t, node, 1, &st));
     }
   if (stats) *stats = st;
   return SQ_SUCCESS;

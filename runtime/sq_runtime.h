@@ -117,7 +117,8 @@ typedef struct sq_upload_stats {
 /**
  * @brief Start moving each GPU tile's data to the GPU its element tasks run on (sq_runtime_split_tiles,
  * sq_runtime_place_tiles_on_gpus; with one GPU and no CPU workers: every tile), the faster clusters first:
- * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy).  Returns
+ * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy); a GPU whose
+ * tiles would fill more than 90 % of its memory is left to StarPU's fetches and evictions as before.  Returns
  * at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
  * for its own data.  Call once the host data is final, before the time stepping.  No-op without GPU workers.
  * @param stats  NULL, or what was asked for
