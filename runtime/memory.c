@@ -76,15 +76,14 @@ static int make_room(starpu_data_handle_t h, int node, int tile) {
 }
 
 /* A tile's inputs and outputs (NULL handles: none), and their bytes. */
-static int tile_handles(const sq_runtime *rt, int t, starpu_data_handle_t in[7], starpu_data_handle_t out[3],
-                        double bytes[2]) {
+static void tile_handles(const sq_runtime *rt, int t, starpu_data_handle_t in[7], starpu_data_handle_t out[3],
+                         double bytes[2]) {
   starpu_data_handle_t i[7] = {rt->dofs[t], rt->star[t], rt->flux_local[t], rt->flux_nb[t],
                                rt->link[t], rt->ane[t],  rt->ane_coef[t]};
   starpu_data_handle_t o[3] = {rt->tint[t], rt->derivs[t], rt->buffer[t]};
   bytes[0] = bytes[1] = 0;
   for (int k = 0; k < 7; ++k) in[k] = i[k], bytes[0] += i[k] ? (double)starpu_data_get_size(i[k]) : 0;
   for (int k = 0; k < 3; ++k) out[k] = o[k], bytes[1] += o[k] ? (double)starpu_data_get_size(o[k]) : 0;
-  return 7;
 }
 
 int sq_runtime_upload_tile(sq_runtime *rt, int t, int node, int outputs, sq_upload_stats *st) {

@@ -47,8 +47,8 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
 int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part) {
   int64_t count[SQ_MAX_PLACED_GPUS] = {0};
   if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2) return -1;
-  double steps[SQ_GRAPH_MAX_CLUSTERS_PLACED], total = 0, fastest = 0; /* a cell's updates per sync interval */
-  if (ncluster > SQ_GRAPH_MAX_CLUSTERS_PLACED) return -1;
+  double steps[SQ_MAX_PLACED_CLUSTERS], total = 0, fastest = 0; /* a cell's updates per sync interval */
+  if (ncluster > SQ_MAX_PLACED_CLUSTERS) return -1;
   steps[ncluster - 1] = 1;
   for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
   for (int64_t c = 0; c < ncell; ++c) {
@@ -85,9 +85,11 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
     if (d->tile[t].cluster == 0) fast[tile_gpu[t]] += w, fastest += w;
   }
   const double share = total / ngpu;
-  if (fastest <= 0 || fastest > share) return -1; /* the fastest cluster would overload one GPU by itself */
   int g0 = 0;
   for (int g = 1; g < ngpu; ++g) g0 = fast[g] > fast[g0] ? g : g0;
+  /* a fastest cluster that would overload one GPU by itself stays spread, unless it is on one already
+   * (sq_gather_cluster_cells): then its GPU still sheds what slow tiles it can */
+  if (fastest <= 0 || (fastest > share && fast[g0] < fastest)) return -1;
   for (int t = 0; t < d->ntile; ++t)
     if (tile_gpu[t] >= 0 && tile_gpu[t] != g0 && d->tile[t].cluster == 0) {
       const double w = tile_work(d, t);

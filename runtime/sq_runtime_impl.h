@@ -130,14 +130,14 @@ static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_
 /** Most GPUs of one process that sq_place_fastest_cluster takes. */
 #define SQ_MAX_PLACED_GPUS 64
 /** Most LTS clusters that sq_gather_cluster_cells takes. */
-#define SQ_GRAPH_MAX_CLUSTERS_PLACED 64
+#define SQ_MAX_PLACED_CLUSTERS 64
 /**
  * @brief Put every tile of the fastest LTS cluster on one GPU (the one holding most of its work) and move
  * tiles of the slowest clusters off that GPU until its element updates per sync interval are back near an
  * equal share: the fastest cluster's sub-steps, the longest chain of dependent tasks, then never wait for a
  * copy between GPUs among themselves.  @p tile_gpu (per tile, -1: not on a GPU) is rewritten.
  * @return that GPU, or -1 (nothing changed: one cluster, one GPU, or a fastest cluster with more than one
- *         GPU's share of the work)
+ *         GPU's share of the work that is not on one GPU already)
  */
 int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu);
 /**

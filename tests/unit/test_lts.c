@@ -405,10 +405,16 @@ START_TEST(fastest_cluster_on_one_gpu) {
   for (int g = 0; g < 3; ++g) most_before = before[g] > most_before ? before[g] : most_before;
   for (int g = 0; g < 3; ++g)
     ck_assert(load[g] <= (most_before > total / 3 + biggest ? most_before : total / 3 + biggest));
-  /* a fastest cluster with more than one GPU's share stays where it is */
+  /* a fastest cluster with more than one GPU's share stays where it is: spread, or on one GPU already */
   int16_t *same = malloc(sizeof(int16_t) * (size_t)d->ntile);
-  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 0 : -1);
+  int nfast = 0;
+  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? nfast++ % 2 : -1);
+  ck_assert_int_gt(nfast, 1);
   ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), -1);
+  for (int t = 0, k = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? k++ % 2 : -1);
+  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 1 : -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), 1);
+  for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? 1 : -1);
   free(same);
   free(gpu);
   sq_disc_destroy(d);
