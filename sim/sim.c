@@ -428,7 +428,10 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                           : "  placement  each cluster's tiles split into %d contiguous parts, one per GPU "
                             "(runtime.gpu_affinity)\n",
              ngpu);
-    const int fast_gpu = ngpu > 0 && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt) : -1;
+    /* with one METIS region per GPU only (where it was measured): the regions' halo tiles stay the reads
+     * across GPUs */
+    const int fast_gpu =
+        ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt) : -1;
     if (fast_gpu >= 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  the fastest cluster on GPU %d, slower tiles moved off it for balance "
              "(runtime.fast_cluster_gpu)\n",
