@@ -1,6 +1,7 @@
 /**
  * @file memory.c  Memory for GPUs: what the GPUs offer, page-locking the host ranges that cross PCIe often,
- * and the row staging of the tasks that touch a few elements of a tile that stays on the GPU.
+ * the upload of each tile's data to the GPU its tasks run on before the time stepping, and the row staging of
+ * the tasks that touch a few elements of a tile that stays on the GPU.
  */
 #include <stdlib.h>
 
@@ -24,6 +25,118 @@ int sq_host_pin(void *ptr, size_t bytes) {
    * that crosses PCIe often (halo rows, the solution) is page-locked instead */
   if (starpu_cuda_worker_get_count() == 0 || bytes == 0) return 0;
   return starpu_memory_pin(ptr, bytes) == 0;
+}
+
+/* The memory node of GPU g as sq_runtime_place_tiles_on_gpus numbers them (the distinct CUDA devices in
+ * worker order), -1 if there is no such GPU. */
+static int gpu_node(int g) {
+  int devid[STARPU_NMAXWORKERS], ngpu = 0;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
+    const int dev = starpu_worker_get_devid((int)w);
+    int k = 0;
+    while (k < ngpu && devid[k] != dev) ++k;
+    if (k == ngpu) devid[ngpu++] = dev;
+    if (k == g) return (int)starpu_worker_get_memory_node(w);
+  }
+  return -1;
+}
+
+int sq_runtime_tile_node(const sq_runtime *rt, int tile) {
+  if (starpu_cuda_worker_get_count() == 0) return -1;
+  if (rt->tile_where && rt->tile_where[tile] != STARPU_CUDA) return -1; /* CPU workers, or a ghost tile */
+  if (rt->tile_gpu) return rt->tile_gpu[tile] >= 0 ? gpu_node(rt->tile_gpu[tile]) : -1;
+  /* no placement: known only where every element task runs on the one GPU */
+  if (!rt->tile_where && starpu_cpu_worker_get_count() > 0) return -1;
+  return gpu_node(1) < 0 ? gpu_node(0) : -1;
+}
+
+/* The room made for one output handle on one node: released as soon as StarPU has allocated it. */
+typedef struct room {
+  starpu_data_handle_t handle;
+  int node;
+} room;
+
+static void room_made(void *arg) {
+  room *r = arg;
+  starpu_data_release_on_node(r->handle, r->node);
+  free(r);
+}
+
+/* Room for @p h on @p node without a copy: a write-only access there (allocates, reads nothing); the host
+ * copy is then stale, which is what the first task's write-only access would make it anyway. */
+static int make_room(starpu_data_handle_t h, int node, int tile) {
+  room *r = malloc(sizeof(*r));
+  SQ_CHECK(r, SQ_ERR_MEMORY, "out of memory");
+  *r = (room){h, node};
+  const int ret = starpu_data_acquire_on_node_cb(h, node, STARPU_W, room_made, r);
+  if (ret) free(r);
+  SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "room for tile %d's outputs on memory node %d failed (%d)", tile, node, ret);
+  return SQ_SUCCESS;
+}
+
+/* A tile's inputs and outputs (NULL handles: none), and their bytes. */
+static void tile_handles(const sq_runtime *rt, int t, starpu_data_handle_t in[7], starpu_data_handle_t out[3],
+                         double bytes[2]) {
+  starpu_data_handle_t i[7] = {rt->dofs[t], rt->star[t], rt->flux_local[t], rt->flux_nb[t],
+                               rt->link[t], rt->ane[t],  rt->ane_coef[t]};
+  starpu_data_handle_t o[3] = {rt->tint[t], rt->derivs[t], rt->buffer[t]};
+  bytes[0] = bytes[1] = 0;
+  for (int k = 0; k < 7; ++k) in[k] = i[k], bytes[0] += i[k] ? (double)starpu_data_get_size(i[k]) : 0;
+  for (int k = 0; k < 3; ++k) out[k] = o[k], bytes[1] += o[k] ? (double)starpu_data_get_size(o[k]) : 0;
+}
+
+int sq_runtime_upload_tile(sq_runtime *rt, int t, int node, int outputs, sq_upload_stats *st) {
+  starpu_data_handle_t in[7], out[3];
+  double bytes[2];
+  tile_handles(rt, t, in, out, bytes);
+  /* what the tasks read before they write it: the solution, the element matrices, the face links */
+  for (int k = 0; k < 7; ++k)
+    if (in[k])
+      SQ_CHECK(starpu_data_prefetch_on_node(in[k], (unsigned)node, 1) == 0, SQ_ERR_RUNTIME,
+               "prefetch of tile %d's data to memory node %d failed", t, node);
+  st->input_bytes += bytes[0];
+  /* what every task graph writes before it reads it (time integral, derivatives, LTS buffer: the predictor's
+   * STARPU_W): room only, nothing crosses the bus */
+  for (int k = 0; k < 3 && outputs; ++k)
+    if (out[k]) SQ_CALL(make_room(out[k], node, t));
+  st->output_bytes += outputs ? bytes[1] : 0;
+  st->tiles++;
+  return SQ_SUCCESS;
+}
+
+int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
+  const sq_disc *d = rt->disc;
+  sq_upload_stats st = {0};
+  unsigned char pack_sent[STARPU_MAXNODES] = {0}, fits[STARPU_MAXNODES] = {0};
+  double need[STARPU_MAXNODES] = {0};
+  for (int t = 0; t < d->ntile; ++t) { /* what each GPU would hold */
+    const int node = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
+    if (node < 0) continue;
+    starpu_data_handle_t in[7], out[3];
+    double bytes[2];
+    tile_handles(rt, t, in, out, bytes);
+    need[node] += bytes[0] + bytes[1];
+  }
+  /* only where everything fits with a margin: else StarPU's own eviction decides what stays, as the tasks come */
+  for (unsigned node = 0; node < starpu_memory_nodes_get_count() && node < STARPU_MAXNODES; ++node)
+    fits[node] = need[node] > 0 && need[node] < 0.9 * (double)starpu_memory_get_total(node);
+  /* the faster clusters first: their tasks come first (the graph's priorities) and most often */
+  for (int l = 0; l < d->ncluster; ++l)
+    for (int t = 0; t < d->ntile; ++t) {
+      const sq_tile *tl = &d->tile[t];
+      const int node = tl->cluster == l && tl->layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
+      if (node < 0 || !fits[node]) continue;
+      if (!pack_sent[node]) {
+        pack_sent[node] = 1;
+        SQ_CHECK(starpu_data_prefetch_on_node(rt->pack, (unsigned)node, 1) == 0, SQ_ERR_RUNTIME,
+                 "prefetch of the reference matrices to memory node %d failed", node);
+        st.input_bytes += (double)d->pack_bytes;
+      }
+      SQ_CALL(sq_runtime_upload_tile(rt, t, node, 1, &st));
+    }
+  if (stats) *stats = st;
+  return SQ_SUCCESS;
 }
 
 #ifdef SQ_USE_CUDA

@@ -44,6 +44,73 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   return ngpu;
 }
 
+int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part) {
+  int64_t count[SQ_MAX_PLACED_GPUS] = {0};
+  if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2) return -1;
+  double steps[SQ_MAX_PLACED_CLUSTERS], total = 0, fastest = 0; /* a cell's updates per sync interval */
+  if (ncluster > SQ_MAX_PLACED_CLUSTERS) return -1;
+  steps[ncluster - 1] = 1;
+  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+  for (int64_t c = 0; c < ncell; ++c) {
+    total += steps[cluster[c]];
+    if (cluster[c] != 0) continue;
+    fastest += steps[0];
+    if (part[c] >= 0 && part[c] < nparts) count[part[c]]++;
+  }
+  if (fastest > total / nparts) return -1; /* it would overload one GPU by itself */
+  int g0 = 0;
+  for (int g = 1; g < nparts; ++g) g0 = count[g] > count[g0] ? g : g0;
+  if (count[g0] == 0) return -1;
+  for (int64_t c = 0; c < ncell; ++c)
+    if (cluster[c] == 0) part[c] = g0;
+  return g0;
+}
+
+/* A tile's element updates per sync interval: its elements times its cluster's steps. */
+static double tile_work(const sq_disc *d, int t) {
+  double steps = 1;
+  for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) steps *= d->opt.lts_rate > 1 ? d->opt.lts_rate : 1;
+  return steps * (double)(d->tile[t].end - d->tile[t].begin);
+}
+
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
+  if (d->ncluster < 2 || ngpu < 2) return -1;
+  double load[SQ_MAX_PLACED_GPUS] = {0}, fast[SQ_MAX_PLACED_GPUS] = {0}, total = 0, fastest = 0;
+  SQ_CHECK(ngpu <= SQ_MAX_PLACED_GPUS, SQ_ERR_INPUT, "at most %d GPUs per process are placed (%d asked)",
+           SQ_MAX_PLACED_GPUS, ngpu);
+  for (int t = 0; t < d->ntile; ++t) {
+    if (tile_gpu[t] < 0) continue;
+    const double w = tile_work(d, t);
+    load[tile_gpu[t]] += w, total += w;
+    if (d->tile[t].cluster == 0) fast[tile_gpu[t]] += w, fastest += w;
+  }
+  const double share = total / ngpu;
+  int g0 = 0;
+  for (int g = 1; g < ngpu; ++g) g0 = fast[g] > fast[g0] ? g : g0;
+  /* a fastest cluster that would overload one GPU by itself stays spread, unless it is on one already
+   * (sq_gather_cluster_cells): then its GPU still sheds what slow tiles it can */
+  if (fastest <= 0 || (fastest > share && fast[g0] < fastest)) return -1;
+  for (int t = 0; t < d->ntile; ++t)
+    if (tile_gpu[t] >= 0 && tile_gpu[t] != g0 && d->tile[t].cluster == 0) {
+      const double w = tile_work(d, t);
+      load[tile_gpu[t]] -= w, load[g0] += w;
+      tile_gpu[t] = (int16_t)g0;
+    }
+  /* then the other GPUs take g0's tiles of the slowest clusters (the rarest steps: the fewest reads across
+   * GPUs), each to the least loaded GPU, while that lowers the larger of the two loads */
+  for (int l = d->ncluster - 1; l > 0 && load[g0] > share; --l)
+    for (int t = 0; t < d->ntile && load[g0] > share; ++t) {
+      if (tile_gpu[t] != g0 || d->tile[t].cluster != l) continue;
+      int gmin = g0 == 0 ? 1 : 0;
+      for (int g = 0; g < ngpu; ++g) gmin = g != g0 && load[g] < load[gmin] ? g : gmin;
+      const double w = tile_work(d, t);
+      if (load[gmin] + w >= load[g0]) continue;
+      load[g0] -= w, load[gmin] += w;
+      tile_gpu[t] = (int16_t)gmin;
+    }
+  return g0;
+}
+
 double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   const sq_disc *d = rt->disc;
   SQ_FREE(rt->tile_where);
@@ -73,4 +140,11 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
     }
   }
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
+}
+
+int sq_runtime_place_fastest_cluster(sq_runtime *rt) {
+  if (!rt->tile_gpu) return -1;
+  int ngpu = 0;
+  for (int t = 0; t < rt->disc->ntile; ++t) ngpu = rt->tile_gpu[t] + 1 > ngpu ? rt->tile_gpu[t] + 1 : ngpu;
+  return sq_place_fastest_cluster(rt->disc, ngpu, rt->tile_gpu);
 }

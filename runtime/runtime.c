@@ -27,6 +27,9 @@ void sq_runtime_set_cpu_task_threads(int nthreads) {
 /* Page-lock, where GPU workers exist:
  * - the whole dofs array: the solution comes back to the host for every snapshot, checkpoint and at
  *   the end, and pinned memory copies at full bus speed;
+ * - the element matrices (star, local and neighbour flux), the face links and the attenuation coefficients:
+ *   the bulk of what goes up to the GPUs before the first step (sq_runtime_upload), which pageable memory
+ *   would copy at a fraction of the bus speed, blocking the GPU's worker thread meanwhile;
  * - with CPU workers too, the whole tint, LTS buffer and derivative arrays, which then cross between
  *   host and GPU every step;
  * - else, with several ranks, the rows of the ghost tiles in the arrays that receive halo messages (maximal
@@ -35,8 +38,13 @@ static int pin_host_rows(sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   if (starpu_cuda_worker_get_count() == 0) return SQ_SUCCESS;
   const size_t eb = sq_disc_elem_bytes(d);
-  SQ_CALL(SQ_CALLOC(rt->pinned, 3 * (size_t)d->ntile + 2));
+  SQ_CALL(SQ_CALLOC(rt->pinned, 3 * (size_t)d->ntile + 7));
   if (sq_host_pin(d->dofs, (size_t)d->nelem * eb)) rt->pinned[rt->npinned++] = d->dofs;
+  const size_t rs = sq_real_size(d->opt.precision), n = (size_t)d->nelem;
+  void *inputs[5] = {d->star, d->flux_local, d->flux_nb, d->link, d->ane_coef};
+  const size_t in_row[5] = {243 * rs, 324 * rs, 324 * rs, 4 * sizeof(sq_face_link), SQ_ANE_NCOEF * rs};
+  for (int k = 0; k < 5; ++k)
+    if (inputs[k] && sq_host_pin(inputs[k], n * in_row[k])) rt->pinned[rt->npinned++] = inputs[k];
   void *base[3] = {d->tint, d->buffer, d->derivs};
   const size_t row[3] = {eb, eb, eb * d->opt.order};
   if (starpu_cpu_worker_get_count() > 0) {

@@ -92,6 +92,38 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share);
  * @return the number of GPUs the tiles were spread over (0: no placement, fewer than 2 GPUs)
  */
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
+/**
+ * @brief After sq_runtime_place_tiles_on_gpus: the fastest LTS cluster's tiles all on one GPU, the slowest
+ * clusters' tiles of that GPU moved to the others until the work is balanced again (runtime.fast_cluster_gpu).
+ * @return that GPU, or -1 (no change)
+ */
+int sq_runtime_place_fastest_cluster(sq_runtime *rt);
+/**
+ * @brief Before the tiles are cut (runtime.fast_cluster_gpu): every cell of the fastest cluster (@p cluster 0
+ * of @p ncluster, LTS rate @p rate) into the region among @p nparts that holds most of them, so that its cells
+ * next to the other regions, and theirs next to it, are halo tiles; sq_runtime_place_fastest_cluster then
+ * balances the work by tiles.  Only where that cluster's element updates are at most one region's share.
+ * @return that region, or -1 (no change)
+ */
+int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part);
+
+/** What sq_runtime_upload asked for. */
+typedef struct sq_upload_stats {
+  int64_t tiles;       /**< tiles whose data goes to a GPU */
+  double input_bytes;  /**< bytes copied there (solution, element matrices, face links, reference matrices) */
+  double output_bytes; /**< bytes allocated there for what the tasks write first (time integrals, derivatives,
+                            LTS buffers) */
+} sq_upload_stats;
+/**
+ * @brief Start moving each GPU tile's data to the GPU its element tasks run on (sq_runtime_split_tiles,
+ * sq_runtime_place_tiles_on_gpus; with one GPU and no CPU workers: every tile), the faster clusters first:
+ * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy); a GPU whose
+ * tiles would fill more than 90 % of its memory is left to StarPU's fetches and evictions as before.  Returns
+ * at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
+ * for its own data.  Call once the host data is final, before the time stepping.  No-op without GPU workers.
+ * @param stats  NULL, or what was asked for
+ */
+int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats);
 
 /* ---- default CPU/GPU split (hybrid.c) --------------------------------------------------------------- */
 

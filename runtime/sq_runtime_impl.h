@@ -127,6 +127,26 @@ static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
 }
 /** The GPU that @p tile's element tasks run on, -1: any. */
 static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
+/** Most GPUs of one process that sq_place_fastest_cluster takes. */
+#define SQ_MAX_PLACED_GPUS 64
+/** Most LTS clusters that sq_gather_cluster_cells takes. */
+#define SQ_MAX_PLACED_CLUSTERS 64
+/**
+ * @brief Put every tile of the fastest LTS cluster on one GPU (the one holding most of its work) and move
+ * tiles of the slowest clusters off that GPU until its element updates per sync interval are back near an
+ * equal share: the fastest cluster's sub-steps, the longest chain of dependent tasks, then never wait for a
+ * copy between GPUs among themselves.  @p tile_gpu (per tile, -1: not on a GPU) is rewritten.
+ * @return that GPU, or -1 (nothing changed: one cluster, one GPU, or a fastest cluster with more than one
+ *         GPU's share of the work that is not on one GPU already)
+ */
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu);
+/**
+ * @brief sq_runtime_upload for one tile: prefetch its inputs to memory node @p node and, with @p outputs, make
+ * room there for its outputs (a write-only access, released at once: no copy, the host copy goes stale).
+ */
+int sq_runtime_upload_tile(sq_runtime *rt, int tile, int node, int outputs, sq_upload_stats *st);
+/** The memory node of the GPU that all of @p tile's element tasks run on, -1 if not one known GPU. */
+int sq_runtime_tile_node(const sq_runtime *rt, int tile);
 /** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */
 static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
   return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;

@@ -286,6 +286,8 @@ static int gpu_regions(sq_sim *s, sq_disc_options *opt) {
       sq_error_discard();
       SQ_FREE(s->cell_part);
       if (sq_verbosity >= 1) printf("  placement  no METIS region per GPU: tiles placed by mesh order\n");
+    } else if (s->cfg.fast_cluster_gpu && ncluster > 1) { /* the fastest cluster in one region */
+      sq_gather_cluster_cells(s->mesh->ncell, cluster, ncluster, rate, ngpu, s->cell_part);
     }
     sq_error_hold(0);
   }
@@ -426,9 +428,23 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                           : "  placement  each cluster's tiles split into %d contiguous parts, one per GPU "
                             "(runtime.gpu_affinity)\n",
              ngpu);
+    /* with one METIS region per GPU only (where it was measured): the regions' halo tiles stay the reads
+     * across GPUs */
+    const int fast_gpu =
+        ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt) : -1;
+    if (fast_gpu >= 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  placement  the fastest cluster on GPU %d, slower tiles moved off it for balance "
+             "(runtime.fast_cluster_gpu)\n",
+             fast_gpu);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
+    /* the GPUs' data starts going up now, while the rest of the set-up runs */
+    sq_upload_stats up;
+    SQ_CALL(sq_runtime_upload(s->rt, &up));
+    if (up.tiles > 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  upload     %.2f GB of %lld tiles' data to the GPUs started, %.2f GB of room for their outputs\n",
+             1e-9 * up.input_bytes, (long long)up.tiles, 1e-9 * up.output_bytes);
   }
   s->setup_seconds[4] += sq_wall_seconds() - t0;
   return SQ_SUCCESS;

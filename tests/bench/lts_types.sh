@@ -11,7 +11,7 @@
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
-# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_PRECISION=single for single precision,
+# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
 # merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
@@ -51,6 +51,7 @@ config() { # type rate merge
     -e "s/@RATE@/$2/" -e "s/@TILE@/${SQ_LTS_TILE:-128}/" -e "s/@MERGE@/$3/" \
     -e "s/@MERGE_CORRECTIONS@/${SQ_LTS_MERGE_CORRECTIONS:-false}/" -e "s/@FUSE@/${SQ_LTS_FUSE:-false}/" \
     -e "s/@FUSE_STEPS@/${SQ_LTS_FUSE_STEPS:-false}/" -e "s/@STEPS_PER_TASK@/${SQ_LTS_STEPS_PER_TASK:-1}/" \
+    -e "s/@FAST_GPU@/${SQ_LTS_FAST_GPU:-true}/" \
     "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
@@ -77,6 +78,8 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
     eval "${variant}_ups=$(field "$OUT/$variant" element_updates_per_second)"
     eval "${variant}_hash=$(field "$OUT/$variant" dofs_hash)"
     eval "${variant}_steady=$(field "$OUT/$variant" element_updates_per_second_steady)" # after the first sync interval
+    # the set-up phases, the GPU upload started at its end, the run's closing line (stderr: in SQ_LS_LOGS)
+    grep -E '^  (set-up|upload|placement) |^done:' "$OUT/$variant.log" | sed "s/^ */type $t $variant: /" >&2 || true
   done
   ratio=$(field "$OUT/lts" lts_work_ratio)
   [ "$merged_wall" = - ] || [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }

@@ -15,6 +15,9 @@ static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 /* A jittered periodic box whose materials vary strongly (speed x1 .. x16), rate 2; the first small_share of
  * each cluster in tiles of small_tile (0: none); with nparts > 1, the tiles cut by nparts METIS regions with an
  * equal share of every cluster (sq_disc_options.cell_part, as sq_sim_create makes them for several GPUs). */
+static int gather_fastest; /* make_disc_regions: the fastest cluster's cells in one region (sq_gather_cluster_cells) */
+static int gathered_region;
+
 static sq_disc *make_disc_regions(int rate, int tile, double small_share, int small_tile, int nparts, sq_mesh **mesh) {
   sq_box_params bp;
   sq_box_params_default(&bp);
@@ -44,6 +47,8 @@ static sq_disc *make_disc_regions(int rate, int tile, double small_share, int sm
     part = malloc(sizeof(int) * (*mesh)->ncell);
     ck_assert_int_eq(sq_disc_clusters(*mesh, m, &opt, cluster, &ncluster, &dt_min), 0);
     ck_assert_int_eq(sq_partition(*mesh, cluster, ncluster, rate, nparts, SQ_PART_ENCODED, NULL, part, NULL), 0);
+    if (gather_fastest)
+      gathered_region = sq_gather_cluster_cells((*mesh)->ncell, cluster, ncluster, rate, nparts, part);
     free(cluster);
     opt.cell_part = part;
     opt.nparts = nparts;
@@ -269,20 +274,37 @@ static void place_on_two_gpus(sq_runtime *rt) {
 
 /* how: 1 merged predictors, 2 fused predictor, 4 whole steps, 8 tiles placed on two pretend GPUs, 16 whole
  * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped), 32
- * tiles cut by two GPU regions (with 8: placed by region) */
+ * tiles cut by two GPU regions (with 8: placed by region), 64 the time integrals, derivatives and LTS buffers
+ * filled with NaN before the runtime takes them (sq_runtime_upload gives them room on a GPU without copying), 128
+ * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
   sq_disc *d = make_disc_regions(2, tile, 0.0, 0, how & 32 ? 2 : 1, &mesh);
   project_p_wave(d, &base);
+  if (how & 64) {
+    const size_t eb = sq_disc_elem_bytes(d), n = (size_t)d->nelem;
+    memset(d->tint, 0xff, n * eb); /* all bits set: NaN in either precision */
+    if (d->derivs) memset(d->derivs, 0xff, n * eb * (size_t)d->opt.order);
+    if (d->buffer) memset(d->buffer, 0xff, n * eb);
+  }
   sq_runtime *rt;
   ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  if (how & 64) { /* no GPU here: nothing to move; the same accesses on the host's memory node change nothing */
+    sq_upload_stats up = {.tiles = -1};
+    ck_assert_int_eq(sq_runtime_upload(rt, &up), 0);
+    ck_assert_int_eq(up.tiles, 0);
+    for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(sq_runtime_upload_tile(rt, t, STARPU_MAIN_RAM, 1, &up), 0);
+    ck_assert_int_eq(up.tiles, d->ntile);
+    ck_assert(up.output_bytes > 0);
+  }
   if (how & 4) { /* whole steps as one task: some tile must qualify, else the comparison proves nothing */
     int fusable = 0;
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
     ck_assert_int_gt(fusable, 0);
   }
   if (how & 8) place_on_two_gpus(rt);
+  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt), 0);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
@@ -339,6 +361,86 @@ START_TEST(merge_on_two_gpus) {
   }
   ck_assert_int_gt(merged_regions[0], 0);
   ck_assert_int_eq(merged_regions[1], 0);
+}
+END_TEST
+
+/* Every task graph writes the time integrals, derivatives and LTS buffers of a sync interval before it reads
+ * them: a run whose arrays start as NaN gives the same bits (so the GPUs need room for them, no copy). */
+START_TEST(outputs_written_before_read) {
+  int L;
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  ck_assert_int_gt(L, 2);
+  const int hows[][2] = {{0, 8}, {1, 8}, {2, 8}, {1 | 2, 8}, {32 | 8 | 2, 8}, {4, 100000}, {4 | 16 | 1, 100000}};
+  for (size_t i = 0; i < sizeof(hows) / sizeof(hows[0]); ++i)
+    ck_assert_uint_eq(run_lts(64 | hows[i][0], hows[i][1], NULL, NULL, &L), h0);
+}
+END_TEST
+
+/* The fastest cluster on one of three GPU regions: all its tiles there, the work balanced to within one tile,
+ * and the same bits as without placement on two pretend GPUs. */
+START_TEST(fastest_cluster_on_one_gpu) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc_regions(2, 8, 0.0, 0, 3, &mesh);
+  ck_assert_int_gt(d->ncluster, 2);
+  int16_t *gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  double before[3] = {0}, load[3] = {0}, total = 0, biggest = 0, fast[3] = {0};
+  for (int t = 0; t < d->ntile; ++t) {
+    gpu[t] = (int16_t)d->tile[t].part;
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    before[gpu[t]] += w, total += w, biggest = w > biggest ? w : biggest;
+    if (d->tile[t].cluster == 0) fast[gpu[t]] += w;
+  }
+  const int g0 = sq_place_fastest_cluster(d, 3, gpu);
+  ck_assert_int_ge(g0, 0);
+  for (int g = 0; g < 3; ++g) ck_assert(fast[g] <= fast[g0]); /* the GPU that held most of it */
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    load[gpu[t]] += w;
+    if (d->tile[t].cluster == 0) ck_assert_int_eq(gpu[t], g0);
+    if (gpu[t] != d->tile[t].part) ck_assert(d->tile[t].cluster == 0 || d->tile[t].part == g0); /* only off g0 */
+  }
+  double most_before = 0;
+  for (int g = 0; g < 3; ++g) most_before = before[g] > most_before ? before[g] : most_before;
+  for (int g = 0; g < 3; ++g)
+    ck_assert(load[g] <= (most_before > total / 3 + biggest ? most_before : total / 3 + biggest));
+  /* a fastest cluster with more than one GPU's share stays where it is: spread, or on one GPU already */
+  int16_t *same = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  int nfast = 0;
+  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? nfast++ % 2 : -1);
+  ck_assert_int_gt(nfast, 1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), -1);
+  for (int t = 0, k = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? k++ % 2 : -1);
+  for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 1 : -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), 1);
+  for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? 1 : -1);
+  free(same);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  /* the fastest cluster's cells in one region before the tiles are cut: its tiles all there, halo tiles apart */
+  gather_fastest = 1;
+  d = make_disc_regions(2, 8, 0.0, 0, 3, &mesh);
+  ck_assert_int_ge(gathered_region, 0);
+  gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  int halo = 0;
+  for (int t = 0; t < d->ntile; ++t) {
+    gpu[t] = (int16_t)d->tile[t].part;
+    if (d->tile[t].cluster == 0) ck_assert_int_eq(d->tile[t].part, gathered_region);
+    halo += d->tile[t].part_border;
+  }
+  ck_assert_int_gt(halo, 0);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, gpu), gathered_region);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  int L;
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0); /* regions gathered, on two GPUs */
+  gather_fastest = 0;
+  ck_assert_uint_eq(run_lts(128 | 8, 8, NULL, NULL, &L), h0);
+  ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
 }
 END_TEST
 
@@ -443,6 +545,8 @@ int main(void) {
                           schedule_counts_and_merge,
                           merge_on_two_gpus,
                           gts_steps_per_task,
+                          outputs_written_before_read,
+                          fastest_cluster_on_one_gpu,
                           NULL};
   Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);

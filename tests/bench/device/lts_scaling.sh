@@ -7,7 +7,7 @@
 # beside the reference (the figures of the issue's one-H100 run before this work, and its targets:
 # >= 85 % of the ideal on one GPU, >= 70 % of the ideal and >= 70 % parallel efficiency on 4 GPUs).
 # The time is the summary's wall_time_stepping (no outputs, no final copy back).  "steady" is the same after
-# the first sync interval, which uploads the data to the GPUs and calibrates the performance models (a fixed
+# the first sync interval, in which the upload to the GPUs (started at the set-up) finishes and StarPU calibrates (a fixed
 # cost that weighs more on the shorter LTS run): its % of the ideal is the LTS rate over the GTS rate, element
 # updates per second after the first interval, and its efficiency the LTS rates'.  Every GPU count of a type
 # must give the same LTS dofs hash (the script fails otherwise).
