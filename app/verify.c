@@ -301,6 +301,12 @@ static int verify_packet(int argc, char **argv, experiment ex) {
   packet_set init = ps;
   init.n = 1;
   init.xhi[0] = 1e9;
+  ierr = sq_sim_host_overwrite(s); /* the set-up's zero state may already be on the GPUs */
+  if (ierr) {
+    sq_sim_destroy(s);
+    sq_sim_starpu_stop();
+    return ierr;
+  }
   sq_disc_project(s->disc, packets_eval, &init, 0.0);
   const double e0 = sq_disc_energy(s->disc);
   double dt;

@@ -362,7 +362,7 @@ int sq_outputs_restart(sq_sim *s, const char *path, sq_checkpoint_info *info) {
   SQ_CALL(checkpoint_fields(s, fields, &nfield, &ane));
   /* the set-up may already have sent the initial state to the GPUs: the host copies become the only valid
    * ones before the checkpoint overwrites them */
-  if (s->rt) SQ_CALL(sq_runtime_host_overwrite(s->rt));
+  SQ_CALL(sq_sim_host_overwrite(s));
   const int ierr = sq_checkpoint_read_fields(path, s->disc, info, nfield, fields);
   if (!ierr && ane) sq_disc_ane_copy(s->disc, ane, 1);
   SQ_FREE(ane);

@@ -479,6 +479,8 @@ int sq_sim_fetch(sq_sim *s) { return s->serial ? SQ_SUCCESS : sq_runtime_sync(s-
 
 int sq_sim_fetch_fault(sq_sim *s) { return s->serial || !s->fault ? SQ_SUCCESS : sq_runtime_sync_fault(s->rt); }
 
+int sq_sim_host_overwrite(sq_sim *s) { return s->serial || !s->rt ? SQ_SUCCESS : sq_runtime_host_overwrite(s->rt); }
+
 int64_t sq_sim_find_nonfinite(const sq_sim *s) {
   sq_sim_workers_pause(); /* the scan is threaded: the cores go to OpenMP meanwhile */
   const int64_t e = sq_disc_find_nonfinite(s->disc);

@@ -117,6 +117,12 @@ int sq_sim_advance(sq_sim *sim, int64_t nsteps, double dt, int fetch);
 int sq_sim_fetch(sq_sim *sim);
 /** @brief Make the host copy of the friction state valid (fault snapshots, without the dofs). */
 int sq_sim_fetch_fault(sq_sim *sim);
+/**
+ * @brief Make the host copies of the dofs, the fault state and the plastic state the only valid ones, before
+ * the caller overwrites them (a new initial state, a checkpoint): the set-up may already have sent them to the
+ * GPUs.  Nothing is fetched.
+ */
+int sq_sim_host_overwrite(sq_sim *sim);
 /** @brief This rank's first element holding NaN/Inf in its host dofs, or -1 (threaded scan). */
 int64_t sq_sim_find_nonfinite(const sq_sim *sim);
 /**
