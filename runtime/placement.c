@@ -137,6 +137,29 @@ static int tile_feeds_fastest(const sq_disc *d, int t) {
   return 0;
 }
 
+/* The loads of the GPUs other than g0 evened out by tiles of clusters 2 and slower (their steps are the rarest:
+ * the fewest reads across GPUs): the most loaded gives one of its tiles of the slowest cluster it has to the
+ * least loaded, while that lowers the larger of the two loads (every move lowers the sum of the squared loads:
+ * it ends).  g0, which runs the chain, takes none. */
+static void even_out(const sq_disc *d, int ngpu, int g0, double *load, int16_t *tile_gpu) {
+  for (;;) {
+    int gmax = g0 == 0 ? 1 : 0, gmin = gmax, best = -1;
+    for (int g = 0; g < ngpu; ++g) {
+      if (g == g0) continue;
+      gmax = load[g] > load[gmax] ? g : gmax;
+      gmin = load[g] < load[gmin] ? g : gmin;
+    }
+    for (int t = 0; t < d->ntile; ++t)
+      if (tile_gpu[t] == gmax && d->tile[t].cluster > 1 && load[gmin] + tile_work(d, t) < load[gmax] &&
+          (best < 0 || d->tile[t].cluster > d->tile[best].cluster))
+        best = t;
+    if (best < 0) return;
+    const double w = tile_work(d, best);
+    load[gmax] -= w, load[gmin] += w;
+    tile_gpu[best] = (int16_t)gmin;
+  }
+}
+
 int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t *tile_gpu) {
   if (d->ncluster < 2 || ngpu < 2) return -1;
   double load[SQ_MAX_PLACED_GPUS] = {0}, fast[SQ_MAX_PLACED_GPUS] = {0}, total = 0, fastest = 0;
@@ -172,6 +195,7 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t
       load[g0] -= w, load[gmin] += w;
       tile_gpu[t] = (int16_t)gmin;
     }
+  if (keep_chain) even_out(d, ngpu, g0, load, tile_gpu);
   return g0;
 }
 

@@ -493,8 +493,8 @@ END_TEST
  * updates: more than one of three regions' share): those cells in one region, its other
  * cells of cluster 1 in the others, every other cell where METIS put it; in the tiles cut from that, region
  * g0's tiles of cluster 1 are the ones that read cluster 0 and those alone, sq_place_fastest_cluster keeps them
- * on g0 and balances the work with slower tiles to within one tile; and the same bits as without placement on
- * two pretend GPUs. */
+ * on g0 and balances the work with slower tiles to within one tile (on three GPUs: the two others among
+ * themselves too, by tiles of clusters 2 and slower); and the same bits as without placement on two pretend GPUs. */
 START_TEST(fast_chain_on_one_gpu) {
   sq_mesh *mesh;
   sq_disc *d = make_disc_regions(2, 8, 0.0, 0, 1, &mesh); /* its clusters (those of the regions' runs too) */
@@ -564,13 +564,35 @@ START_TEST(fast_chain_on_one_gpu) {
     for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)gathered_region;
     ck_assert_int_eq(sq_place_fastest_cluster(d, 3, keep, gpu), gathered_region);
     int chain_moved = 0;
+    double on[3] = {0};
     for (int t = 0; t < d->ntile; ++t) {
       if (d->tile[t].cluster > 1) ck_assert_int_ne(gpu[t], gathered_region);
       chain_moved += reads_fastest(d, t) && gpu[t] != gathered_region;
+      double w = (double)(d->tile[t].end - d->tile[t].begin);
+      for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+      on[gpu[t]] += w;
     }
     if (keep) ck_assert_int_eq(chain_moved, 0);
     else ck_assert_int_gt(chain_moved, 0);
+    if (keep) /* the two others evened out to within one tile */
+      ck_assert(fabs(on[(gathered_region + 1) % 3] - on[(gathered_region + 2) % 3]) <= biggest);
   }
+  /* the chain alone on g0, every other tile on a second GPU, none on the third: the two even out by tiles of
+   * clusters 2 and slower */
+  const int g1 = (gathered_region + 1) % 3, g2 = (gathered_region + 2) % 3;
+  for (int t = 0; t < d->ntile; ++t)
+    gpu[t] = (int16_t)(d->tile[t].cluster == 0 || reads_fastest(d, t) ? gathered_region : g1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, gpu), gathered_region);
+  double on[3] = {0};
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    on[gpu[t]] += w;
+    if (d->tile[t].cluster <= 1)
+      ck_assert_int_eq(gpu[t], d->tile[t].cluster == 0 || reads_fastest(d, t) ? gathered_region : g1);
+  }
+  ck_assert(on[g2] > 0);
+  ck_assert(fabs(on[g1] - on[g2]) <= biggest);
   free(gpu);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
