@@ -86,8 +86,19 @@ int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int ra
     if (cluster[c] == 0 || feeds_fastest(cluster, face_neighbor, c)) chain += steps[cluster[c]];
   }
   if (chain > total / nparts) return -1; /* they would overload one GPU by themselves */
+  int64_t *queue, head = 0, tail = 0;
+  int *to;
+  if (SQ_CALLOC(queue, ncell > 0 ? ncell : 1)) return -1;
+  if (SQ_CALLOC(to, ncell > 0 ? ncell : 1)) {
+    SQ_FREE(queue);
+    return -1;
+  }
   const int g0 = sq_gather_cluster_cells(ncell, cluster, ncluster, rate, nparts, part);
-  if (g0 < 0) return -1;
+  if (g0 < 0) {
+    SQ_FREE(queue);
+    SQ_FREE(to);
+    return -1;
+  }
   for (int64_t c = 0; c < ncell; ++c)
     if (feeds_fastest(cluster, face_neighbor, c)) part[c] = g0;
   /* g0's other cells of cluster 1 out of its region, so that the tiles of cluster 1 cut there hold only the
@@ -95,13 +106,6 @@ int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int ra
    * which the balance by tiles could not undo).  Each goes to the region nearest to it through face neighbours:
    * a front from the other regions' cells grows through g0's, every cell taking the region of the cell it was
    * reached from (to[], first come first served); only cluster 1's cells take it up. */
-  int64_t *queue, head = 0, tail = 0;
-  int *to;
-  if (SQ_CALLOC(queue, ncell > 0 ? ncell : 1)) return g0;
-  if (SQ_CALLOC(to, ncell > 0 ? ncell : 1)) {
-    SQ_FREE(queue);
-    return g0;
-  }
   for (int64_t c = 0; c < ncell; ++c) to[c] = part[c] == g0 ? -1 : part[c];
   for (int64_t c = 0; c < ncell; ++c) /* the front's start: g0's cells next to another region */
     for (int f = 0; f < 4 && part[c] == g0 && to[c] < 0; ++f) {
