@@ -348,6 +348,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
      .offset = offsetof(sq_config, cpu_task_threads)},
     {.name = "gpu_affinity", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, gpu_affinity)},
     {.name = "fast_cluster_gpu", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fast_cluster_gpu)},
+    {.name = "fast_cluster_chain", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fast_cluster_chain)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},
     {.name = "node_speed_weights", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, node_speed_weights)},

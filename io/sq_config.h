@@ -319,7 +319,9 @@ typedef struct sq_config {
   int cpu_task_threads;        /**< OpenMP threads that share each CPU task's elements (default 1) */
   int gpu_affinity;            /**< bool: with several GPUs in a process, each GPU takes one METIS region,
                                     its halo cells in tiles of their own (default true) */
-  int fast_cluster_gpu;      /**< bool: with gpu_affinity, the fastest LTS cluster's tiles on one GPU (default true) */
+  int fast_cluster_gpu; /**< bool: with gpu_affinity, the fastest LTS cluster's tiles on one GPU (default true) */
+  /** bool: with fast_cluster_gpu, cluster 1's cells next to the fastest cluster on its GPU too (default false) */
+  int fast_cluster_chain;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

@@ -66,6 +66,66 @@ int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int
   return g0;
 }
 
+/* The cells of cluster 1 with a face neighbour in cluster 0: in every step of cluster 1 their correction reads
+ * cluster 0's buffer, and cluster 0's two sub-steps read their derivatives. */
+static int feeds_fastest(const int *cluster, const int64_t *face_neighbor, int64_t c) {
+  if (cluster[c] != 1) return 0;
+  for (int f = 0; f < 4; ++f)
+    if (face_neighbor[c * 4 + f] >= 0 && cluster[face_neighbor[c * 4 + f]] == 0) return 1;
+  return 0;
+}
+
+int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int rate, const int64_t *face_neighbor,
+                         int nparts, int *part) {
+  if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2 || ncluster > SQ_MAX_PLACED_CLUSTERS) return -1;
+  double steps[SQ_MAX_PLACED_CLUSTERS], total = 0, chain = 0; /* a cell's updates per sync interval */
+  steps[ncluster - 1] = 1;
+  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+  for (int64_t c = 0; c < ncell; ++c) {
+    total += steps[cluster[c]];
+    if (cluster[c] == 0 || feeds_fastest(cluster, face_neighbor, c)) chain += steps[cluster[c]];
+  }
+  if (chain > total / nparts) return -1; /* they would overload one GPU by themselves */
+  int64_t *queue, head = 0, tail = 0;
+  int *to;
+  if (SQ_CALLOC(queue, ncell > 0 ? ncell : 1)) return -1;
+  if (SQ_CALLOC(to, ncell > 0 ? ncell : 1)) {
+    SQ_FREE(queue);
+    return -1;
+  }
+  const int g0 = sq_gather_cluster_cells(ncell, cluster, ncluster, rate, nparts, part);
+  if (g0 < 0) {
+    SQ_FREE(queue);
+    SQ_FREE(to);
+    return -1;
+  }
+  for (int64_t c = 0; c < ncell; ++c)
+    if (feeds_fastest(cluster, face_neighbor, c)) part[c] = g0;
+  /* g0's other cells of cluster 1 out of its region, so that the tiles of cluster 1 cut there hold only the
+   * chain's cells (tiles are cut in mesh order: a tile of feeders and other cells would tie those others to g0,
+   * which the balance by tiles could not undo).  Each goes to the region nearest to it through face neighbours:
+   * a front from the other regions' cells grows through g0's, every cell taking the region of the cell it was
+   * reached from (to[], first come first served); only cluster 1's cells take it up. */
+  for (int64_t c = 0; c < ncell; ++c) to[c] = part[c] == g0 ? -1 : part[c];
+  for (int64_t c = 0; c < ncell; ++c) /* the front's start: g0's cells next to another region */
+    for (int f = 0; f < 4 && part[c] == g0 && to[c] < 0; ++f) {
+      const int64_t nb = face_neighbor[c * 4 + f];
+      if (nb >= 0 && part[nb] != g0) to[c] = part[nb], queue[tail++] = c;
+    }
+  while (head < tail) {
+    const int64_t c = queue[head++];
+    for (int f = 0; f < 4; ++f) {
+      const int64_t nb = face_neighbor[c * 4 + f];
+      if (nb >= 0 && to[nb] < 0) to[nb] = to[c], queue[tail++] = nb;
+    }
+  }
+  for (int64_t c = 0; c < ncell; ++c)
+    if (cluster[c] == 1 && part[c] == g0 && to[c] >= 0 && !feeds_fastest(cluster, face_neighbor, c)) part[c] = to[c];
+  SQ_FREE(queue);
+  SQ_FREE(to);
+  return g0;
+}
+
 /* A tile's element updates per sync interval: its elements times its cluster's steps. */
 static double tile_work(const sq_disc *d, int t) {
   double steps = 1;
@@ -73,7 +133,38 @@ static double tile_work(const sq_disc *d, int t) {
   return steps * (double)(d->tile[t].end - d->tile[t].begin);
 }
 
-int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
+/* A tile of cluster 1 that reads a tile of cluster 0 (sq_gather_fast_chain's cells, where they were gathered). */
+static int tile_feeds_fastest(const sq_disc *d, int t) {
+  if (d->tile[t].cluster != 1) return 0;
+  for (int k = 0; k < d->tile[t].nneighbor; ++k)
+    if (d->tile[d->tile[t].neighbor[k]].cluster == 0) return 1;
+  return 0;
+}
+
+/* The loads of the GPUs other than g0 evened out by tiles of clusters 2 and slower (their steps are the rarest:
+ * the fewest reads across GPUs): the most loaded gives one of its tiles of the slowest cluster it has to the
+ * least loaded, while that lowers the larger of the two loads (every move lowers the sum of the squared loads:
+ * it ends).  g0, which runs the chain, takes none. */
+static void even_out(const sq_disc *d, int ngpu, int g0, double *load, int16_t *tile_gpu) {
+  for (;;) {
+    int gmax = g0 == 0 ? 1 : 0, gmin = gmax, best = -1;
+    for (int g = 0; g < ngpu; ++g) {
+      if (g == g0) continue;
+      gmax = load[g] > load[gmax] ? g : gmax;
+      gmin = load[g] < load[gmin] ? g : gmin;
+    }
+    for (int t = 0; t < d->ntile; ++t)
+      if (tile_gpu[t] == gmax && d->tile[t].cluster > 1 && load[gmin] + tile_work(d, t) < load[gmax] &&
+          (best < 0 || d->tile[t].cluster > d->tile[best].cluster))
+        best = t;
+    if (best < 0) return;
+    const double w = tile_work(d, best);
+    load[gmax] -= w, load[gmin] += w;
+    tile_gpu[best] = (int16_t)gmin;
+  }
+}
+
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t *tile_gpu) {
   if (d->ncluster < 2 || ngpu < 2) return -1;
   double load[SQ_MAX_PLACED_GPUS] = {0}, fast[SQ_MAX_PLACED_GPUS] = {0}, total = 0, fastest = 0;
   SQ_CHECK(ngpu <= SQ_MAX_PLACED_GPUS, SQ_ERR_INPUT, "at most %d GPUs per process are placed (%d asked)",
@@ -100,7 +191,7 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
    * GPUs), each to the least loaded GPU, while that lowers the larger of the two loads */
   for (int l = d->ncluster - 1; l > 0 && load[g0] > share; --l)
     for (int t = 0; t < d->ntile && load[g0] > share; ++t) {
-      if (tile_gpu[t] != g0 || d->tile[t].cluster != l) continue;
+      if (tile_gpu[t] != g0 || d->tile[t].cluster != l || (keep_chain && tile_feeds_fastest(d, t))) continue;
       int gmin = g0 == 0 ? 1 : 0;
       for (int g = 0; g < ngpu; ++g) gmin = g != g0 && load[g] < load[gmin] ? g : gmin;
       const double w = tile_work(d, t);
@@ -108,6 +199,7 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int16_t *tile_gpu) {
       load[g0] -= w, load[gmin] += w;
       tile_gpu[t] = (int16_t)gmin;
     }
+  if (keep_chain) even_out(d, ngpu, g0, load, tile_gpu);
   return g0;
 }
 
@@ -142,9 +234,9 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
 }
 
-int sq_runtime_place_fastest_cluster(sq_runtime *rt) {
+int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain) {
   if (!rt->tile_gpu) return -1;
   int ngpu = 0;
   for (int t = 0; t < rt->disc->ntile; ++t) ngpu = rt->tile_gpu[t] + 1 > ngpu ? rt->tile_gpu[t] + 1 : ngpu;
-  return sq_place_fastest_cluster(rt->disc, ngpu, rt->tile_gpu);
+  return sq_place_fastest_cluster(rt->disc, ngpu, keep_chain, rt->tile_gpu);
 }

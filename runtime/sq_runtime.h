@@ -95,9 +95,11 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
 /**
  * @brief After sq_runtime_place_tiles_on_gpus: the fastest LTS cluster's tiles all on one GPU, the slowest
  * clusters' tiles of that GPU moved to the others until the work is balanced again (runtime.fast_cluster_gpu).
+ * With @p keep_chain (the regions came from sq_gather_fast_chain), the tiles of cluster 1 that read cluster 0
+ * stay on that GPU too.
  * @return that GPU, or -1 (no change)
  */
-int sq_runtime_place_fastest_cluster(sq_runtime *rt);
+int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain);
 /**
  * @brief Before the tiles are cut (runtime.fast_cluster_gpu): every cell of the fastest cluster (@p cluster 0
  * of @p ncluster, LTS rate @p rate) into the region among @p nparts that holds most of them, so that its cells
@@ -106,6 +108,18 @@ int sq_runtime_place_fastest_cluster(sq_runtime *rt);
  * @return that region, or -1 (no change)
  */
 int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part);
+/**
+ * @brief sq_gather_cluster_cells, and with it the cells of cluster 1 that have a face neighbour in cluster 0
+ * (runtime.fast_cluster_chain): in every step of cluster 1 their correction reads cluster 0's buffer and
+ * cluster 0's sub-steps read their derivatives, the chain of dependent tasks that bounds a sync interval.  The
+ * region's other cells of cluster 1 go to neighbouring regions, so that its tiles of cluster 1 are those
+ * cells alone; the other regions' cells of cluster 1 then read them with a whole step of cluster 0 to spare.
+ * Only where cluster 0 and those cells are at most one region's share of the element updates
+ * (@p face_neighbor: ncell x 4 face neighbours, -1 none, as sq_mesh's).
+ * @return that region, or -1 (no change: the caller may still gather cluster 0 alone)
+ */
+int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int rate, const int64_t *face_neighbor,
+                         int nparts, int *part);
 
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {

@@ -287,7 +287,11 @@ static int gpu_regions(sq_sim *s, sq_disc_options *opt) {
       SQ_FREE(s->cell_part);
       if (sq_verbosity >= 1) printf("  placement  no METIS region per GPU: tiles placed by mesh order\n");
     } else if (s->cfg.fast_cluster_gpu && ncluster > 1) { /* the fastest cluster in one region */
-      sq_gather_cluster_cells(s->mesh->ncell, cluster, ncluster, rate, ngpu, s->cell_part);
+      const int64_t n = s->mesh->ncell;
+      if (s->cfg.fast_cluster_chain) /* with cluster 1's cells next to it, where they fit */
+        s->fast_chain =
+            sq_gather_fast_chain(n, cluster, ncluster, rate, s->mesh->face_neighbor, ngpu, s->cell_part) >= 0;
+      if (!s->fast_chain) sq_gather_cluster_cells(n, cluster, ncluster, rate, ngpu, s->cell_part);
     }
     sq_error_hold(0);
   }
@@ -431,11 +435,12 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     /* with one METIS region per GPU only (where it was measured): the regions' halo tiles stay the reads
      * across GPUs */
     const int fast_gpu =
-        ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt) : -1;
+        ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt, s->fast_chain) : -1;
     if (fast_gpu >= 0 && s->rank == 0 && sq_verbosity >= 1)
-      printf("  placement  the fastest cluster on GPU %d, slower tiles moved off it for balance "
-             "(runtime.fast_cluster_gpu)\n",
-             fast_gpu);
+      printf("  placement  the fastest cluster%s on GPU %d, slower tiles moved off it for balance "
+             "(runtime.fast_cluster_gpu%s)\n",
+             s->fast_chain ? " and cluster 1's cells next to it" : "", fast_gpu,
+             s->fast_chain ? ", runtime.fast_cluster_chain" : "");
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));

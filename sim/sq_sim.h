@@ -34,6 +34,8 @@ typedef struct sq_sim {
   int *cell_rank;    /**< owner of every mesh cell (NULL on one rank) */
   int *cell_part;    /**< GPU region of every mesh cell (NULL: one GPU, several ranks, or no runtime.gpu_affinity) */
   int *cell_cluster; /**< LTS cluster of every mesh cell, from the whole mesh (NULL on one rank) */
+  /** cell_part has cluster 0 and cluster 1's cells next to it in one region (sq_gather_fast_chain) */
+  int fast_chain;
   sq_partition_stats part_stats;
   double part_target[8]; /**< node-speed shares of the first ranks (0 when not measured) */
   /* time plan: sync boundary k lies at plan_t0 + (k - plan_step0) plan_dt, computed the same way in

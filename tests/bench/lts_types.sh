@@ -11,7 +11,7 @@
 # Prints a markdown table at the end; set SQ_BIN to the binary (default ./starquake), SQ_LTS_TYPES to
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
-# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_PRECISION=single for single precision,
+# SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_FAST_CHAIN=true for runtime.fast_cluster_chain, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
 # merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
@@ -51,7 +51,7 @@ config() { # type rate merge
     -e "s/@RATE@/$2/" -e "s/@TILE@/${SQ_LTS_TILE:-128}/" -e "s/@MERGE@/$3/" \
     -e "s/@MERGE_CORRECTIONS@/${SQ_LTS_MERGE_CORRECTIONS:-false}/" -e "s/@FUSE@/${SQ_LTS_FUSE:-false}/" \
     -e "s/@FUSE_STEPS@/${SQ_LTS_FUSE_STEPS:-false}/" -e "s/@STEPS_PER_TASK@/${SQ_LTS_STEPS_PER_TASK:-1}/" \
-    -e "s/@FAST_GPU@/${SQ_LTS_FAST_GPU:-true}/" \
+    -e "s/@FAST_GPU@/${SQ_LTS_FAST_GPU:-true}/" -e "s/@FAST_CHAIN@/${SQ_LTS_FAST_CHAIN:-false}/" \
     "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
@@ -66,7 +66,7 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   dtsync=$(awk '$1 == "4" && NF == 5 {print $3}' "$OUT/probe.log")
   # the probe printed the cluster table: run NSYNC steps of the slowest cluster
   end=$(calc "$NSYNC * $dtsync")
-  merged_wall=- merged_ups=- merged_steady=-
+  gts_wall=- gts_ups=- gts_hash=- gts_steady=- merged_wall=- merged_ups=- merged_steady=- # variants left out read "-"
   for variant in ${SQ_LTS_VARIANTS:-gts lts merged}; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/@END_TIME@/$end/" > "$OUT/$variant.yaml"

@@ -17,6 +17,7 @@ static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
  * equal share of every cluster (sq_disc_options.cell_part, as sq_sim_create makes them for several GPUs). */
 static int gather_fastest; /* make_disc_regions: the fastest cluster's cells in one region (sq_gather_cluster_cells) */
 static int gathered_region;
+static int gather_chain; /* make_disc_regions: and cluster 1's cells next to it (sq_gather_fast_chain) */
 
 static sq_disc *make_disc_regions(int rate, int tile, double small_share, int small_tile, int nparts, sq_mesh **mesh) {
   sq_box_params bp;
@@ -47,8 +48,13 @@ static sq_disc *make_disc_regions(int rate, int tile, double small_share, int sm
     part = malloc(sizeof(int) * (*mesh)->ncell);
     ck_assert_int_eq(sq_disc_clusters(*mesh, m, &opt, cluster, &ncluster, &dt_min), 0);
     ck_assert_int_eq(sq_partition(*mesh, cluster, ncluster, rate, nparts, SQ_PART_ENCODED, NULL, part, NULL), 0);
-    if (gather_fastest)
+    if (gather_chain) {
+      gathered_region =
+          sq_gather_fast_chain((*mesh)->ncell, cluster, ncluster, rate, (*mesh)->face_neighbor, nparts, part);
+      ck_assert_int_ge(gathered_region, 0); /* else the caller's checks prove nothing */
+    } else if (gather_fastest) {
       gathered_region = sq_gather_cluster_cells((*mesh)->ncell, cluster, ncluster, rate, nparts, part);
+    }
     free(cluster);
     opt.cell_part = part;
     opt.nparts = nparts;
@@ -276,11 +282,14 @@ static void place_on_two_gpus(sq_runtime *rt) {
  * steps of the fastest cluster two sub-steps per task (steps_per_task: the task count goes to *ngrouped), 32
  * tiles cut by two GPU regions (with 8: placed by region), 64 the time integrals, derivatives and LTS buffers
  * filled with NaN before the runtime takes them (sq_runtime_upload gives them room on a GPU without copying), 128
- * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster) */
+ * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster), 256 (with 32 and 128)
+ * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
+  gather_chain = (how & 256) != 0;
   sq_disc *d = make_disc_regions(2, tile, 0.0, 0, how & 32 ? 2 : 1, &mesh);
+  gather_chain = 0;
   project_p_wave(d, &base);
   if (how & 64) {
     const size_t eb = sq_disc_elem_bytes(d), n = (size_t)d->nelem;
@@ -304,7 +313,7 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     ck_assert_int_gt(fusable, 0);
   }
   if (how & 8) place_on_two_gpus(rt);
-  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt), 0);
+  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt, (how & 256) != 0), 0);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
@@ -391,7 +400,7 @@ START_TEST(fastest_cluster_on_one_gpu) {
     before[gpu[t]] += w, total += w, biggest = w > biggest ? w : biggest;
     if (d->tile[t].cluster == 0) fast[gpu[t]] += w;
   }
-  const int g0 = sq_place_fastest_cluster(d, 3, gpu);
+  const int g0 = sq_place_fastest_cluster(d, 3, 0, gpu);
   ck_assert_int_ge(g0, 0);
   for (int g = 0; g < 3; ++g) ck_assert(fast[g] <= fast[g0]); /* the GPU that held most of it */
   for (int t = 0; t < d->ntile; ++t) {
@@ -410,10 +419,10 @@ START_TEST(fastest_cluster_on_one_gpu) {
   int nfast = 0;
   for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? nfast++ % 2 : -1);
   ck_assert_int_gt(nfast, 1);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, same), -1);
   for (int t = 0, k = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? k++ % 2 : -1);
   for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 1 : -1);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, same), 1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, same), 1);
   for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? 1 : -1);
   free(same);
   free(gpu);
@@ -431,7 +440,7 @@ START_TEST(fastest_cluster_on_one_gpu) {
     halo += d->tile[t].part_border;
   }
   ck_assert_int_gt(halo, 0);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, gpu), gathered_region);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, gpu), gathered_region);
   free(gpu);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
@@ -441,6 +450,156 @@ START_TEST(fastest_cluster_on_one_gpu) {
   gather_fastest = 0;
   ck_assert_uint_eq(run_lts(128 | 8, 8, NULL, NULL, &L), h0);
   ck_assert_uint_eq(run_lts(128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
+}
+END_TEST
+
+/* A tile of cluster 1 that reads a tile of cluster 0. */
+static int reads_fastest(const sq_disc *d, int t) {
+  int reads = 0;
+  for (int k = 0; k < d->tile[t].nneighbor; ++k) reads |= d->tile[d->tile[t].neighbor[k]].cluster == 0;
+  return d->tile[t].cluster == 1 && reads;
+}
+
+/* sq_gather_fast_chain on a row of cells, each the face neighbour of the next: clusters 0 0 1 1 1 1 2 2 2 2 2 2
+ * (rate 2: 4, 2 and 1 updates per sync interval, 22 in all), cluster 0 mostly in region 1.  Cluster 0 and the
+ * cell of cluster 1 next to it (10 updates) fit one of two regions' share (11): they go to region 1, whose other
+ * cells of cluster 1 go to the neighbouring region, 0; the slowest cluster stays.  They do not fit one of three
+ * (7.3): nothing changes. */
+START_TEST(fast_chain_cells_gathered) {
+  enum { N = 12 };
+  const int cluster[N] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2};
+  const int part0[N] = {1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0};
+  const int want[N] = {1, 1, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0};
+  int64_t nb[4 * N];
+  int part[N];
+  for (int c = 0; c < N; ++c) {
+    nb[4 * c] = c > 0 ? c - 1 : -1;
+    nb[4 * c + 1] = c + 1 < N ? c + 1 : -1;
+    nb[4 * c + 2] = nb[4 * c + 3] = -1;
+  }
+  memcpy(part, part0, sizeof(part));
+  ck_assert_int_eq(sq_gather_fast_chain(N, cluster, 3, 2, nb, 2, part), 1);
+  for (int c = 0; c < N; ++c) ck_assert_int_eq(part[c], want[c]);
+  int three[N];
+  for (int c = 0; c < N; ++c) three[c] = part0[c] % 3;
+  memcpy(part, three, sizeof(part));
+  ck_assert_int_eq(sq_gather_fast_chain(N, cluster, 3, 2, nb, 3, part), -1);
+  for (int c = 0; c < N; ++c) ck_assert_int_eq(part[c], three[c]);
+  ck_assert_int_eq(sq_gather_fast_chain(N, cluster, 1, 2, nb, 2, part), -1); /* one cluster: nothing to do */
+}
+END_TEST
+
+/* On the jittered box in two METIS regions (cluster 0 and cluster 1's cells next to it are 48 % of the element
+ * updates: more than one of three regions' share): those cells in one region, its other
+ * cells of cluster 1 in the others, every other cell where METIS put it; in the tiles cut from that, region
+ * g0's tiles of cluster 1 are the ones that read cluster 0 and those alone, sq_place_fastest_cluster keeps them
+ * on g0 and balances the work with slower tiles to within one tile (on three GPUs: the two others among
+ * themselves too, by tiles of clusters 2 and slower); and the same bits as without placement on two pretend GPUs. */
+START_TEST(fast_chain_on_one_gpu) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc_regions(2, 8, 0.0, 0, 1, &mesh); /* its clusters (those of the regions' runs too) */
+  const int64_t n = mesh->ncell;
+  const int ncluster = d->ncluster;
+  ck_assert_int_gt(ncluster, 2);
+  int *cluster = malloc(sizeof(int) * (size_t)n), *metis = malloc(sizeof(int) * (size_t)n);
+  int *part = malloc(sizeof(int) * (size_t)n);
+  for (int64_t c = 0; c < n; ++c) cluster[c] = d->cluster[c];
+  sq_disc_destroy(d);
+  ck_assert_int_eq(sq_partition(mesh, cluster, ncluster, 2, 2, SQ_PART_ENCODED, NULL, metis, NULL), 0);
+  memcpy(part, metis, sizeof(int) * (size_t)n);
+  const int g0 = sq_gather_fast_chain(n, cluster, ncluster, 2, mesh->face_neighbor, 2, part);
+  ck_assert_int_ge(g0, 0);
+  int64_t feeders = 0, moved = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    int feeds = 0;
+    for (int f = 0; f < 4; ++f)
+      feeds |= mesh->face_neighbor[4 * c + f] >= 0 && cluster[mesh->face_neighbor[4 * c + f]] == 0;
+    feeds &= cluster[c] == 1;
+    feeders += feeds;
+    if (cluster[c] == 0 || feeds) ck_assert_int_eq(part[c], g0);
+    else if (cluster[c] == 1) {
+      ck_assert_int_ne(part[c], g0);
+      moved += metis[c] == g0;
+    } else ck_assert_int_eq(part[c], metis[c]);
+  }
+  ck_assert_int_gt(feeders, 0);
+  ck_assert_int_gt(moved, 0); /* the region had other cells of cluster 1, which left */
+  free(cluster);
+  free(metis);
+  free(part);
+  sq_mesh_destroy(mesh);
+  gather_chain = 1;
+  d = make_disc_regions(2, 8, 0.0, 0, 2, &mesh);
+  gather_chain = 0;
+  int16_t *gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  double before[2] = {0}, load[2] = {0}, total = 0, biggest = 0;
+  int chain_tiles = 0;
+  for (int t = 0; t < d->ntile; ++t) {
+    gpu[t] = (int16_t)d->tile[t].part;
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    before[gpu[t]] += w, total += w, biggest = w > biggest ? w : biggest;
+    if (d->tile[t].cluster == 1 && d->tile[t].part == gathered_region) {
+      ck_assert(reads_fastest(d, t));
+      ++chain_tiles;
+    }
+    if (reads_fastest(d, t)) ck_assert_int_eq(d->tile[t].part, gathered_region);
+  }
+  ck_assert_int_gt(chain_tiles, 0);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 2, 1, gpu), gathered_region);
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    load[gpu[t]] += w;
+    if (d->tile[t].cluster == 0 || reads_fastest(d, t)) ck_assert_int_eq(gpu[t], gathered_region);
+    if (gpu[t] != d->tile[t].part) ck_assert(d->tile[t].cluster > 1 && d->tile[t].part == gathered_region);
+  }
+  double most_before = 0;
+  for (int g = 0; g < 2; ++g) most_before = before[g] > most_before ? before[g] : most_before;
+  for (int g = 0; g < 2; ++g)
+    ck_assert(load[g] <= (most_before > total / 2 + biggest ? most_before : total / 2 + biggest));
+  /* everything on one of three GPUs, whose share is less than the chain's work: it sheds every slower tile, and
+   * then of cluster 1 only those that do not read cluster 0 (without keep_chain, some that do) */
+  for (int keep = 1; keep >= 0; --keep) {
+    for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)gathered_region;
+    ck_assert_int_eq(sq_place_fastest_cluster(d, 3, keep, gpu), gathered_region);
+    int chain_moved = 0;
+    double on[3] = {0};
+    for (int t = 0; t < d->ntile; ++t) {
+      if (d->tile[t].cluster > 1) ck_assert_int_ne(gpu[t], gathered_region);
+      chain_moved += reads_fastest(d, t) && gpu[t] != gathered_region;
+      double w = (double)(d->tile[t].end - d->tile[t].begin);
+      for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+      on[gpu[t]] += w;
+    }
+    if (keep) ck_assert_int_eq(chain_moved, 0);
+    else ck_assert_int_gt(chain_moved, 0);
+    if (keep) /* the two others evened out to within one tile */
+      ck_assert(fabs(on[(gathered_region + 1) % 3] - on[(gathered_region + 2) % 3]) <= biggest);
+  }
+  /* the chain alone on g0, every other tile on a second GPU, none on the third: the two even out by tiles of
+   * clusters 2 and slower */
+  const int g1 = (gathered_region + 1) % 3, g2 = (gathered_region + 2) % 3;
+  for (int t = 0; t < d->ntile; ++t)
+    gpu[t] = (int16_t)(d->tile[t].cluster == 0 || reads_fastest(d, t) ? gathered_region : g1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, gpu), gathered_region);
+  double on[3] = {0};
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    on[gpu[t]] += w;
+    if (d->tile[t].cluster <= 1)
+      ck_assert_int_eq(gpu[t], d->tile[t].cluster == 0 || reads_fastest(d, t) ? gathered_region : g1);
+  }
+  ck_assert(on[g2] > 0);
+  ck_assert(fabs(on[g1] - on[g2]) <= biggest);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  int L;
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  ck_assert_uint_eq(run_lts(256 | 128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
+  ck_assert_uint_eq(run_lts(256 | 128 | 32 | 8 | 1, 8, NULL, NULL, &L), h0); /* merged predictors too */
 }
 END_TEST
 
@@ -547,6 +706,8 @@ int main(void) {
                           gts_steps_per_task,
                           outputs_written_before_read,
                           fastest_cluster_on_one_gpu,
+                          fast_chain_cells_gathered,
+                          fast_chain_on_one_gpu,
                           NULL};
   Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);
