@@ -66,19 +66,6 @@ int sq_hybrid_gpu_tile(int64_t nelem, int ngpu, int lts) {
   return (int)(tile < SQ_GPU_TILE_MIN ? SQ_GPU_TILE_MIN : tile > SQ_GPU_TILE_MAX ? SQ_GPU_TILE_MAX : tile);
 }
 
-/* The CUDA devices of the started runtime (workers of one GPU share it). */
-static int cuda_devices(void) {
-  int ndev = 0, devs[STARPU_NMAXWORKERS];
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
-    const int dev = starpu_worker_get_devid((int)w);
-    int g = 0;
-    while (g < ndev && devs[g] != dev) ++g;
-    if (g == ndev) devs[ndev++] = dev;
-  }
-  return ndev;
-}
-
 /* ---- rates from the performance models ------------------------------------------------------------- */
 
 /* The least time per element (µs) among the entries of @p m on @p arch sampled at least
@@ -122,7 +109,7 @@ double sq_runtime_kind_us_per_element(int cuda, int order, sq_precision precisio
 int sq_runtime_kind_rates(int order, sq_precision precision, double *rate_cpu, double *rate_gpu) {
   *rate_cpu = *rate_gpu = 0.0;
   int ncpu = 0;
-  const int ndev = cuda_devices();
+  const int ndev = sq_runtime_cuda_devices(NULL, NULL);
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) ncpu += starpu_worker_get_type((int)w) == STARPU_CPU_WORKER;
   if (ncpu == 0 || ndev == 0) return 0;
   const double us_cpu = sq_runtime_kind_us_per_element(0, order, precision);
@@ -151,7 +138,7 @@ int sq_runtime_hybrid_defaults(const sq_hybrid_request *req, sq_hybrid_defaults 
   out->cpu_share = -1.0;
   const int gpus = starpu_cuda_worker_get_count() > 0, cpus = starpu_cpu_worker_get_count() > 0;
   out->tile_size = req->tile_size > 0 ? req->tile_size
-                   : gpus             ? sq_hybrid_gpu_tile(req->nelem, cuda_devices(), req->lts)
+                   : gpus             ? sq_hybrid_gpu_tile(req->nelem, sq_runtime_cuda_devices(NULL, NULL), req->lts)
                                       : SQ_CPU_TILE_DEFAULT;
   out->cpu_tile_size = req->cpu_tile_size > 0 ? req->cpu_tile_size : SQ_CPU_SHARE_TILE_DEFAULT;
   if (req->cpu_share >= 0) { /* given: used as it is (sq_runtime_split_tiles) */

@@ -27,19 +27,11 @@ int sq_host_pin(void *ptr, size_t bytes) {
   return starpu_memory_pin(ptr, bytes) == 0;
 }
 
-/* The memory node of GPU g as sq_runtime_place_tiles_on_gpus numbers them (the distinct CUDA devices in
- * worker order), -1 if there is no such GPU. */
+/* The memory node of GPU g as sq_runtime_place_tiles_on_gpus numbers them, -1 if there is no such GPU. */
 static int gpu_node(int g) {
-  int devid[STARPU_NMAXWORKERS], ngpu = 0;
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
-    const int dev = starpu_worker_get_devid((int)w);
-    int k = 0;
-    while (k < ngpu && devid[k] != dev) ++k;
-    if (k == ngpu) devid[ngpu++] = dev;
-    if (k == g) return (int)starpu_worker_get_memory_node(w);
-  }
-  return -1;
+  int worker[STARPU_NMAXWORKERS];
+  return g >= 0 && g < sq_runtime_cuda_devices(NULL, worker) ? (int)starpu_worker_get_memory_node((unsigned)worker[g])
+                                                             : -1;
 }
 
 int sq_runtime_tile_node(const sq_runtime *rt, int tile) {

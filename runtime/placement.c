@@ -8,19 +8,29 @@
 #include "sq_cuda.h"
 #endif
 
+int sq_runtime_cuda_devices(int devid[STARPU_NMAXWORKERS], int first_worker[STARPU_NMAXWORKERS]) {
+  int ngpu = 0, dev_of[STARPU_NMAXWORKERS];
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
+    const int dev = starpu_worker_get_devid((int)w);
+    int g = 0;
+    while (g < ngpu && dev_of[g] != dev) ++g;
+    if (g < ngpu) continue;
+    dev_of[ngpu] = dev;
+    if (devid) devid[ngpu] = dev;
+    if (first_worker) first_worker[ngpu] = (int)w;
+    ++ngpu;
+  }
+  return ngpu;
+}
+
 int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   SQ_FREE(rt->tile_gpu);
   SQ_FREE(rt->gpu_workers);
   const unsigned nw = starpu_worker_get_count();
-  int devid[STARPU_NMAXWORKERS], ngpu = 0; /* the distinct CUDA devices, in worker order */
-  for (unsigned w = 0; w < nw; ++w) {
-    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;
-    const int dev = starpu_worker_get_devid((int)w);
-    int g = 0;
-    while (g < ngpu && devid[g] != dev) ++g;
-    if (g == ngpu) devid[ngpu++] = dev;
-  }
+  int devid[STARPU_NMAXWORKERS];
+  const int ngpu = sq_runtime_cuda_devices(devid, NULL);
   if (ngpu < 2 || d->ntile == 0) return 0;
   rt->gpu_words = (nw + 31) / 32;
   if (SQ_CALLOC(rt->gpu_workers, (size_t)ngpu * rt->gpu_words) || SQ_CALLOC(rt->tile_gpu, d->ntile)) {

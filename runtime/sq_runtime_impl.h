@@ -125,6 +125,12 @@ int sq_host_pin(void *ptr, size_t bytes);
 static inline unsigned long long sq_tile_where(const sq_runtime *rt, int tile) {
   return rt->tile_where ? (unsigned long long)(uint32_t)rt->tile_where[tile] : (unsigned long long)-1;
 }
+/**
+ * The distinct CUDA devices of the started runtime, in worker order (the numbering of the GPUs everywhere in
+ * runtime/): their device ids into @p devid and the first worker of each into @p first_worker (either may be
+ * NULL).  Returns how many.
+ */
+int sq_runtime_cuda_devices(int devid[STARPU_NMAXWORKERS], int first_worker[STARPU_NMAXWORKERS]);
 /** The GPU that @p tile's element tasks run on, -1: any. */
 static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_gpu ? rt->tile_gpu[tile] : -1; }
 /** Most GPUs of one process that sq_place_fastest_cluster takes. */
