@@ -54,13 +54,19 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt) {
   return ngpu;
 }
 
+/* A cell's element updates per sync interval in each of @p ncluster clusters of LTS rate @p rate (as
+ * sq_disc_cluster_steps counts them, before the discretisation exists). */
+static void steps_per_interval(int ncluster, int rate, double steps[SQ_MAX_PLACED_CLUSTERS]) {
+  steps[ncluster - 1] = 1;
+  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+}
+
 int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int rate, int nparts, int *part) {
   int64_t count[SQ_MAX_PLACED_GPUS] = {0};
   if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2) return -1;
   double steps[SQ_MAX_PLACED_CLUSTERS], total = 0, fastest = 0; /* a cell's updates per sync interval */
   if (ncluster > SQ_MAX_PLACED_CLUSTERS) return -1;
-  steps[ncluster - 1] = 1;
-  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+  steps_per_interval(ncluster, rate, steps);
   for (int64_t c = 0; c < ncell; ++c) {
     total += steps[cluster[c]];
     if (cluster[c] != 0) continue;
@@ -89,8 +95,7 @@ int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int ra
                          int nparts, int *part) {
   if (nparts < 2 || nparts > SQ_MAX_PLACED_GPUS || ncluster < 2 || ncluster > SQ_MAX_PLACED_CLUSTERS) return -1;
   double steps[SQ_MAX_PLACED_CLUSTERS], total = 0, chain = 0; /* a cell's updates per sync interval */
-  steps[ncluster - 1] = 1;
-  for (int l = ncluster - 2; l >= 0; --l) steps[l] = steps[l + 1] * (rate > 1 ? rate : 1);
+  steps_per_interval(ncluster, rate, steps);
   for (int64_t c = 0; c < ncell; ++c) {
     total += steps[cluster[c]];
     if (cluster[c] == 0 || feeds_fastest(cluster, face_neighbor, c)) chain += steps[cluster[c]];
@@ -138,9 +143,7 @@ int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int ra
 
 /* A tile's element updates per sync interval: its elements times its cluster's steps. */
 static double tile_work(const sq_disc *d, int t) {
-  double steps = 1;
-  for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) steps *= d->opt.lts_rate > 1 ? d->opt.lts_rate : 1;
-  return steps * (double)(d->tile[t].end - d->tile[t].begin);
+  return (double)sq_disc_cluster_steps(d, d->tile[t].cluster) * (double)(d->tile[t].end - d->tile[t].begin);
 }
 
 /* A tile of cluster 1 that reads a tile of cluster 0 (sq_gather_fast_chain's cells, where they were gathered). */

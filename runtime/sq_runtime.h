@@ -134,7 +134,8 @@ typedef struct sq_upload_stats {
  * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy); a GPU whose
  * tiles would fill more than 90 % of its memory is left to StarPU's fetches and evictions as before.  Returns
  * at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
- * for its own data.  Call once the host data is final, before the time stepping.  No-op without GPU workers.
+ * for its own data.  Call before the time stepping; a caller that overwrites the host data afterwards (a restart,
+ * a new initial state) goes through sq_runtime_host_overwrite first.  No-op without GPU workers.
  * @param stats  NULL, or what was asked for
  */
 int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats);
