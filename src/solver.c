@@ -169,8 +169,10 @@ static int build_tiles(sq_disc *d) {
   }
   /* worst case: every (cluster, layer, region, halo or not, peer, kinds) group adds one partial tile */
   const int small = d->opt.small_tile_size > 0 && d->opt.small_share > 0;
-  const int max_tile = cluster_tile_size(d, 0) > d->opt.tile_size ? cluster_tile_size(d, 0) : d->opt.tile_size;
-  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks + 4 * nparts) + 1;
+  const int fast = cluster_tile_size(d, 0), min_tile = fast < d->opt.tile_size ? fast : d->opt.tile_size;
+  int64_t max_tile = fast > d->opt.tile_size ? fast : d->opt.tile_size; /* and no tile exceeds our elements */
+  max_tile = max_tile < nlocal ? max_tile : (nlocal > 0 ? nlocal : 1);
+  maxtiles = nlocal / min_tile + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks + 4 * nparts) + 1;
   if (small) maxtiles += (int64_t)(d->opt.small_share * (double)nlocal) / d->opt.small_tile_size + 2 * d->ncluster;
   SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;

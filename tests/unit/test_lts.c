@@ -631,6 +631,7 @@ START_TEST(fastest_cluster_own_tile) {
   int n0, n1;
   ck_assert_int_eq(cluster_elements(d, 0, &n1), cluster_elements(plain, 0, &n0));
   ck_assert_int_gt(n0, 1); /* plain: several tiles, which read each other (no whole steps) */
+  const int plain_fast_tiles = n0;
   ck_assert_int_eq(n1, 1);
   for (int l = 1; l < d->ncluster; ++l) { /* the other clusters' tiles are those of the plain cut */
     ck_assert_int_eq(cluster_elements(d, l, &n1), cluster_elements(plain, l, &n0));
@@ -650,6 +651,19 @@ START_TEST(fastest_cluster_own_tile) {
   sq_disc_destroy(d);
   sq_disc_destroy(plain);
   sq_mesh_destroy(mesh);
+  /* smaller than tile_size: the fastest cluster in more, smaller tiles */
+  fast_tile = 3;
+  gather_chain = 1;
+  d = make_disc_regions(2, 8, 0.0, 0, 2, &mesh);
+  gather_chain = 0;
+  int nsmall;
+  cluster_elements(d, 0, &nsmall);
+  ck_assert_int_gt(nsmall, plain_fast_tiles);
+  for (int t = 0; t < d->ntile; ++t)
+    ck_assert_int_le(d->tile[t].end - d->tile[t].begin, d->tile[t].cluster == 0 ? 3 : 8);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  fast_tile = 100000;
   /* one cluster (GTS): tile_size alone */
   d = make_disc(1, 8, &mesh);
   ck_assert_int_eq(d->ncluster, 1);
