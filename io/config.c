@@ -45,6 +45,7 @@ void sq_config_default(sq_config *cfg) {
   cfg->attenuation.frequency_ratio = 100;
   cfg->gpu_affinity = 1;
   cfg->fast_cluster_gpu = 1;
+  cfg->fast_gpu_share = 1.0;
   cfg->receiver_hdf5 = 1;
   cfg->output_format = SQ_OUTPUT_XDMF;
   cfg->partition = SQ_PART_BW;

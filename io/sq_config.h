@@ -322,6 +322,10 @@ typedef struct sq_config {
   int fast_cluster_gpu; /**< bool: with gpu_affinity, the fastest LTS cluster's tiles on one GPU (default true) */
   /** bool: with fast_cluster_gpu, cluster 1's cells next to the fastest cluster on its GPU too (default false) */
   int fast_cluster_chain;
+  int fast_cluster_tile; /**< with several LTS clusters: elements per tile of the fastest cluster (0: tile_size) */
+  /** with fast_cluster_gpu: the element updates that the fastest cluster's GPU aims at, as a fraction of an equal
+   *  share (0..1]; the other GPUs share the rest (default 1) */
+  double fast_gpu_share;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

@@ -177,8 +177,8 @@ static void even_out(const sq_disc *d, int ngpu, int g0, double *load, int16_t *
   }
 }
 
-int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t *tile_gpu) {
-  if (d->ncluster < 2 || ngpu < 2) return -1;
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, double fast_share, int16_t *tile_gpu) {
+  if (d->ncluster < 2 || ngpu < 2 || !(fast_share > 0 && fast_share <= 1)) return -1;
   double load[SQ_MAX_PLACED_GPUS] = {0}, fast[SQ_MAX_PLACED_GPUS] = {0}, total = 0, fastest = 0;
   SQ_CHECK(ngpu <= SQ_MAX_PLACED_GPUS, SQ_ERR_INPUT, "at most %d GPUs per process are placed (%d asked)",
            SQ_MAX_PLACED_GPUS, ngpu);
@@ -189,6 +189,8 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t
     if (d->tile[t].cluster == 0) fast[tile_gpu[t]] += w, fastest += w;
   }
   const double share = total / ngpu;
+  /* what each GPU aims at: g0 fast_share of an equal share, the others the rest in equal parts */
+  const double aim0 = fast_share * share, aim = (total - aim0) / (ngpu - 1);
   int g0 = 0;
   for (int g = 1; g < ngpu; ++g) g0 = fast[g] > fast[g0] ? g : g0;
   /* a fastest cluster that would overload one GPU by itself stays spread, unless it is on one already
@@ -201,14 +203,15 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t
       tile_gpu[t] = (int16_t)g0;
     }
   /* then the other GPUs take g0's tiles of the slowest clusters (the rarest steps: the fewest reads across
-   * GPUs), each to the least loaded GPU, while that lowers the larger of the two loads */
-  for (int l = d->ncluster - 1; l > 0 && load[g0] > share; --l)
-    for (int t = 0; t < d->ntile && load[g0] > share; ++t) {
+   * GPUs), each to the least loaded GPU, while that lowers the larger of the two loads, each taken relative to
+   * what its GPU aims at */
+  for (int l = d->ncluster - 1; l > 0 && load[g0] > aim0; --l)
+    for (int t = 0; t < d->ntile && load[g0] > aim0; ++t) {
       if (tile_gpu[t] != g0 || d->tile[t].cluster != l || (keep_chain && tile_feeds_fastest(d, t))) continue;
       int gmin = g0 == 0 ? 1 : 0;
       for (int g = 0; g < ngpu; ++g) gmin = g != g0 && load[g] < load[gmin] ? g : gmin;
       const double w = tile_work(d, t);
-      if (load[gmin] + w >= load[g0]) continue;
+      if ((load[gmin] + w) / aim >= load[g0] / aim0) continue;
       load[g0] -= w, load[gmin] += w;
       tile_gpu[t] = (int16_t)gmin;
     }
@@ -247,9 +250,9 @@ double sq_runtime_split_tiles(sq_runtime *rt, double cpu_share) {
   return owned > 0 ? (double)on_cpu / (double)owned : 0.0;
 }
 
-int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain) {
+int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain, double fast_share) {
   if (!rt->tile_gpu) return -1;
   int ngpu = 0;
   for (int t = 0; t < rt->disc->ntile; ++t) ngpu = rt->tile_gpu[t] + 1 > ngpu ? rt->tile_gpu[t] + 1 : ngpu;
-  return sq_place_fastest_cluster(rt->disc, ngpu, keep_chain, rt->tile_gpu);
+  return sq_place_fastest_cluster(rt->disc, ngpu, keep_chain, fast_share, rt->tile_gpu);
 }

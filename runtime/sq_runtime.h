@@ -96,10 +96,11 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
  * @brief After sq_runtime_place_tiles_on_gpus: the fastest LTS cluster's tiles all on one GPU, the slowest
  * clusters' tiles of that GPU moved to the others until the work is balanced again (runtime.fast_cluster_gpu).
  * With @p keep_chain (the regions came from sq_gather_fast_chain), the tiles of cluster 1 that read cluster 0
- * stay on that GPU too.
+ * stay on that GPU too.  That GPU aims at @p fast_share (0..1] of an equal share of the work, the others at equal
+ * parts of the rest (runtime.fast_gpu_share).
  * @return that GPU, or -1 (no change)
  */
-int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain);
+int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain, double fast_share);
 /**
  * @brief Before the tiles are cut (runtime.fast_cluster_gpu): every cell of the fastest cluster (@p cluster 0
  * of @p ncluster, LTS rate @p rate) into the region among @p nparts that holds most of them, so that its cells

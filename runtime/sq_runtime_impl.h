@@ -144,11 +144,13 @@ static inline int sq_tile_gpu(const sq_runtime *rt, int tile) { return rt->tile_
  * copy between GPUs among themselves.  With @p keep_chain, cluster 1's tiles that read cluster 0 (its chain's
  * other half, sq_gather_fast_chain) stay on that GPU too, and the other GPUs then even out their loads among
  * themselves by tiles of clusters 2 and slower (the gathering moved cells of cluster 1 between their regions).
+ * That GPU aims at @p fast_share (0..1] of an equal share of the element updates, the others at equal parts of
+ * the rest (runtime.fast_gpu_share): below 1, they take more of its slow tiles.
  * @p tile_gpu (per tile, -1: not on a GPU) is rewritten.
- * @return that GPU, or -1 (nothing changed: one cluster, one GPU, or a fastest cluster with more than one
- *         GPU's share of the work that is not on one GPU already)
+ * @return that GPU, or -1 (nothing changed: one cluster, one GPU, @p fast_share outside (0, 1], or a fastest
+ *         cluster with more than one GPU's share of the work that is not on one GPU already)
  */
-int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, int16_t *tile_gpu);
+int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, double fast_share, int16_t *tile_gpu);
 /**
  * @brief sq_runtime_upload for one tile: prefetch its inputs to memory node @p node and, with @p outputs, make
  * room there for its outputs (a write-only access, released at once: no copy, the host copy goes stale).

@@ -321,7 +321,8 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
                          .rank = s->rank,
                          .nranks = s->nranks,
                          .rupture = cfg->fault.enabled,
-                         .relax_rate = sq_sim_attenuation_relax_rate(cfg)};
+                         .relax_rate = sq_sim_attenuation_relax_rate(cfg),
+                         .fast_tile_size = cfg->fast_cluster_tile};
   double *target = NULL;
   int distributed = 0;
   sq_material_eval *ev = NULL; /* the config's materials, compiled */
@@ -434,8 +435,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              ngpu);
     /* with one METIS region per GPU only (where it was measured): the regions' halo tiles stay the reads
      * across GPUs */
-    const int fast_gpu =
-        ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu ? sq_runtime_place_fastest_cluster(s->rt, s->fast_chain) : -1;
+    const int fast_gpu = ngpu > 0 && s->cell_part && cfg->fast_cluster_gpu
+                             ? sq_runtime_place_fastest_cluster(s->rt, s->fast_chain, cfg->fast_gpu_share)
+                             : -1;
     if (fast_gpu >= 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  the fastest cluster%s on GPU %d, slower tiles moved off it for balance "
              "(runtime.fast_cluster_gpu%s)\n",

@@ -82,11 +82,17 @@ static int is_rupture_face(const sq_disc *d, int64_t cell, int f) {
 
 int sq_disc_is_rupture_face(const sq_disc *d, int64_t cell, int face) { return is_rupture_face(d, cell, face); }
 
-/* Append tiles of at most tile_size elements over local elements [begin, end). */
-/* Tiles of [begin, end): the first *small_left elements (NULL: none) in tiles of small_tile_size. */
-static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer, int64_t *small_left) {
+/* The tile size of a cluster's owned cells: opt.fast_tile_size for the fastest of several clusters, where set. */
+static int cluster_tile_size(const sq_disc *d, int cluster) {
+  return cluster == 0 && d->ncluster > 1 && d->opt.fast_tile_size > 0 ? d->opt.fast_tile_size : d->opt.tile_size;
+}
+
+/* Tiles of [begin, end) of at most `tile` elements: the first *small_left elements (NULL: none) in tiles of
+ * small_tile_size. */
+static void cut_tiles(sq_disc *d, int64_t begin, int64_t end, int cluster, int layer, int peer, int tile,
+                      int64_t *small_left) {
   for (int64_t b = begin, size; b < end; b += size) {
-    size = d->opt.tile_size;
+    size = tile;
     if (small_left && *small_left > 0) {
       size = d->opt.small_tile_size < *small_left ? d->opt.small_tile_size : *small_left;
       *small_left -= size < end - b ? size : end - b;
@@ -163,7 +169,10 @@ static int build_tiles(sq_disc *d) {
   }
   /* worst case: every (cluster, layer, region, halo or not, peer, kinds) group adds one partial tile */
   const int small = d->opt.small_tile_size > 0 && d->opt.small_share > 0;
-  maxtiles = nlocal / d->opt.tile_size + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks + 4 * nparts) + 1;
+  const int fast = cluster_tile_size(d, 0), min_tile = fast < d->opt.tile_size ? fast : d->opt.tile_size;
+  int64_t max_tile = fast > d->opt.tile_size ? fast : d->opt.tile_size; /* and no tile exceeds our elements */
+  max_tile = max_tile < nlocal ? max_tile : (nlocal > 0 ? nlocal : 1);
+  maxtiles = nlocal / min_tile + (int64_t)d->ncluster * (2 + 7 * d->opt.nranks + 4 * nparts) + 1;
   if (small) maxtiles += (int64_t)(d->opt.small_share * (double)nlocal) / d->opt.small_tile_size + 2 * d->ncluster;
   SQ_CALL(SQ_CALLOC(d->tile, maxtiles));
   d->ntile = 0;
@@ -182,7 +191,8 @@ static int build_tiles(sq_disc *d) {
           for (int64_t c = 0; c < m->ncell; ++c)
             if (role[c] == layer && d->cluster[c] == l && (nparts == 1 || (part[c] == p && part_border[c] == border)))
               d->cell_of[pos++] = c;
-          cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1, small ? &small_left : NULL);
+          cut_tiles(d, begin, pos, l, layer == 1 ? SQ_LAYER_INTERIOR : SQ_LAYER_COPY, -1, cluster_tile_size(d, l),
+                    small ? &small_left : NULL);
           for (int t = first_tile; t < d->ntile && nparts > 1; ++t)
             d->tile[t].part = p, d->tile[t].part_border = border;
         }
@@ -195,7 +205,7 @@ static int build_tiles(sq_disc *d) {
         for (int64_t c = 0; c < m->ncell; ++c) /* mesh order = ascending global id */
           if (role[c] == 3 && d->cluster[c] == l && owner(d, c) == peer && ghost_mask[c] == mask)
             d->cell_of[pos++] = c, d->is_ghost[pos - 1] = 1;
-        cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer, NULL);
+        cut_tiles(d, begin, pos, l, SQ_LAYER_GHOST, peer, d->opt.tile_size, NULL);
         for (int t = first_tile; t < d->ntile; ++t) d->tile[t].ghost_kinds = mask; /* what its messages carry */
       }
   }
@@ -209,7 +219,7 @@ static int build_tiles(sq_disc *d) {
   for (int t = 0; t < d->ntile; ++t)
     for (int64_t e = d->tile[t].begin; e < d->tile[t].end; ++e) tile_of[e] = t;
   int64_t *buf;
-  SQ_CALL(SQ_CALLOC(buf, 4 * (size_t)d->opt.tile_size));
+  SQ_CALL(SQ_CALLOC(buf, 4 * (size_t)max_tile));
   for (int t = 0; t < d->ntile; ++t) {
     sq_tile *tl = &d->tile[t];
     if (tl->layer == SQ_LAYER_GHOST) continue;

@@ -64,6 +64,11 @@ typedef struct sq_disc_options {
    *  small_tile_size <= 0: no small tiles. */
   double small_share;
   int small_tile_size;
+  /** With several LTS clusters: the fastest cluster's interior and copy cells are cut into tiles of this many
+   *  elements instead of tile_size (small tiles, above, still come first); <= 0: tile_size.  A small fastest
+   *  cluster in one tile whose faces see only slower clusters takes its whole step as one task
+   *  (runtime.fuse_steps): fewer dependent tasks in the chain of its sub-steps. */
+  int fast_tile_size;
   /** Viscoelastic attenuation: the fastest relaxation frequency omega_max (rad/s) of the memory variables,
    *  whose decay the predictor integrates explicitly; every element's step is then at most 2 / omega_max,
    *  where the order-2 scheme's truncated exponential 1 - z + z^2 / 2 stops damping (higher orders are stable

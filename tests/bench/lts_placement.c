@@ -1,11 +1,14 @@
 /**
  * @file lts_placement.c  Where the LTS benchmark's tiles go on several GPUs of one process, without GPUs:
- * tests/bench/lts-placement [CELLS_XY] [TYPE] [TILE] [GPUS]   (defaults 64 1 16384 4)
+ * tests/bench/lts-placement [CELLS_XY] [TYPE] [TILE] [GPUS] [FAST_TILE] [FAST_SHARE]   (defaults 64 1 16384 4 0 1)
  * builds the box of tests/bench/lts_types.sh (CELLS_XY² × 32 cubes × 6 tetrahedra, z-slabs in LTS clusters 0
  * to 4 with the cell layers of TYPE 1 or 5, rate 2), cuts one METIS region per GPU as sq_sim_create does for
  * runtime.gpu_affinity, and places the tiles as runtime.fast_cluster_gpu does, alone and with
- * runtime.fast_cluster_chain.  For each it prints every GPU's element updates per sync interval, cluster by
- * cluster (with its tile count), against the equal share, and the fastest cluster's tiles and halo tiles.
+ * runtime.fast_cluster_chain, the fastest cluster cut in tiles of FAST_TILE (runtime.fast_cluster_tile, 0: TILE)
+ * and its GPU aiming at FAST_SHARE of an equal share (runtime.fast_gpu_share).  For each it prints every GPU's
+ * element updates per sync interval, cluster by cluster (with its tile count), against the equal share, and the
+ * fastest cluster's tiles, halo tiles and those that may take whole steps (sq_step_fusable's tile conditions:
+ * interior, no other tile of the fastest cluster among its neighbours).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,7 @@ static double tile_updates(const sq_disc *d, int t) {
   return w;
 }
 
-static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options opt, int ngpu, int chain) {
+static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options opt, int ngpu, int chain, double share) {
   const int64_t n = mesh->ncell;
   int *cluster = malloc(sizeof(int) * (size_t)n), *part = malloc(sizeof(int) * (size_t)n), ncluster;
   double dt_min;
@@ -37,7 +40,7 @@ static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options op
   int16_t *gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
   if (!gpu) return 1;
   for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)d->tile[t].part;
-  const int g0 = sq_place_fastest_cluster(d, ngpu, chain && gathered >= 0, gpu);
+  const int g0 = sq_place_fastest_cluster(d, ngpu, chain && gathered >= 0, share, gpu);
   printf("\n%s: %d clusters, %d tiles, the fastest cluster on GPU %d%s\n",
          chain ? "fast_cluster_gpu + fast_cluster_chain" : "fast_cluster_gpu", d->ncluster, d->ntile, g0,
          chain && gathered < 0 ? " (the chain did not fit one GPU: fast_cluster_gpu alone)" : "");
@@ -61,10 +64,16 @@ static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options op
     for (int l = 0; l < d->ncluster && l < NCL; ++l) printf(" %.0f (%d) |", per[l], tiles[l]);
     printf("\n");
   }
-  int fast = 0, fast_halo = 0;
-  for (int t = 0; t < d->ntile; ++t)
-    if (d->tile[t].cluster == 0) fast++, fast_halo += d->tile[t].part_border;
-  printf("the fastest cluster: %d tiles, %d of them halo tiles\n", fast, fast_halo);
+  int fast = 0, fast_halo = 0, whole = 0;
+  for (int t = 0; t < d->ntile; ++t) {
+    if (d->tile[t].cluster != 0) continue;
+    int alone = d->tile[t].layer == SQ_LAYER_INTERIOR;
+    for (int k = 0; k < d->tile[t].nneighbor; ++k)
+      alone &= d->tile[t].neighbor[k] == t || d->tile[d->tile[t].neighbor[k]].cluster != 0;
+    fast++, fast_halo += d->tile[t].part_border, whole += alone;
+  }
+  printf("the fastest cluster: %d tiles, %d of them halo tiles, %d may take whole steps (runtime.fuse_steps)\n", fast,
+         fast_halo, whole);
   free(gpu);
   sq_disc_destroy(d);
   free(cluster);
@@ -75,9 +84,15 @@ static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options op
 int main(int argc, char **argv) {
   const int nxy = argc > 1 ? atoi(argv[1]) : 64, type = argc > 2 ? atoi(argv[2]) : 1;
   const int tile = argc > 3 ? atoi(argv[3]) : 16384, ngpu = argc > 4 ? atoi(argv[4]) : 4;
+  const int fast_tile = argc > 5 ? atoi(argv[5]) : 0;
+  const double share = argc > 6 ? atof(argv[6]) : 1.0;
   static const int type_layers[2][NCL] = {{1, 2, 4, 9, 16}, {6, 6, 7, 7, 6}}; /* as tests/bench/lts_types.sh */
-  if (nxy < 2 || (type != 1 && type != 5) || tile < 1 || ngpu < 2 || ngpu > SQ_MAX_PLACED_GPUS) {
-    fprintf(stderr, "usage: lts-placement [CELLS_XY >= 2] [TYPE 1|5] [TILE >= 1] [GPUS 2..%d]\n", SQ_MAX_PLACED_GPUS);
+  if (nxy < 2 || (type != 1 && type != 5) || tile < 1 || ngpu < 2 || ngpu > SQ_MAX_PLACED_GPUS || fast_tile < 0 ||
+      !(share > 0 && share <= 1)) {
+    fprintf(stderr,
+            "usage: lts-placement [CELLS_XY >= 2] [TYPE 1|5] [TILE >= 1] [GPUS 2..%d] [FAST_TILE >= 0] [FAST_SHARE (0, "
+            "1]]\n",
+            SQ_MAX_PLACED_GPUS);
     return 2;
   }
   const int *layers = type_layers[type == 5];
@@ -100,10 +115,16 @@ int main(int argc, char **argv) {
     mat[c] = (sq_material){.rho = 1.0, .lambda = 2.0 * s2, .mu = s2};
   }
   /* the order does not change where the tiles go: 2 keeps the set-up small */
-  const sq_disc_options opt = {
-      .order = 2, .precision = SQ_F32, .cfl = 0.5, .tile_size = tile, .lts_rate = 2, .max_clusters = NCL};
-  printf("type %d, %lld elements, tile %d, %d GPUs\n", type, (long long)mesh->ncell, tile, ngpu);
-  const int err = place(mesh, mat, opt, ngpu, 0) || place(mesh, mat, opt, ngpu, 1);
+  const sq_disc_options opt = {.order = 2,
+                               .precision = SQ_F32,
+                               .cfl = 0.5,
+                               .tile_size = tile,
+                               .lts_rate = 2,
+                               .max_clusters = NCL,
+                               .fast_tile_size = fast_tile};
+  printf("type %d, %lld elements, tile %d, fastest cluster's tile %d, %d GPUs, its GPU aiming at %g of a share\n", type,
+         (long long)mesh->ncell, tile, fast_tile > 0 ? fast_tile : tile, ngpu, share);
+  const int err = place(mesh, mat, opt, ngpu, 0, share) || place(mesh, mat, opt, ngpu, 1, share);
   free(mat);
   sq_mesh_destroy(mesh);
   return err;

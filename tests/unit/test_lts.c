@@ -18,6 +18,8 @@ static const sq_material base = {.rho = 1.0, .lambda = 2.0, .mu = 1.0};
 static int gather_fastest; /* make_disc_regions: the fastest cluster's cells in one region (sq_gather_cluster_cells) */
 static int gathered_region;
 static int gather_chain; /* make_disc_regions: and cluster 1's cells next to it (sq_gather_fast_chain) */
+static int fast_tile;    /* make_disc_regions: the fastest cluster's tile size (sq_disc_options.fast_tile_size) */
+static double fast_share = 1.0; /* run_lts_grouped: the fastest cluster's GPU's aim (runtime.fast_gpu_share) */
 
 static sq_disc *make_disc_regions(int rate, int tile, double small_share, int small_tile, int nparts, sq_mesh **mesh) {
   sq_box_params bp;
@@ -40,7 +42,8 @@ static sq_disc *make_disc_regions(int rate, int tile, double small_share, int sm
                          .lts_rate = rate,
                          .max_clusters = 20,
                          .small_share = small_share,
-                         .small_tile_size = small_tile};
+                         .small_tile_size = small_tile,
+                         .fast_tile_size = fast_tile};
   int *part = NULL;
   if (nparts > 1) {
     int *cluster = malloc(sizeof(int) * (*mesh)->ncell), ncluster;
@@ -313,7 +316,7 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     ck_assert_int_gt(fusable, 0);
   }
   if (how & 8) place_on_two_gpus(rt);
-  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt, (how & 256) != 0), 0);
+  if (how & 128) ck_assert_int_ge(sq_runtime_place_fastest_cluster(rt, (how & 256) != 0, fast_share), 0);
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
@@ -400,7 +403,7 @@ START_TEST(fastest_cluster_on_one_gpu) {
     before[gpu[t]] += w, total += w, biggest = w > biggest ? w : biggest;
     if (d->tile[t].cluster == 0) fast[gpu[t]] += w;
   }
-  const int g0 = sq_place_fastest_cluster(d, 3, 0, gpu);
+  const int g0 = sq_place_fastest_cluster(d, 3, 0, 1.0, gpu);
   ck_assert_int_ge(g0, 0);
   for (int g = 0; g < 3; ++g) ck_assert(fast[g] <= fast[g0]); /* the GPU that held most of it */
   for (int t = 0; t < d->ntile; ++t) {
@@ -419,10 +422,10 @@ START_TEST(fastest_cluster_on_one_gpu) {
   int nfast = 0;
   for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? nfast++ % 2 : -1);
   ck_assert_int_gt(nfast, 1);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, same), -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, 1.0, same), -1);
   for (int t = 0, k = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? k++ % 2 : -1);
   for (int t = 0; t < d->ntile; ++t) same[t] = (int16_t)(d->tile[t].cluster == 0 ? 1 : -1);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, same), 1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, 1.0, same), 1);
   for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(same[t], d->tile[t].cluster == 0 ? 1 : -1);
   free(same);
   free(gpu);
@@ -440,7 +443,7 @@ START_TEST(fastest_cluster_on_one_gpu) {
     halo += d->tile[t].part_border;
   }
   ck_assert_int_gt(halo, 0);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, gpu), gathered_region);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, 1.0, gpu), gathered_region);
   free(gpu);
   sq_disc_destroy(d);
   sq_mesh_destroy(mesh);
@@ -546,7 +549,7 @@ START_TEST(fast_chain_on_one_gpu) {
     if (reads_fastest(d, t)) ck_assert_int_eq(d->tile[t].part, gathered_region);
   }
   ck_assert_int_gt(chain_tiles, 0);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 2, 1, gpu), gathered_region);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 2, 1, 1.0, gpu), gathered_region);
   for (int t = 0; t < d->ntile; ++t) {
     double w = (double)(d->tile[t].end - d->tile[t].begin);
     for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
@@ -562,7 +565,7 @@ START_TEST(fast_chain_on_one_gpu) {
    * then of cluster 1 only those that do not read cluster 0 (without keep_chain, some that do) */
   for (int keep = 1; keep >= 0; --keep) {
     for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)gathered_region;
-    ck_assert_int_eq(sq_place_fastest_cluster(d, 3, keep, gpu), gathered_region);
+    ck_assert_int_eq(sq_place_fastest_cluster(d, 3, keep, 1.0, gpu), gathered_region);
     int chain_moved = 0;
     double on[3] = {0};
     for (int t = 0; t < d->ntile; ++t) {
@@ -582,7 +585,7 @@ START_TEST(fast_chain_on_one_gpu) {
   const int g1 = (gathered_region + 1) % 3, g2 = (gathered_region + 2) % 3;
   for (int t = 0; t < d->ntile; ++t)
     gpu[t] = (int16_t)(d->tile[t].cluster == 0 || reads_fastest(d, t) ? gathered_region : g1);
-  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, gpu), gathered_region);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, 1.0, gpu), gathered_region);
   double on[3] = {0};
   for (int t = 0; t < d->ntile; ++t) {
     double w = (double)(d->tile[t].end - d->tile[t].begin);
@@ -600,6 +603,136 @@ START_TEST(fast_chain_on_one_gpu) {
   const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
   ck_assert_uint_eq(run_lts(256 | 128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
   ck_assert_uint_eq(run_lts(256 | 128 | 32 | 8 | 1, 8, NULL, NULL, &L), h0); /* merged predictors too */
+}
+END_TEST
+
+/* Elements of cluster l's owned tiles of @p d, and how many tiles hold them. */
+static int64_t cluster_elements(const sq_disc *d, int l, int *ntile) {
+  int64_t n = 0;
+  *ntile = 0;
+  for (int t = 0; t < d->ntile; ++t)
+    if (d->tile[t].cluster == l && d->tile[t].layer != SQ_LAYER_GHOST) n += d->tile[t].end - d->tile[t].begin, ++*ntile;
+  return n;
+}
+
+/* The fastest cluster in tiles of its own size (runtime.fast_cluster_tile): with its cells and cluster 1's next to
+ * them in one of two GPU regions, one interior tile that no halo cell shares, which takes its whole step as one
+ * task, two sub-steps per task, on the region's GPU; every other cluster cut as before; GTS untouched; and the
+ * same bits as the plain run. */
+START_TEST(fastest_cluster_own_tile) {
+  sq_mesh *mesh;
+  gather_chain = 1;
+  sq_disc *plain = make_disc_regions(2, 8, 0.0, 0, 2, &mesh);
+  sq_mesh_destroy(mesh);
+  fast_tile = 100000;
+  sq_disc *d = make_disc_regions(2, 8, 0.0, 0, 2, &mesh);
+  gather_chain = 0;
+  ck_assert_int_eq(d->ncluster, plain->ncluster);
+  int n0, n1;
+  ck_assert_int_eq(cluster_elements(d, 0, &n1), cluster_elements(plain, 0, &n0));
+  ck_assert_int_gt(n0, 1); /* plain: several tiles, which read each other (no whole steps) */
+  const int plain_fast_tiles = n0;
+  ck_assert_int_eq(n1, 1);
+  for (int l = 1; l < d->ncluster; ++l) { /* the other clusters' tiles are those of the plain cut */
+    ck_assert_int_eq(cluster_elements(d, l, &n1), cluster_elements(plain, l, &n0));
+    ck_assert_int_eq(n1, n0);
+  }
+  for (int t = 0; t < d->ntile; ++t)
+    if (d->tile[t].cluster == 0) {
+      ck_assert_int_eq(d->tile[t].part_border, 0);
+      ck_assert_int_eq(d->tile[t].part, gathered_region);
+    } else {
+      ck_assert_int_le(d->tile[t].end - d->tile[t].begin, 8);
+    }
+  sq_runtime *rt;
+  ck_assert_int_eq(sq_runtime_create(d, &rt), 0);
+  for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(sq_step_fusable(rt, t), d->tile[t].cluster == 0);
+  sq_runtime_destroy(rt);
+  sq_disc_destroy(d);
+  sq_disc_destroy(plain);
+  sq_mesh_destroy(mesh);
+  /* smaller than tile_size: the fastest cluster in more, smaller tiles */
+  fast_tile = 3;
+  gather_chain = 1;
+  d = make_disc_regions(2, 8, 0.0, 0, 2, &mesh);
+  gather_chain = 0;
+  int nsmall;
+  cluster_elements(d, 0, &nsmall);
+  ck_assert_int_gt(nsmall, plain_fast_tiles);
+  for (int t = 0; t < d->ntile; ++t)
+    ck_assert_int_le(d->tile[t].end - d->tile[t].begin, d->tile[t].cluster == 0 ? 3 : 8);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  fast_tile = 100000;
+  /* one cluster (GTS): tile_size alone */
+  d = make_disc(1, 8, &mesh);
+  ck_assert_int_eq(d->ncluster, 1);
+  for (int t = 0; t < d->ntile; ++t) ck_assert_int_le(d->tile[t].end - d->tile[t].begin, 8);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  fast_tile = 0;
+  int L;
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  int64_t p[64] = {0}, c[64] = {0}, grouped = 0;
+  fast_tile = 100000;
+  /* on two GPUs, the chain on one, fused predictors, whole steps two sub-steps per task; and merged predictors */
+  ck_assert_uint_eq(run_lts_grouped(256 | 128 | 32 | 16 | 8 | 4 | 2, 8, p, c, NULL, &grouped, &L), h0);
+  ck_assert_int_eq(grouped, 2 * (int64_t)pow(2, L - 2)); /* one task per step of cluster 1 */
+  for (int l = 0; l < L; ++l) ck_assert_int_eq(c[l], 2 * (int64_t)pow(2, L - 1 - l));
+  ck_assert_uint_eq(run_lts(256 | 128 | 32 | 16 | 8 | 4 | 1, 8, NULL, NULL, &L), h0);
+  fast_tile = 0;
+}
+END_TEST
+
+/* runtime.fast_gpu_share: the fastest cluster's GPU (of three) aims below an equal share, the others take more of
+ * its slow tiles: it keeps the fastest cluster, its load never rises as the share falls and comes down to its aim
+ * (or to the fastest cluster's work, which it cannot shed) within one tile; outside (0, 1] nothing changes. */
+START_TEST(fast_gpu_share_sheds) {
+  sq_mesh *mesh;
+  gather_fastest = 1;
+  sq_disc *d = make_disc_regions(2, 4, 0.0, 0, 3, &mesh);
+  gather_fastest = 0;
+  ck_assert_int_ge(gathered_region, 0);
+  int16_t *gpu = malloc(sizeof(int16_t) * (size_t)d->ntile);
+  double total = 0, biggest = 0, fastest = 0, last = INFINITY;
+  for (int t = 0; t < d->ntile; ++t) {
+    double w = (double)(d->tile[t].end - d->tile[t].begin);
+    for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+    total += w, biggest = w > biggest ? w : biggest;
+    if (d->tile[t].cluster == 0) fastest += w;
+  }
+  const double shares[] = {1.0, 0.9, 0.8, 0.6, 0.2};
+  double load0[5];
+  for (int i = 0; i < 5; ++i) {
+    for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)d->tile[t].part;
+    ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 0, shares[i], gpu), gathered_region);
+    double on[3] = {0};
+    for (int t = 0; t < d->ntile; ++t) {
+      double w = (double)(d->tile[t].end - d->tile[t].begin);
+      for (int l = d->tile[t].cluster + 1; l < d->ncluster; ++l) w *= 2;
+      on[gpu[t]] += w;
+      if (d->tile[t].cluster == 0) ck_assert_int_eq(gpu[t], gathered_region);
+    }
+    load0[i] = on[gathered_region];
+    ck_assert(load0[i] <= last);
+    last = load0[i];
+    const double aim0 = shares[i] * total / 3;
+    ck_assert(load0[i] <= (aim0 > fastest ? aim0 : fastest) + biggest);
+  }
+  ck_assert(load0[3] < load0[0]); /* it sheds something */
+  for (int t = 0; t < d->ntile; ++t) gpu[t] = (int16_t)d->tile[t].part;
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, 0.0, gpu), -1);
+  ck_assert_int_eq(sq_place_fastest_cluster(d, 3, 1, 1.5, gpu), -1);
+  for (int t = 0; t < d->ntile; ++t) ck_assert_int_eq(gpu[t], d->tile[t].part);
+  free(gpu);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+  /* the same bits with the share on two pretend GPUs */
+  int L;
+  const uint64_t h0 = run_lts(0, 8, NULL, NULL, &L);
+  fast_share = 0.5;
+  ck_assert_uint_eq(run_lts(256 | 128 | 32 | 8 | 2, 8, NULL, NULL, &L), h0);
+  fast_share = 1.0;
 }
 END_TEST
 
@@ -708,6 +841,8 @@ int main(void) {
                           fastest_cluster_on_one_gpu,
                           fast_chain_cells_gathered,
                           fast_chain_on_one_gpu,
+                          fastest_cluster_own_tile,
+                          fast_gpu_share_sheds,
                           NULL};
   Suite *s = sq_test_suite("lts", 300, tests);
   const int status = sq_test_run(s, 0);

@@ -12,7 +12,8 @@
 # updates per second after the first interval, and its efficiency the LTS rates'.  Every GPU count of a type
 # must give the same LTS dofs hash (the script fails otherwise).
 # Settings: SQ_LS_TILE (tile size, default 16384), STARPU_SCHED (default dmda), STARPU_NWORKER_PER_CUDA,
-# and lts_types.sh's SQ_LTS_FUSE, SQ_LTS_FUSE_STEPS, SQ_LTS_STEPS_PER_TASK; SQ_LS_LOGS=DIR keeps each GPU
+# and lts_types.sh's SQ_LTS_FUSE, SQ_LTS_FUSE_STEPS, SQ_LTS_STEPS_PER_TASK, SQ_LTS_FAST_CHAIN, SQ_LTS_FAST_TILE,
+# SQ_LTS_FAST_SHARE; SQ_LS_LOGS=DIR keeps each GPU
 # count's lts_types.sh output (task time split, idle fractions) as DIR/lts_types-<N>gpu.log.  Needs the CUDA tree built here
 # (tests/bench/device/build.sh, or prepare.sh) and .deps/{starpu,carry}.
 set -u
@@ -34,7 +35,9 @@ for ng in ${SQ_LS_GPUS:-1 $NGPU}; do
 done
 echo "order $ORDER single, $((NXY * NXY * 32 * 6)) elements, $NSYNC sync intervals, tile $SQ_LTS_TILE," \
   "$STARPU_SCHED, STARPU_NWORKER_PER_CUDA=${STARPU_NWORKER_PER_CUDA:-1}, fuse_predictor=${SQ_LTS_FUSE:-false}" \
-  "fuse_steps=${SQ_LTS_FUSE_STEPS:-false} steps_per_task=${SQ_LTS_STEPS_PER_TASK:-1};" \
+  "fuse_steps=${SQ_LTS_FUSE_STEPS:-false} steps_per_task=${SQ_LTS_STEPS_PER_TASK:-1}" \
+  "fast_cluster_chain=${SQ_LTS_FAST_CHAIN:-false} fast_cluster_tile=${SQ_LTS_FAST_TILE:-0}" \
+  "fast_gpu_share=${SQ_LTS_FAST_SHARE:-1};" \
   "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
 echo
 echo "| type | GPUs | GTS s | LTS s | speed-up | ideal | % of ideal | reference % of ideal | LTS efficiency vs 1 GPU | GTS efficiency vs 1 GPU | steady: % of ideal | steady: LTS efficiency |"
