@@ -102,19 +102,22 @@ template <int ORDER_, typename Real_> struct SparseShape {
 };
 
 /**
- * Shape of the sparse local kernel: E elements of 9 threads per block; per element tint (B x 9, then the update)
- * and its projections onto the four faces (Bf x 9 each), column-major with odd column strides.
+ * Shape of the sparse local kernel: E elements of 9 threads per block; per element tint (B x 9, column-major with an
+ * odd column stride; then the update) and two buffers of the projections of tint onto a face's basis, Bf rows of
+ * S reals (the 9 quantities padded to a 16-byte vector, so that a thread reads a row as whole vectors).
  */
 template <int ORDER_, typename Real_> struct SparseLocalShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, B = nbasis(ORDER), B1 = nbasis(ORDER - 1), BF = ORDER * (ORDER + 1) / 2;
   static constexpr int NQ = 9 * B, RS = (int)sizeof(Real);
-  static constexpr int LDA = B | 1, LDF = BF | 1;
-  static constexpr int PER_ELEMENT = 9 * (LDA + 4 * LDF);
+  static constexpr int LDA = B | 1, S = RS == 4 ? 12 : 10, VEC = 16 / RS;
+  static constexpr int FACE = BF * S; /**< one face buffer */
+  static constexpr int PER_ELEMENT = 9 * LDA + 2 * FACE + VEC;
   static constexpr int E = cmax(1, cmin(SQ_CUDA_SPARSE_THREADS / 9, SQ_CUDA_SPARSE_SMEM / (RS * PER_ELEMENT)));
   static constexpr int THREADS = 9 * E;
-  static constexpr int OFF_A = 0, OFF_F = E * 9 * LDA; /**< tint, the face projections ([el][j][q][LDF]) */
-  static constexpr int SMEM = E * PER_ELEMENT;
+  /** tint ([el][q][LDA]), then the face buffers ([el][2][f][S]) from a 16-byte boundary */
+  static constexpr int OFF_A = 0, OFF_F = (E * 9 * LDA + VEC - 1) / VEC * VEC;
+  static constexpr int SMEM = OFF_F + E * 2 * FACE;
 };
 
 /** The lowest set bit of the 9-bit mask @p m (0 for none). */
@@ -281,7 +284,7 @@ __global__ void __launch_bounds__(SparseShape<ORDER, Real>::THREADS, SQ_CUDA_SPA
 
 /**
  * out += (M^-1 E_J)(:, f) g(f) over f, g(f) = -sum_q Alocal_J(p, q) P_J(f, q) from the element's face-J projections
- * @p Pj, with @p arow row p of Alocal_J (row-major in global memory).
+ * @p Pj (rows of S), with @p arow row p of Alocal_J (row-major in global memory).
  */
 template <class T, int J>
 __device__ __forceinline__ void sparse_lift(const typename T::Real *Pj, const typename T::Real *__restrict__ arow,
@@ -292,8 +295,11 @@ __device__ __forceinline__ void sparse_lift(const typename T::Real *Pj, const ty
   for (int q = 0; q < 9; ++q) a[q] = -arow[q];
   Real g = Real(0);
 #define SQ_SPARSE_COL(f)                                                                                               \
-  g = a[0] * Pj[f];                                                                                                    \
-  for (int q = 1; q < 9; ++q) g = fma(a[q], Pj[q * T::LDF + (f)], g);
+  {                                                                                                                    \
+    const Row<Real, T::S> r = load_row<Real, T::S>(Pj + (f)*T::S);                                                     \
+    g = a[0] * r.v[0];                                                                                                 \
+    for (int q = 1; q < 9; ++q) g = fma(a[q], r.v[q], g);                                                              \
+  }
 #define SQ_SPARSE_FMA(j, l, f, v)                                                                                      \
   if constexpr ((j) == J) out[l] = fma(Real(v), g, out[l]);
   SQ_SPARSE_LIST(T::ORDER, LIFT, SQ_SPARSE_COL, SQ_SPARSE_FMA)
@@ -301,9 +307,9 @@ __device__ __forceinline__ void sparse_lift(const typename T::Real *Pj, const ty
 #undef SQ_SPARSE_FMA
 }
 
-/** Column p of tint projected onto face J's basis (E_J^T I(:, p), Bf values) into the element's buffer @p Pj. */
+/** Column p of tint (@p Ip) projected onto face J's basis, E_J^T I(:, p): entry f to Pp[f S]. */
 template <class T, int J>
-__device__ __forceinline__ void sparse_project(const typename T::Real *Ip, typename T::Real *Pj) {
+__device__ __forceinline__ void sparse_project(const typename T::Real *Ip, typename T::Real *Pp) {
   using Real = typename T::Real;
   Real P[T::BF];
 #pragma unroll
@@ -316,17 +322,17 @@ __device__ __forceinline__ void sparse_project(const typename T::Real *Ip, typen
 #undef SQ_SPARSE_COL
 #undef SQ_SPARSE_FMA
 #pragma unroll
-  for (int f = 0; f < T::BF; ++f) Pj[f] = P[f];
+  for (int f = 0; f < T::BF; ++f) Pp[f * T::S] = P[f];
 }
 
 /**
  * Volume + local flux (local_kernel's arguments and results) with the operators compiled in, thread p of element
  * el forming column p of the update:
  * - volume: out(l) = sum_d sum_k K_vol,d(l, k) w_d(k), w_d(k) = sum_q A*_d(p, q) I(k, q) over the star pattern;
- * - local flux, F^-_j = E_j E_j^T: each thread projects its column of tint onto the four faces (E_j^T I(:, p)) into
- *   shared memory; after a barrier, per face j and face-basis function f it forms
- *   g(f) = -sum_q Alocal_j(p, q) P_j(f, q) (the flux solver mixes the quantities: all 9 columns of P_j) and lifts
- *   it, out(l) += (M^-1 E_j)(l, f) g(f).
+ * - local flux, F^-_j = E_j E_j^T, face by face: each thread projects its column of tint onto face j's basis
+ *   (E_j^T I(:, p)) into a shared buffer; after a barrier, per face-basis function f it forms
+ *   g(f) = -sum_q Alocal_j(p, q) P_j(f, q) (the flux solver mixes the quantities: the whole row f of P_j) and lifts
+ *   it, out(l) += (M^-1 E_j)(l, f) g(f).  Two buffers alternate: face j + 1 is projected while face j is lifted.
  * The update goes through shared memory and is added to the dofs with coalesced accesses.
  */
 template <int ORDER, typename Real>
@@ -348,7 +354,7 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real>::THREADS, SQ_CUD
   Real c[3][3];
   star_pattern_row(star, e, p, Real(1), q0, q1, q2, c);
   __syncthreads();
-  Real *I = smem + T::OFF_A + el * 9 * T::LDA, *F = smem + T::OFF_F + el * 36 * T::LDF;
+  Real *I = smem + T::OFF_A + el * 9 * T::LDA, *F0 = smem + T::OFF_F + el * 2 * T::FACE, *F1 = F0 + T::FACE;
   Real out[T::B];
 #pragma unroll
   for (int l = 0; l < T::B; ++l) out[l] = Real(0);
@@ -361,19 +367,20 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real>::THREADS, SQ_CUD
 #undef SQ_SPARSE_COL
 #undef SQ_SPARSE_FMA
   }
-  const Real *Ip = I + p * T::LDA;
-  sparse_project<T, 0>(Ip, F + p * T::LDF);
-  sparse_project<T, 1>(Ip, F + (9 + p) * T::LDF);
-  sparse_project<T, 2>(Ip, F + (18 + p) * T::LDF);
-  sparse_project<T, 3>(Ip, F + (27 + p) * T::LDF);
+  const Real *Ip = I + p * T::LDA, *arow = flux_local + e * 4 * 81 + p * 9;
+  sparse_project<T, 0>(Ip, F0 + p);
   __syncthreads();
-  const Real *arow = flux_local + e * 4 * 81 + p * 9;
-  sparse_lift<T, 0>(F, arow, out);
-  sparse_lift<T, 1>(F + 9 * T::LDF, arow + 81, out);
-  sparse_lift<T, 2>(F + 18 * T::LDF, arow + 162, out);
-  sparse_lift<T, 3>(F + 27 * T::LDF, arow + 243, out);
-  /* tint is no longer read (the barrier above): the update goes in its place */
-  Real *Up = I + p * T::LDA;
+  sparse_project<T, 1>(Ip, F1 + p);
+  sparse_lift<T, 0>(F0, arow, out);
+  __syncthreads(); /* F0 read */
+  sparse_project<T, 2>(Ip, F0 + p);
+  sparse_lift<T, 1>(F1, arow + 81, out);
+  __syncthreads(); /* F1 read */
+  sparse_project<T, 3>(Ip, F1 + p);
+  sparse_lift<T, 2>(F0, arow + 162, out);
+  __syncthreads(); /* tint read for the last time, F1 written */
+  sparse_lift<T, 3>(F1, arow + 243, out);
+  Real *Up = I + p * T::LDA; /* the update in tint's place */
 #pragma unroll
   for (int l = 0; l < T::B; ++l) Up[l] = out[l];
   __syncthreads();

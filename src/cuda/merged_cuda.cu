@@ -1,6 +1,7 @@
 /** @file merged_cuda.cu  CUDA launchers of the fused predictor, ader + local in one kernel, for one tile and for
  *  the tiles of a merged task in one grid (codelet "merged"). */
 #include "cuda_cell.cuh"
+#include "cuda_sparse.cuh"
 
 namespace {
 
@@ -121,6 +122,13 @@ extern "C" void sq_cuda_predict(sq_precision prec, int order, int64_t n, const v
                                 const void *flux_local, double dt, void *tint, void *derivs, void *lts_buffer,
                                 int buffer_reset, void *stream) {
   if (n <= 0) return;
+  const int rs = prec == SQ_F64 ? 8 : 4;
+  if (sq_cuda::sparse_ader(order, rs) && sq_cuda::sparse_local(order, rs)) {
+    /* where both have sparse kernels, the two of them (through tint in global memory) beat the fused kernel */
+    sq_cuda_ader(prec, order, n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
+    sq_cuda_local(prec, order, n, pack, tint, star, flux_local, dofs, stream);
+    return;
+  }
   sq_cuda::dispatch<PredictLaunch>("predict", prec, order, n, pack, dofs, star, flux_local, dt, tint, derivs,
                                    lts_buffer, buffer_reset, (cudaStream_t)stream);
 }
