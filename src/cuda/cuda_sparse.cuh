@@ -1,6 +1,7 @@
 /**
- * @file cuda_sparse.cuh  The ADER predictor with the reference operators compiled in as sparse code: one thread per
- * (element, quantity p), 9 threads per element, and the non-zeros of K_der,d as literal multiply-adds.
+ * @file cuda_sparse.cuh  The ADER predictor (`ader`) and the volume + local-flux update (`local`) with the reference
+ * operators compiled in as sparse code: one thread per (element, quantity p), 9 threads per element, and the
+ * non-zeros of the operators as literal multiply-adds.
  *
  * sq_cuda_ops.h (written at build time by sq-gen-ops from src/ref.c; src/cuda/gen_ops.c) lists, per order, the
  * non-zeros of the three K_der,d column by column as an X-macro.  Step i of the Cauchy-Kovalevski recursion,
@@ -18,7 +19,9 @@
  * Column p of D^i goes to shared memory, a barrier, and the block copies D^i to the derivatives output with
  * coalesced stores; thread p adds the Taylor term to its column of tint in registers.  At the end tint goes through
  * shared memory to tint and the LTS buffer (reset or accumulate), coalesced.  Everything ader_kernel does, with the
- * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md).
+ * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md). local_sparse_kernel
+ * (below) does the same for `local` with K_vol,d and the local flux factored through the face basis; local_cuda.cu
+ * takes it where sparse_local, and sq_cuda_predict runs the two where both hold.
  */
 #ifndef SQ_CUDA_SPARSE_CUH
 #define SQ_CUDA_SPARSE_CUH
@@ -27,8 +30,10 @@
 #include "sq_cuda_ops.h"
 
 /**
- * The orders at which `ader` takes the sparse kernel, per precision (first and last; an empty range where the first
- * is above the last): where it measured faster than the row-group kernel of cuda_kernels.cuh (docs/PERFORMANCE.md).
+ * The orders at which `ader` and `local` take the sparse kernels, per precision (first and last): where they measured
+ * faster than the row-group kernels of cuda_kernels.cuh on an H100 (docs/PERFORMANCE.md).  `ader` is faster at every
+ * order in both precisions; `local` in single precision at every order and in double precision up to order 4: from
+ * order 5 on, the double-precision sparse `local` needs more than 250 registers (and spills from order 6).
  */
 #ifndef SQ_CUDA_SPARSE_ADER_MIN_SP
 #define SQ_CUDA_SPARSE_ADER_MIN_SP 2
@@ -42,7 +47,6 @@
 #ifndef SQ_CUDA_SPARSE_ADER_MAX_DP
 #define SQ_CUDA_SPARSE_ADER_MAX_DP 7
 #endif
-/** The same for `local` (ader_sparse_kernel and local_sparse_kernel are chosen independently). */
 #ifndef SQ_CUDA_SPARSE_LOCAL_MIN_SP
 #define SQ_CUDA_SPARSE_LOCAL_MIN_SP 2
 #endif
@@ -53,7 +57,7 @@
 #define SQ_CUDA_SPARSE_LOCAL_MIN_DP 2
 #endif
 #ifndef SQ_CUDA_SPARSE_LOCAL_MAX_DP
-#define SQ_CUDA_SPARSE_LOCAL_MAX_DP 7
+#define SQ_CUDA_SPARSE_LOCAL_MAX_DP 4
 #endif
 /** Threads a block of the sparse kernel aims at (9 per element), and the most shared memory it may take (bytes). */
 #ifndef SQ_CUDA_SPARSE_THREADS
@@ -64,7 +68,8 @@
 #endif
 /**
  * Blocks per SM that the sparse kernels ask the compiler to make room for (__launch_bounds__; 0: no bound, the
- * registers are the compiler's choice).
+ * registers are the compiler's choice).  4 measured no faster in single precision and slower in double
+ * (docs/PERFORMANCE.md).
  */
 #ifndef SQ_CUDA_SPARSE_MIN_BLOCKS
 #define SQ_CUDA_SPARSE_MIN_BLOCKS 0
