@@ -21,12 +21,13 @@
  * shared memory to tint and the LTS buffer (reset or accumulate), coalesced.  Everything ader_kernel does, with the
  * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md). local_sparse_kernel
  * (below) does the same for `local` with K_vol,d and the local flux factored through the face basis; local_cuda.cu
- * takes it where sparse_local, and sq_cuda_predict runs the two where both hold.
+ * takes it where local_takes_sparse.  sq_cuda_predict runs `ader` and `local` as two kernels wherever `ader` is sparse,
+ * but for small tiles that keep the cell or fine-row `local` (small_tile_keeps_rows).
  */
 #ifndef SQ_CUDA_SPARSE_CUH
 #define SQ_CUDA_SPARSE_CUH
 
-#include "cuda_device.cuh"
+#include "cuda_cell.cuh"
 #include "sq_cuda_ops.h"
 
 /**
@@ -391,6 +392,38 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real>::THREADS, SQ_CUD
   __syncthreads();
   sparse_store<T>(smem + T::OFF_A, T::LDA, T::B, ne, dofs + e0 * T::NQ, T::NQ, true);
 }
+
+#ifndef SQ_CUDA_EMULATE
+/**
+ * Up to this order, a small tile keeps the row-group launcher's small-tile kernels for `local` (the cell kernel at
+ * order 2, fine row groups at order 3 in single precision) where the sparse grid would fill fewer than
+ * SQ_CUDA_NARROW_MIN_WAVES waves: on a 4 374-element tile those measured faster than the sparse `local`, which wins
+ * on large tiles at every order and on small ones from order 4 on (docs/PERFORMANCE.md, "Small clusters").
+ */
+#ifndef SQ_CUDA_SPARSE_SMALL_MAX_ORDER
+#define SQ_CUDA_SPARSE_SMALL_MAX_ORDER 3
+#endif
+
+/**
+ * Whether a tile of n elements keeps `local`'s cell or fine-row kernel by the small-tile rule above (and the fused
+ * predictor its cell or fine-row form).
+ */
+template <int ORDER, typename Real> inline bool small_tile_keeps_rows(int64_t n) {
+  if constexpr (ORDER > SQ_CUDA_SPARSE_SMALL_MAX_ORDER || !sparse_local(ORDER, sizeof(Real))) {
+    return false;
+  } else {
+    using S = SparseLocalShape<ORDER, Real>;
+    using T = LocalShape<ORDER, Real>;
+    return few_waves<S>(local_sparse_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse)", ORDER) &&
+           (cell_tile(ORDER, n) || fine_tile<T>(local_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "local", ORDER));
+  }
+}
+
+/** Whether `local` of a tile of n elements takes the sparse kernel: sparse_local, but for the small-tile rule. */
+template <int ORDER, typename Real> inline bool local_takes_sparse(int64_t n) {
+  return sparse_local(ORDER, sizeof(Real)) && !small_tile_keeps_rows<ORDER, Real>(n);
+}
+#endif
 
 } // namespace sq_cuda
 

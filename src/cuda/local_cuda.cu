@@ -38,12 +38,12 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* the sparse kernel where sparse_local (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small tiles:
-   * fine row groups (cuda_kernels.cuh, fine_tile) */
+  /* the sparse kernel where local_takes_sparse (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small
+   * tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
-    if constexpr (sq_cuda::sparse_local(ORDER, sizeof(Real))) {
+    if (sq_cuda::local_takes_sparse<ORDER, Real>(n)) {
       sparse(n, pack, tint, star, flux_local, dofs, stream);
       return;
     }
