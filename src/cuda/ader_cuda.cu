@@ -1,6 +1,7 @@
 /** @file ader_cuda.cu  CUDA launcher of the ADER predictor (codelet "ader"); kernels in cuda_kernels.cuh and
  *  cuda_cell.cuh. */
 #include "cuda_cell.cuh"
+#include "cuda_sparse.cuh"
 
 namespace {
 
@@ -28,10 +29,27 @@ template <int ORDER, typename Real> struct AderLaunch {
     sq_cuda::check_launch("ader (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
+  static void sparse(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
+                     void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
+    using S = sq_cuda::SparseShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * S::SMEM;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<S>(sq_cuda::ader_sparse_kernel<ORDER, Real>, n, smem, "ader (sparse)", ORDER);
+    sq_cuda::ader_sparse_kernel<ORDER, Real>
+        <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                 dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch("ader (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* the sparse kernel where sparse_ader (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small tiles:
+   * fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;
+    if constexpr (sq_cuda::sparse_ader(ORDER, sizeof(Real))) {
+      sparse(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
+      return;
+    }
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
       if (sq_cuda::cell_tile(ORDER, n)) {
         cell(n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);

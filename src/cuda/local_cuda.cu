@@ -1,5 +1,6 @@
 /** @file local_cuda.cu  CUDA launcher of the volume + local-flux update (codelet "local"). */
 #include "cuda_cell.cuh"
+#include "cuda_sparse.cuh"
 
 namespace {
 
@@ -26,10 +27,26 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
+  static void sparse(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
+                     void *dofs, cudaStream_t stream) {
+    using S = sq_cuda::SparseLocalShape<ORDER, Real>;
+    const size_t smem = sizeof(Real) * S::SMEM;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<S>(sq_cuda::local_sparse_kernel<ORDER, Real>, n, smem, "local (sparse)", ORDER);
+    sq_cuda::local_sparse_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    sq_cuda::check_launch("local (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
+  /* the sparse kernel where local_takes_sparse (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small
+   * tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
+    if (sq_cuda::local_takes_sparse<ORDER, Real>(n)) {
+      sparse(n, pack, tint, star, flux_local, dofs, stream);
+      return;
+    }
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
       if (sq_cuda::cell_tile(ORDER, n)) {
         cell(n, pack, tint, star, flux_local, dofs, stream);

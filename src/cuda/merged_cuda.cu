@@ -1,6 +1,7 @@
 /** @file merged_cuda.cu  CUDA launchers of the fused predictor, ader + local in one kernel, for one tile and for
  *  the tiles of a merged task in one grid (codelet "merged"). */
 #include "cuda_cell.cuh"
+#include "cuda_sparse.cuh"
 
 namespace {
 
@@ -43,10 +44,21 @@ template <int ORDER, typename Real> struct PredictLaunch {
     sq_cuda::check_launch("predict (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
+  /* with the sparse ader, ader and local apart (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh);
+   * small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, void *dofs, const void *star, const void *flux_local, double dt,
                   void *tint, void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
+    if constexpr (sq_cuda::sparse_ader(ORDER, sizeof(Real))) {
+      if (!sq_cuda::small_tile_keeps_rows<ORDER, Real>(n)) {
+        /* with the sparse ader, ader and local as two kernels (through tint in global memory) beat the fused
+         * kernel, but for the small tiles that keep the cell or fine-row local */
+        const sq_precision prec = sizeof(Real) == 8 ? SQ_F64 : SQ_F32;
+        sq_cuda_ader(prec, ORDER, n, pack, dofs, star, dt, tint, derivs, lts_buffer, buffer_reset, stream);
+        sq_cuda_local(prec, ORDER, n, pack, tint, star, flux_local, dofs, stream);
+        return;
+      }
+    }
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
       if (sq_cuda::cell_tile(ORDER, n)) {
         cell(n, pack, dofs, star, flux_local, dt, tint, derivs, lts_buffer, buffer_reset, stream);

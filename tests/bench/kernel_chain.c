@@ -13,12 +13,13 @@
  *   visco     a viscoelastic step (3 mechanisms, Qp 50, Qs 25): the anelastic predictor, local, the anelastic
  *             source, neighbour: the kernels of a step with attenuation (separate tasks, docs/ATTENUATION.md)
  *   ader_ane, ane_source   the anelastic kernels alone
- * (SQ_KC_CHAINS=LIST: only the chains whose names are part of LIST) and prints microseconds per launch sequence
- * element updates per second, and the FLOP rate counted on non-zeros (sq_ref_flops_nonzero; the elastic chains
- * only) with its fraction of the peak SQ_PEAK_SP_GFLOPS / SQ_PEAK_DP_GFLOPS (defaults as starquake-proxy's): the
- * fraction of the non-zero ceiling.  The last line per order compares the smallest size's best step with the
- * largest size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per point, VISCO compares
- * the viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
+ * (SQ_KC_CHAINS=LIST: only the chains whose names are part of LIST; SQ_KC_CHECK=1: first a CHECK line per point, ader
+ * and local on up to 20 000 elements against the CPU kernels, exit status 1 when one is out of bounds) and prints
+ * microseconds per launch sequence element updates per second, and the FLOP rate counted on non-zeros
+ * (sq_ref_flops_nonzero; the elastic chains only) with its fraction of the peak SQ_PEAK_SP_GFLOPS / SQ_PEAK_DP_GFLOPS
+ * (defaults as starquake-proxy's): the fraction of the non-zero ceiling.  The last line per order compares the smallest
+ * size's best step with the largest size's best step (the 4k-cluster ratio without StarPU, docs/PERFORMANCE.md); per
+ * point, VISCO compares the viscoelastic step with the faster elastic one.  Exits 77 without CUDA or a GPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -116,6 +117,69 @@ static double time_variant(const chain *c, int v, double seconds) {
   return ms * 1e-3 / reps;
 }
 
+/** Relative L2 difference of @p count reals of @p a against @p b (precision @p p). */
+static double rel_l2(sq_precision p, const void *a, const void *b, size_t count) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double x = p == SQ_F64 ? ((const double *)a)[i] : ((const float *)a)[i];
+    const double y = p == SQ_F64 ? ((const double *)b)[i] : ((const float *)b)[i];
+    num += (x - y) * (x - y);
+    den += y * y;
+  }
+  return isfinite(num) ? sqrt(num / (den > 0 ? den : 1)) : INFINITY;
+}
+
+/**
+ * SQ_KC_CHECK: the GPU predictor (with derivatives, LTS buffer reset) and local update (on the CPU's tint) of the
+ * first elements of the point against the CPU kernels (sq_kernel_ader, sq_kernel_local), printed as a CHECK line;
+ * returns whether they are within the emulator's bounds (tint, buffer, derivatives, the dofs after local).
+ */
+static int check_ader(const chain *c, const sq_disc *d) {
+  const int64_t m = c->n < 20000 ? c->n : 20000;
+  const size_t rs = sq_real_size(c->p), nq = (size_t)d->nbasis * 9, blk = m * nq * rs, dblk = blk * c->order;
+  void *tint = dev_copy(NULL, blk), *der = dev_copy(NULL, dblk), *buf = dev_copy(NULL, blk);
+  sq_cuda_ader(c->p, c->order, m, c->pack, c->dofs, c->star, c->dt, tint, der, buf, 1, c->s);
+  CK(cudaStreamSynchronize(c->s));
+  char *h = malloc(2 * blk + dblk), *r = malloc(blk + dblk);
+  if (!h || !r) exit(1);
+  CK(cudaMemcpy(h, tint, blk, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(h + blk, buf, blk, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(h + 2 * blk, der, dblk, cudaMemcpyDeviceToHost));
+  sq_kernel_ader(c->p, c->order, m, d->pack, d->dofs, d->star, c->dt, r, r + blk);
+  const double et = rel_l2(c->p, h, r, m * nq), eb = rel_l2(c->p, h + blk, r, m * nq),
+               ed = rel_l2(c->p, h + 2 * blk, r + blk, m * nq * c->order), tol = c->p == SQ_F64 ? 1e-12 : 1e-5;
+  /* local on the CPU's tint */
+  void *dofs = dev_copy(d->dofs, blk);
+  CK(cudaMemcpy(tint, r, blk, cudaMemcpyHostToDevice));
+  sq_cuda_local(c->p, c->order, m, c->pack, tint, c->star, c->flocal, dofs, c->s);
+  CK(cudaStreamSynchronize(c->s));
+  CK(cudaMemcpy(h, dofs, blk, cudaMemcpyDeviceToHost));
+  memcpy(h + blk, d->dofs, blk);
+  sq_kernel_local(c->p, c->order, m, d->pack, r, d->star, d->flux_local, h + blk);
+  const double ef = rel_l2(c->p, h, h + blk, m * nq);
+  /* the update alone (dofs after minus dofs before, on both), for information */
+  for (size_t i = 0; i < m * nq; ++i) {
+    if (c->p == SQ_F64) {
+      ((double *)h)[i] -= ((const double *)d->dofs)[i];
+      ((double *)(h + blk))[i] -= ((const double *)d->dofs)[i];
+    } else {
+      ((float *)h)[i] -= ((const float *)d->dofs)[i];
+      ((float *)(h + blk))[i] -= ((const float *)d->dofs)[i];
+    }
+  }
+  const double eu = rel_l2(c->p, h, h + blk, m * nq);
+  const int ok = et <= tol && eb <= tol && ed <= tol && ef <= tol;
+  printf("CHECK order=%d prec=%s elems=%lld ader: tint_rel_l2=%.3e buffer_rel_l2=%.3e derivs_rel_l2=%.3e local: "
+         "dofs_rel_l2=%.3e (update alone %.3e) %s\n",
+         c->order, c->p == SQ_F64 ? "double" : "single", (long long)m, et, eb, ed, ef, eu, ok ? "ok" : "FAIL");
+  free(h), free(r);
+  cudaFree(tint), cudaFree(der), cudaFree(buf), cudaFree(dofs);
+  return ok;
+}
+
+/** Whether an SQ_KC_CHECK comparison failed (the exit status). */
+static int check_failed;
+
 static int cubes_for(int64_t elems) {
   const int c = (int)lround(cbrt((double)elems / 6.0));
   return c < 2 ? 2 : c;
@@ -185,6 +249,7 @@ static double run_point(int64_t elems, int order, sq_precision p, double seconds
   c.ane = dev_copy(NULL, (size_t)d->nelem * d->nbasis * 6 * (KC_NMECH + 1) * rs);
   free(coefs), free(coefw);
   CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
+  if (getenv("SQ_KC_CHECK") && !check_ader(&c, d)) check_failed = 1;
   double best = 1e30, elastic = 1e30, vstep = 0, nz[3];
   const char *only = getenv("SQ_KC_CHAINS");
   sq_ref_flops_nonzero(d->ref, nz);
@@ -258,6 +323,6 @@ int main(int argc, char **argv) {
     }
     if (ne > 1) printf("RATIO order=%d prec=%s smallest/largest best step rate=%.3f\n", order, argv[3], last / first);
   }
-  return 0;
+  return check_failed;
 }
 #endif

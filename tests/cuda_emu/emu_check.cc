@@ -6,6 +6,7 @@
  */
 #define SQ_CUDA_EMULATE 1
 #include "cuda_cell.cuh"
+#include "cuda_sparse.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -118,6 +119,37 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
                                       buf_g2.data(), 1);
   });
   report("ader.reset", ORDER, buf_g2, tint_c);
+  { /* the sparse predictor (cuda_sparse.cuh), at every order whether ader_cuda.cu takes it or not */
+    using SP = sq_cuda::SparseShape<ORDER, Real>;
+    std::vector<Real> ts(n * NQ, NAN), ds(n * ORDER * NQ, NAN), bs = buf_init;
+    sq_emu_launch(grid(SP::E), SP::THREADS, sizeof(Real) * SP::SMEM, [&] {
+      sq_cuda::ader_sparse_kernel<ORDER, Real>(n, SP::E, pack, dofs.data(), star.data(), dt, ts.data(), ds.data(),
+                                               bs.data(), 0);
+    });
+    report("sp.tint", ORDER, ts, tint_c);
+    report("sp.deriv", ORDER, ds, der_c);
+    report("sp.buf", ORDER, bs, buf_c);
+    for (const int epb : {small_epb(SP::E), 1}) {
+      std::vector<Real> t2(n * NQ, NAN), d2(n * ORDER * NQ, NAN), b2 = buf_init;
+      sq_emu_launch(grid(epb), SP::THREADS, sizeof(Real) * SP::SMEM, [&] {
+        sq_cuda::ader_sparse_kernel<ORDER, Real>(n, epb, pack, dofs.data(), star.data(), dt, t2.data(), d2.data(),
+                                                 b2.data(), 0);
+      });
+      same_bits("sp.tint", ORDER, per_block(epb), t2, ts);
+      same_bits("sp.deriv", ORDER, per_block(epb), d2, ds);
+      same_bits("sp.buf", ORDER, per_block(epb), b2, bs);
+    }
+    std::vector<Real> t3(n * NQ, NAN), b3(n * NQ, NAN);
+    sq_emu_launch(grid(SP::E), SP::THREADS, sizeof(Real) * SP::SMEM, [&] {
+      sq_cuda::ader_sparse_kernel<ORDER, Real>(n, SP::E, pack, dofs.data(), star.data(), dt, t3.data(), nullptr,
+                                               b3.data(), 1);
+    });
+    same_bits("sp.tint", ORDER, "no derivatives, buffer reset", t3, ts);
+    same_bits("sp.reset", ORDER, "buffer reset: tint", b3, ts);
+    printf("O%d %s: sparse ader E/threads/smem %d/%d/%d (%s)\n", ORDER, sizeof(Real) == 8 ? "f64" : "f32", SP::E,
+           SP::THREADS, (int)sizeof(Real) * SP::SMEM,
+           sq_cuda::sparse_ader(ORDER, sizeof(Real)) ? "taken by ader" : "not taken");
+  }
 
   /* local */
   std::vector<Real> q_c = dofs, q_g = dofs;
@@ -129,6 +161,23 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     });
     if (epb == TL::E) q_g = q, report("local", ORDER, q_g, q_c);
     else same_bits("local", ORDER, per_block(epb), q, q_g);
+  }
+
+  { /* the sparse local kernel (cuda_sparse.cuh), at every order whether local_cuda.cu takes it or not */
+    using SL = sq_cuda::SparseLocalShape<ORDER, Real>;
+    std::vector<Real> qs;
+    for (const int epb : {SL::E, small_epb(SL::E), 1}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), SL::THREADS, sizeof(Real) * SL::SMEM, [&] {
+        sq_cuda::local_sparse_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(),
+                                                  q.data());
+      });
+      if (epb == SL::E) qs = q, report("sp.local", ORDER, qs, q_c);
+      else same_bits("sp.local", ORDER, per_block(epb), q, qs);
+    }
+    printf("O%d %s: sparse local E/threads/smem %d/%d/%d (%s)\n", ORDER, sizeof(Real) == 8 ? "f64" : "f32", SL::E,
+           SL::THREADS, (int)sizeof(Real) * SL::SMEM,
+           sq_cuda::sparse_local(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
   }
 
   /* fused predictor: ader (+ buffer) then local */

@@ -107,9 +107,9 @@ static sq_disc *make_disc(int cubes, int order, sq_precision prec, int lts, int 
 
 /* ---- (1) kernels ----------------------------------------------------------------------------- */
 
-static void kernels_one(int order, sq_precision p) {
+static void kernels_one(int cubes, int order, sq_precision p) {
   sq_mesh *mesh;
-  sq_disc *d = make_disc(3, order, p, 0, 1 << 20, &mesh); /* 162 elements */
+  sq_disc *d = make_disc(cubes, order, p, 0, 1 << 20, &mesh); /* 6 cubes^3 elements */
   const int64_t n = d->nelem;
   const int B = d->nbasis;
   const size_t rs = sq_real_size(p), nq = (size_t)B * 9, len = n * nq, blk = len * rs;
@@ -217,8 +217,18 @@ static void kernels_one(int order, sq_precision p) {
 
 START_TEST(kernels_vs_cpu) {
   for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order) {
-    kernels_one(order, SQ_F64);
-    kernels_one(order, SQ_F32);
+    kernels_one(3, order, SQ_F64); /* 162 elements */
+    kernels_one(3, order, SQ_F32);
+  }
+}
+END_TEST
+
+/* A tile large enough that `local` and the predictor take the sparse kernels at the orders where small tiles keep
+ * the cell or fine-row ones (small_tile_keeps_rows, src/cuda/cuda_sparse.cuh): 131 712 elements. */
+START_TEST(kernels_vs_cpu_large) {
+  for (int order = SQ_ORDER_MIN; order <= 3; ++order) {
+    kernels_one(28, order, SQ_F64);
+    kernels_one(28, order, SQ_F32);
   }
 }
 END_TEST
@@ -574,6 +584,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_checked_fixture(tc, NULL, teardown);
   tcase_add_test(tc, kernels_vs_cpu);
+  tcase_add_test(tc, kernels_vs_cpu_large);
   tcase_add_test(tc, ane_kernels_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);
