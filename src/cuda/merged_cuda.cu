@@ -76,7 +76,8 @@ template <int ORDER, typename Real> struct PredictLaunch {
 };
 
 /* All segments of a merged task in one grid: blocks of epb elements (grid_for over the total), the
- * variant (cell, fine rows or the default) chosen for the total as for one tile of that size. */
+ * variant (cell, fine rows or the default) chosen for the total as for one tile of that size; where the
+ * sparse ader runs for a tile of that size, each segment as one tile instead. */
 template <int ORDER, typename Real> struct PredictSegmentsLaunch {
   template <int NARROW>
   static void launch(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
@@ -102,6 +103,18 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
 
   static void run(sq_cuda_segments *segs, int64_t total, const void *pack, cudaStream_t stream) {
     using T = sq_cuda::PredictShape<ORDER, Real>;
+    if constexpr (sq_cuda::sparse_ader(ORDER, sizeof(Real))) {
+      if (!sq_cuda::small_tile_keeps_rows<ORDER, Real>(total)) {
+        /* with the sparse ader the fused grid is the slower form: each segment as one tile (sq_cuda_predict),
+         * one after the other on the stream; the same bits as unmerged tasks by construction */
+        for (int s = 0; s < segs->nseg; ++s) {
+          const sq_cuda_segment &g = segs->seg[s];
+          PredictLaunch<ORDER, Real>::run(g.n, pack, g.dofs, g.star, g.flux_local, g.dt, g.tint, g.derivs, g.lts_buffer,
+                                          g.buffer_reset, stream);
+        }
+        return;
+      }
+    }
     if constexpr (ORDER <= SQ_CUDA_CELL_MAX_ORDER) {
       if (sq_cuda::cell_tile(ORDER, total)) {
         cell(segs, total, pack, stream);
