@@ -109,8 +109,9 @@ template <int ORDER, typename Real> struct PredictSegmentsLaunch {
          * one after the other on the stream; the same bits as unmerged tasks by construction */
         for (int s = 0; s < segs->nseg; ++s) {
           const sq_cuda_segment &g = segs->seg[s];
-          PredictLaunch<ORDER, Real>::run(g.n, pack, g.dofs, g.star, g.flux_local, g.dt, g.tint, g.derivs, g.lts_buffer,
-                                          g.buffer_reset, stream);
+          if (g.n > 0)
+            PredictLaunch<ORDER, Real>::run(g.n, pack, g.dofs, g.star, g.flux_local, g.dt, g.tint, g.derivs,
+                                            g.lts_buffer, g.buffer_reset, stream);
         }
         return;
       }
