@@ -584,43 +584,46 @@ static int run_report(const run *r) {
   const double ups_steady = nsteady > 0 && r->t_advance > 0 ? (double)nsteady * lts_work / r->t_advance : ups;
   const double ups_after = nsteady > 0 && t_after > 0 ? (double)nsteady * lts_work / t_after : ups;
   const double yield_fraction = nsteps > 0 ? (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0;
-  const sq_run_summary sum = {.config = cfg->path,
-                              .cells = sq_mesh_ncell_global(s->mesh),
-                              .order = cfg->order,
-                              .precision = cfg->precision,
-                              .sync_intervals = nsteps,
-                              .dt_sync = r->dt,
-                              .end_time = s->time,
-                              .wall_time_steps = t_steps,
-                              .wall_time_stepping = r->t_stepping,
-                              .updates_per_second = ups,
-                              .updates_per_second_steady = ups_steady,
-                              .steady_sync_intervals = nsteady,
-                              .updates_per_second_after_first_chunk = ups_after,
-                              .wall_time_fetch = r->t_fetch,
-                              .wall_time_outputs = r->t_outputs,
-                              .task_submission_seconds = s->submit_seconds,
-                              .grouped_step_tasks = s->grouped_tasks,
-                              .gts_equivalent_updates_per_second = (double)nsteps * r->gts_work / t_steps,
-                              .clusters = s->disc->ncluster,
-                              .lts_work_ratio = lts_work / r->gts_work,
-                              .ranks = s->nranks,
-                              .energy = e_end,
-                              .has_l2 = s->has_analytic,
-                              .l2_error_relative = err / norm,
-                              .dofs_hash = hash,
-                              .has_plastic = s->plastic != NULL,
-                              .plastic_strain_hash = plast.strain_hash,
-                              .plastic_yielded_cells = plast.yielded_cells,
-                              .plastic_yield_updates = plast.yield_updates,
-                              .plastic_yield_fraction = yield_fraction,
-                              .plastic_max_eta = plast.max_eta,
-                              .has_fault = s->fault != NULL,
-                              .seismic_moment = rupture.seismic_moment,
-                              .fault_area = rupture.fault_area,
-                              .ruptured_area = rupture.ruptured_area,
-                              .peak_slip = rupture.peak_slip,
-                              .peak_slip_rate = rupture.peak_slip_rate};
+  const sq_run_summary sum = {
+      .config = cfg->path,
+      .cells = sq_mesh_ncell_global(s->mesh),
+      .order = cfg->order,
+      .precision = cfg->precision,
+      .sync_intervals = nsteps,
+      .dt_sync = r->dt,
+      .end_time = s->time,
+      .wall_time_steps = t_steps,
+      .wall_time_stepping = r->t_stepping,
+      .updates_per_second = ups,
+      .updates_per_second_steady = ups_steady,
+      .steady_sync_intervals = nsteady,
+      .updates_per_second_after_first_chunk = ups_after,
+      .wall_time_fetch = r->t_fetch,
+      .wall_time_outputs = r->t_outputs,
+      .task_submission_seconds = s->submit_seconds,
+      .grouped_step_tasks = s->grouped_tasks,
+      .gts_equivalent_updates_per_second = (double)nsteps * r->gts_work / t_steps,
+      .clusters = s->disc->ncluster,
+      .lts_work_ratio = lts_work / r->gts_work,
+      .ranks = s->nranks,
+      .energy = e_end,
+      .has_l2 = s->has_analytic,
+      .l2_error_relative = err / norm,
+      .dofs_hash = hash,
+      .has_plastic = s->plastic != NULL,
+      .plastic_strain_hash = plast.strain_hash,
+      .plastic_yielded_cells = plast.yielded_cells,
+      .plastic_yield_updates = plast.yield_updates,
+      .plastic_yield_fraction = yield_fraction,
+      .plastic_max_eta = plast.max_eta,
+      .has_fault = s->fault != NULL,
+      .seismic_moment = rupture.seismic_moment,
+      .fault_area = rupture.fault_area,
+      .ruptured_area = rupture.ruptured_area,
+      .peak_slip = rupture.peak_slip,
+      .peak_slip_rate = rupture.peak_slip_rate,
+      .peak_slip_at = {rupture.peak_slip_at[0], rupture.peak_slip_at[1], rupture.peak_slip_at[2]},
+      .peak_face_slip = rupture.peak_face_slip};
   SQ_CALL(sq_run_summary_write(fname, &sum));
   if (sq_verbosity < 1) return SQ_SUCCESS;
   printf("done: %lld steps in %.2f s (%.3g element updates/s; after the first %lld, %.3g in the time "
@@ -636,10 +639,11 @@ static int run_report(const run *r) {
            nsteps > 0 ? 100.0 * (double)plast.yield_updates / ((double)nsteps * lts_work) : 0.0,
            (unsigned long long)plast.strain_hash);
   if (s->fault)
-    printf("rupture: seismic moment %.4g N m, Mw %.2f; ruptured %.4g of %.4g km^2; peak slip %.3g m, peak slip "
-           "rate %.3g m/s\n",
+    printf("rupture: seismic moment %.4g N m, Mw %.2f; ruptured %.4g of %.4g km^2; peak slip %.3g m at (%.0f, %.0f, "
+           "%.0f) m (largest face average %.3g m), peak slip rate %.3g m/s\n",
            rupture.seismic_moment, sq_moment_magnitude(rupture.seismic_moment), rupture.ruptured_area * 1e-6,
-           rupture.fault_area * 1e-6, rupture.peak_slip, rupture.peak_slip_rate);
+           rupture.fault_area * 1e-6, rupture.peak_slip, rupture.peak_slip_at[0], rupture.peak_slip_at[1],
+           rupture.peak_slip_at[2], rupture.peak_face_slip, rupture.peak_slip_rate);
   return SQ_SUCCESS;
 }
 

@@ -97,9 +97,9 @@ int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   if (s->has_fault) /* the rupture at the end of the run (SI units: N m, m^2, m, m/s) */
     fprintf(fs,
             "seismic_moment: %.6e\nmoment_magnitude: %.4f\nfault_area: %.6e\nruptured_area: %.6e\n"
-            "peak_slip: %.6e\npeak_slip_rate: %.6e\n",
+            "peak_slip: %.6e\npeak_slip_rate: %.6e\npeak_slip_position: %.6e %.6e %.6e\npeak_face_slip: %.6e\n",
             s->seismic_moment, sq_moment_magnitude(s->seismic_moment), s->fault_area, s->ruptured_area, s->peak_slip,
-            s->peak_slip_rate);
+            s->peak_slip_rate, s->peak_slip_at[0], s->peak_slip_at[1], s->peak_slip_at[2], s->peak_face_slip);
   if (s->has_plastic)
     fprintf(fs,
             "plastic_strain_hash: %016llx\nplastic_yielded_cells: %lld\nplastic_yield_updates: %lld\n"

@@ -74,6 +74,8 @@ typedef struct sq_run_summary {
   double seismic_moment;            /**< M0 = integral of mu |slip| over the fault (N m); Mw is derived from it */
   double fault_area, ruptured_area; /**< the fault's area and that of its ruptured points (m^2) */
   double peak_slip, peak_slip_rate; /**< largest |slip| (m) and largest slip rate so far (m/s) of any point */
+  double peak_slip_at[3];           /**< where the point of the largest |slip| lies (m) */
+  double peak_face_slip;            /**< largest |slip| averaged over a fault face's points (m) */
 } sq_run_summary;
 
 /**

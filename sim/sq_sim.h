@@ -182,11 +182,13 @@ void sq_sim_plasticity_stats(const sq_sim *sim, sq_plasticity_stats *stats);
 
 /** The rupture so far, over the fault quadrature points of all ranks (each point counted once). */
 typedef struct sq_rupture_stats {
-  double seismic_moment; /**< M0 = sum of mu |slip| dA (N m), as the energy file's seismic_moment */
-  double fault_area;     /**< the fault's area (m^2) */
-  double ruptured_area;  /**< area of the points with a rupture time (|V| once above the threshold), m^2 */
-  double peak_slip;      /**< largest |slip| of any point (m) */
-  double peak_slip_rate; /**< largest peak slip rate of any point (m/s) */
+  double seismic_moment;  /**< M0 = sum of mu |slip| dA (N m), as the energy file's seismic_moment */
+  double fault_area;      /**< the fault's area (m^2) */
+  double ruptured_area;   /**< area of the points with a rupture time (|V| once above the threshold), m^2 */
+  double peak_slip;       /**< largest |slip| of any point (m) */
+  double peak_slip_at[3]; /**< where that point lies (m) */
+  double peak_face_slip;  /**< largest |slip| averaged over a fault face's points (m) */
+  double peak_slip_rate;  /**< largest peak slip rate of any point (m/s) */
 } sq_rupture_stats;
 
 /** @brief Collect the rupture statistics (collective; zero without a fault). */

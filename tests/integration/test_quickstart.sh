@@ -50,6 +50,12 @@ if not disc <= ruptured <= area * (1 + 1e-12):
     errs.append("ruptured_area %.4g outside [the nucleation disc %.4g, the fault %.4g]" % (ruptured, disc, area))
 if not d_c <= peak_slip <= 4 * dtau * W / mu:
     errs.append("peak_slip %.4g outside [d_c, %.4g]" % (peak_slip, 4 * dtau * W / mu))
+x, y, z = (float(v) for v in summ["peak_slip_position"].split())
+if not (abs(y) <= 1e-6 * L and abs(x) <= L / 2 * (1 + 1e-12) and -W * (1 + 1e-12) <= z <= 0):
+    errs.append("peak_slip_position (%g, %g, %g) is not on the fault" % (x, y, z))
+face_slip = float(summ["peak_face_slip"])
+if not 0 < face_slip <= peak_slip:
+    errs.append("peak_face_slip %.4g outside (0, peak_slip %.4g]" % (face_slip, peak_slip))
 if not peak_rate > 0.1:
     errs.append("peak_slip_rate %.4g" % peak_rate)
 lines = open(prefix + "-energy.csv").read().split()
@@ -65,9 +71,10 @@ if abs(rows[-1][head.index("seismic_moment")] - m0) > 1e-6 * m0:
     errs.append("the energy file's last M0 %g is not the summary's %g" % (rows[-1][head.index("seismic_moment")], m0))
 if errs:
     sys.exit("; ".join(errs))
-print("M0 %.4g N m in [%.3g, %.3g], Mw %.4f in [%.2f, %.2f]; ruptured %.1f of %.1f km^2; peak slip %.2f m, "
-      "peak slip rate %.2f m/s; %d energy rows with Mw = 2/3 (log10 M0 - 9.1)"
-      % (m0, lo, hi, mw_s, mw(lo), mw(hi), ruptured / 1e6, area / 1e6, peak_slip, peak_rate, len(rows)))
+print("M0 %.4g N m in [%.3g, %.3g], Mw %.4f in [%.2f, %.2f]; ruptured %.1f of %.1f km^2; peak slip %.2f m "
+      "at (%.0f, %.0f, %.0f) m, largest face average %.2f m, peak slip rate %.2f m/s; %d energy rows with "
+      "Mw = 2/3 (log10 M0 - 9.1)" % (m0, lo, hi, mw_s, mw(lo), mw(hi), ruptured / 1e6, area / 1e6, peak_slip,
+                                     x, y, z, face_slip, peak_rate, len(rows)))
 EOF
 ); then ok "it ruptures: $out"; else bad "rupture: $out"; fi
 

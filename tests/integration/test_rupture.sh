@@ -57,6 +57,7 @@ h=$(hash_of "$OUT/merged" tpv5)
 [ "$h" = "$ref" ] && ok "LTS with merged tasks, 2 workers, tile 32 = reference" || bad "merged: $h"
 
 # --- MPI: fault faces across ranks are solved on both sides, identically
+peak_lines() { grep -E '^(peak_slip|peak_slip_position|peak_face_slip):' "$1/tpv5-summary.txt"; }
 for run in "3 bwm" "4 bwm" "4 encoded"; do
   set -- $run
   timeout 300 mpirun -np $1 --oversubscribe "$SQ" "$cfg" --partition $2 --output "$OUT/np$1$2" > "$OUT/np.log" 2>&1
@@ -64,8 +65,9 @@ for run in "3 bwm" "4 bwm" "4 encoded"; do
   across=$(grep -o '([0-9]* across ranks)' "$OUT/np.log" | tr -dc '0-9')
   if [ $rc -eq 0 ] && [ "$h" = "$ref" ] && cmp -s "$OUT/lts/tpv5-cplot" "$OUT/np$1$2/tpv5-cplot" &&
      cmp -s "$st" "$OUT/np$1$2/tpv5-faultst000dp075" && cmp -s "$OUT/lts/tpv5-fault.xdmf" "$OUT/np$1$2/tpv5-fault.xdmf" &&
-     $PY "$H5CMP" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1
-  then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank (dofs, cplot, station, fault HDF5)"
+     $PY "$H5CMP" "$OUT/lts/tpv5-fault.h5" "$OUT/np$1$2/tpv5-fault.h5" > /dev/null 2>&1 &&
+     [ "$(peak_lines "$OUT/lts" | wc -l)" = 3 ] && [ "$(peak_lines "$OUT/lts")" = "$(peak_lines "$OUT/np$1$2")" ]
+  then ok "mpirun -np $1 ($2, ${across:-?} faces across ranks) = one rank (dofs, cplot, station, fault HDF5, peak slip and where)"
   else bad "mpirun -np $1 $2: rc=$rc hash=${h:-none}"; tail -3 "$OUT/np.log"; fi
 done
 
