@@ -134,14 +134,13 @@ void sq_sim_rupture_stats(const sq_sim *s, sq_rupture_stats *st) {
   memset(st, 0, sizeof(*st));
   const sq_fault *f = s->fault;
   if (!f) return;
-  double work, sums[2] = {0, 0}, peaks[3] = {0, 0, 0}; /* areas; peak slip rate, peak face-averaged slip */
+  double work, sums[2] = {0, 0}, peaks[2] = {0, 0}; /* areas; peak slip rate, peak face-averaged slip */
   int64_t peak_face = -1;
   int peak_point = 0;
   sq_fault_energies(f, s->disc, &work, &st->seismic_moment);
   for (int64_t i = 0; i < f->nface; ++i) {
     const sq_fault_face *fc = &f->face[i];
     if (!fc->owned[0]) continue; /* a face shared by two ranks: the rank of its "-" side counts it */
-    double mean[2] = {0, 0};
     for (int p = 0; p < f->npoint; ++p) {
       const sq_friction_state *ps = &f->point[i * f->npoint + p].state;
       const double da = 2.0 * f->chi_weight[p] * fc->area; /* the weights sum to 1/2 */
@@ -149,16 +148,18 @@ void sq_sim_rupture_stats(const sq_sim *s, sq_rupture_stats *st) {
       if (ps->rupture_time >= 0) sums[1] += da;
       const double slip = hypot(ps->slip[0], ps->slip[1]);
       if (slip > st->peak_slip) st->peak_slip = slip, peak_face = i, peak_point = p;
-      peaks[1] = fmax(peaks[1], ps->peak_slip_rate);
-      mean[0] += 2.0 * f->chi_weight[p] * ps->slip[0], mean[1] += 2.0 * f->chi_weight[p] * ps->slip[1];
+      peaks[0] = fmax(peaks[0], ps->peak_slip_rate);
     }
-    peaks[2] = fmax(peaks[2], hypot(mean[0], mean[1]));
+    sq_friction_state mean; /* the face's value in the fault output */
+    double mean_rate;
+    sq_fault_face_average(f, i, &mean, &mean_rate);
+    peaks[1] = fmax(peaks[1], hypot(mean.slip[0], mean.slip[1]));
   }
   if (peak_face >= 0) sq_fault_point_position(f, s->disc, peak_face, peak_point, st->peak_slip_at);
   if (s->nranks > 1) {
     MPI_Allreduce(MPI_IN_PLACE, &st->seismic_moment, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, peaks + 1, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, peaks, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     /* the position of the largest slip: from the rank that holds it (the lowest rank on a tie) */
     struct {
       double slip;
@@ -169,5 +170,5 @@ void sq_sim_rupture_stats(const sq_sim *s, sq_rupture_stats *st) {
     MPI_Bcast(st->peak_slip_at, 3, MPI_DOUBLE, peak.rank, MPI_COMM_WORLD);
   }
   st->fault_area = sums[0], st->ruptured_area = sums[1];
-  st->peak_slip_rate = peaks[1], st->peak_face_slip = peaks[2];
+  st->peak_slip_rate = peaks[0], st->peak_face_slip = peaks[1];
 }
