@@ -8,7 +8,8 @@
  * and its GPU aiming at FAST_SHARE of an equal share (runtime.fast_gpu_share).  For each it prints every GPU's
  * element updates per sync interval, cluster by cluster (with its tile count), against the equal share, and the
  * fastest cluster's tiles, halo tiles and those that may take whole steps (sq_step_fusable's tile conditions:
- * interior, no other tile of the fastest cluster among its neighbours).
+ * interior, no other tile of the fastest cluster among its neighbours), and that GPU's tiles of cluster 1: halo
+ * tiles (next to another GPU's region) and those that read the fastest cluster.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,15 @@ static int place(const sq_mesh *mesh, const sq_material *mat, sq_disc_options op
   }
   printf("the fastest cluster: %d tiles, %d of them halo tiles, %d may take whole steps (runtime.fuse_steps)\n", fast,
          fast_halo, whole);
+  int c1 = 0, c1_halo = 0, feeders = 0, feeders_halo = 0; /* cluster 1 on the fastest cluster's GPU */
+  for (int t = 0; t < d->ntile && g0 >= 0; ++t) {
+    if (d->tile[t].cluster != 1 || gpu[t] != g0) continue;
+    int reads = 0;
+    for (int k = 0; k < d->tile[t].nneighbor; ++k) reads |= d->tile[d->tile[t].neighbor[k]].cluster == 0;
+    c1++, c1_halo += d->tile[t].part_border, feeders += reads, feeders_halo += reads && d->tile[t].part_border;
+  }
+  printf("cluster 1 on GPU %d: %d tiles, %d of them halo tiles; %d read the fastest cluster, %d of those halo tiles\n",
+         g0, c1, c1_halo, feeders, feeders_halo);
   free(gpu);
   sq_disc_destroy(d);
   free(cluster);
