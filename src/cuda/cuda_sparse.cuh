@@ -597,9 +597,16 @@ template <int ORDER, typename Real> inline bool small_tile_keeps_rows(int64_t n)
   if constexpr (ORDER > SQ_CUDA_SPARSE_SMALL_MAX_ORDER || !sparse_local(ORDER, sizeof(Real))) {
     return false;
   } else {
-    using S = SparseLocalShape<ORDER, Real>;
     using T = LocalShape<ORDER, Real>;
-    return few_waves<S>(local_sparse_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse)", ORDER) &&
+    bool few;
+    if constexpr (sparse_local_split(ORDER, sizeof(Real))) {
+      using S = SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+      few = few_waves<S>(local_split_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse, split)", ORDER);
+    } else {
+      using S = SparseLocalShape<ORDER, Real>;
+      few = few_waves<S>(local_sparse_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse)", ORDER);
+    }
+    return few &&
            (cell_tile(ORDER, n) || fine_tile<T>(local_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "local", ORDER));
   }
 }

@@ -177,7 +177,28 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     }
     printf("O%d %s: sparse local E/threads/smem %d/%d/%d (%s)\n", ORDER, sizeof(Real) == 8 ? "f64" : "f32", SL::E,
            SL::THREADS, (int)sizeof(Real) * SL::SMEM,
-           sq_cuda::sparse_local(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
+           sq_cuda::sparse_local(ORDER, sizeof(Real)) && !sq_cuda::sparse_local_split(ORDER, sizeof(Real))
+               ? "taken by local"
+               : "not taken");
+    /* the split form, at every order whether local_cuda.cu takes it or not: against the CPU, and bitwise against the
+     * unsplit kernel (every row sums in the same order) */
+    using SS = sq_cuda::SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+    std::vector<Real> qss;
+    for (const int epb : {SS::E, small_epb(SS::E), 1}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
+        sq_cuda::local_split_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+      });
+      if (epb == SS::E) {
+        qss = q, report("sp.split", ORDER, qss, q_c);
+        same_bits("sp.split", ORDER, "unsplit sparse local", qss, qs);
+      } else {
+        same_bits("sp.split", ORDER, per_block(epb), q, qss);
+      }
+    }
+    printf("O%d %s: split sparse local (%d threads per quantity) E/threads/smem %d/%d/%d (%s)\n", ORDER,
+           sizeof(Real) == 8 ? "f64" : "f32", SS::NS, SS::E, SS::THREADS, (int)sizeof(Real) * SS::SMEM,
+           sq_cuda::sparse_local_split(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
   }
 
   /* fused predictor: ader (+ buffer) then local */
