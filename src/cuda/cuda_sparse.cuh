@@ -79,6 +79,35 @@
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP
 #define SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP 7
 #endif
+/**
+ * The orders at which `ader` takes the split form of the sparse kernel (ader_split_kernel: each (element, quantity)
+ * on SQ_CUDA_SPARSE_ADER_SPLIT threads, each holding a share of the rows of D^i and tint), per precision (first and
+ * last; a last below the first: none, the default).
+ */
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MIN_SP
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MIN_SP 2
+#endif
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MAX_SP
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_SP 1
+#endif
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP 2
+#endif
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP 1
+#endif
+/** Threads per (element, quantity) of the split sparse `ader` (rows l with l mod SPLIT = part go to thread part). */
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT
+#define SQ_CUDA_SPARSE_ADER_SPLIT 2
+#endif
+/**
+ * The most registers per thread the split sparse `ader` may take (launch bound as SQ_CUDA_SPARSE_SPLIT_MAX_REGS; 0:
+ * no bound, the default).  In double precision it takes 118, 150, 210 registers at orders 5, 6, 7 without spills;
+ * bound to 128 it spills 16 bytes at order 6 and 636 at order 7.
+ */
+#ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MAX_REGS
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_REGS 0
+#endif
 /** Threads per (element, quantity) of the split sparse `local` (rows l with l mod SPLIT = part go to thread part). */
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT
 #define SQ_CUDA_SPARSE_LOCAL_SPLIT 2
@@ -114,6 +143,12 @@ __host__ __device__ constexpr bool sparse_ader(int order, int real_size) {
                         : order >= SQ_CUDA_SPARSE_ADER_MIN_DP && order <= SQ_CUDA_SPARSE_ADER_MAX_DP;
 }
 
+/** Whether `ader` of this order and real size takes the split sparse kernel (ader_split_kernel; where sparse_ader). */
+__host__ __device__ constexpr bool sparse_ader_split(int order, int real_size) {
+  return real_size == 4 ? order >= SQ_CUDA_SPARSE_ADER_SPLIT_MIN_SP && order <= SQ_CUDA_SPARSE_ADER_SPLIT_MAX_SP
+                        : order >= SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP && order <= SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP;
+}
+
 /** Whether `local` of this order and real size takes the split sparse kernel (local_split_kernel). */
 __host__ __device__ constexpr bool sparse_local_split(int order, int real_size) {
   return real_size == 4 ? order >= SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP && order <= SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_SP
@@ -128,18 +163,25 @@ __host__ __device__ constexpr bool sparse_local(int order, int real_size) {
 }
 
 /**
- * Shape of the sparse kernel: E elements of 9 threads per block; per element two shared blocks, stored as the
+ * Shape of the sparse kernel: E elements of 9 NS threads per block (NS: threads per (element, quantity), 1 in
+ * ader_sparse_kernel; parts of SLOTS threads as in SparseLocalShape); per element two shared blocks, stored as the
  * global data (column-major, 9 columns) with an odd column stride, so that the 9 threads of an element reading or
  * writing their columns at one row hit different banks: A (B rows: D^0, the odd steps' input, tint at the end) and
  * D1 (nb(O - 1) rows: the even steps' input).
  */
-template <int ORDER_, typename Real_> struct SparseShape {
+template <int ORDER_, typename Real_, int NS_ = 1> struct SparseShape {
   using Real = Real_;
   static constexpr int ORDER = ORDER_, B = nbasis(ORDER), B1 = nbasis(ORDER - 1), NQ = 9 * B, RS = (int)sizeof(Real);
+  static constexpr int NS = NS_, ROWS = (B + NS - 1) / NS;
   static constexpr int LDA = B | 1, LD1 = B1 | 1; /**< column strides of the two blocks */
   static constexpr int PER_ELEMENT = 9 * (LDA + LD1);
-  static constexpr int E = cmax(1, cmin(SQ_CUDA_SPARSE_THREADS / 9, SQ_CUDA_SPARSE_SMEM / (RS * PER_ELEMENT)));
-  static constexpr int THREADS = 9 * E;
+  static constexpr int E = cmax(1, cmin(SQ_CUDA_SPARSE_THREADS / (9 * NS), SQ_CUDA_SPARSE_SMEM / (RS * PER_ELEMENT)));
+  static constexpr int SLOTS = NS == 1 ? 9 * E : (9 * E + 31) / 32 * 32;
+  static constexpr int THREADS = NS * SLOTS;
+  /** ader_split_kernel's launch bound: blocks per SM for SQ_CUDA_SPARSE_ADER_SPLIT_MAX_REGS registers (0: none) */
+  static constexpr int MIN_BLOCKS = SQ_CUDA_SPARSE_ADER_SPLIT_MAX_REGS > 0
+                                        ? 65536 / (SQ_CUDA_SPARSE_ADER_SPLIT_MAX_REGS * THREADS)
+                                        : 0;
   static constexpr int OFF_A = 0, OFF_1 = E * 9 * LDA; /**< the two regions, in reals */
   static constexpr int SMEM = E * PER_ELEMENT;
 };
@@ -576,6 +618,104 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_L
   }
   __syncthreads();
   sparse_store<T>(smem + T::OFF_A, T::LDA, T::B, ne, dofs + e0 * T::NQ, T::NQ, true);
+}
+
+/**
+ * Steps I .. O - 1 of the recursion in ader_split_kernel: part H of column p forms the rows l = H, H + NS, ... of D^I
+ * (every w_d(k) they use) and adds them to its rows of tint.
+ */
+template <class T, int I>
+__device__ __forceinline__ void split_steps(typename T::Real *smem, int part, bool active, int el, int p, int q0,
+                                            int q1, int q2, const typename T::Real (&c)[3][3], int ne, int64_t e0,
+                                            double dt, double factor, typename T::Real (&tint)[T::ROWS],
+                                            typename T::Real *__restrict__ derivs) {
+  if constexpr (I < T::ORDER) {
+    using Real = typename T::Real;
+    constexpr int NS = T::NS, NIN = nbasis(T::ORDER - I + 1), NOUT = nbasis(T::ORDER - I);
+    constexpr int LDI = I % 2 ? T::LDA : T::LD1, LDO = I % 2 ? T::LD1 : T::LDA;
+    const Real *in = smem + (I % 2 ? T::OFF_A : T::OFF_1) + el * 9 * LDI;
+    Real *outs = smem + (I % 2 ? T::OFF_1 : T::OFF_A);
+    factor *= dt / (I + 1);
+    const Real f = (Real)factor;
+    if (active)
+      for_part<NS>(part, [&](auto h) {
+        constexpr int H = decltype(h)::value;
+        const Real *in0 = in + q0 * LDI, *in1 = in + q1 * LDI, *in2 = in + q2 * LDI;
+        Real out[T::ROWS];
+#pragma unroll
+        for (int i = 0; i < T::ROWS; ++i) out[i] = Real(0);
+        Real w0 = Real(0), w1 = Real(0), w2 = Real(0);
+#define SQ_SPARSE_COL(k)                                                                                               \
+  if constexpr ((k) < NIN) star_row(c, in0[k], in1[k], in2[k], w0, w1, w2);
+#define SQ_SPARSE_FMA(d, l, k, v)                                                                                      \
+  if constexpr ((k) < NIN && (l) < NOUT && (l) % NS == H) out[(l) / NS] = fma(Real(v), w##d, out[(l) / NS]);
+        SQ_SPARSE_LIST(T::ORDER, KDER, SQ_SPARSE_COL, SQ_SPARSE_FMA)
+#undef SQ_SPARSE_COL
+#undef SQ_SPARSE_FMA
+        Real *mine = outs + (el * 9 + p) * LDO;
+#pragma unroll
+        for (int i = 0; i < T::ROWS; ++i)
+          if (i * NS + H < NOUT) {
+            mine[i * NS + H] = out[i];
+            tint[i] = fma(f, out[i], tint[i]);
+          }
+      });
+    __syncthreads();
+    if (derivs) sparse_store<T>(outs, LDO, NOUT, ne, derivs + (e0 * T::ORDER + I) * T::NQ, T::ORDER * T::NQ, false);
+    split_steps<T, I + 1>(smem, part, active, el, p, q0, q1, q2, c, ne, e0, dt, factor, tint, derivs);
+  }
+}
+
+/**
+ * ADER predictor split over NS threads per (element, quantity), otherwise ader_sparse_kernel: part H holds the rows
+ * l = H, H + NS, ... of each D^i and of tint.  Each row sums as in ader_sparse_kernel: the same bits.
+ */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>::THREADS,
+                                  SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>::MIN_BLOCKS)
+    ader_split_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ dofs,
+                      const Real *__restrict__ star, double dt, Real *__restrict__ tint_out, Real *__restrict__ derivs,
+                      Real *__restrict__ lts_buffer, int buffer_reset) {
+  using T = SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>;
+  constexpr int NS = T::NS;
+  (void)pack; /* the operators are compiled in */
+  SQ_CUDA_SHARED(Real, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb;
+  const int ne = (int)(block_end(n, e0, epb) - e0);
+  const int part = threadIdx.x / T::SLOTS, slot = threadIdx.x - part * T::SLOTS;
+  const bool active = slot < 9 * T::E; /* the slots that round a part up to whole warps only join the barriers */
+  const int el = active ? slot / 9 : 0, p = active ? slot - el * 9 : 0;
+  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
+    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, l = rem - q * T::B;
+    const Real v = dofs[e0 * T::NQ + idx];
+    smem[T::OFF_A + (el2 * 9 + q) * T::LDA + l] = v;
+    if (derivs) derivs[(e0 + el2) * T::ORDER * T::NQ + rem] = v;
+  }
+  int q0, q1, q2;
+  Real c[3][3]; /* -A*_d: D^i = -sum_d K_der,d D^{i-1} A*_d^T */
+  star_pattern_row(star, e0 + (el < ne ? el : 0), p, Real(-1), q0, q1, q2, c);
+  __syncthreads();
+  Real tint[T::ROWS];
+  Real *mine = smem + T::OFF_A + (el * 9 + p) * T::LDA;
+  if (active)
+    for_part<NS>(part, [&](auto h) {
+      constexpr int H = decltype(h)::value;
+      const Real f0 = (Real)dt;
+#pragma unroll
+      for (int i = 0; i < T::ROWS; ++i) tint[i] = i * NS + H < T::B ? f0 * mine[i * NS + H] : Real(0);
+    });
+  split_steps<T, 1>(smem, part, active, el, p, q0, q1, q2, c, ne, e0, dt, dt, tint, derivs);
+  __syncthreads(); /* A is free (the last step's derivatives copy may read it) */
+  if (active)
+    for_part<NS>(part, [&](auto h) {
+      constexpr int H = decltype(h)::value;
+#pragma unroll
+      for (int i = 0; i < T::ROWS; ++i)
+        if (i * NS + H < T::B) mine[i * NS + H] = tint[i];
+    });
+  __syncthreads();
+  sparse_store<T>(smem + T::OFF_A, T::LDA, T::B, ne, tint_out + e0 * T::NQ, T::NQ, false);
+  if (lts_buffer) sparse_store<T>(smem + T::OFF_A, T::LDA, T::B, ne, lts_buffer + e0 * T::NQ, T::NQ, !buffer_reset);
 }
 
 #ifndef SQ_CUDA_EMULATE
