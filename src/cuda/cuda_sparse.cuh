@@ -65,7 +65,8 @@
  * quantity) on SQ_CUDA_SPARSE_LOCAL_SPLIT threads, each forming a share of the update's rows), per precision (first
  * and last; a last below the first: none).  It takes precedence over the unsplit range above.  The unsplit kernel in
  * double precision needs more than 250 registers from order 5 on (out[B] and the projections, two registers per
- * value); split in two, it fits 128 (docs/GPU.md).
+ * value); split in two, it fits 128 (docs/GPU.md).  SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP=0 gives the row-group kernel back
+ * at orders 5-7 in double precision, and with SQ_CUDA_SPARSE_LOCAL_MAX_DP=7 the unsplit sparse one.
  */
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP
 #define SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP 2
