@@ -21,8 +21,10 @@
  * shared memory to tint and the LTS buffer (reset or accumulate), coalesced.  Everything ader_kernel does, with the
  * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md). local_sparse_kernel
  * (below) does the same for `local` with K_vol,d and the local flux factored through the face basis; local_cuda.cu
- * takes it where local_takes_sparse.  sq_cuda_predict runs `ader` and `local` as two kernels wherever `ader` is sparse,
- * but for small tiles that keep the cell or fine-row `local` (small_tile_keeps_rows).
+ * takes it where local_takes_sparse.  local_split_kernel and ader_split_kernel are the same kernels with each (element,
+ * quantity) split over two threads by the parity of the rows, which fits the double-precision `local` of orders 5-7
+ * into 128 registers (sparse_local_split, sparse_ader_split).  sq_cuda_predict runs `ader` and `local` as two kernels
+ * wherever `ader` is sparse, but for small tiles that keep the cell or fine-row `local` (small_tile_keeps_rows).
  */
 #ifndef SQ_CUDA_SPARSE_CUH
 #define SQ_CUDA_SPARSE_CUH
