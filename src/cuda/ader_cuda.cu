@@ -31,18 +31,29 @@ template <int ORDER, typename Real> struct AderLaunch {
 
   static void sparse(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
                      void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-    using S = sq_cuda::SparseShape<ORDER, Real>;
-    const size_t smem = sizeof(Real) * S::SMEM;
-    const sq_cuda::Grid g =
-        sq_cuda::grid_for<S>(sq_cuda::ader_sparse_kernel<ORDER, Real>, n, smem, "ader (sparse)", ORDER);
-    sq_cuda::ader_sparse_kernel<ORDER, Real>
-        <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
-                                                 dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
-    sq_cuda::check_launch("ader (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    if constexpr (sq_cuda::sparse_ader_split(ORDER, sizeof(Real))) {
+      using S = sq_cuda::SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>;
+      const size_t smem = sizeof(Real) * S::SMEM;
+      const sq_cuda::Grid g =
+          sq_cuda::grid_for<S>(sq_cuda::ader_split_kernel<ORDER, Real>, n, smem, "ader (sparse, split)", ORDER);
+      sq_cuda::ader_split_kernel<ORDER, Real>
+          <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                   dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+      sq_cuda::check_launch("ader (sparse, split)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    } else {
+      using S = sq_cuda::SparseShape<ORDER, Real>;
+      const size_t smem = sizeof(Real) * S::SMEM;
+      const sq_cuda::Grid g =
+          sq_cuda::grid_for<S>(sq_cuda::ader_sparse_kernel<ORDER, Real>, n, smem, "ader (sparse)", ORDER);
+      sq_cuda::ader_sparse_kernel<ORDER, Real>
+          <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                   dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+      sq_cuda::check_launch("ader (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    }
   }
 
-  /* the sparse kernel where sparse_ader (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small tiles:
-   * fine row groups (cuda_kernels.cuh, fine_tile) */
+  /* the sparse kernel where sparse_ader, split where sparse_ader_split (cuda_sparse.cuh); low orders: the cell kernel
+   * (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint, void *derivs,
                   void *lts_buffer, int buffer_reset, cudaStream_t stream) {
     using T = sq_cuda::AderShape<ORDER, Real>;

@@ -27,19 +27,34 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  static void sparse(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
-                     void *dofs, cudaStream_t stream) {
-    using S = sq_cuda::SparseLocalShape<ORDER, Real>;
+  static void split(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                    cudaStream_t stream) {
+    using S = sq_cuda::SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
     const size_t smem = sizeof(Real) * S::SMEM;
     const sq_cuda::Grid g =
-        sq_cuda::grid_for<S>(sq_cuda::local_sparse_kernel<ORDER, Real>, n, smem, "local (sparse)", ORDER);
-    sq_cuda::local_sparse_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
+        sq_cuda::grid_for<S>(sq_cuda::local_split_kernel<ORDER, Real>, n, smem, "local (sparse, split)", ORDER);
+    sq_cuda::local_split_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
         n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
-    sq_cuda::check_launch("local (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    sq_cuda::check_launch("local (sparse, split)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* the sparse kernel where local_takes_sparse (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small
-   * tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
+  static void sparse(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
+                     void *dofs, cudaStream_t stream) {
+    if constexpr (sq_cuda::sparse_local_split(ORDER, sizeof(Real))) {
+      split(n, pack, tint, star, flux_local, dofs, stream);
+    } else {
+      using S = sq_cuda::SparseLocalShape<ORDER, Real>;
+      const size_t smem = sizeof(Real) * S::SMEM;
+      const sq_cuda::Grid g =
+          sq_cuda::grid_for<S>(sq_cuda::local_sparse_kernel<ORDER, Real>, n, smem, "local (sparse)", ORDER);
+      sq_cuda::local_sparse_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
+          n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+      sq_cuda::check_launch("local (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    }
+  }
+
+  /* the sparse kernel where local_takes_sparse, split where sparse_local_split (cuda_sparse.cuh); low orders: the cell
+   * kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
@@ -69,4 +84,21 @@ extern "C" void sq_cuda_local(sq_precision prec, int order, int64_t n, const voi
                               const void *star, const void *flux_local, void *dofs, void *stream) {
   if (n <= 0) return;
   sq_cuda::dispatch<LocalLaunch>("local", prec, order, n, pack, tint, star, flux_local, dofs, (cudaStream_t)stream);
+}
+
+/* the split form at every order and precision (dispatch instantiates all of them): test_cuda's split case */
+namespace {
+template <int ORDER, typename Real> struct LocalSplitLaunch {
+  static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                  cudaStream_t stream) {
+    LocalLaunch<ORDER, Real>::split(n, pack, tint, star, flux_local, dofs, stream);
+  }
+};
+} // namespace
+
+extern "C" void sq_cuda_local_split(sq_precision prec, int order, int64_t n, const void *pack, const void *tint,
+                                    const void *star, const void *flux_local, void *dofs, void *stream) {
+  if (n <= 0) return;
+  sq_cuda::dispatch<LocalSplitLaunch>("local (split)", prec, order, n, pack, tint, star, flux_local, dofs,
+                                      (cudaStream_t)stream);
 }

@@ -148,7 +148,38 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     same_bits("sp.reset", ORDER, "buffer reset: tint", b3, ts);
     printf("O%d %s: sparse ader E/threads/smem %d/%d/%d (%s)\n", ORDER, sizeof(Real) == 8 ? "f64" : "f32", SP::E,
            SP::THREADS, (int)sizeof(Real) * SP::SMEM,
-           sq_cuda::sparse_ader(ORDER, sizeof(Real)) ? "taken by ader" : "not taken");
+           sq_cuda::sparse_ader(ORDER, sizeof(Real)) && !sq_cuda::sparse_ader_split(ORDER, sizeof(Real))
+               ? "taken by ader"
+               : "not taken");
+    /* the split form: against the CPU and bitwise against the unsplit kernel, with and without derivatives */
+    using SS = sq_cuda::SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>;
+    for (const int epb : {SS::E, small_epb(SS::E), 1}) {
+      std::vector<Real> t2(n * NQ, NAN), d2(n * ORDER * NQ, NAN), b2 = buf_init;
+      sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
+        sq_cuda::ader_split_kernel<ORDER, Real>(n, epb, pack, dofs.data(), star.data(), dt, t2.data(), d2.data(),
+                                                b2.data(), 0);
+      });
+      if (epb == SS::E) {
+        report("sp.split", ORDER, t2, tint_c);
+        report("sp.split", ORDER, d2, der_c);
+      }
+      const std::string what = "split, " + per_block(epb) + ", against the unsplit kernel";
+      same_bits("sp.split.t", ORDER, what, t2, ts);
+      same_bits("sp.split.d", ORDER, what, d2, ds);
+      same_bits("sp.split.b", ORDER, what, b2, bs);
+    }
+    std::vector<Real> t4(n * NQ, NAN), b4(n * NQ, NAN);
+    sq_emu_launch(grid(SS::E), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
+      sq_cuda::ader_split_kernel<ORDER, Real>(n, SS::E, pack, dofs.data(), star.data(), dt, t4.data(), nullptr,
+                                              b4.data(), 1);
+    });
+    same_bits("sp.split.t", ORDER, "split, no derivatives, buffer reset", t4, ts);
+    same_bits("sp.split.b", ORDER, "split, buffer reset: tint", b4, ts);
+    printf("O%d %s: split sparse ader (%d threads per quantity) E/threads/smem %d/%d/%d (%s)\n", ORDER,
+           sizeof(Real) == 8 ? "f64" : "f32", SS::NS, SS::E, SS::THREADS, (int)sizeof(Real) * SS::SMEM,
+           sq_cuda::sparse_ader(ORDER, sizeof(Real)) && sq_cuda::sparse_ader_split(ORDER, sizeof(Real))
+               ? "taken by ader"
+               : "not taken");
   }
 
   /* local */
@@ -177,7 +208,28 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     }
     printf("O%d %s: sparse local E/threads/smem %d/%d/%d (%s)\n", ORDER, sizeof(Real) == 8 ? "f64" : "f32", SL::E,
            SL::THREADS, (int)sizeof(Real) * SL::SMEM,
-           sq_cuda::sparse_local(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
+           sq_cuda::sparse_local(ORDER, sizeof(Real)) && !sq_cuda::sparse_local_split(ORDER, sizeof(Real))
+               ? "taken by local"
+               : "not taken");
+    /* the split form, at every order whether local_cuda.cu takes it or not: against the CPU, and bitwise against the
+     * unsplit kernel (every row sums in the same order) */
+    using SS = sq_cuda::SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+    std::vector<Real> qss;
+    for (const int epb : {SS::E, small_epb(SS::E), 1}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
+        sq_cuda::local_split_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+      });
+      if (epb == SS::E) {
+        qss = q, report("sp.split", ORDER, qss, q_c);
+        same_bits("sp.split", ORDER, "unsplit sparse local", qss, qs);
+      } else {
+        same_bits("sp.split", ORDER, per_block(epb), q, qss);
+      }
+    }
+    printf("O%d %s: split sparse local (%d threads per quantity) E/threads/smem %d/%d/%d (%s)\n", ORDER,
+           sizeof(Real) == 8 ? "f64" : "f32", SS::NS, SS::E, SS::THREADS, (int)sizeof(Real) * SS::SMEM,
+           sq_cuda::sparse_local_split(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
   }
 
   /* fused predictor: ader (+ buffer) then local */

@@ -4,8 +4,9 @@
  * predictors, and with the fused predictor and whole-step tasks) against the CPU-only run; (3) a
  * mixed CPU + GPU run whose tasks land on both kinds of worker; (4) the runs of (2) and (3) again
  * with point sources and receivers, whose tasks then run on the GPU too; (5) the anelastic kernels of
- * attenuation against their CPU kernels; (6) the runs of (4) in a viscoelastic medium.  Tolerances: relative L2 <=
- * 1e-12 in double, 1e-5 in single precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
+ * attenuation against their CPU kernels; (6) the runs of (4) in a viscoelastic medium; (7) the split sparse `local`
+ * against its CPU kernel at every order and precision.  Tolerances: relative L2 <= 1e-12 in double, 1e-5 in single
+ * precision. Exits 77 (skipped) when built without CUDA or when no GPU is visible.
  */
 #include <check.h>
 #include <math.h>
@@ -220,6 +221,42 @@ START_TEST(kernels_vs_cpu) {
     kernels_one(3, order, SQ_F64); /* 162 elements */
     kernels_one(3, order, SQ_F32);
   }
+}
+END_TEST
+
+/* The split sparse `local` (local_split_kernel, src/cuda/cuda_sparse.cuh) against sq_kernel_local at every order and
+ * precision, whether sq_cuda_local takes it there or not: from random dofs and from zero dofs (the increment). */
+static void local_split_one(int cubes, int order, sq_precision p) {
+  sq_mesh *mesh;
+  sq_disc *d = make_disc(cubes, order, p, 0, 1 << 20, &mesh); /* 6 cubes^3 elements */
+  const int64_t n = d->nelem;
+  const size_t rs = sq_real_size(p), len = n * (size_t)d->nbasis * 9, blk = len * rs;
+  void *tint = malloc(blk), *dofs = malloc(blk), *zero = calloc(len, rs);
+  fill_random(p, tint, len, 1.0);
+  fill_random(p, dofs, len, 1.0);
+  void *g_pack = dev_copy(d->pack, d->pack_bytes), *g_tint = dev_copy(tint, blk);
+  void *g_star = dev_copy(d->star, n * 243 * rs), *g_flocal = dev_copy(d->flux_local, n * 324 * rs);
+  for (int z = 0; z < 2; ++z) {
+    void *q = dup_bytes(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
+    sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
+    sq_cuda_local_split(p, order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
+    void *h = host_copy(g_q, blk);
+    check_close(z ? "split incr" : "local split", order, p, h, q, len);
+    free(h), free(q);
+    cudaFree(g_q);
+  }
+  cudaFree(g_pack), cudaFree(g_tint), cudaFree(g_star), cudaFree(g_flocal);
+  free(tint), free(dofs), free(zero);
+  sq_disc_destroy(d);
+  sq_mesh_destroy(mesh);
+}
+
+START_TEST(local_split_vs_cpu) {
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order)
+    for (int cubes = 3; cubes <= 10; cubes += 7) { /* 162 and 6 000 elements */
+      local_split_one(cubes, order, SQ_F64);
+      local_split_one(cubes, order, SQ_F32);
+    }
 }
 END_TEST
 
@@ -585,6 +622,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, NULL, teardown);
   tcase_add_test(tc, kernels_vs_cpu);
   tcase_add_test(tc, kernels_vs_cpu_large);
+  tcase_add_test(tc, local_split_vs_cpu);
   tcase_add_test(tc, ane_kernels_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);

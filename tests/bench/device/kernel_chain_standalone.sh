@@ -5,7 +5,8 @@
 # the operator lists sq-gen-ops writes (src/cuda/gen_ops.c, in a tree that has it), and CUDA's static runtime, so
 # that OUT runs on a GPU host with nothing else installed.  The fastest way to iterate on the element kernels.
 # SRC: the source tree (default: this checkout).  Environment: NVCC (default nvcc, or /usr/local/cuda/bin/nvcc),
-# NVCCFLAGS (default: configure's), JOBS (default: the cores).
+# NVCCFLAGS (default: configure's; kernel variants as -D options, e.g. NVCCFLAGS="-O3 -arch=sm_90 -std=c++17
+# -DSQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP=0"), JOBS (default: the cores).
 set -euo pipefail
 OUT=$1
 SRC=${2:-$(cd "$(dirname "$0")/../../.." && pwd)}
@@ -30,4 +31,7 @@ fi
 for k in ader local neighbor merged ane; do
   echo "$NVCC $NVCCFLAGS -I$B/gen $INC -c $SRC/src/cuda/${k}_cuda.cu -o $B/${k}_cuda.o"
 done | xargs -P "$JOBS" -I{} sh -c '{}'
-g++ -fopenmp "$B"/*.o -o "$OUT" -L"$CUDA/lib64" -lcudart_static -ldl -lrt -lpthread -lm
+# the C++ and OpenMP runtimes linked in as well (a GPU host may lack libgomp); the C library stays shared (the
+# CUDA runtime loads the driver with dlopen)
+g++ -static-libstdc++ -static-libgcc "$B"/*.o -o "$OUT" "$(g++ -print-file-name=libgomp.a)" -L"$CUDA/lib64" \
+  -lcudart_static -ldl -lrt -lpthread -lm
