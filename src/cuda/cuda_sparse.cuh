@@ -21,10 +21,11 @@
  * shared memory to tint and the LTS buffer (reset or accumulate), coalesced.  Everything ader_kernel does, with the
  * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md). local_sparse_kernel
  * (below) does the same for `local` with K_vol,d and the local flux factored through the face basis; local_cuda.cu
- * takes it where local_takes_sparse.  local_split_kernel and ader_split_kernel are the same kernels with each (element,
- * quantity) split over two threads by the parity of the rows, which fits the double-precision `local` of orders 5-7
- * into 128 registers (sparse_local_split, sparse_ader_split).  sq_cuda_predict runs `ader` and `local` as two kernels
- * wherever `ader` is sparse, but for small tiles that keep the cell or fine-row `local` (small_tile_keeps_rows).
+ * takes it where local_takes_sparse.  ader_split_kernel and local_split_kernel are the same kernels with each (element,
+ * quantity) split over two threads by the parity of the rows, which halves what a thread holds (sparse_ader_split:
+ * `ader` in double precision at orders 6-7; sparse_local_split: nowhere by default).  sq_cuda_predict runs `ader` and
+ * `local` as two kernels wherever `ader` is sparse, but for small tiles that keep the cell or fine-row `local`
+ * (small_tile_keeps_rows).
  */
 #ifndef SQ_CUDA_SPARSE_CUH
 #define SQ_CUDA_SPARSE_CUH
@@ -65,10 +66,10 @@
 /**
  * The orders at which `local` takes the split form of the sparse kernel (local_split_kernel: each (element,
  * quantity) on SQ_CUDA_SPARSE_LOCAL_SPLIT threads, each forming a share of the update's rows), per precision (first
- * and last; a last below the first: none).  It takes precedence over the unsplit range above.  The unsplit kernel in
- * double precision needs more than 250 registers from order 5 on (out[B] and the projections, two registers per
- * value); split in two, it fits 128 (docs/GPU.md).  SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP=0 gives the row-group kernel back
- * at orders 5-7 in double precision, and with SQ_CUDA_SPARSE_LOCAL_MAX_DP=7 the unsplit sparse one.
+ * and last; a last below the first: none, the default).  It takes precedence over the unsplit range above.  The
+ * unsplit kernel in double precision needs more than 250 registers from order 5 on (out[B] and the projections, two
+ * registers per value); split in two, it fits 128 (docs/GPU.md), but on an H100 it ran slower than the row-group
+ * kernel at orders 5-7 in double precision (docs/PERFORMANCE.md, "Orders, sizes and precisions").
  */
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP
 #define SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP 2
@@ -77,15 +78,16 @@
 #define SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_SP 1
 #endif
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_DP
-#define SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_DP 5
+#define SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_DP 2
 #endif
 #ifndef SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP
-#define SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP 7
+#define SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP 1
 #endif
 /**
  * The orders at which `ader` takes the split form of the sparse kernel (ader_split_kernel: each (element, quantity)
  * on SQ_CUDA_SPARSE_ADER_SPLIT threads, each holding a share of the rows of D^i and tint), per precision (first and
- * last; a last below the first: none, the default).
+ * last; a last below the first: none): double precision at orders 6 and 7, where it measured faster on an H100 (order
+ * 6: 6.3 against 8.7 ms per 511 104 elements, order 7: 18.1 against 36.2; order 5: 1.86 against 1.41, unsplit).
  */
 #ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MIN_SP
 #define SQ_CUDA_SPARSE_ADER_SPLIT_MIN_SP 2
@@ -94,10 +96,10 @@
 #define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_SP 1
 #endif
 #ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP
-#define SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP 2
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP 6
 #endif
 #ifndef SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP
-#define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP 1
+#define SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP 7
 #endif
 /** Threads per (element, quantity) of the split sparse `ader` (rows l with l mod SPLIT = part go to thread part). */
 #ifndef SQ_CUDA_SPARSE_ADER_SPLIT
