@@ -169,6 +169,18 @@ __host__ __device__ constexpr bool ader_whole(int order, int kind) {
 #ifndef SQ_CUDA_WARPS_NEIGHBOR_DP
 #define SQ_CUDA_WARPS_NEIGHBOR_DP 20
 #endif
+/**
+ * The double-precision neighbour kernel from order SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH_ORDER on: 16 warps leave it the
+ * registers it needs there.  On an H100, 511 104 elements, 16 against 20 warps: order 6 13.3 against 16.4 ms,
+ * order 7 25.4 against 31.8 ms; 24 warps: 16.6 ms at order 6 (docs/PERFORMANCE.md).  A launch bound changes the
+ * register allocation only, not the arithmetic.
+ */
+#ifndef SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH
+#define SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH 16
+#endif
+#ifndef SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH_ORDER
+#define SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH_ORDER 6
+#endif
 #ifndef SQ_CUDA_WARPS_PREDICT_SP
 #define SQ_CUDA_WARPS_PREDICT_SP 0
 #endif
@@ -182,10 +194,12 @@ __host__ __device__ constexpr int resident_warps(int kind, int real_size, int or
                            : kind == KIND_NEIGHBOR
                                ? (level == 1 && order > SQ_CUDA_NARROW_MAX_ORDER_SP ? SQ_CUDA_WARPS_NEIGHBOR_SP : 0)
                                : SQ_CUDA_WARPS_PREDICT_SP)
-                        : (kind == KIND_ADER       ? SQ_CUDA_WARPS_ADER_DP
-                           : kind == KIND_LOCAL    ? SQ_CUDA_WARPS_LOCAL_DP
-                           : kind == KIND_NEIGHBOR ? SQ_CUDA_WARPS_NEIGHBOR_DP
-                                                   : SQ_CUDA_WARPS_PREDICT_DP);
+                        : (kind == KIND_ADER    ? SQ_CUDA_WARPS_ADER_DP
+                           : kind == KIND_LOCAL ? SQ_CUDA_WARPS_LOCAL_DP
+                           : kind == KIND_NEIGHBOR
+                               ? (order >= SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH_ORDER ? SQ_CUDA_WARPS_NEIGHBOR_DP_HIGH
+                                                                                : SQ_CUDA_WARPS_NEIGHBOR_DP)
+                               : SQ_CUDA_WARPS_PREDICT_DP);
 }
 /** Shared memory of an sm_90 multiprocessor, and what each block costs the driver on top of its own. */
 #define SQ_CUDA_SM_SMEM             (228 * 1024)
