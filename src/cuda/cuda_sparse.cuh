@@ -295,6 +295,23 @@ __device__ __forceinline__ void sparse_kder(const typename T::Real *in0, const t
 }
 
 /**
+ * Copy the block's elements' B x 9 blocks from global memory (@p src: the first element's, NQ reals apart) into their
+ * shared blocks at @p dst (column stride T::LDA, element stride 9 T::LDA), coalesced; with @p copy also to copy +
+ * el * stride (the derivatives output's D^0).  Called by all threads of the block.
+ */
+template <class T>
+__device__ __forceinline__ void sparse_load(typename T::Real *dst, const typename T::Real *__restrict__ src, int ne,
+                                            typename T::Real *__restrict__ copy, int64_t stride) {
+  using Real = typename T::Real;
+  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
+    const int el = idx / T::NQ, rem = idx - el * T::NQ, q = rem / T::B, l = rem - q * T::B;
+    const Real v = src[idx];
+    dst[(el * 9 + q) * T::LDA + l] = v;
+    if (copy) copy[el * stride + rem] = v;
+  }
+}
+
+/**
  * Copy rows 0 .. nrow - 1 of the block's elements' shared blocks (column stride ld, element stride 9 ld) to their
  * B x 9 blocks in global memory at dst + el * stride (rows nrow .. B - 1 as 0), coalesced; @p add: add to dst
  * instead.  Called by all threads of the block.
@@ -354,12 +371,8 @@ __global__ void __launch_bounds__(SparseShape<ORDER, Real>::THREADS, SQ_CUDA_SPA
   const int ne = (int)(block_end(n, e0, epb) - e0);
   const int el = threadIdx.x / 9, p = threadIdx.x - el * 9;
   /* D^0: the dofs into A, and to the derivatives output */
-  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, l = rem - q * T::B;
-    const Real v = dofs[e0 * T::NQ + idx];
-    smem[T::OFF_A + (el2 * 9 + q) * T::LDA + l] = v;
-    if (derivs) derivs[(e0 + el2) * T::ORDER * T::NQ + rem] = v;
-  }
+  sparse_load<T>(smem + T::OFF_A, dofs + e0 * T::NQ, ne, derivs ? derivs + e0 * T::ORDER * T::NQ : nullptr,
+                 T::ORDER * T::NQ);
   int q0, q1, q2;
   Real c[3][3]; /* -A*_d: D^i = -sum_d K_der,d D^{i-1} A*_d^T */
   star_pattern_row(star, e0 + (el < ne ? el : 0), p, Real(-1), q0, q1, q2, c);
@@ -446,10 +459,7 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real>::THREADS, SQ_CUD
   const int ne = (int)(block_end(n, e0, epb) - e0);
   const int el = threadIdx.x / 9, p = threadIdx.x - el * 9;
   const int64_t e = e0 + (el < ne ? el : 0); /* a thread slot past the block's elements reads element e0's data */
-  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, l = rem - q * T::B;
-    smem[T::OFF_A + (el2 * 9 + q) * T::LDA + l] = tint[e0 * T::NQ + idx];
-  }
+  sparse_load<T>(smem + T::OFF_A, tint + e0 * T::NQ, ne, nullptr, 0);
   int q0, q1, q2;
   Real c[3][3];
   star_pattern_row(star, e, p, Real(1), q0, q1, q2, c);
@@ -526,10 +536,7 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_L
   const bool active = slot < 9 * T::E; /* the slots that round a part up to whole warps only join the barriers */
   const int el = active ? slot / 9 : 0, p = active ? slot - el * 9 : 0;
   const int64_t e = e0 + (el < ne ? el : 0); /* a thread slot past the block's elements reads element e0's data */
-  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, l = rem - q * T::B;
-    smem[T::OFF_A + (el2 * 9 + q) * T::LDA + l] = tint[e0 * T::NQ + idx];
-  }
+  sparse_load<T>(smem + T::OFF_A, tint + e0 * T::NQ, ne, nullptr, 0);
   Real *I = smem + T::OFF_A + el * 9 * T::LDA, *F0 = smem + T::OFF_F + el * 2 * T::FACE, *F1 = F0 + T::FACE;
   const Real *Ip = I + p * T::LDA, *arow = flux_local + e * 4 * 81 + p * 9;
   Real out[T::ROWS];
@@ -690,12 +697,8 @@ __global__ void __launch_bounds__(SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_S
   const int part = threadIdx.x / T::SLOTS, slot = threadIdx.x - part * T::SLOTS;
   const bool active = slot < 9 * T::E; /* the slots that round a part up to whole warps only join the barriers */
   const int el = active ? slot / 9 : 0, p = active ? slot - el * 9 : 0;
-  for (int idx = threadIdx.x; idx < ne * T::NQ; idx += T::THREADS) {
-    const int el2 = idx / T::NQ, rem = idx - el2 * T::NQ, q = rem / T::B, l = rem - q * T::B;
-    const Real v = dofs[e0 * T::NQ + idx];
-    smem[T::OFF_A + (el2 * 9 + q) * T::LDA + l] = v;
-    if (derivs) derivs[(e0 + el2) * T::ORDER * T::NQ + rem] = v;
-  }
+  sparse_load<T>(smem + T::OFF_A, dofs + e0 * T::NQ, ne, derivs ? derivs + e0 * T::ORDER * T::NQ : nullptr,
+                 T::ORDER * T::NQ);
   int q0, q1, q2;
   Real c[3][3]; /* -A*_d: D^i = -sum_d K_der,d D^{i-1} A*_d^T */
   star_pattern_row(star, e0 + (el < ne ? el : 0), p, Real(-1), q0, q1, q2, c);
