@@ -24,10 +24,8 @@ void sq_qs_solver_opts_default(sq_qs_solver_opts *o) {
 typedef struct qs_work {
   const sq_qs_mesh *qm;
   const sq_qs_ops *ops;
-  float *dinv, *dinv_c;                         /* inverse diagonals, 0 at prescribed components */
-  uint8_t *fixed_c;                             /* prescribed components of the coarse mesh (the vertices') */
-  float *rf, *zf, *rc, *zc, *cr, *cz, *cp, *cq; /* inner vectors (sized for the P2 mesh) */
-  int ierr;                                     /* the first failed product */
+  sq_qs_precond pc;
+  int ierr; /* the first failed product */
 } qs_work;
 
 static void keep_error(qs_work *w, int ierr) {
@@ -107,8 +105,8 @@ static double dot64(qs_work *w, int64_t n, const double *a, const double *b) {
  * out) for the right-hand side b, to the relative residual tol or maxit iterations.  Returns the iterations. */
 static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, int maxit) {
   const int64_t n = 3 * (p1 ? w->qm->nvert : w->qm->nnode);
-  const float *dinv = p1 ? w->dinv_c : w->dinv;
-  float *r = w->cr, *z = w->cz, *p = w->cp, *q = w->cq;
+  const float *dinv = p1 ? w->pc.dinv_c : w->pc.dinv;
+  float *r = w->pc.cr, *z = w->pc.cz, *p = w->pc.cp, *q = w->pc.cq;
   apply_f32(w, p1, x, q);
   for (int64_t i = 0; i < n; ++i) r[i] = dinv[i] != 0 ? b[i] - q[i] : 0;
   const double bn = sqrt(dot32(w, n, b, b));
@@ -141,29 +139,29 @@ static int inner_cg(qs_work *w, int p1, const float *b, float *x, double tol, in
 static void precondition(qs_work *w, const double *r, double *z, sq_qs_solver_opts *o) {
   const sq_qs_mesh *qm = w->qm;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
-  for (int64_t i = 0; i < n; ++i) w->rf[i] = (float)r[i];
+  for (int64_t i = 0; i < n; ++i) w->pc.rf[i] = (float)r[i];
   /* under MPI, P^T sums over every edge at a vertex, some of them on other ranks only: each rank restricts the
    * entries of the nodes it owns, and the exchange sums the ranks' shares */
-  const float *rr = w->rf;
+  const float *rr = w->pc.rf;
   if (qm->own) {
-    for (int64_t i = 0; i < n; ++i) w->cq[i] = qm->own[i / 3] ? w->rf[i] : 0.0f;
-    rr = w->cq;
+    for (int64_t i = 0; i < n; ++i) w->pc.cq[i] = qm->own[i / 3] ? w->pc.rf[i] : 0.0f;
+    rr = w->pc.cq;
   }
-  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, rr, w->rc));
-  else sq_qs_restrict_f32(qm, rr, w->rc);
-  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3, w->rc));
+  if (w->ops && w->ops->restrict_f32) keep_error(w, w->ops->restrict_f32(w->ops->ctx, rr, w->pc.rc));
+  else sq_qs_restrict_f32(qm, rr, w->pc.rc);
+  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3, w->pc.rc));
   /* the coarse solve starts from the Jacobi estimate at the vertices */
   for (int64_t i = 0; i < nc; ++i) {
-    if (w->fixed_c[i]) w->rc[i] = 0;
-    w->zc[i] = w->dinv[i] * w->rf[i];
+    if (w->pc.fixed_c[i]) w->pc.rc[i] = 0;
+    w->pc.zc[i] = w->pc.dinv[i] * w->pc.rf[i];
   }
-  o->coarse_iters += inner_cg(w, 1, w->rc, w->zc, o->coarse_tol, o->max_coarse);
-  if (w->ops && w->ops->prolong_f32) keep_error(w, w->ops->prolong_f32(w->ops->ctx, w->zc, w->zf));
-  else sq_qs_prolong_f32(qm, w->zc, w->zf);
+  o->coarse_iters += inner_cg(w, 1, w->pc.rc, w->pc.zc, o->coarse_tol, o->max_coarse);
+  if (w->ops && w->ops->prolong_f32) keep_error(w, w->ops->prolong_f32(w->ops->ctx, w->pc.zc, w->pc.zf));
+  else sq_qs_prolong_f32(qm, w->pc.zc, w->pc.zf);
   for (int64_t i = 0; i < n; ++i)
-    if (qm->fixed[i]) w->zf[i] = 0;
-  o->inner_iters += inner_cg(w, 0, w->rf, w->zf, o->inner_tol, o->max_inner);
-  for (int64_t i = 0; i < n; ++i) z[i] = qm->fixed[i] ? 0 : w->zf[i];
+    if (qm->fixed[i]) w->pc.zf[i] = 0;
+  o->inner_iters += inner_cg(w, 0, w->pc.rf, w->pc.zf, o->inner_tol, o->max_inner);
+  for (int64_t i = 0; i < n; ++i) z[i] = qm->fixed[i] ? 0 : w->pc.zf[i];
 }
 
 /* b += -sum_e K_e d_e: the equivalent nodal forces of the fault offsets (sorted by cell). */
@@ -194,6 +192,39 @@ int sq_qs_jacobi_inverse(const sq_qs_mesh *qm, const sq_qs_ops *ops, double *wor
   return SQ_SUCCESS;
 }
 
+void sq_qs_precond_destroy(sq_qs_precond *pc) {
+  SQ_FREE(pc->dinv);
+  SQ_FREE(pc->dinv_c);
+  SQ_FREE(pc->fixed_c);
+  SQ_FREE(pc->rf);
+  SQ_FREE(pc->zf);
+  SQ_FREE(pc->rc);
+  SQ_FREE(pc->zc);
+  SQ_FREE(pc->cr);
+  SQ_FREE(pc->cz);
+  SQ_FREE(pc->cp);
+  SQ_FREE(pc->cq);
+}
+
+int sq_qs_precond_create(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nv, double *work, sq_qs_precond *pc) {
+  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert, N = n * nv;
+  memset(pc, 0, sizeof(*pc));
+  int ierr = SQ_CALLOC(pc->dinv, n);
+  if (!ierr) ierr = SQ_CALLOC(pc->dinv_c, nc);
+  if (!ierr) ierr = SQ_CALLOC(pc->fixed_c, nc);
+  if (!ierr) ierr = SQ_CALLOC(pc->rf, N);
+  if (!ierr) ierr = SQ_CALLOC(pc->zf, N);
+  if (!ierr) ierr = SQ_CALLOC(pc->rc, nc * nv);
+  if (!ierr) ierr = SQ_CALLOC(pc->zc, nc * nv);
+  if (!ierr) ierr = SQ_CALLOC(pc->cr, N);
+  if (!ierr) ierr = SQ_CALLOC(pc->cz, N);
+  if (!ierr) ierr = SQ_CALLOC(pc->cp, N);
+  if (!ierr) ierr = SQ_CALLOC(pc->cq, N);
+  if (!ierr) ierr = sq_qs_jacobi_inverse(qm, ops, work, pc->dinv, pc->dinv_c, pc->fixed_c);
+  if (ierr) sq_qs_precond_destroy(pc);
+  return ierr;
+}
+
 int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, double *u, sq_qs_solver_opts *o) {
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
   o->outer_iters = 0;
@@ -207,19 +238,7 @@ int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, dou
   if (!ierr) ierr = SQ_CALLOC(p, n);
   if (!ierr) ierr = SQ_CALLOC(q, n);
   if (!ierr) ierr = SQ_CALLOC(dg, n);
-  if (!ierr) ierr = SQ_CALLOC(w.dinv, n);
-  if (!ierr) ierr = SQ_CALLOC(w.dinv_c, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.fixed_c, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.rf, n);
-  if (!ierr) ierr = SQ_CALLOC(w.zf, n);
-  if (!ierr) ierr = SQ_CALLOC(w.rc, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.zc, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.cr, n);
-  if (!ierr) ierr = SQ_CALLOC(w.cz, n);
-  if (!ierr) ierr = SQ_CALLOC(w.cp, n);
-  if (!ierr) ierr = SQ_CALLOC(w.cq, n);
-  if (ierr) goto done;
-  ierr = sq_qs_jacobi_inverse(qm, ops, dg, w.dinv, w.dinv_c, w.fixed_c);
+  if (!ierr) ierr = sq_qs_precond_create(qm, ops, 1, dg, &w.pc);
   if (ierr) goto done;
   /* right-hand side: f + fault forces (kept in dg) - K (prescribed values), on the free components */
   memset(dg, 0, sizeof(double) * (size_t)n);
@@ -311,16 +330,6 @@ done:
   SQ_FREE(p);
   SQ_FREE(q);
   SQ_FREE(dg);
-  SQ_FREE(w.dinv);
-  SQ_FREE(w.dinv_c);
-  SQ_FREE(w.fixed_c);
-  SQ_FREE(w.rf);
-  SQ_FREE(w.zf);
-  SQ_FREE(w.rc);
-  SQ_FREE(w.zc);
-  SQ_FREE(w.cr);
-  SQ_FREE(w.cz);
-  SQ_FREE(w.cp);
-  SQ_FREE(w.cq);
+  sq_qs_precond_destroy(&w.pc);
   return ierr;
 }

@@ -19,11 +19,9 @@ typedef int (*qsm_op32)(void *ctx, const float *x, float *y);
 typedef struct qsm_work {
   const sq_qs_mesh *qm;
   const sq_qs_ops *ops;
-  int nv;                                       /* vectors */
-  float *dinv, *dinv_c;                         /* inverse diagonals per component, 0 at prescribed ones */
-  uint8_t *fixed_c;                             /* prescribed components of the coarse mesh */
-  float *rf, *zf, *rc, *zc, *cr, *cz, *cp, *cq; /* inner vectors, nv interleaved (sized for the P2 mesh) */
-  double *t64[2];                               /* one vector each, for products through one-vector ops */
+  int nv;           /* vectors */
+  sq_qs_precond pc; /* nv vectors interleaved */
+  double *t64[2];   /* one vector each, for products through one-vector ops */
   float *t32[2];
   int ierr; /* the first failed product */
 } qsm_work;
@@ -129,8 +127,8 @@ static void dots64(qsm_work *w, int64_t n, const double *a, const double *b, dou
 static int inner_cg(qsm_work *w, int p1, const float *b, float *x, double tol, int maxit) {
   const int nv = w->nv;
   const int64_t n = 3 * (p1 ? w->qm->nvert : w->qm->nnode);
-  const float *dinv = p1 ? w->dinv_c : w->dinv;
-  float *r = w->cr, *z = w->cz, *p = w->cp, *q = w->cq;
+  const float *dinv = p1 ? w->pc.dinv_c : w->pc.dinv;
+  float *r = w->pc.cr, *z = w->pc.cz, *p = w->pc.cp, *q = w->pc.cq;
   double bn[SQ_QS_MAXVEC], rr[SQ_QS_MAXVEC], rz[SQ_QS_MAXVEC], rz1[SQ_QS_MAXVEC], pq[SQ_QS_MAXVEC];
   int act[SQ_QS_MAXVEC];
   apply_f32(w, p1, x, q);
@@ -185,30 +183,30 @@ static void precondition(qsm_work *w, const double *r, double *z, sq_qs_solver_o
   const sq_qs_mesh *qm = w->qm;
   const int nv = w->nv;
   const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
-  for (int64_t j = 0; j < n * nv; ++j) w->rf[j] = (float)r[j];
+  for (int64_t j = 0; j < n * nv; ++j) w->pc.rf[j] = (float)r[j];
   /* under MPI each rank restricts the entries of the nodes it owns, and the exchange sums the ranks' shares */
-  const float *rr = w->rf;
+  const float *rr = w->pc.rf;
   if (qm->own) {
-    for (int64_t j = 0; j < n * nv; ++j) w->cq[j] = qm->own[j / (3 * nv)] ? w->rf[j] : 0.0f;
-    rr = w->cq;
+    for (int64_t j = 0; j < n * nv; ++j) w->pc.cq[j] = qm->own[j / (3 * nv)] ? w->pc.rf[j] : 0.0f;
+    rr = w->pc.cq;
   }
-  transfer(w, 1, rr, w->rc);
-  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3 * nv, w->rc));
+  transfer(w, 1, rr, w->pc.rc);
+  keep_error(w, sq_qs_exchange_f32(w->ops, 1, 3 * nv, w->pc.rc));
   /* the coarse solve starts from the Jacobi estimate at the vertices */
   for (int64_t i = 0; i < nc; ++i)
     for (int v = 0; v < nv; ++v) {
       const int64_t j = i * nv + v;
-      if (w->fixed_c[i]) w->rc[j] = 0;
-      w->zc[j] = w->dinv[i] * w->rf[j];
+      if (w->pc.fixed_c[i]) w->pc.rc[j] = 0;
+      w->pc.zc[j] = w->pc.dinv[i] * w->pc.rf[j];
     }
-  o->coarse_iters += inner_cg(w, 1, w->rc, w->zc, o->coarse_tol, o->max_coarse);
-  transfer(w, 0, w->zc, w->zf);
+  o->coarse_iters += inner_cg(w, 1, w->pc.rc, w->pc.zc, o->coarse_tol, o->max_coarse);
+  transfer(w, 0, w->pc.zc, w->pc.zf);
   for (int64_t i = 0; i < n; ++i)
     if (qm->fixed[i])
-      for (int v = 0; v < nv; ++v) w->zf[i * nv + v] = 0;
-  o->inner_iters += inner_cg(w, 0, w->rf, w->zf, o->inner_tol, o->max_inner);
+      for (int v = 0; v < nv; ++v) w->pc.zf[i * nv + v] = 0;
+  o->inner_iters += inner_cg(w, 0, w->pc.rf, w->pc.zf, o->inner_tol, o->max_inner);
   for (int64_t i = 0; i < n; ++i)
-    for (int v = 0; v < nv; ++v) z[i * nv + v] = qm->fixed[i] ? 0 : w->zf[i * nv + v];
+    for (int v = 0; v < nv; ++v) z[i * nv + v] = qm->fixed[i] ? 0 : w->pc.zf[i * nv + v];
 }
 
 int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, const double *f, double *u,
@@ -233,23 +231,11 @@ int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, cons
   if (!ierr) ierr = SQ_CALLOC(p, N);
   if (!ierr) ierr = SQ_CALLOC(q, N);
   if (!ierr) ierr = SQ_CALLOC(dg, n);
-  if (!ierr) ierr = SQ_CALLOC(w.dinv, n);
-  if (!ierr) ierr = SQ_CALLOC(w.dinv_c, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.fixed_c, nc);
-  if (!ierr) ierr = SQ_CALLOC(w.rf, N);
-  if (!ierr) ierr = SQ_CALLOC(w.zf, N);
-  if (!ierr) ierr = SQ_CALLOC(w.rc, nc * nv);
-  if (!ierr) ierr = SQ_CALLOC(w.zc, nc * nv);
-  if (!ierr) ierr = SQ_CALLOC(w.cr, N);
-  if (!ierr) ierr = SQ_CALLOC(w.cz, N);
-  if (!ierr) ierr = SQ_CALLOC(w.cp, N);
-  if (!ierr) ierr = SQ_CALLOC(w.cq, N);
   for (int k = 0; k < 2 && !ierr; ++k) {
     ierr = SQ_CALLOC(w.t64[k], n);
     if (!ierr) ierr = SQ_CALLOC(w.t32[k], n);
   }
-  if (ierr) goto done;
-  ierr = sq_qs_jacobi_inverse(qm, ops, dg, w.dinv, w.dinv_c, w.fixed_c);
+  if (!ierr) ierr = sq_qs_precond_create(qm, ops, nv, dg, &w.pc);
   if (ierr) goto done;
   /* the residual is F - K u on the free components, u holding the prescribed values */
   if (f) memcpy(F, f, sizeof(double) * (size_t)N);
@@ -371,17 +357,7 @@ done:
   SQ_FREE(p);
   SQ_FREE(q);
   SQ_FREE(dg);
-  SQ_FREE(w.dinv);
-  SQ_FREE(w.dinv_c);
-  SQ_FREE(w.fixed_c);
-  SQ_FREE(w.rf);
-  SQ_FREE(w.zf);
-  SQ_FREE(w.rc);
-  SQ_FREE(w.zc);
-  SQ_FREE(w.cr);
-  SQ_FREE(w.cz);
-  SQ_FREE(w.cp);
-  SQ_FREE(w.cq);
+  sq_qs_precond_destroy(&w.pc);
   for (int k = 0; k < 2; ++k) {
     SQ_FREE(w.t64[k]);
     SQ_FREE(w.t32[k]);

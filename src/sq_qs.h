@@ -192,6 +192,18 @@ double sq_qs_dot_local_f32(const sq_qs_mesh *qm, int nval, int64_t n, const floa
 int sq_qs_jacobi_inverse(const sq_qs_mesh *qm, const sq_qs_ops *ops, double *work, float *dinv, float *dinv_c,
                          uint8_t *fixed_c);
 
+/** The single-precision preconditioner's arrays of the CG solvers (sq_qs_solve, sq_qs_solve_multi), for @p nv
+ *  vectors interleaved. */
+typedef struct sq_qs_precond {
+  float *dinv, *dinv_c;                         /**< inverse diagonals per component, 0 at prescribed ones */
+  uint8_t *fixed_c;                             /**< prescribed components of the coarse mesh (the vertices') */
+  float *rf, *zf, *rc, *zc, *cr, *cz, *cp, *cq; /**< inner vectors (sized for the P2 mesh) */
+} sq_qs_precond;
+/** Allocate @p pc's arrays for @p nv vectors (zeroed) and fill its inverse diagonals (sq_qs_jacobi_inverse, with
+ *  @p work as there); on failure what was allocated is freed. */
+int sq_qs_precond_create(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nv, double *work, sq_qs_precond *pc);
+void sq_qs_precond_destroy(sq_qs_precond *pc);
+
 /** Solver settings and results. */
 typedef struct sq_qs_solver_opts {
   double tol;        /**< relative residual of the outer solve (double precision) */
