@@ -31,25 +31,15 @@ template <int ORDER, typename Real> struct AderLaunch {
 
   static void sparse(int64_t n, const void *pack, const void *dofs, const void *star, double dt, void *tint,
                      void *derivs, void *lts_buffer, int buffer_reset, cudaStream_t stream) {
-    if constexpr (sq_cuda::sparse_ader_split(ORDER, sizeof(Real))) {
-      using S = sq_cuda::SparseShape<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>;
-      const size_t smem = sizeof(Real) * S::SMEM;
-      const sq_cuda::Grid g =
-          sq_cuda::grid_for<S>(sq_cuda::ader_split_kernel<ORDER, Real>, n, smem, "ader (sparse, split)", ORDER);
-      sq_cuda::ader_split_kernel<ORDER, Real>
-          <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
-                                                   dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
-      sq_cuda::check_launch("ader (sparse, split)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
-    } else {
-      using S = sq_cuda::SparseShape<ORDER, Real>;
-      const size_t smem = sizeof(Real) * S::SMEM;
-      const sq_cuda::Grid g =
-          sq_cuda::grid_for<S>(sq_cuda::ader_sparse_kernel<ORDER, Real>, n, smem, "ader (sparse)", ORDER);
-      sq_cuda::ader_sparse_kernel<ORDER, Real>
-          <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
-                                                   dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
-      sq_cuda::check_launch("ader (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
-    }
+    constexpr int NS = sq_cuda::sparse_ader_parts(ORDER, sizeof(Real));
+    const char *name = NS > 1 ? "ader (sparse, split)" : "ader (sparse)";
+    using S = sq_cuda::SparseShape<ORDER, Real, NS>;
+    const size_t smem = sizeof(Real) * S::SMEM;
+    const sq_cuda::Grid g = sq_cuda::grid_for<S>(sq_cuda::ader_sparse_kernel<ORDER, Real, NS>, n, smem, name, ORDER);
+    sq_cuda::ader_sparse_kernel<ORDER, Real, NS>
+        <<<g.blocks, S::THREADS, smem, stream>>>(n, g.epb, (const Real *)pack, (const Real *)dofs, (const Real *)star,
+                                                 dt, (Real *)tint, (Real *)derivs, (Real *)lts_buffer, buffer_reset);
+    sq_cuda::check_launch(name, ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
   /* the sparse kernel where sparse_ader, split where sparse_ader_split (cuda_sparse.cuh); low orders: the cell kernel

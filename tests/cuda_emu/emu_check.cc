@@ -156,8 +156,8 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     for (const int epb : {SS::E, small_epb(SS::E), 1}) {
       std::vector<Real> t2(n * NQ, NAN), d2(n * ORDER * NQ, NAN), b2 = buf_init;
       sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
-        sq_cuda::ader_split_kernel<ORDER, Real>(n, epb, pack, dofs.data(), star.data(), dt, t2.data(), d2.data(),
-                                                b2.data(), 0);
+        sq_cuda::ader_sparse_kernel<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>(n, epb, pack, dofs.data(), star.data(), dt,
+                                                                            t2.data(), d2.data(), b2.data(), 0);
       });
       if (epb == SS::E) {
         report("sp.split", ORDER, t2, tint_c);
@@ -170,8 +170,8 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     }
     std::vector<Real> t4(n * NQ, NAN), b4(n * NQ, NAN);
     sq_emu_launch(grid(SS::E), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
-      sq_cuda::ader_split_kernel<ORDER, Real>(n, SS::E, pack, dofs.data(), star.data(), dt, t4.data(), nullptr,
-                                              b4.data(), 1);
+      sq_cuda::ader_sparse_kernel<ORDER, Real, SQ_CUDA_SPARSE_ADER_SPLIT>(n, SS::E, pack, dofs.data(), star.data(), dt,
+                                                                          t4.data(), nullptr, b4.data(), 1);
     });
     same_bits("sp.split.t", ORDER, "split, no derivatives, buffer reset", t4, ts);
     same_bits("sp.split.b", ORDER, "split, buffer reset: tint", b4, ts);
@@ -218,7 +218,8 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     for (const int epb : {SS::E, small_epb(SS::E), 1}) {
       std::vector<Real> q = dofs;
       sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
-        sq_cuda::local_split_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+        sq_cuda::local_sparse_kernel<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>(n, epb, pack, tint_c.data(), star.data(),
+                                                                              flux_local.data(), q.data());
       });
       if (epb == SS::E) {
         qss = q, report("sp.split", ORDER, qss, q_c);
