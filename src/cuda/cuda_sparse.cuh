@@ -21,9 +21,9 @@
  * shared memory to tint and the LTS buffer (reset or accumulate), coalesced.  Everything ader_kernel does, with the
  * same arguments; ader_cuda.cu takes it for the orders and precisions of sparse_ader (docs/GPU.md). local_sparse_kernel
  * (below) does the same for `local` with K_vol,d and the local flux factored through the face basis; local_cuda.cu
- * takes it where local_takes_sparse.  Their split form (template parameter NS = 2) splits each (element, quantity) over
- * two threads by the parity of the rows, which halves what a thread holds (sparse_ader_split: `ader` in double
- * precision at orders 6-7; sparse_local_split: nowhere by default).  sq_cuda_predict runs `ader` and
+ * takes it where local_takes_sparse.  The split forms (ader_sparse_kernel with NS = 2, local_split_kernel) give each
+ * (element, quantity) two threads that share its rows by parity, which halves what a thread holds (sparse_ader_split:
+ * `ader` in double precision at orders 6-7; sparse_local_split: nowhere by default).  sq_cuda_predict runs `ader` and
  * `local` as two kernels wherever `ader` is sparse, but for small tiles that keep the cell or fine-row `local`
  * (small_tile_keeps_rows).
  */
@@ -64,9 +64,9 @@
 #define SQ_CUDA_SPARSE_LOCAL_MAX_DP 4
 #endif
 /**
- * The orders at which `local` takes the split form of the sparse kernel (local_sparse_kernel with NS > 1: each
- * (element, quantity) on SQ_CUDA_SPARSE_LOCAL_SPLIT threads, each forming a share of the update's rows), per precision
- * (first and last; a last below the first: none, the default).  It takes precedence over the unsplit range above.  The
+ * The orders at which `local` takes the split form of the sparse kernel (local_split_kernel: each (element,
+ * quantity) on SQ_CUDA_SPARSE_LOCAL_SPLIT threads, each forming a share of the update's rows), per precision (first
+ * and last; a last below the first: none, the default).  It takes precedence over the unsplit range above.  The
  * unsplit kernel in double precision needs more than 250 registers from order 5 on (out[B] and the projections, two
  * registers per value); split in two, it fits 128 (docs/GPU.md), but on an H100 it ran slower than the row-group
  * kernel at orders 5-7 in double precision (docs/PERFORMANCE.md, "Orders, sizes and precisions").
@@ -155,17 +155,10 @@ __host__ __device__ constexpr bool sparse_ader_split(int order, int real_size) {
                         : order >= SQ_CUDA_SPARSE_ADER_SPLIT_MIN_DP && order <= SQ_CUDA_SPARSE_ADER_SPLIT_MAX_DP;
 }
 
-/** Whether `local` of this order and real size takes the split sparse kernel. */
+/** Whether `local` of this order and real size takes the split sparse kernel (local_split_kernel). */
 __host__ __device__ constexpr bool sparse_local_split(int order, int real_size) {
   return real_size == 4 ? order >= SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_SP && order <= SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_SP
                         : order >= SQ_CUDA_SPARSE_LOCAL_SPLIT_MIN_DP && order <= SQ_CUDA_SPARSE_LOCAL_SPLIT_MAX_DP;
-}
-
-/** Whether `local` of this order and real size takes a sparse kernel, split (sparse_local_split) or not. */
-__host__ __device__ constexpr bool sparse_local(int order, int real_size) {
-  return sparse_local_split(order, real_size) ||
-         (real_size == 4 ? order >= SQ_CUDA_SPARSE_LOCAL_MIN_SP && order <= SQ_CUDA_SPARSE_LOCAL_MAX_SP
-                         : order >= SQ_CUDA_SPARSE_LOCAL_MIN_DP && order <= SQ_CUDA_SPARSE_LOCAL_MAX_DP);
 }
 
 /** Threads per (element, quantity) of the sparse `ader` (NS of ader_sparse_kernel): 1, or the split's. */
@@ -173,9 +166,11 @@ __host__ __device__ constexpr int sparse_ader_parts(int order, int real_size) {
   return sparse_ader_split(order, real_size) ? SQ_CUDA_SPARSE_ADER_SPLIT : 1;
 }
 
-/** Threads per (element, quantity) of the sparse `local` (NS of local_sparse_kernel): 1, or the split's. */
-__host__ __device__ constexpr int sparse_local_parts(int order, int real_size) {
-  return sparse_local_split(order, real_size) ? SQ_CUDA_SPARSE_LOCAL_SPLIT : 1;
+/** Whether `local` of this order and real size takes a sparse kernel, split (sparse_local_split) or not. */
+__host__ __device__ constexpr bool sparse_local(int order, int real_size) {
+  return sparse_local_split(order, real_size) ||
+         (real_size == 4 ? order >= SQ_CUDA_SPARSE_LOCAL_MIN_SP && order <= SQ_CUDA_SPARSE_LOCAL_MAX_SP
+                         : order >= SQ_CUDA_SPARSE_LOCAL_MIN_DP && order <= SQ_CUDA_SPARSE_LOCAL_MAX_DP);
 }
 
 /**
@@ -205,8 +200,8 @@ template <int ORDER_, typename Real_, int NS_ = 1> struct SparseShape {
 };
 
 /**
- * Shape of the sparse local kernel: E elements of 9 NS threads per block (NS: threads per (element, quantity), 1
- * unless split); per element tint (B x 9, column-major with an odd column stride; then the update) and two
+ * Shape of the sparse local kernels: E elements of 9 NS threads per block (NS: threads per (element, quantity), 1
+ * in local_sparse_kernel); per element tint (B x 9, column-major with an odd column stride; then the update) and two
  * buffers of the projections of tint onto a face's basis, Bf rows of S reals (the 9 quantities padded to a 16-byte
  * vector, so that a thread reads a row as whole vectors).  With NS > 1 the block is NS parts of SLOTS threads, 9 E
  * rounded up to whole warps, so that the threads of a warp share one part (one instruction stream): thread t is slot
@@ -224,10 +219,8 @@ template <int ORDER_, typename Real_, int NS_ = 1> struct SparseLocalShape {
   static constexpr int THREADS = NS * SLOTS;
   /** rows of the update (of B) and face functions (of Bf) per thread: l, f = part, part + NS, ... */
   static constexpr int ROWS = (B + NS - 1) / NS, FROWS = (BF + NS - 1) / NS;
-  /** local_sparse_kernel's launch bound (0: none): SQ_CUDA_SPARSE_MIN_BLOCKS, split: blocks per SM for
-   *  SQ_CUDA_SPARSE_SPLIT_MAX_REGS registers */
-  static constexpr int MIN_BLOCKS = NS == 1 ? SQ_CUDA_SPARSE_MIN_BLOCKS
-                                    : SQ_CUDA_SPARSE_SPLIT_MAX_REGS > 0
+  /** the split kernel's launch bound: blocks per SM for SQ_CUDA_SPARSE_SPLIT_MAX_REGS registers (0: none) */
+  static constexpr int MIN_BLOCKS = SQ_CUDA_SPARSE_SPLIT_MAX_REGS > 0
                                         ? 65536 / (SQ_CUDA_SPARSE_SPLIT_MAX_REGS * THREADS)
                                         : 0;
   /** tint ([el][q][LDA]), then the face buffers ([el][2][f][S]) from a 16-byte boundary */
@@ -321,13 +314,114 @@ __device__ __forceinline__ void sparse_store(const typename T::Real *src, int ld
   }
 }
 
-/** A part of a split kernel as a type (its index compile-time inside the generic lambdas of for_part). */
+/**
+ * out += (M^-1 E_J)(:, f) g(f) over f, g(f) = -sum_q Alocal_J(p, q) P_J(f, q) from the element's face-J projections
+ * @p Pj (rows of S), with @p arow row p of Alocal_J (row-major in global memory).
+ */
+template <class T, int J>
+__device__ __forceinline__ void sparse_lift(const typename T::Real *Pj, const typename T::Real *__restrict__ arow,
+                                            typename T::Real (&out)[T::B]) {
+  using Real = typename T::Real;
+  Real a[9];
+#pragma unroll
+  for (int q = 0; q < 9; ++q) a[q] = -arow[q];
+  Real g = Real(0);
+#define SQ_SPARSE_COL(f)                                                                                               \
+  {                                                                                                                    \
+    const Row<Real, T::S> r = load_row<Real, T::S>(Pj + (f)*T::S);                                                     \
+    g = a[0] * r.v[0];                                                                                                 \
+    for (int q = 1; q < 9; ++q) g = fma(a[q], r.v[q], g);                                                              \
+  }
+#define SQ_SPARSE_FMA(j, l, f, v)                                                                                      \
+  if constexpr ((j) == J) out[l] = fma(Real(v), g, out[l]);
+  SQ_SPARSE_LIST(T::ORDER, LIFT, SQ_SPARSE_COL, SQ_SPARSE_FMA)
+#undef SQ_SPARSE_COL
+#undef SQ_SPARSE_FMA
+}
+
+/** Column p of tint (@p Ip) projected onto face J's basis, E_J^T I(:, p): entry f to Pp[f S]. */
+template <class T, int J>
+__device__ __forceinline__ void sparse_project(const typename T::Real *Ip, typename T::Real *Pp) {
+  using Real = typename T::Real;
+  Real P[T::BF];
+#pragma unroll
+  for (int f = 0; f < T::BF; ++f) P[f] = Real(0);
+  Real x = Real(0);
+#define SQ_SPARSE_COL(k) x = Ip[k];
+#define SQ_SPARSE_FMA(j, f, k, v)                                                                                      \
+  if constexpr ((j) == J) P[f] = fma(Real(v), x, P[f]);
+  SQ_SPARSE_LIST(T::ORDER, PROJ, SQ_SPARSE_COL, SQ_SPARSE_FMA)
+#undef SQ_SPARSE_COL
+#undef SQ_SPARSE_FMA
+#pragma unroll
+  for (int f = 0; f < T::BF; ++f) Pp[f * T::S] = P[f];
+}
+
+/**
+ * Volume + local flux (local_kernel's arguments and results) with the operators compiled in, thread p of element
+ * el forming column p of the update:
+ * - volume: out(l) = sum_d sum_k K_vol,d(l, k) w_d(k), w_d(k) = sum_q A*_d(p, q) I(k, q) over the star pattern;
+ * - local flux, F^-_j = E_j E_j^T, face by face: each thread projects its column of tint onto face j's basis
+ *   (E_j^T I(:, p)) into a shared buffer; after a barrier, per face-basis function f it forms
+ *   g(f) = -sum_q Alocal_j(p, q) P_j(f, q) (the flux solver mixes the quantities: the whole row f of P_j) and lifts
+ *   it, out(l) += (M^-1 E_j)(l, f) g(f).  Two buffers alternate: face j + 1 is projected while face j is lifted.
+ * The update goes through shared memory and is added to the dofs with coalesced accesses.
+ */
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(SparseLocalShape<ORDER, Real>::THREADS, SQ_CUDA_SPARSE_MIN_BLOCKS)
+    local_sparse_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
+                        const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
+  using T = SparseLocalShape<ORDER, Real>;
+  (void)pack; /* the operators are compiled in */
+  SQ_CUDA_SHARED(Real, smem);
+  const int64_t e0 = (int64_t)blockIdx.x * epb;
+  const int ne = (int)(block_end(n, e0, epb) - e0);
+  const int el = threadIdx.x / 9, p = threadIdx.x - el * 9;
+  const int64_t e = e0 + (el < ne ? el : 0); /* a thread slot past the block's elements reads element e0's data */
+  sparse_load<T>(smem + T::OFF_A, tint + e0 * T::NQ, ne, nullptr, 0);
+  int q0, q1, q2;
+  Real c[3][3];
+  star_pattern_row(star, e, p, Real(1), q0, q1, q2, c);
+  __syncthreads();
+  Real *I = smem + T::OFF_A + el * 9 * T::LDA, *F0 = smem + T::OFF_F + el * 2 * T::FACE, *F1 = F0 + T::FACE;
+  Real out[T::B];
+#pragma unroll
+  for (int l = 0; l < T::B; ++l) out[l] = Real(0);
+  {
+    const Real *in0 = I + q0 * T::LDA, *in1 = I + q1 * T::LDA, *in2 = I + q2 * T::LDA;
+    Real w0 = Real(0), w1 = Real(0), w2 = Real(0);
+#define SQ_SPARSE_COL(k)          star_row(c, in0[k], in1[k], in2[k], w0, w1, w2);
+#define SQ_SPARSE_FMA(d, l, k, v) out[l] = fma(Real(v), w##d, out[l]);
+    SQ_SPARSE_LIST(T::ORDER, KVOL, SQ_SPARSE_COL, SQ_SPARSE_FMA)
+#undef SQ_SPARSE_COL
+#undef SQ_SPARSE_FMA
+  }
+  const Real *Ip = I + p * T::LDA, *arow = flux_local + e * 4 * 81 + p * 9;
+  sparse_project<T, 0>(Ip, F0 + p);
+  __syncthreads();
+  sparse_project<T, 1>(Ip, F1 + p);
+  sparse_lift<T, 0>(F0, arow, out);
+  __syncthreads(); /* F0 read */
+  sparse_project<T, 2>(Ip, F0 + p);
+  sparse_lift<T, 1>(F1, arow + 81, out);
+  __syncthreads(); /* F1 read */
+  sparse_project<T, 3>(Ip, F1 + p);
+  sparse_lift<T, 2>(F0, arow + 162, out);
+  __syncthreads(); /* tint read for the last time, F1 written */
+  sparse_lift<T, 3>(F1, arow + 243, out);
+  Real *Up = I + p * T::LDA; /* the update in tint's place */
+#pragma unroll
+  for (int l = 0; l < T::B; ++l) Up[l] = out[l];
+  __syncthreads();
+  sparse_store<T>(smem + T::OFF_A, T::LDA, T::B, ne, dofs + e0 * T::NQ, T::NQ, true);
+}
+
+/** A part of the split kernel as a type (its index compile-time inside the generic lambdas of for_part). */
 template <int H> struct SplitPart { static constexpr int value = H; };
 
 /**
  * Call f(SplitPart<part>{}) for the run-time @p part < NS: every part's code compiled in, each with its rows as
- * compile-time indices.  The part is the same across a warp (SparseLocalShape), so a warp runs one of them; with
- * NS = 1 it is f(SplitPart<0>{}).
+ * compile-time indices.  The part is the same across a warp (SparseLocalShape), so a warp runs one of them.
  */
 template <int NS, int H = 0, class F> __device__ __forceinline__ void for_part(int part, F &&f) {
   if constexpr (H + 1 < NS) {
@@ -340,37 +434,28 @@ template <int NS, int H = 0, class F> __device__ __forceinline__ void for_part(i
 }
 
 /**
- * Volume + local flux (local_kernel's arguments and results) with the operators compiled in, NS threads per (element
- * el, quantity p) forming column p of the update; part H of them holds its rows l = H, H + NS, ... (out[l / NS]):
- * - volume: out(l) = sum_d sum_k K_vol,d(l, k) w_d(k), w_d(k) = sum_q A*_d(p, q) I(k, q) over the star pattern;
- * - local flux, F^-_j = E_j E_j^T, face by face: each part projects its face functions f = H, H + NS, ... of column
- *   p of tint onto face j's basis (E_j^T I(:, p)) into a shared buffer; after a barrier, per face-basis function f it
- *   forms g(f) = -sum_q Alocal_j(p, q) P_j(f, q) (the flux solver mixes the quantities: the whole row f of P_j) and
- *   lifts it into its rows, out(l) += (M^-1 E_j)(l, f) g(f).  Two buffers alternate: face j + 1 is projected while
- *   face j is lifted.
- * The update goes through shared memory and is added to the dofs with coalesced accesses.  With NS > 1 (split) each
- * part repeats the star-pattern and flux products its rows use, and each row's sum runs in the same order as with
- * NS = 1: the same bits.  What shrinks is the live state, ROWS + FROWS values instead of B + Bf.
+ * `local` split over NS threads per (element, quantity), otherwise local_sparse_kernel: part H of column p holds the
+ * update's rows l = H, H + NS, ... (out[l / NS]) and projects face functions f = H, H + NS, ... .  Each part forms
+ * the star-pattern products w_d(k) and the flux products g(f) its rows use (so the parts repeat those), and each row's
+ * sum runs in the same order as in local_sparse_kernel: the same bits.  What shrinks is the live state, ROWS + FROWS
+ * values instead of B + Bf, which the double-precision kernel needs to fit its registers from order 5 on.
  */
-template <int ORDER, typename Real, int NS = 1>
-__global__ void __launch_bounds__(SparseLocalShape<ORDER, Real, NS>::THREADS,
-                                  SparseLocalShape<ORDER, Real, NS>::MIN_BLOCKS)
-    local_sparse_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
-                        const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
-  using T = SparseLocalShape<ORDER, Real, NS>;
+template <int ORDER, typename Real>
+__global__ void __launch_bounds__(SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>::THREADS,
+                                  SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>::MIN_BLOCKS)
+    local_split_kernel(int64_t n, int epb, const Real *__restrict__ pack, const Real *__restrict__ tint,
+                       const Real *__restrict__ star, const Real *__restrict__ flux_local, Real *__restrict__ dofs) {
+  using T = SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+  constexpr int NS = T::NS;
   (void)pack; /* the operators are compiled in */
   SQ_CUDA_SHARED(Real, smem);
   const int64_t e0 = (int64_t)blockIdx.x * epb;
   const int ne = (int)(block_end(n, e0, epb) - e0);
-  const int part = NS == 1 ? 0 : threadIdx.x / T::SLOTS, slot = threadIdx.x - part * T::SLOTS;
-  /* the slots that round a part up to whole warps only join the barriers */
-  const bool active = NS == 1 || slot < 9 * T::E;
+  const int part = threadIdx.x / T::SLOTS, slot = threadIdx.x - part * T::SLOTS;
+  const bool active = slot < 9 * T::E; /* the slots that round a part up to whole warps only join the barriers */
   const int el = active ? slot / 9 : 0, p = active ? slot - el * 9 : 0;
   const int64_t e = e0 + (el < ne ? el : 0); /* a thread slot past the block's elements reads element e0's data */
   sparse_load<T>(smem + T::OFF_A, tint + e0 * T::NQ, ne, nullptr, 0);
-  int q0, q1, q2;
-  Real c[3][3];
-  star_pattern_row(star, e, p, Real(1), q0, q1, q2, c);
   Real *I = smem + T::OFF_A + el * 9 * T::LDA, *F0 = smem + T::OFF_F + el * 2 * T::FACE, *F1 = F0 + T::FACE;
   const Real *Ip = I + p * T::LDA, *arow = flux_local + e * 4 * 81 + p * 9;
   Real out[T::ROWS];
@@ -381,6 +466,9 @@ __global__ void __launch_bounds__(SparseLocalShape<ORDER, Real, NS>::THREADS,
   if (active)
     for_part<NS>(part, [&](auto h) {
       constexpr int H = decltype(h)::value;
+      int q0, q1, q2;
+      Real c[3][3];
+      star_pattern_row(star, e, p, Real(1), q0, q1, q2, c);
       const Real *in0 = I + q0 * T::LDA, *in1 = I + q1 * T::LDA, *in2 = I + q2 * T::LDA;
       Real w0 = Real(0), w1 = Real(0), w2 = Real(0);
 #define SQ_SPARSE_COL(k) star_row(c, in0[k], in1[k], in2[k], w0, w1, w2);
@@ -579,10 +667,14 @@ template <int ORDER, typename Real> inline bool small_tile_keeps_rows(int64_t n)
     return false;
   } else {
     using T = LocalShape<ORDER, Real>;
-    constexpr int NS = sparse_local_parts(ORDER, sizeof(Real));
-    using S = SparseLocalShape<ORDER, Real, NS>;
-    const bool few = few_waves<S>(local_sparse_kernel<ORDER, Real, NS>, n, sizeof(Real) * S::SMEM,
-                                  NS > 1 ? "local (sparse, split)" : "local (sparse)", ORDER);
+    bool few;
+    if constexpr (sparse_local_split(ORDER, sizeof(Real))) {
+      using S = SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+      few = few_waves<S>(local_split_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse, split)", ORDER);
+    } else {
+      using S = SparseLocalShape<ORDER, Real>;
+      few = few_waves<S>(local_sparse_kernel<ORDER, Real>, n, sizeof(Real) * S::SMEM, "local (sparse)", ORDER);
+    }
     return few &&
            (cell_tile(ORDER, n) || fine_tile<T>(local_kernel<ORDER, Real>, n, sizeof(Real) * T::SMEM, "local", ORDER));
   }

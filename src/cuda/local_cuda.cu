@@ -27,17 +27,30 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local (cell)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
-  /* the sparse kernel, NS threads per (element, quantity) */
-  template <int NS = sq_cuda::sparse_local_parts(ORDER, sizeof(Real))>
+  static void split(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                    cudaStream_t stream) {
+    using S = sq_cuda::SparseLocalShape<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>;
+    const size_t smem = sizeof(Real) * S::SMEM;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<S>(sq_cuda::local_split_kernel<ORDER, Real>, n, smem, "local (sparse, split)", ORDER);
+    sq_cuda::local_split_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
+        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+    sq_cuda::check_launch("local (sparse, split)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+  }
+
   static void sparse(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
                      void *dofs, cudaStream_t stream) {
-    const char *name = NS > 1 ? "local (sparse, split)" : "local (sparse)";
-    using S = sq_cuda::SparseLocalShape<ORDER, Real, NS>;
-    const size_t smem = sizeof(Real) * S::SMEM;
-    const sq_cuda::Grid g = sq_cuda::grid_for<S>(sq_cuda::local_sparse_kernel<ORDER, Real, NS>, n, smem, name, ORDER);
-    sq_cuda::local_sparse_kernel<ORDER, Real, NS><<<g.blocks, S::THREADS, smem, stream>>>(
-        n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
-    sq_cuda::check_launch(name, ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    if constexpr (sq_cuda::sparse_local_split(ORDER, sizeof(Real))) {
+      split(n, pack, tint, star, flux_local, dofs, stream);
+    } else {
+      using S = sq_cuda::SparseLocalShape<ORDER, Real>;
+      const size_t smem = sizeof(Real) * S::SMEM;
+      const sq_cuda::Grid g =
+          sq_cuda::grid_for<S>(sq_cuda::local_sparse_kernel<ORDER, Real>, n, smem, "local (sparse)", ORDER);
+      sq_cuda::local_sparse_kernel<ORDER, Real><<<g.blocks, S::THREADS, smem, stream>>>(
+          n, g.epb, (const Real *)pack, (const Real *)tint, (const Real *)star, (const Real *)flux_local, (Real *)dofs);
+      sq_cuda::check_launch("local (sparse)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
+    }
   }
 
   /* the sparse kernel where local_takes_sparse, split where sparse_local_split (cuda_sparse.cuh); low orders: the cell
@@ -78,8 +91,7 @@ namespace {
 template <int ORDER, typename Real> struct LocalSplitLaunch {
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
-    LocalLaunch<ORDER, Real>::template sparse<SQ_CUDA_SPARSE_LOCAL_SPLIT>(n, pack, tint, star, flux_local, dofs,
-                                                                          stream);
+    LocalLaunch<ORDER, Real>::split(n, pack, tint, star, flux_local, dofs, stream);
   }
 };
 } // namespace

@@ -103,8 +103,8 @@ void sq_cuda_ane_source(sq_precision prec, int order, int nmech, int64_t n, cons
 void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
                    const void *flux_local, void *dofs, void *stream);
 
-/** @brief sq_cuda_local through the split sparse kernel (local_sparse_kernel split, src/cuda/cuda_sparse.cuh) at any
- * order and precision, whether sq_cuda_local takes it there or not: for tests. */
+/** @brief sq_cuda_local through the split sparse kernel (local_split_kernel, src/cuda/cuda_sparse.cuh) at any order
+ *  and precision, whether sq_cuda_local takes it there or not: for tests. */
 void sq_cuda_local_split(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
                          const void *flux_local, void *dofs, void *stream);
 

@@ -218,8 +218,7 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     for (const int epb : {SS::E, small_epb(SS::E), 1}) {
       std::vector<Real> q = dofs;
       sq_emu_launch(grid(epb), SS::THREADS, sizeof(Real) * SS::SMEM, [&] {
-        sq_cuda::local_sparse_kernel<ORDER, Real, SQ_CUDA_SPARSE_LOCAL_SPLIT>(n, epb, pack, tint_c.data(), star.data(),
-                                                                              flux_local.data(), q.data());
+        sq_cuda::local_split_kernel<ORDER, Real>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
       });
       if (epb == SS::E) {
         qss = q, report("sp.split", ORDER, qss, q_c);

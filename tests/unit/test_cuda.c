@@ -224,8 +224,8 @@ START_TEST(kernels_vs_cpu) {
 }
 END_TEST
 
-/* The split sparse `local` (local_sparse_kernel split, src/cuda/cuda_sparse.cuh) against sq_kernel_local at every order
- * and precision, whether sq_cuda_local takes it there or not: from random dofs and from zero dofs (the increment). */
+/* The split sparse `local` (local_split_kernel, src/cuda/cuda_sparse.cuh) against sq_kernel_local at every order and
+ * precision, whether sq_cuda_local takes it there or not: from random dofs and from zero dofs (the increment). */
 static void local_split_one(int cubes, int order, sq_precision p) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(cubes, order, p, 0, 1 << 20, &mesh); /* 6 cubes^3 elements */
