@@ -226,7 +226,7 @@ int sq_qs_precond_create(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nv, dou
 }
 
 int sq_qs_solve(const sq_qs_mesh *qm, const sq_qs_ops *ops, const double *f, double *u, sq_qs_solver_opts *o) {
-  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert;
+  const int64_t n = 3 * qm->nnode;
   o->outer_iters = 0;
   o->inner_iters = o->coarse_iters = 0;
   qs_work w = {.qm = qm, .ops = ops};

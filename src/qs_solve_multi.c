@@ -221,7 +221,7 @@ int sq_qs_solve_multi(const sq_qs_mesh *qm, const sq_qs_ops *ops, int nvec, cons
                     "quasi-static multi-vector solve: the mesh has fault offsets; solve the dislocation's elastic "
                     "problem with sq_qs_solve");
   const int nv = nvec;
-  const int64_t n = 3 * qm->nnode, nc = 3 * qm->nvert, N = n * nv;
+  const int64_t n = 3 * qm->nnode, N = n * nv;
   qsm_work w = {.qm = qm, .ops = ops, .nv = nv};
   double *F = NULL, *r = NULL, *z = NULL, *zold = NULL, *p = NULL, *q = NULL, *dg = NULL;
   int ierr = SQ_CALLOC(F, N);
