@@ -68,6 +68,27 @@ static void bind_rank_share(char *desc, size_t len) {
   hwloc_topology_destroy(topo);
 }
 
+/* StarPU-MPI on several ranks.  Ranks of one node share StarPU's bus performance files (the perf-model directory
+ * and host name are the node's): a rank whose worker set differs from the files' calibrates the bus and rewrites
+ * them, and a rank reading them meanwhile aborts on a half-written file.  The node's first rank therefore
+ * starts StarPU alone, and the others, which then find the files it wrote, after it.  Not with FxT traces,
+ * whose start-up synchronises every rank. */
+static int starpu_mpi_start(struct starpu_conf *conf) {
+#ifdef STARPU_USE_FXT
+  return starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
+#else
+  MPI_Comm node;
+  int lrank = 0, ret = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &lrank);
+  if (lrank == 0) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
+  MPI_Barrier(node);
+  if (lrank != 0) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
+  MPI_Comm_free(&node);
+  return ret;
+#endif
+}
+
 int sq_sim_starpu_start(const char *sched, int cpu_task_threads) {
   if (starpu_started) return SQ_SUCCESS;
   sq_runtime_set_cpu_task_threads(cpu_task_threads);
@@ -88,8 +109,7 @@ int sq_sim_starpu_start(const char *sched, int cpu_task_threads) {
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
   /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
    * progression thread takes a core), on one rank plain StarPU keeps every core for workers */
-  const int ret =
-      sq_sim_mpi_nranks() > 1 ? starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
+  const int ret = sq_sim_mpi_nranks() > 1 ? starpu_mpi_start(&conf) : starpu_init(&conf);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "StarPU initialisation failed (%d): check STARPU_* environment variables", ret);
   starpu_started = sq_sim_mpi_nranks() > 1 ? 2 : 1;
   return SQ_SUCCESS;

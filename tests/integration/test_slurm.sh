@@ -180,12 +180,12 @@ if command -v mpirun > /dev/null; then
         ok "MPI link 2 (2 ranks): restarted from the checkpoint and stopped again"
       else bad "MPI link 2: $(cat "$T/mpi2.out" | tail -3) $(tail -3 "$T/mpi2.err")"; fi
     else
-      bad "MPI link 2 did not start: $(tail -5 "$T/mpi2.err")"
+      bad "MPI link 2 did not start: $(tail -40 "$T/mpi2.err")"
       finish_job
     fi
     unset SQ_CHAIN_INDEX
   else
-    bad "MPI link 1 did not start stepping: $(tail -5 "$T/mpi1.err")"
+    bad "MPI link 1 did not start stepping: $(tail -40 "$T/mpi1.err")"
     finish_job
   fi
   unset SQ_TEST_SRUN_NP
