@@ -1,6 +1,7 @@
 /** @file local_cuda.cu  CUDA launcher of the volume + local-flux update (codelet "local"). */
 #include "cuda_cell.cuh"
 #include "cuda_sparse.cuh"
+#include "cuda_tensor.cuh"
 
 namespace {
 
@@ -38,6 +39,18 @@ template <int ORDER, typename Real> struct LocalLaunch {
     sq_cuda::check_launch("local (sparse, split)", ORDER, sizeof(Real) == 8 ? SQ_F64 : SQ_F32, n);
   }
 
+  static void tensor(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
+                     void *dofs, cudaStream_t stream) {
+    using T = sq_cuda::TensorLocalShape<ORDER>;
+    const size_t smem = sizeof(double) * T::SMEM;
+    const sq_cuda::Grid g =
+        sq_cuda::grid_for<T>(sq_cuda::local_tensor_kernel<ORDER>, n, smem, "local (tensor cores)", ORDER);
+    sq_cuda::local_tensor_kernel<ORDER>
+        <<<g.blocks, T::THREADS, smem, stream>>>(n, g.epb, (const double *)pack, (const double *)tint,
+                                                 (const double *)star, (const double *)flux_local, (double *)dofs);
+    sq_cuda::check_launch("local (tensor cores)", ORDER, SQ_F64, n);
+  }
+
   static void sparse(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local,
                      void *dofs, cudaStream_t stream) {
     if constexpr (sq_cuda::sparse_local_split(ORDER, sizeof(Real))) {
@@ -53,11 +66,16 @@ template <int ORDER, typename Real> struct LocalLaunch {
     }
   }
 
-  /* the sparse kernel where local_takes_sparse, split where sparse_local_split (cuda_sparse.cuh); low orders: the cell
-   * kernel (cuda_cell.cuh); small tiles: fine row groups (cuda_kernels.cuh, fine_tile) */
+  /* the tensor-core kernel where tensor_local (cuda_tensor.cuh); the sparse kernel where local_takes_sparse, split
+   * where sparse_local_split (cuda_sparse.cuh); low orders: the cell kernel (cuda_cell.cuh); small tiles: fine row
+   * groups (cuda_kernels.cuh, fine_tile) */
   static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
                   cudaStream_t stream) {
     using T = sq_cuda::LocalShape<ORDER, Real>;
+    if constexpr (sq_cuda::tensor_local(ORDER, sizeof(Real))) {
+      tensor(n, pack, tint, star, flux_local, dofs, stream);
+      return;
+    }
     if (sq_cuda::local_takes_sparse<ORDER, Real>(n)) {
       sparse(n, pack, tint, star, flux_local, dofs, stream);
       return;
@@ -101,4 +119,21 @@ extern "C" void sq_cuda_local_split(sq_precision prec, int order, int64_t n, con
   if (n <= 0) return;
   sq_cuda::dispatch<LocalSplitLaunch>("local (split)", prec, order, n, pack, tint, star, flux_local, dofs,
                                       (cudaStream_t)stream);
+}
+
+/* the tensor-core form at every order (double precision only): test_cuda's tensor case */
+namespace {
+template <int ORDER, typename Real> struct LocalTensorLaunch {
+  static void run(int64_t n, const void *pack, const void *tint, const void *star, const void *flux_local, void *dofs,
+                  cudaStream_t stream) {
+    if constexpr (sizeof(Real) == 8) LocalLaunch<ORDER, Real>::tensor(n, pack, tint, star, flux_local, dofs, stream);
+  }
+};
+} // namespace
+
+extern "C" void sq_cuda_local_tensor(int order, int64_t n, const void *pack, const void *tint, const void *star,
+                                     const void *flux_local, void *dofs, void *stream) {
+  if (n <= 0) return;
+  sq_cuda::dispatch<LocalTensorLaunch>("local (tensor cores)", SQ_F64, order, n, pack, tint, star, flux_local, dofs,
+                                       (cudaStream_t)stream);
 }

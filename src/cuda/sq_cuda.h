@@ -108,6 +108,11 @@ void sq_cuda_local(sq_precision prec, int order, int64_t n, const void *pack, co
 void sq_cuda_local_split(sq_precision prec, int order, int64_t n, const void *pack, const void *tint, const void *star,
                          const void *flux_local, void *dofs, void *stream);
 
+/** @brief sq_cuda_local through the tensor-core kernel (local_tensor_kernel, src/cuda/cuda_tensor.cuh) at any order, in
+ *  double precision (its only precision), whether sq_cuda_local takes it there or not: for tests. */
+void sq_cuda_local_tensor(int order, int64_t n, const void *pack, const void *tint, const void *star,
+                          const void *flux_local, void *dofs, void *stream);
+
 /**
  * @brief Neighbour-flux update on the GPU (sq_kernel_neighbor); the 48 flux matrices are selected per
  * face inside the kernel (link.flux), derivatives links integrate over [t0, t1] of their slot.

@@ -7,6 +7,7 @@
 #define SQ_CUDA_EMULATE 1
 #include "cuda_cell.cuh"
 #include "cuda_sparse.cuh"
+#include "cuda_tensor.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -230,6 +231,21 @@ template <int ORDER, typename Real> void check(std::mt19937_64 &rng, int64_t n) 
     printf("O%d %s: split sparse local (%d threads per quantity) E/threads/smem %d/%d/%d (%s)\n", ORDER,
            sizeof(Real) == 8 ? "f64" : "f32", SS::NS, SS::E, SS::THREADS, (int)sizeof(Real) * SS::SMEM,
            sq_cuda::sparse_local_split(ORDER, sizeof(Real)) ? "taken by local" : "not taken");
+  }
+
+  if constexpr (sizeof(Real) == 8) { /* the tensor-core local kernel (cuda_tensor.cuh), at every order in double */
+    using TT = sq_cuda::TensorLocalShape<ORDER>;
+    std::vector<Real> qt;
+    for (const int epb : {TT::E, small_epb(TT::E)}) {
+      std::vector<Real> q = dofs;
+      sq_emu_launch(grid(epb), TT::THREADS, sizeof(Real) * TT::SMEM, [&] {
+        sq_cuda::local_tensor_kernel<ORDER>(n, epb, pack, tint_c.data(), star.data(), flux_local.data(), q.data());
+      });
+      if (epb == TT::E) qt = q, report("tc.local", ORDER, qt, q_c);
+      else same_bits("tc.local", ORDER, per_block(epb), q, qt);
+    }
+    printf("O%d f64: tensor-core local E/threads/smem %d/%d/%d (%s)\n", ORDER, TT::E, TT::THREADS,
+           (int)sizeof(Real) * TT::SMEM, sq_cuda::tensor_local(ORDER, 8) ? "taken by local" : "not taken");
   }
 
   /* fused predictor: ader (+ buffer) then local */

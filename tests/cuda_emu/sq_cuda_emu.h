@@ -31,15 +31,28 @@ struct sq_emu_dim3 {
 inline thread_local sq_emu_dim3 threadIdx, blockIdx, blockDim;
 inline thread_local unsigned char *sq_emu_smem_ptr;
 inline thread_local std::barrier<> *sq_emu_bar;
+inline thread_local std::vector<double> *sq_emu_scratch;
 
 inline unsigned char *sq_emu_shared() { return sq_emu_smem_ptr; }
 inline void __syncthreads() { sq_emu_bar->arrive_and_wait(); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+/** Scratch memory of the block, @p per_thread doubles per thread: where warp-wide operations (mma_tiles,
+ * cuda_tensor.cuh) exchange their fragments. */
+inline double *sq_emu_warp_scratch(int per_thread) {
+  const size_t need = (size_t)per_thread * blockDim.x;
+  if (sq_emu_scratch->size() < need) {
+    __syncthreads(); /* every thread asks for the same size: one resizes, the others wait */
+    if (threadIdx.x == 0) sq_emu_scratch->resize(need);
+    __syncthreads();
+  }
+  return sq_emu_scratch->data();
+}
 
 /** Run @p body as a grid of @p grid blocks of @p threads threads with @p smem bytes of shared memory. */
 template <class F> void sq_emu_launch(unsigned grid, unsigned threads, size_t smem, F body) {
   std::barrier<> bar((std::ptrdiff_t)threads);
   unsigned char *shared = static_cast<unsigned char *>(aligned_alloc(16, smem ? (smem + 15) / 16 * 16 : 16));
+  std::vector<double> scratch;
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
@@ -47,6 +60,7 @@ template <class F> void sq_emu_launch(unsigned grid, unsigned threads, size_t sm
       blockDim.x = threads;
       sq_emu_bar = &bar;
       sq_emu_smem_ptr = shared;
+      sq_emu_scratch = &scratch;
       for (unsigned b = 0; b < grid; ++b) {
         blockIdx.x = b;
         if (t == 0) memset(shared, 0xff, smem); /* NaN in both precisions */

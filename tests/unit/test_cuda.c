@@ -224,9 +224,10 @@ START_TEST(kernels_vs_cpu) {
 }
 END_TEST
 
-/* The split sparse `local` (local_split_kernel, src/cuda/cuda_sparse.cuh) against sq_kernel_local at every order and
- * precision, whether sq_cuda_local takes it there or not: from random dofs and from zero dofs (the increment). */
-static void local_split_one(int cubes, int order, sq_precision p) {
+/* The split sparse `local` (local_split_kernel, src/cuda/cuda_sparse.cuh) and the tensor-core `local`
+ * (local_tensor_kernel, src/cuda/cuda_tensor.cuh; double precision) against sq_kernel_local at every order, whether
+ * sq_cuda_local takes them there or not: from random dofs and from zero dofs (the increment). */
+static void local_variant_one(int cubes, int order, sq_precision p, int tensor) {
   sq_mesh *mesh;
   sq_disc *d = make_disc(cubes, order, p, 0, 1 << 20, &mesh); /* 6 cubes^3 elements */
   const int64_t n = d->nelem;
@@ -239,9 +240,11 @@ static void local_split_one(int cubes, int order, sq_precision p) {
   for (int z = 0; z < 2; ++z) {
     void *q = dup_bytes(z ? zero : dofs, blk), *g_q = dev_copy(q, blk);
     sq_kernel_local(p, order, n, d->pack, tint, d->star, d->flux_local, q);
-    sq_cuda_local_split(p, order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
+    if (tensor) sq_cuda_local_tensor(order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
+    else sq_cuda_local_split(p, order, n, g_pack, g_tint, g_star, g_flocal, g_q, NULL);
     void *h = host_copy(g_q, blk);
-    check_close(z ? "split incr" : "local split", order, p, h, q, len);
+    check_close(tensor ? (z ? "tensor incr" : "local tensor") : (z ? "split incr" : "local split"), order, p, h, q,
+                len);
     free(h), free(q);
     cudaFree(g_q);
   }
@@ -254,9 +257,15 @@ static void local_split_one(int cubes, int order, sq_precision p) {
 START_TEST(local_split_vs_cpu) {
   for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order)
     for (int cubes = 3; cubes <= 10; cubes += 7) { /* 162 and 6 000 elements */
-      local_split_one(cubes, order, SQ_F64);
-      local_split_one(cubes, order, SQ_F32);
+      local_variant_one(cubes, order, SQ_F64, 0);
+      local_variant_one(cubes, order, SQ_F32, 0);
     }
+}
+END_TEST
+
+START_TEST(local_tensor_vs_cpu) {
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order)
+    for (int cubes = 3; cubes <= 10; cubes += 7) local_variant_one(cubes, order, SQ_F64, 1);
 }
 END_TEST
 
@@ -623,6 +632,7 @@ int main(void) {
   tcase_add_test(tc, kernels_vs_cpu);
   tcase_add_test(tc, kernels_vs_cpu_large);
   tcase_add_test(tc, local_split_vs_cpu);
+  tcase_add_test(tc, local_tensor_vs_cpu);
   tcase_add_test(tc, ane_kernels_vs_cpu);
   tcase_add_test(tc, runs_f64);
   tcase_add_test(tc, runs_f32);
