@@ -68,23 +68,20 @@ static void bind_rank_share(char *desc, size_t len) {
   hwloc_topology_destroy(topo);
 }
 
-/* StarPU-MPI on several ranks.  Ranks of one node share StarPU's bus performance files (the perf-model directory
- * and host name are the node's): a rank whose worker set differs from the files' calibrates the bus and rewrites
- * them, and a rank reading them meanwhile aborts on a half-written file.  The node's first rank therefore
- * starts StarPU alone, and the others, which then find the files it wrote, after it.  Not with FxT traces,
- * whose start-up synchronises every rank. */
+/* StarPU-MPI on several ranks.  The ranks share StarPU's bus performance files (the perf-model directory and host
+ * name are set per node type, docs/PRODUCTION.md): a rank whose worker set differs from the files' calibrates the
+ * bus and rewrites them, and a rank reading them meanwhile aborts on a half-written file.  Rank 0 therefore starts
+ * StarPU alone, and the others, which then find the files it wrote, after it.  Not with FxT traces, whose
+ * start-up synchronises every rank. */
 static int starpu_mpi_start(struct starpu_conf *conf) {
 #ifdef STARPU_USE_FXT
   return starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
 #else
-  MPI_Comm node;
-  int lrank = 0, ret = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &lrank);
-  if (lrank == 0) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
-  MPI_Barrier(node);
-  if (lrank != 0) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
-  MPI_Comm_free(&node);
+  const int first = sq_sim_mpi_rank() == 0;
+  int ret = 0;
+  if (first) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!first) ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
   return ret;
 #endif
 }
