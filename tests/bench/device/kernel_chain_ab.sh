@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/bench/device/kernel_chain_ab.sh FLAGS [ELEMENTS [ORDERS [PRECISION [CHAINS]]]]: a kernel variant chosen at
 # compile time against the default build, on the GPU host, in one command.  Builds kernel-chain twice with
-# kernel_chain_standalone.sh (in parallel): the default NVCCFLAGS, and the same plus FLAGS (-D options, e.g.
+# kernel_chain_standalone.sh (in parallel): its default NVCCFLAGS, and the same plus FLAGS (NVCCFLAGS_EXTRA; e.g.
 # "-DSQ_CUDA_TENSOR_LOCAL_MIN_DP=5").  Then, for each build: the CHECK lines of SQ_KC_CHECK=1 on 4 374 elements at
 # ORDERS (the GPU ader and local against the CPU kernels; a failed check fails the script), and the chains CHAINS
 # (default step3,local) at ELEMENTS (default 512k), two rounds, the builds alternating.  Prints a table: chain,
@@ -14,13 +14,12 @@ ORDERS=${3:-5-7}
 PREC=${4:-double}
 CHAINS=${5:-step3,local}
 HERE=$(cd "$(dirname "$0")" && pwd)
-BASEFLAGS="-O3 -arch=sm_90 -std=c++17 -Xcompiler -Wno-deprecated-declarations"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 JOBS=${JOBS:-$(($(nproc) / 2 > 0 ? $(nproc) / 2 : 1))}
-NVCCFLAGS=$BASEFLAGS JOBS=$JOBS bash "$HERE/kernel_chain_standalone.sh" "$W/kc-default" > "$W/build-default.log" 2>&1 &
+JOBS=$JOBS bash "$HERE/kernel_chain_standalone.sh" "$W/kc-default" > "$W/build-default.log" 2>&1 &
 p1=$!
-NVCCFLAGS="$BASEFLAGS $FLAGS" JOBS=$JOBS bash "$HERE/kernel_chain_standalone.sh" "$W/kc-variant" > "$W/build-variant.log" 2>&1 &
+NVCCFLAGS_EXTRA=$FLAGS JOBS=$JOBS bash "$HERE/kernel_chain_standalone.sh" "$W/kc-variant" > "$W/build-variant.log" 2>&1 &
 p2=$!
 ok=1
 wait $p1 || { tail -20 "$W/build-default.log"; ok=0; }

@@ -6,12 +6,14 @@
 # that OUT runs on a GPU host with nothing else installed.  The fastest way to iterate on the element kernels.
 # SRC: the source tree (default: this checkout).  Environment: NVCC (default nvcc, or /usr/local/cuda/bin/nvcc),
 # NVCCFLAGS (default: configure's; kernel variants as -D options, e.g. NVCCFLAGS="-O3 -arch=sm_90 -std=c++17
-# -DSQ_CUDA_WARPS_NEIGHBOR_DP_HIGH=20"), JOBS (default: the cores).
+# -DSQ_CUDA_WARPS_NEIGHBOR_DP_HIGH=20"), NVCCFLAGS_EXTRA (appended to NVCCFLAGS: a variant of the default flags),
+# JOBS (default: the cores).
 set -euo pipefail
 OUT=$1
 SRC=${2:-$(cd "$(dirname "$0")/../../.." && pwd)}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 NVCCFLAGS=${NVCCFLAGS:--O3 -arch=sm_90 -std=c++17 -Xcompiler -Wno-deprecated-declarations}
+NVCCFLAGS="$NVCCFLAGS ${NVCCFLAGS_EXTRA:-}"
 JOBS=${JOBS:-$(nproc)}
 CUDA=$(dirname "$(dirname "$NVCC")")
 B=$(mktemp -d)
