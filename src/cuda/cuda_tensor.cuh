@@ -11,8 +11,8 @@
  * and C collects all seven in the tensor cores' accumulators.  Warp w owns rows 16w .. 16w + 15 of C (one 16-row
  * tile) for all 9E / 8 column tiles; per k-step of 8 it loads one fragment of X (through the read-only cache)
  * and one fragment of W per column tile (shared memory).  W_m is formed on the ordinary cores from the
- * element's tint rows and M, both read through the read-only cache.  K_vol,d's columns of degree O - 1 are zero:
- * its products stop at nb(O - 1).
+ * element's tint rows, staged in shared memory once, and M, read through the read-only cache.  K_vol,d's columns of
+ * degree O - 1 are zero: its products stop at nb(O - 1).
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/), where mma_tiles exchanges the
  * fragments of a warp through shared scratch memory between two barriers.
@@ -24,13 +24,12 @@
 #include "cuda_launch.cuh"
 
 /**
- * The orders at which `local` takes the tensor-core kernel in double precision (first and last).  None by default:
- * the kernel is checked against the CPU (tests/cuda_emu/, and test_cuda on a GPU) but not yet timed on a GPU against
- * the row-group `local`; a build takes it with, e.g., -DSQ_CUDA_TENSOR_LOCAL_MIN_DP=5 (docs/GPU.md).  Single
- * precision keeps the sparse kernel: the tensor cores' single-precision input (TF32) would lose digits.
+ * The orders at which `local` takes the tensor-core kernel in double precision (first and last): 6 and 7, where it
+ * measured faster than the row-group `local` on an H100; at order 5 it is slower (docs/GPU.md).  Single precision
+ * keeps the sparse kernel: the tensor cores' single-precision input (TF32) would lose digits.
  */
 #ifndef SQ_CUDA_TENSOR_LOCAL_MIN_DP
-#define SQ_CUDA_TENSOR_LOCAL_MIN_DP (SQ_ORDER_MAX + 1)
+#define SQ_CUDA_TENSOR_LOCAL_MIN_DP 6
 #endif
 #ifndef SQ_CUDA_TENSOR_LOCAL_MAX_DP
 #define SQ_CUDA_TENSOR_LOCAL_MAX_DP SQ_ORDER_MAX
@@ -65,7 +64,8 @@ template <int ORDER_> struct TensorLocalShape {
   /** column stride of W and C in shared memory: at least KFLUX, 12 modulo 16 reals, so that the 4 x 8 half of a
    * fragment that half a warp reads (4 consecutive rows of 8 columns) falls on distinct banks */
   static constexpr int LDW = KFLUX + ((12 - KFLUX % 16) + 16) % 16;
-  static constexpr int SMEM = 9 * E * LDW; /**< reals of shared memory */
+  static constexpr int SMEM_W = 9 * E * LDW;   /**< reals of W (and, at the end, of C) */
+  static constexpr int SMEM = SMEM_W + E * NQ; /**< reals of shared memory: W, then the block's tint */
   static constexpr int MIN_BLOCKS = SQ_CUDA_TENSOR_MIN_BLOCKS;
   static_assert((9 * E) % 8 == 0, "the columns of C must fill whole tiles");
   static_assert(KFLUX <= LDW, "W's column stride must hold the padded K extent");
@@ -123,7 +123,9 @@ template <class T, int K>
 __device__ __forceinline__ void product_tiles(const double *__restrict__ X, const double *W, int m0,
                                               double (&c)[T::NT][4]) {
   const int lane = threadIdx.x % 32, g = lane / 4, h = lane % 4;
-#pragma unroll 2
+  /* 8 k-steps unrolled (all of them at order 6) keep X's loads of the following steps in flight: at orders 6 and 7
+   * faster than 2 on an H100 (docs/GPU.md) */
+#pragma unroll 8
   for (int k0 = 0; k0 < K; k0 += 8) {
     double a[4];
 #pragma unroll
@@ -152,8 +154,12 @@ __global__ void __launch_bounds__(TensorLocalShape<ORDER>::THREADS, TensorLocalS
   using T = TensorLocalShape<ORDER>;
   constexpr int B = T::B, NT = T::NT, LDW = T::LDW;
   SQ_CUDA_SHARED(double, W);
+  double *Is = W + T::SMEM_W; /* the block's tint, as in global memory; zero in its empty element slots */
   const int64_t e0 = (int64_t)blockIdx.x * epb, n = block_end(n_all, e0, epb);
   const int ne = (int)(n - e0), lane = threadIdx.x % 32, m0 = 16 * (threadIdx.x / 32);
+  /* tint is read once, coalesced: the seven W_m all read it, and from global memory its re-reads missed L1 */
+  const double *__restrict__ in = tint + e0 * T::NQ;
+  for (int idx = threadIdx.x; idx < T::E * T::NQ; idx += T::THREADS) Is[idx] = idx < ne * T::NQ ? in[idx] : 0.0;
   /* the padded rows B .. KFLUX - 1 of W meet zero columns of X, but must not hold NaN */
   if constexpr (T::KFLUX > B) {
     constexpr int PAD = T::KFLUX - B;
@@ -164,6 +170,7 @@ __global__ void __launch_bounds__(TensorLocalShape<ORDER>::THREADS, TensorLocalS
   for (int t = 0; t < NT; ++t)
 #pragma unroll
     for (int i = 0; i < 4; ++i) c[t][i] = 0.0;
+  __syncthreads(); /* Is staged */
   for (int m = 0; m < 7; ++m) {
     /* W_m = I M^T per element (negated for the flux terms); zero for the block's empty element slots */
     const bool vol = m < 3;
@@ -174,11 +181,11 @@ __global__ void __launch_bounds__(TensorLocalShape<ORDER>::THREADS, TensorLocalS
 #pragma unroll
       for (int p = 0; p < 9; ++p) w[p] = 0.0;
       if (el < ne) {
-        const double *I = tint + (e0 + el) * T::NQ + k;
+        const double *I = Is + el * T::NQ + k;
         const double *M = vol ? star + ((e0 + el) * 3 + m) * 81 : flux_local + ((e0 + el) * 4 + m - 3) * 81;
 #pragma unroll
         for (int q = 0; q < 9; ++q) {
-          const double iq = __ldg(I + q * B);
+          const double iq = I[q * B];
 #pragma unroll
           for (int p = 0; p < 9; ++p)
             if (!vol || SQ_STAR_NONZERO(p, q)) w[p] = fma(iq, __ldg(M + p * 9 + q), w[p]);
