@@ -10,9 +10,9 @@
  *
  * and C collects all seven in the tensor cores' accumulators.  Warp w owns rows 16w .. 16w + 15 of C (one 16-row
  * tile) for all 9E / 8 column tiles; per k-step of 8 it loads one fragment of X (through the read-only cache)
- * and one fragment of W per column tile (shared memory).  W_m is formed on the ordinary cores from the
- * element's tint rows, staged in shared memory once, and M, read through the read-only cache.  K_vol,d's columns of
- * degree O - 1 are zero: its products stop at nb(O - 1).
+ * and one fragment of W per column tile (shared memory, one 16-byte load).  W_m is formed on the ordinary cores from
+ * the element's tint rows, staged in shared memory once, and M, read through the read-only cache, two rows per
+ * thread.  K_vol,d's columns of degree O - 1 are zero: its products stop at nb(O - 1).
  *
  * The same source compiles as plain C++ (SQ_CUDA_EMULATE, tests/cuda_emu/), where mma_tiles exchanges the
  * fragments of a warp through shared scratch memory between two barriers.
@@ -61,12 +61,14 @@ template <int ORDER_> struct TensorLocalShape {
   static constexpr int THREADS = 32 * MT;
   static constexpr int KVOL = (B1 + 7) / 8 * 8; /**< K extent of the volume products (zero columns past B1) */
   static constexpr int KFLUX = (B + 7) / 8 * 8; /**< K extent of the flux products */
-  /** column stride of W and C in shared memory: at least KFLUX, 12 modulo 16 reals, so that the 4 x 8 half of a
-   * fragment that half a warp reads (4 consecutive rows of 8 columns) falls on distinct banks */
-  static constexpr int LDW = KFLUX + ((12 - KFLUX % 16) + 16) % 16;
+  /** column stride of W and C in shared memory: at least KFLUX, 8 modulo 16 reals, so that the two columns of a
+   * fragment that a quarter of a warp reads (8 consecutive reals each, as 16-byte vectors) fall on distinct banks */
+  static constexpr int LDW = KFLUX + ((8 - KFLUX % 16) + 16) % 16;
   static constexpr int SMEM_W = 9 * E * LDW;   /**< reals of W (and, at the end, of C) */
   static constexpr int SMEM = SMEM_W + E * NQ; /**< reals of shared memory: W, then the block's tint */
   static constexpr int MIN_BLOCKS = SQ_CUDA_TENSOR_MIN_BLOCKS;
+  /** rows of W_m a thread forms at once: each value of M read serves both (4 rows would need 252 registers) */
+  static constexpr int RW = 2;
   static_assert((9 * E) % 8 == 0, "the columns of C must fill whole tiles");
   static_assert(KFLUX <= LDW, "W's column stride must hold the padded K extent");
 };
@@ -117,8 +119,12 @@ __device__ __forceinline__ void mma_tiles(double (&c)[NT][4], const double (&a)[
 #endif
 }
 
-/** c += X(m0 .. m0 + 15, 0 .. K - 1) W(0 .. K - 1, :) for the warp's row tile: X B x B column-major in global memory
- * (rows and columns past B read as zero), W in shared memory as W[col * LDW + k]. */
+/**
+ * c += X(m0 .. m0 + 15, 0 .. K - 1) W(0 .. K - 1, :) for the warp's row tile: X B x B in global memory (rows and
+ * columns past B read as zero), W in shared memory as W[col * LDW + k].  The fragments' k index is a permutation of
+ * the k-step's 8 columns: lane h supplies k-slots h and h + 4 with columns k0 + 2h and k0 + 2h + 1, which lie side by
+ * side in W, so that each b[t] is one 16-byte load from shared memory.
+ */
 template <class T, int K>
 __device__ __forceinline__ void product_tiles(const double *__restrict__ X, const double *W, int m0,
                                               double (&c)[T::NT][4]) {
@@ -127,17 +133,21 @@ __device__ __forceinline__ void product_tiles(const double *__restrict__ X, cons
    * faster than 2 on an H100 (docs/GPU.md) */
 #pragma unroll 8
   for (int k0 = 0; k0 < K; k0 += 8) {
+    const int col = k0 + 2 * h;
     double a[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = m0 + g + 8 * (i % 2), col = k0 + h + 4 * (i / 2);
+    for (int i = 0; i < 2; ++i) {
+      const int row = m0 + g + 8 * i;
       a[i] = row < T::B && col < T::B ? __ldg(X + col * T::B + row) : 0.0;
+      a[i + 2] = row < T::B && col + 1 < T::B ? __ldg(X + (col + 1) * T::B + row) : 0.0;
     }
     double b[T::NT][2];
 #pragma unroll
-    for (int t = 0; t < T::NT; ++t)
-#pragma unroll
-      for (int i = 0; i < 2; ++i) b[t][i] = W[(8 * t + g) * T::LDW + k0 + h + 4 * i];
+    for (int t = 0; t < T::NT; ++t) {
+      const Row<double, 2> w = load_row<double, 2>(W + (8 * t + g) * T::LDW + col);
+      b[t][0] = w.v[0];
+      b[t][1] = w.v[1];
+    }
     mma_tiles<T::NT>(c, a, b);
   }
 }
@@ -175,24 +185,36 @@ __global__ void __launch_bounds__(TensorLocalShape<ORDER>::THREADS, TensorLocalS
     /* W_m = I M^T per element (negated for the flux terms); zero for the block's empty element slots */
     const bool vol = m < 3;
     const double scale = vol ? 1.0 : -1.0;
-    for (int r = threadIdx.x; r < T::E * B; r += T::THREADS) {
-      const int el = r / B, k = r - el * B;
-      double w[9];
+    constexpr int RW = T::RW, G = (B + RW - 1) / RW; /* rows per thread, row groups per element */
+    for (int r = threadIdx.x; r < T::E * G; r += T::THREADS) {
+      const int el = r / G, k = (r - el * G) * RW;
+      double w[RW][9];
 #pragma unroll
-      for (int p = 0; p < 9; ++p) w[p] = 0.0;
+      for (int i = 0; i < RW; ++i)
+#pragma unroll
+        for (int p = 0; p < 9; ++p) w[i][p] = 0.0;
       if (el < ne) {
         const double *I = Is + el * T::NQ + k;
         const double *M = vol ? star + ((e0 + el) * 3 + m) * 81 : flux_local + ((e0 + el) * 4 + m - 3) * 81;
 #pragma unroll
         for (int q = 0; q < 9; ++q) {
-          const double iq = I[q * B];
+          double iq[RW];
+#pragma unroll
+          for (int i = 0; i < RW; ++i) iq[i] = k + i < B ? I[q * B + i] : 0.0;
 #pragma unroll
           for (int p = 0; p < 9; ++p)
-            if (!vol || SQ_STAR_NONZERO(p, q)) w[p] = fma(iq, __ldg(M + p * 9 + q), w[p]);
+            if (!vol || SQ_STAR_NONZERO(p, q)) {
+              const double mpq = __ldg(M + p * 9 + q);
+#pragma unroll
+              for (int i = 0; i < RW; ++i) w[i][p] = fma(iq[i], mpq, w[i][p]);
+            }
         }
       }
 #pragma unroll
-      for (int p = 0; p < 9; ++p) W[(el * 9 + p) * LDW + k] = scale * w[p];
+      for (int i = 0; i < RW; ++i)
+#pragma unroll
+        for (int p = 0; p < 9; ++p)
+          if (k + i < B) W[(el * 9 + p) * LDW + k + i] = scale * w[i][p];
     }
     __syncthreads();
     /* C += X_m W_m over the K extent of X_m */
