@@ -8,7 +8,9 @@
 # a digest of the key metrics is printed.  SQ_NCU_BIN picks another carried proxy build; SQ_NCU_DETAILS=1
 # adds every section's tables (--print-details all: among them the source locations of the excess
 # shared-memory wavefronts and of the stalls; a build with nvcc -lineinfo maps them to source lines).
-# A kernel given as K=P profiles K_kernel in a proxy run of kernel P (predict_cell=predict).
+# A kernel K matches every form of it (K_kernel, K_sparse_kernel, K_tensor_kernel, K_cell_kernel, ...): the one that
+# the order and precision run.  A kernel given as K=P profiles K's forms in a proxy run of kernel P
+# (predict_cell=predict: the cell predictor alone).
 set -u
 . tests/bench/device/env.sh
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
@@ -20,7 +22,7 @@ export STARPU_NCPU=0 STARPU_NCUDA=1 STARPU_NWORKER_PER_CUDA=1
 for kk in ${SQ_NCU_KERNELS:-ader local neighbor}; do
   k=${kk%%=*} run=${kk#*=} # "K=P": kernel K_kernel of the proxy's kernel argument P (predict_cell=predict)
   rep=$LOG/ncu-$k${SQ_NCU_TAG:-}.txt
-  timeout 300 "$NCU" --clock-control none --kernel-name "regex:^${k}_kernel" --launch-skip "${SQ_NCU_SKIP:-6}" \
+  timeout 300 "$NCU" --clock-control none --kernel-name "regex:^${k}(_[a-z]+)*_kernel" --launch-skip "${SQ_NCU_SKIP:-6}" \
     --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section SchedulerStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section InstructionStats --section SourceCounters ${SQ_NCU_DETAILS:+--print-details all} \
