@@ -20,7 +20,7 @@ mkdir -p "$LOG"
 BIN=${SQ_NCU_BIN:-$CARRY/bin/starquake-proxy}
 export STARPU_NCPU=0 STARPU_NCUDA=1 STARPU_NWORKER_PER_CUDA=1
 for kk in ${SQ_NCU_KERNELS:-ader local neighbor}; do
-  k=${kk%%=*} run=${kk#*=} # "K=P": kernel K_kernel of the proxy's kernel argument P (predict_cell=predict)
+  k=${kk%%=*} run=${kk#*=} # "K=P": the forms of kernel K in a run of the proxy's kernel argument P
   rep=$LOG/ncu-$k${SQ_NCU_TAG:-}.txt
   timeout 300 "$NCU" --clock-control none --kernel-name "regex:^${k}(_[a-z]+)*_kernel" --launch-skip "${SQ_NCU_SKIP:-6}" \
     --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
