@@ -22,6 +22,9 @@ static void profile_task_done(void *arg) {
     const int64_t i = __atomic_fetch_add(&rt->trace_count, 1, __ATOMIC_RELAXED);
     if (i < rt->trace_capacity)
       rt->trace[i] = (sq_trace_event){.submit = ns_of(&info->submit_time),
+                                      .ready = ns_of(&info->push_start_time),
+                                      .popped = ns_of(&info->pop_end_time),
+                                      .fetched = ns_of(&info->acquire_data_end_time),
                                       .start = start,
                                       .end = end,
                                       .tile = (int32_t)task->tag_id,
@@ -84,14 +87,15 @@ int sq_runtime_trace_write(const sq_runtime *rt, const char *path) {
   fprintf(f, "# starquake task trace: %lld tasks, times from t0 = %lld ns of CLOCK_MONOTONIC", (long long)n,
           (long long)t0);
   if (rt->trace_count > n) fprintf(f, " (%lld more not recorded: capacity)", (long long)(rt->trace_count - n));
-  fprintf(f, "\nkind,tile,cluster,layer,worker,submit_us,start_us,end_us\n");
+  fprintf(f, "\nkind,tile,cluster,layer,worker,submit_us,start_us,end_us,ready_us,popped_us,fetched_us\n");
   const sq_disc *d = rt->disc;
   for (int64_t i = 0; i < n; ++i) {
     const sq_trace_event *e = &rt->trace[i];
     const int ok = e->tile >= 0 && e->tile < d->ntile;
-    fprintf(f, "%s,%d,%d,%d,%d,%.3f,%.3f,%.3f\n", kind_names[e->kind], e->tile, ok ? d->tile[e->tile].cluster : -1,
-            ok ? (int)d->tile[e->tile].layer : -1, e->worker, 1e-3 * (double)(e->submit - t0),
-            1e-3 * (double)(e->start - t0), 1e-3 * (double)(e->end - t0));
+    fprintf(f, "%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", kind_names[e->kind], e->tile,
+            ok ? d->tile[e->tile].cluster : -1, ok ? (int)d->tile[e->tile].layer : -1, e->worker,
+            1e-3 * (double)(e->submit - t0), 1e-3 * (double)(e->start - t0), 1e-3 * (double)(e->end - t0),
+            1e-3 * (double)(e->ready - t0), 1e-3 * (double)(e->popped - t0), 1e-3 * (double)(e->fetched - t0));
   }
   const int bad = ferror(f);
   SQ_CHECK(!fclose(f) && !bad, SQ_ERR_IO, "writing the trace '%s' failed", path);

@@ -33,9 +33,11 @@ typedef struct sq_task_profile {
   int kind;
 } sq_task_profile;
 
-/** One executed task in a trace (sq_runtime_trace_start): times in ns of the monotonic clock. */
+/** One executed task in a trace (sq_runtime_trace_start): times in ns of the monotonic clock.  ready: its
+ * dependencies were met and it went to the scheduler; popped: its worker took it; fetched: its input data was on
+ * its worker's memory node. */
 typedef struct sq_trace_event {
-  int64_t submit, start, end;
+  int64_t submit, ready, popped, fetched, start, end;
   int32_t tile; /**< the tile it computes (the first one of a merged task, a halo message's first copy tile) */
   int16_t worker;
   int8_t kind; /**< enum sq_task_kind */

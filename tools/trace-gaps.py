@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Where the workers of a starquake run wait: reads the task traces of `starquake --trace FILE.csv`
 (one file per rank) and prints, per rank and worker, the busy fraction over the traced window and the
-idle time before each kind of task (kind, cluster, layer of the task that ended the wait).
+idle time before each kind of task (kind, cluster, layer of the task that ended the wait); then, per kind
+and cluster, the median time from a task's readiness (its dependencies met) to its start, split into its wait
+for a worker (ready to popped), the fetch of its inputs that was still to come then (popped to fetched), and the
+launch (fetched to start).
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
 """
 import collections
+import statistics
 import sys
 
 LAYERS = {0: "interior", 1: "copy", 2: "ghost", -1: "-"}
@@ -17,8 +21,10 @@ def read(path):
         for line in f:
             if line.startswith("#") or line.startswith("kind,"):
                 continue
-            k, tile, cl, layer, w, sub, st, en = line.rstrip("\n").split(",")
-            rows.append((k, int(tile), int(cl), int(layer), int(w), float(sub), float(st), float(en)))
+            f = line.rstrip("\n").split(",")
+            k, tile, cl, layer, w, sub, st, en = f[:8]
+            ready = [float(x) for x in f[8:11]] if len(f) >= 11 else None  # ready, popped, fetched
+            rows.append((k, int(tile), int(cl), int(layer), int(w), float(sub), float(st), float(en), ready))
     if not rows:
         sys.exit(f"trace-gaps: {path}: no task in the trace")
     return rows
@@ -75,6 +81,19 @@ def main(argv):
             kinds[(r[0], r[2])][1] += r[7] - r[6]
         print("  tasks by kind and cluster: " + ", ".join(
             f"{k} c{c} {n} x {1e3 * t / n / 1e3:.0f} us" for (k, c), (n, t) in sorted(kinds.items())))
+        ready = collections.defaultdict(lambda: ([], [], []))
+        for r in rows:
+            if r[8] is None:
+                continue
+            rd, po, fe = r[8]
+            fe = max(fe, po)  # inputs already there when the worker took it: no fetch left
+            if rd <= po <= fe <= r[6]:
+                for i, v in enumerate((po - rd, fe - po, r[6] - fe)):
+                    ready[(r[0], r[2])][i].append(v)
+        if ready:
+            print("  ready to start, median us (worker + fetch + launch): " + ", ".join(
+                f"{k} c{c} " + " + ".join(f"{statistics.median(v):.0f}" for v in vs)
+                for (k, c), vs in sorted(ready.items())))
 
 
 if __name__ == "__main__":
