@@ -4,7 +4,8 @@
 idle time before each kind of task (kind, cluster, layer of the task that ended the wait); then, per kind
 and cluster, the median time from a task's readiness (its dependencies met) to its start, split into its wait
 for a worker (ready to popped), the fetch of its inputs that was still to come then (popped to fetched), and the
-launch (fetched to start).
+wait behind its worker's earlier tasks (fetched to start: a CUDA worker takes up to STARPU_CUDA_PIPELINE tasks
+ahead, and StarPU starts a task's clock when the one before it on the stream ends).
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
 """
@@ -91,7 +92,7 @@ def main(argv):
                 for i, v in enumerate((po - rd, fe - po, r[6] - fe)):
                     ready[(r[0], r[2])][i].append(v)
         if ready:
-            print("  ready to start, median us (worker + fetch + launch): " + ", ".join(
+            print("  ready to start, median us (worker + fetch + behind earlier tasks): " + ", ".join(
                 f"{k} c{c} " + " + ".join(f"{statistics.median(v):.0f}" for v in vs)
                 for (k, c), vs in sorted(ready.items())))
 
