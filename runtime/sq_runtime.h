@@ -370,8 +370,7 @@ int sq_runtime_profile_freeze(sq_runtime *rt);
 int sq_runtime_trace_start(sq_runtime *rt, int64_t capacity);
 /** @brief Write the trace as CSV (one task per line: kind, tile, cluster, layer, worker, then submit, start, end,
  *  ready (its dependencies met), popped (its worker took it) and fetched (its inputs on its worker's memory node)
- *  in µs from the first
- *  submission); the events lost to the capacity are counted in a comment. */
+ *  in µs from the first submission); the events lost to the capacity are counted in a comment. */
 int sq_runtime_trace_write(const sq_runtime *rt, const char *path);
 
 /* ---- the quasi-static solver's tasks (src/sq_qs.h) ------------------------------------------------- */

@@ -47,6 +47,12 @@ for np in 1 2; do
   [ "$h" = "$ref" ] && { [ "$np" -eq 2 ] || [ "$nstep" != 0 ]; } && [ "$ntrace" = "$nstep" ] &&
     ok "np=$np fused predictor + whole-step tasks where allowed ($nstep, each in the trace): $h" ||
     { bad "np=$np fused: hash ${h:-none}, step tasks $nstep, in the trace ${ntrace:-none}"; tail -5 "$OUT/fused.log"; }
+  # each task's times in order: ready <= popped <= fetched <= start <= end (CPU workers take a task, then fetch)
+  # shellcheck disable=SC2086
+  unordered=$(cat $traces | awk -F, '/^[a-z_]+,[0-9]/ { if (NF != 11 || $9 > $10 + 0.001 || $10 > $11 + 0.001 ||
+    $11 > $7 + 0.001 || $7 > $8 + 0.001) n++ } END { print n + 0 }')
+  [ "$unordered" = 0 ] && ok "np=$np trace: ready, popped, fetched, start and end of every task in order" ||
+    bad "np=$np trace: $unordered tasks whose ready, popped, fetched, start and end are out of order"
   # shellcheck disable=SC2086
   $PY "$SRC/tools/trace-gaps.py" $traces > "$OUT/gaps.log" 2>&1 && grep -q "busy .* idle" "$OUT/gaps.log" &&
     ok "np=$np trace-gaps.py reads the traces" || { bad "trace-gaps.py failed"; tail -3 "$OUT/gaps.log"; }
