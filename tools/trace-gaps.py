@@ -22,9 +22,9 @@ def read(path):
         for line in f:
             if line.startswith("#") or line.startswith("kind,"):
                 continue
-            f = line.rstrip("\n").split(",")
-            k, tile, cl, layer, w, sub, st, en = f[:8]
-            ready = [float(x) for x in f[8:11]] if len(f) >= 11 else None  # ready, popped, fetched
+            fields = line.rstrip("\n").split(",")
+            k, tile, cl, layer, w, sub, st, en = fields[:8]
+            ready = [float(x) for x in fields[8:11]] if len(fields) >= 11 else None  # ready, popped, fetched
             rows.append((k, int(tile), int(cl), int(layer), int(w), float(sub), float(st), float(en), ready))
     if not rows:
         sys.exit(f"trace-gaps: {path}: no task in the trace")

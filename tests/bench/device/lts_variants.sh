@@ -3,7 +3,7 @@
 # LTS time-to-solution of variants of one set-up on all of the host's GPUs, in rounds, against one GPU: for
 # comparing settings whose effect is near the scatter of single runs.  A VARIANT is NAME or NAME:VAR=VALUE,...
 # (environment settings of that variant: StarPU's variables, or lts_types.sh's SQ_LTS_* such as
-# SQ_LTS_PREFETCH=true).  The set-up is the type-1 problem of docs/PERFORMANCE.md ("Local time stepping") with
+# SQ_LTS_FAST_SHARE=0.95).  The set-up is the type-1 problem of docs/PERFORMANCE.md ("Local time stepping") with
 # its "whole steps" settings: tests/bench/lts_types.sh 4 64 48 (786 432 elements, order 4, single precision),
 # LTS runs only, tile 16 384, the fastest cluster in one tile of its own, dmdas, two workers per GPU.
 # Runs one warm-up (StarPU's models), then SQ_LV_ROUNDS (default 3) rounds of every variant on SQ_LV_GPUS (default
