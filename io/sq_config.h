@@ -326,6 +326,9 @@ typedef struct sq_config {
   /** with fast_cluster_gpu: the element updates that the fastest cluster's GPU aims at, as a fraction of an equal
    *  share (0..1]; the other GPUs share the rest (default 1) */
   double fast_gpu_share;
+  /** bool: with fast_cluster_gpu, the fastest cluster's tiles and cluster 1's that read them on that GPU's first
+   *  worker alone, its other tiles on its other workers (sq_runtime_chain_worker) */
+  int chain_worker;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

@@ -86,7 +86,9 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  int profile; /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  uint32_t *chain_workers; /**< NULL, or two bitmaps (sq_runtime_chain_worker): the chain's worker, the others */
+  int8_t *tile_chain;      /**< per tile with chain_workers: 1 the chain's worker, 2 the others, 0 gpu_workers */
+  int profile;             /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   sq_task_profile prof[SQ_NTASK_KINDS];
   sq_trace_event *trace;               /**< NULL, or one event per executed task (up to trace_capacity) */
   int64_t trace_capacity, trace_count; /**< trace_count may pass the capacity: the events beyond are lost */
@@ -165,10 +167,17 @@ static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
   return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
 }
 static inline unsigned sq_gpu_words(const sq_runtime *rt, int gpu) { return gpu >= 0 ? rt->gpu_words : 0; }
+/** The worker bitmap of @p tile's element tasks: its GPU's (sq_gpu_workers), or on the GPU of the chain
+ * (sq_runtime_chain_worker) the chain's worker alone or the others. */
+static inline uint32_t *sq_tile_workers(const sq_runtime *rt, int tile) {
+  if (rt->tile_chain && rt->tile_chain[tile])
+    return rt->chain_workers + (size_t)(rt->tile_chain[tile] - 1) * rt->gpu_words;
+  return sq_gpu_workers(rt, sq_tile_gpu(rt, tile));
+}
 /** The task-insertion arguments that place the element tasks of @p tile (CPU/GPU split, GPU affinity). */
 #define SQ_TILE_PLACEMENT(rt, tile)                                                                                    \
   STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)),       \
-      sq_gpu_workers(rt, sq_tile_gpu(rt, tile))
+      sq_tile_workers(rt, tile)
 
 /** A perf-model footprint from the byte size of the task's buffer @p i alone (a tile's dofs): tasks whose other
  *  buffers vary (neighbour sets) then share one calibration per tile size. */

@@ -443,6 +443,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              "(runtime.fast_cluster_gpu%s)\n",
              s->fast_chain ? " and cluster 1's cells next to it" : "", fast_gpu,
              s->fast_chain ? ", runtime.fast_cluster_chain" : "");
+    const int nchain = fast_gpu >= 0 && cfg->chain_worker ? sq_runtime_chain_worker(s->rt, fast_gpu) : 0;
+    if (nchain > 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  placement  %d tiles of the fastest cluster's chain on one worker of GPU %d, its other tiles on its "
+             "other workers (runtime.chain_worker)\n",
+             nchain, fast_gpu);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
