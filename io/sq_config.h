@@ -329,6 +329,9 @@ typedef struct sq_config {
   /** bool: with fast_cluster_gpu, the fastest cluster's tiles and cluster 1's that read them on that GPU's first
    *  worker alone, its other tiles on its other workers (sq_runtime_chain_worker) */
   int chain_worker;
+  /** bool: with fuse_steps and steps_per_task at least the LTS rate, the fastest cluster's whole-step task also
+   *  takes the correction of the cluster-1 tiles next to it (sq_step_fold_target) */
+  int fuse_chain_correction;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

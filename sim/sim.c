@@ -505,7 +505,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
-                           .steps_per_task = s->cfg.steps_per_task};
+                           .steps_per_task = s->cfg.steps_per_task,
+                           .fuse_chain_correction = s->cfg.fuse_chain_correction};
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
@@ -518,6 +519,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
     const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt, &stats);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->grouped_tasks += stats.grouped;
+    s->folded_corrections += stats.folded;
     s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     SQ_FREE(times);
     if (ierr) sq_sim_disarm();
