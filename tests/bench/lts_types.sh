@@ -16,8 +16,9 @@
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
 # merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
-# "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady" (the last two: element
-# updates per second after the first sync interval, which uploads the data to the GPUs and calibrates).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
+# "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady folded" (the steady rates: element
+# updates per second after the first sync interval, which uploads the data to the GPUs and calibrates; folded: the
+# LTS run's summary key folded_corrections).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 . "${srcdir:-.}/tests/lib.sh"
 ORDER=${1:-4}
@@ -88,7 +89,9 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   [ "$merged_wall" = - ] || [ "$lts_hash" = "$merged_hash" ] || { echo "type $t: merged and unmerged LTS differ ($lts_hash vs $merged_hash)"; exit 1; }
   idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
   split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
-  [ -z "${SQ_LTS_RESULTS:-}" ] || echo "$t $ratio $gts_wall $lts_wall $gts_hash $lts_hash $gts_steady $lts_steady" >> "$SQ_LTS_RESULTS"
+  folded=$(field "$OUT/lts" folded_corrections)
+  [ -z "${SQ_LTS_RESULTS:-}" ] ||
+    echo "$t $ratio $gts_wall $lts_wall $gts_hash $lts_hash $gts_steady $lts_steady ${folded:--}" >> "$SQ_LTS_RESULTS"
   rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(ratio "$gts_wall" "$lts_wall") | $(ratio "$lts_wall" "$merged_wall") | $lts_steady | $merged_steady | $(ratio "$merged_steady" "$lts_steady") | $idle% | $split|
 "
   echo "type $t done" >&2
