@@ -130,6 +130,18 @@ int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int
 int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int rate, const int64_t *face_neighbor,
                          int nparts, int *part);
 
+/**
+ * @brief With tiles placed on several GPUs (sq_runtime_place_tiles_on_gpus): from now on, each predictor task
+ * (ader, or ader + local) of a tile whose time integrals or derivatives a neighbour task on another GPU reads
+ * starts copying them there as it ends (an asynchronous prefetch from its callback), instead of the copy starting
+ * when the reading task becomes ready (runtime.prefetch_halo).  A faster tile's buffer, summed over several
+ * predictors, is left to the reader; a merged predictor task of two tiles forwards its first tile's outputs.
+ * The copies are hints: the tasks' data dependencies and every result stay the same.  Call after the placement
+ * and before tasks are submitted; again to plan anew.
+ * @param ncopies  the (tile output, GPU) pairs that are copied ahead, 0 on one GPU
+ */
+int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies);
+
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {
   int64_t tiles;       /**< tiles whose data goes to a GPU */
