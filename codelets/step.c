@@ -244,7 +244,9 @@ static int add_tail(const sq_runtime *rt, int step_tile, int t, int j, step_args
   tt->nslot = tl->nneighbor;
   for (int s = 0; s < tl->nneighbor; ++s) {
     const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
-    starpu_data_handle_t h = lnb < tl->cluster ? rt->buffer[nt] : lnb > tl->cluster ? rt->derivs[nt] : rt->tint[nt];
+    starpu_data_handle_t h = lnb < tl->cluster   ? rt->buffer[nt]
+                             : lnb > tl->cluster ? rt->derivs[nt]
+                                                 : sq_tint_handle(rt, nt);
     SQ_CHECK(h, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its LTS data", t, nt);
     step_slot *sl = &a->slot[(*nslot)++];
     sl->derivs = lnb > tl->cluster;

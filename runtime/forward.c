@@ -14,16 +14,17 @@ typedef struct sq_forward {
   int *node;
 } sq_forward;
 
-/* The argument of a forwarding task's callback: the tile's copies and the profile of the task's kind. */
+/* The argument of a forwarding task's callback: the tile's copies, the profile of the task's kind, and where the
+ * task wrote the tile's second time-integral array (sq_runtime_double_tint) the pair (first array, second) so that
+ * that one is copied instead. */
 typedef struct sq_forward_arg {
   const sq_forward *fwd;
   sq_task_profile *prof;
+  starpu_data_handle_t tint, tint_alt;
 } sq_forward_arg;
 
 /* The task kinds that write a tile's time integrals and derivatives, and so forward them. */
-static int forward_slot(enum sq_task_kind kind) {
-  return kind == SQ_TASK_ADER ? 0 : kind == SQ_TASK_MERGED ? 1 : -1;
-}
+static int forward_slot(enum sq_task_kind kind) { return kind == SQ_TASK_ADER ? 0 : kind == SQ_TASK_MERGED ? 1 : -1; }
 
 /* Add (h, node) to f unless it is there already. */
 static int forward_add(sq_forward *f, starpu_data_handle_t h, int node) {
@@ -55,7 +56,7 @@ int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies) {
   forward_free(rt);
   if (!rt->tile_gpu) return SQ_SUCCESS; /* one GPU, or none: nothing crosses */
   SQ_CALL(SQ_CALLOC(rt->forward, d->ntile));
-  if (SQ_CALLOC(rt->forward_arg, 2 * (size_t)d->ntile)) {
+  if (SQ_CALLOC(rt->forward_arg, 4 * (size_t)d->ntile)) {
     SQ_FREE(rt->forward);
     return SQ_ERR_MEMORY;
   }
@@ -77,9 +78,11 @@ int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies) {
     }
   }
   for (int t = 0; t < d->ntile; ++t) *ncopies += rt->forward[t].n;
+  /* per tile, kind and array written: [4 t + 2 kind + odd] */
   for (int t = 0; t < d->ntile; ++t)
-    for (int k = 0; k < 2; ++k)
-      rt->forward_arg[2 * t + k] = (sq_forward_arg){&rt->forward[t], &rt->prof[k == 0 ? SQ_TASK_ADER : SQ_TASK_MERGED]};
+    for (int k = 0; k < 4; ++k)
+      rt->forward_arg[4 * t + k] =
+          (sq_forward_arg){.fwd = &rt->forward[t], .prof = &rt->prof[k / 2 == 0 ? SQ_TASK_ADER : SQ_TASK_MERGED]};
   if (ierr) forward_free(rt);
   return ierr;
 }
@@ -88,7 +91,10 @@ void sq_forward_destroy(sq_runtime *rt) { forward_free(rt); }
 
 static void forward_done(void *arg) {
   const sq_forward_arg *a = arg;
-  for (int i = 0; i < a->fwd->n; ++i) starpu_data_prefetch_on_node(a->fwd->h[i], (unsigned)a->fwd->node[i], 1);
+  for (int i = 0; i < a->fwd->n; ++i) {
+    const starpu_data_handle_t h = a->tint_alt && a->fwd->h[i] == a->tint ? a->tint_alt : a->fwd->h[i];
+    starpu_data_prefetch_on_node(h, (unsigned)a->fwd->node[i], 1);
+  }
   sq_profile_task_done(a->prof);
 }
 
@@ -98,7 +104,13 @@ void (*sq_task_callback(const sq_runtime *rt, enum sq_task_kind kind, int tile))
 }
 
 void *sq_task_callback_arg(sq_runtime *rt, enum sq_task_kind kind, int tile) {
-  if (rt->forward && forward_slot(kind) >= 0 && rt->forward[tile].n > 0)
-    return &rt->forward_arg[2 * tile + forward_slot(kind)];
+  if (rt->forward && forward_slot(kind) >= 0 && rt->forward[tile].n > 0) {
+    /* called as the task is inserted, after its predictor chose the array it writes (sq_tint_next) */
+    const int odd = sq_tint_handle(rt, tile) != rt->tint[tile];
+    sq_forward_arg *a = &rt->forward_arg[4 * tile + 2 * forward_slot(kind) + odd];
+    a->tint = rt->tint[tile];
+    a->tint_alt = odd ? rt->tint_alt[tile] : NULL;
+    return a;
+  }
   return sq_profile_arg(rt, kind);
 }

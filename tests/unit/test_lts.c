@@ -289,7 +289,7 @@ static void place_on_two_gpus(sq_runtime *rt) {
  * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain), 512 (with
  * 4 and 16) cluster 1's corrections next to the fastest cluster in its whole-step tasks (fuse_chain_correction:
  * how many go to `folded`) */
-static int64_t folded;
+static int64_t folded, doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
@@ -337,6 +337,8 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
   if (ngrouped) *ngrouped += st.grouped;
   folded = st.folded;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
+  doubled = 0;
+  for (int t = 0; rt->tint_alt && t < d->ntile; ++t) doubled += rt->tint_alt[t] != NULL;
   sq_runtime_destroy(rt);
   ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
   const uint64_t h = sq_disc_hash(d);
@@ -691,6 +693,7 @@ START_TEST(fastest_cluster_own_tile) {
   ck_assert_uint_eq(run_lts_grouped(512 | 256 | 128 | 32 | 16 | 8 | 4 | 2, 8, NULL, c2, NULL, NULL, &L), h0);
   ck_assert_int_gt(folded, 0);
   ck_assert_int_eq(folded % (2 * (int64_t)pow(2, L - 2)), 0);
+  ck_assert_int_gt(doubled, folded / (2 * (int64_t)pow(2, L - 2))); /* the folded tiles and their neighbours */
   for (int l = 0; l < L; ++l) ck_assert_int_eq(c2[l], c[l]);
   fast_tile = 0;
 }
