@@ -326,9 +326,6 @@ typedef struct sq_config {
   /** with fast_cluster_gpu: the element updates that the fastest cluster's GPU aims at, as a fraction of an equal
    *  share (0..1]; the other GPUs share the rest (default 1) */
   double fast_gpu_share;
-  /** bool: with fast_cluster_gpu, the fastest cluster's tiles and cluster 1's that read them on that GPU's first
-   *  worker alone, its other tiles on its other workers (sq_runtime_chain_worker) */
-  int chain_worker;
   /** bool: with fuse_steps and steps_per_task at least the LTS rate, the fastest cluster's whole-step task also
    *  takes the correction of the cluster-1 tiles next to it (sq_step_fold_target) */
   int fuse_chain_correction;

@@ -256,34 +256,3 @@ int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain, double fast
   for (int t = 0; t < rt->disc->ntile; ++t) ngpu = rt->tile_gpu[t] + 1 > ngpu ? rt->tile_gpu[t] + 1 : ngpu;
   return sq_place_fastest_cluster(rt->disc, ngpu, keep_chain, fast_share, rt->tile_gpu);
 }
-
-int sq_runtime_chain_worker(sq_runtime *rt, int gpu) {
-  const sq_disc *d = rt->disc;
-  SQ_FREE(rt->chain_workers);
-  SQ_FREE(rt->tile_chain);
-  if (!rt->tile_gpu || gpu < 0) return 0;
-  const unsigned nw = starpu_worker_get_count();
-  int devid[STARPU_NMAXWORKERS], first[STARPU_NMAXWORKERS];
-  const int ngpu = sq_runtime_cuda_devices(devid, first);
-  if (gpu >= ngpu) return 0;
-  int nown = 0; /* the GPU's CUDA workers */
-  for (unsigned w = 0; w < nw; ++w)
-    nown += starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER && starpu_worker_get_devid((int)w) == devid[gpu];
-  if (nown < 2) return 0;
-  if (SQ_CALLOC(rt->chain_workers, 2 * (size_t)rt->gpu_words) || SQ_CALLOC(rt->tile_chain, d->ntile)) {
-    SQ_FREE(rt->chain_workers);
-    return 0;
-  }
-  /* [0]: the GPU's first worker alone; [1]: its other workers (and the CPU workers, as in gpu_workers) */
-  const uint32_t *all = sq_gpu_workers(rt, gpu);
-  for (unsigned k = 0; k < rt->gpu_words; ++k) rt->chain_workers[rt->gpu_words + k] = all[k];
-  rt->chain_workers[(unsigned)first[gpu] / 32] |= 1u << ((unsigned)first[gpu] % 32);
-  rt->chain_workers[rt->gpu_words + (unsigned)first[gpu] / 32] &= ~(1u << ((unsigned)first[gpu] % 32));
-  int nchain = 0;
-  for (int t = 0; t < d->ntile; ++t) {
-    if (rt->tile_gpu[t] != gpu) continue;
-    rt->tile_chain[t] = d->tile[t].cluster == 0 || tile_feeds_fastest(d, t) ? 1 : 2;
-    nchain += rt->tile_chain[t] == 1;
-  }
-  return nchain;
-}

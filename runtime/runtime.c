@@ -206,8 +206,6 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt->tile_where);
   SQ_FREE(rt->tile_gpu);
   SQ_FREE(rt->gpu_workers);
-  SQ_FREE(rt->chain_workers);
-  SQ_FREE(rt->tile_chain);
   SQ_FREE(rt->dofs);
   SQ_FREE(rt->tint);
   SQ_FREE(rt->star);

@@ -102,14 +102,6 @@ int sq_runtime_place_tiles_on_gpus(sq_runtime *rt);
  */
 int sq_runtime_place_fastest_cluster(sq_runtime *rt, int keep_chain, double fast_share);
 /**
- * @brief After sq_runtime_place_fastest_cluster (runtime.chain_worker): on GPU @p gpu, which runs the fastest
- * cluster, that cluster's tiles and the tiles of cluster 1 that read it run on the GPU's first worker alone, its
- * other tiles on its other workers: the chain's tasks then never wait on their stream behind a slower tile's task
- * that a worker took ahead (STARPU_CUDA_PIPELINE).  Needs two workers or more on that GPU.
- * @return the tiles given to the chain's worker (0: nothing changed)
- */
-int sq_runtime_chain_worker(sq_runtime *rt, int gpu);
-/**
  * @brief Before the tiles are cut (runtime.fast_cluster_gpu): every cell of the fastest cluster (@p cluster 0
  * of @p ncluster, LTS rate @p rate) into the region among @p nparts that holds most of them, so that its cells
  * next to the other regions, and theirs next to it, are halo tiles; sq_runtime_place_fastest_cluster then

@@ -86,8 +86,6 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  uint32_t *chain_workers;        /**< NULL, or two bitmaps (sq_runtime_chain_worker): the chain's worker, the others */
-  int8_t *tile_chain;             /**< per tile with chain_workers: 1 the chain's worker, 2 the others, 0 gpu_workers */
   int profile;                    /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   starpu_data_handle_t *tint_alt; /**< NULL, or per tile NULL or a second time-integral array (sq_runtime_double_tint):
                                        consecutive predictors of the tile write tint and tint_alt in turn */
@@ -193,17 +191,10 @@ static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
   return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
 }
 static inline unsigned sq_gpu_words(const sq_runtime *rt, int gpu) { return gpu >= 0 ? rt->gpu_words : 0; }
-/** The worker bitmap of @p tile's element tasks: its GPU's (sq_gpu_workers), or on the GPU of the chain
- * (sq_runtime_chain_worker) the chain's worker alone or the others. */
-static inline uint32_t *sq_tile_workers(const sq_runtime *rt, int tile) {
-  if (rt->tile_chain && rt->tile_chain[tile])
-    return rt->chain_workers + (size_t)(rt->tile_chain[tile] - 1) * rt->gpu_words;
-  return sq_gpu_workers(rt, sq_tile_gpu(rt, tile));
-}
 /** The task-insertion arguments that place the element tasks of @p tile (CPU/GPU split, GPU affinity). */
 #define SQ_TILE_PLACEMENT(rt, tile)                                                                                    \
   STARPU_EXECUTE_WHERE, sq_tile_where(rt, tile), STARPU_TASK_WORKERIDS, sq_gpu_words(rt, sq_tile_gpu(rt, tile)),       \
-      sq_tile_workers(rt, tile)
+      sq_gpu_workers(rt, sq_tile_gpu(rt, tile))
 
 /** A perf-model footprint from the byte size of the task's buffer @p i alone (a tile's dofs): tasks whose other
  *  buffers vary (neighbour sets) then share one calibration per tile size. */

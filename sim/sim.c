@@ -443,11 +443,6 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              "(runtime.fast_cluster_gpu%s)\n",
              s->fast_chain ? " and cluster 1's cells next to it" : "", fast_gpu,
              s->fast_chain ? ", runtime.fast_cluster_chain" : "");
-    const int nchain = fast_gpu >= 0 && cfg->chain_worker ? sq_runtime_chain_worker(s->rt, fast_gpu) : 0;
-    if (nchain > 0 && s->rank == 0 && sq_verbosity >= 1)
-      printf("  placement  %d tiles of the fastest cluster's chain on one worker of GPU %d, its other tiles on its "
-             "other workers (runtime.chain_worker)\n",
-             nchain, fast_gpu);
     int64_t ahead = 0;
     if (cfg->prefetch_halo) SQ_CALL(sq_runtime_forward_outputs(s->rt, &ahead));
     if (ahead > 0 && s->rank == 0 && sq_verbosity >= 1)
