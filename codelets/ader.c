@@ -131,7 +131,7 @@ int sq_insert_ader(sq_runtime *rt, int tile, double dt, sq_buffer_mode buffer_mo
       [ADER_PACK] = {rt->pack, STARPU_R},
       [ADER_DOFS] = {rt->dofs[tile], STARPU_R},
       [ADER_STAR] = {rt->star[tile], STARPU_R},
-      [ADER_TINT] = {rt->tint[tile], STARPU_W},
+      [ADER_TINT] = {sq_tint_next(rt, tile), STARPU_W},
   };
   int nbuf = ADER_FIRST_OPTIONAL;
   if (rt->ane[tile]) {

@@ -99,15 +99,15 @@ int sq_insert_local(sq_runtime *rt, int tile, int priority) {
   if (rt->ane[tile]) {
     int ret = starpu_task_insert(&local_ane_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                  SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
-                                 STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
-                                 STARPU_RW, rt->dofs[tile], STARPU_R, rt->ane[tile], 0);
+                                 STARPU_R, sq_tint_handle(rt, tile), STARPU_R, rt->star[tile], STARPU_R,
+                                 rt->flux_local[tile], STARPU_RW, rt->dofs[tile], STARPU_R, rt->ane[tile], 0);
     SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);
     return SQ_SUCCESS;
   }
   int ret = starpu_task_insert(&local_cl, STARPU_CL_ARGS, a, sizeof(*a), STARPU_PRIORITY, priority,
                                SQ_TILE_PLACEMENT(rt, tile), SQ_PROFILE(rt, SQ_TASK_LOCAL, tile), STARPU_R, rt->pack,
-                               STARPU_R, rt->tint[tile], STARPU_R, rt->star[tile], STARPU_R, rt->flux_local[tile],
-                               STARPU_RW, rt->dofs[tile], 0);
+                               STARPU_R, sq_tint_handle(rt, tile), STARPU_R, rt->star[tile], STARPU_R,
+                               rt->flux_local[tile], STARPU_RW, rt->dofs[tile], 0);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting local task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;
 }

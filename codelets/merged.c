@@ -23,7 +23,7 @@ int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode
   descr[n++] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
   descr[n++] = (struct starpu_data_descr){rt->star[tile], STARPU_R};
   descr[n++] = (struct starpu_data_descr){rt->flux_local[tile], STARPU_R};
-  descr[n++] = (struct starpu_data_descr){rt->tint[tile], STARPU_W};
+  descr[n++] = (struct starpu_data_descr){sq_tint_next(rt, tile), STARPU_W};
   if (tl->needs_derivs) descr[n++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
   if (mode != SQ_BUFFER_NONE)
     descr[n++] = (struct starpu_data_descr){rt->buffer[tile], mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};

@@ -151,7 +151,7 @@ int sq_insert_neighbors(sq_runtime *rt, int ntile, const int *tiles, const doubl
     descr[NB_DOFS(i)] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
     for (int s = 0; s < tl->nneighbor; ++s) {
       const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
-      starpu_data_handle_t h = rt->tint[nt];
+      starpu_data_handle_t h = sq_tint_handle(rt, nt);
       double *iv = a->interval + 2 * (s0 + s);
       iv[0] = iv[1] = 0.0;
       if (lnb < tl->cluster) h = rt->buffer[nt]; /* faster: its tint accumulated over our step */

@@ -174,7 +174,7 @@ int sq_insert_source(sq_runtime *rt, int tile, double t0, double dt, sq_buffer_m
       [SRC_FLUX] = {rt->flux_local[tile], STARPU_R},
       [SRC_POINTS] = {rt->source_points[tile], STARPU_R},
       [SRC_DOFS] = {rt->dofs[tile], STARPU_RW},
-      [SRC_TINT] = {rt->tint[tile], STARPU_RW},
+      [SRC_TINT] = {sq_tint_handle(rt, tile), STARPU_RW},
   };
   int nbuf = SRC_FIRST_OPTIONAL;
   if (a->has_derivs) descr[nbuf++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_RW};

@@ -8,6 +8,10 @@
  * Several sub-steps of one slower step (or several global steps) in one task go further: on a GPU each
  * dependent task adds StarPU's and the launch's latency to its kernels, which for a small tile at low order
  * is about as long as the kernels themselves (docs/PERFORMANCE.md).
+ * The task may also take, after its sub-steps, the neighbour fluxes of cluster-1 tiles that read it (a
+ * "tail", runtime.fuse_chain_correction): their correction waits for this tile's LTS buffer and nothing of
+ * their own step writes what they read after it, so the chain of the fastest clusters' steps loses a task and
+ * its wait per step of cluster 1.
  * Per element the arithmetic is that of the separate ader, local and neighbour tasks, in the same order.
  */
 #include "sq_runtime_impl.h"
@@ -20,17 +24,30 @@
 enum { ST_PACK, ST_SEGMENT };
 enum { ST_FLUX_NB, ST_LINK, ST_AFTER_SEGMENT }; /* after the segment */
 
+/** A neighbour slot: its buffer in the task (-1: this tile's tint), and whether it holds a slower tile's
+ * derivatives (integrated over the reader's sub-interval). */
+typedef struct step_slot {
+  int buffer, derivs;
+} step_slot;
+
+/** A tail tile: its neighbour-flux matrices, face links and dofs in the task, and its slots [slot0, slot0 + nslot). */
+typedef struct step_tail_tile {
+  int flux, link, dofs, slot0, nslot;
+} step_tail_tile;
+
 /** Arguments: the predictor's (its buffer mode that of the first sub-step), the sub-steps substep ..
- * substep + nsub - 1, and per neighbour slot its buffer (-1: this tile's tint). */
+ * substep + nsub - 1, the tail's tiles with their step and sub-step, then the slots: this tile's nslot first. */
 typedef struct step_args {
   sq_precision precision;
   int order;
   sq_segment seg;
   int substep, nsub;
   int nslot;
-  struct {
-    int buffer;
-  } slot[];
+  int ntail;
+  double tail_dt;
+  int tail_substep;
+  step_tail_tile tail[SQ_STEP_MAX_TAIL];
+  step_slot slot[];
 } step_args;
 
 /* Sub-step k of the task (0 .. nsub - 1): the segment with its buffer mode (the first sub-step's; the
@@ -43,9 +60,16 @@ static sq_segment substep_segment(const step_args *a, int k) {
 }
 static void slot_interval(const step_args *a, int k, int s, double *t0, double *t1) {
   *t0 = *t1 = 0.0;
-  if (a->slot[s].buffer < 0) return;
+  if (!a->slot[s].derivs) return;
   *t0 = (a->substep + k) * a->seg.dt;
   *t1 = (a->substep + k + 1) * a->seg.dt;
+}
+/* A tail slot's interval: the tail's sub-step of the slower cluster's step. */
+static void tail_interval(const step_args *a, int s, double *t0, double *t1) {
+  *t0 = *t1 = 0.0;
+  if (!a->slot[s].derivs) return;
+  *t0 = a->tail_substep * a->tail_dt;
+  *t1 = (a->tail_substep + 1) * a->tail_dt;
 }
 
 /* The neighbour slots' data: a buffer of the task, or the tile's own tint (written by its segment). */
@@ -69,6 +93,32 @@ int sq_step_fusable(const sq_runtime *rt, int tile) {
   return 1;
 }
 
+int sq_step_fold_target(const sq_runtime *rt, int tile) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
+  if (tl->cluster != 1 || tl->layer != SQ_LAYER_INTERIOR) return -1;
+  int first, end;
+  if (sq_runtime_fault_tiles(rt, 1, &first, &end) && end > first) return -1; /* its rupture tasks come first */
+  int target = -1;
+  for (int s = 0; s < tl->nneighbor; ++s) {
+    const int nt = tl->neighbor[s];
+    if (d->tile[nt].cluster != 0) continue;
+    if (target >= 0 && target != nt) return -1; /* the buffers of two tasks */
+    target = nt;
+  }
+  if (target < 0 || !sq_step_fusable(rt, target)) return -1;
+  return sq_runtime_tile_gpu(rt, tile) == sq_runtime_tile_gpu(rt, target) ? target : -1;
+}
+
+/* The neighbour-slot data of tail tile j. */
+static void tail_slot_data(const step_args *a, void *buffers[], int j, const void **data, double *t0, double *t1) {
+  const step_tail_tile *tt = &a->tail[j];
+  for (int s = 0; s < tt->nslot; ++s) {
+    data[s] = (const void *)STARPU_VECTOR_GET_PTR(buffers[a->slot[tt->slot0 + s].buffer]);
+    tail_interval(a, tt->slot0 + s, &t0[s], &t1[s]);
+  }
+}
+
 static void step_cpu(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
@@ -86,6 +136,16 @@ static void step_cpu(void *buffers[], void *cl_arg) {
                        (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
                        (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), nb_data, t0, t1,
                        (void *)STARPU_VECTOR_GET_PTR(seg[0]));
+  }
+  for (int j = 0; j < a->ntail; ++j) {
+    const step_tail_tile *tt = &a->tail[j];
+    const void *data[tt->nslot > 0 ? tt->nslot : 1];
+    double u0[tt->nslot > 0 ? tt->nslot : 1], u1[tt->nslot > 0 ? tt->nslot : 1];
+    tail_slot_data(a, buffers, j, data, u0, u1);
+    sq_kernel_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[tt->dofs]), pack,
+                       (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[tt->link]),
+                       (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), data, u0, u1,
+                       (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]));
   }
 }
 
@@ -109,20 +169,36 @@ static void step_cuda(void *buffers[], void *cl_arg) {
                      (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
                      starpu_cuda_get_local_stream());
   }
+  for (int j = 0; j < a->ntail; ++j) {
+    const step_tail_tile *tt = &a->tail[j];
+    STARPU_ASSERT_MSG(tt->nslot <= SQ_CUDA_MAX_SLOTS, "step task's tail with %d slots on a CUDA worker", tt->nslot);
+    slots.nslot = tt->nslot;
+    tail_slot_data(a, buffers, j, slots.data, slots.t0, slots.t1);
+    sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[tt->dofs]), pack,
+                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[tt->link]),
+                     (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), &slots,
+                     (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]), starpu_cuda_get_local_stream());
+  }
 }
 
 static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
   (void)nimpl;
   if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) return 1;
-  return ((const step_args *)task->cl_arg)->nslot <= SQ_CUDA_MAX_SLOTS;
+  const step_args *a = task->cl_arg;
+  if (a->nslot > SQ_CUDA_MAX_SLOTS) return 0;
+  for (int j = 0; j < a->ntail; ++j)
+    if (a->tail[j].nslot > SQ_CUDA_MAX_SLOTS) return 0;
+  return 1;
 }
 #endif
 
-/* The cost follows the tile's size, whatever it reads (see neighbor.c), times its sub-steps. */
+/* The cost follows the tile's size, whatever it reads (see neighbor.c), times its sub-steps, and its tail's sizes. */
 static uint32_t step_footprint(struct starpu_task *task) {
   const step_args *a = task->cl_arg;
   /* the segment's first buffer: dofs */
-  return starpu_hash_crc32c_be((uint32_t)a->nsub, sq_footprint_of_buffer(task, ST_SEGMENT));
+  uint32_t f = starpu_hash_crc32c_be((uint32_t)a->nsub, sq_footprint_of_buffer(task, ST_SEGMENT));
+  for (int j = 0; j < a->ntail; ++j) f = starpu_hash_crc32c_be(sq_footprint_of_buffer(task, a->tail[j].dofs), f);
+  return f;
 }
 
 static struct starpu_perfmodel step_model = {
@@ -141,15 +217,62 @@ static struct starpu_codelet step_cl = {
     .name = "sq_step",
 };
 
+/* The position of @p h among the first @p n buffers of @p descr, or -1. */
+static int find_buffer(const struct starpu_data_descr *descr, int n, starpu_data_handle_t h) {
+  for (int i = 0; i < n; ++i)
+    if (descr[i].handle == h) return i;
+  return -1;
+}
+
+/* Append the flux matrices, links, dofs and neighbour slots of tail tile @p t (j-th of the tail) to the task. A
+ * slot whose data the task already has (this tile's LTS buffer, written by its sub-steps; a tile two tails read)
+ * points at that buffer. */
+static int add_tail(const sq_runtime *rt, int step_tile, int t, int j, step_args *a, struct starpu_data_descr *descr,
+                    int *nbuf, int *nslot) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[t];
+  SQ_CHECK(sq_step_fold_target(rt, t) == step_tile, SQ_ERR_INTERNAL,
+           "tile %d's correction cannot follow the whole steps of tile %d", t, step_tile);
+  step_tail_tile *tt = &a->tail[j];
+  tt->flux = *nbuf;
+  descr[(*nbuf)++] = (struct starpu_data_descr){rt->flux_nb[t], STARPU_R};
+  tt->link = *nbuf;
+  descr[(*nbuf)++] = (struct starpu_data_descr){rt->link[t], STARPU_R};
+  tt->dofs = *nbuf;
+  descr[(*nbuf)++] = (struct starpu_data_descr){rt->dofs[t], STARPU_RW};
+  tt->slot0 = *nslot;
+  tt->nslot = tl->nneighbor;
+  for (int s = 0; s < tl->nneighbor; ++s) {
+    const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
+    starpu_data_handle_t h = lnb < tl->cluster   ? rt->buffer[nt]
+                             : lnb > tl->cluster ? rt->derivs[nt]
+                                                 : sq_tint_handle(rt, nt);
+    SQ_CHECK(h, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its LTS data", t, nt);
+    step_slot *sl = &a->slot[(*nslot)++];
+    sl->derivs = lnb > tl->cluster;
+    sl->buffer = find_buffer(descr, *nbuf, h);
+    if (sl->buffer < 0) {
+      sl->buffer = *nbuf;
+      descr[(*nbuf)++] = (struct starpu_data_descr){h, STARPU_R};
+    }
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
-                   int priority) {
-  const sq_tile *tl = &rt->disc->tile[tile];
+                   const sq_step_tail *tail, int priority) {
+  const sq_disc *d = rt->disc;
+  const sq_tile *tl = &d->tile[tile];
   SQ_CHECK(sq_step_fusable(rt, tile), SQ_ERR_INTERNAL, "tile %d cannot take its whole step as one task", tile);
   SQ_CHECK(nsub >= 1 && substep >= 0, SQ_ERR_INTERNAL, "tile %d: %d sub-steps from %d", tile, nsub, substep);
-  const size_t args_size = sizeof(step_args) + sizeof(((step_args *)0)->slot[0]) * tl->nneighbor;
-  step_args *a = malloc(args_size);
+  const int ntail = tail ? tail->ntile : 0;
+  SQ_CHECK(ntail >= 0 && ntail <= SQ_STEP_MAX_TAIL, SQ_ERR_INTERNAL, "tile %d: a tail of %d tiles", tile, ntail);
+  int maxslot = tl->nneighbor;
+  for (int j = 0; j < ntail; ++j) maxslot += d->tile[tail->tile[j]].nneighbor;
+  const size_t args_size = sizeof(step_args) + sizeof(step_slot) * (size_t)maxslot;
+  step_args *a = calloc(1, args_size);
   struct starpu_data_descr *descr =
-      malloc(sizeof(*descr) * (1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + tl->nneighbor));
+      malloc(sizeof(*descr) * (size_t)(1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + 3 * ntail + maxslot));
   if (!a || !descr) {
     free(a);
     free(descr);
@@ -160,6 +283,9 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   a->substep = substep;
   a->nsub = nsub;
   a->nslot = tl->nneighbor;
+  a->ntail = ntail;
+  a->tail_dt = ntail ? tail->dt : 0.0;
+  a->tail_substep = ntail ? tail->substep : 0;
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
   int ierr = sq_segment_buffers(rt, tile, dt, buffer_mode, descr + nbuf, &a->seg);
@@ -169,6 +295,7 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   for (int s = 0; s < tl->nneighbor && !ierr; ++s) {
     const int nt = tl->neighbor[s];
     a->slot[s].buffer = -1;
+    a->slot[s].derivs = 0;
     if (nt == tile) continue; /* its own tint, written by its segment in the same task */
     /* sq_step_fusable: every other neighbour tile is slower; its derivatives over our sub-interval */
     if (!rt->derivs[nt]) {
@@ -177,8 +304,11 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
       break;
     }
     a->slot[s].buffer = nbuf; /* its derivatives over each sub-step: slot_interval */
+    a->slot[s].derivs = 1;
     descr[nbuf++] = (struct starpu_data_descr){rt->derivs[nt], STARPU_R};
   }
+  for (int j = 0, nslot = tl->nneighbor; j < ntail && !ierr; ++j)
+    ierr = add_tail(rt, tile, tail->tile[j], j, a, descr, &nbuf, &nslot);
   if (ierr) {
     free(a);
     free(descr);

@@ -8,6 +8,32 @@
 
 int sq_graph_layer_priority(int layer) { return layer == SQ_LAYER_COPY ? 1 : 0; }
 
+/* fold_into: each cluster-1 tile without plasticity whose correction may follow the whole steps of the fastest
+ * cluster's tile it borders, where that cluster groups a whole step of cluster 1 per task; none for a tile that
+ * would get more than SQ_STEP_MAX_TAIL.  The folded tiles and their cluster-1 neighbours get two time-integral
+ * arrays: else each of their predictors would wait for the whole-step task that read the previous ones. */
+static int fold_corrections(sq_clustering *c) {
+  for (int t = 0; t < c->ntile; ++t) c->fold_into[t] = -1;
+  if (!c->opt.fuse_chain_correction || c->ncluster < 2 || !c->cluster[0].whole_steps || c->opt.steps_per_task < c->rate)
+    return SQ_SUCCESS;
+  const sq_cluster *c1 = &c->cluster[1];
+  for (int i = 0; i < c1->ntile; ++i) {
+    const int t = c1->tile[i];
+    if (!c->plastic[t]) c->fold_into[t] = sq_step_fold_target(c->rt, t);
+  }
+  for (int i = 0; i < c->cluster[0].ntile; ++i) {
+    const int s = c->cluster[0].tile[i];
+    int n = 0;
+    for (int j = 0; j < c1->ntile; ++j) n += c->fold_into[c1->tile[j]] == s;
+    if (n > SQ_STEP_MAX_TAIL)
+      for (int j = 0; j < c1->ntile; ++j)
+        if (c->fold_into[c1->tile[j]] == s) c->fold_into[c1->tile[j]] = -1;
+  }
+  for (int i = 0; i < c1->ntile; ++i)
+    if (c->fold_into[c1->tile[i]] >= 0) SQ_CALL(sq_runtime_double_tint(c->rt, c1->tile[i], NULL));
+  return SQ_SUCCESS;
+}
+
 int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_clustering **out) {
   const int ncluster = sq_runtime_ncluster(rt), ntile = sq_runtime_ntile(rt);
   SQ_CHECK(ncluster >= 1 && ncluster <= SQ_GRAPH_MAX_CLUSTERS, SQ_ERR_INPUT,
@@ -22,7 +48,8 @@ int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_cluster
   c->ncluster = ncluster;
   c->ntile = ntile;
   c->rate = sq_runtime_lts_rate(rt);
-  if (SQ_CALLOC(c->tiles, ntile + 1) || SQ_CALLOC(c->whole_step, ntile + 1) || SQ_CALLOC(c->plastic, ntile + 1)) {
+  if (SQ_CALLOC(c->tiles, ntile + 1) || SQ_CALLOC(c->whole_step, ntile + 1) || SQ_CALLOC(c->plastic, ntile + 1) ||
+      SQ_CALLOC(c->fold_into, ntile + 1)) {
     sq_clustering_destroy(c);
     return SQ_ERR_MEMORY;
   }
@@ -53,6 +80,11 @@ int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_cluster
     for (int i = 0; i < cl->ntile; ++i)
       if (!c->whole_step[cl->tile[i]] || c->plastic[cl->tile[i]]) cl->whole_steps = 0;
   }
+  const int ierr = fold_corrections(c);
+  if (ierr) {
+    sq_clustering_destroy(c);
+    return ierr;
+  }
   sq_clustering_set_dt(c, 1.0);
   *out = c;
   return SQ_SUCCESS;
@@ -68,5 +100,6 @@ void sq_clustering_destroy(sq_clustering *c) {
   SQ_FREE(c->tiles);
   SQ_FREE(c->whole_step);
   SQ_FREE(c->plastic);
+  SQ_FREE(c->fold_into);
   SQ_FREE(c);
 }

@@ -14,6 +14,9 @@
  *   precedes that of cluster l's step; they read each other's buffer and derivatives but update different
  *   dofs, so they go as one event.  Pairs are taken from the slowest cluster down, and not where either
  *   cluster has fault faces (their rupture tasks come first).
+ * - Folded corrections: the whole-step tasks of the fastest cluster's last sub-steps in a step of cluster 1 are
+ *   followed by that step's correction of cluster 1, whose tiles next to them read nothing else written after
+ *   them: those tiles' corrections go into the whole-step tasks (cluster.c decides which tiles).
  */
 #include "sq_lts.h"
 
@@ -121,9 +124,24 @@ int sq_pass_merge_corrections(const sq_clustering *c, sq_event_list *list) {
   return SQ_SUCCESS;
 }
 
+int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list) {
+  int any = 0;
+  for (int t = 0; t < c->ntile; ++t) any |= c->fold_into[t] >= 0;
+  if (!any) return SQ_SUCCESS;
+  sq_event *e = list->event;
+  for (int64_t i = 0; i + 1 < list->n; ++i)
+    if (e[i].kind == SQ_EVENT_STEPS && e[i].step[0].cluster == 0 && e[i].step[0].substep + e[i].nsub == c->rate &&
+        single(&e[i + 1], SQ_EVENT_CORRECT, 1)) {
+      e[i].fold = e[i + 1].fold = 1;
+      e[i].step[1] = e[i + 1].step[0];
+    }
+  return SQ_SUCCESS;
+}
+
 int sq_lts_run_passes(const sq_clustering *c, sq_event_list *list) {
   if (c->opt.merge_neighbor_clusters) SQ_CALL(sq_pass_merge_predictors(c, list));
   SQ_CALL(sq_pass_group_steps(c, list));
   if (c->opt.merge_neighbor_clusters && !c->opt.merge_predictors_only) SQ_CALL(sq_pass_merge_corrections(c, list));
+  SQ_CALL(sq_pass_fold_corrections(c, list));
   return SQ_SUCCESS;
 }

@@ -24,6 +24,9 @@ typedef struct sq_graph_options {
   int steps_per_task;          /**< with fuse_steps: a cluster whose tiles all take whole steps takes up to this
                                     many consecutive sub-steps of a slower step (with one cluster: global
                                     steps, sq_graph_sync_intervals) per task; <= 1: one */
+  int fuse_chain_correction;   /**< with steps_per_task >= the LTS rate: the whole-step task of a fastest-cluster tile
+                                    also takes the neighbour fluxes of the cluster-1 tiles that read it
+                                    (sq_step_fold_target) at the end of each step of cluster 1 */
   double t_begin, t_end;       /**< sq_graph_sync_interval: the interval's time span (point sources and
                                     receivers use it); consecutive intervals must share the boundary exactly */
 } sq_graph_options;
@@ -36,6 +39,7 @@ typedef struct sq_graph_stats {
   int64_t merged_predict;                 /**< merged predictor tasks of two tiles */
   int64_t merged_predict_across_gpus;     /**< those of them whose tiles are placed on different GPUs */
   int64_t merged_correct;                 /**< merged neighbour-flux tasks of two tiles */
+  int64_t folded;                         /**< cluster-1 tile corrections taken by a whole-step task */
 } sq_graph_stats;
 
 /**

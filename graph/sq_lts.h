@@ -34,6 +34,8 @@ typedef struct sq_clustering {
   int *tiles;                /**< ntile: tile indices grouped by cluster (the clusters' `tile` point here) */
   unsigned char *whole_step; /**< per tile: takes its whole step as one task (fuse_steps, sq_step_fusable) */
   unsigned char *plastic;    /**< per tile: has plasticity tasks */
+  int *fold_into;            /**< per tile of cluster 1: the fastest-cluster tile whose whole-step task takes its
+                                  correction (fuse_chain_correction), else -1 */
 } sq_clustering;
 
 /** @brief Read the clusters of @p rt; @p opt may be NULL. */
@@ -66,6 +68,8 @@ typedef struct sq_event {
   int halo_kinds; /**< EXCHANGE: SQ_GHOST_* mask */
   int nsub;       /**< STEPS: sub-steps step[0].substep .. + nsub - 1 */
   int counted;    /**< STEPS: the first sub-step's predictor went with a merged predictor */
+  int fold;       /**< STEPS: its tasks also correct the tiles folded into them, over cluster 1's step step[1];
+                       CORRECT: leaves those tiles out (sq_pass_fold_corrections) */
 } sq_event;
 
 /** A growing list of events. */
@@ -94,7 +98,11 @@ int sq_pass_merge_predictors(const sq_clustering *c, sq_event_list *list);
 int sq_pass_merge_corrections(const sq_clustering *c, sq_event_list *list);
 /** @brief Consecutive whole steps of a cluster whose tiles all take them, steps_per_task per task. */
 int sq_pass_group_steps(const sq_clustering *c, sq_event_list *list);
-/** @brief The passes the options ask for, in their order (merge predictors, group steps, merge corrections). */
+/** @brief The last grouped whole steps of the fastest cluster in a step of cluster 1 take that step's correction of
+ *  the cluster-1 tiles folded into them (fuse_chain_correction). */
+int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list);
+/** @brief The passes the options ask for, in their order (merge predictors, group steps, merge corrections, fold
+ *  corrections). */
 int sq_lts_run_passes(const sq_clustering *c, sq_event_list *list);
 
 /** @brief Insert the tasks of @p list, in order; add to @p stats where not NULL. */

@@ -50,17 +50,20 @@ static int predict(const sq_clustering *c, const sq_step_ref *s) {
  * one task), then its plasticity correction over the step (thesis ch. 8: after the element update). */
 static int correct_tile(const sq_clustering *c, int t, int substep) {
   const double dt = c->cluster[sq_runtime_tile_cluster(c->rt, t)].dt;
-  if (c->whole_step[t]) SQ_CALL(sq_insert_step(c->rt, t, dt, substep, 1, buffer_mode(c, t, substep), priority(c, t)));
+  if (c->whole_step[t])
+    SQ_CALL(sq_insert_step(c->rt, t, dt, substep, 1, buffer_mode(c, t, substep), NULL, priority(c, t)));
   else SQ_CALL(sq_insert_neighbor(c->rt, t, dt, substep, priority(c, t)));
   if (c->plastic[t]) SQ_CALL(sq_insert_plasticity(c->rt, t, dt, priority(c, t)));
   return SQ_SUCCESS;
 }
 
-/* Rupture faces, then the correction of every tile of a step. */
-static int correct(const sq_clustering *c, const sq_step_ref *s) {
+/* Rupture faces, then the correction of every tile of a step (but those the whole-step tasks before took). */
+static int correct(const sq_clustering *c, const sq_event *e) {
+  const sq_step_ref *s = &e->step[0];
   const sq_cluster *cl = &c->cluster[s->cluster];
   for (int ft = cl->fault_first; ft < cl->fault_end; ++ft) SQ_CALL(sq_insert_rupture(c->rt, ft, s->t0, cl->dt));
-  for (int i = 0; i < cl->ntile; ++i) SQ_CALL(correct_tile(c, cl->tile[i], s->substep));
+  for (int i = 0; i < cl->ntile; ++i)
+    if (!e->fold || c->fold_into[cl->tile[i]] < 0) SQ_CALL(correct_tile(c, cl->tile[i], s->substep));
   return SQ_SUCCESS;
 }
 
@@ -167,13 +170,22 @@ static int correct_pair(const sq_clustering *c, const sq_event *e, sq_graph_stat
   return emit_pairs(c, e, mergeable_correction, correct_task, stats);
 }
 
-/* Grouped whole steps: sub-steps substep .. substep + nsub - 1 of cluster l, one task per tile. */
-static int steps(const sq_clustering *c, const sq_event *e) {
+/* Grouped whole steps: sub-steps substep .. substep + nsub - 1 of cluster l, one task per tile, each with the
+ * corrections of the cluster-1 tiles folded into it where the event says so. */
+static int steps(const sq_clustering *c, const sq_event *e, sq_graph_stats *stats) {
   const sq_cluster *cl = &c->cluster[e->step[0].cluster];
   const int k = e->step[0].substep;
-  for (int i = 0; i < cl->ntile; ++i)
-    SQ_CALL(sq_insert_step(c->rt, cl->tile[i], cl->dt, k, e->nsub, buffer_mode(c, cl->tile[i], k),
-                           priority(c, cl->tile[i])));
+  int tail_tiles[SQ_STEP_MAX_TAIL];
+  for (int i = 0; i < cl->ntile; ++i) {
+    const int t = cl->tile[i];
+    sq_step_tail tail = {.tile = tail_tiles, .dt = c->cluster[1 % c->ncluster].dt, .substep = e->step[1].substep};
+    const sq_cluster *next = &c->cluster[1 % c->ncluster];
+    for (int j = 0; e->fold && j < next->ntile; ++j)
+      if (c->fold_into[next->tile[j]] == t) tail_tiles[tail.ntile++] = next->tile[j];
+    if (stats) stats->folded += tail.ntile;
+    SQ_CALL(
+        sq_insert_step(c->rt, t, cl->dt, k, e->nsub, buffer_mode(c, t, k), tail.ntile ? &tail : NULL, priority(c, t)));
+  }
   return SQ_SUCCESS;
 }
 
@@ -207,8 +219,8 @@ int sq_lts_submit(const sq_clustering *c, const sq_event_list *list, sq_graph_st
       SQ_CALL(e->n == 2 ? emit_pairs(c, e, mergeable_predictor, predict_task, stats) : predict(c, &e->step[0]));
       break;
     case SQ_EVENT_EXCHANGE: SQ_CALL(sq_halo_exchange(c->rt, e->step[0].cluster, e->halo_kinds)); break;
-    case SQ_EVENT_CORRECT: SQ_CALL(e->n == 2 ? correct_pair(c, e, stats) : correct(c, &e->step[0])); break;
-    case SQ_EVENT_STEPS: SQ_CALL(steps(c, e)); break;
+    case SQ_EVENT_CORRECT: SQ_CALL(e->n == 2 ? correct_pair(c, e, stats) : correct(c, e)); break;
+    case SQ_EVENT_STEPS: SQ_CALL(steps(c, e, stats)); break;
     }
   }
   return SQ_SUCCESS;

@@ -326,6 +326,12 @@ typedef struct sq_config {
   /** with fast_cluster_gpu: the element updates that the fastest cluster's GPU aims at, as a fraction of an equal
    *  share (0..1]; the other GPUs share the rest (default 1) */
   double fast_gpu_share;
+  /** bool: with fuse_steps and steps_per_task at least the LTS rate, the fastest cluster's whole-step task also
+   *  takes the correction of the cluster-1 tiles next to it (sq_step_fold_target) */
+  int fuse_chain_correction;
+  /** bool: with tiles on several GPUs, each predictor's outputs that another GPU reads are copied there as soon as
+   *  the predictor ends (sq_runtime_forward_outputs) */
+  int prefetch_halo;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

@@ -9,7 +9,7 @@
 
 static int64_t ns_of(const struct timespec *t) { return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec; }
 
-static void profile_task_done(void *arg) {
+void sq_profile_task_done(void *arg) {
   sq_task_profile *p = arg;
   const struct starpu_task *task = starpu_task_get_current();
   if (!task || !task->profiling_info) return;
@@ -33,7 +33,7 @@ static void profile_task_done(void *arg) {
   }
 }
 
-void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ? profile_task_done : NULL; }
+void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ? sq_profile_task_done : NULL; }
 
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
 

@@ -201,6 +201,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
   starpu_data_unregister(rt->pack);
   for (int i = 0; i < rt->npinned; ++i) starpu_memory_unpin(rt->pinned[i], 0);
   SQ_FREE(rt->pinned);
+  sq_forward_destroy(rt);
+  sq_tint_alt_destroy(rt);
   SQ_FREE(rt->tile_where);
   SQ_FREE(rt->tile_gpu);
   SQ_FREE(rt->gpu_workers);

@@ -122,6 +122,18 @@ int sq_gather_cluster_cells(int64_t ncell, const int *cluster, int ncluster, int
 int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int rate, const int64_t *face_neighbor,
                          int nparts, int *part);
 
+/**
+ * @brief With tiles placed on several GPUs (sq_runtime_place_tiles_on_gpus): from now on, each predictor task
+ * (ader, or ader + local) of a tile whose time integrals or derivatives a neighbour task on another GPU reads
+ * starts copying them there as it ends (an asynchronous prefetch from its callback), instead of the copy starting
+ * when the reading task becomes ready (runtime.prefetch_halo).  A faster tile's buffer, summed over several
+ * predictors, is left to the reader; a merged predictor task of two tiles forwards its first tile's outputs.
+ * The copies are hints: the tasks' data dependencies and every result stay the same.  Call after the placement
+ * and before tasks are submitted; again to plan anew.
+ * @param ncopies  the (tile output, GPU) pairs that are copied ahead, 0 on one GPU
+ */
+int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies);
+
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {
   int64_t tiles;       /**< tiles whose data goes to a GPU */
@@ -257,6 +269,22 @@ int sq_runtime_tile_gpu(const sq_runtime *rt, int tile);
  * receivers or fault faces in its cluster.
  */
 int sq_step_fusable(const sq_runtime *rt, int tile);
+/**
+ * @brief Can the neighbour fluxes of @p tile follow, in the same task, the whole steps of a fastest-cluster tile
+ * (runtime.fuse_chain_correction)?  Yes for an interior tile of cluster 1, in a cluster without fault faces, whose
+ * faces see one tile of the fastest cluster, fusable and placed on the same GPU.
+ * @return that tile, or -1
+ */
+int sq_step_fold_target(const sq_runtime *rt, int tile);
+/**
+ * @brief Give the time integrals of @p tile and of its interior neighbour tiles of the same cluster a second array,
+ * which the tiles' predictors write every other step (the first on the GPU or CPU that uses it: no host memory).  A
+ * predictor of step k + 1 then never waits for the readers of step k: a correction folded into a whole-step task
+ * (runtime.fuse_chain_correction) reads the time integrals of its cluster-1 neighbours for as long as that task
+ * runs.  Interior tiles only (a copy tile's halo messages read its one array).  @p ndoubled (may be NULL): the tiles
+ * given a second array now.
+ */
+int sq_runtime_double_tint(sq_runtime *rt, int tile, int *ndoubled);
 /** Does tile @p tile hold point sources? */
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
 /** Does tile @p tile hold receivers? */
@@ -300,14 +328,25 @@ int sq_insert_neighbors(sq_runtime *rt, int ntile, const int *tiles, const doubl
  */
 int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const double *dt,
                              const sq_buffer_mode *buffer_mode, int priority);
+/** Most tiles in the tail of a whole-step task. */
+#define SQ_STEP_MAX_TAIL 64
+/** Tiles of cluster 1 whose neighbour fluxes over their step @p dt, sub-step @p substep of the slower cluster's
+ *  step, a whole-step task takes after its own sub-steps (each tile's sq_step_fold_target is the task's tile). */
+typedef struct sq_step_tail {
+  int ntile; /**< at most SQ_STEP_MAX_TAIL */
+  const int *tile;
+  double dt;
+  int substep;
+} sq_step_tail;
 /**
  * @brief Insert the whole steps of a fusable @p tile over sub-steps @p substep .. @p substep + @p nsub - 1 of
  * the slower cluster's step (of size @p dt each) as one task: per sub-step ader (+ derivatives, + LTS buffer,
  * @p buffer_mode for the first sub-step, accumulated after it), local, then the neighbour fluxes.  With one
- * cluster, the sub-steps are consecutive global steps.
+ * cluster, the sub-steps are consecutive global steps.  Then, where @p tail is not NULL, the neighbour fluxes of its
+ * tiles: they read this tile's LTS buffer after its last sub-step, which must end the slower cluster's step.
  */
 int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
-                   int priority);
+                   const sq_step_tail *tail, int priority);
 /**
  * @brief Insert the point sources of @p tile over its step [t0, t0 + dt] (after the tile's ader and
  * local tasks): updates dofs, tint and, where kept, derivatives and the LTS buffer (@p buffer_mode

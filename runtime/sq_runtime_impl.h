@@ -86,7 +86,12 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  int profile; /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  int profile;                    /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  starpu_data_handle_t *tint_alt; /**< NULL, or per tile NULL or a second time-integral array (sq_runtime_double_tint):
+                                       consecutive predictors of the tile write tint and tint_alt in turn */
+  unsigned char *tint_odd;        /**< per tile with tint_alt: the last submitted predictor wrote tint_alt */
+  struct sq_forward *forward;     /**< per tile: the GPUs its predictor's outputs go to at once (forward.c); NULL */
+  struct sq_forward_arg *forward_arg; /**< per tile and forwarding task kind: that task's callback argument */
   sq_task_profile prof[SQ_NTASK_KINDS];
   sq_trace_event *trace;               /**< NULL, or one event per executed task (up to trace_capacity) */
   int64_t trace_capacity, trace_count; /**< trace_count may pass the capacity: the events beyond are lost */
@@ -107,10 +112,31 @@ int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *));
 void (*sq_profile_callback(const sq_runtime *rt))(void *);
 /** @brief Its argument for a task of kind @p kind. */
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind);
-/** The task-insertion arguments for profiling and tracing a task of @p kind that computes @p tile. */
+/** @brief The profiling callback itself, for a task of the kind whose profile is @p prof. */
+void sq_profile_task_done(void *prof);
+/** @brief The completion callback of a task of @p kind that computes @p tile: the forwarding of its outputs to
+ * other GPUs (sq_runtime_forward_outputs) where it has any, then the profiling; NULL where neither applies. */
+void (*sq_task_callback(const sq_runtime *rt, enum sq_task_kind kind, int tile))(void *);
+/** @brief Its argument. */
+void *sq_task_callback_arg(sq_runtime *rt, enum sq_task_kind kind, int tile);
+/** The time integrals of @p tile that tasks submitted now read: those of its last submitted predictor. */
+static inline starpu_data_handle_t sq_tint_handle(const sq_runtime *rt, int tile) {
+  return rt->tint_alt && rt->tint_alt[tile] && rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];
+}
+/** The time integrals that a predictor of @p tile submitted now writes (the other copy, where it has two). */
+static inline starpu_data_handle_t sq_tint_next(const sq_runtime *rt, int tile) {
+  if (rt->tint_alt && rt->tint_alt[tile]) rt->tint_odd[tile] ^= 1;
+  return sq_tint_handle(rt, tile);
+}
+/** Free the second time-integral copies (sq_runtime_destroy). */
+void sq_tint_alt_destroy(sq_runtime *rt);
+/** Free what sq_runtime_forward_outputs planned (sq_runtime_destroy). */
+void sq_forward_destroy(sq_runtime *rt);
+/** The task-insertion arguments for the completion callback (forwarding, profiling, tracing) of a task of @p kind
+ * that computes @p tile. */
 #define SQ_PROFILE(rt, kind, tile)                                                                                     \
-  STARPU_CALLBACK_WITH_ARG_NFREE, sq_profile_callback(rt), sq_profile_arg(rt, kind), STARPU_TAG_ONLY,                  \
-      (starpu_tag_t)(tile)
+  STARPU_CALLBACK_WITH_ARG_NFREE, sq_task_callback(rt, kind, tile), sq_task_callback_arg(rt, kind, tile),              \
+      STARPU_TAG_ONLY, (starpu_tag_t)(tile)
 
 /**
  * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create

@@ -443,6 +443,12 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              "(runtime.fast_cluster_gpu%s)\n",
              s->fast_chain ? " and cluster 1's cells next to it" : "", fast_gpu,
              s->fast_chain ? ", runtime.fast_cluster_chain" : "");
+    int64_t ahead = 0;
+    if (cfg->prefetch_halo) SQ_CALL(sq_runtime_forward_outputs(s->rt, &ahead));
+    if (ahead > 0 && s->rank == 0 && sq_verbosity >= 1)
+      printf("  placement  %lld tile outputs copied to the other GPUs that read them as soon as they are written "
+             "(runtime.prefetch_halo)\n",
+             (long long)ahead);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
@@ -500,7 +506,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .merge_predictors_only = !s->cfg.merge_corrections,
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
-                           .steps_per_task = s->cfg.steps_per_task};
+                           .steps_per_task = s->cfg.steps_per_task,
+                           .fuse_chain_correction = s->cfg.fuse_chain_correction};
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
@@ -513,6 +520,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
     const int ierr = sq_graph_sync_intervals(s->rt, dt, nsteps, times, &gopt, &stats);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->grouped_tasks += stats.grouped;
+    s->folded_corrections += stats.folded;
     s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     SQ_FREE(times);
     if (ierr) sq_sim_disarm();

@@ -45,6 +45,8 @@ typedef struct sq_sim {
   double setup_seconds[SQ_SIM_SETUP_PHASES]; /**< wall time of sq_sim_create's phases (sq_sim_setup_phase names them) */
   int64_t grouped_tasks;                     /**< groups of consecutive whole steps submitted as one task per tile
                                                   (runtime.steps_per_task) */
+  int64_t folded_corrections;                /**< cluster-1 tile corrections taken by a whole-step task
+                                                   (runtime.fuse_chain_correction) */
   int64_t plan_step0;
   sq_source_list sources;         /**< point sources of the configuration (sim/points.c) */
   sq_source_set *source_set;      /**< the sources located in this rank's elements */

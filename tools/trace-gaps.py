@@ -5,7 +5,11 @@ idle time before each kind of task (kind, cluster, layer of the task that ended 
 and cluster, the median time from a task's readiness (its dependencies met) to its start, split into its wait
 for a worker (ready to popped), the fetch of its inputs that was still to come then (popped to fetched), and the
 wait behind its worker's earlier tasks (fetched to start: a CUDA worker takes up to STARPU_CUDA_PIPELINE tasks
-ahead, and StarPU starts a task's clock when the one before it on the stream ends).
+ahead, and StarPU starts a task's clock when the one before it on the stream ends).  Where the fastest cluster
+takes whole steps ("step" tasks, runtime.steps_per_task), also the chain they form with cluster 1's predictor
+(the last to end between two whole-step tasks, on their workers where one ran there): per step of cluster 1 the medians of the whole-step task, the predictor's readiness after it,
+its start, its length, the next whole-step task's readiness after the predictor, its wait for a worker, its
+copies still to come, and the period from one whole-step task's start to the next.
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
 """
@@ -29,6 +33,31 @@ def read(path):
     if not rows:
         sys.exit(f"trace-gaps: {path}: no task in the trace")
     return rows
+
+
+def chain(rows):
+    """The chain of whole-step tasks and cluster 1's predictors between them (medians, us): per pair of consecutive
+    whole-step tasks, the cluster-1 predictor that ended last between them, on their workers where one ran there
+    (on several GPUs: the chain tile's, on the fastest cluster's GPU)."""
+    steps = sorted((r for r in rows if r[0] == "step" and r[8] is not None), key=lambda r: r[6])
+    workers = {r[4] for r in steps}
+    preds = [r for r in rows if r[2] == 1 and r[0] in ("merged", "ader") and r[8] is not None]
+    parts = []
+    for a, b in zip(steps, steps[1:]):
+        between = [p for p in preds if p[6] >= a[7] and p[7] <= b[6]]
+        between = [p for p in between if p[4] in workers] or between
+        if not between:
+            continue
+        p = max(between, key=lambda r: r[7])
+        po, fe = b[8][1], max(b[8][2], b[8][1])
+        parts.append((a[7] - a[6], p[8][0] - a[7], p[6] - p[8][0], p[7] - p[6], b[8][0] - p[7], po - b[8][0], fe - po,
+                      b[6] - a[6]))
+    if not parts:
+        return
+    names = ("whole step", "predictor ready after it", "predictor waits", "predictor", "next step ready after it",
+             "its wait for a worker", "its copies", "period")
+    print(f"  chain, {len(parts)} steps of cluster 1, median us: " + ", ".join(
+        f"{n} {statistics.median(x[i] for x in parts):.0f}" for i, n in enumerate(names)))
 
 
 def main(argv):
@@ -95,6 +124,7 @@ def main(argv):
             print("  ready to start, median us (worker + fetch + behind earlier tasks): " + ", ".join(
                 f"{k} c{c} " + " + ".join(f"{statistics.median(v):.0f}" for v in vs)
                 for (k, c), vs in sorted(ready.items())))
+        chain(rows)
 
 
 if __name__ == "__main__":

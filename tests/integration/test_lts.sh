@@ -35,12 +35,26 @@ printf 'runtime:\n  tile_size: 100000\n  fuse_predictor: true\n  fuse_steps: tru
 sed 's/steps_per_task: 1/steps_per_task: 2/' "$OUT/whole.yaml" > "$OUT/grouped.yaml"
 # small tiles, the fastest cluster alone in one (runtime.fast_cluster_tile): its whole steps, grouped too
 sed 's/tile_size: 100000/tile_size: 7\n  fast_cluster_tile: 100000/' "$OUT/grouped.yaml" > "$OUT/fast.yaml"
-for g in whole grouped fast; do
-  "$SQ" "$OUT/$g.yaml" --quiet --output "$OUT/$g" > /dev/null 2>&1
+# and cluster 1's corrections next to the fastest cluster in its whole-step tasks (runtime.fuse_chain_correction)
+sed 's/fuse_steps: true/fuse_steps: true\n  fuse_chain_correction: true/' "$OUT/fast.yaml" > "$OUT/folded.yaml"
+for g in whole grouped fast folded; do
+  trace=()
+  [ $g = folded ] && trace=(--trace "$OUT/folded.csv")
+  "$SQ" "$OUT/$g.yaml" --quiet "${trace[@]}" --output "$OUT/$g" > /dev/null 2>&1
   h=$(hash_of "$OUT/$g" lts); n=$(summary_value "$OUT/$g/lts-summary.txt" grouped_step_tasks)
   [ -n "$h" ] && [ "$h" = "$ref" ] && ok "$g steps: hash $h (grouped tasks: $n)" || bad "$g steps: ${h:-failed} != $ref"
   if [ $g != whole ]; then [ "${n:-0}" -gt 0 ] && ok "sub-steps grouped ($n tasks)" || bad "no grouped tasks (${n:-none})"; fi
 done
+n=$(summary_value "$OUT/folded/lts-summary.txt" folded_corrections)
+[ "${n:-0}" -gt 0 ] && ok "corrections folded into whole-step tasks ($n)" || bad "no folded corrections (${n:-none})"
+# its trace: the chain of whole-step tasks and cluster 1's predictors, one per step of cluster 1 between two of them
+chain=$($PY "$SRC/tools/trace-gaps.py" "$OUT/folded.csv" 2>&1 | grep "^  chain, ")
+steps=$(awk -F, '$1 == "step"' "$OUT/folded.csv" | wc -l)
+[ -n "$chain" ] && [ "$(echo "$chain" | awk '{print $2}')" -gt 0 ] &&
+  [ "$(echo "$chain" | awk '{print $2}')" -le $((steps - 1)) ] && ok "trace-gaps.py: the whole-step chain ($chain)" ||
+  bad "trace-gaps.py prints no whole-step chain (${chain:-none}, $steps step tasks)"
+n=$(summary_value "$OUT/fast/lts-summary.txt" folded_corrections)
+[ "${n:-1}" -eq 0 ] && ok "no folded corrections without fuse_chain_correction" || bad "folded corrections: ${n:-none}"
 
 # rate 1 is GTS: the task graph with rate 1 equals the serial GTS reference bitwise
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/rate1.yaml"

@@ -458,11 +458,14 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
     for (int64_t i = 0; i < pt->rec->capacity * 27; ++i) pt->rec->samples[i] = NAN; /* unwritten shows */
   }
   /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task, 8 the
-   * fastest cluster's two sub-steps per whole-step task (steps_per_task) */
+   * fastest cluster's two sub-steps per whole-step task (steps_per_task), 16 and cluster 1's correction next to it
+   * in that task (fuse_chain_correction) */
   sq_graph_options opt = {.merge_neighbor_clusters = merge & 1,
                           .fuse_predictor = (merge & 2) != 0,
                           .fuse_steps = (merge & 4) != 0,
-                          .steps_per_task = merge & 8 ? 2 : 1};
+                          .steps_per_task = merge & 8 ? 2 : 1,
+                          .fuse_chain_correction = (merge & 16) != 0};
+  sq_graph_stats st = {0};
   if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
     int fusable = 0;
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
@@ -474,8 +477,9 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   /* the first interval uploads the data; after that, a GPU-only run should move (almost) nothing */
   const double dt_sync = d->cluster_dt[d->ncluster - 1];
   opt.t_begin = 0.0, opt.t_end = dt_sync;
-  ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt, NULL), 0);
+  ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt, &st), 0);
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
+  if ((merge & 16) && !pt) ck_assert_int_gt(st.folded, 0); /* else the comparison proves nothing */
   const long long first = bus_bytes();
   for (int64_t s = 1; s < nsync; ++s) {
     opt.t_begin = (double)s * dt_sync, opt.t_end = (double)(s + 1) * dt_sync; /* the sources' and receivers' times */
@@ -571,7 +575,8 @@ static void runs_one(sq_precision p, int points) {
   } gpu_runs[] = {{"run gpu", 0, 32},
                   {"run gpu merged", 1, 32},
                   {"run gpu fused", 2 | 4, 100000},
-                  {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000}};
+                  {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000},
+                  {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000}};
   for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
     void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
     ck_assert_int_eq(nc, 0);

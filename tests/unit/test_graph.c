@@ -21,6 +21,7 @@ struct sq_runtime {
   int ntile, ncluster, rate;
   int cluster[MAX_TILES], layer[MAX_TILES], buffer[MAX_TILES], gpu[MAX_TILES];
   int fusable[MAX_TILES], plastic[MAX_TILES], sources[MAX_TILES], receivers[MAX_TILES];
+  int fold[MAX_TILES]; /* sq_step_fold_target + 1 */
   int fault_first[SQ_GRAPH_MAX_CLUSTERS], fault_end[SQ_GRAPH_MAX_CLUSTERS];
   char log[1 << 16]; /* one token per call, space-separated */
   size_t len;
@@ -49,6 +50,12 @@ int sq_runtime_tile_layer(const sq_runtime *rt, int t) { return rt->layer[t]; }
 int sq_runtime_tile_needs_buffer(const sq_runtime *rt, int t) { return rt->buffer[t]; }
 int sq_runtime_tile_gpu(const sq_runtime *rt, int t) { return rt->gpu[t]; }
 int sq_step_fusable(const sq_runtime *rt, int t) { return rt->fusable[t]; }
+int sq_step_fold_target(const sq_runtime *rt, int t) { return rt->fold[t] - 1; }
+int sq_runtime_double_tint(sq_runtime *rt, int t, int *n) {
+  (void)rt, (void)t;
+  if (n) *n = 0;
+  return SQ_SUCCESS;
+}
 int sq_runtime_cancelled(void) { return cancel_after > 0 && recorded >= cancel_after; }
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int t) { return rt->sources[t]; }
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int t) { return rt->receivers[t]; }
@@ -90,9 +97,16 @@ int sq_insert_merged_predict(sq_runtime *rt, int n, const int *t, const double *
   else record(rt, "M%d+%d", t[0], t[1]);
   return SQ_SUCCESS;
 }
-int sq_insert_step(sq_runtime *rt, int t, double dt, int k, int n, sq_buffer_mode m, int p) {
+int sq_insert_step(sq_runtime *rt, int t, double dt, int k, int n, sq_buffer_mode m, const sq_step_tail *tail, int p) {
   (void)dt, (void)m, (void)p;
-  record(rt, "S%d.%dx%d", t, k, n);
+  if (!tail) {
+    record(rt, "S%d.%dx%d", t, k, n);
+    return SQ_SUCCESS;
+  }
+  char s[256];
+  int len = snprintf(s, sizeof(s), "S%d.%dx%d", t, k, n);
+  for (int j = 0; j < tail->ntile; ++j) len += snprintf(s + len, sizeof(s) - (size_t)len, "+N%d", tail->tile[j]);
+  record(rt, "%s.%d", s, tail->substep);
   return SQ_SUCCESS;
 }
 int sq_insert_source(sq_runtime *rt, int t, double t0, double dt, sq_buffer_mode m, int p) {
@@ -337,6 +351,33 @@ START_TEST(group_steps_pass) {
 }
 END_TEST
 
+START_TEST(fold_corrections_pass) {
+  /* 3 clusters at rate 2, cluster 0 in tile 0 takes whole steps two per task, tile 1 of cluster 1 reads it:
+   * with fuse_chain_correction, each whole-step task also corrects tile 1 at cluster 1's sub-step */
+  sq_runtime *rt = one_tile_per_cluster(3, 2);
+  rt->fusable[0] = 1;
+  rt->fold[1] = 1; /* tile 1 folds into tile 0 */
+  const sq_graph_options group = {.fuse_steps = 1, .steps_per_task = 2};
+  ck_assert_str_eq(submitted(rt, &group), "A2 L2 X2 A1 L1 X1 S0.0x2 N1.0 A1 L1 X1b S0.0x2 N1.1 N2.0");
+  sq_graph_options fold = group;
+  fold.fuse_chain_correction = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1 L1 X1 S0.0x2+N1.0 A1 L1 X1b S0.0x2+N1.1 N2.0");
+  sq_graph_stats st = {0};
+  ck_assert_int_eq(sq_graph_sync_interval(rt, 1.0, &fold, &st), 0);
+  ck_assert_int_eq(st.folded, 2);
+  ck_assert_int_eq(st.correct[1], 2);
+  /* one sub-step per task: no task ends the step of cluster 1 with the whole of it, nothing folds */
+  fold.steps_per_task = 1;
+  ck_assert_str_eq(submitted(rt, &fold),
+                   "A2 L2 X2 A1 L1 X1 X0 S0.0x1 X0b S0.1x1 N1.0 A1 L1 X1b X0 S0.0x1 X0b S0.1x1 N1.1 N2.0");
+  /* plasticity in tile 1: its own task follows its update, no fold */
+  fold.steps_per_task = 2;
+  rt->plastic[1] = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1 L1 X1 S0.0x2 N1.0 Y1 A1 L1 X1b S0.0x2 N1.1 Y1 N2.0");
+  free(rt);
+}
+END_TEST
+
 START_TEST(tile_tasks) {
   /* fused predictor, buffers, point tasks, plasticity and rupture in one step of two clusters */
   sq_runtime *rt = one_tile_per_cluster(2, 2);
@@ -386,6 +427,7 @@ int main(void) {
                           merge_corrections_pass,
                           merged_pairs_on_same_gpu,
                           group_steps_pass,
+                          fold_corrections_pass,
                           tile_tasks,
                           stop_ends_submission,
                           NULL};

@@ -286,7 +286,10 @@ static void place_on_two_gpus(sq_runtime *rt) {
  * tiles cut by two GPU regions (with 8: placed by region), 64 the time integrals, derivatives and LTS buffers
  * filled with NaN before the runtime takes them (sq_runtime_upload gives them room on a GPU without copying), 128
  * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster), 256 (with 32 and 128)
- * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain) */
+ * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain), 512 (with
+ * 4 and 16) cluster 1's corrections next to the fastest cluster in its whole-step tasks (fuse_chain_correction:
+ * how many go to `folded`) */
+static int64_t folded, doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
@@ -320,7 +323,8 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
   sq_graph_options opt = {.merge_neighbor_clusters = how & 1,
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
-                          .steps_per_task = how & 16 ? 2 : 1};
+                          .steps_per_task = how & 16 ? 2 : 1,
+                          .fuse_chain_correction = (how & 512) != 0};
   sq_graph_stats st = {0};
   for (int s = 0; s < 2; ++s)
     ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt, &st), 0);
@@ -331,7 +335,10 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
   if (nmerged)
     nmerged[0] += st.merged_predict, nmerged[1] += st.merged_predict_across_gpus, nmerged[2] += st.merged_correct;
   if (ngrouped) *ngrouped += st.grouped;
+  folded = st.folded;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
+  doubled = 0;
+  for (int t = 0; rt->tint_alt && t < d->ntile; ++t) doubled += rt->tint_alt[t] != NULL;
   sq_runtime_destroy(rt);
   ck_assert_int_lt(sq_disc_find_nonfinite(d), 0);
   const uint64_t h = sq_disc_hash(d);
@@ -680,6 +687,14 @@ START_TEST(fastest_cluster_own_tile) {
   ck_assert_int_eq(grouped, 2 * (int64_t)pow(2, L - 2)); /* one task per step of cluster 1 */
   for (int l = 0; l < L; ++l) ck_assert_int_eq(c[l], 2 * (int64_t)pow(2, L - 1 - l));
   ck_assert_uint_eq(run_lts(256 | 128 | 32 | 16 | 8 | 4 | 1, 8, NULL, NULL, &L), h0);
+  /* and cluster 1's corrections next to it in the whole-step tasks: same bits, a folded correction per tile of
+   * cluster 1 that reads the fastest cluster, in every step of cluster 1 */
+  int64_t c2[64] = {0};
+  ck_assert_uint_eq(run_lts_grouped(512 | 256 | 128 | 32 | 16 | 8 | 4 | 2, 8, NULL, c2, NULL, NULL, &L), h0);
+  ck_assert_int_gt(folded, 0);
+  ck_assert_int_eq(folded % (2 * (int64_t)pow(2, L - 2)), 0);
+  ck_assert_int_gt(doubled, folded / (2 * (int64_t)pow(2, L - 2))); /* the folded tiles and their neighbours */
+  for (int l = 0; l < L; ++l) ck_assert_int_eq(c2[l], c[l]);
   fast_tile = 0;
 }
 END_TEST
