@@ -178,10 +178,14 @@ static int steps(const sq_clustering *c, const sq_event *e, sq_graph_stats *stat
   int tail_tiles[SQ_STEP_MAX_TAIL];
   for (int i = 0; i < cl->ntile; ++i) {
     const int t = cl->tile[i];
-    sq_step_tail tail = {.tile = tail_tiles, .dt = c->cluster[1 % c->ncluster].dt, .substep = e->step[1].substep};
-    const sq_cluster *next = &c->cluster[1 % c->ncluster];
-    for (int j = 0; e->fold && j < next->ntile; ++j)
-      if (c->fold_into[next->tile[j]] == t) tail_tiles[tail.ntile++] = next->tile[j];
+    sq_step_tail tail = {.tile = tail_tiles};
+    if (e->fold) { /* sq_pass_fold_corrections: step[1] is cluster 1's step */
+      const sq_cluster *c1 = &c->cluster[e->step[1].cluster];
+      tail.dt = c1->dt;
+      tail.substep = e->step[1].substep;
+      for (int j = 0; j < c1->ntile; ++j)
+        if (c->fold_into[c1->tile[j]] == t) tail_tiles[tail.ntile++] = c1->tile[j];
+    }
     if (stats) stats->folded += tail.ntile;
     SQ_CALL(
         sq_insert_step(c->rt, t, cl->dt, k, e->nsub, buffer_mode(c, t, k), tail.ntile ? &tail : NULL, priority(c, t)));
