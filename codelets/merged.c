@@ -15,7 +15,7 @@
 /* A segment's buffers: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
 enum { SEG_DOFS, SEG_STAR, SEG_FLUX, SEG_TINT, SEG_FIXED };
 
-int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+int sq_segment_buffers(sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
                        sq_segment *seg) {
   const sq_tile *tl = &rt->disc->tile[tile];
   SQ_CHECK(mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);

@@ -58,18 +58,14 @@ static sq_segment substep_segment(const step_args *a, int k) {
   if (k > 0 && sg.buffer != SQ_BUFFER_NONE) sg.buffer = SQ_BUFFER_ACCUMULATE;
   return sg;
 }
-static void slot_interval(const step_args *a, int k, int s, double *t0, double *t1) {
+static void derivs_interval(const step_slot *sl, int substep, double dt, double *t0, double *t1) {
   *t0 = *t1 = 0.0;
-  if (!a->slot[s].derivs) return;
-  *t0 = (a->substep + k) * a->seg.dt;
-  *t1 = (a->substep + k + 1) * a->seg.dt;
+  if (!sl->derivs) return;
+  *t0 = substep * dt;
+  *t1 = (substep + 1) * dt;
 }
-/* A tail slot's interval: the tail's sub-step of the slower cluster's step. */
-static void tail_interval(const step_args *a, int s, double *t0, double *t1) {
-  *t0 = *t1 = 0.0;
-  if (!a->slot[s].derivs) return;
-  *t0 = a->tail_substep * a->tail_dt;
-  *t1 = (a->tail_substep + 1) * a->tail_dt;
+static void slot_interval(const step_args *a, int k, int s, double *t0, double *t1) {
+  derivs_interval(&a->slot[s], a->substep + k, a->seg.dt, t0, t1);
 }
 
 /* The neighbour slots' data: a buffer of the task, or the tile's own tint (written by its segment). */
@@ -115,7 +111,7 @@ static void tail_slot_data(const step_args *a, void *buffers[], int j, const voi
   const step_tail_tile *tt = &a->tail[j];
   for (int s = 0; s < tt->nslot; ++s) {
     data[s] = (const void *)STARPU_VECTOR_GET_PTR(buffers[a->slot[tt->slot0 + s].buffer]);
-    tail_interval(a, tt->slot0 + s, &t0[s], &t1[s]);
+    derivs_interval(&a->slot[tt->slot0 + s], a->tail_substep, a->tail_dt, &t0[s], &t1[s]);
   }
 }
 

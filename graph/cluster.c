@@ -30,7 +30,7 @@ static int fold_corrections(sq_clustering *c) {
         if (c->fold_into[c1->tile[j]] == s) c->fold_into[c1->tile[j]] = -1;
   }
   for (int i = 0; i < c1->ntile; ++i)
-    if (c->fold_into[c1->tile[i]] >= 0) SQ_CALL(sq_runtime_double_tint(c->rt, c1->tile[i], NULL));
+    if (c->fold_into[c1->tile[i]] >= 0) SQ_CALL(sq_runtime_double_tint(c->rt, c1->tile[i]));
   return SQ_SUCCESS;
 }
 

@@ -81,8 +81,8 @@ int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies) {
   /* per tile, kind and array written: [4 t + 2 kind + odd] */
   for (int t = 0; t < d->ntile; ++t)
     for (int k = 0; k < 4; ++k)
-      rt->forward_arg[4 * t + k] =
-          (sq_forward_arg){.fwd = &rt->forward[t], .prof = &rt->prof[k / 2 == 0 ? SQ_TASK_ADER : SQ_TASK_MERGED]};
+      rt->forward_arg[4 * t + k] = (sq_forward_arg){
+          .fwd = &rt->forward[t], .prof = &rt->prof[k / 2 == 0 ? SQ_TASK_ADER : SQ_TASK_MERGED], .tint = rt->tint[t]};
   if (ierr) forward_free(rt);
   return ierr;
 }
@@ -108,8 +108,7 @@ void *sq_task_callback_arg(sq_runtime *rt, enum sq_task_kind kind, int tile) {
     /* called as the task is inserted, after its predictor chose the array it writes (sq_tint_next) */
     const int odd = sq_tint_handle(rt, tile) != rt->tint[tile];
     sq_forward_arg *a = &rt->forward_arg[4 * tile + 2 * forward_slot(kind) + odd];
-    a->tint = rt->tint[tile];
-    a->tint_alt = odd ? rt->tint_alt[tile] : NULL;
+    a->tint_alt = odd ? rt->tint_alt[tile] : NULL; /* the second array may come after the planning */
     return a;
   }
   return sq_profile_arg(rt, kind);

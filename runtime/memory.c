@@ -72,7 +72,8 @@ static void tile_handles(const sq_runtime *rt, int t, starpu_data_handle_t in[7]
                          double bytes[2]) {
   starpu_data_handle_t i[7] = {rt->dofs[t], rt->star[t], rt->flux_local[t], rt->flux_nb[t],
                                rt->link[t], rt->ane[t],  rt->ane_coef[t]};
-  starpu_data_handle_t o[3] = {rt->tint[t], rt->derivs[t], rt->buffer[t]}; /* tint_alt: sq_runtime_double_tint */
+  /* a second time-integral array (sq_runtime_double_tint) has no home: its room is made where it is first written */
+  starpu_data_handle_t o[3] = {rt->tint[t], rt->derivs[t], rt->buffer[t]};
   bytes[0] = bytes[1] = 0;
   for (int k = 0; k < 7; ++k) in[k] = i[k], bytes[0] += i[k] ? (double)starpu_data_get_size(i[k]) : 0;
   for (int k = 0; k < 3; ++k) out[k] = o[k], bytes[1] += o[k] ? (double)starpu_data_get_size(o[k]) : 0;
@@ -159,15 +160,14 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
 #endif
 
 /* One more array for tile t's time integrals, unless it has one or is not interior. */
-static int double_one(sq_runtime *rt, int t) {
+static void double_one(sq_runtime *rt, int t) {
   const sq_disc *d = rt->disc;
-  if (rt->tint_alt[t] || d->tile[t].layer != SQ_LAYER_INTERIOR) return 0;
+  if (rt->tint_alt[t] || d->tile[t].layer != SQ_LAYER_INTERIOR) return;
   starpu_vector_data_register(&rt->tint_alt[t], -1, 0, (uint32_t)(d->tile[t].end - d->tile[t].begin),
                               sq_disc_elem_bytes(d));
-  return 1;
 }
 
-int sq_runtime_double_tint(sq_runtime *rt, int tile, int *ndoubled) {
+int sq_runtime_double_tint(sq_runtime *rt, int tile) {
   const sq_disc *d = rt->disc;
   if (!rt->tint_alt) {
     SQ_CALL(SQ_CALLOC(rt->tint_alt, d->ntile));
@@ -177,10 +177,9 @@ int sq_runtime_double_tint(sq_runtime *rt, int tile, int *ndoubled) {
     }
   }
   const sq_tile *tl = &d->tile[tile];
-  int n = double_one(rt, tile);
+  double_one(rt, tile);
   for (int s = 0; s < tl->nneighbor; ++s)
-    if (d->tile[tl->neighbor[s]].cluster == tl->cluster) n += double_one(rt, tl->neighbor[s]);
-  if (ndoubled) *ndoubled = n;
+    if (d->tile[tl->neighbor[s]].cluster == tl->cluster) double_one(rt, tl->neighbor[s]);
   return SQ_SUCCESS;
 }
 

@@ -281,10 +281,9 @@ int sq_step_fold_target(const sq_runtime *rt, int tile);
  * which the tiles' predictors write every other step (the first on the GPU or CPU that uses it: no host memory).  A
  * predictor of step k + 1 then never waits for the readers of step k: a correction folded into a whole-step task
  * (runtime.fuse_chain_correction) reads the time integrals of its cluster-1 neighbours for as long as that task
- * runs.  Interior tiles only (a copy tile's halo messages read its one array).  @p ndoubled (may be NULL): the tiles
- * given a second array now.
+ * runs.  Interior tiles only (a copy tile's halo messages read its one array); a tile that has two already keeps them.
  */
-int sq_runtime_double_tint(sq_runtime *rt, int tile, int *ndoubled);
+int sq_runtime_double_tint(sq_runtime *rt, int tile);
 /** Does tile @p tile hold point sources? */
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
 /** Does tile @p tile hold receivers? */

@@ -124,7 +124,7 @@ static inline starpu_data_handle_t sq_tint_handle(const sq_runtime *rt, int tile
   return rt->tint_alt && rt->tint_alt[tile] && rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];
 }
 /** The time integrals that a predictor of @p tile submitted now writes (the other copy, where it has two). */
-static inline starpu_data_handle_t sq_tint_next(const sq_runtime *rt, int tile) {
+static inline starpu_data_handle_t sq_tint_next(sq_runtime *rt, int tile) {
   if (rt->tint_alt && rt->tint_alt[tile]) rt->tint_odd[tile] ^= 1;
   return sq_tint_handle(rt, tile);
 }
@@ -230,7 +230,7 @@ typedef struct sq_segment {
  * (W), then the derivatives (W) where the tile keeps them and the LTS buffer (W to reset, RW to
  * accumulate) for @p mode; describe them in @p seg.  The merged and the whole-step tasks use it.
  */
-int sq_segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+int sq_segment_buffers(sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
                        sq_segment *seg);
 /** The tint buffer's pointer among a segment's buffers @p buf. */
 void *sq_segment_tint(void **buf);

@@ -51,11 +51,7 @@ int sq_runtime_tile_needs_buffer(const sq_runtime *rt, int t) { return rt->buffe
 int sq_runtime_tile_gpu(const sq_runtime *rt, int t) { return rt->gpu[t]; }
 int sq_step_fusable(const sq_runtime *rt, int t) { return rt->fusable[t]; }
 int sq_step_fold_target(const sq_runtime *rt, int t) { return rt->fold[t] - 1; }
-int sq_runtime_double_tint(sq_runtime *rt, int t, int *n) {
-  (void)rt, (void)t;
-  if (n) *n = 0;
-  return SQ_SUCCESS;
-}
+int sq_runtime_double_tint(sq_runtime *rt, int t) { return (void)rt, (void)t, SQ_SUCCESS; }
 int sq_runtime_cancelled(void) { return cancel_after > 0 && recorded >= cancel_after; }
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int t) { return rt->sources[t]; }
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int t) { return rt->receivers[t]; }
