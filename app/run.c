@@ -603,6 +603,7 @@ static int run_report(const run *r) {
       .task_submission_seconds = s->submit_seconds,
       .grouped_step_tasks = s->grouped_tasks,
       .folded_corrections = s->folded_corrections,
+      .folded_predictions = s->folded_predictions,
       .gts_equivalent_updates_per_second = (double)nsteps * r->gts_work / t_steps,
       .clusters = s->disc->ncluster,
       .lts_work_ratio = lts_work / r->gts_work,

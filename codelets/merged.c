@@ -15,20 +15,31 @@
 /* A segment's buffers: dofs, star, flux_local, tint, then the optional derivatives and buffer. */
 enum { SEG_DOFS, SEG_STAR, SEG_FLUX, SEG_TINT, SEG_FIXED };
 
-int sq_segment_buffers(sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
-                       sq_segment *seg) {
+/* The segment of @p tile whose predictor writes the time integrals @p tint. */
+static int segment_buffers(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, starpu_data_handle_t tint,
+                           struct starpu_data_descr *descr, sq_segment *seg) {
   const sq_tile *tl = &rt->disc->tile[tile];
   SQ_CHECK(mode == SQ_BUFFER_NONE || tl->needs_buffer, SQ_ERR_INTERNAL, "tile %d has no LTS buffer", tile);
   int n = 0;
   descr[n++] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
   descr[n++] = (struct starpu_data_descr){rt->star[tile], STARPU_R};
   descr[n++] = (struct starpu_data_descr){rt->flux_local[tile], STARPU_R};
-  descr[n++] = (struct starpu_data_descr){sq_tint_next(rt, tile), STARPU_W};
+  descr[n++] = (struct starpu_data_descr){tint, STARPU_W};
   if (tl->needs_derivs) descr[n++] = (struct starpu_data_descr){rt->derivs[tile], STARPU_W};
   if (mode != SQ_BUFFER_NONE)
     descr[n++] = (struct starpu_data_descr){rt->buffer[tile], mode == SQ_BUFFER_RESET ? STARPU_W : STARPU_RW};
   *seg = (sq_segment){.dt = dt, .store_derivs = tl->needs_derivs, .buffer = mode, .nbuf = n};
   return SQ_SUCCESS;
+}
+
+int sq_segment_buffers(sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
+                       sq_segment *seg) {
+  return segment_buffers(rt, tile, dt, mode, sq_tint_next(rt, tile), descr, seg);
+}
+
+int sq_segment_buffers_ahead(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode,
+                             struct starpu_data_descr *descr, sq_segment *seg) {
+  return segment_buffers(rt, tile, dt, mode, sq_tint_ahead(rt, tile), descr, seg);
 }
 
 void *sq_segment_tint(void **buf) { return (void *)STARPU_VECTOR_GET_PTR(buf[SEG_TINT]); }

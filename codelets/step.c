@@ -11,7 +11,8 @@
  * The task may also take, after its sub-steps, the neighbour fluxes of cluster-1 tiles that read it (a
  * "tail", runtime.fuse_chain_correction): their correction waits for this tile's LTS buffer and nothing of
  * their own step writes what they read after it, so the chain of the fastest clusters' steps loses a task and
- * its wait per step of cluster 1.
+ * its wait per step of cluster 1.  It may then also take those tiles' predictors of their next step
+ * (runtime.fuse_chain_prediction): the next whole-step task then waits on nothing of its own GPU but this one.
  * Per element the arithmetic is that of the separate ader, local and neighbour tasks, in the same order.
  */
 #include "sq_runtime_impl.h"
@@ -30,9 +31,12 @@ typedef struct step_slot {
   int buffer, derivs;
 } step_slot;
 
-/** A tail tile: its neighbour-flux matrices, face links and dofs in the task, and its slots [slot0, slot0 + nslot). */
+/** A tail tile: its neighbour-flux matrices, face links and dofs in the task, its slots [slot0, slot0 + nslot), and
+ * where the task predicts its next step, that predictor's segment with the positions of its buffers in the task. */
 typedef struct step_tail_tile {
   int flux, link, dofs, slot0, nslot;
+  sq_segment pseg;
+  int pbuf[SQ_SEGMENT_MAX_BUFFERS];
 } step_tail_tile;
 
 /** Arguments: the predictor's (its buffer mode that of the first sub-step), the sub-steps substep ..
@@ -46,6 +50,7 @@ typedef struct step_args {
   int ntail;
   double tail_dt;
   int tail_substep;
+  int tail_predict; /**< the tail's tiles' next predictors follow their corrections */
   step_tail_tile tail[SQ_STEP_MAX_TAIL];
   step_slot slot[];
 } step_args;
@@ -115,6 +120,11 @@ static void tail_slot_data(const step_args *a, void *buffers[], int j, const voi
   }
 }
 
+/* The buffers of tail tile j's predictor, in a segment's order. */
+static void tail_segment(const step_args *a, void *buffers[], int j, void **sb) {
+  for (int k = 0; k < a->tail[j].pseg.nbuf; ++k) sb[k] = buffers[a->tail[j].pbuf[k]];
+}
+
 static void step_cpu(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
@@ -142,6 +152,11 @@ static void step_cpu(void *buffers[], void *cl_arg) {
                        (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[tt->link]),
                        (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), data, u0, u1,
                        (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]));
+  }
+  for (int j = 0; j < a->ntail && a->tail_predict; ++j) {
+    void *sb[SQ_SEGMENT_MAX_BUFFERS];
+    tail_segment(a, buffers, j, sb);
+    sq_segment_cpu(a->precision, a->order, &a->tail[j].pseg, pack, sb);
   }
 }
 
@@ -175,6 +190,11 @@ static void step_cuda(void *buffers[], void *cl_arg) {
                      (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), &slots,
                      (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]), starpu_cuda_get_local_stream());
   }
+  for (int j = 0; j < a->ntail && a->tail_predict; ++j) {
+    void *sb[SQ_SEGMENT_MAX_BUFFERS];
+    tail_segment(a, buffers, j, sb);
+    sq_segment_cuda(a->precision, a->order, &a->tail[j].pseg, pack, sb);
+  }
 }
 
 static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
@@ -188,11 +208,12 @@ static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigne
 }
 #endif
 
-/* The cost follows the tile's size, whatever it reads (see neighbor.c), times its sub-steps, and its tail's sizes. */
+/* The cost follows the tile's size, whatever it reads (see neighbor.c), times its sub-steps, and its tail's sizes
+ * and predictors. */
 static uint32_t step_footprint(struct starpu_task *task) {
   const step_args *a = task->cl_arg;
   /* the segment's first buffer: dofs */
-  uint32_t f = starpu_hash_crc32c_be((uint32_t)a->nsub, sq_footprint_of_buffer(task, ST_SEGMENT));
+  uint32_t f = starpu_hash_crc32c_be((uint32_t)(a->nsub + 256 * a->tail_predict), sq_footprint_of_buffer(task, ST_SEGMENT));
   for (int j = 0; j < a->ntail; ++j) f = starpu_hash_crc32c_be(sq_footprint_of_buffer(task, a->tail[j].dofs), f);
   return f;
 }
@@ -255,6 +276,25 @@ static int add_tail(const sq_runtime *rt, int step_tile, int t, int j, step_args
   return SQ_SUCCESS;
 }
 
+/* Append the data of tail tile j's next predictor (buffer mode @p mode) that the task does not hold yet; one it
+ * holds gets the predictor's access too (its dofs, updated by the correction; its derivatives, read by the sub-steps
+ * and written by the predictor). */
+static int add_tail_predict(const sq_runtime *rt, int t, int j, sq_buffer_mode mode, step_args *a,
+                            struct starpu_data_descr *descr, int *nbuf) {
+  SQ_CHECK(rt->tint_alt && rt->tint_alt[t], SQ_ERR_INTERNAL,
+           "tile %d: a predictor taken ahead needs a second time-integral array", t);
+  struct starpu_data_descr seg[SQ_SEGMENT_MAX_BUFFERS];
+  step_tail_tile *tt = &a->tail[j];
+  SQ_CALL(sq_segment_buffers_ahead(rt, t, a->tail_dt, mode, seg, &tt->pseg));
+  for (int k = 0; k < tt->pseg.nbuf; ++k) {
+    int b = find_buffer(descr, *nbuf, seg[k].handle);
+    if (b < 0) descr[b = (*nbuf)++] = seg[k];
+    else descr[b].mode = (enum starpu_data_access_mode)(descr[b].mode | seg[k].mode);
+    tt->pbuf[k] = b;
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, sq_buffer_mode buffer_mode,
                    const sq_step_tail *tail, int priority) {
   const sq_disc *d = rt->disc;
@@ -268,7 +308,8 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   const size_t args_size = sizeof(step_args) + sizeof(step_slot) * (size_t)maxslot;
   step_args *a = calloc(1, args_size);
   struct starpu_data_descr *descr =
-      malloc(sizeof(*descr) * (size_t)(1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + 3 * ntail + maxslot));
+      malloc(sizeof(*descr) *
+             (size_t)(1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + (3 + SQ_SEGMENT_MAX_BUFFERS) * ntail + maxslot));
   if (!a || !descr) {
     free(a);
     free(descr);
@@ -282,6 +323,7 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   a->ntail = ntail;
   a->tail_dt = ntail ? tail->dt : 0.0;
   a->tail_substep = ntail ? tail->substep : 0;
+  a->tail_predict = ntail && tail->predict;
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
   int ierr = sq_segment_buffers(rt, tile, dt, buffer_mode, descr + nbuf, &a->seg);
@@ -305,6 +347,8 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   }
   for (int j = 0, nslot = tl->nneighbor; j < ntail && !ierr; ++j)
     ierr = add_tail(rt, tile, tail->tile[j], j, a, descr, &nbuf, &nslot);
+  for (int j = 0; j < ntail && a->tail_predict && !ierr; ++j)
+    ierr = add_tail_predict(rt, tail->tile[j], j, tail->predict[j], a, descr, &nbuf);
   if (ierr) {
     free(a);
     free(descr);

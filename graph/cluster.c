@@ -8,6 +8,26 @@
 
 int sq_graph_layer_priority(int layer) { return layer == SQ_LAYER_COPY ? 1 : 0; }
 
+/* fold_predict: the folded tiles whose next predictor the whole-step task may take too, without the point tasks that
+ * follow a predictor and without merged predictors (which pair cluster 1's predictors with cluster 2's); the tiles
+ * of one whole-step task all or none. */
+static int fold_predictions(sq_clustering *c) {
+  if (!c->opt.fuse_chain_prediction || c->opt.merge_neighbor_clusters) return SQ_SUCCESS;
+  const sq_cluster *c1 = &c->cluster[1];
+  for (int i = 0; i < c1->ntile; ++i) {
+    const int t = c1->tile[i];
+    c->fold_predict[t] = (unsigned char)(c->fold_into[t] >= 0 && !sq_runtime_tile_has_sources(c->rt, t) &&
+                                         !sq_runtime_tile_has_receivers(c->rt, t));
+  }
+  for (int i = 0; i < c1->ntile; ++i) {
+    const int t = c1->tile[i];
+    if (c->fold_into[t] < 0 || c->fold_predict[t]) continue;
+    for (int j = 0; j < c1->ntile; ++j)
+      if (c->fold_into[c1->tile[j]] == c->fold_into[t]) c->fold_predict[c1->tile[j]] = 0;
+  }
+  return SQ_SUCCESS;
+}
+
 /* fold_into: each cluster-1 tile without plasticity whose correction may follow the whole steps of the fastest
  * cluster's tile it borders, where that cluster groups a whole step of cluster 1 per task; none for a tile that
  * would get more than SQ_STEP_MAX_TAIL.  The folded tiles and their cluster-1 neighbours get two time-integral
@@ -31,7 +51,7 @@ static int fold_corrections(sq_clustering *c) {
   }
   for (int i = 0; i < c1->ntile; ++i)
     if (c->fold_into[c1->tile[i]] >= 0) SQ_CALL(sq_runtime_double_tint(c->rt, c1->tile[i]));
-  return SQ_SUCCESS;
+  return fold_predictions(c);
 }
 
 int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_clustering **out) {
@@ -49,7 +69,7 @@ int sq_clustering_create(sq_runtime *rt, const sq_graph_options *opt, sq_cluster
   c->ntile = ntile;
   c->rate = sq_runtime_lts_rate(rt);
   if (SQ_CALLOC(c->tiles, ntile + 1) || SQ_CALLOC(c->whole_step, ntile + 1) || SQ_CALLOC(c->plastic, ntile + 1) ||
-      SQ_CALLOC(c->fold_into, ntile + 1)) {
+      SQ_CALLOC(c->fold_into, ntile + 1) || SQ_CALLOC(c->fold_predict, ntile + 1)) {
     sq_clustering_destroy(c);
     return SQ_ERR_MEMORY;
   }
@@ -101,5 +121,6 @@ void sq_clustering_destroy(sq_clustering *c) {
   SQ_FREE(c->whole_step);
   SQ_FREE(c->plastic);
   SQ_FREE(c->fold_into);
+  SQ_FREE(c->fold_predict);
   SQ_FREE(c);
 }

@@ -16,7 +16,11 @@
  *   cluster has fault faces (their rupture tasks come first).
  * - Folded corrections: the whole-step tasks of the fastest cluster's last sub-steps in a step of cluster 1 are
  *   followed by that step's correction of cluster 1, whose tiles next to them read nothing else written after
- *   them: those tiles' corrections go into the whole-step tasks (cluster.c decides which tiles).
+ *   them: those tiles' corrections go into the whole-step tasks (cluster.c decides which tiles).  Their next
+ *   predictors may follow in the same tasks where cluster 1's next event is that predictor: it reads only the tile's
+ *   own dofs, and what it writes (a second time-integral array, the derivatives only the whole-step task reads) no
+ *   event in between reads; but the LTS buffer, which the slower cluster's correction at the end of its step reads,
+ *   only within that step (sub-step > 0).
  */
 #include "sq_lts.h"
 
@@ -124,9 +128,26 @@ int sq_pass_merge_corrections(const sq_clustering *c, sq_event_list *list) {
   return SQ_SUCCESS;
 }
 
+/* Event j > i of cluster 1's next predictor, if the predictors of the tiles folded after e[i] may go ahead into it. */
+static int64_t next_prediction(const sq_clustering *c, const sq_event_list *list, int64_t i) {
+  int buffered = 0;
+  for (int t = 0; t < c->ntile; ++t) buffered |= c->fold_predict[t] && sq_runtime_tile_needs_buffer(c->rt, t);
+  const sq_event *e = list->event;
+  for (int64_t j = i + 1; j < list->n; ++j) {
+    if (e[j].kind == SQ_EVENT_STEPS) return -1; /* the fastest cluster's next steps read what it writes */
+    if (e[j].kind != SQ_EVENT_PREDICT) continue;
+    if (!single(&e[j], SQ_EVENT_PREDICT, 1)) {
+      if (e[j].step[0].cluster <= 1 || (e[j].n == 2 && e[j].step[1].cluster <= 1)) return -1;
+      continue;
+    }
+    return buffered && e[j].step[0].substep == 0 ? -1 : j;
+  }
+  return -1;
+}
+
 int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list) {
-  int any = 0;
-  for (int t = 0; t < c->ntile; ++t) any |= c->fold_into[t] >= 0;
+  int any = 0, ahead = 0;
+  for (int t = 0; t < c->ntile; ++t) any |= c->fold_into[t] >= 0, ahead |= c->fold_predict[t];
   if (!any) return SQ_SUCCESS;
   sq_event *e = list->event;
   for (int64_t i = 0; i + 1 < list->n; ++i)
@@ -134,6 +155,11 @@ int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list) {
         single(&e[i + 1], SQ_EVENT_CORRECT, 1)) {
       e[i].fold = e[i + 1].fold = 1;
       e[i].step[1] = e[i + 1].step[0];
+      const int64_t j = ahead ? next_prediction(c, list, i + 1) : -1;
+      if (j < 0) continue;
+      e[i].fold = 3;
+      e[i].ahead = e[j].step[0].substep;
+      e[j].fold = 1;
     }
   return SQ_SUCCESS;
 }

@@ -27,6 +27,9 @@ typedef struct sq_graph_options {
   int fuse_chain_correction;   /**< with steps_per_task >= the LTS rate: the whole-step task of a fastest-cluster tile
                                     also takes the neighbour fluxes of the cluster-1 tiles that read it
                                     (sq_step_fold_target) at the end of each step of cluster 1 */
+  int fuse_chain_prediction;   /**< with fuse_chain_correction (and without merge_neighbor_clusters): that task then
+                                    also takes those tiles' predictors of their next step, where nothing between
+                                    reads what they write (sq_pass_fold_corrections) */
   double t_begin, t_end;       /**< sq_graph_sync_interval: the interval's time span (point sources and
                                     receivers use it); consecutive intervals must share the boundary exactly */
 } sq_graph_options;
@@ -40,6 +43,7 @@ typedef struct sq_graph_stats {
   int64_t merged_predict_across_gpus;     /**< those of them whose tiles are placed on different GPUs */
   int64_t merged_correct;                 /**< merged neighbour-flux tasks of two tiles */
   int64_t folded;                         /**< cluster-1 tile corrections taken by a whole-step task */
+  int64_t folded_predict;                 /**< cluster-1 tile predictors taken ahead by a whole-step task */
 } sq_graph_stats;
 
 /**

@@ -36,6 +36,8 @@ typedef struct sq_clustering {
   unsigned char *plastic;    /**< per tile: has plasticity tasks */
   int *fold_into;            /**< per tile of cluster 1: the fastest-cluster tile whose whole-step task takes its
                                   correction (fuse_chain_correction), else -1 */
+  unsigned char *fold_predict; /**< per tile of cluster 1 with fold_into: that task may take its next predictor too
+                                    (fuse_chain_prediction; all of the tiles of one task or none) */
 } sq_clustering;
 
 /** @brief Read the clusters of @p rt; @p opt may be NULL. */
@@ -68,8 +70,11 @@ typedef struct sq_event {
   int halo_kinds; /**< EXCHANGE: SQ_GHOST_* mask */
   int nsub;       /**< STEPS: sub-steps step[0].substep .. + nsub - 1 */
   int counted;    /**< STEPS: the first sub-step's predictor went with a merged predictor */
-  int fold;       /**< STEPS: its tasks also correct the tiles folded into them, over cluster 1's step step[1];
-                       CORRECT: leaves those tiles out (sq_pass_fold_corrections) */
+  int fold;       /**< STEPS: 1, its tasks also correct the tiles folded into them, over cluster 1's step step[1];
+                       3, then also predict those with fold_predict, over cluster 1's sub-step `ahead`.
+                       CORRECT: leaves the folded tiles out.  PREDICT: 1, leaves out those predicted ahead
+                       (sq_pass_fold_corrections) */
+  int ahead;      /**< STEPS with fold 3: the sub-step of cluster 1's next step */
 } sq_event;
 
 /** A growing list of events. */
@@ -99,7 +104,8 @@ int sq_pass_merge_corrections(const sq_clustering *c, sq_event_list *list);
 /** @brief Consecutive whole steps of a cluster whose tiles all take them, steps_per_task per task. */
 int sq_pass_group_steps(const sq_clustering *c, sq_event_list *list);
 /** @brief The last grouped whole steps of the fastest cluster in a step of cluster 1 take that step's correction of
- *  the cluster-1 tiles folded into them (fuse_chain_correction). */
+ *  the cluster-1 tiles folded into them (fuse_chain_correction), and then their next predictors where the next
+ *  event of cluster 1 is that predictor and nothing between reads their LTS buffer (fuse_chain_prediction). */
 int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list);
 /** @brief The passes the options ask for, in their order (merge predictors, group steps, merge corrections, fold
  *  corrections). */

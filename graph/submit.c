@@ -28,12 +28,17 @@ static int point_tasks(const sq_clustering *c, int tile, double t0, double t1, d
 }
 
 /* ader + local (+ sources, receivers) of every tile of a step; one fused task per tile with fuse_predictor.
- * Tiles that take whole steps predict in their correction's task. */
-static int predict(const sq_clustering *c, const sq_step_ref *s) {
+ * Tiles that take whole steps predict in their correction's task, those a whole-step task predicted ahead in it. */
+static int predict(const sq_clustering *c, const sq_event *e) {
+  const sq_step_ref *s = &e->step[0];
   const sq_cluster *cl = &c->cluster[s->cluster];
   for (int i = 0; i < cl->ntile; ++i) {
     const int t = cl->tile[i];
     if (c->whole_step[t]) continue;
+    if (e->fold && c->fold_predict[t]) {
+      sq_runtime_tint_advance(c->rt, t);
+      continue;
+    }
     const sq_buffer_mode mode = buffer_mode(c, t, s->substep);
     if (c->opt.fuse_predictor) {
       SQ_CALL(sq_insert_merged_predict(c->rt, 1, &t, &cl->dt, &mode, priority(c, t)));
@@ -171,11 +176,12 @@ static int correct_pair(const sq_clustering *c, const sq_event *e, sq_graph_stat
 }
 
 /* Grouped whole steps: sub-steps substep .. substep + nsub - 1 of cluster l, one task per tile, each with the
- * corrections of the cluster-1 tiles folded into it where the event says so. */
+ * corrections of the cluster-1 tiles folded into it where the event says so, and then their next predictors. */
 static int steps(const sq_clustering *c, const sq_event *e, sq_graph_stats *stats) {
   const sq_cluster *cl = &c->cluster[e->step[0].cluster];
   const int k = e->step[0].substep;
   int tail_tiles[SQ_STEP_MAX_TAIL];
+  sq_buffer_mode modes[SQ_STEP_MAX_TAIL];
   for (int i = 0; i < cl->ntile; ++i) {
     const int t = cl->tile[i];
     sq_step_tail tail = {.tile = tail_tiles};
@@ -185,6 +191,11 @@ static int steps(const sq_clustering *c, const sq_event *e, sq_graph_stats *stat
       tail.substep = e->step[1].substep;
       for (int j = 0; j < c1->ntile; ++j)
         if (c->fold_into[c1->tile[j]] == t) tail_tiles[tail.ntile++] = c1->tile[j];
+      if (e->fold == 3 && tail.ntile && c->fold_predict[tail_tiles[0]]) { /* fold_predict: all of them or none */
+        for (int j = 0; j < tail.ntile; ++j) modes[j] = buffer_mode(c, tail_tiles[j], e->ahead);
+        tail.predict = modes;
+        if (stats) stats->folded_predict += tail.ntile;
+      }
     }
     if (stats) stats->folded += tail.ntile;
     SQ_CALL(
@@ -220,7 +231,7 @@ int sq_lts_submit(const sq_clustering *c, const sq_event_list *list, sq_graph_st
     if (stats) count(e, stats);
     switch (e->kind) {
     case SQ_EVENT_PREDICT:
-      SQ_CALL(e->n == 2 ? emit_pairs(c, e, mergeable_predictor, predict_task, stats) : predict(c, &e->step[0]));
+      SQ_CALL(e->n == 2 ? emit_pairs(c, e, mergeable_predictor, predict_task, stats) : predict(c, e));
       break;
     case SQ_EVENT_EXCHANGE: SQ_CALL(sq_halo_exchange(c->rt, e->step[0].cluster, e->halo_kinds)); break;
     case SQ_EVENT_CORRECT: SQ_CALL(e->n == 2 ? correct_pair(c, e, stats) : correct(c, e)); break;

@@ -354,6 +354,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "fast_gpu_share", .type = SQ_KEY_FLOAT, .range = SQ_MIN_GT | SQ_MAX_LE, .min = 0, .max = 1,
      .offset = offsetof(sq_config, fast_gpu_share)},
     {.name = "fuse_chain_correction", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_chain_correction)},
+    {.name = "fuse_chain_prediction", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_chain_prediction)},
     {.name = "prefetch_halo", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, prefetch_halo)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},

@@ -90,6 +90,7 @@ int sq_run_summary_write(const char *path, const sq_run_summary *s) {
   /* runtime.steps_per_task: 0 where no cluster qualified (docs/CONFIG.md) */
   fprintf(fs, "grouped_step_tasks: %lld\n", (long long)s->grouped_step_tasks);
   fprintf(fs, "folded_corrections: %lld\n", (long long)s->folded_corrections);
+  fprintf(fs, "folded_predictions: %lld\n", (long long)s->folded_predictions);
   fprintf(fs, "gts_equivalent_updates_per_second: %.4e\nclusters: %d\nlts_work_ratio: %.6f\n",
           s->gts_equivalent_updates_per_second, s->clusters, s->lts_work_ratio);
   fprintf(fs, "ranks: %d\nenergy: %.10e\n", s->ranks, s->energy);

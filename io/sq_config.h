@@ -329,6 +329,8 @@ typedef struct sq_config {
   /** bool: with fuse_steps and steps_per_task at least the LTS rate, the fastest cluster's whole-step task also
    *  takes the correction of the cluster-1 tiles next to it (sq_step_fold_target) */
   int fuse_chain_correction;
+  /** bool: with fuse_chain_correction, that task also takes those tiles' next predictors where it may */
+  int fuse_chain_prediction;
   /** bool: with tiles on several GPUs, each predictor's outputs that another GPU reads are copied there as soon as
    *  the predictor ends (sq_runtime_forward_outputs) */
   int prefetch_halo;

@@ -59,6 +59,7 @@ typedef struct sq_run_summary {
   double task_submission_seconds;
   int64_t grouped_step_tasks;
   int64_t folded_corrections; /**< cluster-1 tile corrections taken by whole-step tasks */
+  int64_t folded_predictions; /**< cluster-1 tile predictors taken ahead by whole-step tasks */
   double gts_equivalent_updates_per_second;
   int clusters;
   double lts_work_ratio;

@@ -183,6 +183,8 @@ int sq_runtime_double_tint(sq_runtime *rt, int tile) {
   return SQ_SUCCESS;
 }
 
+void sq_runtime_tint_advance(sq_runtime *rt, int tile) { (void)sq_tint_next(rt, tile); }
+
 void sq_tint_alt_destroy(sq_runtime *rt) {
   if (!rt->tint_alt) return;
   for (int t = 0; t < rt->disc->ntile; ++t)

@@ -284,6 +284,11 @@ int sq_step_fold_target(const sq_runtime *rt, int tile);
  * runs.  Interior tiles only (a copy tile's halo messages read its one array); a tile that has two already keeps them.
  */
 int sq_runtime_double_tint(sq_runtime *rt, int tile);
+/**
+ * @brief The predictor of @p tile that comes now was taken ahead by a whole-step task's tail
+ * (sq_step_tail.predict): its time-integral arrays advance as that predictor's insertion would have advanced them.
+ */
+void sq_runtime_tint_advance(sq_runtime *rt, int tile);
 /** Does tile @p tile hold point sources? */
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int tile);
 /** Does tile @p tile hold receivers? */
@@ -330,12 +335,16 @@ int sq_insert_merged_predict(sq_runtime *rt, int ntile, const int *tiles, const 
 /** Most tiles in the tail of a whole-step task. */
 #define SQ_STEP_MAX_TAIL 64
 /** Tiles of cluster 1 whose neighbour fluxes over their step @p dt, sub-step @p substep of the slower cluster's
- *  step, a whole-step task takes after its own sub-steps (each tile's sq_step_fold_target is the task's tile). */
+ *  step, a whole-step task takes after its own sub-steps (each tile's sq_step_fold_target is the task's tile); and,
+ *  where @p predict is not NULL, then their predictors of their next step (of the same size), with these LTS
+ *  buffer modes.  The tiles predicted ahead need two time-integral arrays (sq_runtime_double_tint), and their
+ *  predictor's own turn calls sq_runtime_tint_advance instead. */
 typedef struct sq_step_tail {
   int ntile; /**< at most SQ_STEP_MAX_TAIL */
   const int *tile;
   double dt;
   int substep;
+  const sq_buffer_mode *predict; /**< NULL, or per tile the buffer mode of its next predictor */
 } sq_step_tail;
 /**
  * @brief Insert the whole steps of a fusable @p tile over sub-steps @p substep .. @p substep + @p nsub - 1 of

@@ -128,6 +128,11 @@ static inline starpu_data_handle_t sq_tint_next(sq_runtime *rt, int tile) {
   if (rt->tint_alt && rt->tint_alt[tile]) rt->tint_odd[tile] ^= 1;
   return sq_tint_handle(rt, tile);
 }
+/** The time integrals that the next predictor of @p tile will write, chosen now without advancing (a whole-step
+ * task's tail predicting ahead, sq_runtime_tint_advance when that predictor's turn comes). */
+static inline starpu_data_handle_t sq_tint_ahead(const sq_runtime *rt, int tile) {
+  return rt->tint_alt && rt->tint_alt[tile] && !rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];
+}
 /** Free the second time-integral copies (sq_runtime_destroy). */
 void sq_tint_alt_destroy(sq_runtime *rt);
 /** Free what sq_runtime_forward_outputs planned (sq_runtime_destroy). */
@@ -232,6 +237,10 @@ typedef struct sq_segment {
  */
 int sq_segment_buffers(sq_runtime *rt, int tile, double dt, sq_buffer_mode mode, struct starpu_data_descr *descr,
                        sq_segment *seg);
+/** The same for the tile's next predictor, taken ahead: its time integrals are sq_tint_ahead's, and the arrays do
+ * not advance (sq_runtime_tint_advance does that when the predictor's turn comes). */
+int sq_segment_buffers_ahead(const sq_runtime *rt, int tile, double dt, sq_buffer_mode mode,
+                             struct starpu_data_descr *descr, sq_segment *seg);
 /** The tint buffer's pointer among a segment's buffers @p buf. */
 void *sq_segment_tint(void **buf);
 /** Run a segment on the CPU: ader, LTS buffer, local, on the task buffers @p buf of sq_segment_buffers. */

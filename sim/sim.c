@@ -507,7 +507,8 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
                            .fuse_predictor = s->cfg.fuse_predictor,
                            .fuse_steps = s->cfg.fuse_steps,
                            .steps_per_task = s->cfg.steps_per_task,
-                           .fuse_chain_correction = s->cfg.fuse_chain_correction};
+                           .fuse_chain_correction = s->cfg.fuse_chain_correction,
+                           .fuse_chain_prediction = s->cfg.fuse_chain_prediction};
   if (dt != s->plan_dt) sq_sim_plan_start(s, dt); /* (a restart sets the checkpoint's plan instead) */
   if (!s->serial) { /* the whole chunk at once: consecutive steps may share tasks (runtime.steps_per_task) */
     double *times;
@@ -521,6 +522,7 @@ int sq_sim_advance(sq_sim *s, int64_t nsteps, double dt, int fetch) {
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->grouped_tasks += stats.grouped;
     s->folded_corrections += stats.folded;
+    s->folded_predictions += stats.folded_predict;
     s->submit_seconds += (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     SQ_FREE(times);
     if (ierr) sq_sim_disarm();

@@ -47,6 +47,8 @@ typedef struct sq_sim {
                                                   (runtime.steps_per_task) */
   int64_t folded_corrections;                /**< cluster-1 tile corrections taken by a whole-step task
                                                    (runtime.fuse_chain_correction) */
+  int64_t folded_predictions;                /**< cluster-1 tile predictors taken ahead by a whole-step task
+                                                   (runtime.fuse_chain_prediction) */
   int64_t plan_step0;
   sq_source_list sources;         /**< point sources of the configuration (sim/points.c) */
   sq_source_set *source_set;      /**< the sources located in this rank's elements */

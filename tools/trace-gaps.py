@@ -9,7 +9,8 @@ ahead, and StarPU starts a task's clock when the one before it on the stream end
 takes whole steps ("step" tasks, runtime.steps_per_task), also the chain they form with cluster 1's predictor
 (the last to end between two whole-step tasks, on their workers where one ran there): per step of cluster 1 the medians of the whole-step task, the predictor's readiness after it,
 its start, its length, the next whole-step task's readiness after the predictor, its wait for a worker, its
-copies still to come, and the period from one whole-step task's start to the next.
+copies still to come, and the period from one whole-step task's start to the next; and, for the steps of cluster 1
+whose predictor the whole-step task took ahead (runtime.fuse_chain_prediction), the same without the predictor.
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
 """
@@ -42,22 +43,26 @@ def chain(rows):
     steps = sorted((r for r in rows if r[0] == "step" and r[8] is not None), key=lambda r: r[6])
     workers = {r[4] for r in steps}
     preds = [r for r in rows if r[2] == 1 and r[0] in ("merged", "ader") and r[8] is not None]
-    parts = []
+    parts, direct = [], []
     for a, b in zip(steps, steps[1:]):
         between = [p for p in preds if p[6] >= a[7] and p[7] <= b[6]]
         between = [p for p in between if p[4] in workers] or between
-        if not between:
+        po, fe = b[8][1], max(b[8][2], b[8][1])
+        if not between:  # the whole-step task predicted cluster 1 ahead (runtime.fuse_chain_prediction)
+            direct.append((a[7] - a[6], b[8][0] - a[7], po - b[8][0], fe - po, b[6] - a[6]))
             continue
         p = max(between, key=lambda r: r[7])
-        po, fe = b[8][1], max(b[8][2], b[8][1])
         parts.append((a[7] - a[6], p[8][0] - a[7], p[6] - p[8][0], p[7] - p[6], b[8][0] - p[7], po - b[8][0], fe - po,
                       b[6] - a[6]))
-    if not parts:
-        return
     names = ("whole step", "predictor ready after it", "predictor waits", "predictor", "next step ready after it",
              "its wait for a worker", "its copies", "period")
-    print(f"  chain, {len(parts)} steps of cluster 1, median us: " + ", ".join(
-        f"{n} {statistics.median(x[i] for x in parts):.0f}" for i, n in enumerate(names)))
+    if parts:
+        print(f"  chain, {len(parts)} steps of cluster 1, median us: " + ", ".join(
+            f"{n} {statistics.median(x[i] for x in parts):.0f}" for i, n in enumerate(names)))
+    names = ("whole step", "next step ready after it", "its wait for a worker", "its copies", "period")
+    if direct:
+        print(f"  chain without a predictor task, {len(direct)} steps of cluster 1, median us: " + ", ".join(
+            f"{n} {statistics.median(x[i] for x in direct):.0f}" for i, n in enumerate(names)))
 
 
 def main(argv):

@@ -12,13 +12,13 @@
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
 # SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_FAST_CHAIN=true for runtime.fast_cluster_chain,
-# SQ_LTS_FAST_TILE=N for runtime.fast_cluster_tile, SQ_LTS_FAST_SHARE=F for runtime.fast_gpu_share, SQ_LTS_FOLD=true for runtime.fuse_chain_correction, SQ_LTS_PREFETCH=true for runtime.prefetch_halo, SQ_LTS_PRECISION=single for single precision,
+# SQ_LTS_FAST_TILE=N for runtime.fast_cluster_tile, SQ_LTS_FAST_SHARE=F for runtime.fast_gpu_share, SQ_LTS_FOLD=true for runtime.fuse_chain_correction, SQ_LTS_FOLD_PREDICT=true for runtime.fuse_chain_prediction, SQ_LTS_PREFETCH=true for runtime.prefetch_halo, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
 # merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
-# "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady folded" (the steady rates: element
-# updates per second after the first sync interval, which uploads the data to the GPUs and calibrates; folded: the
-# LTS run's summary key folded_corrections).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
+# "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady folded predicted" (the steady
+# rates: element updates per second after the first sync interval, which uploads the data to the GPUs and calibrates;
+# folded, predicted: the LTS run's summary keys folded_corrections and folded_predictions).  The workers are StarPU's usual environment (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED).
 set -eu
 . "${srcdir:-.}/tests/lib.sh"
 ORDER=${1:-4}
@@ -55,7 +55,7 @@ config() { # type rate merge
     -e "s/@FUSE_STEPS@/${SQ_LTS_FUSE_STEPS:-false}/" -e "s/@STEPS_PER_TASK@/${SQ_LTS_STEPS_PER_TASK:-1}/" \
     -e "s/@FAST_GPU@/${SQ_LTS_FAST_GPU:-true}/" -e "s/@FAST_CHAIN@/${SQ_LTS_FAST_CHAIN:-false}/" \
     -e "s/@FAST_TILE@/${SQ_LTS_FAST_TILE:-0}/" -e "s/@FAST_SHARE@/${SQ_LTS_FAST_SHARE:-1}/" \
-    -e "s/@FOLD@/${SQ_LTS_FOLD:-false}/" \
+    -e "s/@FOLD@/${SQ_LTS_FOLD:-false}/" -e "s/@FOLD_PREDICT@/${SQ_LTS_FOLD_PREDICT:-false}/" \
     -e "s/@PREFETCH@/${SQ_LTS_PREFETCH:-false}/" \
     "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
@@ -91,8 +91,9 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
   idle=$(grep "idle fraction" "$OUT/lts.log" | sed 's/.*idle fraction *//; s/%//' | awk '{s += $1} END {if (NR) printf "%.1f", s / NR; else printf "n/a"}')
   split=$(awk '/^    (ader|local|neighbor) +[0-9]+ tasks/{printf "%s %s ", $1, $(NF)}' "$OUT/lts.log")
   folded=$(field "$OUT/lts" folded_corrections)
+  predicted=$(field "$OUT/lts" folded_predictions)
   [ -z "${SQ_LTS_RESULTS:-}" ] ||
-    echo "$t $ratio $gts_wall $lts_wall $gts_hash $lts_hash $gts_steady $lts_steady ${folded:--}" >> "$SQ_LTS_RESULTS"
+    echo "$t $ratio $gts_wall $lts_wall $gts_hash $lts_hash $gts_steady $lts_steady ${folded:--} ${predicted:--}" >> "$SQ_LTS_RESULTS"
   rows="$rows| $t | ${TYPES[$t]} | $ratio | $gts_ups | $lts_ups | $merged_ups | $gts_wall | $lts_wall | $merged_wall | $(ratio "$gts_wall" "$lts_wall") | $(ratio "$lts_wall" "$merged_wall") | $lts_steady | $merged_steady | $(ratio "$merged_steady" "$lts_steady") | $idle% | $split|
 "
   echo "type $t done" >&2

@@ -37,9 +37,12 @@ sed 's/steps_per_task: 1/steps_per_task: 2/' "$OUT/whole.yaml" > "$OUT/grouped.y
 sed 's/tile_size: 100000/tile_size: 7\n  fast_cluster_tile: 100000/' "$OUT/grouped.yaml" > "$OUT/fast.yaml"
 # and cluster 1's corrections next to the fastest cluster in its whole-step tasks (runtime.fuse_chain_correction)
 sed 's/fuse_steps: true/fuse_steps: true\n  fuse_chain_correction: true/' "$OUT/fast.yaml" > "$OUT/folded.yaml"
-for g in whole grouped fast folded; do
+# and their next predictors too (runtime.fuse_chain_prediction)
+sed 's/fuse_chain_correction: true/fuse_chain_correction: true\n  fuse_chain_prediction: true/' "$OUT/folded.yaml" \
+  > "$OUT/predicted.yaml"
+for g in whole grouped fast folded predicted; do
   trace=()
-  [ $g = folded ] && trace=(--trace "$OUT/folded.csv")
+  [ $g = folded ] || [ $g = predicted ] && trace=(--trace "$OUT/$g.csv")
   "$SQ" "$OUT/$g.yaml" --quiet "${trace[@]}" --output "$OUT/$g" > /dev/null 2>&1
   h=$(hash_of "$OUT/$g" lts); n=$(summary_value "$OUT/$g/lts-summary.txt" grouped_step_tasks)
   [ -n "$h" ] && [ "$h" = "$ref" ] && ok "$g steps: hash $h (grouped tasks: $n)" || bad "$g steps: ${h:-failed} != $ref"
@@ -55,6 +58,12 @@ steps=$(awk -F, '$1 == "step"' "$OUT/folded.csv" | wc -l)
   bad "trace-gaps.py prints no whole-step chain (${chain:-none}, $steps step tasks)"
 n=$(summary_value "$OUT/fast/lts-summary.txt" folded_corrections)
 [ "${n:-1}" -eq 0 ] && ok "no folded corrections without fuse_chain_correction" || bad "folded corrections: ${n:-none}"
+n=$(summary_value "$OUT/predicted/lts-summary.txt" folded_predictions)
+n0=$(summary_value "$OUT/folded/lts-summary.txt" folded_predictions)
+[ "${n:-0}" -gt 0 ] && [ "${n0:-1}" -eq 0 ] && ok "predictors taken ahead by whole-step tasks ($n; $n0 without)" ||
+  bad "folded predictions: ${n:-none}, without fuse_chain_prediction ${n0:-none}"
+direct=$($PY "$SRC/tools/trace-gaps.py" "$OUT/predicted.csv" 2>&1 | grep "^  chain without a predictor task, ")
+[ -n "$direct" ] && ok "trace-gaps.py: whole steps back to back ($direct)" || bad "trace-gaps.py prints no chain without predictor"
 
 # rate 1 is GTS: the task graph with rate 1 equals the serial GTS reference bitwise
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/rate1.yaml"

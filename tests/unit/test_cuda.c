@@ -459,12 +459,13 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   }
   /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task, 8 the
    * fastest cluster's two sub-steps per whole-step task (steps_per_task), 16 and cluster 1's correction next to it
-   * in that task (fuse_chain_correction) */
+   * in that task (fuse_chain_correction), 32 and its next prediction too (fuse_chain_prediction) */
   sq_graph_options opt = {.merge_neighbor_clusters = merge & 1,
                           .fuse_predictor = (merge & 2) != 0,
                           .fuse_steps = (merge & 4) != 0,
                           .steps_per_task = merge & 8 ? 2 : 1,
-                          .fuse_chain_correction = (merge & 16) != 0};
+                          .fuse_chain_correction = (merge & 16) != 0,
+                          .fuse_chain_prediction = (merge & 32) != 0};
   sq_graph_stats st = {0};
   if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
     int fusable = 0;
@@ -480,6 +481,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   ck_assert_int_eq(sq_graph_sync_interval(rt, dt_sync, &opt, &st), 0);
   ck_assert_int_eq(starpu_task_wait_for_all(), 0);
   if ((merge & 16) && !pt) ck_assert_int_gt(st.folded, 0); /* else the comparison proves nothing */
+  if ((merge & 32) && !pt) ck_assert_int_gt(st.folded_predict, 0);
   const long long first = bus_bytes();
   for (int64_t s = 1; s < nsync; ++s) {
     opt.t_begin = (double)s * dt_sync, opt.t_end = (double)(s + 1) * dt_sync; /* the sources' and receivers' times */
@@ -576,7 +578,9 @@ static void runs_one(sq_precision p, int points) {
                   {"run gpu merged", 1, 32},
                   {"run gpu fused", 2 | 4, 100000},
                   {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000},
-                  {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000}};
+                  {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000},
+                  {"run gpu fused, 2 sub-steps, cluster 1's correction and prediction per task", 2 | 4 | 8 | 16 | 32,
+                   100000}};
   for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
     void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
     ck_assert_int_eq(nc, 0);

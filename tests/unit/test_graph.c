@@ -52,6 +52,7 @@ int sq_runtime_tile_gpu(const sq_runtime *rt, int t) { return rt->gpu[t]; }
 int sq_step_fusable(const sq_runtime *rt, int t) { return rt->fusable[t]; }
 int sq_step_fold_target(const sq_runtime *rt, int t) { return rt->fold[t] - 1; }
 int sq_runtime_double_tint(sq_runtime *rt, int t) { return (void)rt, (void)t, SQ_SUCCESS; }
+void sq_runtime_tint_advance(sq_runtime *rt, int t) { record(rt, "T%d", t); }
 int sq_runtime_cancelled(void) { return cancel_after > 0 && recorded >= cancel_after; }
 int sq_runtime_tile_has_sources(const sq_runtime *rt, int t) { return rt->sources[t]; }
 int sq_runtime_tile_has_receivers(const sq_runtime *rt, int t) { return rt->receivers[t]; }
@@ -64,8 +65,9 @@ int sq_runtime_fault_tiles(const sq_runtime *rt, int l, int *first, int *end) {
 }
 
 /* Tokens: A ader, L local, N neighbour (tile.substep), M merged predictor, F merged neighbour fluxes, S whole
- * steps (tile.substep x count), X halo exchange (cluster, +b with the LTS buffer), R rupture, Y plasticity,
- * Q sources, V receivers. */
+ * steps (tile.substep x count, +N tail corrections .substep, +P tail predictors with r/a their buffer mode), X halo
+ * exchange (cluster, +b with the LTS buffer), R rupture, Y plasticity, Q sources, V receivers, T a predictor taken
+ * ahead (its time integrals advance). */
 int sq_insert_ader(sq_runtime *rt, int t, double dt, sq_buffer_mode m, int p) {
   (void)dt, (void)p;
   record(rt, "A%d%s", t, m == SQ_BUFFER_RESET ? "r" : m == SQ_BUFFER_ACCUMULATE ? "a" : "");
@@ -102,7 +104,13 @@ int sq_insert_step(sq_runtime *rt, int t, double dt, int k, int n, sq_buffer_mod
   char s[256];
   int len = snprintf(s, sizeof(s), "S%d.%dx%d", t, k, n);
   for (int j = 0; j < tail->ntile; ++j) len += snprintf(s + len, sizeof(s) - (size_t)len, "+N%d", tail->tile[j]);
-  record(rt, "%s.%d", s, tail->substep);
+  len += snprintf(s + len, sizeof(s) - (size_t)len, ".%d", tail->substep);
+  for (int j = 0; tail->predict && j < tail->ntile; ++j)
+    len += snprintf(s + len, sizeof(s) - (size_t)len, "+P%d%s", tail->tile[j],
+                    tail->predict[j] == SQ_BUFFER_RESET        ? "r"
+                    : tail->predict[j] == SQ_BUFFER_ACCUMULATE ? "a"
+                                                               : "");
+  record(rt, "%s", s);
   return SQ_SUCCESS;
 }
 int sq_insert_source(sq_runtime *rt, int t, double t0, double dt, sq_buffer_mode m, int p) {
@@ -374,6 +382,46 @@ START_TEST(fold_corrections_pass) {
 }
 END_TEST
 
+START_TEST(fold_predictions_pass) {
+  /* as above, with fuse_chain_prediction: the first whole-step task also predicts tile 1's next step, whose own
+   * predictor event then only advances its time integrals; the last has no next prediction in the interval */
+  sq_runtime *rt = one_tile_per_cluster(3, 2);
+  rt->fusable[0] = 1;
+  rt->fold[1] = 1;
+  sq_graph_options fold = {.fuse_steps = 1, .steps_per_task = 2, .fuse_chain_correction = 1};
+  fold.fuse_chain_prediction = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1 L1 X1 S0.0x2+N1.0+P1 T1 X1b S0.0x2+N1.1 N2.0");
+  sq_graph_stats st = {0};
+  ck_assert_int_eq(sq_graph_sync_interval(rt, 1.0, &fold, &st), 0);
+  ck_assert_int_eq(st.folded, 2);
+  ck_assert_int_eq(st.folded_predict, 1);
+  ck_assert_int_eq(st.predict[1], 2);
+  /* tile 1 with an LTS buffer: inside cluster 2's step it accumulates */
+  rt->buffer[1] = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1r L1 X1 S0.0x2+N1.0+P1a T1 X1b S0.0x2+N1.1 N2.0");
+  /* without fuse_chain_correction, or with merged predictors, or with receivers in tile 1: nothing goes ahead */
+  fold.fuse_chain_correction = 0;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1r L1 X1 S0.0x2 N1.0 A1a L1 X1b S0.0x2 N1.1 N2.0");
+  fold.fuse_chain_correction = 1;
+  fold.merge_neighbor_clusters = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "M2+1 X2 X1 S0.0x2+N1.0 M1 X1b S0.0x2 F2.0+1.1");
+  fold.merge_neighbor_clusters = 0;
+  rt->receivers[1] = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A2 L2 X2 A1r L1 V1 X1 S0.0x2+N1.0 A1a L1 V1 X1b S0.0x2+N1.1 N2.0");
+  free(rt);
+  /* four clusters: across a step of cluster 2 too, unless the tile's LTS buffer is read there */
+  rt = one_tile_per_cluster(4, 2);
+  rt->fusable[0] = 1;
+  rt->fold[1] = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A3 L3 X3 A2 L2 X2 A1 L1 X1 S0.0x2+N1.0+P1 T1 X1b S0.0x2+N1.1+P1 N2.0 "
+                                         "A2 L2 X2b T1 X1 S0.0x2+N1.0+P1 T1 X1b S0.0x2+N1.1 N2.1 N3.0");
+  rt->buffer[1] = 1;
+  ck_assert_str_eq(submitted(rt, &fold), "A3 L3 X3 A2 L2 X2 A1r L1 X1 S0.0x2+N1.0+P1a T1 X1b S0.0x2+N1.1 N2.0 "
+                                         "A2 L2 X2b A1r L1 X1 S0.0x2+N1.0+P1a T1 X1b S0.0x2+N1.1 N2.1 N3.0");
+  free(rt);
+}
+END_TEST
+
 START_TEST(tile_tasks) {
   /* fused predictor, buffers, point tasks, plasticity and rupture in one step of two clusters */
   sq_runtime *rt = one_tile_per_cluster(2, 2);
@@ -424,6 +472,7 @@ int main(void) {
                           merged_pairs_on_same_gpu,
                           group_steps_pass,
                           fold_corrections_pass,
+                          fold_predictions_pass,
                           tile_tasks,
                           stop_ends_submission,
                           NULL};

@@ -288,8 +288,8 @@ static void place_on_two_gpus(sq_runtime *rt) {
  * (with 8) the fastest cluster on one of the two GPUs (sq_runtime_place_fastest_cluster), 256 (with 32 and 128)
  * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain), 512 (with
  * 4 and 16) cluster 1's corrections next to the fastest cluster in its whole-step tasks (fuse_chain_correction:
- * how many go to `folded`) */
-static int64_t folded, doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
+ * how many go to `folded`), 1024 (with 512) their next predictors too (fuse_chain_prediction: `folded_predict`) */
+static int64_t folded, folded_predict, doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
@@ -324,7 +324,8 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
                           .fuse_predictor = (how & 2) != 0,
                           .fuse_steps = (how & 4) != 0,
                           .steps_per_task = how & 16 ? 2 : 1,
-                          .fuse_chain_correction = (how & 512) != 0};
+                          .fuse_chain_correction = (how & 512) != 0,
+                          .fuse_chain_prediction = (how & 1024) != 0};
   sq_graph_stats st = {0};
   for (int s = 0; s < 2; ++s)
     ck_assert_int_eq(sq_graph_sync_interval(rt, d->cluster_dt[d->ncluster - 1], &opt, &st), 0);
@@ -336,6 +337,7 @@ static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncor
     nmerged[0] += st.merged_predict, nmerged[1] += st.merged_predict_across_gpus, nmerged[2] += st.merged_correct;
   if (ngrouped) *ngrouped += st.grouped;
   folded = st.folded;
+  folded_predict = st.folded_predict;
   ck_assert_int_eq(sq_runtime_sync(rt), 0);
   doubled = 0;
   for (int t = 0; rt->tint_alt && t < d->ntile; ++t) doubled += rt->tint_alt[t] != NULL;
@@ -695,6 +697,18 @@ START_TEST(fastest_cluster_own_tile) {
   ck_assert_int_eq(folded % (2 * (int64_t)pow(2, L - 2)), 0);
   ck_assert_int_gt(doubled, folded / (2 * (int64_t)pow(2, L - 2))); /* the folded tiles and their neighbours */
   for (int l = 0; l < L; ++l) ck_assert_int_eq(c2[l], c[l]);
+  /* and their next predictors: same bits and step counts; no folded step predicts ahead past the end of its sync
+   * interval (nor, for a tile with an LTS buffer, past the end of cluster 2's step) */
+  const int64_t nfolded = folded;
+  int64_t p3[64] = {0}, c3[64] = {0};
+  ck_assert_uint_eq(run_lts_grouped(1024 | 512 | 256 | 128 | 32 | 16 | 8 | 4 | 2, 8, p3, c3, NULL, NULL, &L), h0);
+  ck_assert_int_eq(folded, nfolded);
+  ck_assert_int_gt(folded_predict, 0);
+  ck_assert_int_le(folded_predict, folded - folded / (int64_t)pow(2, L - 2));
+  for (int l = 0; l < L; ++l) {
+    ck_assert_int_eq(c3[l], c[l]);
+    ck_assert_int_eq(p3[l], p[l]);
+  }
   fast_tile = 0;
 }
 END_TEST

@@ -9,8 +9,9 @@
 # Runs one warm-up (StarPU's models), then SQ_LV_ROUNDS (default 3) rounds of every variant on SQ_LV_GPUS (default
 # all) GPUs, then every variant once on one GPU, and prints per variant the LTS seconds of each round, their
 # median, the steady rate (element updates per second after the first sync interval, median) and the parallel
-# efficiency of the median against the variant's one-GPU run, and its cluster-1 corrections taken by whole-step
-# tasks (summary key folded_corrections, runtime.fuse_chain_correction).  Every run must give the same dofs hash.
+# efficiency of the median against the variant's one-GPU run, and its cluster-1 corrections and predictors taken by
+# whole-step tasks (summary keys folded_corrections and folded_predictions, runtime.fuse_chain_correction and
+# runtime.fuse_chain_prediction).  Every run must give the same dofs hash.
 # SQ_LV_ARGS replaces lts_types.sh's arguments "4 64 48" (a smaller box: a quick check of the script itself).
 set -u
 . tests/bench/device/env.sh
@@ -31,7 +32,7 @@ run() { # VARIANT NGPU: appends "name ngpu seconds steady hash" to $RES
   : > "$RES.one"
   env STARPU_NCUDA="$ng" SQ_LTS_RESULTS="$RES.one" "${envs[@]}" bash tests/bench/lts_types.sh "${ARGS[@]}" > "$RES.log" 2>&1 ||
     { echo "lts_variants.sh: $1 on $ng GPUs failed:" >&2; tail -n 20 "$RES.log" >&2; exit 1; }
-  awk -v n="$name" -v g="$ng" '{print n, g, $4, $8, $6, $9}' "$RES.one" >> "$RES"
+  awk -v n="$name" -v g="$ng" '{print n, g, $4, $8, $6, $9, $10}' "$RES.one" >> "$RES"
 }
 run "$1" "$NGPU"
 : > "$RES"
@@ -40,16 +41,16 @@ for v in "$@"; do run "$v" 1; done
 echo "LTS type 1, lts_types.sh ${ARGS[*]}, single precision, whole steps; $STARPU_SCHED," \
   "STARPU_NWORKER_PER_CUDA=$STARPU_NWORKER_PER_CUDA; $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)"
 echo
-echo "| variant | GPUs | LTS s, each round | median s | steady upd/s (median) | 1 GPU s | efficiency | folded corrections |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| variant | GPUs | LTS s, each round | median s | steady upd/s (median) | 1 GPU s | efficiency | folded corrections | folded predictors |"
+echo "|---|---|---|---|---|---|---|---|---|"
 awk -v ng="$NGPU" 'function median(a, n,   i, j, t) { for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                               return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   { if (!hash) hash = $5; else if ($5 != hash) { printf "%s on %d GPUs: dofs hash %s, others %s\n", $1, $2, $5, hash; bad = 1 }
     if ($2 == 1) { one[$1] = $3; next }
     if (!($1 in n)) order[++nv] = $1
-    k = ++n[$1]; t[$1, k] = $3; s[$1, k] = $4; f[$1] = $6; runs[$1] = runs[$1] (k > 1 ? ", " : "") $3 }
+    k = ++n[$1]; t[$1, k] = $3; s[$1, k] = $4; f[$1] = $6; p[$1] = $7; runs[$1] = runs[$1] (k > 1 ? ", " : "") $3 }
   END { for (i = 1; i <= nv; ++i) { v = order[i]; delete a; delete b
           for (k = 1; k <= n[v]; ++k) { a[k] = t[v, k]; b[k] = s[v, k] }
           m = median(a, n[v]); ms = median(b, n[v])
-          printf "| %s | %d | %s | %.3f | %.3e | %s | %.0f %% | %s |\n", v, ng, runs[v], m, ms, one[v], 100 * one[v] / (ng * m), f[v] }
+          printf "| %s | %d | %s | %.3f | %.3e | %s | %.0f %% | %s | %s |\n", v, ng, runs[v], m, ms, one[v], 100 * one[v] / (ng * m), f[v], p[v] }
         exit bad }' "$RES"
