@@ -213,7 +213,8 @@ static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigne
 static uint32_t step_footprint(struct starpu_task *task) {
   const step_args *a = task->cl_arg;
   /* the segment's first buffer: dofs */
-  uint32_t f = starpu_hash_crc32c_be((uint32_t)(a->nsub + 256 * a->tail_predict), sq_footprint_of_buffer(task, ST_SEGMENT));
+  uint32_t f =
+      starpu_hash_crc32c_be((uint32_t)(a->nsub + 256 * a->tail_predict), sq_footprint_of_buffer(task, ST_SEGMENT));
   for (int j = 0; j < a->ntail; ++j) f = starpu_hash_crc32c_be(sq_footprint_of_buffer(task, a->tail[j].dofs), f);
   return f;
 }
@@ -307,9 +308,8 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   for (int j = 0; j < ntail; ++j) maxslot += d->tile[tail->tile[j]].nneighbor;
   const size_t args_size = sizeof(step_args) + sizeof(step_slot) * (size_t)maxslot;
   step_args *a = calloc(1, args_size);
-  struct starpu_data_descr *descr =
-      malloc(sizeof(*descr) *
-             (size_t)(1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT + (3 + SQ_SEGMENT_MAX_BUFFERS) * ntail + maxslot));
+  struct starpu_data_descr *descr = malloc(sizeof(*descr) * (size_t)(1 + SQ_SEGMENT_MAX_BUFFERS + ST_AFTER_SEGMENT +
+                                                                     (3 + SQ_SEGMENT_MAX_BUFFERS) * ntail + maxslot));
   if (!a || !descr) {
     free(a);
     free(descr);
@@ -354,9 +354,14 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
     free(descr);
     return ierr;
   }
-  int ret =
-      starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
-                         SQ_PROFILE(rt, SQ_TASK_STEP, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  /* the predictors taken ahead forward their outputs as the predictor tasks would (runtime.prefetch_halo) */
+  void *ahead = a->tail_predict ? sq_forward_ahead_arg(rt, ntail, tail->tile) : NULL;
+  void (*done)(void *) = ahead ? sq_forward_ahead_done : sq_task_callback(rt, SQ_TASK_STEP, tile);
+  void *done_arg = ahead ? ahead : sq_task_callback_arg(rt, SQ_TASK_STEP, tile);
+  int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
+                               SQ_TILE_PLACEMENT(rt, tile), STARPU_CALLBACK_WITH_ARG_NFREE, done, done_arg,
+                               STARPU_TAG_ONLY, (starpu_tag_t)tile, STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  if (ret != 0 && ahead) free(ahead);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting step task for tile %d failed (%d)", tile, ret);
   return SQ_SUCCESS;

@@ -31,11 +31,11 @@ typedef struct sq_clustering {
   sq_graph_options opt;
   int ncluster, ntile, rate;
   sq_cluster cluster[SQ_GRAPH_MAX_CLUSTERS];
-  int *tiles;                /**< ntile: tile indices grouped by cluster (the clusters' `tile` point here) */
-  unsigned char *whole_step; /**< per tile: takes its whole step as one task (fuse_steps, sq_step_fusable) */
-  unsigned char *plastic;    /**< per tile: has plasticity tasks */
-  int *fold_into;            /**< per tile of cluster 1: the fastest-cluster tile whose whole-step task takes its
-                                  correction (fuse_chain_correction), else -1 */
+  int *tiles;                  /**< ntile: tile indices grouped by cluster (the clusters' `tile` point here) */
+  unsigned char *whole_step;   /**< per tile: takes its whole step as one task (fuse_steps, sq_step_fusable) */
+  unsigned char *plastic;      /**< per tile: has plasticity tasks */
+  int *fold_into;              /**< per tile of cluster 1: the fastest-cluster tile whose whole-step task takes its
+                                    correction (fuse_chain_correction), else -1 */
   unsigned char *fold_predict; /**< per tile of cluster 1 with fold_into: that task may take its next predictor too
                                     (fuse_chain_prediction; all of the tiles of one task or none) */
 } sq_clustering;

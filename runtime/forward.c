@@ -98,6 +98,43 @@ static void forward_done(void *arg) {
   sq_profile_task_done(a->prof);
 }
 
+/* The copies of a whole-step task's predictors taken ahead, resolved at insertion: (handle, node) pairs. */
+typedef struct sq_forward_ahead {
+  sq_task_profile *prof;
+  int n;
+  starpu_data_handle_t *h;
+  int *node;
+} sq_forward_ahead;
+
+void *sq_forward_ahead_arg(sq_runtime *rt, int ntile, const int *tiles) {
+  if (!rt->forward) return NULL;
+  int n = 0;
+  for (int j = 0; j < ntile; ++j) n += rt->forward[tiles[j]].n;
+  if (n == 0) return NULL;
+  sq_forward_ahead *f = malloc(sizeof(*f) + (sizeof(starpu_data_handle_t) + sizeof(int)) * (size_t)n);
+  if (!f) return NULL; /* no early copies: the readers fetch what they read when they start */
+  f->prof = &rt->prof[SQ_TASK_STEP];
+  f->h = (starpu_data_handle_t *)(f + 1);
+  f->node = (int *)(f->h + n);
+  f->n = 0;
+  for (int j = 0; j < ntile; ++j) {
+    const int t = tiles[j];
+    const sq_forward *fw = &rt->forward[t];
+    for (int i = 0; i < fw->n; ++i) {
+      f->h[f->n] = fw->h[i] == rt->tint[t] ? sq_tint_ahead(rt, t) : fw->h[i];
+      f->node[f->n++] = fw->node[i];
+    }
+  }
+  return f;
+}
+
+void sq_forward_ahead_done(void *arg) {
+  sq_forward_ahead *f = arg;
+  for (int i = 0; i < f->n; ++i) starpu_data_prefetch_on_node(f->h[i], (unsigned)f->node[i], 1);
+  sq_profile_task_done(f->prof);
+  free(f);
+}
+
 void (*sq_task_callback(const sq_runtime *rt, enum sq_task_kind kind, int tile))(void *) {
   if (rt->forward && forward_slot(kind) >= 0 && rt->forward[tile].n > 0) return forward_done;
   return sq_profile_callback(rt);

@@ -133,6 +133,12 @@ static inline starpu_data_handle_t sq_tint_next(sq_runtime *rt, int tile) {
 static inline starpu_data_handle_t sq_tint_ahead(const sq_runtime *rt, int tile) {
   return rt->tint_alt && rt->tint_alt[tile] && !rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];
 }
+/** The completion callback's argument of a whole-step task that predicts @p tiles ahead (sq_step_tail.predict): the
+ * copies of their outputs to the other GPUs that read them (sq_runtime_forward_outputs), resolved now, and the
+ * profiling; NULL where nothing is forwarded.  Its callback is sq_forward_ahead_done, which frees it. */
+void *sq_forward_ahead_arg(sq_runtime *rt, int ntile, const int *tiles);
+/** The callback for sq_forward_ahead_arg's argument. */
+void sq_forward_ahead_done(void *arg);
 /** Free the second time-integral copies (sq_runtime_destroy). */
 void sq_tint_alt_destroy(sq_runtime *rt);
 /** Free what sq_runtime_forward_outputs planned (sq_runtime_destroy). */

@@ -574,13 +574,13 @@ static void runs_one(sq_precision p, int points) {
   const struct {
     const char *what;
     int how, tile;
-  } gpu_runs[] = {{"run gpu", 0, 32},
-                  {"run gpu merged", 1, 32},
-                  {"run gpu fused", 2 | 4, 100000},
-                  {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000},
-                  {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000},
-                  {"run gpu fused, 2 sub-steps, cluster 1's correction and prediction per task", 2 | 4 | 8 | 16 | 32,
-                   100000}};
+  } gpu_runs[] = {
+      {"run gpu", 0, 32},
+      {"run gpu merged", 1, 32},
+      {"run gpu fused", 2 | 4, 100000},
+      {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000},
+      {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000},
+      {"run gpu fused, 2 sub-steps, cluster 1's correction and prediction per task", 2 | 4 | 8 | 16 | 32, 100000}};
   for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
     void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
     ck_assert_int_eq(nc, 0);

@@ -289,7 +289,8 @@ static void place_on_two_gpus(sq_runtime *rt) {
  * cluster 1's cells next to it in its region too, their tiles kept on its GPU (sq_gather_fast_chain), 512 (with
  * 4 and 16) cluster 1's corrections next to the fastest cluster in its whole-step tasks (fuse_chain_correction:
  * how many go to `folded`), 1024 (with 512) their next predictors too (fuse_chain_prediction: `folded_predict`) */
-static int64_t folded, folded_predict, doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
+static int64_t folded, folded_predict,
+    doubled; /* doubled: tiles with two time-integral arrays (sq_runtime_double_tint) */
 static uint64_t run_lts_grouped(int how, int tile, int64_t *npred, int64_t *ncorr, int64_t *nmerged, int64_t *ngrouped,
                                 int *ncluster) {
   sq_mesh *mesh;
