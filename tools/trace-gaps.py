@@ -10,10 +10,12 @@ takes whole steps ("step" tasks, runtime.steps_per_task), also the chain they fo
 (the last to end between two whole-step tasks, on their workers where one ran there): per step of cluster 1 the medians of the whole-step task, the predictor's readiness after it,
 its start, its length, the next whole-step task's readiness after the predictor, its wait for a worker, its
 copies still to come, and the period from one whole-step task's start to the next; and, for the steps of cluster 1
-whose predictor the whole-step task took ahead (runtime.fuse_chain_prediction), the same without the predictor.
+whose predictor the whole-step task took ahead (runtime.fuse_chain_prediction), the same without the predictor; and
+what the next whole-step task became ready on (the last task to end before its readiness, by kind and cluster).
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
 """
+import bisect
 import collections
 import statistics
 import sys
@@ -40,7 +42,7 @@ def chain(rows):
     """The chain of whole-step tasks and cluster 1's predictors between them (medians, us): per pair of consecutive
     whole-step tasks, the cluster-1 predictor that ended last between them, on their workers where one ran there
     (on several GPUs: the chain tile's, on the fastest cluster's GPU)."""
-    steps = sorted((r for r in rows if r[0] == "step" and r[8] is not None), key=lambda r: r[6])
+    steps = sorted((r for r in rows if r[0] == "step" and r[2] == 0 and r[8] is not None), key=lambda r: r[6])
     workers = {r[4] for r in steps}
     preds = [r for r in rows if r[2] == 1 and r[0] in ("merged", "ader") and r[8] is not None]
     parts, direct = [], []
@@ -63,6 +65,18 @@ def chain(rows):
     if direct:
         print(f"  chain without a predictor task, {len(direct)} steps of cluster 1, median us: " + ", ".join(
             f"{n} {statistics.median(x[i] for x in direct):.0f}" for i, n in enumerate(names)))
+    # what each next whole-step task became ready on: the last task to end before its readiness (itself where it
+    # was ready at once), and how long after the whole-step task before it
+    by_end = sorted((r for r in rows if r[8] is not None), key=lambda r: r[7])
+    ends = [r[7] for r in by_end]
+    last = collections.defaultdict(list)
+    for a, b in zip(steps, steps[1:]):
+        rd = b[8][0]
+        i = bisect.bisect_right(ends, rd) - 1
+        key = "the one before" if i < 0 or by_end[i] is a else f"{by_end[i][0]} c{by_end[i][2]}"
+        last[key].append(rd - a[7])
+    print("  next whole step ready on (count, median us after the one before): " + ", ".join(
+        f"{k} {len(v)} {statistics.median(v):.0f}" for k, v in sorted(last.items(), key=lambda kv: -len(kv[1]))))
 
 
 def main(argv):

@@ -62,8 +62,11 @@ n=$(summary_value "$OUT/predicted/lts-summary.txt" folded_predictions)
 n0=$(summary_value "$OUT/folded/lts-summary.txt" folded_predictions)
 [ "${n:-0}" -gt 0 ] && [ "${n0:-1}" -eq 0 ] && ok "predictors taken ahead by whole-step tasks ($n; $n0 without)" ||
   bad "folded predictions: ${n:-none}, without fuse_chain_prediction ${n0:-none}"
-direct=$($PY "$SRC/tools/trace-gaps.py" "$OUT/predicted.csv" 2>&1 | grep "^  chain without a predictor task, ")
+gaps=$($PY "$SRC/tools/trace-gaps.py" "$OUT/predicted.csv" 2>&1)
+direct=$(echo "$gaps" | grep "^  chain without a predictor task, ")
 [ -n "$direct" ] && ok "trace-gaps.py: whole steps back to back ($direct)" || bad "trace-gaps.py prints no chain without predictor"
+on=$(echo "$gaps" | grep "^  next whole step ready on ")
+[ -n "$on" ] && ok "trace-gaps.py: what the whole steps wait on ($on)" || bad "trace-gaps.py prints no 'ready on' line"
 
 # rate 1 is GTS: the task graph with rate 1 equals the serial GTS reference bitwise
 sed 's/lts: {rate: 2}/lts: {rate: 1}/' "$CFG" > "$OUT/rate1.yaml"
