@@ -358,9 +358,9 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   void *ahead = a->tail_predict ? sq_forward_ahead_arg(rt, ntail, tail->tile) : NULL;
   void (*done)(void *) = ahead ? sq_forward_ahead_done : sq_task_callback(rt, SQ_TASK_STEP, tile);
   void *done_arg = ahead ? ahead : sq_task_callback_arg(rt, SQ_TASK_STEP, tile);
-  int ret = starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority,
-                               SQ_TILE_PLACEMENT(rt, tile), STARPU_CALLBACK_WITH_ARG_NFREE, done, done_arg,
-                               STARPU_TAG_ONLY, (starpu_tag_t)tile, STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
+  int ret =
+      starpu_task_insert(&step_cl, STARPU_CL_ARGS, a, args_size, STARPU_PRIORITY, priority, SQ_TILE_PLACEMENT(rt, tile),
+                         SQ_TASK_CALLBACK(done, done_arg, tile), STARPU_DATA_MODE_ARRAY, descr, nbuf, 0);
   if (ret != 0 && ahead) free(ahead);
   free(descr);
   SQ_CHECK(ret == 0, SQ_ERR_RUNTIME, "inserting step task for tile %d failed (%d)", tile, ret);

@@ -128,10 +128,9 @@ int sq_pass_merge_corrections(const sq_clustering *c, sq_event_list *list) {
   return SQ_SUCCESS;
 }
 
-/* Event j > i of cluster 1's next predictor, if the predictors of the tiles folded after e[i] may go ahead into it. */
-static int64_t next_prediction(const sq_clustering *c, const sq_event_list *list, int64_t i) {
-  int buffered = 0;
-  for (int t = 0; t < c->ntile; ++t) buffered |= c->fold_predict[t] && sq_runtime_tile_needs_buffer(c->rt, t);
+/* Event j > i of cluster 1's next predictor, if the predictors of the tiles folded after e[i] may go ahead into it
+ * (`buffered`: some of those tiles have an LTS buffer). */
+static int64_t next_prediction(const sq_event_list *list, int64_t i, int buffered) {
   const sq_event *e = list->event;
   for (int64_t j = i + 1; j < list->n; ++j) {
     if (e[j].kind == SQ_EVENT_STEPS) return -1; /* the fastest cluster's next steps read what it writes */
@@ -146,8 +145,12 @@ static int64_t next_prediction(const sq_clustering *c, const sq_event_list *list
 }
 
 int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list) {
-  int any = 0, ahead = 0;
-  for (int t = 0; t < c->ntile; ++t) any |= c->fold_into[t] >= 0, ahead |= c->fold_predict[t];
+  int any = 0, ahead = 0, buffered = 0;
+  for (int t = 0; t < c->ntile; ++t) {
+    any |= c->fold_into[t] >= 0;
+    ahead |= c->fold_predict[t];
+    buffered |= c->fold_predict[t] && sq_runtime_tile_needs_buffer(c->rt, t);
+  }
   if (!any) return SQ_SUCCESS;
   sq_event *e = list->event;
   for (int64_t i = 0; i + 1 < list->n; ++i)
@@ -155,7 +158,7 @@ int sq_pass_fold_corrections(const sq_clustering *c, sq_event_list *list) {
         single(&e[i + 1], SQ_EVENT_CORRECT, 1)) {
       e[i].fold = e[i + 1].fold = 1;
       e[i].step[1] = e[i + 1].step[0];
-      const int64_t j = ahead ? next_prediction(c, list, i + 1) : -1;
+      const int64_t j = ahead ? next_prediction(list, i + 1, buffered) : -1;
       if (j < 0) continue;
       e[i].fold = 3;
       e[i].ahead = e[j].step[0].substep;

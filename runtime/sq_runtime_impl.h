@@ -146,8 +146,10 @@ void sq_forward_destroy(sq_runtime *rt);
 /** The task-insertion arguments for the completion callback (forwarding, profiling, tracing) of a task of @p kind
  * that computes @p tile. */
 #define SQ_PROFILE(rt, kind, tile)                                                                                     \
-  STARPU_CALLBACK_WITH_ARG_NFREE, sq_task_callback(rt, kind, tile), sq_task_callback_arg(rt, kind, tile),              \
-      STARPU_TAG_ONLY, (starpu_tag_t)(tile)
+  SQ_TASK_CALLBACK(sq_task_callback(rt, kind, tile), sq_task_callback_arg(rt, kind, tile), tile)
+/** The same with the callback @p done and its argument @p arg given (the tile's tag as SQ_PROFILE's). */
+#define SQ_TASK_CALLBACK(done, arg, tile)                                                                              \
+  STARPU_CALLBACK_WITH_ARG_NFREE, done, arg, STARPU_TAG_ONLY, (starpu_tag_t)(tile)
 
 /**
  * @brief Build the halo send plan and its buffers (no-op on one rank).  Called by sq_runtime_create
