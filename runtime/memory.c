@@ -98,6 +98,59 @@ int sq_runtime_upload_tile(sq_runtime *rt, int t, int node, int outputs, sq_uplo
   return SQ_SUCCESS;
 }
 
+/* The arrays of tile @p nt that its neighbour tile @p r reads, as the neighbour tasks choose them: of a tile of r's
+ * cluster its time integrals (both arrays, sq_runtime_double_tint), of a slower one its derivatives, of a faster one
+ * its LTS buffer.  Returns how many (at most 2) went to @p h. */
+static int read_by_neighbour(const sq_runtime *rt, int r, int nt, starpu_data_handle_t h[2]) {
+  const int lr = rt->disc->tile[r].cluster, lnb = rt->disc->tile[nt].cluster;
+  int n = 0;
+  if (lnb == lr) {
+    if (rt->tint[nt]) h[n++] = rt->tint[nt];
+    if (rt->tint_alt && rt->tint_alt[nt]) h[n++] = rt->tint_alt[nt];
+  } else if (lnb > lr) {
+    if (rt->derivs[nt]) h[n++] = rt->derivs[nt];
+  } else if (rt->buffer[nt]) {
+    h[n++] = rt->buffer[nt];
+  }
+  return n;
+}
+
+/* Room on the other GPUs whose tiles read tile @p t's outputs (read_by_neighbour; @p only: that array alone, NULL:
+ * all), where @p fits, with @p make (their bytes added to @p bytes); else only their bytes added to @p need.  Without
+ * it, StarPU allocates each such copy when its first reader fetches it, in the reading GPU's worker thread, which then
+ * neither completes nor starts that GPU's tasks: the first sync interval on four GPUs took twice as long. */
+static int replica_rooms(const sq_runtime *rt, int t, starpu_data_handle_t only, const unsigned char *fits,
+                         double *need, int make, double *bytes) {
+  const sq_disc *d = rt->disc;
+  const int home = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
+  if (home < 0) return SQ_SUCCESS;
+  uint64_t done[4] = {0}; /* per array (tint, tint_alt, derivs, buffer), the nodes it has room on */
+  const int max_node = (int)(8 * sizeof(done[0]));
+  const starpu_data_handle_t arrays[4] = {rt->tint[t], rt->tint_alt ? rt->tint_alt[t] : NULL, rt->derivs[t],
+                                          rt->buffer[t]};
+  for (int k = 0; k < d->tile[t].nneighbor; ++k) {
+    const int r = d->tile[t].neighbor[k];
+    const int node = r != t && d->tile[r].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, r) : -1;
+    if (node < 0 || node == home || node >= max_node) continue;
+    starpu_data_handle_t h[2];
+    const int n = read_by_neighbour(rt, r, t, h);
+    for (int i = 0; i < n; ++i) {
+      int a = 0;
+      while (a < 3 && arrays[a] != h[i]) ++a;
+      if ((only && h[i] != only) || (done[a] >> node & 1)) continue;
+      done[a] |= 1ull << node;
+      const double b = (double)starpu_data_get_size(h[i]);
+      if (!make) {
+        need[node] += b;
+      } else if (fits[node]) {
+        SQ_CALL(make_room(h[i], node, t));
+        *bytes += b;
+      }
+    }
+  }
+  return SQ_SUCCESS;
+}
+
 int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
   const sq_disc *d = rt->disc;
   sq_upload_stats st = {0};
@@ -110,10 +163,15 @@ int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
     double bytes[2];
     tile_handles(rt, t, in, out, bytes);
     need[node] += bytes[0] + bytes[1];
+    SQ_CALL(replica_rooms(rt, t, NULL, fits, need, 0, NULL));
   }
   /* only where everything fits with a margin: else StarPU's own eviction decides what stays, as the tasks come */
   for (unsigned node = 0; node < starpu_memory_nodes_get_count() && node < STARPU_MAXNODES; ++node)
     fits[node] = need[node] > 0 && need[node] < 0.9 * (double)starpu_memory_get_total(node);
+  /* room for the copies on the reading GPUs first, for the tile's own outputs on its GPU last: the copy there
+   * stays the valid one */
+  for (int t = 0; t < d->ntile; ++t) SQ_CALL(replica_rooms(rt, t, NULL, fits, need, 1, &st.replica_bytes));
+  for (unsigned node = 0; node < STARPU_MAXNODES; ++node) rt->upload_fits[node] = fits[node];
   /* the faster clusters first: their tasks come first (the graph's priorities) and most often */
   for (int l = 0; l < d->ncluster; ++l)
     for (int t = 0; t < d->ntile; ++t) {
@@ -160,11 +218,17 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what) {
 #endif
 
 /* One more array for tile t's time integrals, unless it has one or is not interior. */
-static void double_one(sq_runtime *rt, int t) {
+static int double_one(sq_runtime *rt, int t) {
   const sq_disc *d = rt->disc;
-  if (rt->tint_alt[t] || d->tile[t].layer != SQ_LAYER_INTERIOR) return;
+  if (rt->tint_alt[t] || d->tile[t].layer != SQ_LAYER_INTERIOR) return SQ_SUCCESS;
   starpu_vector_data_register(&rt->tint_alt[t], -1, 0, (uint32_t)(d->tile[t].end - d->tile[t].begin),
                               sq_disc_elem_bytes(d));
+  /* after the upload (sq_runtime_upload), its room on its readers' GPUs and its own, as for the first array */
+  const int home = sq_runtime_tile_node(rt, t);
+  if (home < 0 || !rt->upload_fits[home]) return SQ_SUCCESS;
+  double bytes = 0;
+  SQ_CALL(replica_rooms(rt, t, rt->tint_alt[t], rt->upload_fits, NULL, 1, &bytes));
+  return make_room(rt->tint_alt[t], home, t);
 }
 
 int sq_runtime_double_tint(sq_runtime *rt, int tile) {
@@ -177,9 +241,9 @@ int sq_runtime_double_tint(sq_runtime *rt, int tile) {
     }
   }
   const sq_tile *tl = &d->tile[tile];
-  double_one(rt, tile);
+  SQ_CALL(double_one(rt, tile));
   for (int s = 0; s < tl->nneighbor; ++s)
-    if (d->tile[tl->neighbor[s]].cluster == tl->cluster) double_one(rt, tl->neighbor[s]);
+    if (d->tile[tl->neighbor[s]].cluster == tl->cluster) SQ_CALL(double_one(rt, tl->neighbor[s]));
   return SQ_SUCCESS;
 }
 

@@ -136,19 +136,22 @@ int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies);
 
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {
-  int64_t tiles;       /**< tiles whose data goes to a GPU */
-  double input_bytes;  /**< bytes copied there (solution, element matrices, face links, reference matrices) */
-  double output_bytes; /**< bytes allocated there for what the tasks write first (time integrals, derivatives,
-                            LTS buffers) */
+  int64_t tiles;        /**< tiles whose data goes to a GPU */
+  double input_bytes;   /**< bytes copied there (solution, element matrices, face links, reference matrices) */
+  double output_bytes;  /**< bytes allocated there for what the tasks write first (time integrals, derivatives,
+                             LTS buffers) */
+  double replica_bytes; /**< bytes allocated on other GPUs for the copies of those outputs that their tiles read */
 } sq_upload_stats;
 /**
  * @brief Start moving each GPU tile's data to the GPU its element tasks run on (sq_runtime_split_tiles,
  * sq_runtime_place_tiles_on_gpus; with one GPU and no CPU workers: every tile), the faster clusters first:
- * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy); a GPU whose
- * tiles would fill more than 90 % of its memory is left to StarPU's fetches and evictions as before.  Returns
- * at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
- * for its own data.  Call before the time stepping; a caller that overwrites the host data afterwards (a restart,
- * a new initial state) goes through sq_runtime_host_overwrite first.  No-op without GPU workers.
+ * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy), and for the
+ * copies of those outputs on the other GPUs whose tiles read them (no copy either; a second time-integral array,
+ * sq_runtime_double_tint, gets both when it is made); a GPU whose tiles and copies would fill more than 90 % of its
+ * memory is left to StarPU's fetches and evictions as before.  Returns at once: the copies run while the set-up
+ * finishes and the first tasks are submitted, and a task waits only for its own data.  Call before the time stepping; a
+ * caller that overwrites the host data afterwards (a restart, a new initial state) goes through
+ * sq_runtime_host_overwrite first.  No-op without GPU workers.
  * @param stats  NULL, or what was asked for
  */
 int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats);

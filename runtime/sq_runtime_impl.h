@@ -86,7 +86,8 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  int profile;                    /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
+  unsigned char upload_fits[STARPU_MAXNODES]; /**< per memory node: sq_runtime_upload made room there */
+  int profile;                                /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   starpu_data_handle_t *tint_alt; /**< NULL, or per tile NULL or a second time-integral array (sq_runtime_double_tint):
                                        consecutive predictors of the tile write tint and tint_alt in turn */
   unsigned char *tint_odd;        /**< per tile with tint_alt: the last submitted predictor wrote tint_alt */

@@ -456,8 +456,9 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
     sq_upload_stats up;
     SQ_CALL(sq_runtime_upload(s->rt, &up));
     if (up.tiles > 0 && s->rank == 0 && sq_verbosity >= 1)
-      printf("  upload     %.2f GB of %lld tiles' data to the GPUs started, %.2f GB of room for their outputs\n",
-             1e-9 * up.input_bytes, (long long)up.tiles, 1e-9 * up.output_bytes);
+      printf("  upload     %.2f GB of %lld tiles' data to the GPUs started, %.2f GB of room for their outputs, %.2f GB "
+             "for the copies other GPUs read\n",
+             1e-9 * up.input_bytes, (long long)up.tiles, 1e-9 * up.output_bytes, 1e-9 * up.replica_bytes);
   }
   s->setup_seconds[4] += sq_wall_seconds() - t0;
   return SQ_SUCCESS;
