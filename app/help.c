@@ -42,6 +42,8 @@ static const help_option run_options[] = {
     {"--trace", "FILE.csv",
      "with --profile, also every task of that part, one CSV line each (with several ranks, rank r writes "
      "FILE.csv.r); tools/trace-gaps.py summarises where the workers wait"},
+    {"--trace-all", "FILE.csv",
+     "--trace, but from the first step: the first chunk's tasks too (the upload to the GPUs, the first launches)"},
     {"--quiet", "", "print errors only"},
     {"--verbose", "", "also print each rank's peak memory and the details of errors"},
     {"--strict", "", "the material warnings are errors: a rule that matches no cell, implausible values"},

@@ -143,7 +143,7 @@ static int check_gpu_memory(const sq_sim *s, size_t bytes, double cpu_share) {
 /* The command line and the configuration it names, with the command line's overrides (app/help.c
  * describes every option). */
 static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *profile, const char **restart,
-                       const char **trace, int *dry_run, int *keep_stale) {
+                       const char **trace, int *trace_all, int *dry_run, int *keep_stale) {
   const char *path = NULL, *sched = NULL, *outdir = NULL, *partition = NULL;
   const char *sets[SQ_RUN_MAX_SETS];
   int tile = 0, nsets = 0, strict = 0;
@@ -164,6 +164,7 @@ static int run_options(int argc, char **argv, sq_config *cfg, int *serial, int *
     else if (!strcmp(argv[i], "--partition") && i + 1 < argc) partition = argv[++i];
     else if (!strcmp(argv[i], "--profile")) *profile = 1;
     else if (!strcmp(argv[i], "--trace") && i + 1 < argc) *trace = argv[++i], *profile = 1;
+    else if (!strcmp(argv[i], "--trace-all") && i + 1 < argc) *trace = argv[++i], *profile = 1, *trace_all = 1;
     else if (!strcmp(argv[i], "--restart") && i + 1 < argc) *restart = argv[++i];
     else if (!strcmp(argv[i], "--keep-stale")) *keep_stale = 1;
     else if (!strcmp(argv[i], "--clean")) *keep_stale = 0;
@@ -208,6 +209,7 @@ typedef struct run {
   sq_config cfg;
   const char *restart, *trace; /* --restart CHECKPOINT, --trace FILE (NULL: none) */
   int serial, profile;
+  int trace_all;       /* --trace-all: the trace covers the first chunk too */
   int keep_stale;      /* --keep-stale: a new run keeps the files of the previous one */
   sq_run_files *files; /* the manifest (rank 0) */
   int stopped;         /* stopped by a signal, with a checkpoint */
@@ -496,7 +498,7 @@ static int run_loop(run *r, sq_outputs *outs, progress *pr) {
     progress_show(pr, s, done == nsteps);
     if (r->t_first < 0) { /* the profile, too, covers the steady part only */
       r->t_first = wall_now(), r->steps_first = done;
-      if (r->profile && s->rt) sq_runtime_profile_reset(s->rt);
+      if (r->profile && s->rt) sq_runtime_profile_reset(s->rt, r->trace_all);
     }
     if (!ierr && stop && done < nsteps) {
       if (pr->tty && sq_verbosity >= 1) fputc('\n', stderr);
@@ -784,8 +786,8 @@ int sq_cmd_run(int argc, char **argv) {
   int dry_run = 0;
   /* every rank reads the same command line and file: rank 0 alone reports their errors */
   sq_sim_hold_errors();
-  SQ_CALL(sq_sim_release_errors(
-      run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace, &dry_run, &r.keep_stale)));
+  SQ_CALL(sq_sim_release_errors(run_options(argc, argv, &r.cfg, &r.serial, &r.profile, &r.restart, &r.trace,
+                                            &r.trace_all, &dry_run, &r.keep_stale)));
   if (sq_sim_mpi_rank() == 0 && !dry_run) SQ_CALL(make_dir(r.cfg.output_dir));
   r.w0 = wall_now();
   sq_outputs *outs = NULL;

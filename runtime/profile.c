@@ -37,9 +37,9 @@ void (*sq_profile_callback(const sq_runtime *rt))(void *) { return rt->profile ?
 
 void *sq_profile_arg(sq_runtime *rt, enum sq_task_kind kind) { return &rt->prof[kind]; }
 
-void sq_runtime_profile_reset(sq_runtime *rt) {
+void sq_runtime_profile_reset(sq_runtime *rt, int keep_trace) {
   for (int k = 0; k < SQ_NTASK_KINDS; ++k) rt->prof[k].count = rt->prof[k].nanoseconds = 0;
-  rt->trace_count = 0;
+  if (!keep_trace) rt->trace_count = 0;
   const unsigned nw = starpu_worker_get_count();
   for (unsigned w = 0; w < nw; ++w) starpu_profiling_worker_get_info((int)w, NULL); /* NULL: reset only */
 }

@@ -410,9 +410,9 @@ void sq_halo_bytes(const sq_runtime *rt, double *sent, double *sent_unsplit);
 void sq_runtime_enable_profiling(sq_runtime *rt);
 /** @brief Print the per-kind time breakdown and each worker's idle fraction. */
 void sq_runtime_print_profile(const sq_runtime *rt, FILE *out);
-/** @brief Zero the per-kind times, the workers' counters and the trace (no task may be running): profile
- *  what follows. */
-void sq_runtime_profile_reset(sq_runtime *rt);
+/** @brief Zero the per-kind times, the workers' counters and, unless @p keep_trace, the trace (no task may be
+ *  running): profile what follows. */
+void sq_runtime_profile_reset(sq_runtime *rt, int keep_trace);
 /** @brief Keep the workers' counters as they are now (the end of the time stepping): the report then shows
  *  them rather than counters that ran on through the outputs. */
 int sq_runtime_profile_freeze(sq_runtime *rt);

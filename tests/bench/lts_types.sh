@@ -13,7 +13,8 @@
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
 # SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_FAST_CHAIN=true for runtime.fast_cluster_chain,
 # SQ_LTS_FAST_TILE=N for runtime.fast_cluster_tile, SQ_LTS_FAST_SHARE=F for runtime.fast_gpu_share, SQ_LTS_FOLD=true for runtime.fuse_chain_correction, SQ_LTS_FOLD_PREDICT=true for runtime.fuse_chain_prediction, SQ_LTS_PREFETCH=true for runtime.prefetch_halo, SQ_LTS_PRECISION=single for single precision,
-# SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py)
+# SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py); with
+# SQ_LTS_TRACE_ALL=1 the traces cover the first sync interval too (--trace-all)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
 # merged run out (its columns then read "-"), SQ_LTS_RESULTS=FILE to append one line per type to FILE:
 # "type work_ratio gts_seconds lts_seconds gts_hash lts_hash gts_steady lts_steady folded predicted" (the steady
@@ -76,7 +77,7 @@ for t in ${SQ_LTS_TYPES:-1 2 3 4 5 6}; do
     case $variant in gts) rate=1 merge=false ;; lts) rate=2 merge=false ;; merged) rate=2 merge=true ;; esac
     config $t $rate $merge | sed "s/@END_TIME@/$end/" > "$OUT/$variant.yaml"
     trace=()
-    [ -n "${SQ_LTS_TRACE:-}" ] && mkdir -p "$SQ_LTS_TRACE" && trace=(--trace "$SQ_LTS_TRACE/type$t-$variant.csv") &&
+    [ -n "${SQ_LTS_TRACE:-}" ] && mkdir -p "$SQ_LTS_TRACE" && trace=("--trace${SQ_LTS_TRACE_ALL:+-all}" "$SQ_LTS_TRACE/type$t-$variant.csv") &&
       export STARPU_BUS_STATS=1 STARPU_BUS_STATS_FILE=$SQ_LTS_TRACE/type$t-$variant.bus
     "$SQ" "$OUT/$variant.yaml" --profile "${trace[@]}" --output "$OUT/$variant" > "$OUT/$variant.log" 2> /dev/null
     eval "${variant}_wall=$(field "$OUT/$variant" wall_time_stepping)" # the time stepping: no outputs, no copy back

@@ -56,6 +56,13 @@ steps=$(awk -F, '$1 == "step"' "$OUT/folded.csv" | wc -l)
 [ -n "$chain" ] && [ "$(echo "$chain" | awk '{print $2}')" -gt 0 ] &&
   [ "$(echo "$chain" | awk '{print $2}')" -le $((steps - 1)) ] && ok "trace-gaps.py: the whole-step chain ($chain)" ||
   bad "trace-gaps.py prints no whole-step chain (${chain:-none}, $steps step tasks)"
+# --trace-all: the same run traced from its first step on, every whole-step task (grouped_step_tasks) and the same bits
+"$SQ" "$OUT/folded.yaml" --quiet --trace-all "$OUT/folded-all.csv" --output "$OUT/folded-all" > /dev/null 2>&1
+all=$(awk -F, '$1 == "step"' "$OUT/folded-all.csv" | wc -l)
+n=$(summary_value "$OUT/folded-all/lts-summary.txt" grouped_step_tasks); h=$(hash_of "$OUT/folded-all" lts)
+[ "$all" -gt "$steps" ] && [ "$all" -eq "${n:-0}" ] && [ "$h" = "$ref" ] &&
+  ok "--trace-all: $all whole-step tasks of $n, --trace $steps" ||
+  bad "--trace-all: $all whole-step tasks, the run's $n, --trace $steps; hash ${h:-none}"
 n=$(summary_value "$OUT/fast/lts-summary.txt" folded_corrections)
 [ "${n:-1}" -eq 0 ] && ok "no folded corrections without fuse_chain_correction" || bad "folded corrections: ${n:-none}"
 n=$(summary_value "$OUT/predicted/lts-summary.txt" folded_predictions)
