@@ -12,8 +12,10 @@ its start, its length, the next whole-step task's readiness after the predictor,
 copies still to come, and the period from one whole-step task's start to the next; and, for the steps of cluster 1
 whose predictor the whole-step task took ahead (runtime.fuse_chain_prediction), the same without the predictor; and
 what the next whole-step task became ready on (the last task to end before its readiness, by kind and cluster).
+Last, per worker, how much longer than later in the trace the tasks of its first --start milliseconds (default 30)
+took: with `--trace-all`, what the first chunk's start costs.
 
-usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS]
+usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS] [--start MILLISECONDS]
 """
 import bisect
 import collections
@@ -79,13 +81,37 @@ def chain(rows):
         f"{k} {len(v)} {statistics.median(v):.0f}" for k, v in sorted(last.items(), key=lambda kv: -len(kv[1]))))
 
 
+def start_up(rows, window):
+    """Per worker, the tasks that started in the trace's first `window` us: their time against the medians of the same
+    kind and tile later in the trace (a --trace-all trace: the first chunk waits for the upload and makes the first
+    launches and allocations; 1.0 where it runs as later)."""
+    t0 = min(r[6] for r in rows)
+    later = collections.defaultdict(list)
+    for r in rows:
+        if r[6] >= t0 + window:
+            later[(r[0], r[1])].append(r[7] - r[6])
+    med = {k: statistics.median(v) for k, v in later.items()}
+    out = []
+    for w in sorted({r[4] for r in rows}):
+        first = [r for r in rows if r[4] == w and r[6] < t0 + window and (r[0], r[1]) in med]
+        base = sum(med[(r[0], r[1])] for r in first)
+        if first and base > 0:
+            out.append(f"worker {w} {len(first)} tasks {sum(r[7] - r[6] for r in first) / base:.1f}x")
+    if out:
+        print(f"  start-up, tasks of the first {window / 1e3:g} ms against their later medians: " + ", ".join(out))
+
+
 def main(argv):
     gap_min = 20.0
+    window = 30000.0
     paths = []
     i = 0
     while i < len(argv):
         if argv[i] == "--gap" and i + 1 < len(argv):
             gap_min = float(argv[i + 1])
+            i += 2
+        elif argv[i] == "--start" and i + 1 < len(argv):
+            window = 1e3 * float(argv[i + 1])
             i += 2
         else:
             paths.append(argv[i])
@@ -144,6 +170,7 @@ def main(argv):
                 f"{k} c{c} " + " + ".join(f"{statistics.median(v):.0f}" for v in vs)
                 for (k, c), vs in sorted(ready.items())))
         chain(rows)
+        start_up(rows, window)
 
 
 if __name__ == "__main__":
