@@ -116,9 +116,10 @@ static int read_by_neighbour(const sq_runtime *rt, int r, int nt, starpu_data_ha
 }
 
 /* Room on the other GPUs whose tiles read tile @p t's outputs (read_by_neighbour; @p only: that array alone, NULL:
- * all), where @p fits, with @p make (their bytes added to @p bytes); else only their bytes added to @p need.  Without
- * it, StarPU allocates each such copy when its first reader fetches it, in the reading GPU's worker thread, which then
- * neither completes nor starts that GPU's tasks: the first sync interval on four GPUs took twice as long. */
+ * all), where @p fits has SQ_FITS_COPIES, with @p make (their bytes added to @p bytes); else only their bytes added to
+ * @p need.  Without it, StarPU allocates each such copy when its first reader fetches it, in the reading GPU's worker
+ * thread, which then neither completes nor starts that GPU's tasks: the first sync interval on four GPUs took twice as
+ * long. */
 static int replica_rooms(const sq_runtime *rt, int t, starpu_data_handle_t only, const unsigned char *fits,
                          double *need, int make, double *bytes) {
   const sq_disc *d = rt->disc;
@@ -142,7 +143,7 @@ static int replica_rooms(const sq_runtime *rt, int t, starpu_data_handle_t only,
       const double b = (double)starpu_data_get_size(h[i]);
       if (!make) {
         need[node] += b;
-      } else if (fits[node]) {
+      } else if (fits[node] & SQ_FITS_COPIES) {
         SQ_CALL(make_room(h[i], node, t));
         *bytes += b;
       }
@@ -155,19 +156,23 @@ int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
   const sq_disc *d = rt->disc;
   sq_upload_stats st = {0};
   unsigned char pack_sent[STARPU_MAXNODES] = {0}, fits[STARPU_MAXNODES] = {0};
-  double need[STARPU_MAXNODES] = {0};
-  for (int t = 0; t < d->ntile; ++t) { /* what each GPU would hold */
+  double need[STARPU_MAXNODES] = {0}, copies[STARPU_MAXNODES] = {0}; /* a GPU's own tiles' bytes, its copies' */
+  for (int t = 0; t < d->ntile; ++t) {                               /* what each GPU would hold */
     const int node = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
     if (node < 0) continue;
     starpu_data_handle_t in[7], out[3];
     double bytes[2];
     tile_handles(rt, t, in, out, bytes);
     need[node] += bytes[0] + bytes[1];
-    SQ_CALL(replica_rooms(rt, t, NULL, fits, need, 0, NULL));
+    SQ_CALL(replica_rooms(rt, t, NULL, fits, copies, 0, NULL));
   }
-  /* only where everything fits with a margin: else StarPU's own eviction decides what stays, as the tasks come */
-  for (unsigned node = 0; node < starpu_memory_nodes_get_count() && node < STARPU_MAXNODES; ++node)
-    fits[node] = need[node] > 0 && need[node] < 0.9 * (double)starpu_memory_get_total(node);
+  /* only where everything fits with a margin: else StarPU's own eviction decides what stays, as the tasks come;
+   * the copies only where they fit too */
+  for (unsigned node = 0; node < starpu_memory_nodes_get_count() && node < STARPU_MAXNODES; ++node) {
+    const double room = 0.9 * (double)starpu_memory_get_total(node);
+    if (need[node] > 0 && need[node] < room) fits[node] = SQ_FITS_OWN;
+    if (fits[node] && need[node] + copies[node] < room) fits[node] |= SQ_FITS_COPIES;
+  }
   /* room for the copies on the reading GPUs first, for the tile's own outputs on its GPU last: the copy there
    * stays the valid one */
   for (int t = 0; t < d->ntile; ++t) SQ_CALL(replica_rooms(rt, t, NULL, fits, need, 1, &st.replica_bytes));
@@ -177,7 +182,7 @@ int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
     for (int t = 0; t < d->ntile; ++t) {
       const sq_tile *tl = &d->tile[t];
       const int node = tl->cluster == l && tl->layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
-      if (node < 0 || !fits[node]) continue;
+      if (node < 0 || !(fits[node] & SQ_FITS_OWN)) continue;
       if (!pack_sent[node]) {
         pack_sent[node] = 1;
         SQ_CHECK(starpu_data_prefetch_on_node(rt->pack, (unsigned)node, 1) == 0, SQ_ERR_RUNTIME,
@@ -225,7 +230,7 @@ static int double_one(sq_runtime *rt, int t) {
                               sq_disc_elem_bytes(d));
   /* after the upload (sq_runtime_upload), its room on its readers' GPUs and its own, as for the first array */
   const int home = sq_runtime_tile_node(rt, t);
-  if (home < 0 || !rt->upload_fits[home]) return SQ_SUCCESS;
+  if (home < 0 || !(rt->upload_fits[home] & SQ_FITS_OWN)) return SQ_SUCCESS;
   double bytes = 0;
   SQ_CALL(replica_rooms(rt, t, rt->tint_alt[t], rt->upload_fits, NULL, 1, &bytes));
   return make_room(rt->tint_alt[t], home, t);

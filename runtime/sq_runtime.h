@@ -147,11 +147,11 @@ typedef struct sq_upload_stats {
  * sq_runtime_place_tiles_on_gpus; with one GPU and no CPU workers: every tile), the faster clusters first:
  * the inputs are copied, room is made for the outputs that the tasks write before reading (no copy), and for the
  * copies of those outputs on the other GPUs whose tiles read them (no copy either; a second time-integral array,
- * sq_runtime_double_tint, gets both when it is made); a GPU whose tiles and copies would fill more than 90 % of its
- * memory is left to StarPU's fetches and evictions as before.  Returns at once: the copies run while the set-up
- * finishes and the first tasks are submitted, and a task waits only for its own data.  Call before the time stepping; a
- * caller that overwrites the host data afterwards (a restart, a new initial state) goes through
- * sq_runtime_host_overwrite first.  No-op without GPU workers.
+ * sq_runtime_double_tint, gets both when it is made); a GPU whose tiles would fill more than 90 % of its memory is
+ * left to StarPU's fetches and evictions as before, and one whose tiles and copies would, gets no room for the copies.
+ * Returns at once: the copies run while the set-up finishes and the first tasks are submitted, and a task waits only
+ * for its own data.  Call before the time stepping; a caller that overwrites the host data afterwards (a restart, a new
+ * initial state) goes through sq_runtime_host_overwrite first.  No-op without GPU workers.
  * @param stats  NULL, or what was asked for
  */
 int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats);

@@ -86,7 +86,8 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  unsigned char upload_fits[STARPU_MAXNODES]; /**< per memory node: sq_runtime_upload made room there */
+  unsigned char upload_fits[STARPU_MAXNODES]; /**< per memory node: what sq_runtime_upload made room for there
+                                                   (SQ_FITS_OWN, SQ_FITS_COPIES) */
   int profile;                                /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
   starpu_data_handle_t *tint_alt; /**< NULL, or per tile NULL or a second time-integral array (sq_runtime_double_tint):
                                        consecutive predictors of the tile write tint and tint_alt in turn */
@@ -200,6 +201,10 @@ int sq_place_fastest_cluster(const sq_disc *d, int ngpu, int keep_chain, double 
 int sq_runtime_upload_tile(sq_runtime *rt, int tile, int node, int outputs, sq_upload_stats *st);
 /** The memory node of the GPU that all of @p tile's element tasks run on, -1 if not one known GPU. */
 int sq_runtime_tile_node(const sq_runtime *rt, int tile);
+/** sq_runtime_upload's flags per memory node: its tiles' data went there, and room for their copies of the
+ *  other GPUs' outputs that they read. */
+#define SQ_FITS_OWN    1
+#define SQ_FITS_COPIES 2
 /** The worker bitmap of GPU @p gpu for STARPU_TASK_WORKERIDS (NULL with length 0: any worker). */
 static inline uint32_t *sq_gpu_workers(const sq_runtime *rt, int gpu) {
   return gpu >= 0 ? rt->gpu_workers + (size_t)gpu * rt->gpu_words : NULL;
