@@ -156,8 +156,9 @@ int sq_runtime_upload(sq_runtime *rt, sq_upload_stats *stats) {
   const sq_disc *d = rt->disc;
   sq_upload_stats st = {0};
   unsigned char pack_sent[STARPU_MAXNODES] = {0}, fits[STARPU_MAXNODES] = {0};
-  double need[STARPU_MAXNODES] = {0}, copies[STARPU_MAXNODES] = {0}; /* a GPU's own tiles' bytes, its copies' */
-  for (int t = 0; t < d->ntile; ++t) {                               /* what each GPU would hold */
+  /* what each GPU would hold: its own tiles' bytes, and those of its copies of the other GPUs' tiles it reads */
+  double need[STARPU_MAXNODES] = {0}, copies[STARPU_MAXNODES] = {0};
+  for (int t = 0; t < d->ntile; ++t) {
     const int node = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
     if (node < 0) continue;
     starpu_data_handle_t in[7], out[3];
