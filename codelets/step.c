@@ -262,12 +262,13 @@ static int add_tail(const sq_runtime *rt, int step_tile, int t, int j, step_args
   tt->nslot = tl->nneighbor;
   for (int s = 0; s < tl->nneighbor; ++s) {
     const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
-    starpu_data_handle_t h = lnb < tl->cluster   ? rt->buffer[nt]
-                             : lnb > tl->cluster ? rt->derivs[nt]
-                                                 : sq_tint_handle(rt, nt);
+    const enum sq_neighbour_array reads = sq_neighbour_reads(tl->cluster, lnb);
+    starpu_data_handle_t h = reads == SQ_READS_TINT     ? sq_tint_handle(rt, nt)
+                             : reads == SQ_READS_BUFFER ? rt->buffer[nt]
+                                                        : rt->derivs[nt];
     SQ_CHECK(h, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its LTS data", t, nt);
     step_slot *sl = &a->slot[(*nslot)++];
-    sl->derivs = lnb > tl->cluster;
+    sl->derivs = reads == SQ_READS_DERIVS;
     sl->buffer = find_buffer(descr, *nbuf, h);
     if (sl->buffer < 0) {
       sl->buffer = *nbuf;

@@ -71,8 +71,10 @@ int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies) {
     for (int s = 0; s < tl->nneighbor && !ierr; ++s) {
       const int nt = tl->neighbor[s];
       if (nt == r || sq_runtime_tile_node(rt, nt) < 0 || sq_runtime_tile_node(rt, nt) == node) continue;
-      const int lnb = d->tile[nt].cluster;
-      const starpu_data_handle_t h = lnb == tl->cluster ? rt->tint[nt] : lnb > tl->cluster ? rt->derivs[nt] : NULL;
+      const enum sq_neighbour_array reads = sq_neighbour_reads(tl->cluster, d->tile[nt].cluster);
+      const starpu_data_handle_t h = reads == SQ_READS_TINT     ? rt->tint[nt]
+                                     : reads == SQ_READS_DERIVS ? rt->derivs[nt]
+                                                                : NULL;
       if (!h) continue;
       ierr = forward_add(&rt->forward[nt], h, node);
     }

@@ -98,21 +98,26 @@ int sq_runtime_upload_tile(sq_runtime *rt, int t, int node, int outputs, sq_uplo
   return SQ_SUCCESS;
 }
 
-/* The arrays of tile @p nt that its neighbour tile @p r reads, as the neighbour tasks choose them: of a tile of r's
- * cluster its time integrals (both arrays, sq_runtime_double_tint), of a slower one its derivatives, of a faster one
- * its LTS buffer.  Returns how many (at most 2) went to @p h. */
-static int read_by_neighbour(const sq_runtime *rt, int r, int nt, starpu_data_handle_t h[2]) {
-  const int lr = rt->disc->tile[r].cluster, lnb = rt->disc->tile[nt].cluster;
-  int n = 0;
-  if (lnb == lr) {
-    if (rt->tint[nt]) h[n++] = rt->tint[nt];
-    if (rt->tint_alt && rt->tint_alt[nt]) h[n++] = rt->tint_alt[nt];
-  } else if (lnb > lr) {
-    if (rt->derivs[nt]) h[n++] = rt->derivs[nt];
-  } else if (rt->buffer[nt]) {
-    h[n++] = rt->buffer[nt];
+/* Tile @p t's arrays, indexed as read_by_neighbour returns them: time integrals, their second array
+ * (sq_runtime_double_tint), derivatives, LTS buffer (NULL: none). */
+enum { TINT, TINT_ALT, DERIVS, BUFFER, NARRAYS };
+static void tile_arrays(const sq_runtime *rt, int t, starpu_data_handle_t a[NARRAYS]) {
+  a[TINT] = rt->tint[t];
+  a[TINT_ALT] = rt->tint_alt ? rt->tint_alt[t] : NULL;
+  a[DERIVS] = rt->derivs[t];
+  a[BUFFER] = rt->buffer[t];
+}
+
+/* The arrays of tile @p nt that its neighbour tile @p r reads, as the neighbour tasks choose them
+ * (sq_neighbour_reads; of a tile of r's cluster both time-integral arrays): their indices in tile_arrays, in
+ * @p k.  Returns how many (at most 2). */
+static int read_by_neighbour(const sq_runtime *rt, int r, int nt, int k[2]) {
+  switch (sq_neighbour_reads(rt->disc->tile[r].cluster, rt->disc->tile[nt].cluster)) {
+  case SQ_READS_TINT: k[0] = TINT, k[1] = TINT_ALT; return 2;
+  case SQ_READS_DERIVS: k[0] = DERIVS; return 1;
+  case SQ_READS_BUFFER: k[0] = BUFFER; return 1;
   }
-  return n;
+  return 0;
 }
 
 /* Room on the other GPUs whose tiles read tile @p t's outputs (read_by_neighbour; @p only: that array alone, NULL:
@@ -125,26 +130,26 @@ static int replica_rooms(const sq_runtime *rt, int t, starpu_data_handle_t only,
   const sq_disc *d = rt->disc;
   const int home = d->tile[t].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, t) : -1;
   if (home < 0) return SQ_SUCCESS;
-  uint64_t done[4] = {0}; /* per array (tint, tint_alt, derivs, buffer), the nodes it has room on */
+  uint64_t done[NARRAYS] = {0}; /* per array, the nodes it has room on */
   const int max_node = (int)(8 * sizeof(done[0]));
-  const starpu_data_handle_t arrays[4] = {rt->tint[t], rt->tint_alt ? rt->tint_alt[t] : NULL, rt->derivs[t],
-                                          rt->buffer[t]};
+  starpu_data_handle_t arrays[NARRAYS];
+  tile_arrays(rt, t, arrays);
   for (int k = 0; k < d->tile[t].nneighbor; ++k) {
     const int r = d->tile[t].neighbor[k];
     const int node = r != t && d->tile[r].layer != SQ_LAYER_GHOST ? sq_runtime_tile_node(rt, r) : -1;
     if (node < 0 || node == home || node >= max_node) continue;
-    starpu_data_handle_t h[2];
-    const int n = read_by_neighbour(rt, r, t, h);
+    int idx[2];
+    const int n = read_by_neighbour(rt, r, t, idx);
     for (int i = 0; i < n; ++i) {
-      int a = 0;
-      while (a < 3 && arrays[a] != h[i]) ++a;
-      if ((only && h[i] != only) || (done[a] >> node & 1)) continue;
+      const int a = idx[i];
+      const starpu_data_handle_t h = arrays[a];
+      if (!h || (only && h != only) || (done[a] >> node & 1)) continue;
       done[a] |= 1ull << node;
-      const double b = (double)starpu_data_get_size(h[i]);
+      const double b = (double)starpu_data_get_size(h);
       if (!make) {
         need[node] += b;
       } else if (fits[node] & SQ_FITS_COPIES) {
-        SQ_CALL(make_room(h[i], node, t));
+        SQ_CALL(make_room(h, node, t));
         *bytes += b;
       }
     }

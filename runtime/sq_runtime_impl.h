@@ -121,6 +121,13 @@ void sq_profile_task_done(void *prof);
 void (*sq_task_callback(const sq_runtime *rt, enum sq_task_kind kind, int tile))(void *);
 /** @brief Its argument. */
 void *sq_task_callback_arg(sq_runtime *rt, enum sq_task_kind kind, int tile);
+/** Which array of a neighbour tile of cluster @p nb a tile of cluster @p reader reads in its neighbour flux (§3.5):
+ * of its own cluster the time integrals, of a slower one the derivatives over the reader's sub-interval, of a faster
+ * one the LTS buffer accumulated over the reader's step. */
+enum sq_neighbour_array { SQ_READS_TINT, SQ_READS_DERIVS, SQ_READS_BUFFER };
+static inline enum sq_neighbour_array sq_neighbour_reads(int reader, int nb) {
+  return nb == reader ? SQ_READS_TINT : nb > reader ? SQ_READS_DERIVS : SQ_READS_BUFFER;
+}
 /** The time integrals of @p tile that tasks submitted now read: those of its last submitted predictor. */
 static inline starpu_data_handle_t sq_tint_handle(const sq_runtime *rt, int tile) {
   return rt->tint_alt && rt->tint_alt[tile] && rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];

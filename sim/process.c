@@ -102,6 +102,12 @@ int sq_sim_starpu_start(const char *sched, int cpu_task_threads) {
    * stop's cancelled tasks drain in about a second (docs/PRODUCTION.md, "How long a stop takes") */
   setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "10000", 0);
   setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "9000", 0);
+  /* no write-back of a GPU's dirty buffers merely to keep 5-10 % of them clean: StarPU does it in that GPU's driver
+   * thread, which meanwhile neither ends nor starts the GPU's tasks, and the time integrals, derivatives and LTS
+   * buffers are never read on the host while stepping (docs/PERFORMANCE.md, "Local time stepping"); eviction when a
+   * GPU is full still writes back what it evicts */
+  setenv("STARPU_MINIMUM_CLEAN_BUFFERS", "0", 0);
+  setenv("STARPU_TARGET_CLEAN_BUFFERS", "0", 0);
   if (!getenv("STARPU_SCHED") && sched && sched[0]) conf.sched_policy_name = sched;
   else if (!getenv("STARPU_SCHED")) conf.sched_policy_name = "lws";
   /* MPI was initialised by main(); with several ranks StarPU-MPI drives the halo messages (its
