@@ -12,10 +12,17 @@
 
 namespace sq_cuda {
 
+/**
+ * Set by sq_cuda_load_kernels on the calling thread: the launchers choose their kernels as for a launch and load
+ * them (grid_for's occupancy query), but launch nothing (an empty grid, whose configuration error check_launch
+ * clears).
+ */
+inline thread_local bool load_only = false;
+
 /** Abort with a message naming the kernel when its launch failed (bad configuration, no device, ...). */
 inline void check_launch(const char *kernel, int order, sq_precision prec, int64_t n) {
   const cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) return;
+  if (err == cudaSuccess || load_only) return;
   fprintf(stderr, "starquake: CUDA kernel %s (order %d, %s precision, %lld elements) failed: %s (%s)\n", kernel, order,
           prec == SQ_F64 ? "double" : "single", (long long)n, cudaGetErrorString(err), cudaGetErrorName(err));
   abort();
@@ -82,6 +89,7 @@ template <class T, typename Kernel>
 inline Grid grid_for(Kernel kernel, int64_t n, size_t smem, const char *name, int order) {
   const int64_t full = (n + T::E - 1) / T::E;
   const int64_t wave = wave_of<T>(kernel, smem, name, order);
+  if (load_only) return {0, T::E};
   if (full >= wave || n <= 0) return {(unsigned)full, T::E};
   const int epb = (int)((n + wave - 1) / wave);
   return {(unsigned)((n + epb - 1) / epb), epb};

@@ -170,6 +170,13 @@ void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, co
                         const void *initial_stress, const double *params, const double *mu, double dt, double *strain,
                         uint8_t *yielded, int64_t *yield_count, void *stream);
 
+/**
+ * @brief Load, on the current GPU, the kernels that the ader, local, neighbour and fused predictor launchers select
+ * for tiles of each of the @p nsize element counts @p sizes, without launching anything.  CUDA otherwise loads a
+ * kernel at its first launch, 0.5-10 ms each, inside the first tasks of the time stepping.
+ */
+void sq_cuda_load_kernels(sq_precision prec, int order, const int64_t *sizes, int nsize);
+
 /** @brief Number of CUDA devices visible (0 when there is none or the driver fails). */
 int sq_cuda_device_count(void);
 

@@ -224,6 +224,22 @@ START_TEST(kernels_vs_cpu) {
 }
 END_TEST
 
+/* sq_cuda_load_kernels launches nothing (every pointer it passes is NULL: a launch would fault, and the device's
+ * sticky error would show at the synchronisation), leaves no error behind, and the launchers launch again after it:
+ * the kernels then match the CPU. */
+START_TEST(load_kernels_launch_nothing) {
+  const int64_t sizes[] = {1, 162, 6000, 24576, 100000};
+  for (int order = SQ_ORDER_MIN; order <= SQ_ORDER_MAX; ++order)
+    for (int k = 0; k < 2; ++k) {
+      const sq_precision p = k ? SQ_F32 : SQ_F64;
+      sq_cuda_load_kernels(p, order, sizes, (int)(sizeof(sizes) / sizeof(sizes[0])));
+      ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+      ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+      kernels_one(3, order, p);
+    }
+}
+END_TEST
+
 /* The split sparse `local` (local_split_kernel, src/cuda/cuda_sparse.cuh) and the tensor-core `local`
  * (local_tensor_kernel, src/cuda/cuda_tensor.cuh; double precision) against sq_kernel_local at every order, whether
  * sq_cuda_local takes them there or not: from random dofs and from zero dofs (the increment). */
@@ -640,6 +656,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, NULL, teardown);
   tcase_add_test(tc, kernels_vs_cpu);
   tcase_add_test(tc, kernels_vs_cpu_large);
+  tcase_add_test(tc, load_kernels_launch_nothing);
   tcase_add_test(tc, local_split_vs_cpu);
   tcase_add_test(tc, local_tensor_vs_cpu);
   tcase_add_test(tc, ane_kernels_vs_cpu);
