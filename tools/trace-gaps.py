@@ -13,7 +13,7 @@ copies still to come, and the period from one whole-step task's start to the nex
 whose predictor the whole-step task took ahead (runtime.fuse_chain_prediction), the same without the predictor; and
 what the next whole-step task became ready on (the last task to end before its readiness, by kind and cluster).
 Last, per worker, how much longer than later in the trace the tasks of its first --start milliseconds (default 30)
-took: with `--trace-all`, what the first chunk's start costs.
+took, and when the first whole-step task started: with `--trace-all`, what the first chunk's start costs.
 
 usage: tools/trace-gaps.py TRACE.csv [TRACE.csv.1 ...] [--gap MICROSECONDS] [--start MILLISECONDS]
 """
@@ -97,8 +97,12 @@ def start_up(rows, window):
         base = sum(med[(r[0], r[1])] for r in first)
         if first and base > 0:
             out.append(f"worker {w} {len(first)} tasks {sum(r[7] - r[6] for r in first) / base:.1f}x")
+    steps = [r[6] for r in rows if r[0] == "step"]
+    first_step = f"; the first whole-step task started {(min(steps) - min(r[5] for r in rows)) / 1e3:.2f} ms after " \
+        "the first submission" if steps else ""
     if out:
-        print(f"  start-up, tasks of the first {window / 1e3:g} ms against their later medians: " + ", ".join(out))
+        print(f"  start-up, tasks of the first {window / 1e3:g} ms against their later medians: " + ", ".join(out) +
+              first_step)
 
 
 def main(argv):

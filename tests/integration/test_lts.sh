@@ -64,7 +64,8 @@ n=$(summary_value "$OUT/folded-all/lts-summary.txt" grouped_step_tasks); h=$(has
   ok "--trace-all: $all whole-step tasks of $n, --trace $steps" ||
   bad "--trace-all: $all whole-step tasks, the run's $n, --trace $steps; hash ${h:-none}"
 su=$($PY "$SRC/tools/trace-gaps.py" "$OUT/folded-all.csv" --start 5 2>&1 | grep "^  start-up, ")
-echo "$su" | grep -Eq "worker [0-9]+ [0-9]+ tasks [0-9.]+x" && ok "trace-gaps.py: the start-up line ($su)" ||
+echo "$su" | grep -Eq "worker [0-9]+ [0-9]+ tasks [0-9.]+x.*; the first whole-step task started [0-9.]+ ms after" &&
+  ok "trace-gaps.py: the start-up line ($su)" ||
   bad "trace-gaps.py prints no start-up line (${su:-none})"
 n=$(summary_value "$OUT/fast/lts-summary.txt" folded_corrections)
 [ "${n:-1}" -eq 0 ] && ok "no folded corrections without fuse_chain_correction" || bad "folded corrections: ${n:-none}"

@@ -9,7 +9,8 @@
 # Runs one warm-up (StarPU's models), then SQ_LV_ROUNDS (default 3) rounds of every variant on SQ_LV_GPUS (default
 # all) GPUs, then every variant once on one GPU, and prints per variant the LTS seconds of each round, their
 # median, the steady rate (element updates per second after the first sync interval, median) and the parallel
-# efficiency of the median against the variant's one-GPU run, and its cluster-1 corrections and predictors taken by
+# efficiency of the median against the variant's one-GPU run (on a one-GPU host: the rounds are the one-GPU runs),
+# and its cluster-1 corrections and predictors taken by
 # whole-step tasks (summary keys folded_corrections and folded_predictions, runtime.fuse_chain_correction and
 # runtime.fuse_chain_prediction).  Every run must give the same dofs hash.
 # SQ_LV_ARGS replaces lts_types.sh's arguments "4 64 48" (a smaller box: a quick check of the script itself).
@@ -37,7 +38,7 @@ run() { # VARIANT NGPU: appends "name ngpu seconds steady hash" to $RES
 run "$1" "$NGPU"
 : > "$RES"
 for ((r = 0; r < ROUNDS; ++r)); do for v in "$@"; do run "$v" "$NGPU"; done; done
-for v in "$@"; do run "$v" 1; done
+[ "$NGPU" -gt 1 ] && for v in "$@"; do run "$v" 1; done # on one GPU the rounds are the one-GPU runs
 echo "LTS type 1, lts_types.sh ${ARGS[*]}, single precision, whole steps; $STARPU_SCHED," \
   "STARPU_NWORKER_PER_CUDA=$STARPU_NWORKER_PER_CUDA; $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)"
 echo
@@ -46,11 +47,11 @@ echo "|---|---|---|---|---|---|---|---|---|"
 awk -v ng="$NGPU" 'function median(a, n,   i, j, t) { for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                               return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   { if (!hash) hash = $5; else if ($5 != hash) { printf "%s on %d GPUs: dofs hash %s, others %s\n", $1, $2, $5, hash; bad = 1 }
-    if ($2 == 1) { one[$1] = $3; next }
+    if ($2 == 1 && ng > 1) { one[$1] = $3; next }
     if (!($1 in n)) order[++nv] = $1
     k = ++n[$1]; t[$1, k] = $3; s[$1, k] = $4; f[$1] = $6; p[$1] = $7; runs[$1] = runs[$1] (k > 1 ? ", " : "") $3 }
   END { for (i = 1; i <= nv; ++i) { v = order[i]; delete a; delete b
           for (k = 1; k <= n[v]; ++k) { a[k] = t[v, k]; b[k] = s[v, k] }
-          m = median(a, n[v]); ms = median(b, n[v])
+          m = median(a, n[v]); ms = median(b, n[v]); if (ng == 1) one[v] = m
           printf "| %s | %d | %s | %.3f | %.3e | %s | %.0f %% | %s | %s |\n", v, ng, runs[v], m, ms, one[v], 100 * one[v] / (ng * m), f[v], p[v] }
         exit bad }' "$RES"
