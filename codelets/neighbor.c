@@ -151,13 +151,10 @@ int sq_insert_neighbors(sq_runtime *rt, int ntile, const int *tiles, const doubl
     descr[NB_DOFS(i)] = (struct starpu_data_descr){rt->dofs[tile], STARPU_RW};
     for (int s = 0; s < tl->nneighbor; ++s) {
       const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
-      const enum sq_neighbour_array reads = sq_neighbour_reads(tl->cluster, lnb);
-      starpu_data_handle_t h = reads == SQ_READS_TINT     ? sq_tint_handle(rt, nt)
-                               : reads == SQ_READS_BUFFER ? rt->buffer[nt]
-                                                          : rt->derivs[nt];
+      const starpu_data_handle_t h = sq_neighbour_handle(rt, tl->cluster, nt);
       double *iv = a->interval + 2 * (s0 + s);
       iv[0] = iv[1] = 0.0;
-      if (reads == SQ_READS_DERIVS) { /* over our sub-interval */
+      if (sq_neighbour_reads(tl->cluster, lnb) == SQ_READS_DERIVS) { /* over our sub-interval */
         iv[0] = substep[i] * dt[i];
         iv[1] = (substep[i] + 1) * dt[i];
       }

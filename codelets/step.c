@@ -262,13 +262,10 @@ static int add_tail(const sq_runtime *rt, int step_tile, int t, int j, step_args
   tt->nslot = tl->nneighbor;
   for (int s = 0; s < tl->nneighbor; ++s) {
     const int nt = tl->neighbor[s], lnb = d->tile[nt].cluster;
-    const enum sq_neighbour_array reads = sq_neighbour_reads(tl->cluster, lnb);
-    starpu_data_handle_t h = reads == SQ_READS_TINT     ? sq_tint_handle(rt, nt)
-                             : reads == SQ_READS_BUFFER ? rt->buffer[nt]
-                                                        : rt->derivs[nt];
+    const starpu_data_handle_t h = sq_neighbour_handle(rt, tl->cluster, nt);
     SQ_CHECK(h, SQ_ERR_INTERNAL, "tile %d: neighbour tile %d lacks its LTS data", t, nt);
     step_slot *sl = &a->slot[(*nslot)++];
-    sl->derivs = reads == SQ_READS_DERIVS;
+    sl->derivs = sq_neighbour_reads(tl->cluster, lnb) == SQ_READS_DERIVS;
     sl->buffer = find_buffer(descr, *nbuf, h);
     if (sl->buffer < 0) {
       sl->buffer = *nbuf;

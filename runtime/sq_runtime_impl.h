@@ -142,6 +142,15 @@ static inline starpu_data_handle_t sq_tint_next(sq_runtime *rt, int tile) {
 static inline starpu_data_handle_t sq_tint_ahead(const sq_runtime *rt, int tile) {
   return rt->tint_alt && rt->tint_alt[tile] && !rt->tint_odd[tile] ? rt->tint_alt[tile] : rt->tint[tile];
 }
+/** The handle that a neighbour task of a tile of cluster @p reader reads of its neighbour tile @p nt, submitted now
+ * (sq_neighbour_reads; of its own cluster the time integrals of nt's last submitted predictor). */
+static inline starpu_data_handle_t sq_neighbour_handle(const sq_runtime *rt, int reader, int nt) {
+  switch (sq_neighbour_reads(reader, rt->disc->tile[nt].cluster)) {
+  case SQ_READS_TINT: return sq_tint_handle(rt, nt);
+  case SQ_READS_DERIVS: return rt->derivs[nt];
+  default: return rt->buffer[nt];
+  }
+}
 /** The completion callback's argument of a whole-step task that predicts @p tiles ahead (sq_step_tail.predict): the
  * copies of their outputs to the other GPUs that read them (sq_runtime_forward_outputs), resolved now, and the
  * profiling; NULL where nothing is forwarded.  Its callback is sq_forward_ahead_done, which frees it. */
