@@ -1,8 +1,7 @@
 /**
  * @file memory.c  Memory for GPUs: what the GPUs offer, page-locking the host ranges that cross PCIe often,
  * the upload of each tile's data to the GPU its tasks run on before the time stepping (and of the kernels the
- * tiles select), and the row staging of
- * the tasks that touch a few elements of a tile that stays on the GPU.
+ * tiles select), and the row staging of the tasks that touch a few elements of a tile that stays on the GPU.
  */
 #include <stdlib.h>
 
@@ -176,8 +175,8 @@ static void load_kernels(void *arg) {
 
 /* Load on every GPU the element kernels that the sizes of the tiles on GPUs select, before the first task: CUDA
  * loads a kernel at its first launch, else, in the driver thread of the GPU that launches it, which meanwhile
- * neither ends nor starts that GPU's tasks (0.5-10 ms per kernel, 8-17 ms in the first tasks of each GPU on two
- * H200). */
+ * neither ends nor starts that GPU's tasks (docs/PERFORMANCE.md, "Start-up").  With several workers per GPU each
+ * loads; the later ones find the kernels loaded. */
 static int load_gpu_kernels(const sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   if (starpu_cuda_worker_get_count() == 0) return SQ_SUCCESS;

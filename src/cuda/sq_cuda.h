@@ -173,7 +173,7 @@ void sq_cuda_plasticity(sq_precision prec, int order, int64_t n, double psi0, co
 /**
  * @brief Load, on the current GPU, the kernels that the ader, local, neighbour and fused predictor launchers select
  * for tiles of each of the @p nsize element counts @p sizes, without launching anything.  CUDA otherwise loads a
- * kernel at its first launch, 0.5-10 ms each, inside the first tasks of the time stepping.
+ * kernel at its first launch, inside the first tasks of the time stepping.
  */
 void sq_cuda_load_kernels(sq_precision prec, int order, const int64_t *sizes, int nsize);
 
