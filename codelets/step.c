@@ -161,12 +161,31 @@ static void step_cpu(void *buffers[], void *cl_arg) {
 }
 
 #ifdef SQ_USE_CUDA
-/* Per sub-step the fused predictor kernel, then the neighbour kernel, all on the worker's stream. */
+/* The tail's neighbour kernels on @p stream. */
+static void tail_corrections_cuda(const step_args *a, void *buffers[], const void *pack, cudaStream_t stream) {
+  for (int j = 0; j < a->ntail; ++j) {
+    const step_tail_tile *tt = &a->tail[j];
+    STARPU_ASSERT_MSG(tt->nslot <= SQ_CUDA_MAX_SLOTS, "step task's tail with %d slots on a CUDA worker", tt->nslot);
+    sq_cuda_slots slots;
+    slots.nslot = tt->nslot;
+    tail_slot_data(a, buffers, j, slots.data, slots.t0, slots.t1);
+    sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[tt->dofs]), pack,
+                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[tt->link]),
+                     (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), &slots,
+                     (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]), stream);
+  }
+}
+
+/* Per sub-step the fused predictor kernel, then the neighbour kernel, on the worker's stream.  The tail's
+ * corrections need only the last sub-step's predictor (the LTS buffer) and write only their own tiles' dofs, which
+ * nothing of the last sub-step's neighbour kernel reads: they run beside that kernel on the worker's side stream.
+ * The tail's predictors wait for both, since they write the derivatives that kernel reads. */
 static void step_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
+  cudaStream_t stream = starpu_cuda_get_local_stream(), side = NULL;
   sq_cuda_slots slots;
   slots.nslot = a->nslot;
   STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "step task with %d slots on a CUDA worker", slots.nslot);
@@ -174,22 +193,16 @@ static void step_cuda(void *buffers[], void *cl_arg) {
   for (int k = 0; k < a->nsub; ++k) {
     const sq_segment sg = substep_segment(a, k);
     sq_segment_cuda(a->precision, a->order, &sg, pack, seg);
+    if (k == a->nsub - 1 && a->ntail > 0 && (side = sq_cuda_side_fork(stream)))
+      tail_corrections_cuda(a, buffers, pack, side);
     for (int s = 0; s < a->nslot; ++s) slot_interval(a, k, s, &slots.t0[s], &slots.t1[s]);
     sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
                      (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
                      (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
-                     starpu_cuda_get_local_stream());
+                     stream);
   }
-  for (int j = 0; j < a->ntail; ++j) {
-    const step_tail_tile *tt = &a->tail[j];
-    STARPU_ASSERT_MSG(tt->nslot <= SQ_CUDA_MAX_SLOTS, "step task's tail with %d slots on a CUDA worker", tt->nslot);
-    slots.nslot = tt->nslot;
-    tail_slot_data(a, buffers, j, slots.data, slots.t0, slots.t1);
-    sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(buffers[tt->dofs]), pack,
-                     (const sq_face_link *)STARPU_VECTOR_GET_PTR(buffers[tt->link]),
-                     (const void *)STARPU_VECTOR_GET_PTR(buffers[tt->flux]), &slots,
-                     (void *)STARPU_VECTOR_GET_PTR(buffers[tt->dofs]), starpu_cuda_get_local_stream());
-  }
+  if (side) sq_cuda_side_join(stream);
+  else tail_corrections_cuda(a, buffers, pack, stream);
   for (int j = 0; j < a->ntail && a->tail_predict; ++j) {
     void *sb[SQ_SEGMENT_MAX_BUFFERS];
     tail_segment(a, buffers, j, sb);

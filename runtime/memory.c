@@ -168,15 +168,61 @@ typedef struct kernel_load {
   int64_t *sizes;
 } kernel_load;
 
+/* Per CUDA worker: a second stream of its GPU and the events that order it against the worker's own stream
+ * (sq_cuda_side_fork).  Made by each worker's thread at the first upload; they last as long as the GPU's context,
+ * like the loaded kernels.  A worker whose stream could not be made has none, and its tasks keep to one stream. */
+typedef struct side_stream {
+  cudaStream_t stream;
+  cudaEvent_t fork, join;
+} side_stream;
+static side_stream side[STARPU_NMAXWORKERS];
+
+static void make_side_stream(void) {
+  const int w = starpu_worker_get_id();
+  if (w < 0 || side[w].stream) return;
+  side_stream s = {0};
+  if (cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking) == cudaSuccess &&
+      cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming) == cudaSuccess &&
+      cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming) == cudaSuccess) {
+    side[w] = s;
+    return;
+  }
+  (void)cudaGetLastError(); /* not left for a kernel's launch check to find */
+  if (s.fork) cudaEventDestroy(s.fork);
+  if (s.stream) cudaStreamDestroy(s.stream);
+}
+
+static void side_check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess) return;
+  fprintf(stderr, "starquake: %s between a task's two streams failed: %s\n", what, cudaGetErrorString(err));
+  abort();
+}
+
+cudaStream_t sq_cuda_side_fork(cudaStream_t stream) {
+  const int w = starpu_worker_get_id();
+  if (w < 0 || !side[w].stream) return NULL;
+  side_check(cudaEventRecord(side[w].fork, stream), "the fork");
+  side_check(cudaStreamWaitEvent(side[w].stream, side[w].fork, 0), "the fork");
+  return side[w].stream;
+}
+
+void sq_cuda_side_join(cudaStream_t stream) {
+  const int w = starpu_worker_get_id();
+  if (w < 0 || !side[w].stream) return;
+  side_check(cudaEventRecord(side[w].join, side[w].stream), "the join");
+  side_check(cudaStreamWaitEvent(stream, side[w].join, 0), "the join");
+}
+
 static void load_kernels(void *arg) {
   const kernel_load *k = arg;
   sq_cuda_load_kernels(k->precision, k->order, k->sizes, k->nsize);
+  make_side_stream();
 }
 
 /* Load on every GPU the element kernels that the sizes of the tiles on GPUs select, before the first task: CUDA
  * loads a kernel at its first launch, else, in the driver thread of the GPU that launches it, which meanwhile
  * neither ends nor starts that GPU's tasks (docs/PERFORMANCE.md, "Start-up").  With several workers per GPU each
- * loads; the later ones find the kernels loaded. */
+ * loads; the later ones find the kernels loaded.  Each worker also makes its side stream here. */
 static int load_gpu_kernels(const sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   if (starpu_cuda_worker_get_count() == 0) return SQ_SUCCESS;

@@ -302,6 +302,15 @@ void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, 
                         cudaStream_t stream);
 /** @brief Wait for @p stream; abort with a message naming @p what on a CUDA error. */
 void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
+/**
+ * @brief The calling CUDA worker's side stream (a second stream of its GPU, made at the upload), on which a task
+ * runs kernels beside those of its own stream: from sq_cuda_side_fork, the side stream's work follows what
+ * @p stream was given so far; from sq_cuda_side_join, what @p stream is given next follows the side stream's work.
+ * NULL where the worker has none (then the task keeps to its own stream).
+ */
+cudaStream_t sq_cuda_side_fork(cudaStream_t stream);
+/** @brief See sq_cuda_side_fork. */
+void sq_cuda_side_join(cudaStream_t stream);
 #endif
 
 /** @brief Make the host copies of the plastic strain and yield flags valid, or (@p write) the only valid
