@@ -169,13 +169,15 @@ typedef struct kernel_load {
 } kernel_load;
 
 /* Per CUDA worker: a second stream of its GPU and the events that order it against the worker's own stream
- * (sq_cuda_side_fork).  Made by each worker's thread at the first upload; they last as long as the GPU's context,
- * like the loaded kernels.  A worker whose stream could not be made has none, and its tasks keep to one stream. */
+ * (sq_cuda_side_fork).  Made by each worker's thread at an upload, where it has none; destroyed with the last runtime
+ * that made them (sq_runtime_destroy, before StarPU's shutdown resets the GPUs).  A worker whose stream could not be
+ * made has none, and its tasks keep to one stream. */
 typedef struct side_stream {
   cudaStream_t stream;
   cudaEvent_t fork, join;
 } side_stream;
 static side_stream side[STARPU_NMAXWORKERS];
+static int side_users; /* the runtimes whose upload made side streams or found them */
 
 static void make_side_stream(void) {
   const int w = starpu_worker_get_id();
@@ -190,6 +192,22 @@ static void make_side_stream(void) {
   (void)cudaGetLastError(); /* not left for a kernel's launch check to find */
   if (s.fork) cudaEventDestroy(s.fork);
   if (s.stream) cudaStreamDestroy(s.stream);
+}
+
+static void destroy_side_stream(void *arg) {
+  (void)arg;
+  const int w = starpu_worker_get_id();
+  if (w < 0 || !side[w].stream) return;
+  cudaEventDestroy(side[w].join);
+  cudaEventDestroy(side[w].fork);
+  cudaStreamDestroy(side[w].stream);
+  side[w] = (side_stream){0};
+}
+
+void sq_runtime_side_release(sq_runtime *rt) {
+  if (!rt->side_user) return;
+  rt->side_user = 0;
+  if (--side_users == 0) starpu_execute_on_each_worker(destroy_side_stream, NULL, STARPU_CUDA);
 }
 
 static void side_check(cudaError_t err, const char *what) {
@@ -223,7 +241,7 @@ static void load_kernels(void *arg) {
  * loads a kernel at its first launch, else, in the driver thread of the GPU that launches it, which meanwhile
  * neither ends nor starts that GPU's tasks (docs/PERFORMANCE.md, "Start-up").  With several workers per GPU each
  * loads; the later ones find the kernels loaded.  Each worker also makes its side stream here. */
-static int load_gpu_kernels(const sq_runtime *rt) {
+static int load_gpu_kernels(sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   if (starpu_cuda_worker_get_count() == 0) return SQ_SUCCESS;
   kernel_load k = {.precision = d->opt.precision, .order = d->opt.order};
@@ -236,6 +254,7 @@ static int load_gpu_kernels(const sq_runtime *rt) {
     if (i == k.nsize) k.sizes[k.nsize++] = n;
   }
   if (k.nsize > 0) starpu_execute_on_each_worker(load_kernels, &k, STARPU_CUDA);
+  if (k.nsize > 0 && !rt->side_user) rt->side_user = 1, ++side_users;
   SQ_FREE(k.sizes);
   return SQ_SUCCESS;
 }

@@ -199,6 +199,9 @@ void sq_runtime_destroy(sq_runtime *rt) {
     if (rt->ane_coef[t]) starpu_data_unregister(rt->ane_coef[t]);
   }
   starpu_data_unregister(rt->pack);
+#ifdef SQ_USE_CUDA
+  sq_runtime_side_release(rt);
+#endif
   for (int i = 0; i < rt->npinned; ++i) starpu_memory_unpin(rt->pinned[i], 0);
   SQ_FREE(rt->pinned);
   sq_forward_destroy(rt);

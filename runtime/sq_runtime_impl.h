@@ -86,6 +86,7 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
+  int side_user; /**< its upload made the CUDA workers' side streams or found them (memory.c) */
   unsigned char upload_fits[STARPU_MAXNODES]; /**< per memory node: what sq_runtime_upload made room for there
                                                    (SQ_FITS_OWN, SQ_FITS_COPIES) */
   int profile;                                /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
@@ -311,6 +312,8 @@ void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
 cudaStream_t sq_cuda_side_fork(cudaStream_t stream);
 /** @brief See sq_cuda_side_fork. */
 void sq_cuda_side_join(cudaStream_t stream);
+/** @brief The side streams are destroyed with the last runtime whose upload made or found them (sq_runtime_destroy). */
+void sq_runtime_side_release(sq_runtime *rt);
 #endif
 
 /** @brief Make the host copies of the plastic strain and yield flags valid, or (@p write) the only valid
