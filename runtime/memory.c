@@ -168,10 +168,11 @@ typedef struct kernel_load {
   int64_t *sizes;
 } kernel_load;
 
-/* Per CUDA worker: a second stream of its GPU and the events that order it against the worker's own stream
- * (sq_cuda_side_fork).  Made by each worker's thread at an upload, where it has none; destroyed with the last runtime
- * that made them (sq_runtime_destroy, before StarPU's shutdown resets the GPUs).  A worker whose stream could not be
- * made has none, and its tasks keep to one stream. */
+/* Per CUDA worker: a second stream of its GPU, at its highest priority (what a task runs there is on the chain that
+ * LTS waits on: its blocks go before those of the other streams' kernels), and the events that order it against the
+ * worker's own stream (sq_cuda_side_fork).  Made by each worker's thread at an upload, where it has none; destroyed
+ * with the last runtime that made them (sq_runtime_destroy, before StarPU's shutdown resets the GPUs).  A worker whose
+ * stream could not be made has none, and its tasks keep to one stream. */
 typedef struct side_stream {
   cudaStream_t stream;
   cudaEvent_t fork, join;
@@ -183,7 +184,9 @@ static void make_side_stream(void) {
   const int w = starpu_worker_get_id();
   if (w < 0 || side[w].stream) return;
   side_stream s = {0};
-  if (cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking) == cudaSuccess &&
+  int lo = 0, hi = 0; /* the highest priority is the lowest number */
+  if (cudaDeviceGetStreamPriorityRange(&lo, &hi) != cudaSuccess) hi = 0;
+  if (cudaStreamCreateWithPriority(&s.stream, cudaStreamNonBlocking, hi) == cudaSuccess &&
       cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming) == cudaSuccess &&
       cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming) == cudaSuccess) {
     side[w] = s;
