@@ -74,10 +74,11 @@ static sq_cuda_segment segment_arrays(const sq_segment *sg, void **buf) {
                            .buffer_reset = sg->buffer == SQ_BUFFER_RESET};
 }
 
-void sq_segment_cuda(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf) {
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *sg, const void *pack, void **buf,
+                     cudaStream_t stream) {
   const sq_cuda_segment g = segment_arrays(sg, buf);
   sq_cuda_predict(prec, order, g.n, pack, g.dofs, g.star, g.flux_local, g.dt, g.tint, g.derivs, g.lts_buffer,
-                  g.buffer_reset, starpu_cuda_get_local_stream());
+                  g.buffer_reset, stream);
 }
 #endif
 
@@ -106,7 +107,7 @@ static void merged_cuda(void *buffers[], void *cl_arg) {
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[0]);
   if (a->nseg > SQ_CUDA_MAX_SEGMENTS) {
     for (int s = 0, b = 1; s < a->nseg; b += a->seg[s].nbuf, ++s)
-      sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b);
+      sq_segment_cuda(a->precision, a->order, &a->seg[s], pack, buffers + b, starpu_cuda_get_local_stream());
     return;
   }
   sq_cuda_segments segs = {.nseg = a->nseg};

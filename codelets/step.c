@@ -51,6 +51,7 @@ typedef struct step_args {
   double tail_dt;
   int tail_substep;
   int tail_predict; /**< the tail's tiles' next predictors follow their corrections */
+  int first;        /**< every kernel at the GPU's highest stream priority (sq_runtime_set_chain_priority) */
   step_tail_tile tail[SQ_STEP_MAX_TAIL];
   step_slot slot[];
 } step_args;
@@ -176,38 +177,48 @@ static void tail_corrections_cuda(const step_args *a, void *buffers[], const voi
   }
 }
 
-/* Per sub-step the fused predictor kernel, then the neighbour kernel, on the worker's stream.  The tail's
- * corrections need only the last sub-step's predictor (the LTS buffer) and write only their own tiles' dofs, which
- * nothing of the last sub-step's neighbour kernel reads: they run beside that kernel on the worker's side stream.
- * The tail's predictors wait for both, since they write the derivatives that kernel reads. */
+/* Per sub-step the fused predictor kernel, then the neighbour kernel, on the worker's stream; with a->first on its
+ * first side stream, at its GPU's highest priority, after what the worker's stream was given and before what it is
+ * given next.  The tail's corrections need only the last sub-step's predictor (the LTS buffer) and write only their
+ * own tiles' dofs, which nothing of the last sub-step's neighbour kernel reads: they run beside that kernel on the
+ * second side stream, at the highest priority.  The tail's predictors wait for both, since they write the
+ * derivatives that kernel reads. */
 static void step_cuda(void *buffers[], void *cl_arg) {
   if (sq_runtime_cancelled()) return; /* a stop: the caller restores the state */
   const step_args *a = cl_arg;
   void **seg = buffers + ST_SEGMENT, **nb = seg + a->seg.nbuf;
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
-  cudaStream_t stream = starpu_cuda_get_local_stream(), side = NULL;
+  const cudaStream_t own = starpu_cuda_get_local_stream();
+  cudaStream_t run = own, beside = a->ntail > 0 ? sq_cuda_side_stream(1) : NULL;
+  if (beside && a->first && sq_cuda_side_stream(0)) {
+    run = sq_cuda_side_stream(0);
+    sq_cuda_stream_follow(run, own);
+  }
   sq_cuda_slots slots;
   slots.nslot = a->nslot;
   STARPU_ASSERT_MSG(slots.nslot <= SQ_CUDA_MAX_SLOTS, "step task with %d slots on a CUDA worker", slots.nslot);
   for (int s = 0; s < a->nslot; ++s) slots.data[s] = slot_data(a, buffers, s);
   for (int k = 0; k < a->nsub; ++k) {
     const sq_segment sg = substep_segment(a, k);
-    sq_segment_cuda(a->precision, a->order, &sg, pack, seg);
-    if (k == a->nsub - 1 && a->ntail > 0 && (side = sq_cuda_side_fork(stream)))
-      tail_corrections_cuda(a, buffers, pack, side);
+    sq_segment_cuda(a->precision, a->order, &sg, pack, seg, run);
+    if (k == a->nsub - 1 && beside) {
+      sq_cuda_stream_follow(beside, run);
+      tail_corrections_cuda(a, buffers, pack, beside);
+    }
     for (int s = 0; s < a->nslot; ++s) slot_interval(a, k, s, &slots.t0[s], &slots.t1[s]);
     sq_cuda_neighbor(a->precision, a->order, STARPU_VECTOR_GET_NX(seg[0]), pack,
                      (const sq_face_link *)STARPU_VECTOR_GET_PTR(nb[ST_LINK]),
                      (const void *)STARPU_VECTOR_GET_PTR(nb[ST_FLUX_NB]), &slots, (void *)STARPU_VECTOR_GET_PTR(seg[0]),
-                     stream);
+                     run);
   }
-  if (side) sq_cuda_side_join(stream);
-  else tail_corrections_cuda(a, buffers, pack, stream);
+  if (beside) sq_cuda_stream_follow(run, beside);
+  else tail_corrections_cuda(a, buffers, pack, run);
   for (int j = 0; j < a->ntail && a->tail_predict; ++j) {
     void *sb[SQ_SEGMENT_MAX_BUFFERS];
     tail_segment(a, buffers, j, sb);
-    sq_segment_cuda(a->precision, a->order, &a->tail[j].pseg, pack, sb);
+    sq_segment_cuda(a->precision, a->order, &a->tail[j].pseg, pack, sb, run);
   }
+  if (run != own) sq_cuda_stream_follow(own, run); /* StarPU's end of the task: the event on the worker's stream */
 }
 
 static int step_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl) {
@@ -335,6 +346,7 @@ int sq_insert_step(sq_runtime *rt, int tile, double dt, int substep, int nsub, s
   a->tail_dt = ntail ? tail->dt : 0.0;
   a->tail_substep = ntail ? tail->substep : 0;
   a->tail_predict = ntail && tail->predict;
+  a->first = ntail && rt->chain_priority;
   int nbuf = 0;
   descr[nbuf++] = (struct starpu_data_descr){rt->pack, STARPU_R};
   int ierr = sq_segment_buffers(rt, tile, dt, buffer_mode, descr + nbuf, &a->seg);

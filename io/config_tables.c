@@ -356,6 +356,7 @@ static const sq_cfg_key sq_cfg_runtime_keys[] = {
     {.name = "fuse_chain_correction", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_chain_correction)},
     {.name = "fuse_chain_prediction", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, fuse_chain_prediction)},
     {.name = "prefetch_halo", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, prefetch_halo)},
+    {.name = "chain_priority", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, chain_priority)},
     {.name = "partition", .type = SQ_KEY_ENUM, .words = sq_cfg_partition_words,
      .offset = offsetof(sq_config, partition)},
     {.name = "node_speed_weights", .type = SQ_KEY_BOOL, .offset = offsetof(sq_config, node_speed_weights)},

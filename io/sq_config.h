@@ -334,6 +334,9 @@ typedef struct sq_config {
   /** bool: with tiles on several GPUs, each predictor's outputs that another GPU reads are copied there as soon as
    *  the predictor ends (sq_runtime_forward_outputs) */
   int prefetch_halo;
+  /** bool: the whole-step tasks that take cluster-1 corrections run all their kernels at the GPU's highest stream
+   *  priority (sq_runtime_set_chain_priority) */
+  int chain_priority;
   sq_part_weights partition; /**< METIS vertex weights for MPI runs: bw | bwm | encoded */
   int node_speed_weights;    /**< bool: measure each rank's speed at start-up and size its part by it */
 

@@ -168,82 +168,79 @@ typedef struct kernel_load {
   int64_t *sizes;
 } kernel_load;
 
-/* Per CUDA worker: a second stream of its GPU, at its highest priority (what a task runs there is on the chain that
- * LTS waits on: its blocks go before those of the other streams' kernels), and the events that order it against the
- * worker's own stream (sq_cuda_side_fork).  Made by each worker's thread at an upload, where it has none; destroyed
- * with the last runtime that made them (sq_runtime_destroy, before StarPU's shutdown resets the GPUs).  A worker whose
- * stream could not be made has none, and its tasks keep to one stream. */
-typedef struct side_stream {
-  cudaStream_t stream;
-  cudaEvent_t fork, join;
-} side_stream;
-static side_stream side[STARPU_NMAXWORKERS];
+/* Per CUDA worker: two more streams of its GPU, at its highest priority (what a task runs there is on the chain that
+ * LTS waits on: its blocks go before those of the other streams' kernels), and an event that orders one stream after
+ * another (sq_cuda_stream_follow).  Made by each worker's thread at an upload, where it has none; destroyed with the
+ * last runtime that made them (sq_runtime_destroy, before StarPU's shutdown resets the GPUs).  A worker whose streams
+ * could not be made has none, and its tasks keep to their own stream. */
+typedef struct side_streams {
+  cudaStream_t stream[SQ_CUDA_SIDE_STREAMS];
+  cudaEvent_t order;
+} side_streams;
+static side_streams side[STARPU_NMAXWORKERS];
 static int side_users; /* the runtimes whose upload made side streams or found them */
 
-static void make_side_stream(void) {
+static void destroy_side(side_streams *s) {
+  if (s->order) cudaEventDestroy(s->order);
+  for (int k = 0; k < SQ_CUDA_SIDE_STREAMS; ++k)
+    if (s->stream[k]) cudaStreamDestroy(s->stream[k]);
+  *s = (side_streams){0};
+}
+
+static void make_side_streams(void) {
   const int w = starpu_worker_get_id();
-  if (w < 0 || side[w].stream) return;
-  side_stream s = {0};
+  if (w < 0 || side[w].order) return;
+  side_streams s = {0};
   int lo = 0, hi = 0; /* the highest priority is the lowest number */
   if (cudaDeviceGetStreamPriorityRange(&lo, &hi) != cudaSuccess) hi = 0;
-  if (cudaStreamCreateWithPriority(&s.stream, cudaStreamNonBlocking, hi) == cudaSuccess &&
-      cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming) == cudaSuccess &&
-      cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming) == cudaSuccess) {
+  int ok = cudaEventCreateWithFlags(&s.order, cudaEventDisableTiming) == cudaSuccess;
+  for (int k = 0; k < SQ_CUDA_SIDE_STREAMS && ok; ++k)
+    ok = cudaStreamCreateWithPriority(&s.stream[k], cudaStreamNonBlocking, hi) == cudaSuccess;
+  if (ok) {
     side[w] = s;
     return;
   }
   (void)cudaGetLastError(); /* not left for a kernel's launch check to find */
-  if (s.fork) cudaEventDestroy(s.fork);
-  if (s.stream) cudaStreamDestroy(s.stream);
+  destroy_side(&s);
 }
 
-static void destroy_side_stream(void *arg) {
+static void destroy_side_streams(void *arg) {
   (void)arg;
   const int w = starpu_worker_get_id();
-  if (w < 0 || !side[w].stream) return;
-  cudaEventDestroy(side[w].join);
-  cudaEventDestroy(side[w].fork);
-  cudaStreamDestroy(side[w].stream);
-  side[w] = (side_stream){0};
+  if (w >= 0) destroy_side(&side[w]);
 }
 
 void sq_runtime_side_release(sq_runtime *rt) {
   if (!rt->side_user) return;
   rt->side_user = 0;
-  if (--side_users == 0) starpu_execute_on_each_worker(destroy_side_stream, NULL, STARPU_CUDA);
+  if (--side_users == 0) starpu_execute_on_each_worker(destroy_side_streams, NULL, STARPU_CUDA);
 }
 
-static void side_check(cudaError_t err, const char *what) {
+cudaStream_t sq_cuda_side_stream(int k) {
+  const int w = starpu_worker_get_id();
+  return w >= 0 && k >= 0 && k < SQ_CUDA_SIDE_STREAMS ? side[w].stream[k] : NULL;
+}
+
+void sq_cuda_stream_follow(cudaStream_t waiter, cudaStream_t waited) {
+  const int w = starpu_worker_get_id();
+  /* one event serves every pair: a wait takes the record made before it, whatever is recorded later */
+  cudaError_t err = w >= 0 && side[w].order ? cudaEventRecord(side[w].order, waited) : cudaErrorInvalidValue;
+  if (err == cudaSuccess) err = cudaStreamWaitEvent(waiter, side[w].order, 0);
   if (err == cudaSuccess) return;
-  fprintf(stderr, "starquake: %s between a task's two streams failed: %s\n", what, cudaGetErrorString(err));
+  fprintf(stderr, "starquake: ordering a task's two streams failed: %s\n", cudaGetErrorString(err));
   abort();
-}
-
-cudaStream_t sq_cuda_side_fork(cudaStream_t stream) {
-  const int w = starpu_worker_get_id();
-  if (w < 0 || !side[w].stream) return NULL;
-  side_check(cudaEventRecord(side[w].fork, stream), "the fork");
-  side_check(cudaStreamWaitEvent(side[w].stream, side[w].fork, 0), "the fork");
-  return side[w].stream;
-}
-
-void sq_cuda_side_join(cudaStream_t stream) {
-  const int w = starpu_worker_get_id();
-  if (w < 0 || !side[w].stream) return;
-  side_check(cudaEventRecord(side[w].join, side[w].stream), "the join");
-  side_check(cudaStreamWaitEvent(stream, side[w].join, 0), "the join");
 }
 
 static void load_kernels(void *arg) {
   const kernel_load *k = arg;
   sq_cuda_load_kernels(k->precision, k->order, k->sizes, k->nsize);
-  make_side_stream();
+  make_side_streams();
 }
 
 /* Load on every GPU the element kernels that the sizes of the tiles on GPUs select, before the first task: CUDA
  * loads a kernel at its first launch, else, in the driver thread of the GPU that launches it, which meanwhile
  * neither ends nor starts that GPU's tasks (docs/PERFORMANCE.md, "Start-up").  With several workers per GPU each
- * loads; the later ones find the kernels loaded.  Each worker also makes its side stream here. */
+ * loads; the later ones find the kernels loaded.  Each worker also makes its side streams here. */
 static int load_gpu_kernels(sq_runtime *rt) {
   const sq_disc *d = rt->disc;
   if (starpu_cuda_worker_get_count() == 0) return SQ_SUCCESS;

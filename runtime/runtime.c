@@ -225,6 +225,8 @@ void sq_runtime_destroy(sq_runtime *rt) {
   SQ_FREE(rt);
 }
 
+void sq_runtime_set_chain_priority(sq_runtime *rt, int on) { rt->chain_priority = on != 0; }
+
 int sq_runtime_on_destroy(sq_runtime *rt, void (*detach)(sq_runtime *)) {
   for (int i = 0; i < rt->nhook; ++i)
     if (rt->hook[i] == detach) return SQ_SUCCESS;

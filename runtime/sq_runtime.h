@@ -134,6 +134,14 @@ int sq_gather_fast_chain(int64_t ncell, const int *cluster, int ncluster, int ra
  */
 int sq_runtime_forward_outputs(sq_runtime *rt, int64_t *ncopies);
 
+/**
+ * @brief From now on (@p on != 0), a whole-step task inserted with a tail (sq_step_tail: the chain of dependent tasks
+ * that bounds LTS on several GPUs) runs all of its kernels on a CUDA worker at its GPU's highest stream priority, so
+ * that their blocks go before those of the other tasks' kernels on that GPU (runtime.chain_priority).  Without it
+ * only the tail's corrections do, beside the last sub-step.  The results stay the same, bit for bit.
+ */
+void sq_runtime_set_chain_priority(sq_runtime *rt, int on);
+
 /** What sq_runtime_upload asked for. */
 typedef struct sq_upload_stats {
   int64_t tiles;        /**< tiles whose data goes to a GPU */

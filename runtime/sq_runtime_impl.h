@@ -86,7 +86,8 @@ struct sq_runtime {
                               -1: any; NULL: no placement */
   uint32_t *gpu_workers; /**< per GPU: bitmap (gpu_words words) of the workers its tiles may use */
   unsigned gpu_words;
-  int side_user; /**< its upload made the CUDA workers' side streams or found them (memory.c) */
+  int side_user;      /**< its upload made the CUDA workers' side streams or found them (memory.c) */
+  int chain_priority; /**< sq_runtime_set_chain_priority */
   unsigned char upload_fits[STARPU_MAXNODES]; /**< per memory node: what sq_runtime_upload made room for there
                                                    (SQ_FITS_OWN, SQ_FITS_COPIES) */
   int profile;                                /**< 1: accumulate per-kind task times (needs STARPU_PROFILING) */
@@ -277,8 +278,9 @@ void *sq_segment_tint(void **buf);
 /** Run a segment on the CPU: ader, LTS buffer, local, on the task buffers @p buf of sq_segment_buffers. */
 void sq_segment_cpu(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
 #ifdef SQ_USE_CUDA
-/** The same as one fused predictor kernel on the worker's stream. */
-void sq_segment_cuda(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf);
+/** The same as one fused predictor kernel on @p stream. */
+void sq_segment_cuda(sq_precision prec, int order, const sq_segment *seg, const void *pack, void **buf,
+                     cudaStream_t stream);
 #endif
 
 /** Arguments shared by the step codelets. */
@@ -303,15 +305,17 @@ void sq_cuda_stage_rows(int to_device, void *dev, void *host, size_t row_bytes, 
                         cudaStream_t stream);
 /** @brief Wait for @p stream; abort with a message naming @p what on a CUDA error. */
 void sq_cuda_stage_wait(cudaStream_t stream, const char *what);
+/** Side streams per CUDA worker. */
+#define SQ_CUDA_SIDE_STREAMS 2
 /**
- * @brief The calling CUDA worker's side stream (a second stream of its GPU, made at the upload), on which a task
- * runs kernels beside those of its own stream: from sq_cuda_side_fork, the side stream's work follows what
- * @p stream was given so far; from sq_cuda_side_join, what @p stream is given next follows the side stream's work.
- * NULL where the worker has none (then the task keeps to its own stream).
+ * @brief The calling CUDA worker's side stream @p k (0 .. SQ_CUDA_SIDE_STREAMS - 1), made at the upload at its GPU's
+ * highest stream priority, on which a task runs kernels beside or before those of the other streams; NULL where the
+ * worker has none (then the task keeps to its own stream).
  */
-cudaStream_t sq_cuda_side_fork(cudaStream_t stream);
-/** @brief See sq_cuda_side_fork. */
-void sq_cuda_side_join(cudaStream_t stream);
+cudaStream_t sq_cuda_side_stream(int k);
+/** @brief What @p waiter is given next follows what @p waited was given so far (streams of the calling worker's GPU;
+ *  aborts with a message on a CUDA error). */
+void sq_cuda_stream_follow(cudaStream_t waiter, cudaStream_t waited);
 /** @brief The side streams are destroyed with the last runtime whose upload made or found them (sq_runtime_destroy). */
 void sq_runtime_side_release(sq_runtime *rt);
 #endif

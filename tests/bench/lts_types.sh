@@ -12,7 +12,7 @@
 # the types to run (default "1 2 3 4 5 6") and SQ_LTS_TILE to the tile size (default 128; GPUs want
 # thousands), SQ_LTS_MERGE_CORRECTIONS=true to merge the corrections too (runtime.merge_corrections), SQ_LTS_FUSE=true for runtime.fuse_predictor, SQ_LTS_FUSE_STEPS=true for runtime.fuse_steps,
 # SQ_LTS_STEPS_PER_TASK=N for runtime.steps_per_task, SQ_LTS_FAST_GPU=false to turn runtime.fast_cluster_gpu off, SQ_LTS_FAST_CHAIN=true for runtime.fast_cluster_chain,
-# SQ_LTS_FAST_TILE=N for runtime.fast_cluster_tile, SQ_LTS_FAST_SHARE=F for runtime.fast_gpu_share, SQ_LTS_FOLD=true for runtime.fuse_chain_correction, SQ_LTS_FOLD_PREDICT=true for runtime.fuse_chain_prediction, SQ_LTS_PREFETCH=true for runtime.prefetch_halo, SQ_LTS_PRECISION=single for single precision,
+# SQ_LTS_FAST_TILE=N for runtime.fast_cluster_tile, SQ_LTS_FAST_SHARE=F for runtime.fast_gpu_share, SQ_LTS_FOLD=true for runtime.fuse_chain_correction, SQ_LTS_FOLD_PREDICT=true for runtime.fuse_chain_prediction, SQ_LTS_PREFETCH=true for runtime.prefetch_halo, SQ_LTS_CHAIN_PRIORITY=true for runtime.chain_priority, SQ_LTS_PRECISION=single for single precision,
 # SQ_LTS_TRACE=DIR to keep each run's task trace as DIR/type<T>-<variant>.csv (tools/trace-gaps.py); with
 # SQ_LTS_TRACE_ALL=1 the traces cover the first sync interval too (--trace-all)
 # and StarPU's transfer statistics as DIR/type<T>-<variant>.bus, SQ_LTS_VARIANTS="gts lts" to leave the
@@ -57,7 +57,7 @@ config() { # type rate merge
     -e "s/@FAST_GPU@/${SQ_LTS_FAST_GPU:-true}/" -e "s/@FAST_CHAIN@/${SQ_LTS_FAST_CHAIN:-false}/" \
     -e "s/@FAST_TILE@/${SQ_LTS_FAST_TILE:-0}/" -e "s/@FAST_SHARE@/${SQ_LTS_FAST_SHARE:-1}/" \
     -e "s/@FOLD@/${SQ_LTS_FOLD:-false}/" -e "s/@FOLD_PREDICT@/${SQ_LTS_FOLD_PREDICT:-false}/" \
-    -e "s/@PREFETCH@/${SQ_LTS_PREFETCH:-false}/" \
+    -e "s/@PREFETCH@/${SQ_LTS_PREFETCH:-false}/" -e "s/@CHAIN_PRIORITY@/${SQ_LTS_CHAIN_PRIORITY:-false}/" \
     "$SRC/tests/configs/bench_lts_types.yaml" | awk -v layers="$rules" '$0 == "@LAYERS@" { print layers; next } { print }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }

@@ -475,7 +475,8 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
   }
   /* merge: bit 1 merged neighbour-cluster predictors, 2 fused predictor, 4 whole steps as one task, 8 the
    * fastest cluster's two sub-steps per whole-step task (steps_per_task), 16 and cluster 1's correction next to it
-   * in that task (fuse_chain_correction), 32 and its next prediction too (fuse_chain_prediction) */
+   * in that task (fuse_chain_correction), 32 and its next prediction too (fuse_chain_prediction), 64 that task's
+   * kernels at the GPU's highest stream priority (sq_runtime_set_chain_priority) */
   sq_graph_options opt = {.merge_neighbor_clusters = merge & 1,
                           .fuse_predictor = (merge & 2) != 0,
                           .fuse_steps = (merge & 4) != 0,
@@ -483,6 +484,7 @@ static void *lts_run(sq_precision p, workers w, int merge, int tile, int64_t *nc
                           .fuse_chain_correction = (merge & 16) != 0,
                           .fuse_chain_prediction = (merge & 32) != 0};
   sq_graph_stats st = {0};
+  sq_runtime_set_chain_priority(rt, merge & 64);
   if ((merge & 4) && !pt) { /* some tile must take its whole step as one task */
     int fusable = 0;
     for (int t = 0; t < d->ntile; ++t) fusable += sq_step_fusable(rt, t);
@@ -596,7 +598,8 @@ static void runs_one(sq_precision p, int points) {
       {"run gpu fused", 2 | 4, 100000},
       {"run gpu fused, 2 sub-steps per task", 2 | 4 | 8, 100000},
       {"run gpu fused, 2 sub-steps and cluster 1's correction per task", 2 | 4 | 8 | 16, 100000},
-      {"run gpu fused, 2 sub-steps, cluster 1's correction and prediction per task", 2 | 4 | 8 | 16 | 32, 100000}};
+      {"run gpu fused, 2 sub-steps, cluster 1's correction and prediction per task", 2 | 4 | 8 | 16 | 32, 100000},
+      {"run gpu fused, the same at the highest stream priority", 2 | 4 | 8 | 16 | 32 | 64, 100000}};
   for (size_t i = 0; i < sizeof(gpu_runs) / sizeof(gpu_runs[0]); ++i) {
     void *gpu = lts_run(p, WORKERS_GPU, gpu_runs[i].how, gpu_runs[i].tile, &nc, &ng, &len, &L, got);
     ck_assert_int_eq(nc, 0);
