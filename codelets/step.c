@@ -190,7 +190,7 @@ static void step_cuda(void *buffers[], void *cl_arg) {
   const void *pack = (const void *)STARPU_VECTOR_GET_PTR(buffers[ST_PACK]);
   const cudaStream_t own = starpu_cuda_get_local_stream();
   cudaStream_t run = own, beside = a->ntail > 0 ? sq_cuda_side_stream(1) : NULL;
-  if (beside && a->first && sq_cuda_side_stream(0)) {
+  if (beside && a->first) { /* a worker has both side streams or neither */
     run = sq_cuda_side_stream(0);
     sq_cuda_stream_follow(run, own);
   }

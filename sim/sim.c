@@ -445,11 +445,11 @@ int sq_sim_create(const sq_config *cfg, int serial, sq_sim **out) {
              s->fast_chain ? ", runtime.fast_cluster_chain" : "");
     int64_t ahead = 0;
     if (cfg->prefetch_halo) SQ_CALL(sq_runtime_forward_outputs(s->rt, &ahead));
-    sq_runtime_set_chain_priority(s->rt, cfg->chain_priority);
     if (ahead > 0 && s->rank == 0 && sq_verbosity >= 1)
       printf("  placement  %lld tile outputs copied to the other GPUs that read them as soon as they are written "
              "(runtime.prefetch_halo)\n",
              (long long)ahead);
+    sq_runtime_set_chain_priority(s->rt, cfg->chain_priority);
     SQ_CALL(sq_sim_points_attach(s));
     SQ_CALL(sq_runtime_attach_fault(s->rt, s->fault));
     SQ_CALL(sq_runtime_attach_plasticity(s->rt, s->plastic));
